@@ -1,0 +1,118 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "wallet-verifier",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "WalletCBOR", targets: ["WalletCBOR"]),
+        .library(name: "WalletCOSE", targets: ["WalletCOSE"]),
+        .library(name: "VerificationCore", targets: ["VerificationCore"]),
+        .library(name: "ApplePayVerifier", targets: ["ApplePayVerifier"]),
+        .executable(name: "wallet-verifier", targets: ["wallet-verifier"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", exact: "2.0.1"),
+    ],
+    targets: [
+        // Layer 1: the CBOR codec. No dependencies at all.
+        .target(name: "WalletCBOR", swiftSettings: swiftSettings),
+
+        // Layer 2: COSE on top of CBOR and swift-crypto.
+        .target(
+            name: "WalletCOSE",
+            dependencies: [
+                "WalletCBOR",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Layer 3: the verification vocabulary (report, checks, policy, clock, replay store).
+        .target(name: "VerificationCore", swiftSettings: swiftSettings),
+
+        // Layer 5: Apple Pay payment tokens.
+        .target(
+            name: "ApplePayVerifier",
+            dependencies: [
+                "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            resources: [.copy("Resources/AppleRootCA-G3.pem")],
+            swiftSettings: swiftSettings
+        ),
+
+        // Top: the command line. The commands live in a library so tests can run them in-process.
+        .target(
+            name: "WalletVerifierCommands",
+            dependencies: [
+                "WalletCBOR",
+                "WalletCOSE",
+                "VerificationCore",
+                "ApplePayVerifier",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "wallet-verifier",
+            dependencies: ["WalletVerifierCommands"],
+            swiftSettings: swiftSettings
+        ),
+
+        // Fixtures built in code (own PKI, own tokens, own mdocs) and access to the shared vectors.
+        .target(
+            name: "WalletVerifierTestSupport",
+            dependencies: [
+                "WalletCBOR",
+                "WalletCOSE",
+                "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(
+            name: "WalletCBORTests",
+            dependencies: [
+                "WalletCBOR", "WalletVerifierTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WalletCOSETests",
+            dependencies: ["WalletCOSE", "WalletCBOR", "WalletVerifierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "VerificationCoreTests",
+            dependencies: ["VerificationCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ApplePayVerifierTests",
+            dependencies: ["ApplePayVerifier", "VerificationCore", "WalletVerifierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WalletVerifierCommandsTests",
+            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

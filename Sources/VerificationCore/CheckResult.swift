@@ -1,0 +1,130 @@
+/// The outcome of one check.
+public enum CheckStatus: String, Sendable, Codable, Hashable, CaseIterable {
+    case passed
+    case failed
+    /// Not evaluated: a prerequisite did not pass, the check does not apply, or the policy disables it.
+    case skipped
+    /// Could not be decided (an operational problem). Makes the verdict indeterminate.
+    case error
+}
+
+/// How much a check counts towards the verdict, as the policy says.
+public enum Requirement: String, Sendable, Codable, Hashable {
+    /// Must pass for the verdict to be accepted.
+    case required
+    /// Reported, but a failure does not reject.
+    case advisory
+    /// Not evaluated.
+    case disabled
+}
+
+/// One line of a ``VerificationReport``.
+public struct CheckResult: Sendable, Codable, Hashable {
+    public var id: CheckID
+    public var status: CheckStatus
+    public var reason: ReasonCode
+    /// For people: what was checked and, when it did not pass, why and what to fix. Never secrets or
+    /// personal data.
+    public var message: String
+    public var requirement: Requirement
+    /// Which part of the input the check covered, e.g. `document[0]`.
+    public var scope: String?
+    /// Small non-secret facts (certificate subjects, observed skew, element identifiers).
+    public var details: [String: String]
+    /// For `error`: whether trying again later may succeed.
+    public var retryable: Bool?
+
+    public init(
+        id: CheckID,
+        status: CheckStatus,
+        reason: ReasonCode,
+        message: String,
+        requirement: Requirement = .required,
+        scope: String? = nil,
+        details: [String: String] = [:],
+        retryable: Bool? = nil
+    ) {
+        self.id = id
+        self.status = status
+        self.reason = reason
+        self.message = message
+        self.requirement = requirement
+        self.scope = scope
+        self.details = details
+        self.retryable = retryable
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, reason, message, requirement, scope, details, retryable
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(status, forKey: .status)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(message, forKey: .message)
+        try c.encode(requirement, forKey: .requirement)
+        try c.encodeIfPresent(scope, forKey: .scope)
+        if !details.isEmpty { try c.encode(details, forKey: .details) }
+        try c.encodeIfPresent(retryable, forKey: .retryable)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(CheckID.self, forKey: .id)
+        status = try c.decode(CheckStatus.self, forKey: .status)
+        reason = try c.decode(ReasonCode.self, forKey: .reason)
+        message = try c.decode(String.self, forKey: .message)
+        requirement = try c.decodeIfPresent(Requirement.self, forKey: .requirement) ?? .required
+        scope = try c.decodeIfPresent(String.self, forKey: .scope)
+        details = try c.decodeIfPresent([String: String].self, forKey: .details) ?? [:]
+        retryable = try c.decodeIfPresent(Bool.self, forKey: .retryable)
+    }
+}
+
+/// What a check's evaluation returns; the runner turns it into a ``CheckResult``.
+public struct CheckOutcome: Sendable, Hashable {
+    public var status: CheckStatus
+    public var reason: ReasonCode
+    public var message: String
+    public var details: [String: String]
+    public var retryable: Bool?
+
+    public init(status: CheckStatus, reason: ReasonCode, message: String, details: [String: String] = [:], retryable: Bool? = nil) {
+        self.status = status
+        self.reason = reason
+        self.message = message
+        self.details = details
+        self.retryable = retryable
+    }
+
+    public static func passed(_ message: String, details: [String: String] = [:]) -> CheckOutcome {
+        CheckOutcome(status: .passed, reason: .ok, message: message, details: details)
+    }
+
+    public static func failed(_ reason: ReasonCode, _ message: String, details: [String: String] = [:]) -> CheckOutcome {
+        CheckOutcome(status: .failed, reason: reason, message: message, details: details)
+    }
+
+    public static func error(_ reason: ReasonCode, _ message: String, retryable: Bool, details: [String: String] = [:]) -> CheckOutcome {
+        CheckOutcome(status: .error, reason: reason, message: message, details: details, retryable: retryable)
+    }
+
+    public static func notApplicable(_ message: String, details: [String: String] = [:]) -> CheckOutcome {
+        CheckOutcome(status: .skipped, reason: .notApplicable, message: message, details: details)
+    }
+}
+
+/// A non-fatal observation (revocation not checked, a non-deterministic encoding accepted, ...).
+public struct ReportWarning: Sendable, Codable, Hashable {
+    public var code: ReasonCode
+    public var message: String
+    public var scope: String?
+
+    public init(code: ReasonCode, message: String, scope: String? = nil) {
+        self.code = code
+        self.message = message
+        self.scope = scope
+    }
+}

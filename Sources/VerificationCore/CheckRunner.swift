@@ -1,0 +1,170 @@
+/// An error a check's evaluation may throw to describe why its input could not be used. The runner
+/// records it as a failed check (or, when ``isOperational``, as an `error` that makes the verdict
+/// indeterminate) with ``reasonCode`` as the reason.
+public protocol CheckFailureDescribing: Error {
+    var reasonCode: ReasonCode { get }
+    /// A message for people; never secrets or personal data.
+    var checkMessage: String { get }
+    /// True for operational failures (a store that cannot be reached), false for bad input.
+    var isOperational: Bool { get }
+}
+
+extension CheckFailureDescribing {
+    public var isOperational: Bool { false }
+}
+
+/// An operational failure (store unreachable, time-out). Recorded as a check with status `error`.
+public struct OperationalError: Error, CheckFailureDescribing, CustomStringConvertible {
+    public var reasonCode: ReasonCode
+    public var checkMessage: String
+    public var retryable: Bool
+    public var isOperational: Bool { true }
+
+    public init(_ reason: ReasonCode = .unavailable, _ message: String, retryable: Bool = true) {
+        self.reasonCode = reason
+        self.checkMessage = message
+        self.retryable = retryable
+    }
+
+    public var description: String { "OperationalError.\(reasonCode): \(checkMessage)" }
+}
+
+/// One check as a type: a stable identifier, the checks it depends on, and an evaluation over a
+/// flow-specific state. Checks may store what they learned in the state for later checks (the leaf
+/// certificate, the decrypted plaintext, ...).
+public protocol VerificationCheck<State>: Sendable {
+    associatedtype State
+    var id: CheckID { get }
+    /// Checks that must have passed for this one to be evaluated; otherwise it is recorded as
+    /// skipped with reason `prerequisiteFailed`.
+    var prerequisites: [CheckID] { get }
+    func evaluate(_ state: inout State, context: VerificationContext) async throws -> CheckOutcome
+}
+
+extension VerificationCheck {
+    public var prerequisites: [CheckID] { [] }
+}
+
+/// Runs checks in declared order and collects their results into a report.
+///
+/// - A check whose prerequisites did not all pass is recorded as `skipped` (reason
+///   `prerequisiteFailed`, with the first such prerequisite in `details["prerequisite"]`); it is never
+///   dropped.
+/// - A check the policy disables is recorded as `skipped` (reason `disabledByPolicy`).
+/// - A failing check never stops independent checks.
+/// - A thrown ``CheckFailureDescribing`` becomes a failed (or, if operational, `error`) result; any
+///   other thrown error becomes a failed result with reason `malformedInput`.
+public struct CheckRunner: Sendable {
+    public let policy: VerificationPolicy
+    public let context: VerificationContext
+    public private(set) var results: [CheckResult] = []
+    public private(set) var warnings: [ReportWarning] = []
+
+    public init(policy: VerificationPolicy, context: VerificationContext) {
+        self.policy = policy
+        self.context = context
+    }
+
+    /// The status recorded for a check (the last one with that identifier, in the given scope).
+    public func status(of id: CheckID, scope: String? = nil) -> CheckStatus? {
+        results.last { $0.id == id && (scope == nil || $0.scope == scope) }?.status
+    }
+
+    public func passed(_ id: CheckID, scope: String? = nil) -> Bool {
+        status(of: id, scope: scope) == .passed
+    }
+
+    /// Records the skip reason if the check cannot run; returns true if it may run.
+    private mutating func mayRun(_ id: CheckID, prerequisites: [CheckID], scope: String?) -> Bool {
+        let requirement = policy.requirement(for: id)
+        if requirement == .disabled {
+            results.append(CheckResult(id: id, status: .skipped, reason: .disabledByPolicy,
+                                       message: "Disabled by the policy \(policy.name).", requirement: requirement, scope: scope))
+            return false
+        }
+        for prerequisite in prerequisites {
+            // A prerequisite is looked up in the same scope first, then without scope.
+            let status = self.status(of: prerequisite, scope: scope) ?? self.status(of: prerequisite)
+            if status == .passed { continue }
+            // A prerequisite skipped as not applicable does not block.
+            if status == .skipped, let last = results.last(where: { $0.id == prerequisite }), last.reason == .notApplicable { continue }
+            results.append(CheckResult(id: id, status: .skipped, reason: .prerequisiteFailed,
+                                       message: "Not evaluated because \(prerequisite) did not pass.",
+                                       requirement: requirement, scope: scope, details: ["prerequisite": prerequisite.rawValue]))
+            return false
+        }
+        return true
+    }
+
+    private mutating func record(_ id: CheckID, scope: String?, _ outcome: CheckOutcome) {
+        results.append(CheckResult(id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,
+                                   requirement: policy.requirement(for: id), scope: scope, details: outcome.details,
+                                   retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil))
+    }
+
+    private static func outcome(for error: any Error) -> CheckOutcome {
+        if let described = error as? any CheckFailureDescribing {
+            if described.isOperational {
+                let retryable = (error as? OperationalError)?.retryable ?? true
+                return .error(described.reasonCode, described.checkMessage, retryable: retryable)
+            }
+            return .failed(described.reasonCode, described.checkMessage)
+        }
+        return .failed(.malformedInput, String(describing: error))
+    }
+
+    /// Runs a check type.
+    @discardableResult
+    public mutating func run<Check: VerificationCheck>(_ check: Check, state: inout Check.State, scope: String? = nil) async -> CheckStatus {
+        guard mayRun(check.id, prerequisites: check.prerequisites, scope: scope) else { return .skipped }
+        let outcome: CheckOutcome
+        do {
+            outcome = try await check.evaluate(&state, context: context)
+        } catch {
+            outcome = Self.outcome(for: error)
+        }
+        record(check.id, scope: scope, outcome)
+        return outcome.status
+    }
+
+    /// Runs a check given as a closure (synchronous).
+    @discardableResult
+    public mutating func run(_ id: CheckID, requires prerequisites: [CheckID] = [], scope: String? = nil, _ body: () throws -> CheckOutcome) -> CheckStatus {
+        guard mayRun(id, prerequisites: prerequisites, scope: scope) else { return .skipped }
+        let outcome: CheckOutcome
+        do {
+            outcome = try body()
+        } catch {
+            outcome = Self.outcome(for: error)
+        }
+        record(id, scope: scope, outcome)
+        return outcome.status
+    }
+
+    /// Runs a check given as an async closure.
+    @discardableResult
+    public mutating func runAsync(_ id: CheckID, requires prerequisites: [CheckID] = [], scope: String? = nil, _ body: () async throws -> CheckOutcome) async -> CheckStatus {
+        guard mayRun(id, prerequisites: prerequisites, scope: scope) else { return .skipped }
+        let outcome: CheckOutcome
+        do {
+            outcome = try await body()
+        } catch {
+            outcome = Self.outcome(for: error)
+        }
+        record(id, scope: scope, outcome)
+        return outcome.status
+    }
+
+    /// Records a result directly (for checks decided elsewhere).
+    public mutating func record(_ result: CheckResult) {
+        results.append(result)
+    }
+
+    public mutating func warn(_ code: ReasonCode, _ message: String, scope: String? = nil) {
+        warnings.append(ReportWarning(code: code, message: message, scope: scope))
+    }
+
+    public func report(flow: String) -> VerificationReport {
+        VerificationReport(flow: flow, policy: policy.name, evaluatedAt: context.time, checks: results, warnings: warnings, testOnly: policy.testOnly)
+    }
+}

@@ -1,0 +1,42 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A source of the current time. Verifications never read the clock themselves: the caller passes the
+/// time in a ``VerificationContext``; servers take it from a clock like this one.
+public protocol VerificationClock: Sendable {
+    func now() -> Date
+}
+
+/// The machine's clock.
+public struct SystemClock: VerificationClock {
+    public init() {}
+    public func now() -> Date { Date() }
+}
+
+/// Always the same instant (tests, replaying an old token at its signing time).
+public struct FixedClock: VerificationClock {
+    public let instant: Date
+    public init(_ instant: Date) { self.instant = instant }
+    public func now() -> Date { instant }
+}
+
+/// What every check may read besides its input: the verification time and the allowed clock skew.
+public struct VerificationContext: Sendable, Hashable {
+    /// The instant at which validity is judged (certificates, MSO validity, signing-time windows).
+    public var time: Date
+    /// Tolerance for clocks that disagree (issuer, device and server), applied where documented.
+    public var clockSkew: Duration
+
+    public init(time: Date, clockSkew: Duration = .seconds(0)) {
+        self.time = time
+        self.clockSkew = clockSkew
+    }
+
+    public var clockSkewSeconds: Double {
+        let parts = clockSkew.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,188 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A date-time from tag 0 (RFC 3339 text) or tag 1 (seconds since the epoch).
+public struct CBORDateTime: Sendable, Hashable, CBORDecodable {
+    public let date: Date
+    /// The tag-0 text as received, when the value was a tdate.
+    public let text: String?
+
+    public init(date: Date) {
+        self.date = date
+        self.text = nil
+    }
+
+    public init(cbor node: CBORNode) throws(CBORError) {
+        guard case .tagged(let tag, let content) = node.value else {
+            throw node.mismatch("a date (tag 0 or tag 1)", nil)
+        }
+        switch tag {
+        case 0:
+            let text = try content.text("tag 0 date-time")
+            guard let seconds = RFC3339.parseDateTime(text) else {
+                throw CBORError(code: .invalidValue, message: "tag 0 content is not an RFC 3339 date-time", offset: content.offset)
+            }
+            self.date = Date(timeIntervalSince1970: seconds)
+            self.text = text
+        case 1:
+            switch content.value {
+            case .unsignedInt, .negativeInt:
+                self.date = Date(timeIntervalSince1970: Double(try content.int("tag 1 epoch time")))
+            case .float(let seconds) where seconds.isFinite:
+                self.date = Date(timeIntervalSince1970: seconds)
+            default:
+                throw CBORError(code: .invalidValue, message: "tag 1 content must be a finite number", offset: content.offset)
+            }
+            self.text = nil
+        default:
+            throw node.mismatch("a date (tag 0 or tag 1)", nil)
+        }
+    }
+
+    /// Tag 0 with RFC 3339 text in UTC, whole seconds (the form ISO 18013-5 requires).
+    public func cborNode() -> CBORNode {
+        .tagged(0, .text(text ?? RFC3339.format(date)))
+    }
+
+    public var rfc3339: String { text ?? RFC3339.format(date) }
+}
+
+/// An ISO 8601 full-date, `YYYY-MM-DD` (tag 1004, RFC 8943), or untagged text in the same form.
+public struct CBORFullDate: Sendable, Hashable, CBORDecodable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+    /// Whether the received item carried tag 1004.
+    public let tagged: Bool
+
+    public init?(year: Int, month: Int, day: Int) {
+        guard (0...9999).contains(year), (1...12).contains(month), (1...RFC3339.daysIn(month: month, year: year)).contains(day) else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+        self.tagged = true
+    }
+
+    public init(cbor node: CBORNode) throws(CBORError) {
+        var content = node
+        var wasTagged = false
+        if case .tagged(let tag, let inner) = node.value {
+            guard tag == 1004 else { throw node.mismatch("a full-date (tag 1004)", nil) }
+            content = inner
+            wasTagged = true
+        }
+        let text = try content.text("full-date")
+        guard let parts = RFC3339.parseFullDate(text[...]) else {
+            throw CBORError(code: .invalidValue, message: "full-date is not in the form YYYY-MM-DD", offset: content.offset)
+        }
+        self.year = parts.year
+        self.month = parts.month
+        self.day = parts.day
+        self.tagged = wasTagged
+    }
+
+    public var description: String {
+        func pad(_ v: Int, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+
+    public func cborNode() -> CBORNode { .tagged(1004, .text(description)) }
+}
+
+/// Minimal RFC 3339 parsing and formatting (no locale, no calendar objects).
+public enum RFC3339 {
+    static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days from 1970-01-01 to the given civil date (proleptic Gregorian).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func number(_ text: Substring, _ digits: Int) -> Int? {
+        guard text.count == digits, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(text)
+    }
+
+    static func parseFullDate(_ text: Substring) -> (year: Int, month: Int, day: Int)? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, let y = number(parts[0], 4), let m = number(parts[1], 2), let d = number(parts[2], 2),
+              (1...12).contains(m), (1...daysIn(month: m, year: y)).contains(d) else { return nil }
+        return (y, m, d)
+    }
+
+    /// Seconds since 1970-01-01T00:00:00Z for an RFC 3339 date-time, or nil if malformed.
+    public static func parseDateTime(_ text: String) -> Double? {
+        let chars = Substring(text)
+        guard let tIndex = chars.firstIndex(where: { $0 == "T" || $0 == "t" }) else { return nil }
+        guard let date = parseFullDate(chars[chars.startIndex..<tIndex]) else { return nil }
+        var rest = chars[chars.index(after: tIndex)...]
+        guard rest.count >= 8 else { return nil }
+        let timePart = rest.prefix(8)
+        let hms = timePart.split(separator: ":", omittingEmptySubsequences: false)
+        guard hms.count == 3, let hh = number(hms[0], 2), let mm = number(hms[1], 2), let ss = number(hms[2], 2),
+              hh < 24, mm < 60, ss <= 60 else { return nil }
+        rest = rest.dropFirst(8)
+        var fraction = 0.0
+        if rest.first == "." {
+            let digits = rest.dropFirst().prefix(while: { $0.isASCII && $0.isNumber })
+            guard !digits.isEmpty, digits.count <= 9, let f = Double("0." + digits) else { return nil }
+            fraction = f
+            rest = rest.dropFirst(1 + digits.count)
+        }
+        var offsetSeconds = 0
+        if rest == "Z" || rest == "z" {
+            offsetSeconds = 0
+        } else if let sign = rest.first, sign == "+" || sign == "-", rest.count == 6 {
+            let parts = rest.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let oh = number(parts[0], 2), let om = number(parts[1], 2), oh < 24, om < 60 else { return nil }
+            offsetSeconds = (oh * 3600 + om * 60) * (sign == "-" ? -1 : 1)
+        } else {
+            return nil
+        }
+        let days = daysFromCivil(year: date.year, month: date.month, day: date.day)
+        return Double(days * 86400 + hh * 3600 + mm * 60 + min(ss, 59) - offsetSeconds) + fraction
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` in UTC, fractional seconds dropped.
+    public static func format(_ date: Date) -> String {
+        let total = Int(date.timeIntervalSince1970.rounded(.down))
+        var days = total / 86400
+        var secs = total % 86400
+        if secs < 0 { secs += 86400; days -= 1 }
+        let (y, m, d) = civilFromDays(days)
+        func pad(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3600, 2)):\(pad(secs % 3600 / 60, 2)):\(pad(secs % 60, 2))Z"
+    }
+}

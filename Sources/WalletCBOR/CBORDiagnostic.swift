@@ -1,0 +1,102 @@
+/// RFC 8949 §8 diagnostic notation, for people reading CBOR (the CLI's `cbor inspect`).
+///
+/// Byte strings tagged 24 whose content is well-formed CBOR are shown decoded, nested as
+/// `24(<< item >>)`, so a DeviceResponse's IssuerSignedItems and MSO are readable in place.
+public struct CBORDiagnostic: Sendable {
+    public enum Style: Sendable { case compact, pretty }
+
+    public var style: Style
+    public var decodeEmbedded: Bool
+    public var indent: String
+
+    public init(style: Style = .pretty, decodeEmbedded: Bool = true, indent: String = "  ") {
+        self.style = style
+        self.decodeEmbedded = decodeEmbedded
+        self.indent = indent
+    }
+
+    public func format(_ node: CBORNode) -> String {
+        var out = ""
+        write(node, level: 0, into: &out)
+        return out
+    }
+
+    private func write(_ node: CBORNode, level: Int, into out: inout String) {
+        switch node.value {
+        case .unsignedInt(let v): out += String(v)
+        case .negativeInt(let v): out += v == UInt64.max ? "-18446744073709551616" : "-\(v + 1)"
+        case .byteString(let b): out += "h'\(Hex.encode(b))'"
+        case .textString(let t): out += Self.quoted(t)
+        case .array(let items):
+            writeContainer(open: "[", close: "]", count: items.count, level: level, into: &out) { index, out in
+                write(items[index], level: level + 1, into: &out)
+            }
+        case .map(let map):
+            writeContainer(open: "{", close: "}", count: map.count, level: level, into: &out) { index, out in
+                write(map[index].key, level: level + 1, into: &out)
+                out += ": "
+                write(map[index].value, level: level + 1, into: &out)
+            }
+        case .tagged(let tag, let content):
+            out += "\(tag)("
+            if tag == 24, decodeEmbedded, let inner = content.bytesValue, let decoded = try? CBORDecoder().decode(inner) {
+                out += "<< "
+                write(decoded, level: level, into: &out)
+                out += " >>"
+            } else {
+                write(content, level: level, into: &out)
+            }
+            out += ")"
+        case .simple(let v): out += "simple(\(v))"
+        case .boolean(let v): out += v ? "true" : "false"
+        case .null: out += "null"
+        case .undefined: out += "undefined"
+        case .float(let v):
+            if v.isNaN { out += "NaN" }
+            else if v.isInfinite { out += v < 0 ? "-Infinity" : "Infinity" }
+            else { out += "\(v)" }
+        }
+    }
+
+    private func writeContainer(open: String, close: String, count: Int, level: Int, into out: inout String, element: (Int, inout String) -> Void) {
+        out += open
+        guard count > 0 else { out += close; return }
+        let multiline = style == .pretty
+        for index in 0..<count {
+            if multiline { out += "\n" + String(repeating: indent, count: level + 1) }
+            element(index, &out)
+            if index < count - 1 { out += multiline ? "," : ", " }
+        }
+        if multiline { out += "\n" + String(repeating: indent, count: level) }
+        out += close
+    }
+
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7f {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension CBORNode: CustomStringConvertible {
+    /// The kind, size and position of the item, never its content: decoded mdocs and tokens carry
+    /// personal data, and nodes end up in logs. Use ``CBORDiagnostic`` to show content on purpose.
+    public var description: String {
+        "CBORNode(\(value.kindDescription), \(encodedBytes.count) bytes at offset \(offset))"
+    }
+}

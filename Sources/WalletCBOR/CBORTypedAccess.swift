@@ -1,0 +1,137 @@
+/// Typed access to a node's content. Each throwing accessor reports a ``CBORError`` with code
+/// ``CBORError/Code/typeMismatch`` (naming what was expected and what was found, and the offset)
+/// when the node is of another kind.
+extension CBORNode {
+    func mismatch(_ expected: String, _ context: String?) -> CBORError {
+        let prefix = context.map { "\($0): " } ?? ""
+        return CBORError(code: .typeMismatch, message: "\(prefix)expected \(expected), found \(value.kindDescription)", offset: offset)
+    }
+
+    /// The value of an integer item that fits in `Int64`.
+    public var integerValue: Int64? {
+        switch value {
+        case .unsignedInt(let v): return v <= UInt64(Int64.max) ? Int64(v) : nil
+        case .negativeInt(let v): return v <= UInt64(Int64.max) ? -1 - Int64(v) : nil
+        default: return nil
+        }
+    }
+
+    public var textValue: String? {
+        if case .textString(let t) = value { return t }
+        return nil
+    }
+
+    public var bytesValue: ArraySlice<UInt8>? {
+        if case .byteString(let b) = value { return b }
+        return nil
+    }
+
+    public var arrayValue: [CBORNode]? {
+        if case .array(let a) = value { return a }
+        return nil
+    }
+
+    public var mapValue: CBORMap? {
+        if case .map(let m) = value { return m }
+        return nil
+    }
+
+    public var isNull: Bool {
+        if case .null = value { return true }
+        return false
+    }
+
+    public func text(_ context: String? = nil) throws(CBORError) -> String {
+        guard let t = textValue else { throw mismatch("a text string", context) }
+        return t
+    }
+
+    public func bytes(_ context: String? = nil) throws(CBORError) -> ArraySlice<UInt8> {
+        guard let b = bytesValue else { throw mismatch("a byte string", context) }
+        return b
+    }
+
+    public func array(_ context: String? = nil) throws(CBORError) -> [CBORNode] {
+        guard let a = arrayValue else { throw mismatch("an array", context) }
+        return a
+    }
+
+    public func map(_ context: String? = nil) throws(CBORError) -> CBORMap {
+        guard let m = mapValue else { throw mismatch("a map", context) }
+        return m
+    }
+
+    public func int(_ context: String? = nil) throws(CBORError) -> Int64 {
+        switch value {
+        case .unsignedInt, .negativeInt:
+            guard let v = integerValue else {
+                throw CBORError(code: .invalidValue, message: "\(context.map { "\($0): " } ?? "")integer out of range", offset: offset)
+            }
+            return v
+        default:
+            throw mismatch("an integer", context)
+        }
+    }
+
+    public func uint(_ context: String? = nil) throws(CBORError) -> UInt64 {
+        guard case .unsignedInt(let v) = value else { throw mismatch("an unsigned integer", context) }
+        return v
+    }
+
+    public func bool(_ context: String? = nil) throws(CBORError) -> Bool {
+        guard case .boolean(let v) = value else { throw mismatch("a boolean", context) }
+        return v
+    }
+
+    /// The content of a tag with the given number.
+    public func tagged(_ tag: UInt64, _ context: String? = nil) throws(CBORError) -> CBORNode {
+        guard case .tagged(let t, let content) = value, t == tag else { throw mismatch("tag \(tag)", context) }
+        return content
+    }
+}
+
+extension CBORMap {
+    /// The value under a text key, or a ``CBORError/Code/missingField`` error naming the key.
+    public func required(_ key: String, in context: String? = nil) throws(CBORError) -> CBORNode {
+        guard let node = self[key] else {
+            let where_ = context.map { " in \($0)" } ?? ""
+            throw CBORError(code: .missingField, message: "missing \"\(key)\"\(where_)", offset: nil)
+        }
+        return node
+    }
+
+    /// The value under an integer key, or a ``CBORError/Code/missingField`` error naming the key.
+    public func required(_ key: Int64, in context: String? = nil) throws(CBORError) -> CBORNode {
+        guard let node = self[key] else {
+            let where_ = context.map { " in \($0)" } ?? ""
+            throw CBORError(code: .missingField, message: "missing key \(key)\(where_)", offset: nil)
+        }
+        return node
+    }
+}
+
+/// A type that can be decoded from a ``CBORNode``.
+public protocol CBORDecodable: Sendable {
+    init(cbor node: CBORNode) throws(CBORError)
+}
+
+/// A type that can be represented as a ``CBORNode`` (encoded deterministically).
+public protocol CBOREncodable: Sendable {
+    func cborNode() throws(CBORError) -> CBORNode
+}
+
+extension CBORNode: CBORDecodable, CBOREncodable {
+    public init(cbor node: CBORNode) { self = node }
+    public func cborNode() -> CBORNode { self }
+}
+
+extension CBORDecodable {
+    /// Decodes one item from bytes and then the typed value.
+    public init(cborBytes bytes: [UInt8], limits: CBORDecoder.Limits = .default) throws(CBORError) {
+        try self.init(cbor: CBORDecoder(limits: limits).decode(bytes))
+    }
+
+    public init(cborBytes bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) throws(CBORError) {
+        try self.init(cbor: CBORDecoder(limits: limits).decode(bytes))
+    }
+}

@@ -1,0 +1,42 @@
+/// Hexadecimal helpers shared by every layer (inputs, diagnostics, reports).
+public enum Hex {
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Lower-case hex of the bytes.
+    public static func encode<C: Collection<UInt8>>(_ bytes: C) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes hex text (upper or lower case). Whitespace is ignored; an optional `0x` prefix is
+    /// allowed. Returns nil for an odd number of digits or any other character.
+    public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+        var utf8 = Array(text.utf8)
+        if utf8.count >= 2, utf8[0] == UInt8(ascii: "0"), utf8[1] | 0x20 == UInt8(ascii: "x") { utf8.removeFirst(2) }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count / 2)
+        var high: UInt8?
+        for c in utf8 {
+            let v: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): continue
+            default: return nil
+            }
+            if let h = high {
+                out.append(h << 4 | v)
+                high = nil
+            } else {
+                high = v
+            }
+        }
+        return high == nil ? out : nil
+    }
+}
