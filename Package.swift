@@ -79,7 +79,9 @@ let package = Package(
                 "WalletCBOR",
                 "WalletCOSE",
                 "VerificationCore",
+                "ApplePayVerifier",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -111,7 +113,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletVerifierCommandsTests",
-            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport"],
+            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "VerificationCore"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,1 +1,5 @@
-print("wallet-verifier")
+import Foundation
+import WalletVerifierCommands
+
+let code = await WalletVerifierCommand.run(arguments: Array(CommandLine.arguments.dropFirst()))
+exit(code)

@@ -1,0 +1,65 @@
+import Foundation
+import WalletCBOR
+
+/// Reading the files people pass: binary, hex text or base64 text, detected automatically.
+public enum InputFiles {
+    /// Largest input file accepted (tokens and responses are a few kilobytes; portraits are small).
+    public static let maxFileSize = 8 * 1024 * 1024
+
+    public static func readFile(_ path: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: path)
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw CLIInputError("cannot read \(path): no such file or not readable")
+        }
+        if let size = attributes[.size] as? Int, size > maxFileSize {
+            throw CLIInputError("\(path) is \(size) bytes; the limit is \(maxFileSize)")
+        }
+        guard let data = try? Data(contentsOf: url) else {
+            throw CLIInputError("cannot read \(path)")
+        }
+        return [UInt8](data)
+    }
+
+    public enum Encoding: String, Sendable { case binary, hex, base64 }
+
+    /// Decodes file contents that hold CBOR as binary, hex text or base64 (standard or URL-safe)
+    /// text. A text form is used only if it decodes to well-formed CBOR; otherwise the bytes are
+    /// taken as binary.
+    public static func cborBytes(fromFileContents raw: [UInt8]) -> (bytes: [UInt8], encoding: Encoding) {
+        let text = String(decoding: raw, as: UTF8.self)
+        if let hex = Hex.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)), !hex.isEmpty, (try? CBORDecoder.decode(hex)) != nil {
+            return (hex, .hex)
+        }
+        if let b64 = Base64Text.decode(text), !b64.isEmpty, (try? CBORDecoder.decode(b64)) != nil {
+            return (b64, .base64)
+        }
+        return (raw, .binary)
+    }
+
+    public static func readCBORFile(_ path: String) throws -> (bytes: [UInt8], encoding: Encoding) {
+        cborBytes(fromFileContents: try readFile(path))
+    }
+}
+
+/// Base64 and base64url text, with or without padding and line breaks.
+public enum Base64Text {
+    public static func decode(_ text: String) -> [UInt8]? {
+        var cleaned = ""
+        cleaned.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case " ", "\n", "\r", "\t": continue
+            case "-": cleaned.append("+")
+            case "_": cleaned.append("/")
+            default: cleaned.unicodeScalars.append(scalar)
+            }
+        }
+        let remainder = cleaned.count % 4
+        if remainder == 1 { return nil }
+        if remainder > 0 { cleaned += String(repeating: "=", count: 4 - remainder) }
+        return Data(base64Encoded: cleaned).map { [UInt8]($0) }
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+
+/// The `wallet-verifier` command line.
+///
+/// Exit codes, for every verify command: 0 accepted, 1 rejected, 2 usage error or unreadable input,
+/// 3 indeterminate. `--help` exits 0.
+public struct WalletVerifierCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "wallet-verifier",
+        abstract: "Verify what Apple Wallet hands over: identity responses (ISO 18013-5 mdoc) and Apple Pay payment tokens.",
+        discussion: """
+        Exit codes of verify commands: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+        """,
+        subcommands: CommandRegistry.subcommands
+    )
+
+    public init() {}
+}
+
+/// Subcommands of the root command. Each flow adds its command group here.
+enum CommandRegistry {
+    static let subcommands: [any ParsableCommand.Type] = [
+        CBORCommand.self,
+        ApplePayCommand.self,
+    ]
+}
+
+/// Exit codes shared by all commands.
+public enum CLIExit {
+    public static let accepted: Int32 = 0
+    public static let rejected: Int32 = 1
+    public static let usage: Int32 = 2
+    public static let indeterminate: Int32 = 3
+}
+
+/// An error for input the command cannot use: reported on standard error, exit code 2.
+public struct CLIInputError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Where commands write. Tests capture it; the executable prints to stdout and stderr.
+public final class CLIOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outBuffer = ""
+    private var errBuffer = ""
+    private let capture: Bool
+
+    public init(capture: Bool) { self.capture = capture }
+
+    public func out(_ text: String) {
+        if capture { lock.withLock { outBuffer += text + "\n" } } else { print(text) }
+    }
+
+    public func err(_ text: String) {
+        if capture {
+            lock.withLock { errBuffer += text + "\n" }
+        } else {
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+        }
+    }
+
+    public var standardOutput: String { lock.withLock { outBuffer } }
+    public var standardError: String { lock.withLock { errBuffer } }
+
+    @TaskLocal public static var current = CLIOutput(capture: false)
+}
+
+/// Thrown by a command to end with a specific exit code after it has written its output.
+struct CommandExit: Error {
+    let code: Int32
+}
+
+extension WalletVerifierCommand {
+    /// Parses and runs a command line, returning the exit code. Never calls `exit`.
+    public static func run(arguments: [String]) async -> Int32 {
+        let output = CLIOutput.current
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch let exit as CommandExit {
+            return exit.code
+        } catch let error as CLIInputError {
+            output.err("error: \(error.description)")
+            return CLIExit.usage
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help, --version
+                output.out(fullMessage(for: error))
+                return 0
+            }
+            let message = fullMessage(for: error)
+            if !message.isEmpty { output.err(message) }
+            // ArgumentParser reports usage errors as 64; the contract says 2.
+            return code == .validationFailure ? CLIExit.usage : (code.rawValue == 1 ? CLIExit.usage : code.rawValue)
+        }
+    }
+
+    /// Runs with output captured, for tests.
+    public static func runCapturing(_ arguments: [String]) async -> (code: Int32, stdout: String, stderr: String) {
+        let output = CLIOutput(capture: true)
+        let code = await CLIOutput.$current.withValue(output) {
+            await run(arguments: arguments)
+        }
+        return (code, output.standardOutput, output.standardError)
+    }
+}
