@@ -159,10 +159,13 @@ private struct Parser {
             }
             return node(head.major == 0 ? .unsignedInt(argument) : .negativeInt(argument), from: head.start)
         case 2:
-            return node(.byteString(try stringContent(head: head, major: 2)), from: head.start)
+            // Evaluate the content first: `node(_:from:)` reads `position`, which the content advances.
+            let content = try stringContent(head: head, major: 2)
+            return node(.byteString(content), from: head.start)
         case 3:
             let content = try stringContent(head: head, major: 3)
-            return node(.textString(try validatedText(content, offset: head.start)), from: head.start)
+            let text = try validatedText(content, offset: head.start)
+            return node(.textString(text), from: head.start)
         case 4:
             var items: [CBORNode] = []
             if let count = head.argument {
@@ -208,7 +211,8 @@ private struct Parser {
             let content = try parseItem(depth: depth + 1)
             return node(.tagged(tag, content), from: head.start)
         default: // 7
-            return node(try simpleOrFloat(head: head), from: head.start)
+            let value = try simpleOrFloat(head: head)
+            return node(value, from: head.start)
         }
     }
 
