@@ -117,6 +117,8 @@ public struct CBORMap: Sendable, Hashable, RandomAccessCollection {
 
     init(entries: [Entry]) { self.entries = entries }
 
+    public static let empty = CBORMap(entries: [])
+
     public var startIndex: Int { entries.startIndex }
     public var endIndex: Int { entries.endIndex }
     public subscript(position: Int) -> Entry { entries[position] }

@@ -1,0 +1,27 @@
+import Crypto
+import Foundation
+import WalletCOSE
+import SwiftASN1
+import X509
+
+/// Reading certificates in tests.
+public enum TestCertificates {
+    /// The first certificate of a PEM file.
+    public static func certificate(pemFile relativePath: String) throws -> Certificate {
+        try Certificate(pemEncoded: try TestVectors.text(relativePath))
+    }
+
+    /// DER bytes of the first certificate in a PEM file.
+    public static func der(pemFile relativePath: String) throws -> [UInt8] {
+        let document = try PEMDocument(pemString: try TestVectors.text(relativePath))
+        return document.derBytes
+    }
+
+    /// The certificate's public key as a COSE verification key (EC keys only).
+    public static func cosePublicKey(_ certificate: Certificate) throws -> COSEPublicKey {
+        if let key = P256.Signing.PublicKey(certificate.publicKey) { return .p256(key) }
+        if let key = P384.Signing.PublicKey(certificate.publicKey) { return .p384(key) }
+        if let key = P521.Signing.PublicKey(certificate.publicKey) { return .p521(key) }
+        throw VectorError("unsupported certificate key")
+    }
+}
