@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "WalletCOSE", targets: ["WalletCOSE"]),
         .library(name: "VerificationCore", targets: ["VerificationCore"]),
         .library(name: "ApplePayVerifier", targets: ["ApplePayVerifier"]),
+        .library(name: "Mdoc", targets: ["Mdoc"]),
+        .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
         .executable(name: "wallet-verifier", targets: ["wallet-verifier"]),
     ],
     dependencies: [
@@ -40,6 +42,30 @@ let package = Package(
         // Layer 3: the verification vocabulary (report, checks, policy, clock, replay store).
         .target(name: "VerificationCore", swiftSettings: swiftSettings),
 
+        // Layer 4: the ISO 18013-5 mdoc model (no policy) and its verifier.
+        .target(
+            name: "Mdoc",
+            dependencies: [
+                "WalletCBOR",
+                "WalletCOSE",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MdocVerifier",
+            dependencies: [
+                "Mdoc",
+                "WalletCBOR",
+                "WalletCOSE",
+                "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Layer 5: Apple Pay payment tokens.
         .target(
             name: "ApplePayVerifier",
@@ -62,6 +88,8 @@ let package = Package(
                 "WalletCOSE",
                 "VerificationCore",
                 "ApplePayVerifier",
+                "Mdoc",
+                "MdocVerifier",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -80,6 +108,8 @@ let package = Package(
                 "WalletCOSE",
                 "VerificationCore",
                 "ApplePayVerifier",
+                "Mdoc",
+                "MdocVerifier",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -104,6 +134,12 @@ let package = Package(
         .testTarget(
             name: "VerificationCoreTests",
             dependencies: ["VerificationCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MdocVerifierTests",
+            dependencies: ["MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore", "WalletVerifierTestSupport",
+                           .product(name: "X509", package: "swift-certificates")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

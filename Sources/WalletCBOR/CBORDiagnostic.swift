@@ -25,7 +25,16 @@ public struct CBORDiagnostic: Sendable {
         switch node.value {
         case .unsignedInt(let v): out += String(v)
         case .negativeInt(let v): out += v == UInt64.max ? "-18446744073709551616" : "-\(v + 1)"
-        case .byteString(let b): out += "h'\(Hex.encode(b))'"
+        case .byteString(let b):
+            if decodeEmbedded, let embedded = Self.likelyEmbeddedCBOR(b) {
+                // A byte string that carries CBOR (a COSE payload holding a tag-24 MSO, a protected
+                // header): shown decoded as << item >>.
+                out += "<< "
+                write(embedded, level: level, into: &out)
+                out += " >>"
+            } else {
+                out += "h'\(Hex.encode(b))'"
+            }
         case .textString(let t): out += Self.quoted(t)
         case .array(let items):
             writeContainer(open: "[", close: "]", count: items.count, level: level, into: &out) { index, out in
@@ -69,6 +78,16 @@ public struct CBORDiagnostic: Sendable {
         }
         if multiline { out += "\n" + String(repeating: indent, count: level) }
         out += close
+    }
+
+    /// Byte-string content shown decoded: only content that starts like a tag-24 item or a map and
+    /// decodes completely, so that digests, keys and images stay hex.
+    static func likelyEmbeddedCBOR(_ bytes: ArraySlice<UInt8>) -> CBORNode? {
+        guard let first = bytes.first else { return nil }
+        let startsLikeTag24 = bytes.count > 2 && first == 0xd8 && bytes[bytes.startIndex + 1] == 0x18
+        let startsLikeMap = first >> 5 == 5 && bytes.count >= 3
+        guard startsLikeTag24 || startsLikeMap else { return nil }
+        return try? CBORDecoder().decode(bytes)
     }
 
     static func quoted(_ text: String) -> String {

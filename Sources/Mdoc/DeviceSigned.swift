@@ -1,0 +1,56 @@
+import WalletCBOR
+import WalletCOSE
+
+/// ISO 18013-5 DeviceSigned: `{"nameSpaces": DeviceNameSpacesBytes, "deviceAuth": DeviceAuth}` with
+/// `DeviceNameSpacesBytes = #6.24(bstr .cbor {* NameSpace => {+ DataElementIdentifier => any}})`.
+public struct DeviceSigned: Sendable {
+    /// The tag-24 item as received; it goes into DeviceAuthentication unchanged.
+    public let nameSpacesBytes: CBORNode
+    /// Device-signed elements: namespace → identifier → value.
+    public let nameSpaces: [(name: String, elements: [(identifier: String, value: CBORNode)])]
+    public let deviceAuth: DeviceAuth
+
+    public init(cbor node: CBORNode) throws(MdocDecodingError) {
+        let map = try decoding("DeviceSigned") { () throws(CBORError) in try node.map("DeviceSigned") }
+        let bytesNode = try decoding("DeviceSigned") { () throws(CBORError) in try map.required("nameSpaces", in: "DeviceSigned") }
+        let embedded = try decoding("DeviceSigned.nameSpaces") { () throws(CBORError) in try EmbeddedCBOR<CBORNode>(cbor: bytesNode) }
+        nameSpacesBytes = bytesNode
+        var spaces: [(String, [(String, CBORNode)])] = []
+        let entries = try decoding("DeviceNameSpaces") { () throws(CBORError) in try embedded.value.map("DeviceNameSpaces") }
+        for entry in entries {
+            let name = try decoding("DeviceNameSpaces") { () throws(CBORError) in try entry.key.text("namespace name") }
+            let elements = try decoding("DeviceNameSpaces[\(name)]") { () throws(CBORError) in try entry.value.map("device-signed items") }
+            var list: [(String, CBORNode)] = []
+            for element in elements {
+                let identifier = try decoding("DeviceNameSpaces[\(name)]") { () throws(CBORError) in try element.key.text("element identifier") }
+                list.append((identifier, element.value))
+            }
+            spaces.append((name, list))
+        }
+        nameSpaces = spaces.map { (name: $0.0, elements: $0.1.map { (identifier: $0.0, value: $0.1) }) }
+        let authNode = try decoding("DeviceSigned") { () throws(CBORError) in try map.required("deviceAuth", in: "DeviceSigned") }
+        deviceAuth = try DeviceAuth(cbor: authNode)
+    }
+}
+
+/// `DeviceAuth = {"deviceSignature": COSE_Sign1} / {"deviceMac": COSE_Mac0}`.
+public enum DeviceAuth: Sendable {
+    case signature(COSESign1)
+    case mac(COSEMac0)
+
+    public init(cbor node: CBORNode) throws(MdocDecodingError) {
+        let map = try decoding("DeviceAuth") { () throws(CBORError) in try node.map("DeviceAuth") }
+        let signature = map["deviceSignature"]
+        let mac = map["deviceMac"]
+        switch (signature, mac) {
+        case (let s?, nil):
+            do { self = .signature(try COSESign1(cbor: s)) } catch { throw MdocDecodingError(error, in: "deviceSignature") }
+        case (nil, let m?):
+            do { self = .mac(try COSEMac0(cbor: m)) } catch { throw MdocDecodingError(error, in: "deviceMac") }
+        case (nil, nil):
+            throw MdocDecodingError(code: "missingField", message: "DeviceAuth has neither deviceSignature nor deviceMac")
+        case (_?, _?):
+            throw MdocDecodingError(code: "malformedStructure", message: "DeviceAuth has both deviceSignature and deviceMac")
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import WalletCBOR
+
+/// ISO 18013-5 Document:
+/// `{"docType": tstr, "issuerSigned": IssuerSigned, ? "deviceSigned": DeviceSigned, ? "errors": Errors}`.
+public struct Document: Sendable {
+    public let docType: String
+    public let issuerSigned: IssuerSigned
+    /// Required by ISO 18013-5 for device retrieval; the verifier fails device authentication when absent.
+    public let deviceSigned: DeviceSigned?
+    /// Element errors reported by the holder: namespace → identifier → error code.
+    public let errors: [String: [String: Int64]]
+    /// The whole document as received.
+    public let node: CBORNode
+
+    public init(cbor node: CBORNode) throws(MdocDecodingError) {
+        let map = try decoding("Document") { () throws(CBORError) in try node.map("Document") }
+        docType = try decoding("Document") { () throws(CBORError) in try map.required("docType", in: "Document").text("docType") }
+        let issuerSignedNode = try decoding("Document") { () throws(CBORError) in try map.required("issuerSigned", in: "Document") }
+        issuerSigned = try IssuerSigned(cbor: issuerSignedNode)
+        deviceSigned = try map["deviceSigned"].map { (n) throws(MdocDecodingError) in try DeviceSigned(cbor: n) }
+        var errors: [String: [String: Int64]] = [:]
+        if let errorsNode = map["errors"] {
+            let spaces = try decoding("Document.errors") { () throws(CBORError) in try errorsNode.map("errors") }
+            for space in spaces {
+                let name = try decoding("Document.errors") { () throws(CBORError) in try space.key.text("namespace") }
+                let entries = try decoding("Document.errors") { () throws(CBORError) in try space.value.map("error items") }
+                for entry in entries {
+                    let id = try decoding("Document.errors") { () throws(CBORError) in try entry.key.text("element identifier") }
+                    errors[name, default: [:]][id] = try decoding("Document.errors") { () throws(CBORError) in try entry.value.int("error code") }
+                }
+            }
+        }
+        self.errors = errors
+        self.node = node
+    }
+}

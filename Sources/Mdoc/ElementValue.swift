@@ -1,0 +1,131 @@
+import WalletCBOR
+
+/// A data element's value as a typed value, and as JSON for reports and the API:
+/// tstr → string, int → number, bool, full-date (tag 1004) → "YYYY-MM-DD", tdate (tag 0) → RFC 3339,
+/// bstr → base64, arrays and maps recursively.
+///
+/// `description` never shows the value: element values are personal data.
+public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
+    case text(String)
+    case integer(Int64)
+    /// An integer outside Int64 (kept as its decimal text).
+    case bigInteger(String)
+    case bool(Bool)
+    case fullDate(CBORFullDate)
+    case dateTime(CBORDateTime)
+    case bytes([UInt8])
+    case float(Double)
+    case array([ElementValue])
+    /// Keys rendered as strings (text keys as is, others in diagnostic notation).
+    case map([(key: String, value: ElementValue)])
+    case null
+    /// Anything else (other tags, simple values), in diagnostic notation.
+    case other(String)
+
+    public init(_ node: CBORNode) {
+        switch node.value {
+        case .textString(let t): self = .text(t)
+        case .unsignedInt(let v): self = v <= UInt64(Int64.max) ? .integer(Int64(v)) : .bigInteger(String(v))
+        case .negativeInt(let v): self = v < UInt64(Int64.max) ? .integer(-1 - Int64(v)) : .bigInteger("-" + String(v == UInt64.max ? "18446744073709551616" : String(v + 1)))
+        case .boolean(let b): self = .bool(b)
+        case .byteString(let b): self = .bytes(Array(b))
+        case .float(let d): self = .float(d)
+        case .null, .undefined: self = .null
+        case .array(let items): self = .array(items.map(ElementValue.init))
+        case .map(let map):
+            self = .map(map.map { entry in
+                (key: entry.key.textValue ?? CBORDiagnostic(style: .compact).format(entry.key), value: ElementValue(entry.value))
+            })
+        case .tagged(1004, _):
+            if let date = try? CBORFullDate(cbor: node) { self = .fullDate(date) } else { self = .other(CBORDiagnostic(style: .compact).format(node)) }
+        case .tagged(0, _), .tagged(1, _):
+            if let date = try? CBORDateTime(cbor: node) { self = .dateTime(date) } else { self = .other(CBORDiagnostic(style: .compact).format(node)) }
+        case .tagged(24, let content):
+            if let inner = content.bytesValue, let decoded = try? CBORDecoder.decode(inner) { self = ElementValue(decoded) } else { self = .other(CBORDiagnostic(style: .compact).format(node)) }
+        default:
+            self = .other(CBORDiagnostic(style: .compact).format(node))
+        }
+    }
+
+    public static func == (lhs: ElementValue, rhs: ElementValue) -> Bool {
+        lhs.json == rhs.json
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(json) }
+
+    public var description: String { "ElementValue(redacted)" }
+
+    /// The value as JSON text.
+    public var json: String {
+        switch self {
+        case .text(let t): return JSONText.quote(t)
+        case .integer(let v): return String(v)
+        case .bigInteger(let s): return s
+        case .bool(let b): return b ? "true" : "false"
+        case .fullDate(let d): return JSONText.quote(d.description)
+        case .dateTime(let d): return JSONText.quote(d.rfc3339)
+        case .bytes(let b): return JSONText.quote(Base64.encode(b))
+        case .float(let d): return d.isFinite ? "\(d)" : JSONText.quote("\(d)")
+        case .array(let items): return "[" + items.map(\.json).joined(separator: ",") + "]"
+        case .map(let entries): return "{" + entries.map { JSONText.quote($0.key) + ":" + $0.value.json }.joined(separator: ",") + "}"
+        case .null: return "null"
+        case .other(let diag): return JSONText.quote(diag)
+        }
+    }
+
+    public var stringValue: String? { if case .text(let t) = self { return t }; return nil }
+    public var integerValue: Int64? { if case .integer(let v) = self { return v }; return nil }
+    public var boolValue: Bool? { if case .bool(let v) = self { return v }; return nil }
+    public var bytesValue: [UInt8]? { if case .bytes(let v) = self { return v }; return nil }
+    public var fullDateValue: CBORFullDate? { if case .fullDate(let v) = self { return v }; return nil }
+}
+
+/// Minimal JSON string quoting.
+public enum JSONText {
+    public static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Standard base64 without Foundation.
+public enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    public static func encode<C: Collection<UInt8>>(_ bytes: C) -> String {
+        let input = Array(bytes)
+        var out: [UInt8] = []
+        out.reserveCapacity((input.count + 2) / 3 * 4)
+        var index = 0
+        while index + 3 <= input.count {
+            let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            index += 3
+        }
+        let rest = input.count - index
+        if rest == 1 {
+            let n = UInt32(input[index]) << 16
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], UInt8(ascii: "="), UInt8(ascii: "=")]
+        } else if rest == 2 {
+            let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], UInt8(ascii: "=")]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,35 @@
+import WalletCBOR
+import WalletCOSE
+
+/// Why an mdoc structure could not be decoded. `code` is stable and used as the reason code of the
+/// check that needed the structure.
+public struct MdocDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let code: String
+    public let message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    init(_ error: CBORError, in structure: String) {
+        self.code = error.code.rawValue
+        self.message = "\(structure): \(error.message.isEmpty ? error.code.rawValue : error.message)" + (error.offset.map { " (at byte \($0))" } ?? "")
+    }
+
+    init(_ error: COSEError, in structure: String) {
+        self.code = error.code.rawValue
+        self.message = "\(structure): \(error.message)"
+    }
+
+    public var description: String { "MdocDecodingError.\(code): \(message)" }
+
+    public static func == (lhs: MdocDecodingError, rhs: MdocDecodingError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+/// Runs a CBOR decoding step and labels its errors with the structure being decoded.
+@inline(__always)
+func decoding<T>(_ structure: String, _ body: () throws(CBORError) -> T) throws(MdocDecodingError) -> T {
+    do { return try body() } catch { throw MdocDecodingError(error, in: structure) }
+}

@@ -1,0 +1,93 @@
+import Crypto
+import WalletCBOR
+
+/// ISO 18013-5 §9.1.5.1 SessionTranscript = `[DeviceEngagementBytes, EReaderKeyBytes, Handover]`, with
+/// the handover variants used by Apple's in-app flow, ISO 18013-7 and OpenID4VP.
+///
+/// ``node`` is the array itself (what goes into DeviceAuthentication); ``taggedBytes`` is
+/// `SessionTranscriptBytes = #6.24(bstr .cbor SessionTranscript)` (the MAC key salt is its SHA-256).
+/// A transcript supplied as bytes keeps those bytes; a built one is encoded once, deterministically.
+public struct SessionTranscript: Sendable {
+    public let node: CBORNode
+    public let taggedBytes: [UInt8]
+
+    /// The encoded array (the HPKE `info` of Apple's and the Annex C flows).
+    public var bytes: [UInt8] { Array(node.encodedBytes) }
+
+    init(node: CBORNode, taggedBytes: [UInt8]? = nil) {
+        self.node = node
+        self.taggedBytes = taggedBytes ?? Array(CBORNode.embedded(node).encodedBytes)
+    }
+
+    /// A transcript supplied by the caller (proximity flows, ISO terminals): either the bare array or
+    /// `#6.24(bstr .cbor SessionTranscript)`. Received bytes are kept.
+    public init(bytes: [UInt8]) throws(MdocDecodingError) {
+        let outer = try decoding("SessionTranscript") { () throws(CBORError) in try CBORDecoder.decode(bytes) }
+        if case .tagged(24, _) = outer.value {
+            let embedded = try decoding("SessionTranscriptBytes") { () throws(CBORError) in try EmbeddedCBOR<CBORNode>(cbor: outer) }
+            _ = try decoding("SessionTranscript") { () throws(CBORError) in try embedded.value.array("SessionTranscript") }
+            self.init(node: embedded.innerNode, taggedBytes: bytes)
+        } else {
+            let items = try decoding("SessionTranscript") { () throws(CBORError) in try outer.array("SessionTranscript") }
+            guard items.count == 3 else {
+                throw MdocDecodingError(code: "malformedStructure", message: "SessionTranscript must be an array of three items, found \(items.count)")
+            }
+            self.init(node: outer)
+        }
+    }
+
+    static func sha256(_ node: CBORNode) -> CBORNode {
+        .bytes(Array(SHA256.hash(data: Array(node.encodedBytes))))
+    }
+
+    /// Apple Verify with Wallet in-app:
+    /// `[null, null, ["AppleIdentityPresentment_1.0", nonce, merchantID, teamID, pkRHash]]`.
+    public static func appleInApp(nonce: [UInt8], merchantID: String, teamID: String, recipientKeyHash: [UInt8]) -> SessionTranscript {
+        let handover = CBORNode.array([
+            .text("AppleIdentityPresentment_1.0"), .bytes(nonce), .text(merchantID), .text(teamID), .bytes(recipientKeyHash),
+        ])
+        return SessionTranscript(node: .array([.null, .null, handover]))
+    }
+
+    /// ISO/IEC 18013-7 Annex C (W3C Digital Credentials API, protocol `org-iso-mdoc`):
+    /// `[null, null, ["dcapi", SHA-256(CBOR([base64url(EncryptionInfo), origin]))]]`.
+    public static func dcapi(encryptionInfoBase64URL: String, origin: String) -> SessionTranscript {
+        let info = CBORNode.array([.text(encryptionInfoBase64URL), .text(origin)])
+        return SessionTranscript(node: .array([.null, .null, .array([.text("dcapi"), sha256(info)])]))
+    }
+
+    /// OpenID4VP 1.0 (redirect / direct_post):
+    /// `[null, null, ["OpenID4VPHandover", SHA-256(CBOR([clientID, nonce, jwkThumbprint / null, responseURI]))]]`.
+    public static func openID4VP(clientID: String, nonce: String, jwkThumbprint: [UInt8]?, responseURI: String) -> SessionTranscript {
+        let info = CBORNode.array([.text(clientID), .text(nonce), jwkThumbprint.map { .bytes($0) } ?? .null, .text(responseURI)])
+        return SessionTranscript(node: .array([.null, .null, .array([.text("OpenID4VPHandover"), sha256(info)])]))
+    }
+
+    /// OpenID4VP over the Digital Credentials API, draft 24:
+    /// `[null, null, ["OpenID4VPDCAPIHandover", SHA-256(CBOR([origin, clientID, nonce]))]]`, where
+    /// an unsigned request's client id is `"web-origin:" + origin`.
+    public static func openID4VPDigitalCredentialsDraft24(origin: String, clientID: String? = nil, nonce: String) -> SessionTranscript {
+        let info = CBORNode.array([.text(origin), .text(clientID ?? "web-origin:" + origin), .text(nonce)])
+        return SessionTranscript(node: .array([.null, .null, .array([.text("OpenID4VPDCAPIHandover"), sha256(info)])]))
+    }
+
+    /// ISO/IEC 18013-7 (2024) Annex B / OpenID4VP draft 18:
+    /// `[null, null, [SHA-256(CBOR([clientID, mdocGeneratedNonce])), SHA-256(CBOR([responseURI, mdocGeneratedNonce])), nonce]]`.
+    public static func oid4vpDraft18(clientID: String, responseURI: String, nonce: String, mdocGeneratedNonce: String) -> SessionTranscript {
+        let clientHash = sha256(.array([.text(clientID), .text(mdocGeneratedNonce)]))
+        let responseHash = sha256(.array([.text(responseURI), .text(mdocGeneratedNonce)]))
+        return SessionTranscript(node: .array([.null, .null, .array([clientHash, responseHash, .text(nonce)])]))
+    }
+}
+
+/// ISO 18013-5 §9.1.3.4 DeviceAuthentication =
+/// `["DeviceAuthentication", SessionTranscript, DocType, DeviceNameSpacesBytes]`, signed or MACed as
+/// `DeviceAuthenticationBytes = #6.24(bstr .cbor DeviceAuthentication)` (detached payload).
+public enum DeviceAuthentication {
+    /// The detached payload for the device signature or MAC. The transcript and the
+    /// DeviceNameSpacesBytes go in exactly as received.
+    public static func bytes(transcript: SessionTranscript, docType: String, deviceNameSpacesBytes: CBORNode) -> [UInt8] {
+        let structure = CBORNode.array([.text("DeviceAuthentication"), transcript.node, .text(docType), deviceNameSpacesBytes])
+        return Array(CBORNode.embedded(structure).encodedBytes)
+    }
+}

@@ -1,0 +1,42 @@
+import Mdoc
+import VerificationCore
+import WalletCOSE
+import X509
+
+/// `mdoc.document.structure`: the document decodes (docType, IssuerSigned with tag-24 items and
+/// issuerAuth, DeviceSigned), and its x5chain certificates parse.
+struct DocumentStructureCheck: VerificationCheck {
+    var id: CheckID { .mdocDocumentStructure }
+
+    func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
+        let document: Document
+        switch state.decoded {
+        case .failure(let error):
+            return .failed(ReasonCode(error.code), "The document could not be decoded: \(error.message).")
+        case .success(let decoded):
+            document = decoded
+        }
+        state.document = document
+        do {
+            let ders = try document.issuerSigned.issuerAuth.headers.x5chain()
+            state.certificateDERs = ders
+            var certificates: [Certificate] = []
+            var failure: MdocCheckFailure?
+            for (position, der) in ders.enumerated() where failure == nil {
+                if let certificate = try? Certificate(derEncoded: der) {
+                    certificates.append(certificate)
+                } else {
+                    failure = MdocCheckFailure("invalidCertificate", "Certificate \(position) of x5chain is not a valid X.509 certificate.")
+                }
+            }
+            state.certificates = failure.map { .failure($0) } ?? .success(certificates)
+        } catch {
+            state.certificates = .failure(MdocCheckFailure(ReasonCode(error.code.rawValue),
+                "issuerAuth carries no document signer certificate (x5chain, label 33): \(error.message)."))
+        }
+
+        let itemCount = document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count }
+        return .passed("The document \(document.docType) decodes: \(itemCount) issuer-signed elements in \(document.issuerSigned.nameSpaces.count) namespaces.",
+                       details: ["docType": document.docType])
+    }
+}

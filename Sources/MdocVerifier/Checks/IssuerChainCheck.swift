@@ -1,0 +1,81 @@
+import Foundation
+import SwiftASN1
+@_spi(FixedExpiryValidationTime) import X509
+import VerificationCore
+
+/// `mdoc.issuer.chain` (ISO 18013-5 §9.1.2.4, §9.3.3): x5chain (DS, optional intermediates) chains
+/// to a trusted IACA root for this docType, every certificate valid at the verification time.
+struct IssuerChainCheck: VerificationCheck {
+    var id: CheckID { .mdocIssuerChain }
+    var prerequisites: [CheckID] { [.mdocDocumentStructure] }
+
+    func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let document = state.document, let certificates = state.certificates else {
+            return .failed(.malformedInput, "The document did not decode.")
+        }
+        let chainCertificates: [Certificate]
+        switch certificates {
+        case .failure(let failure): return .failed(failure.reasonCode, failure.checkMessage)
+        case .success(let list): chainCertificates = list
+        }
+        guard let leaf = chainCertificates.first else {
+            return .failed("missingCertificateChain", "x5chain is empty.")
+        }
+        let roots = state.trustStore.roots(for: document.docType)
+        guard !roots.isEmpty else {
+            return .failed("noTrustAnchor", "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust).")
+        }
+        let time = context.time
+        // Expiry first, with its own reason, so "expired" is not reported as "untrusted".
+        for (position, certificate) in chainCertificates.enumerated() {
+            if time < certificate.notValidBefore {
+                return .failed("certificateNotYetValid", "Certificate \(position) of x5chain (\(certificate.subjectSummary)) is not valid before \(RFC3339Time.format(certificate.notValidBefore)); the verification time is \(RFC3339Time.format(time)).",
+                               details: ["subject": certificate.subjectSummary, "notBefore": RFC3339Time.format(certificate.notValidBefore)])
+            }
+            if time > certificate.notValidAfter {
+                return .failed("certificateExpired", "Certificate \(position) of x5chain (\(certificate.subjectSummary)) expired at \(RFC3339Time.format(certificate.notValidAfter)); the verification time is \(RFC3339Time.format(time)).",
+                               details: ["subject": certificate.subjectSummary, "notAfter": RFC3339Time.format(certificate.notValidAfter)])
+            }
+        }
+        let cacheKey = ValidatedChainCache.key(certificates: state.certificateDERs, docType: document.docType)
+        if let cached = await state.chainCache.chain(for: cacheKey, at: time) {
+            state.chain = cached
+            return passed(cached)
+        }
+        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+            RFC5280Policy(fixedExpiryValidationTime: time)
+            MdocExtensionsPolicy()
+        }
+        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(Array(chainCertificates.dropFirst())))
+        switch result {
+        case .validCertificate(let validated):
+            let chain = Array(validated)
+            await state.chainCache.store(chain, for: cacheKey)
+            state.chain = chain
+            return passed(chain)
+        case .couldNotValidate(let failures):
+            let reasons = failures.map { $0.policyFailureReason.description }
+            let rootNames = roots.map(\.subjectSummary).joined(separator: "; ")
+            let detail = reasons.isEmpty ? "no chain from \(leaf.subjectSummary) to a trusted root could be built" : reasons.joined(separator: "; ")
+            return .failed("untrustedIssuer", "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
+                           details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
+        }
+    }
+
+    private func passed(_ chain: [Certificate]) -> CheckOutcome {
+        let root = chain.last!
+        return .passed("The document signer chains to the trusted IACA \(root.subjectSummary); every certificate is valid at the verification time.",
+                       details: ["signer": chain[0].subjectSummary, "iaca": root.subjectSummary, "chainLength": String(chain.count)])
+    }
+}
+
+/// Declares the extensions that ISO 18013-5 certificates mark critical and that the
+/// `mdoc.issuer.certificateProfile` check enforces (extended key usage), so that chain building does
+/// not stop at them. The profile itself is a separate check with its own result.
+struct MdocExtensionsPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        .meetsPolicy
+    }
+}

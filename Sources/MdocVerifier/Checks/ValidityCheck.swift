@@ -1,0 +1,33 @@
+import Foundation
+import VerificationCore
+
+/// `mdoc.validity` (ISO 18013-5 §9.1.2.4): signed ≤ validFrom ≤ time ≤ validUntil, at the caller's
+/// verification time, with the policy's clock-skew allowance on both ends of the window.
+struct ValidityCheck: VerificationCheck {
+    var id: CheckID { .mdocValidity }
+    var prerequisites: [CheckID] { [.mdocMSOStructure] }
+
+    func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
+        let v = mso.validityInfo
+        let time = context.time
+        let skew = Double(state.policy.clockSkew.components.seconds)
+        let details = [
+            "signed": RFC3339Time.format(v.signed), "validFrom": RFC3339Time.format(v.validFrom),
+            "validUntil": RFC3339Time.format(v.validUntil), "time": RFC3339Time.format(time), "clockSkewSeconds": String(Int(skew)),
+        ]
+        if v.validFrom < v.signed {
+            return .failed("inconsistentValidity", "The MSO is valid from \(details["validFrom"]!), before it was signed (\(details["signed"]!)).", details: details)
+        }
+        if v.validUntil < v.validFrom {
+            return .failed("inconsistentValidity", "The MSO validity ends (\(details["validUntil"]!)) before it starts (\(details["validFrom"]!)).", details: details)
+        }
+        if time.addingTimeInterval(skew) < v.validFrom {
+            return .failed("notYetValid", "The MSO is not valid before \(details["validFrom"]!); the verification time is \(details["time"]!) (clock skew allowed: \(Int(skew)) s).", details: details)
+        }
+        if time.addingTimeInterval(-skew) > v.validUntil {
+            return .failed("expired", "The MSO expired at \(details["validUntil"]!); the verification time is \(details["time"]!) (clock skew allowed: \(Int(skew)) s). The holder must refresh the credential.", details: details)
+        }
+        return .passed("The MSO is valid from \(details["validFrom"]!) until \(details["validUntil"]!).", details: details)
+    }
+}

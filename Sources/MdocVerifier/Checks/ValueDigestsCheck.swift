@@ -1,0 +1,67 @@
+import Crypto
+import Mdoc
+import VerificationCore
+
+/// `mdoc.valueDigests` (ISO 18013-5 §9.1.2.5): for every received IssuerSignedItem, the digest over its
+/// tag-24 bytes as received equals `valueDigests[namespace][digestID]`. The MSO may hold more digests
+/// than items disclosed; an item without a digest, or two items with one digestID, fails.
+struct ValueDigestsCheck: VerificationCheck {
+    var id: CheckID { .mdocValueDigests }
+    var prerequisites: [CheckID] { [.mdocMSOStructure] }
+
+    static func digest(_ algorithm: String, _ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+        switch algorithm {
+        case "SHA-256": return Array(SHA256.hash(data: bytes))
+        case "SHA-384": return Array(SHA384.hash(data: bytes))
+        case "SHA-512": return Array(SHA512.hash(data: bytes))
+        default: return nil
+        }
+    }
+
+    func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
+        guard Self.digest(mso.digestAlgorithm, []) != nil else {
+            return .failed("unsupportedDigestAlgorithm", "The MSO digest algorithm \"\(mso.digestAlgorithm)\" is not one of SHA-256, SHA-384, SHA-512.")
+        }
+        var mismatched: [String] = []
+        var missing: [String] = []
+        var duplicated: [String] = []
+        var count = 0
+        for space in document.issuerSigned.nameSpaces {
+            var seen = Set<UInt64>()
+            for item in space.items {
+                let name = "\(space.name)/\(item.value.elementIdentifier)"
+                count += 1
+                if !seen.insert(item.value.digestID).inserted {
+                    duplicated.append(name)
+                    continue
+                }
+                guard let expected = mso.valueDigests[space.name]?[item.value.digestID] else {
+                    missing.append(name)
+                    continue
+                }
+                let actual = Self.digest(mso.digestAlgorithm, item.taggedBytes)!
+                if !expected.elementsEqual(actual) { mismatched.append(name) }
+            }
+        }
+        var problems: [String] = []
+        var details: [String: String] = [:]
+        if !mismatched.isEmpty {
+            problems.append("digest mismatch for \(mismatched.joined(separator: ", ")) (the element was altered after issuance)")
+            details["mismatched"] = mismatched.joined(separator: ",")
+        }
+        if !missing.isEmpty {
+            problems.append("no digest in the MSO for \(missing.joined(separator: ", "))")
+            details["missing"] = missing.joined(separator: ",")
+        }
+        if !duplicated.isEmpty {
+            problems.append("digestID used by more than one item: \(duplicated.joined(separator: ", "))")
+            details["duplicated"] = duplicated.joined(separator: ",")
+        }
+        guard problems.isEmpty else {
+            let reason: ReasonCode = !mismatched.isEmpty ? "digestMismatch" : (!missing.isEmpty ? "digestMissing" : "duplicateDigestID")
+            return .failed(reason, "Issuer-signed data does not match the MSO: \(problems.joined(separator: "; ")).", details: details)
+        }
+        return .passed("All \(count) issuer-signed elements match their \(mso.digestAlgorithm) digests in the MSO.", details: ["elements": String(count)])
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import SwiftASN1
+import X509
+
+/// The issuing authorities' root certificates (IACA) a verifier trusts, optionally restricted per
+/// docType (a passport root need not vouch for a driving licence).
+public struct IACATrustStore: Sendable {
+    public struct Anchor: Sendable {
+        public let certificate: Certificate
+        /// The docTypes this root may vouch for; nil for any.
+        public let docTypes: Set<String>?
+        /// Where it came from (a file name), for reports.
+        public let source: String
+    }
+
+    public private(set) var anchors: [Anchor] = []
+
+    public init(anchors: [Anchor] = []) {
+        self.anchors = anchors
+    }
+
+    public init(certificates: [Certificate], docTypes: Set<String>? = nil) {
+        self.anchors = certificates.map { Anchor(certificate: $0, docTypes: docTypes, source: "memory") }
+    }
+
+    public mutating func add(_ certificate: Certificate, docTypes: Set<String>? = nil, source: String = "memory") {
+        anchors.append(Anchor(certificate: certificate, docTypes: docTypes, source: source))
+    }
+
+    /// Adds every certificate in a PEM (one or more blocks) or DER file, or in every `.pem`, `.crt`,
+    /// `.cer` and `.der` file of a directory.
+    public mutating func load(path: String, docTypes: Set<String>? = nil) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw TrustStoreError("trust anchor path \(path) does not exist")
+        }
+        if isDirectory.boolValue {
+            let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+            let certificateFiles = names.filter { ["pem", "crt", "cer", "der"].contains(($0 as NSString).pathExtension.lowercased()) }
+            guard !certificateFiles.isEmpty else {
+                throw TrustStoreError("directory \(path) holds no .pem, .crt, .cer or .der file")
+            }
+            for name in certificateFiles {
+                try load(path: (path as NSString).appendingPathComponent(name), docTypes: docTypes)
+            }
+            return
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TrustStoreError("cannot read \(path)")
+        }
+        for certificate in try Self.certificates(in: [UInt8](data), name: path) {
+            add(certificate, docTypes: docTypes, source: (path as NSString).lastPathComponent)
+        }
+    }
+
+    /// Certificates in PEM text (one or more blocks) or one DER certificate.
+    public static func certificates(in bytes: [UInt8], name: String) throws -> [Certificate] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text.contains("-----BEGIN CERTIFICATE-----") {
+            var result: [Certificate] = []
+            var remainder = Substring(text)
+            while let start = remainder.range(of: "-----BEGIN CERTIFICATE-----"),
+                  let end = remainder.range(of: "-----END CERTIFICATE-----", range: start.upperBound..<remainder.endIndex) {
+                let block = String(remainder[start.lowerBound..<end.upperBound])
+                do {
+                    result.append(try Certificate(pemEncoded: block))
+                } catch {
+                    throw TrustStoreError("\(name): a PEM certificate block could not be parsed (\(error))")
+                }
+                remainder = remainder[end.upperBound...]
+            }
+            return result
+        }
+        do {
+            return [try Certificate(derEncoded: bytes)]
+        } catch {
+            throw TrustStoreError("\(name) is neither a PEM certificate nor a DER certificate")
+        }
+    }
+
+    /// Roots that may vouch for a docType.
+    public func roots(for docType: String) -> [Certificate] {
+        anchors.filter { $0.docTypes == nil || $0.docTypes!.contains(docType) }.map(\.certificate)
+    }
+}
+
+public struct TrustStoreError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

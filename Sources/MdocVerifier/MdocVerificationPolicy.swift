@@ -1,0 +1,28 @@
+import VerificationCore
+
+/// The parameters of an mdoc verification and the requirement level of each check.
+public struct MdocVerificationPolicy: Sendable {
+    public var requirements: VerificationPolicy
+    /// Tolerance applied to the MSO validity window (issuer, device and server clocks disagree).
+    /// Default 60 seconds.
+    public var clockSkew: Duration
+    /// Whether a missing countryName in the DS or IACA fails `mdoc.issuer.country` (ISO strict,
+    /// passports) or is reported as a warning (Apple's in-app test issuer has none).
+    public var requireCountryName: Bool
+    /// Document types accepted; nil accepts any.
+    public var acceptedDocTypes: Set<String>?
+
+    public init(requirements: VerificationPolicy, clockSkew: Duration = .seconds(60), requireCountryName: Bool = true, acceptedDocTypes: Set<String>? = nil) {
+        self.requirements = requirements
+        self.clockSkew = clockSkew
+        self.requireCountryName = requireCountryName
+        self.acceptedDocTypes = acceptedDocTypes
+    }
+
+    /// ISO/IEC 18013-5 as written: every check required, countryName required.
+    public static let iso18013Strict = MdocVerificationPolicy(requirements: VerificationPolicy(name: "mdoc/iso18013-5-strict@1"))
+
+    /// Apple's Verify with Wallet in-app flow: as strict, except that a missing countryName is a
+    /// warning (Apple's own test issuer has none).
+    public static let appleInApp = MdocVerificationPolicy(requirements: VerificationPolicy(name: "wallet-identity/production@1"), requireCountryName: false)
+}

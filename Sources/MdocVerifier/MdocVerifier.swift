@@ -1,0 +1,155 @@
+import Crypto
+import Foundation
+import Mdoc
+import VerificationCore
+import WalletCBOR
+import X509
+
+/// A document as the verifier saw it: its type, the issuer and the elements. Element values are
+/// personal data: `description` does not show them.
+public struct VerifiedDocument: Sendable, CustomStringConvertible {
+    public struct NameSpace: Sendable {
+        public let name: String
+        public let elements: [(identifier: String, value: ElementValue)]
+
+        public subscript(identifier: String) -> ElementValue? {
+            elements.first { $0.identifier == identifier }?.value
+        }
+    }
+
+    public let index: Int
+    public let docType: String
+    public let issuerSigned: [NameSpace]
+    public let deviceSigned: [NameSpace]
+    /// Subject of the document signer and of the trusted root, when known.
+    public let documentSigner: String?
+    public let issuingAuthority: String?
+    /// The MSO validity window, when the MSO decoded.
+    public let validFrom: Date?
+    public let validUntil: Date?
+    /// The MSO `status` entry (revocation), as received.
+    public let msoStatus: CBORNode?
+
+    public func element(_ nameSpace: String, _ identifier: String) -> ElementValue? {
+        issuerSigned.first { $0.name == nameSpace }?[identifier]
+    }
+
+    public var description: String {
+        "VerifiedDocument(\(docType), \(issuerSigned.reduce(0) { $0 + $1.elements.count }) issuer-signed elements, values redacted)"
+    }
+
+    /// `{"docType", "elements": {namespace: {identifier: value}}, "deviceSignedElements": {...}}`.
+    public func json(includeElements: Bool) -> String {
+        func spaces(_ list: [NameSpace]) -> String {
+            "{" + list.map { space in
+                JSONText.quote(space.name) + ":{" + space.elements.map { JSONText.quote($0.identifier) + ":" + $0.value.json }.joined(separator: ",") + "}"
+            }.joined(separator: ",") + "}"
+        }
+        var fields = [JSONText.quote("docType") + ":" + JSONText.quote(docType)]
+        if includeElements {
+            fields.append(JSONText.quote("elements") + ":" + spaces(issuerSigned))
+            fields.append(JSONText.quote("deviceSignedElements") + ":" + spaces(deviceSigned))
+        }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}
+
+/// The outcome of verifying a DeviceResponse: the report, and the documents with their elements.
+/// Use elements only when `report.verdict == .accepted`.
+public struct MdocVerificationResult: Sendable {
+    public let report: VerificationReport
+    public let documents: [VerifiedDocument]
+}
+
+/// Verifies ISO/IEC 18013-5 DeviceResponses (§9.1.2 issuer data authentication, §9.1.3 mdoc
+/// authentication, §9.3). Create one per trust store and reuse it: it caches validated DS → IACA chains.
+public struct MdocVerifier: Sendable {
+    public let trustStore: IACATrustStore
+    public let policy: MdocVerificationPolicy
+    let chainCache: ValidatedChainCache
+
+    public init(trustStore: IACATrustStore, policy: MdocVerificationPolicy = .iso18013Strict) {
+        self.trustStore = trustStore
+        self.policy = policy
+        self.chainCache = ValidatedChainCache()
+    }
+
+    /// Verifies DeviceResponse bytes. Bytes that are not a DeviceResponse give a rejected report (a
+    /// failed `mdoc.response.structure`), never a thrown error.
+    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, at time: Date, flow: String = "mdoc") async -> MdocVerificationResult {
+        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
+        let response: DeviceResponse
+        do {
+            response = try DeviceResponse(cborBytes: bytes)
+        } catch {
+            runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
+            return MdocVerificationResult(report: runner.report(flow: flow), documents: [])
+        }
+        return await verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow)
+    }
+
+    /// Verifies a decoded DeviceResponse.
+    public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, at time: Date, flow: String = "mdoc") async -> MdocVerificationResult {
+        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
+        return await verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow)
+    }
+
+    /// Runs the checks into an existing runner (flows that add their own checks before and after).
+    public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String) async -> MdocVerificationResult {
+        let responseVersion = MdocVersion(response.version)
+        runner.run(.mdocResponseStructure) {
+            guard let version = responseVersion else {
+                return .failed("invalidVersion", "The DeviceResponse version \"\(response.version)\" is not of the form major.minor.")
+            }
+            guard version >= .v1_0 else { return .failed("unsupportedVersion", "The DeviceResponse version \(version) is below 1.0.") }
+            guard response.status == 0 else {
+                return .failed("responseStatus", "The DeviceResponse status is \(response.status), not 0 (OK): the holder's device reported an error.")
+            }
+            guard !response.documentResults.isEmpty else {
+                let errors = response.documentErrors.map { "\($0.key) (error \($0.value))" }.joined(separator: ", ")
+                return .failed("noDocuments", "The DeviceResponse holds no documents" + (errors.isEmpty ? "." : "; document errors: \(errors)."))
+            }
+            return .passed("DeviceResponse version \(version), status 0, \(response.documentResults.count) document(s).")
+        }
+
+        var documents: [VerifiedDocument] = []
+        for (index, decoded) in response.documentResults.enumerated() {
+            var state = DocumentState(index: index, decoded: decoded, responseVersion: responseVersion, transcript: transcript, readerKey: readerKey,
+                                      trustStore: trustStore, policy: policy, chainCache: chainCache)
+            let scope = state.scope
+            await runner.run(DocumentStructureCheck(), state: &state, scope: scope)
+            await runner.run(IssuerSignatureCheck(), state: &state, scope: scope)
+            await runner.run(IssuerChainCheck(), state: &state, scope: scope)
+            await runner.run(CertificateProfileCheck(), state: &state, scope: scope)
+            await runner.run(IssuingCountryCheck(), state: &state, scope: scope)
+            if let country = runner.results.last, country.id == .mdocIssuerCountry, country.reason == "countryNameAbsent" {
+                runner.warn("countryNameAbsent", country.message, scope: scope)
+            }
+            await runner.run(MSOStructureCheck(), state: &state, scope: scope)
+            await runner.run(MSOVersionCheck(), state: &state, scope: scope)
+            await runner.run(ValueDigestsCheck(), state: &state, scope: scope)
+            await runner.run(DocTypeCheck(), state: &state, scope: scope)
+            await runner.run(ValidityCheck(), state: &state, scope: scope)
+            await runner.run(DeviceAuthenticationCheck(), state: &state, scope: scope)
+            await runner.run(KeyAuthorizationsCheck(), state: &state, scope: scope)
+            if let document = state.document {
+                documents.append(Self.verifiedDocument(index: index, document: document, state: state))
+            }
+        }
+        return MdocVerificationResult(report: runner.report(flow: flow), documents: documents)
+    }
+
+    static func verifiedDocument(index: Int, document: Document, state: DocumentState) -> VerifiedDocument {
+        let issuer = document.issuerSigned.nameSpaces.map { space in
+            VerifiedDocument.NameSpace(name: space.name, elements: space.items.map { (identifier: $0.value.elementIdentifier, value: ElementValue($0.value.elementValue)) })
+        }
+        let device = (document.deviceSigned?.nameSpaces ?? []).map { space in
+            VerifiedDocument.NameSpace(name: space.name, elements: space.elements.map { (identifier: $0.identifier, value: ElementValue($0.value)) })
+        }
+        let signer = (try? state.certificates?.get())?.first?.subjectSummary
+        return VerifiedDocument(index: index, docType: document.docType, issuerSigned: issuer, deviceSigned: device,
+                                documentSigner: signer, issuingAuthority: state.chain?.last?.subjectSummary,
+                                validFrom: state.mso?.validityInfo.validFrom, validUntil: state.mso?.validityInfo.validUntil,
+                                msoStatus: state.mso?.status)
+    }
+}
