@@ -1,0 +1,213 @@
+import Foundation
+import VerificationCore
+
+/// The `version` of a payment token.
+public enum ApplePayTokenVersion: String, Sendable, Hashable, CaseIterable {
+    /// Elliptic-curve encryption (ECDH P-256, AES-256-GCM); ECDSA-signed.
+    case ecV1 = "EC_v1"
+    /// RSA key wrapping (RSA-OAEP SHA-256, AES-128-GCM); RSA-signed.
+    case rsaV1 = "RSA_v1"
+}
+
+/// A payment token (`paymentData`) with every field decoded, but nothing verified yet.
+///
+/// The decoded bytes are the bytes that were received; the signature and the decryption use them
+/// as they are.
+public struct ApplePayToken: Sendable, Hashable {
+    public var version: ApplePayTokenVersion
+    /// `data`, base64-decoded: ciphertext followed by the 16-byte GCM tag.
+    public var data: [UInt8]
+    /// `signature`, base64-decoded: a detached CMS SignedData (usually BER).
+    public var signature: [UInt8]
+    public var header: Header
+    /// `transactionIdentifier` of a whole PKPaymentToken, when one was given (not signed).
+    public var outerTransactionIdentifier: String?
+
+    public struct Header: Sendable, Hashable {
+        /// `ephemeralPublicKey` (EC_v1), base64-decoded: a SubjectPublicKeyInfo.
+        public var ephemeralPublicKey: [UInt8]?
+        /// `wrappedKey` (RSA_v1), base64-decoded.
+        public var wrappedKey: [UInt8]?
+        /// `publicKeyHash` as received (base64 of SHA-256 of the merchant certificate's SPKI).
+        public var publicKeyHash: String
+        /// `transactionId` as received (hex).
+        public var transactionId: String
+        /// `transactionId`, hex-decoded.
+        public var transactionIdBytes: [UInt8]
+        /// `applicationData` as received (hex), when present.
+        public var applicationData: String?
+        /// `applicationData`, hex-decoded.
+        public var applicationDataBytes: [UInt8]?
+    }
+
+    /// The bytes the CMS signature covers: ephemeralPublicKey (EC_v1) or wrappedKey (RSA_v1) ‖ data ‖
+    /// transactionId ‖ applicationData (when present), each decoded.
+    public var signedContent: [UInt8] {
+        var out: [UInt8] = []
+        let keyPart = version == .ecV1 ? header.ephemeralPublicKey ?? [] : header.wrappedKey ?? []
+        out.reserveCapacity(keyPart.count + data.count + header.transactionIdBytes.count + (header.applicationDataBytes?.count ?? 0))
+        out += keyPart
+        out += data
+        out += header.transactionIdBytes
+        if let applicationData = header.applicationDataBytes { out += applicationData }
+        return out
+    }
+}
+
+/// Why a token could not be read. Recorded as a failed `applepay.token.structure` check.
+public struct ApplePayTokenError: Error, CheckFailureDescribing, Hashable, CustomStringConvertible {
+    public var reasonCode: ReasonCode
+    public var checkMessage: String
+    /// The field concerned, e.g. `header.transactionId`.
+    public var field: String?
+
+    public init(_ reason: ReasonCode, _ message: String, field: String? = nil) {
+        self.reasonCode = reason
+        self.checkMessage = message
+        self.field = field
+    }
+
+    public var description: String { "ApplePayTokenError.\(reasonCode): \(checkMessage)" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.reasonCode == rhs.reasonCode }
+    public func hash(into hasher: inout Hasher) { hasher.combine(reasonCode) }
+}
+
+extension ApplePayToken {
+    /// Largest token accepted (real tokens are 3–6 KB).
+    public static let maximumInputSize = 256 * 1024
+
+    /// Reads a `paymentData` JSON object, or a whole PKPaymentToken (`paymentData`, `paymentMethod`,
+    /// `transactionIdentifier`). `paymentData` may also be given as a JSON string or as base64 of
+    /// the JSON (what iOS apps often send).
+    public init(json bytes: [UInt8]) throws(ApplePayTokenError) {
+        guard bytes.count <= Self.maximumInputSize else {
+            throw ApplePayTokenError(.inputTooLarge, "the token is \(bytes.count) bytes; the limit is \(Self.maximumInputSize)")
+        }
+        guard let object = Self.jsonObject(bytes) else {
+            throw ApplePayTokenError(.malformedJSON, "the token is not a JSON object")
+        }
+        var paymentData = object
+        var outerTransactionIdentifier: String?
+        if object["version"] == nil, let inner = object["paymentData"] {
+            // A whole PKPaymentToken.
+            if let dictionary = inner as? [String: Any] {
+                paymentData = dictionary
+            } else if let text = inner as? String, let dictionary = Self.jsonObject(Array(text.utf8)) ?? TokenEncoding.base64Decode(text).flatMap(Self.jsonObject) {
+                paymentData = dictionary
+            } else {
+                throw ApplePayTokenError(.malformedJSON, "paymentData is neither a JSON object nor JSON text nor base64 of JSON", field: "paymentData")
+            }
+            if let identifier = object["transactionIdentifier"] {
+                guard let text = identifier as? String else {
+                    throw ApplePayTokenError(.malformedJSON, "transactionIdentifier is not a string", field: "transactionIdentifier")
+                }
+                outerTransactionIdentifier = text
+            }
+        } else if object["version"] == nil {
+            throw ApplePayTokenError(.missingField, "the JSON object has neither `version` (a paymentData object) nor `paymentData` (a PKPaymentToken)", field: "version")
+        }
+
+        let versionText = try Self.string(paymentData, "version", path: "version")
+        guard let version = ApplePayTokenVersion(rawValue: versionText) else {
+            throw ApplePayTokenError(.unsupportedVersion, "version \(Self.quoted(versionText)) is not supported; expected EC_v1 or RSA_v1", field: "version")
+        }
+        let data = try Self.base64(paymentData, "data", path: "data")
+        guard data.count >= 16 else {
+            throw ApplePayTokenError(.invalidBase64, "data is \(data.count) bytes, shorter than the 16-byte GCM tag", field: "data")
+        }
+        let signature = try Self.base64(paymentData, "signature", path: "signature")
+        guard let headerObject = paymentData["header"] else {
+            throw ApplePayTokenError(.missingField, "header is missing", field: "header")
+        }
+        guard let header = headerObject as? [String: Any] else {
+            throw ApplePayTokenError(.malformedJSON, "header is not a JSON object", field: "header")
+        }
+
+        var ephemeralPublicKey: [UInt8]?
+        var wrappedKey: [UInt8]?
+        switch version {
+        case .ecV1:
+            ephemeralPublicKey = try Self.base64(header, "ephemeralPublicKey", path: "header.ephemeralPublicKey")
+            if header["wrappedKey"] != nil {
+                throw ApplePayTokenError(.unexpectedField, "an EC_v1 header must not carry wrappedKey", field: "header.wrappedKey")
+            }
+        case .rsaV1:
+            wrappedKey = try Self.base64(header, "wrappedKey", path: "header.wrappedKey")
+            if header["ephemeralPublicKey"] != nil {
+                throw ApplePayTokenError(.unexpectedField, "an RSA_v1 header must not carry ephemeralPublicKey", field: "header.ephemeralPublicKey")
+            }
+        }
+
+        let publicKeyHash = try Self.string(header, "publicKeyHash", path: "header.publicKeyHash")
+        guard let hashBytes = TokenEncoding.base64Decode(publicKeyHash) else {
+            throw ApplePayTokenError(.invalidBase64, "header.publicKeyHash is not base64", field: "header.publicKeyHash")
+        }
+        guard hashBytes.count == 32 else {
+            throw ApplePayTokenError(.invalidBase64, "header.publicKeyHash decodes to \(hashBytes.count) bytes; a SHA-256 hash has 32", field: "header.publicKeyHash")
+        }
+
+        let transactionId = try Self.string(header, "transactionId", path: "header.transactionId")
+        guard let transactionIdBytes = TokenEncoding.hexDecode(transactionId), !transactionIdBytes.isEmpty else {
+            throw ApplePayTokenError(.invalidHex, "header.transactionId is not hex text", field: "header.transactionId")
+        }
+
+        var applicationData: String?
+        var applicationDataBytes: [UInt8]?
+        if let value = header["applicationData"], !(value is NSNull) {
+            guard let text = value as? String else {
+                throw ApplePayTokenError(.malformedJSON, "header.applicationData is not a string", field: "header.applicationData")
+            }
+            guard let decoded = TokenEncoding.hexDecode(text) else {
+                throw ApplePayTokenError(.invalidHex, "header.applicationData is not hex text", field: "header.applicationData")
+            }
+            applicationData = text
+            applicationDataBytes = decoded
+        }
+
+        self.version = version
+        self.data = data
+        self.signature = signature
+        self.header = Header(
+            ephemeralPublicKey: ephemeralPublicKey,
+            wrappedKey: wrappedKey,
+            publicKeyHash: publicKeyHash,
+            transactionId: transactionId,
+            transactionIdBytes: transactionIdBytes,
+            applicationData: applicationData,
+            applicationDataBytes: applicationDataBytes
+        )
+        self.outerTransactionIdentifier = outerTransactionIdentifier
+    }
+
+    private static func jsonObject(_ bytes: [UInt8]) -> [String: Any]? {
+        guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }), first == UInt8(ascii: "{") else {
+            return nil
+        }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+    }
+
+    private static func string(_ object: [String: Any], _ key: String, path: String) throws(ApplePayTokenError) -> String {
+        guard let value = object[key] else {
+            throw ApplePayTokenError(.missingField, "\(path) is missing", field: path)
+        }
+        guard let text = value as? String else {
+            throw ApplePayTokenError(.malformedJSON, "\(path) is not a string", field: path)
+        }
+        return text
+    }
+
+    private static func base64(_ object: [String: Any], _ key: String, path: String) throws(ApplePayTokenError) -> [UInt8] {
+        let text = try string(object, key, path: path)
+        guard let bytes = TokenEncoding.base64Decode(text) else {
+            throw ApplePayTokenError(.invalidBase64, "\(path) is not base64 (\(text.utf8.count) characters)", field: path)
+        }
+        return bytes
+    }
+
+    static func quoted(_ text: String) -> String {
+        let prefix = text.prefix(40)
+        let cleaned = String(prefix.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? Character($0) : "?" })
+        return "\"" + cleaned + (text.count > 40 ? "…" : "") + "\""
+    }
+}

@@ -1,0 +1,121 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import SwiftASN1
+import X509
+
+/// Object identifiers Apple defines for Apple Pay certificates.
+public enum ApplePayOID {
+    /// Marker on the Apple Pay signing leaf certificate.
+    public static let leafMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 29]
+    /// Marker on Apple Application Integration CA - G3 (the intermediate).
+    public static let intermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 14]
+    /// Merchant identifier extension of a payment-processing certificate: hex of SHA-256(merchant id).
+    public static let merchantIdentifier: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 32]
+    /// The `UID` attribute in the merchant certificate's subject (holds the merchant id in clear).
+    public static let userID: ASN1ObjectIdentifier = [0, 9, 2342, 19_200_300, 100, 1, 1]
+}
+
+/// A certificate parsed once, with what the checks read from it precomputed.
+struct ParsedCertificate: Sendable {
+    let certificate: Certificate
+    let der: [UInt8]
+    let sha256: [UInt8]
+    let notValidBefore: Date
+    let notValidAfter: Date
+    let hasLeafMarker: Bool
+    let hasIntermediateMarker: Bool
+    let signingKey: SigningKey?
+    /// `CN=...` or the whole subject, for messages.
+    let displayName: String
+
+    enum SigningKey: Sendable {
+        case p256(P256.Signing.PublicKey)
+        case rsa(_RSA.Signing.PublicKey)
+
+        var algorithmName: String {
+            switch self {
+            case .p256: return "EC P-256"
+            case .rsa(let key): return "RSA-\(key.keySizeInBits)"
+            }
+        }
+    }
+
+    init(der: [UInt8]) throws {
+        let certificate = try Certificate(derEncoded: der)
+        self.certificate = certificate
+        self.der = der
+        self.sha256 = Array(SHA256.hash(data: der))
+        self.notValidBefore = certificate.notValidBefore
+        self.notValidAfter = certificate.notValidAfter
+        self.hasLeafMarker = certificate.extensions[oid: ApplePayOID.leafMarker] != nil
+        self.hasIntermediateMarker = certificate.extensions[oid: ApplePayOID.intermediateMarker] != nil
+        if let p256 = P256.Signing.PublicKey(certificate.publicKey) {
+            self.signingKey = .p256(p256)
+        } else if let rsa = _RSA.Signing.PublicKey(certificate.publicKey) {
+            self.signingKey = .rsa(rsa)
+        } else {
+            self.signingKey = nil
+        }
+        self.displayName = Self.displayName(certificate.subject)
+    }
+
+    static func displayName(_ name: DistinguishedName) -> String {
+        for rdn in name {
+            for attribute in rdn where attribute.type == .RDNAttributeType.commonName {
+                return attribute.value.description
+            }
+        }
+        return name.description
+    }
+
+    var serialHex: String {
+        TokenEncoding.hexEncode(certificate.serialNumber.bytes, uppercase: true)
+    }
+
+    func matches(_ identifier: CMSSignerIdentifier) -> Bool {
+        switch identifier {
+        case .issuerAndSerialNumber(let issuer, let serial):
+            return certificate.serialNumber == serial && certificate.issuer == issuer
+        case .subjectKeyIdentifier(let ski):
+            guard let own = try? certificate.extensions.subjectKeyIdentifier else { return false }
+            return own.keyIdentifier.elementsEqual(ski)
+        }
+    }
+}
+
+/// Parsed certificates by DER, so the certificates Apple repeats in every token are parsed once.
+///
+/// Bounded: when full it starts over (Apple uses a handful of certificates at any time).
+final class CertificateParseCache: Sendable {
+    private let entries = LockedBox<[ArraySlice<UInt8>: ParsedCertificate]>([:])
+    private let capacity: Int
+
+    init(capacity: Int = 64) {
+        self.capacity = capacity
+    }
+
+    func certificate(der: ArraySlice<UInt8>) throws -> ParsedCertificate {
+        if let hit = entries.withLock({ $0[der] }) { return hit }
+        let parsed = try ParsedCertificate(der: Array(der))
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[ArraySlice(parsed.der)] = parsed
+        }
+        return parsed
+    }
+}
+
+/// A value behind a lock (NSLock: available on every platform the package builds for).
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

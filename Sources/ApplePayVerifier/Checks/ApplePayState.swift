@@ -1,0 +1,42 @@
+import Foundation
+import VerificationCore
+
+/// What the checks of one verification learn and hand on to later checks.
+struct ApplePayState: Sendable {
+    let input: [UInt8]
+    var token: ApplePayToken?
+    var signedData: CMSSignedData?
+    var signer: CMSSignerInfo?
+    var leaf: ParsedCertificate?
+    /// Every certificate of the SignedData except the leaf, in received order.
+    var otherCertificates: [ParsedCertificate] = []
+    /// The certificate among ``otherCertificates`` that issued the leaf (by name; a marked one first).
+    var intermediate: ParsedCertificate?
+    var signingTime: Date?
+    var merchantKey: MerchantKey?
+    var plaintext: [UInt8]?
+    var payment: ApplePayPaymentData?
+
+    init(input: [UInt8]) {
+        self.input = input
+    }
+}
+
+/// Thrown by a check whose state lacks what an earlier check should have provided (possible only
+/// when a policy makes that earlier check advisory or disables it).
+struct MissingPrerequisite: Error, CheckFailureDescribing {
+    var reasonCode: ReasonCode { .prerequisiteFailed }
+    var checkMessage: String
+
+    init(_ what: String) {
+        self.checkMessage = "Not evaluated: \(what) is not available because an earlier check did not pass."
+    }
+}
+
+extension ApplePayPolicy {
+    /// `ids` reduced to those this policy requires, so that an advisory or disabled check never
+    /// blocks the checks after it.
+    func requiredOnly(_ ids: [CheckID]) -> [CheckID] {
+        ids.filter(isRequired)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import VerificationCore
+
+/// `applepay.expect.currency`: the decrypted currencyCode is the one the caller charges in.
+struct ExpectedCurrencyCheck: VerificationCheck {
+    let id = CheckID.applePayExpectCurrency
+    let expected: String?
+
+    var prerequisites: [CheckID] { expected == nil ? [] : [.applePayPaymentData] }
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let expected else { return .notApplicable("no expected currency was given") }
+        guard let payment = state.payment else { throw MissingPrerequisite("the payment data") }
+        guard payment.currencyCode == expected else {
+            return .failed(.currencyMismatch, "the token's currency is \(payment.currencyCode), expected \(expected)", details: ["actual": payment.currencyCode, "expected": expected])
+        }
+        return .passed("currency \(expected) as expected")
+    }
+}
+
+/// `applepay.expect.amount`: the decrypted transactionAmount is the amount the caller charges.
+struct ExpectedAmountCheck: VerificationCheck {
+    let id = CheckID.applePayExpectAmount
+    let expected: Decimal?
+
+    var prerequisites: [CheckID] { expected == nil ? [] : [.applePayPaymentData] }
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let expected else { return .notApplicable("no expected amount was given") }
+        guard let payment = state.payment else { throw MissingPrerequisite("the payment data") }
+        guard payment.transactionAmount == expected else {
+            return .failed(.amountMismatch, "the token's transactionAmount is \(payment.transactionAmount), expected \(expected)", details: ["actual": "\(payment.transactionAmount)", "expected": "\(expected)"])
+        }
+        return .passed("amount \(expected) as expected")
+    }
+}
+
+/// `applepay.expect.applicationData`: the signed header.applicationData (hex SHA-256 of the payment
+/// request's applicationData) is the caller's.
+struct ExpectedApplicationDataCheck: VerificationCheck {
+    let id = CheckID.applePayExpectApplicationData
+    let expected: String?
+    let prerequisites: [CheckID]
+
+    init(expected: String?, policy: ApplePayPolicy) {
+        self.expected = expected
+        // Compare only a value the signature covers.
+        self.prerequisites = expected == nil ? [] : [.applePayTokenStructure] + policy.requiredOnly([.applePaySignatureMessageDigest, .applePaySignatureSigner])
+    }
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let expected else { return .notApplicable("no expected applicationData was given") }
+        guard let token = state.token else { throw MissingPrerequisite("the token") }
+        guard let expectedBytes = TokenEncoding.hexDecode(expected.trimmingCharacters(in: .whitespaces)) else {
+            return .failed(.applicationDataMismatch, "the expected applicationData is not hex text")
+        }
+        guard let actual = token.header.applicationDataBytes, let actualText = token.header.applicationData else {
+            return .failed(.applicationDataMissing, "the token has no header.applicationData, but \(expected) was expected")
+        }
+        guard actual == expectedBytes else {
+            return .failed(.applicationDataMismatch, "header.applicationData is \(actualText), expected \(expected)", details: ["actual": actualText, "expected": expected])
+        }
+        return .passed("applicationData \(actualText) as expected")
+    }
+}

@@ -1,0 +1,28 @@
+import VerificationCore
+
+/// `applepay.keySelection`: `header.publicKeyHash` names a configured merchant key of the type the
+/// token version needs, chosen before anything is decrypted.
+struct KeySelectionCheck: VerificationCheck {
+    let id = CheckID.applePayKeySelection
+    let prerequisites: [CheckID] = [.applePayTokenStructure]
+    let keyRing: MerchantKeyRing
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let token = state.token else { throw MissingPrerequisite("the token") }
+        let hash = token.header.publicKeyHash
+        guard let key = keyRing.key(forPublicKeyHash: hash) else {
+            return .failed(.noMatchingMerchantKey, "no configured merchant key matches publicKeyHash \(hash) (\(keyRing.keys.count) configured: \(keyRing.publicKeyHashes.joined(separator: ", ")))", details: [
+                "publicKeyHash": hash,
+                "configuredKeys": String(keyRing.keys.count),
+            ])
+        }
+        switch (token.version, key.privateKey) {
+        case (.ecV1, .ecP256), (.rsaV1, .rsa):
+            break
+        default:
+            return .failed(.keyTypeMismatch, "the merchant key for publicKeyHash \(hash) is \(key.privateKey.kindName), but a \(token.version.rawValue) token needs \(token.version == .ecV1 ? "an EC P-256" : "an RSA") key", details: ["publicKeyHash": hash])
+        }
+        state.merchantKey = key
+        return .passed("merchant key \(hash) (\(key.privateKey.kindName), \(ParsedCertificate.displayName(key.certificate.subject)))", details: ["publicKeyHash": hash])
+    }
+}

@@ -1,0 +1,36 @@
+import Crypto
+import SwiftASN1
+import VerificationCore
+
+/// `applepay.signature.messageDigest`: the message-digest signed attribute is SHA-256 of
+/// ephemeralPublicKey or wrappedKey ‖ data ‖ transactionId ‖ applicationData, all decoded as
+/// received. This is what ties the signature to the token's fields.
+struct MessageDigestCheck: VerificationCheck {
+    let id = CheckID.applePaySignatureMessageDigest
+    let prerequisites: [CheckID] = [.applePaySignatureCMS]
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let token = state.token, let signer = state.signer else { throw MissingPrerequisite("the SignerInfo") }
+        guard signer.digestAlgorithm.algorithm == CMSOID.sha256, signer.digestAlgorithm.parametersAbsentOrNull else {
+            return .failed(.unsupportedDigestAlgorithm, "the digest algorithm is \(signer.digestAlgorithm); Apple Pay uses sha256 (parameters absent or NULL)")
+        }
+        let node: ASN1Node
+        switch SignedAttributes.single(CMSOID.messageDigest, name: "message-digest", in: signer) {
+        case .problem(let outcome): return outcome
+        case .value(let value): node = value
+        }
+        guard let digest = try? ASN1OctetString(berEncoded: node) else {
+            return .failed(.malformedAttribute, "the message-digest attribute is not an OCTET STRING")
+        }
+        let computed = Array(SHA256.hash(data: token.signedContent))
+        let fields = token.version == .ecV1 ? "ephemeralPublicKey ‖ data ‖ transactionId" : "wrappedKey ‖ data ‖ transactionId"
+        let covered = fields + (token.header.applicationDataBytes != nil ? " ‖ applicationData" : "")
+        guard digest.bytes.elementsEqual(computed) else {
+            return .failed(.digestMismatch, "the signed message digest is not SHA-256 of \(covered): a signed field was altered or the fields were not decoded as sent", details: [
+                "signedDigest": TokenEncoding.hexEncode(digest.bytes),
+                "computedDigest": TokenEncoding.hexEncode(computed),
+            ])
+        }
+        return .passed("message digest is SHA-256 of \(covered)")
+    }
+}

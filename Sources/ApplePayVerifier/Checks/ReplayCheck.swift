@@ -1,0 +1,56 @@
+import Foundation
+import VerificationCore
+
+/// `replay.transactionId`: the transaction identifier is recorded in the ``ReplayStore`` and
+/// accepted once. Runs last and only when every other required check passed, so a token rejected
+/// for another reason (a configuration error, a wrong amount) does not use up its identifier.
+/// Entries expire at signing time + maximum age + skew, after which `applepay.signingTime` rejects
+/// the token anyway.
+struct ReplayCheck: VerificationCheck {
+    let id = CheckID.replayTransactionId
+    let prerequisites: [CheckID]
+    let store: any ReplayStore
+    let policy: ApplePayPolicy
+
+    init(store: any ReplayStore, policy: ApplePayPolicy, expectations: ApplePayExpectations) {
+        self.store = store
+        self.policy = policy
+        var before: [CheckID] = [
+            .applePaySignatureCMS, .applePaySignatureMarkerOIDs, .applePaySignatureCertificateValidity,
+            .applePaySignatureChain, .applePaySignatureContentType, .applePaySignatureMessageDigest,
+            .applePaySignatureSigner, .applePaySigningTime, .applePayKeySelection, .applePayDecryption,
+            .applePayPaymentData,
+        ]
+        if expectations.currencyCode != nil { before.append(.applePayExpectCurrency) }
+        if expectations.transactionAmount != nil { before.append(.applePayExpectAmount) }
+        if expectations.applicationData != nil { before.append(.applePayExpectApplicationData) }
+        self.prerequisites = [.applePayTokenStructure] + policy.requiredOnly(before)
+    }
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let token = state.token else { throw MissingPrerequisite("the token") }
+        // Lower-case hex: the same identifier in either case is the same transaction.
+        let key = TokenEncoding.hexEncode(token.header.transactionIdBytes)
+        let skew = max(policy.allowedFutureSkew.seconds, context.clockSkewSeconds)
+        var signingTime = state.signingTime
+        if signingTime == nil, let signer = state.signer, case .success(let date) = SigningTimeCheck.signingTime(signer) {
+            signingTime = date
+        }
+        let base = max(signingTime ?? context.time, context.time)
+        let expiresAt = base.addingTimeInterval(policy.maximumSigningAge.seconds + skew)
+        let outcome: ReplayOutcome
+        do {
+            outcome = try await store.recordFirstUse(namespace: policy.replayNamespace, key: key, expiresAt: expiresAt, now: context.time)
+        } catch let error as any CheckFailureDescribing {
+            throw error
+        } catch {
+            throw OperationalError(.unavailable, "the replay store failed: \(type(of: error))", retryable: true)
+        }
+        switch outcome {
+        case .firstUse:
+            return .passed("transactionId \(token.header.transactionId) seen for the first time; remembered until \(expiresAt.rfc3339)", details: ["transactionId": key])
+        case .alreadyUsed:
+            return .failed(.replayed, "transactionId \(token.header.transactionId) was already accepted: this token is a replay", details: ["transactionId": key])
+        }
+    }
+}

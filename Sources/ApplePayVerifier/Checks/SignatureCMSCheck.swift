@@ -1,0 +1,64 @@
+import VerificationCore
+import X509
+
+/// `applepay.signature.cms`: `signature` is a detached CMS SignedData with exactly one signer whose
+/// certificate is in it.
+struct SignatureCMSCheck: VerificationCheck {
+    let id = CheckID.applePaySignatureCMS
+    let prerequisites: [CheckID] = [.applePayTokenStructure]
+    let certificates: CertificateParseCache
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let token = state.token else { throw MissingPrerequisite("the token") }
+        let signedData = try CMSSignedData(berEncoded: token.signature)
+        state.signedData = signedData
+        guard !signedData.hasEncapsulatedContent else {
+            return .failed(.notDetached, "the SignedData carries content; Apple Pay signatures are detached (the signed content is the token's fields)")
+        }
+        guard signedData.signers.count == 1, let signer = signedData.signers.first else {
+            return .failed(.unexpectedSignerCount, "the SignedData has \(signedData.signers.count) signers; exactly one is expected")
+        }
+        state.signer = signer
+        guard !signedData.certificates.isEmpty else {
+            return .failed(.signerCertificateNotFound, "the SignedData holds no certificates; Apple includes the leaf and the intermediate")
+        }
+        var parsed: [ParsedCertificate] = []
+        for (index, der) in signedData.certificates.enumerated() {
+            do {
+                parsed.append(try certificates.certificate(der: der))
+            } catch {
+                return .failed(.malformedCMS, "certificate #\(index + 1) of the SignedData is not a readable X.509 certificate")
+            }
+        }
+        guard let leafIndex = parsed.firstIndex(where: { $0.matches(signer.signerIdentifier) }) else {
+            return .failed(.signerCertificateNotFound, "no certificate in the SignedData matches the signer identifier (\(Self.describe(signer.signerIdentifier)))")
+        }
+        let leaf = parsed[leafIndex]
+        var others = parsed
+        others.remove(at: leafIndex)
+        state.leaf = leaf
+        state.otherCertificates = others
+        let issuers = others.filter { $0.certificate.subject == leaf.certificate.issuer }
+        state.intermediate = issuers.first(where: \.hasIntermediateMarker) ?? issuers.first
+
+        return .passed(
+            "detached SignedData with one signer, \(parsed.count) certificates; signer \"\(leaf.displayName)\"",
+            details: [
+                "leaf": leaf.displayName,
+                "leafSerial": leaf.serialHex,
+                "certificates": String(parsed.count),
+                "digestAlgorithm": signer.digestAlgorithm.description,
+                "signatureAlgorithm": signer.signatureAlgorithm.description,
+            ]
+        )
+    }
+
+    static func describe(_ identifier: CMSSignerIdentifier) -> String {
+        switch identifier {
+        case .issuerAndSerialNumber(let issuer, let serial):
+            return "issuer \(issuer), serial \(TokenEncoding.hexEncode(serial.bytes, uppercase: true))"
+        case .subjectKeyIdentifier(let ski):
+            return "subject key identifier \(TokenEncoding.hexEncode(ski))"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import SwiftASN1
+import VerificationCore
+
+/// Reads one single-valued signed attribute, turning every way it can be wrong into a check outcome.
+enum SignedAttributes {
+    enum Lookup {
+        case value(ASN1Node)
+        case problem(CheckOutcome)
+    }
+
+    static func single(_ type: ASN1ObjectIdentifier, name: String, in signer: CMSSignerInfo) -> Lookup {
+        guard signer.signedAttributesReceived != nil else {
+            return .problem(.failed(.missingSignedAttributes, "the SignerInfo has no signed attributes; Apple signs contentType, signingTime and messageDigest"))
+        }
+        let attributes = signer.attributes(type)
+        guard let attribute = attributes.first else {
+            return .problem(.failed(.missingAttribute, "the signed attributes have no \(name) attribute"))
+        }
+        guard attributes.count == 1 else {
+            return .problem(.failed(.duplicateAttribute, "the signed attributes have \(attributes.count) \(name) attributes; exactly one is allowed"))
+        }
+        guard attribute.values.count == 1, let value = attribute.values.first else {
+            return .problem(.failed(.malformedAttribute, "the \(name) attribute has \(attribute.values.count) values; exactly one is allowed"))
+        }
+        return .value(value)
+    }
+}

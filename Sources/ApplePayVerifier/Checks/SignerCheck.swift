@@ -1,0 +1,88 @@
+import Crypto
+import CryptoExtras
+import SwiftASN1
+import VerificationCore
+
+/// `applepay.signature.signer`: the leaf certificate's key signed the signed attributes, with the
+/// algorithm the token version calls for: ECDSA P-256 with SHA-256 (EC_v1), RSA PKCS#1 v1.5 with
+/// SHA-256 (RSA_v1). The signature is checked over the signed-attribute bytes as received (the
+/// `[0]` tag read as SET, as RFC 5652 requires).
+struct SignerCheck: VerificationCheck {
+    let id = CheckID.applePaySignatureSigner
+    let prerequisites: [CheckID] = [.applePaySignatureCMS]
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let token = state.token, let signer = state.signer, let leaf = state.leaf else { throw MissingPrerequisite("the SignerInfo") }
+        guard let signedBytes = signer.signedAttributesForSignature else {
+            return .failed(.missingSignedAttributes, "the SignerInfo has no signed attributes; Apple's signature covers contentType, signingTime and messageDigest")
+        }
+        let algorithm = signer.signatureAlgorithm
+        if let protection = Self.algorithmProtectionProblem(signer) { return protection }
+
+        switch token.version {
+        case .ecV1:
+            guard algorithm.algorithm == CMSOID.ecdsaWithSHA256 else {
+                return .failed(.unsupportedSignatureAlgorithm, "the signature algorithm is \(algorithm); EC_v1 tokens are signed with ecdsa-with-SHA256")
+            }
+            guard case .p256(let key) = leaf.signingKey else {
+                return .failed(.keyTypeMismatch, "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; EC_v1 tokens are signed with P-256")
+            }
+            guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: signer.signature),
+                  key.isValidSignature(signature, for: signedBytes)
+            else {
+                return .failed(.signatureInvalid, "the ECDSA signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
+            }
+            return .passed("ECDSA P-256/SHA-256 signature by \"\(leaf.displayName)\" verifies")
+        case .rsaV1:
+            guard algorithm.algorithm == CMSOID.sha256WithRSAEncryption
+                || (algorithm.algorithm == CMSOID.rsaEncryption && signer.digestAlgorithm.algorithm == CMSOID.sha256),
+                algorithm.parametersAbsentOrNull
+            else {
+                return .failed(.unsupportedSignatureAlgorithm, "the signature algorithm is \(algorithm); RSA_v1 tokens are signed with sha256WithRSAEncryption")
+            }
+            guard case .rsa(let key) = leaf.signingKey else {
+                return .failed(.keyTypeMismatch, "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; RSA_v1 tokens are signed with RSA")
+            }
+            let signature = _RSA.Signing.RSASignature(rawRepresentation: signer.signature)
+            guard key.isValidSignature(signature, for: signedBytes, padding: .insecurePKCS1v1_5) else {
+                return .failed(.signatureInvalid, "the RSA PKCS#1 v1.5/SHA-256 signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
+            }
+            return .passed("RSA PKCS#1 v1.5/SHA-256 signature by \"\(leaf.displayName)\" (\(key.keySizeInBits) bits) verifies")
+        }
+    }
+
+    /// RFC 6211: when the CMSAlgorithmProtection attribute is present, it must name the algorithms
+    /// actually used.
+    static func algorithmProtectionProblem(_ signer: CMSSignerInfo) -> CheckOutcome? {
+        let attributes = signer.attributes(CMSOID.algorithmProtection)
+        guard !attributes.isEmpty else { return nil }
+        guard attributes.count == 1, let attribute = attributes.first, attribute.values.count == 1, let value = attribute.values.first else {
+            return .failed(.algorithmProtectionMismatch, "the CMSAlgorithmProtection attribute must appear once with one value")
+        }
+        do {
+            let (digest, signature) = try BER.sequence(value, identifier: .sequence) { nodes -> (CMSAlgorithmIdentifier, CMSAlgorithmIdentifier?) in
+                guard let digestNode = nodes.next() else { throw CMSParseError(.malformedAttribute, "no digest algorithm") }
+                let digest = try CMSSignedData.parseAlgorithmIdentifier(digestNode)
+                var signature: CMSAlgorithmIdentifier?
+                while let node = nodes.next() {
+                    if node.identifier == ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific) {
+                        signature = try BER.sequence(node, identifier: node.identifier) { inner in
+                            let oid = try ASN1ObjectIdentifier(berEncoded: &inner)
+                            return CMSAlgorithmIdentifier(algorithm: oid, parameters: inner.next()?.encodedBytes)
+                        }
+                    }
+                }
+                return (digest, signature)
+            }
+            guard digest.algorithm == signer.digestAlgorithm.algorithm else {
+                return .failed(.algorithmProtectionMismatch, "CMSAlgorithmProtection names digest \(digest) but the signer uses \(signer.digestAlgorithm)")
+            }
+            if let signature, signature.algorithm != signer.signatureAlgorithm.algorithm {
+                return .failed(.algorithmProtectionMismatch, "CMSAlgorithmProtection names signature algorithm \(signature) but the signer uses \(signer.signatureAlgorithm)")
+            }
+            return nil
+        } catch {
+            return .failed(.algorithmProtectionMismatch, "the CMSAlgorithmProtection attribute cannot be read")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import SwiftASN1
+import VerificationCore
+
+/// `applepay.signingTime`: the CMS signing time lies in [time − skew, time] widened by the policy's
+/// maximum age: a token is accepted from `signingTime − skew` until `signingTime + maximumSigningAge`.
+/// Distinct from certificate expiry (`applepay.signature.certificateValidity`).
+struct SigningTimeCheck: VerificationCheck {
+    let id = CheckID.applePaySigningTime
+    let prerequisites: [CheckID] = [.applePaySignatureCMS]
+    let policy: ApplePayPolicy
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        guard let signer = state.signer else { throw MissingPrerequisite("the SignerInfo") }
+        let signingTime: Date
+        switch Self.signingTime(signer) {
+        case .failure(let outcome): return outcome.outcome
+        case .success(let date): signingTime = date
+        }
+        state.signingTime = signingTime
+
+        let time = context.time
+        let window = policy.maximumSigningAge.seconds
+        let skew = max(policy.allowedFutureSkew.seconds, context.clockSkewSeconds)
+        let age = time.timeIntervalSince(signingTime)
+        let details = [
+            "signingTime": signingTime.rfc3339,
+            "verificationTime": time.rfc3339,
+            "ageSeconds": Self.format(age),
+            "maximumAgeSeconds": Self.format(window),
+            "allowedFutureSkewSeconds": Self.format(skew),
+        ]
+        if age < -skew {
+            return .failed(.signingTimeInFuture, "the token's signing time \(signingTime.rfc3339) is \(Self.format(-age)) s after the verification time \(time.rfc3339); at most \(Self.format(skew)) s of clock skew is allowed", details: details)
+        }
+        if age > window {
+            return .failed(.signingTimeTooOld, "the token was signed at \(signingTime.rfc3339), \(Self.format(age)) s before the verification time \(time.rfc3339); tokens are accepted for \(Self.format(window)) s after signing (possible replay)", details: details)
+        }
+        return .passed("signed at \(signingTime.rfc3339), \(Self.format(age)) s before the verification time (window \(Self.format(window)) s)", details: details)
+    }
+
+    struct Problem: Error { var outcome: CheckOutcome }
+
+    static func signingTime(_ signer: CMSSignerInfo) -> Result<Date, Problem> {
+        switch SignedAttributes.single(CMSOID.signingTime, name: "signing-time", in: signer) {
+        case .problem(let outcome):
+            return .failure(Problem(outcome: outcome))
+        case .value(let node):
+            guard let date = try? CMSTime.date(from: node) else {
+                return .failure(Problem(outcome: .failed(.malformedAttribute, "the signing-time attribute is not a valid UTCTime or GeneralizedTime")))
+            }
+            return .success(date)
+        }
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(format: "%.3f", seconds)
+    }
+}

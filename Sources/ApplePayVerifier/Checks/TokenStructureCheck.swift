@@ -1,0 +1,26 @@
+import VerificationCore
+
+/// `applepay.token.structure`: the input is a payment token with a known version and every field
+/// it needs, each decodable.
+struct TokenStructureCheck: VerificationCheck {
+    let id = CheckID.applePayTokenStructure
+
+    func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
+        let token: ApplePayToken
+        do {
+            token = try ApplePayToken(json: state.input)
+        } catch {
+            var details: [String: String] = [:]
+            if let field = error.field { details["field"] = field }
+            return .failed(error.reasonCode, error.checkMessage, details: details)
+        }
+        state.token = token
+        var details = [
+            "version": token.version.rawValue,
+            "transactionId": token.header.transactionId,
+            "publicKeyHash": token.header.publicKeyHash,
+        ]
+        if let applicationData = token.header.applicationData { details["applicationData"] = applicationData }
+        return .passed("\(token.version.rawValue) token with every header field \(token.version == .ecV1 ? "(ephemeralPublicKey, publicKeyHash, transactionId)" : "(wrappedKey, publicKeyHash, transactionId)")", details: details)
+    }
+}

@@ -1,0 +1,251 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import SwiftASN1
+import X509
+
+/// One payment-processing certificate with its private key, parsed once.
+///
+/// Tokens name the certificate they were encrypted for by `header.publicKeyHash` = base64 of
+/// SHA-256 of the certificate's SubjectPublicKeyInfo (its DER bytes as they are in the certificate).
+/// `description` shows the hash and the subject only, never key material.
+public struct MerchantKey: Sendable, CustomStringConvertible {
+    public enum PrivateKey: Sendable {
+        /// EC_v1 merchants.
+        case ecP256(P256.KeyAgreement.PrivateKey)
+        /// RSA_v1 merchants.
+        case rsa(RSAKey)
+
+        var kindName: String {
+            switch self {
+            case .ecP256: return "EC P-256"
+            case .rsa(let key): return "RSA-\(key.key.keySizeInBits)"
+            }
+        }
+    }
+
+    /// An RSA private key. `_RSA.Encryption.PrivateKey` is not marked Sendable; the BoringSSL key
+    /// behind it is immutable once built and safe to use from several threads.
+    public final class RSAKey: @unchecked Sendable {
+        public let key: _RSA.Encryption.PrivateKey
+        public init(_ key: _RSA.Encryption.PrivateKey) { self.key = key }
+    }
+
+    public let certificate: Certificate
+    /// base64(SHA-256(SubjectPublicKeyInfo DER)), as `header.publicKeyHash` carries it.
+    public let publicKeyHash: String
+    let privateKey: PrivateKey
+    /// SHA-256 of the merchant identifier: the KDF's PartyV info (EC_v1).
+    let merchantIdentifierHash: [UInt8]?
+    /// Where ``merchantIdentifierHash`` came from, for messages.
+    public let merchantIdentifierSource: String?
+
+    public var description: String {
+        "MerchantKey(\(privateKey.kindName), publicKeyHash \(publicKeyHash), \(ParsedCertificate.displayName(certificate.subject)))"
+    }
+
+    /// Builds a key from a certificate (PEM or DER file contents) and a private-key file (PEM SEC1,
+    /// PKCS#8 or PKCS#1, optionally with "EC PARAMETERS" and text preambles; or DER).
+    ///
+    /// - Parameter merchantIdentifier: the merchant id (e.g. `merchant.com.example`), used when the
+    ///   certificate lacks OID 1.2.840.113635.100.6.32 and its subject has no UID; when the
+    ///   certificate has one, the two must agree.
+    public init(certificateFile: [UInt8], privateKeyFile: [UInt8], merchantIdentifier: String? = nil) throws(MerchantKeyError) {
+        let der = try PEMBlocks.certificateDER(fromFileContents: certificateFile, what: "the merchant certificate file")
+        let key = try MerchantKeyFiles.privateKey(fromFileContents: privateKeyFile)
+        try self.init(certificateDER: der, privateKey: key, merchantIdentifier: merchantIdentifier)
+    }
+
+    public init(certificateDER der: [UInt8], privateKey: PrivateKey, merchantIdentifier: String? = nil) throws(MerchantKeyError) {
+        let certificate: Certificate
+        let spki: ArraySlice<UInt8>
+        do {
+            certificate = try Certificate(derEncoded: der)
+            spki = try Self.subjectPublicKeyInfoBytes(certificateDER: der)
+        } catch {
+            throw MerchantKeyError(.unreadableCertificate, "the merchant certificate is not a readable X.509 certificate")
+        }
+        self.certificate = certificate
+        self.publicKeyHash = TokenEncoding.base64Encode(SHA256.hash(data: spki))
+        self.privateKey = privateKey
+
+        // The private key must belong to the certificate.
+        switch privateKey {
+        case .ecP256(let key):
+            guard let certKey = P256.Signing.PublicKey(certificate.publicKey) else {
+                throw MerchantKeyError(.keyCertificateMismatch, "the private key is EC P-256 but the certificate's key is \(certificate.publicKey)")
+            }
+            guard certKey.x963Representation == key.publicKey.x963Representation else {
+                throw MerchantKeyError(.keyCertificateMismatch, "the private key does not belong to the certificate \(ParsedCertificate.displayName(certificate.subject)) (publicKeyHash \(publicKeyHash))")
+            }
+        case .rsa(let box):
+            let key = box.key
+            guard let certKey = _RSA.Signing.PublicKey(certificate.publicKey) else {
+                throw MerchantKeyError(.keyCertificateMismatch, "the private key is RSA but the certificate's key is \(certificate.publicKey)")
+            }
+            guard certKey.pkcs1DERRepresentation == key.publicKey.pkcs1DERRepresentation else {
+                throw MerchantKeyError(.keyCertificateMismatch, "the private key does not belong to the certificate \(ParsedCertificate.displayName(certificate.subject)) (publicKeyHash \(publicKeyHash))")
+            }
+        }
+
+        let fromCertificate = try Self.merchantIdentifierHash(in: certificate)
+        if let merchantIdentifier {
+            let supplied = Array(SHA256.hash(data: Array(merchantIdentifier.utf8)))
+            if let fromCertificate, fromCertificate.hash != supplied {
+                throw MerchantKeyError(.merchantIdentifierMismatch, "the merchant id \"\(merchantIdentifier)\" does not match the certificate's \(fromCertificate.source) (SHA-256 \(TokenEncoding.hexEncode(fromCertificate.hash, uppercase: true)))")
+            }
+            self.merchantIdentifierHash = supplied
+            self.merchantIdentifierSource = fromCertificate?.source ?? "the merchant id given by the caller"
+        } else if let fromCertificate {
+            self.merchantIdentifierHash = fromCertificate.hash
+            self.merchantIdentifierSource = fromCertificate.source
+        } else {
+            if case .ecP256 = privateKey {
+                throw MerchantKeyError(.merchantIdentifierMissing, "the certificate has neither OID 1.2.840.113635.100.6.32 nor a UID in its subject; pass the merchant id (e.g. --merchant-id merchant.com.example)")
+            }
+            self.merchantIdentifierHash = nil
+            self.merchantIdentifierSource = nil
+        }
+    }
+
+    /// The SubjectPublicKeyInfo exactly as encoded in the certificate.
+    static func subjectPublicKeyInfoBytes(certificateDER der: [UInt8]) throws -> ArraySlice<UInt8> {
+        let root = try DER.parse(der)
+        return try DER.sequence(root, identifier: .sequence) { nodes in
+            guard let tbs = nodes.next() else { throw ASN1Error.invalidASN1Object(reason: "no TBSCertificate") }
+            return try DER.sequence(tbs, identifier: .sequence) { fields in
+                var index = 0
+                while let field = fields.next() {
+                    if index == 0, field.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) { continue }
+                    // serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo
+                    if index == 5 { return field.encodedBytes }
+                    index += 1
+                }
+                throw ASN1Error.invalidASN1Object(reason: "no SubjectPublicKeyInfo")
+            }
+        }
+    }
+
+    /// Method 2 of Apple's spec (the hex value of OID 1.2.840.113635.100.6.32), else method 1
+    /// (SHA-256 of the subject's UID).
+    static func merchantIdentifierHash(in certificate: Certificate) throws(MerchantKeyError) -> (hash: [UInt8], source: String)? {
+        if let ext = certificate.extensions[oid: ApplePayOID.merchantIdentifier] {
+            guard let text = extensionText(ext.value), let hash = TokenEncoding.hexDecode(text.trimmingCharacters(in: .whitespaces)), hash.count == 32 else {
+                throw MerchantKeyError(.unreadableCertificate, "the certificate's OID 1.2.840.113635.100.6.32 does not hold 64 hex characters")
+            }
+            return (hash, "OID 1.2.840.113635.100.6.32")
+        }
+        for rdn in certificate.subject {
+            for attribute in rdn where attribute.type == ApplePayOID.userID {
+                let uid = attribute.value.description
+                return (Array(SHA256.hash(data: Array(uid.utf8))), "subject UID \"\(uid)\"")
+            }
+        }
+        return nil
+    }
+
+    /// The extension value is an ASN.1 string (UTF8String in Apple's certificates); tolerate
+    /// IA5String, PrintableString, OCTET STRING and bare text.
+    private static func extensionText(_ value: ArraySlice<UInt8>) -> String? {
+        if let node = try? DER.parse(value), case .primitive(let content) = node.content {
+            switch node.identifier {
+            case .utf8String, .ia5String, .printableString, .octetString, .visibleString:
+                return String(decoding: content, as: UTF8.self)
+            default:
+                return nil
+            }
+        }
+        return String(decoding: value, as: UTF8.self)
+    }
+}
+
+/// Reads private-key files.
+public enum MerchantKeyFiles {
+    static let ecPublicKey: ASN1ObjectIdentifier = [1, 2, 840, 10045, 2, 1]
+    static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
+
+    static let pkcs12Advice = "the file is a PKCS#12 keystore (.p12/.pfx); extract the private key with `openssl pkcs12 -in f.p12 -nocerts -nodes -out key.pem` (add `-legacy` for old RC2/3DES files on OpenSSL 3) and the certificate with `openssl pkcs12 -in f.p12 -nokeys -clcerts -out cert.pem`"
+
+    /// A private key from file contents: PEM ("EC PRIVATE KEY", "PRIVATE KEY", "RSA PRIVATE KEY",
+    /// with "EC PARAMETERS" blocks and text around them ignored) or DER (SEC1, PKCS#8, PKCS#1).
+    public static func privateKey(fromFileContents contents: [UInt8]) throws(MerchantKeyError) -> MerchantKey.PrivateKey {
+        guard !contents.isEmpty else { throw MerchantKeyError(.unreadableKey, "the private-key file is empty") }
+        if contents.first == 0x30 {
+            if PKCS12Detector.isPKCS12(contents) { throw MerchantKeyError(.pkcs12, pkcs12Advice) }
+            return try privateKey(der: contents, label: nil)
+        }
+        let text = String(decoding: contents, as: UTF8.self)
+        guard let pem = try PEMBlocks(text: text) else {
+            // Base64 of a PKCS#12 file without PEM armour, as some portals hand it out.
+            if let der = Data(base64Encoded: text.filter { !$0.isWhitespace }).map({ [UInt8]($0) }), PKCS12Detector.isPKCS12(der) {
+                throw MerchantKeyError(.pkcs12, pkcs12Advice)
+            }
+            throw MerchantKeyError(.unreadableKey, "the private-key file is neither PEM nor DER")
+        }
+        if let encrypted = pem.blocks.first(where: { $0.label == "ENCRYPTED PRIVATE KEY" || $0.headers.contains(where: { $0.hasPrefix("Proc-Type:") && $0.contains("ENCRYPTED") }) }) {
+            throw MerchantKeyError(.encryptedKey, "the \"\(encrypted.label)\" block is encrypted; decrypt it first with `openssl pkey -in key.pem -out key-plain.pem`")
+        }
+        let keyLabels: Set<String> = ["EC PRIVATE KEY", "PRIVATE KEY", "RSA PRIVATE KEY"]
+        let keys = pem.blocks.filter { keyLabels.contains($0.label) }
+        guard let block = keys.first else {
+            if pem.blocks.contains(where: { $0.label == "PKCS12" }) { throw MerchantKeyError(.pkcs12, pkcs12Advice) }
+            let labels = pem.blocks.map(\.label).joined(separator: ", ")
+            throw MerchantKeyError(.unreadableKey, "the file has no private key block (found: \(labels)); expected EC PRIVATE KEY, PRIVATE KEY or RSA PRIVATE KEY")
+        }
+        guard keys.count == 1 else {
+            throw MerchantKeyError(.unreadableKey, "the file has \(keys.count) private keys; give one key per --merchant-key")
+        }
+        return try privateKey(der: block.der, label: block.label)
+    }
+
+    static func privateKey(der: [UInt8], label: String?) throws(MerchantKeyError) -> MerchantKey.PrivateKey {
+        switch label {
+        case "EC PRIVATE KEY":
+            return try ecKey(der)
+        case "RSA PRIVATE KEY":
+            return try rsaKey(der)
+        default:
+            break
+        }
+        // PKCS#8 (label PRIVATE KEY or DER): look at the algorithm.
+        if let algorithm = pkcs8Algorithm(der) {
+            if algorithm == ecPublicKey { return try ecKey(der) }
+            if algorithm == rsaEncryption { return try rsaKey(der) }
+            throw MerchantKeyError(.unsupportedKeyType, "the key's algorithm \(algorithm) is neither EC (P-256) nor RSA")
+        }
+        guard label == nil else {
+            throw MerchantKeyError(.unreadableKey, "the \"\(label ?? "")\" block is not a PKCS#8 PrivateKeyInfo")
+        }
+        // DER without a label: SEC1 or PKCS#1.
+        if let key = try? ecKey(der) { return key }
+        if let key = try? rsaKey(der) { return key }
+        throw MerchantKeyError(.unreadableKey, "the DER file is not an EC (SEC1/PKCS#8) or RSA (PKCS#1/PKCS#8) private key")
+    }
+
+    private static func pkcs8Algorithm(_ der: [UInt8]) -> ASN1ObjectIdentifier? {
+        guard let root = try? DER.parse(der), case .constructed(let children) = root.content else { return nil }
+        var iterator = children.makeIterator()
+        guard let version = iterator.next(), version.identifier == .integer,
+              let algorithm = iterator.next(), algorithm.identifier == .sequence, case .constructed(let algorithmChildren) = algorithm.content,
+              let oidNode = algorithmChildren.first(where: { _ in true }),
+              let privateKey = iterator.next(), privateKey.identifier == .octetString
+        else { return nil }
+        return try? ASN1ObjectIdentifier(derEncoded: oidNode)
+    }
+
+    private static func ecKey(_ der: [UInt8]) throws(MerchantKeyError) -> MerchantKey.PrivateKey {
+        do {
+            return .ecP256(try P256.KeyAgreement.PrivateKey(derRepresentation: der))
+        } catch {
+            throw MerchantKeyError(.unsupportedKeyType, "the EC private key could not be read as a P-256 key (Apple Pay merchant keys are P-256)")
+        }
+    }
+
+    private static func rsaKey(_ der: [UInt8]) throws(MerchantKeyError) -> MerchantKey.PrivateKey {
+        do {
+            return .rsa(MerchantKey.RSAKey(try _RSA.Encryption.PrivateKey(derRepresentation: der)))
+        } catch {
+            throw MerchantKeyError(.unsupportedKeyType, "the RSA private key could not be read (PKCS#1 or PKCS#8, at least 2048 bits)")
+        }
+    }
+}

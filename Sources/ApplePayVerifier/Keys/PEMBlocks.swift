@@ -1,0 +1,117 @@
+import Foundation
+import SwiftASN1
+
+/// A configuration problem with merchant keys, certificates or the trust anchor. Thrown when a key
+/// ring or verifier is built (never during a verification).
+public struct MerchantKeyError: Error, Hashable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let unreadableKey = Code("unreadableKey")
+        public static let unreadableCertificate = Code("unreadableCertificate")
+        public static let pkcs12 = Code("pkcs12")
+        public static let encryptedKey = Code("encryptedKey")
+        public static let unsupportedKeyType = Code("unsupportedKeyType")
+        public static let keyCertificateMismatch = Code("keyCertificateMismatch")
+        public static let merchantIdentifierMissing = Code("merchantIdentifierMissing")
+        public static let merchantIdentifierMismatch = Code("merchantIdentifierMismatch")
+        public static let duplicateKey = Code("duplicateKey")
+    }
+
+    public var code: Code
+    /// What is wrong and how to fix it. Never key material.
+    public var reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+/// PEM files as people have them: several blocks, text before and between them (openssl's "Bag
+/// Attributes"), "EC PARAMETERS" before the key, CRLF line ends.
+struct PEMBlocks {
+    struct Block {
+        var label: String
+        var headers: [String]
+        var der: [UInt8]
+    }
+
+    var blocks: [Block]
+
+    /// Parses every `-----BEGIN X-----` … `-----END X-----` block. Returns nil if there is none.
+    init?(text: String) throws(MerchantKeyError) {
+        var blocks: [Block] = []
+        var current: (label: String, headers: [String], body: String)?
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if current == nil {
+                if line.hasPrefix("-----BEGIN "), line.hasSuffix("-----") {
+                    let label = String(line.dropFirst(11).dropLast(5))
+                    current = (label, [], "")
+                }
+                continue
+            }
+            guard var block = current else { continue }
+            if line.hasPrefix("-----END ") {
+                let label = String(line.dropFirst(9).dropLast(5))
+                guard label == block.label else {
+                    throw MerchantKeyError(.unreadableKey, "PEM block \"\(block.label)\" ends with \"\(label)\"")
+                }
+                guard let der = Data(base64Encoded: block.body) else {
+                    throw MerchantKeyError(.unreadableKey, "PEM block \"\(block.label)\" is not valid base64")
+                }
+                blocks.append(Block(label: block.label, headers: block.headers, der: [UInt8](der)))
+                current = nil
+                continue
+            }
+            if line.contains(":") {
+                block.headers.append(line)
+            } else {
+                block.body += line
+            }
+            current = block
+        }
+        if let open = current {
+            throw MerchantKeyError(.unreadableKey, "PEM block \"\(open.label)\" has no END line (truncated file?)")
+        }
+        if blocks.isEmpty { return nil }
+        self.blocks = blocks
+    }
+
+    /// The DER of the first CERTIFICATE block, or of the file itself when it is DER.
+    static func certificateDER(fromFileContents contents: [UInt8], what: String) throws(MerchantKeyError) -> [UInt8] {
+        if let first = contents.first, first == 0x30 { return contents }
+        let text = String(decoding: contents, as: UTF8.self)
+        guard let pem = try PEMBlocks(text: text) else {
+            throw MerchantKeyError(.unreadableCertificate, "\(what) is neither PEM nor DER")
+        }
+        guard let block = pem.blocks.first(where: { $0.label == "CERTIFICATE" || $0.label == "X509 CERTIFICATE" || $0.label == "TRUSTED CERTIFICATE" }) else {
+            let labels = pem.blocks.map(\.label).joined(separator: ", ")
+            throw MerchantKeyError(.unreadableCertificate, "\(what) has no CERTIFICATE block (found: \(labels))")
+        }
+        return block.der
+    }
+}
+
+/// Recognizes a PKCS#12 keystore (PFX): SEQUENCE { INTEGER 3, ContentInfo { id-data | id-signedData … } … }.
+enum PKCS12Detector {
+    static func isPKCS12(_ der: [UInt8]) -> Bool {
+        guard der.first == 0x30, let node = try? BER.parse(der), case .constructed(let children) = node.content else { return false }
+        var iterator = children.makeIterator()
+        guard let version = iterator.next(), version.identifier == .integer, case .primitive(let v) = version.content, v.elementsEqual([3]) else {
+            return false
+        }
+        guard let authSafe = iterator.next(), authSafe.identifier == .sequence, case .constructed(let inner) = authSafe.content,
+              let oidNode = inner.first(where: { _ in true }), let oid = try? ASN1ObjectIdentifier(berEncoded: oidNode)
+        else { return false }
+        return oid == [1, 2, 840, 113549, 1, 7, 1] || oid == [1, 2, 840, 113549, 1, 7, 2]
+    }
+}
