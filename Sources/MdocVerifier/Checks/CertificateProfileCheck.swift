@@ -13,8 +13,18 @@ struct CertificateProfileCheck: VerificationCheck {
     var prerequisites: [CheckID] { [.mdocIssuerChain] }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let chain = state.chain, let ds = chain.first, let iaca = chain.last, chain.count >= 2 else {
+        guard let chain = state.chain, let ds = chain.first, let iaca = chain.last else {
             return .failed("profileViolation", "No validated chain of a document signer and an IACA.")
+        }
+        if chain.count == 1 {
+            // A pinned document signer: only its own rules can be checked.
+            let violations = Self.documentSignerViolations(ds)
+            guard violations.isEmpty else {
+                return .failed("profileViolation", "The pinned document signer does not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
+                               details: ["signer": ds.subjectSummary])
+            }
+            return .passed("The pinned document signer follows the document-signer rules of ISO 18013-5 Annex B; no IACA was involved, so its rules were not checked.",
+                           details: ["signer": ds.subjectSummary, "pinned": "true"])
         }
         let violations = Self.violations(documentSigner: ds, iaca: iaca)
         guard violations.isEmpty else {
@@ -25,6 +35,27 @@ struct CertificateProfileCheck: VerificationCheck {
     }
 
     static func violations(documentSigner ds: Certificate, iaca: Certificate) -> [String] {
+        var problems = documentSignerViolations(ds)
+        if ds.issuer != iaca.subject {
+            problems.append("the document signer's issuer (\(ds.issuer)) is not the IACA's subject (\(iaca.subject)); a document signer must be issued directly by the IACA")
+        }
+        do {
+            switch try iaca.extensions.basicConstraints {
+            case .isCertificateAuthority?: break
+            default: problems.append("the IACA is not marked as a CA")
+            }
+        } catch { problems.append("the IACA's basic constraints are malformed") }
+        do {
+            if let usage = try iaca.extensions.keyUsage {
+                if !usage.keyCertSign { problems.append("the IACA's key usage lacks keyCertSign") }
+            } else {
+                problems.append("the IACA has no key usage extension")
+            }
+        } catch { problems.append("the IACA's key usage extension is malformed") }
+        return problems
+    }
+
+    static func documentSignerViolations(_ ds: Certificate) -> [String] {
         var problems: [String] = []
         do {
             if let usage = try ds.extensions.keyUsage {
@@ -48,22 +79,6 @@ struct CertificateProfileCheck: VerificationCheck {
                 problems.append("the document signer is marked as a CA")
             }
         } catch { problems.append("the document signer's basic constraints are malformed") }
-        if ds.issuer != iaca.subject {
-            problems.append("the document signer's issuer (\(ds.issuer)) is not the IACA's subject (\(iaca.subject)); a document signer must be issued directly by the IACA")
-        }
-        do {
-            switch try iaca.extensions.basicConstraints {
-            case .isCertificateAuthority?: break
-            default: problems.append("the IACA is not marked as a CA")
-            }
-        } catch { problems.append("the IACA's basic constraints are malformed") }
-        do {
-            if let usage = try iaca.extensions.keyUsage {
-                if !usage.keyCertSign { problems.append("the IACA's key usage lacks keyCertSign") }
-            } else {
-                problems.append("the IACA has no key usage extension")
-            }
-        } catch { problems.append("the IACA's key usage extension is malformed") }
         return problems
     }
 }

@@ -21,11 +21,18 @@ struct DeviceAuthenticationCheck: VerificationCheck {
         case .failure(let error): return .failed("invalidDeviceKey", "The MSO's device key cannot be used: \(error.message).")
         }
         let payload = DeviceAuthentication.bytes(transcript: state.transcript, docType: document.docType, deviceNameSpacesBytes: deviceSigned.nameSpacesBytes)
+        // ISO 18013-5 detaches the payload; some wallets attach it. An attached payload must be exactly
+        // the DeviceAuthenticationBytes this verifier expects.
+        func attachedMismatch(_ attached: ArraySlice<UInt8>?) -> CheckOutcome? {
+            guard let attached, !attached.elementsEqual(payload) else { return nil }
+            return .failed("deviceAuthenticationMismatch", "The device authenticated an attached DeviceAuthentication that differs from the expected one: the session transcript or docType differs from the one the device used.")
+        }
         switch deviceSigned.deviceAuth {
         case .signature(let sign1):
             do {
                 let algorithm = try sign1.algorithm
-                guard try sign1.isValidSignature(key: deviceKey, detachedPayload: payload) else {
+                if let mismatch = attachedMismatch(sign1.payload) { return mismatch }
+                guard try sign1.isValidSignature(key: deviceKey, detachedPayload: sign1.payload == nil ? payload : nil) else {
                     return .failed("deviceSignatureInvalid", "The device signature does not verify over DeviceAuthentication: the session transcript (nonce, merchant or app identifiers, handover) differs from the one the device signed, or the response was not produced by the device the MSO names.")
                 }
                 return .passed("The device signature (\(algorithm), \(deviceKey.curveName)) verifies over DeviceAuthentication with the MSO's device key.", details: ["mechanism": "deviceSignature"])
@@ -43,7 +50,8 @@ struct DeviceAuthenticationCheck: VerificationCheck {
                 let shared = try readerKey.sharedSecretFromKeyAgreement(with: devicePublic)
                 let salt = Array(SHA256.hash(data: state.transcript.taggedBytes))
                 let macKey = shared.hkdfDerivedSymmetricKey(using: SHA256.self, salt: salt, sharedInfo: Array("EMacKey".utf8), outputByteCount: 32)
-                guard try mac0.isValidTag(key: macKey, detachedPayload: payload) else {
+                if let mismatch = attachedMismatch(mac0.payload) { return mismatch }
+                guard try mac0.isValidTag(key: macKey, detachedPayload: mac0.payload == nil ? payload : nil) else {
                     return .failed("deviceMacInvalid", "The device MAC does not verify: the session transcript or the reader key differs from the ones the device used.", details: ["mechanism": "deviceMac"])
                 }
                 return .passed("The device MAC (HMAC 256/256) verifies over DeviceAuthentication.", details: ["mechanism": "deviceMac"])

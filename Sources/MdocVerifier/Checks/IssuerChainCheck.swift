@@ -37,6 +37,13 @@ struct IssuerChainCheck: VerificationCheck {
                                details: ["subject": certificate.subjectSummary, "notAfter": RFC3339Time.format(certificate.notValidAfter)])
             }
         }
+        // A document signer configured as a trust anchor itself (pinned) is trusted directly: RFC 5280
+        // path validation would refuse it as a root because it is not a CA.
+        if roots.contains(leaf) {
+            state.chain = [leaf]
+            return .passed("The document signer \(leaf.subjectSummary) is itself in the trust store (pinned); it is valid at the verification time.",
+                           details: ["signer": leaf.subjectSummary, "pinned": "true", "chainLength": "1"])
+        }
         let cacheKey = ValidatedChainCache.key(certificates: state.certificateDERs, docType: document.docType)
         if let cached = await state.chainCache.chain(for: cacheKey, at: time) {
             state.chain = cached
