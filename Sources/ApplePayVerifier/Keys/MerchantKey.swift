@@ -111,19 +111,21 @@ public struct MerchantKey: Sendable, CustomStringConvertible {
     /// The SubjectPublicKeyInfo exactly as encoded in the certificate.
     static func subjectPublicKeyInfoBytes(certificateDER der: [UInt8]) throws -> ArraySlice<UInt8> {
         let root = try DER.parse(der)
-        return try DER.sequence(root, identifier: .sequence) { nodes in
-            guard let tbs = nodes.next() else { throw ASN1Error.invalidASN1Object(reason: "no TBSCertificate") }
-            return try DER.sequence(tbs, identifier: .sequence) { fields in
-                var index = 0
-                while let field = fields.next() {
-                    if index == 0, field.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) { continue }
-                    // serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo
-                    if index == 5 { return field.encodedBytes }
-                    index += 1
-                }
-                throw ASN1Error.invalidASN1Object(reason: "no SubjectPublicKeyInfo")
+        guard root.identifier == .sequence, case .constructed(let certificateFields) = root.content,
+              let tbs = certificateFields.first(where: { _ in true }), tbs.identifier == .sequence,
+              case .constructed(let tbsFields) = tbs.content
+        else { throw ASN1Error.invalidASN1Object(reason: "not a certificate") }
+        var index = 0
+        for field in tbsFields {
+            if index == 0, field.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) { continue }
+            // serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo
+            if index == 5 {
+                guard field.identifier == .sequence else { break }
+                return field.encodedBytes
             }
+            index += 1
         }
+        throw ASN1Error.invalidASN1Object(reason: "no SubjectPublicKeyInfo")
     }
 
     /// Method 2 of Apple's spec (the hex value of OID 1.2.840.113635.100.6.32), else method 1

@@ -1,0 +1,185 @@
+import ApplePayVerifier
+import Crypto
+import CryptoExtras
+import Foundation
+import SwiftASN1
+import X509
+
+/// An Apple-like PKI made in code: a P-384 root (like Apple Root CA - G3), a P-256 intermediate
+/// with marker OID 1.2.840.113635.100.6.2.14, an EC P-256 leaf and an RSA-2048 leaf with marker
+/// 1.2.840.113635.100.6.29. Every knob a negative test needs is a parameter.
+public struct ApplePayFixturePKI: @unchecked Sendable {
+    /// The private keys, generated once per process (RSA generation is slow in debug builds).
+    public struct Keys: @unchecked Sendable {
+        public let root: P384.Signing.PrivateKey
+        public let intermediate: P256.Signing.PrivateKey
+        public let ecLeaf: P256.Signing.PrivateKey
+        public let rsaLeaf: _RSA.Signing.PrivateKey
+        /// A second root, for "wrong root" tests.
+        public let otherRoot: P384.Signing.PrivateKey
+
+        public static let shared: Keys = {
+            do {
+                return Keys(
+                    root: P384.Signing.PrivateKey(),
+                    intermediate: P256.Signing.PrivateKey(),
+                    ecLeaf: P256.Signing.PrivateKey(),
+                    rsaLeaf: try _RSA.Signing.PrivateKey(keySize: .bits2048),
+                    otherRoot: P384.Signing.PrivateKey()
+                )
+            } catch {
+                fatalError("fixture key generation failed: \(error)")
+            }
+        }()
+    }
+
+    public struct Options: Sendable {
+        public var leafMarker = true
+        public var intermediateMarker = true
+        public var leafNotBefore = ApplePayFixturePKI.epoch
+        public var leafNotAfter = ApplePayFixturePKI.epoch.addingTimeInterval(5 * 365 * 86_400)
+        public var intermediateNotBefore = ApplePayFixturePKI.epoch.addingTimeInterval(-86_400)
+        public var intermediateNotAfter = ApplePayFixturePKI.epoch.addingTimeInterval(15 * 365 * 86_400)
+        /// Sign the intermediate with ``Keys/otherRoot`` (same subject as the real root).
+        public var intermediateSignedByOtherRoot = false
+        public init() {}
+    }
+
+    /// 2024-01-01T00:00:00Z; fixture tokens are signed shortly after.
+    public static let epoch = Date(timeIntervalSince1970: 1_704_067_200)
+
+    public let keys: Keys
+    public let root: Certificate
+    public let otherRoot: Certificate
+    public let intermediate: Certificate
+    public let ecLeaf: Certificate
+    public let rsaLeaf: Certificate
+
+    public static let rootName = try! DistinguishedName {
+        CountryName("US")
+        OrganizationName("Fixture Inc.")
+        OrganizationalUnitName("Fixture Certification Authority")
+        CommonName("Fixture Root CA - G3")
+    }
+
+    public static let intermediateName = try! DistinguishedName {
+        CountryName("US")
+        OrganizationName("Fixture Inc.")
+        OrganizationalUnitName("Fixture Certification Authority")
+        CommonName("Fixture Application Integration CA - G3")
+    }
+
+    /// The default PKI (shared keys, every marker present, everything valid around ``epoch``).
+    public static let standard: ApplePayFixturePKI = {
+        do { return try ApplePayFixturePKI() } catch { fatalError("fixture PKI: \(error)") }
+    }()
+
+    public init(keys: Keys = .shared, options: Options = Options()) throws {
+        self.keys = keys
+        let rootValidity = (Self.epoch.addingTimeInterval(-2 * 86_400), Self.epoch.addingTimeInterval(25 * 365 * 86_400))
+        self.root = try Self.makeRoot(key: keys.root, validity: rootValidity)
+        self.otherRoot = try Self.makeRoot(key: keys.otherRoot, validity: rootValidity)
+
+        var intermediateExtensions = Certificate.Extensions()
+        try intermediateExtensions.append(Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: 0), critical: true))
+        try intermediateExtensions.append(Certificate.Extension(KeyUsage(keyCertSign: true, cRLSign: true), critical: true))
+        if options.intermediateMarker {
+            try intermediateExtensions.append(Certificate.Extension(oid: ApplePayOID.intermediateMarker, critical: false, value: [0x05, 0x00]))
+        }
+        self.intermediate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(keys.intermediate.publicKey),
+            notValidBefore: options.intermediateNotBefore,
+            notValidAfter: options.intermediateNotAfter,
+            issuer: Self.rootName,
+            subject: Self.intermediateName,
+            signatureAlgorithm: .ecdsaWithSHA384,
+            extensions: intermediateExtensions,
+            issuerPrivateKey: Certificate.PrivateKey(options.intermediateSignedByOtherRoot ? keys.otherRoot : keys.root)
+        )
+
+        func leafExtensions() throws -> Certificate.Extensions {
+            var extensions = Certificate.Extensions()
+            try extensions.append(Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true))
+            try extensions.append(Certificate.Extension(KeyUsage(digitalSignature: true), critical: true))
+            if options.leafMarker {
+                try extensions.append(Certificate.Extension(oid: ApplePayOID.leafMarker, critical: false, value: [0x05, 0x00]))
+            }
+            return extensions
+        }
+        self.ecLeaf = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(keys.ecLeaf.publicKey),
+            notValidBefore: options.leafNotBefore,
+            notValidAfter: options.leafNotAfter,
+            issuer: Self.intermediateName,
+            subject: try DistinguishedName {
+                CountryName("US")
+                OrganizationName("Fixture Inc.")
+                OrganizationalUnitName("iOS Systems")
+                CommonName("ecc-fixture-broker-sign")
+            },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try leafExtensions(),
+            issuerPrivateKey: Certificate.PrivateKey(keys.intermediate)
+        )
+        self.rsaLeaf = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(keys.rsaLeaf.publicKey),
+            notValidBefore: options.leafNotBefore,
+            notValidAfter: options.leafNotAfter,
+            issuer: Self.intermediateName,
+            subject: try DistinguishedName {
+                CountryName("US")
+                OrganizationName("Fixture Inc.")
+                OrganizationalUnitName("iOS Systems")
+                CommonName("rsa-fixture-broker-sign")
+            },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try leafExtensions(),
+            issuerPrivateKey: Certificate.PrivateKey(keys.intermediate)
+        )
+    }
+
+    private static func makeRoot(key: P384.Signing.PrivateKey, validity: (Date, Date)) throws -> Certificate {
+        var extensions = Certificate.Extensions()
+        try extensions.append(Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: true))
+        try extensions.append(Certificate.Extension(KeyUsage(keyCertSign: true, cRLSign: true), critical: true))
+        try extensions.append(Certificate.Extension(SubjectKeyIdentifier(hash: Certificate.PublicKey(key.publicKey)), critical: false))
+        return try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(key.publicKey),
+            notValidBefore: validity.0,
+            notValidAfter: validity.1,
+            issuer: rootName,
+            subject: rootName,
+            signatureAlgorithm: .ecdsaWithSHA384,
+            extensions: extensions,
+            issuerPrivateKey: Certificate.PrivateKey(key)
+        )
+    }
+
+    /// The root as a trust anchor for the verifier.
+    public func trustAnchor() throws -> ApplePayTrustAnchor {
+        try ApplePayTrustAnchor(certificateDER: Self.der(root))
+    }
+
+    /// The other root (same name, other key): chains from this PKI must not validate against it.
+    public func otherTrustAnchor() throws -> ApplePayTrustAnchor {
+        try ApplePayTrustAnchor(certificateDER: Self.der(otherRoot))
+    }
+
+    public static func der(_ certificate: Certificate) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+
+    public static func pem(_ certificate: Certificate) throws -> String {
+        try certificate.serializeAsPEM().pemString
+    }
+}
