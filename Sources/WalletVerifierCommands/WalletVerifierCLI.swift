@@ -23,6 +23,7 @@ enum CommandRegistry {
     static let subcommands: [any ParsableCommand.Type] = [
         CBORCommand.self,
         ApplePayCommand.self,
+        MdocCommand.self,
     ]
 }
 

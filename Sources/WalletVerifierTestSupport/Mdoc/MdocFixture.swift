@@ -88,7 +88,7 @@ public struct MdocFixture: Sendable {
             ])
             var tagged = CBORNode.embedded(item)
             let digest = Self.digest(digestAlgorithm, tagged.encodedBytes)
-            if element.identifier != undigestedElement {
+            if element.identifier != undigestedElement, !(duplicateDigestID && position == 1) {
                 digests[element.nameSpace, default: []].append((digestID, digest))
             }
             if element.identifier == tamperedElement {

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import Mdoc
+import MdocVerifier
+import VerificationCore
+import WalletCBOR
+
+extension OutputFormat: ExpressibleByArgument {}
+
+struct MdocCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mdoc",
+        abstract: "Verify ISO/IEC 18013-5 mdoc DeviceResponses.",
+        subcommands: [Verify.self]
+    )
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify a DeviceResponse against a session transcript and trusted IACA roots.",
+            discussion: """
+            Checks the issuer signature, the chain to a trusted IACA, the Annex B certificate profile, the \
+            issuing country, the value digests, the docType, the validity window and the device signature \
+            or MAC. Files may be binary CBOR, hex text or base64 text.
+            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+            """
+        )
+
+        @Option(name: .long, help: "The DeviceResponse (binary CBOR, hex or base64).")
+        var deviceResponse: String
+
+        @Option(name: .long, help: "The SessionTranscript, bare or tag-24 wrapped (binary CBOR, hex or base64).")
+        var sessionTranscript: String
+
+        @Option(name: .long, help: "The reader's ephemeral private key (PEM, or hex of the P-256 scalar), needed for deviceMac.")
+        var readerKey: String?
+
+        @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory of them. Repeatable.")
+        var trust: [String] = []
+
+        @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
+        var at: String?
+
+        @Option(name: .long, help: "Allowed clock skew for the MSO validity window, in seconds (default 60).")
+        var clockSkew: Int = 60
+
+        @Option(name: .long, help: "Output format: text or json.")
+        var format: OutputFormat = .text
+
+        func validate() throws {
+            if trust.isEmpty { throw ValidationError("at least one --trust FILE|DIR is required") }
+            if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
+        }
+
+        func run() async throws {
+            let time = try CommandSupport.verificationTime(at)
+            let store = try CommandSupport.trustStore(trust)
+            let responseBytes = try InputFiles.readCBORFile(deviceResponse).bytes
+            let transcriptBytes = try InputFiles.readCBORFile(sessionTranscript).bytes
+            let transcript: SessionTranscript
+            do {
+                transcript = try SessionTranscript(bytes: transcriptBytes)
+            } catch {
+                throw CLIInputError("\(sessionTranscript) is not a SessionTranscript: \(error.message)")
+            }
+            let reader = try readerKey.map(CommandSupport.readerKey)
+            var policy = MdocVerificationPolicy.iso18013Strict
+            policy.clockSkew = .seconds(clockSkew)
+            let verifier = MdocVerifier(trustStore: store, policy: policy)
+            let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: reader, at: time)
+            CommandSupport.print(result: result, format: format)
+            throw CommandExit(code: result.report.verdict.exitCode)
+        }
+    }
+}
+
+enum CommandSupport {
+    static func verificationTime(_ text: String?) throws -> Date {
+        guard let text else { return Date() }
+        guard let date = RFC3339Time.parse(text) else {
+            throw CLIInputError("--at \(text) is not an RFC 3339 time such as 2022-04-01T00:00:00Z")
+        }
+        return date
+    }
+
+    static func trustStore(_ paths: [String]) throws -> IACATrustStore {
+        var store = IACATrustStore()
+        for path in paths {
+            do { try store.load(path: path) } catch { throw CLIInputError("--trust \(path): \(error)") }
+        }
+        return store
+    }
+
+    static func readerKey(_ path: String) throws -> P256.KeyAgreement.PrivateKey {
+        let raw = try InputFiles.readFile(path)
+        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.contains("-----BEGIN") {
+            if let key = try? P256.KeyAgreement.PrivateKey(pemRepresentation: text) { return key }
+            throw CLIInputError("\(path) is not a P-256 private key (PEM SEC1 or PKCS#8)")
+        }
+        if let scalar = Hex.decode(text), scalar.count == 32, let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: scalar) {
+            return key
+        }
+        throw CLIInputError("\(path) is neither a PEM P-256 private key nor the hex of a 32-byte P-256 scalar")
+    }
+
+    /// `{"verdict", "checks", "documents", "warnings", ...}`. Elements are printed only for an accepted
+    /// verdict; a rejected response's elements are not to be used.
+    static func documentsJSON(_ documents: [VerifiedDocument], accepted: Bool) -> String {
+        "[" + documents.map { $0.json(includeElements: accepted) }.joined(separator: ",") + "]"
+    }
+
+    static func print(result: MdocVerificationResult, format: OutputFormat, extra: [(key: String, rawJSON: String)] = []) {
+        let accepted = result.report.verdict == .accepted
+        switch format {
+        case .json:
+            CLIOutput.current.out(ReportOutput.json(result.report, extra: [("documents", documentsJSON(result.documents, accepted: accepted))] + extra))
+        case .text:
+            CLIOutput.current.out(ReportOutput.text(result.report))
+            guard accepted else { return }
+            for document in result.documents {
+                CLIOutput.current.out("\ndocument[\(document.index)] \(document.docType)")
+                for space in document.issuerSigned {
+                    for element in space.elements {
+                        CLIOutput.current.out("  \(space.name)/\(element.identifier): \(textValue(element.value))")
+                    }
+                }
+                for space in document.deviceSigned {
+                    for element in space.elements {
+                        CLIOutput.current.out("  (device-signed) \(space.name)/\(element.identifier): \(textValue(element.value))")
+                    }
+                }
+            }
+        }
+    }
+
+    static func textValue(_ value: ElementValue) -> String {
+        if case .bytes(let bytes) = value {
+            let kind = bytes.starts(with: [0xff, 0xd8]) ? "JPEG image" : "bytes"
+            return "<\(kind), \(bytes.count) bytes>"
+        }
+        let json = value.json
+        return json.count > 200 ? String(json.prefix(200)) + "…" : json
+    }
+}

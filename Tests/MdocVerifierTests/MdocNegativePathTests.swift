@@ -1,0 +1,256 @@
+import Crypto
+import Foundation
+import Testing
+import Mdoc
+@testable import MdocVerifier
+import VerificationCore
+import WalletCBOR
+import WalletCOSE
+import WalletVerifierTestSupport
+import X509
+
+/// One test per check, with responses built by the fixture builder (own IACA, DS, device key).
+@Suite struct MdocNegativePathTests {
+    static let time = Date(timeIntervalSince1970: 1_700_000_000 + 86400) // a day after signing
+    let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 7, count: 32), merchantID: "merchant", teamID: "team", recipientKeyHash: Array(repeating: 1, count: 32))
+    let deviceKey = P256.Signing.PrivateKey()
+
+    func verify(_ fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil, policy: MdocVerificationPolicy = .iso18013Strict,
+                readerKey: P256.KeyAgreement.PrivateKey? = nil, at time: Date = time, transcriptOverride: SessionTranscript? = nil,
+                mutate: ((inout [UInt8]) -> Void)? = nil) async throws -> VerificationReport {
+        let pki = try pki ?? MdocPKI()
+        var bytes = try fixture.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+        mutate?(&bytes)
+        let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: policy)
+        return await verifier.verify(deviceResponse: bytes, transcript: transcriptOverride ?? transcript, readerKey: readerKey, at: time).report
+    }
+
+    @Test func cleanFixtureIsAccepted() async throws {
+        let report = try await verify()
+        #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
+        #expect(report.checks.allSatisfy { $0.status == .passed })
+        #expect(report.checks.count == 13)
+    }
+
+    // mdoc.response.structure
+    @Test func responseVersionStatusAndDocuments() async throws {
+        var old = MdocFixture(); old.responseVersion = "0.9"
+        #expect(try await verify(old).check(.mdocResponseStructure)?.reason == "unsupportedVersion")
+        var bad = MdocFixture(); bad.responseVersion = "one"
+        #expect(try await verify(bad).check(.mdocResponseStructure)?.reason == "invalidVersion")
+        var status = MdocFixture(); status.status = 10
+        #expect(try await verify(status).check(.mdocResponseStructure)?.reason == "responseStatus")
+        let empty = try CBORNode.map(["version": .text("1.0"), "documents": .array([]), "status": .unsigned(0)])
+        let verifier = MdocVerifier(trustStore: IACATrustStore(), policy: .iso18013Strict)
+        let report = await verifier.verify(deviceResponse: Array(empty.encodedBytes), transcript: transcript, at: Self.time).report
+        #expect(report.check(.mdocResponseStructure)?.reason == "noDocuments")
+        #expect(report.verdict == .rejected)
+    }
+
+    @Test(arguments: ["a0", "80", "a2 6776657273696f6e 63312e30 6673746174757300", "ff", "a3 6776657273696f6e 63312e30 69646f63756d656e7473 81 a0 6673746174757300"])
+    func hostileResponsesBecomeFailedChecks(_ input: String) async throws {
+        let verifier = MdocVerifier(trustStore: IACATrustStore(), policy: .iso18013Strict)
+        let report = await verifier.verify(deviceResponse: hex(input), transcript: transcript, at: Self.time).report
+        #expect(report.verdict == .rejected)
+        #expect(!report.failures.isEmpty)
+    }
+
+    // mdoc.document.structure
+    @Test func notTag24WrappedItemFailsTheDocumentStructure() async throws {
+        // Replace the first IssuerSignedItemBytes (d8 18 ...) tag with tag 25.
+        let report = try await verify { bytes in
+            let node = try! CBORDecoder.decode(bytes)
+            let nameSpaces = try! node.map()["documents"]!.array()[0].map()["issuerSigned"]!.map()["nameSpaces"]!.map()
+            let firstItem = try! nameSpaces[0].value.array()[0]
+            #expect(bytes[firstItem.offset] == 0xd8 && bytes[firstItem.offset + 1] == 0x18)
+            bytes[firstItem.offset + 1] = 0x19
+        }
+        #expect(report.check(.mdocDocumentStructure)?.status == .failed)
+        #expect(report.check(.mdocIssuerSignature)?.reason == .prerequisiteFailed)
+        #expect(report.verdict == .rejected)
+    }
+
+    // mdoc.issuer.signature
+    @Test func issuerSignatureFailures() async throws {
+        var noChain = MdocFixture(); noChain.includeX5Chain = false
+        let report = try await verify(noChain)
+        #expect(report.check(.mdocIssuerSignature)?.reason == "missingCertificateChain")
+        #expect(report.check(.mdocIssuerChain)?.reason == "missingCertificateChain")
+
+        var unknownAlgorithm = MdocFixture(); unknownAlgorithm.issuerAlgorithm = -999
+        #expect(try await verify(unknownAlgorithm).check(.mdocIssuerSignature)?.reason == "unsupportedAlgorithm")
+
+        var der = MdocFixture(); der.derIssuerSignature = true
+        let derReport = try await verify(der)
+        #expect(derReport.check(.mdocIssuerSignature)?.reason == "invalidSignatureFormat")
+        #expect(derReport.check(.mdocIssuerSignature)?.message.contains("DER") == true)
+
+        // Signed by another DS than the one in x5chain: take the response of one PKI, trust the IACA.
+        let other = try await verify { bytes in
+            // flip a byte inside the signature (last bytes of issuerAuth are the signature; find it via decoding)
+            let node = try! CBORDecoder.decode(bytes)
+            let auth = try! node.map()["documents"]!.array()[0].map()["issuerSigned"]!.map()["issuerAuth"]!.array()[3]
+            bytes[auth.bytesValue!.startIndex + 5] ^= 0x01
+        }
+        #expect(other.check(.mdocIssuerSignature)?.reason == "signatureInvalid")
+    }
+
+    // mdoc.issuer.chain
+    @Test func chainFailures() async throws {
+        let pki = try MdocPKI()
+        let untrusted = try MdocPKI()
+        let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+        let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [untrusted.iaca]), policy: .iso18013Strict)
+        let report = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: Self.time).report
+        #expect(report.check(.mdocIssuerChain)?.reason == "untrustedIssuer")
+
+        var expiredOptions = MdocPKI.Options(); expiredOptions.dsNotAfter = Self.time.addingTimeInterval(-60)
+        #expect(try await verify(pki: try MdocPKI(expiredOptions)).check(.mdocIssuerChain)?.reason == "certificateExpired")
+
+        let empty = MdocVerifier(trustStore: IACATrustStore(), policy: .iso18013Strict)
+        #expect(await empty.verify(deviceResponse: bytes, transcript: transcript, at: Self.time).report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
+
+        // A root restricted to another docType does not vouch for an mDL.
+        var restricted = IACATrustStore()
+        restricted.add(pki.iaca, docTypes: ["org.iso.23220.photoid.1"])
+        let scoped = MdocVerifier(trustStore: restricted, policy: .iso18013Strict)
+        #expect(await scoped.verify(deviceResponse: bytes, transcript: transcript, at: Self.time).report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
+    }
+
+    // mdoc.issuer.certificateProfile
+    @Test func profileFailures() async throws {
+        var ca = MdocPKI.Options(); ca.dsIsCA = true
+        let caReport = try await verify(pki: try MdocPKI(ca))
+        #expect(caReport.check(.mdocIssuerCertificateProfile)?.reason == "profileViolation")
+        #expect(caReport.check(.mdocIssuerCertificateProfile)?.message.contains("marked as a CA") == true)
+        var noEKU = MdocPKI.Options(); noEKU.dsHasEKU = false
+        #expect(try await verify(pki: try MdocPKI(noEKU)).check(.mdocIssuerCertificateProfile)?.message.contains("1.0.18013.5.1.2") == true)
+        var noDigitalSignature = MdocPKI.Options(); noDigitalSignature.dsKeyUsageDigitalSignature = false
+        #expect(try await verify(pki: try MdocPKI(noDigitalSignature)).check(.mdocIssuerCertificateProfile)?.status == .failed)
+    }
+
+    // mdoc.issuer.country
+    @Test func countryFailures() async throws {
+        var missing = MdocPKI.Options(); missing.iacaCountry = nil; missing.dsCountry = nil
+        let strict = try await verify(pki: try MdocPKI(missing))
+        #expect(strict.check(.mdocIssuerCountry)?.reason == "countryNameMissing")
+        #expect(strict.verdict == .rejected)
+        let lenient = try await verify(pki: try MdocPKI(missing), policy: .appleInApp)
+        #expect(lenient.check(.mdocIssuerCountry)?.status == .skipped)
+        #expect(lenient.warnings.contains { $0.code == "countryNameAbsent" })
+        #expect(lenient.verdict == .accepted)
+
+        var mismatch = MdocPKI.Options(); mismatch.dsCountry = "DE"
+        #expect(try await verify(pki: try MdocPKI(mismatch), policy: .appleInApp).check(.mdocIssuerCountry)?.reason == "countryNameMismatch")
+        var invalid = MdocPKI.Options(); invalid.dsCountry = "USA"; invalid.iacaCountry = "USA"
+        #expect(try await verify(pki: try MdocPKI(invalid)).check(.mdocIssuerCountry)?.reason == "countryNameInvalid")
+    }
+
+    // mdoc.mso.structure and mdoc.mso.version
+    @Test func msoFailures() async throws {
+        var unwrapped = MdocFixture(); unwrapped.wrapMSOInTag24 = false
+        let report = try await verify(unwrapped)
+        #expect(report.check(.mdocMSOStructure)?.reason == "msoNotTag24Wrapped")
+        #expect(report.check(.mdocValueDigests)?.reason == .prerequisiteFailed)
+        #expect(report.check(.mdocIssuerSignature)?.status == .passed)
+
+        var old = MdocFixture(); old.msoVersion = "0.9"
+        #expect(try await verify(old).check(.mdocMSOVersion)?.reason == "unsupportedVersion")
+        var newer = MdocFixture(); newer.msoVersion = "1.1"
+        #expect(try await verify(newer).check(.mdocMSOVersion)?.reason == "versionAboveResponse")
+    }
+
+    // mdoc.valueDigests
+    @Test func digestFailures() async throws {
+        var tampered = MdocFixture(); tampered.tamperedElement = "family_name"
+        let report = try await verify(tampered)
+        #expect(report.check(.mdocValueDigests)?.reason == "digestMismatch")
+        #expect(report.check(.mdocValueDigests)?.details["mismatched"] == "org.iso.18013.5.1/family_name")
+        #expect(report.check(.mdocIssuerSignature)?.status == .passed)
+
+        var missing = MdocFixture(); missing.undigestedElement = "given_name"
+        #expect(try await verify(missing).check(.mdocValueDigests)?.reason == "digestMissing")
+        var duplicate = MdocFixture(); duplicate.duplicateDigestID = true
+        #expect(try await verify(duplicate).check(.mdocValueDigests)?.reason == "duplicateDigestID")
+        var unknown = MdocFixture(); unknown.digestAlgorithm = "MD5"
+        #expect(try await verify(unknown).check(.mdocValueDigests)?.reason == "unsupportedDigestAlgorithm")
+        for algorithm in ["SHA-384", "SHA-512"] {
+            var other = MdocFixture(); other.digestAlgorithm = algorithm
+            #expect(try await verify(other).check(.mdocValueDigests)?.status == .passed)
+        }
+    }
+
+    // mdoc.docType
+    @Test func docTypeFailures() async throws {
+        var mismatch = MdocFixture(); mismatch.msoDocType = "org.iso.23220.photoid.1"
+        #expect(try await verify(mismatch).check(.mdocDocType)?.reason == "docTypeMismatch")
+        var policy = MdocVerificationPolicy.iso18013Strict; policy.acceptedDocTypes = ["org.iso.23220.photoid.1"]
+        #expect(try await verify(policy: policy).check(.mdocDocType)?.reason == "docTypeNotAccepted")
+    }
+
+    // mdoc.validity
+    @Test func validityWindow() async throws {
+        let fixture = MdocFixture()
+        #expect(try await verify(at: fixture.validFrom.addingTimeInterval(-61)).check(.mdocValidity)?.reason == "notYetValid")
+        #expect(try await verify(at: fixture.validFrom.addingTimeInterval(-59)).check(.mdocValidity)?.status == .passed)
+        #expect(try await verify(at: fixture.validUntil.addingTimeInterval(59)).check(.mdocValidity)?.status == .passed)
+        #expect(try await verify(at: fixture.validUntil.addingTimeInterval(61)).check(.mdocValidity)?.reason == "expired")
+        var noSkew = MdocVerificationPolicy.iso18013Strict; noSkew.clockSkew = .seconds(0)
+        #expect(try await verify(policy: noSkew, at: fixture.validFrom.addingTimeInterval(-3)).check(.mdocValidity)?.reason == "notYetValid")
+        var inconsistent = MdocFixture(); inconsistent.validFrom = inconsistent.signed.addingTimeInterval(-10)
+        #expect(try await verify(inconsistent).check(.mdocValidity)?.reason == "inconsistentValidity")
+    }
+
+    // mdoc.device.authentication
+    @Test func deviceAuthenticationFailures() async throws {
+        let other = SessionTranscript.appleInApp(nonce: Array(repeating: 8, count: 32), merchantID: "merchant", teamID: "team", recipientKeyHash: Array(repeating: 1, count: 32))
+        #expect(try await verify(transcriptOverride: other).check(.mdocDeviceAuthentication)?.reason == "deviceSignatureInvalid")
+        var missing = MdocFixture(); missing.omitDeviceSigned = true
+        #expect(try await verify(missing).check(.mdocDeviceAuthentication)?.reason == "deviceSignedMissing")
+
+        let reader = P256.KeyAgreement.PrivateKey()
+        var mac = MdocFixture(); mac.macReaderKey = reader.publicKey
+        #expect(try await verify(mac, readerKey: reader).check(.mdocDeviceAuthentication)?.status == .passed)
+        #expect(try await verify(mac, readerKey: P256.KeyAgreement.PrivateKey()).check(.mdocDeviceAuthentication)?.reason == "deviceMacInvalid")
+        let noReader = try await verify(mac)
+        #expect(noReader.check(.mdocDeviceAuthentication)?.status == .error)
+        #expect(noReader.verdict == .indeterminate)
+    }
+
+    // mdoc.device.keyAuthorizations
+    @Test func keyAuthorizations() async throws {
+        var allowed = MdocFixture()
+        allowed.deviceSignedElements = [.init("org.example.device", "nickname", .text("Erika"))]
+        allowed.keyAuthorizations = (nameSpaces: ["org.example.device"], dataElements: [:])
+        #expect(try await verify(allowed).check(.mdocDeviceKeyAuthorizations)?.status == .passed)
+        var byElement = allowed
+        byElement.keyAuthorizations = (nameSpaces: [], dataElements: ["org.example.device": ["nickname"]])
+        #expect(try await verify(byElement).check(.mdocDeviceKeyAuthorizations)?.status == .passed)
+        var denied = allowed
+        denied.keyAuthorizations = (nameSpaces: ["org.other"], dataElements: [:])
+        let report = try await verify(denied)
+        #expect(report.check(.mdocDeviceKeyAuthorizations)?.reason == "unauthorizedDeviceSignedElement")
+        #expect(report.verdict == .rejected)
+    }
+
+    // The iOS Simulator: zero signatures, no issuer certificate. Never accepted.
+    @Test func simulatorStyleResponseIsNeverAccepted() async throws {
+        var simulator = MdocFixture(); simulator.simulatorStyle = true
+        for policy in [MdocVerificationPolicy.iso18013Strict, .appleInApp] {
+            let report = try await verify(simulator, policy: policy)
+            #expect(report.verdict == .rejected)
+            #expect(report.check(.mdocIssuerSignature)?.status == .failed)
+            #expect(report.check(.mdocDeviceAuthentication)?.status == .failed)
+        }
+    }
+
+    @Test func truncatedFixtureAtEveryTenthByteNeverCrashesOrAccepts() async throws {
+        let pki = try MdocPKI()
+        let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+        let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
+        for length in stride(from: 0, to: bytes.count, by: 10) {
+            let report = await verifier.verify(deviceResponse: Array(bytes[..<length]), transcript: transcript, at: Self.time).report
+            #expect(report.verdict == .rejected)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+import WalletVerifierCommands
+import WalletVerifierTestSupport
+
+private let annexD = "mdoc/iso18013-5-annex-d/"
+
+@Suite struct MdocVerifyCommandTests {
+    func run(_ extra: [String], readerKey: Bool = true, at: String = "2021-01-01T00:00:00Z") async -> (code: Int32, stdout: String, stderr: String) {
+        var arguments = ["mdoc", "verify",
+                         "--device-response", TestVectors.path(annexD + "device_response.cbor"),
+                         "--session-transcript", TestVectors.path(annexD + "session_transcript_bytes.cbor.hex"),
+                         "--trust", TestVectors.path(annexD + "document_signer.pem"), "--at", at]
+        if readerKey { arguments += ["--reader-key", TestVectors.path(annexD + "ereader_key_private_d.hex")] }
+        return await WalletVerifierCommand.runCapturing(arguments + extra)
+    }
+
+    @Test func acceptedAnnexDWithJSON() async throws {
+        let result = await run(["--format", "json"])
+        #expect(result.code == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["verdict"] as? String == "accepted")
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.contains { $0["id"] as? String == "mdoc.device.authentication" && $0["status"] as? String == "passed" })
+        let documents = try #require(object["documents"] as? [[String: Any]])
+        #expect(documents.first?["docType"] as? String == "org.iso.18013.5.1.mDL")
+        let elements = try #require(documents.first?["elements"] as? [String: [String: Any]])
+        #expect(elements["org.iso.18013.5.1"]?["family_name"] as? String == "Doe")
+        #expect(elements["org.iso.18013.5.1"]?["issue_date"] as? String == "2019-10-20")
+        #expect((elements["org.iso.18013.5.1"]?["portrait"] as? String).flatMap { Data(base64Encoded: $0) }?.count == 1042)
+        #expect(object["warnings"] is [Any])
+    }
+
+    @Test func withoutReaderKeyIsIndeterminate() async {
+        let result = await run([], readerKey: false)
+        #expect(result.code == 3)
+        #expect(result.stdout.contains("reader key required"))
+        #expect(result.stdout.contains("verdict: indeterminate"))
+    }
+
+    @Test func expiredIsRejectedAndHidesElements() async throws {
+        let result = await run(["--format", "json"], at: "2026-11-21T00:00:00Z")
+        #expect(result.code == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["verdict"] as? String == "rejected")
+        let documents = try #require(object["documents"] as? [[String: Any]])
+        #expect(documents.first?["elements"] == nil)
+        #expect(!result.stdout.contains("Doe"))
+    }
+
+    @Test func usageErrors() async {
+        #expect(await run(["--at", "yesterday"]).code == 2)
+        #expect(await run(["--clock-skew", "-1"]).code == 2)
+        let noTrust = await WalletVerifierCommand.runCapturing(["mdoc", "verify", "--device-response", "x", "--session-transcript", "y"])
+        #expect(noTrust.code == 2)
+        let missingFile = await WalletVerifierCommand.runCapturing(["mdoc", "verify", "--device-response", "/nonexistent", "--session-transcript", "y", "--trust", TestVectors.path(annexD + "document_signer.pem")])
+        #expect(missingFile.code == 2)
+    }
+}
