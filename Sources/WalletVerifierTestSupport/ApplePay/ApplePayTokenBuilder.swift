@@ -155,6 +155,45 @@ public struct ApplePayTokenBuilder {
         )
     }
 
+    /// Signs the token's current fields again (after a test changed them), so that hostile content
+    /// reaches the checks after the signature: an invalid ephemeral key, a short `data`, ...
+    /// Fields that are not valid base64 or hex are signed as empty.
+    public func resign(_ token: inout ApplePayFixtureToken) throws {
+        func base64(_ text: String?) -> [UInt8] { text.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? [] }
+        func hex(_ text: String?) -> [UInt8] {
+            guard let text, text.count % 2 == 0 else { return [] }
+            var out: [UInt8] = []
+            var index = text.startIndex
+            while index < text.endIndex {
+                let next = text.index(index, offsetBy: 2)
+                guard let byte = UInt8(text[index..<next], radix: 16) else { return [] }
+                out.append(byte)
+                index = next
+            }
+            return out
+        }
+        let keyPart = base64(token.header["ephemeralPublicKey"] ?? token.header["wrappedKey"])
+        let content = keyPart + base64(token.data) + hex(token.header["transactionId"]) + hex(token.header["applicationData"])
+        let isRSA: Bool
+        if case .rsa = merchant.key { isRSA = true } else { isRSA = false }
+        var cmsBuilder = ApplePayCMSBuilder(
+            leaf: isRSA ? pki.rsaLeaf : pki.ecLeaf,
+            intermediate: pki.intermediate,
+            signerKey: isRSA ? .rsa(pki.keys.rsaLeaf) : .p256(pki.keys.ecLeaf),
+            signingTime: signingTime
+        )
+        cms(&cmsBuilder)
+        token.signature = Data(try cmsBuilder.build(content: content)).base64EncodedString()
+    }
+
+    /// Encrypts `plaintext` like ``build()`` but returns only the ciphertext ‖ tag for the EC
+    /// merchant and a given ephemeral key (for tests that assemble tokens by hand).
+    public static func kdf(sharedSecret: [UInt8], merchantIdentifier: String) -> SymmetricKey {
+        let kdfInput: [UInt8] = [0, 0, 0, 1] + sharedSecret + [0x0D] + Array("id-aes256-GCM".utf8) + Array("Apple".utf8)
+            + Array(SHA256.hash(data: Array(merchantIdentifier.utf8)))
+        return SymmetricKey(data: SHA256.hash(data: kdfInput))
+    }
+
     /// SHA-256 of `text`, as applicationData in a token (Apple hashes the request's applicationData).
     public static func applicationDataHash(_ text: String) -> [UInt8] {
         Array(SHA256.hash(data: Array(text.utf8)))
