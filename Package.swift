@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ApplePayVerifier", targets: ["ApplePayVerifier"]),
         .library(name: "Mdoc", targets: ["Mdoc"]),
         .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
+        .library(name: "WalletIdentity", targets: ["WalletIdentity"]),
         .executable(name: "wallet-verifier", targets: ["wallet-verifier"]),
     ],
     dependencies: [
@@ -66,6 +67,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Layer 5: Verify with Wallet (Apple in-app): HPKE envelope, transcript, request sessions.
+        .target(
+            name: "WalletIdentity",
+            dependencies: [
+                "Mdoc",
+                "MdocVerifier",
+                "WalletCBOR",
+                "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Layer 5: Apple Pay payment tokens.
         .target(
             name: "ApplePayVerifier",
@@ -90,6 +104,7 @@ let package = Package(
                 "ApplePayVerifier",
                 "Mdoc",
                 "MdocVerifier",
+                "WalletIdentity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -110,6 +125,7 @@ let package = Package(
                 "ApplePayVerifier",
                 "Mdoc",
                 "MdocVerifier",
+                "WalletIdentity",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -140,6 +156,11 @@ let package = Package(
             name: "MdocVerifierTests",
             dependencies: ["MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore", "WalletVerifierTestSupport",
                            .product(name: "X509", package: "swift-certificates")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WalletIdentityTests",
+            dependencies: ["WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "WalletVerifierTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -74,6 +74,13 @@ public struct MdocVerifier: Sendable {
         self.chainCache = ValidatedChainCache()
     }
 
+    /// A verifier with another policy that shares this one's trust store and chain cache.
+    public init(sharing other: MdocVerifier, policy: MdocVerificationPolicy) {
+        self.trustStore = other.trustStore
+        self.policy = policy
+        self.chainCache = other.chainCache
+    }
+
     /// Verifies DeviceResponse bytes. Bytes that are not a DeviceResponse give a rejected report (a
     /// failed `mdoc.response.structure`), never a thrown error.
     public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, at time: Date, flow: String = "mdoc") async -> MdocVerificationResult {

@@ -1,0 +1,148 @@
+import Crypto
+import Foundation
+import Mdoc
+import MdocVerifier
+import VerificationCore
+import WalletCBOR
+
+/// The result of an in-app identity verification: the report, the documents, and (when a request
+/// descriptor was given) the verified claims. Claims and elements are personal data; use them only
+/// when `report.verdict == .accepted`.
+public struct IdentityVerificationResult: Sendable {
+    public let report: VerificationReport
+    public let documents: [VerifiedDocument]
+    public let claims: IdentityClaims?
+}
+
+/// Verify with Wallet in-app (Apple's "Verifying Wallet identity requests"): opens the APPLE-HPKE-v1
+/// envelope and verifies the mdoc inside with the same session transcript.
+public struct AppleIdentityVerifier: Sendable {
+    public let keyRing: IdentityKeyRing
+    public let merchantID: String
+    public let teamID: String
+    public let policy: IdentityPolicy
+    public let mdocVerifier: MdocVerifier
+
+    static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
+
+    public init(keyRing: IdentityKeyRing, merchantID: String, teamID: String, trustStore: IACATrustStore, policy: IdentityPolicy = .production) {
+        self.keyRing = keyRing
+        self.merchantID = merchantID
+        self.teamID = teamID
+        self.policy = policy
+        self.mdocVerifier = MdocVerifier(trustStore: trustStore, policy: policy.mdoc)
+    }
+
+    /// Verifies `PKIdentityDocument.encryptedData` for the nonce the app used. `request` adds the
+    /// response-against-request checks and the claims. `nonceOutcome` is the result of consuming the
+    /// nonce (request sessions record it as `replay.nonce`).
+    public func verify(encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor? = nil, at time: Date,
+                       nonceOutcome: CheckOutcome? = nil) async -> IdentityVerificationResult {
+        var runner = CheckRunner(policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew))
+        if let nonceOutcome {
+            runner.run(.replayNonce) { nonceOutcome }
+        }
+        let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
+
+        var envelope: AppleHPKEEnvelope?
+        runner.run(.identityEnvelopeStructure) {
+            let decoded: AppleHPKEEnvelope
+            do {
+                decoded = try AppleHPKEEnvelope(cbor: try CBORDecoder.decode(encryptedData))
+            } catch let error as CBORError {
+                return .failed(ReasonCode(error.code.rawValue), "encryptedData is not an APPLE-HPKE-v1 envelope: \(error.message.isEmpty ? error.code.rawValue : error.message).")
+            } catch {
+                return .failed(.malformedInput, "encryptedData is not an APPLE-HPKE-v1 envelope.")
+            }
+            guard decoded.algorithm == AppleHPKEEnvelope.algorithmName else {
+                return .failed("unsupportedAlgorithm", "The envelope algorithm is \"\(decoded.algorithm)\", not \"APPLE-HPKE-v1\".")
+            }
+            guard decoded.mode == 0 else { return .failed("unsupportedMode", "The envelope HPKE mode is \(decoded.mode), not 0 (base).") }
+            guard decoded.pkRHash.count == 32, decoded.infoHash.count == 32 else {
+                return .failed("malformedStructure", "pkRHash and infoHash must be 32-byte SHA-256 values.")
+            }
+            envelope = decoded
+            return .passed("APPLE-HPKE-v1 envelope, HPKE base mode.")
+        }
+
+        var key: IdentityKeyRing.Key?
+        runner.run(.identityEnvelopeRecipientKey, requires: [.identityEnvelopeStructure]) {
+            guard let envelope else { return .failed(.malformedInput, "No envelope.") }
+            guard let match = keyRing.key(forHash: envelope.pkRHash) else {
+                return .failed("noMatchingKey", "No configured identity encryption key matches pkRHash \(Hex.encode(envelope.pkRHash)); the response was encrypted to another key (configured: \(keyRing.keys.map { Hex.encode($0.publicKeyHash.prefix(8)) + "…" }.joined(separator: ", "))).",
+                               details: ["pkRHash": Hex.encode(envelope.pkRHash)])
+            }
+            key = match
+            return .passed("pkRHash selects the configured key \(match.label).", details: ["key": match.label])
+        }
+
+        var transcript: SessionTranscript?
+        runner.run(.identityEnvelopeTranscript, requires: [.identityEnvelopeStructure] + noncePrerequisite) {
+            guard let envelope else { return .failed(.malformedInput, "No envelope.") }
+            let built = SessionTranscript.appleInApp(nonce: nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: envelope.pkRHash)
+            guard Array(SHA256.hash(data: built.bytes)) == envelope.infoHash else {
+                return .failed("infoHashMismatch", "SHA-256 of the session transcript does not equal the envelope's infoHash: the nonce, merchant identifier (\(merchantID)) or team identifier (\(teamID)) differ from those the app used in its PKIdentityRequest.")
+            }
+            transcript = built
+            return .passed("The session transcript (AppleIdentityPresentment_1.0 with this nonce, merchant \(merchantID), team \(teamID)) matches infoHash.")
+        }
+
+        var plaintext: [UInt8]?
+        runner.run(.identityEnvelopeDecryption, requires: [.identityEnvelopeRecipientKey, .identityEnvelopeTranscript]) {
+            guard let envelope, let key, let transcript else { return .failed(.malformedInput, "No key or transcript.") }
+            do {
+                var recipient = try HPKE.Recipient(privateKey: key.privateKey, ciphersuite: Self.ciphersuite, info: Data(transcript.bytes), encapsulatedKey: Data(envelope.pkEm))
+                plaintext = [UInt8](try recipient.open(envelope.data, authenticating: Data()))
+            } catch {
+                return .failed("decryptionFailed", "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the data: the ciphertext or pkEm was altered, or another key or transcript was used.")
+            }
+            return .passed("HPKE opened the response with key \(key.label).")
+        }
+
+        var response: DeviceResponse?
+        runner.run(.identityPlaintextStructure, requires: [.identityEnvelopeDecryption]) {
+            guard let plaintext else { return .failed(.malformedInput, "No plaintext.") }
+            do {
+                let topics = try CBORDecoder.decode(plaintext).map("plaintext")
+                let identity = try topics.required("identity", in: "plaintext")
+                let decoded = try DeviceResponse(cbor: identity)
+                guard decoded.documentResults.count == 1 else {
+                    return .failed("documentCount", "The DeviceResponse holds \(decoded.documentResults.count) documents; Apple's flow returns exactly one.")
+                }
+                response = decoded
+                return .passed("The plaintext is {\"identity\": DeviceResponse} with one document.")
+            } catch let error as CBORError {
+                return .failed(ReasonCode(error.code.rawValue), "The decrypted data is not {\"identity\": DeviceResponse}: \(error.message).")
+            } catch let error as MdocDecodingError {
+                return .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).")
+            }
+        }
+
+        var documents: [VerifiedDocument] = []
+        if let response, let transcript {
+            var mdocPolicy = policy.mdoc
+            if let request { mdocPolicy.acceptedDocTypes = request.document.docTypes }
+            let verifier = request == nil ? mdocVerifier : MdocVerifier(sharing: mdocVerifier, policy: mdocPolicy)
+            documents = await verifier.verify(response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity").documents
+        } else {
+            runner.run(.mdocResponseStructure, requires: [.identityPlaintextStructure]) { .failed(.malformedInput, "unreachable") }
+        }
+
+        var claims: IdentityClaims?
+        if let request {
+            let document = documents.first
+            runner.run(.identityRequestElements, requires: [.mdocResponseStructure]) {
+                guard let document else { return .failed("noDocument", "No document to compare with the request.") }
+                return RequestMatching.elementsOutcome(document: document, request: request)
+            }
+            if let ageRequest = request.elements.first(where: { $0.atLeast != nil }), let minimum = ageRequest.atLeast {
+                runner.run(.identityRequestAge, requires: [.mdocResponseStructure]) {
+                    guard let document else { return .failed("noDocument", "No document.") }
+                    return RequestMatching.ageOutcome(document: document, request: request, minimum: minimum)
+                }
+            }
+            if let document { claims = IdentityClaims(document: document, request: request) }
+        }
+        return IdentityVerificationResult(report: runner.report(flow: "walletIdentity"), documents: documents, claims: claims)
+    }
+}

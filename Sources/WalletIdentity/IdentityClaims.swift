@@ -1,0 +1,76 @@
+import Foundation
+import Mdoc
+import MdocVerifier
+import WalletCBOR
+
+/// The verified answers to an identity request, typed, each with the intent to store the app
+/// declared. Personal data: `description` is redacted; use only for an accepted verdict.
+public struct IdentityClaims: Sendable, CustomStringConvertible {
+    public struct Claim: Sendable {
+        public let element: IdentityElement
+        /// The mdoc elements that answered it: "namespace/identifier" → value.
+        public let values: [(source: String, value: ElementValue)]
+        public let intentToStore: IdentityRequestDescriptor.IntentToStore
+    }
+
+    public struct AgeClaim: Sendable {
+        public let atLeast: Int
+        /// nil when the response did not decide it.
+        public let value: Bool?
+        /// age_over_NN, age_in_years or birth_date.
+        public let source: String
+        public let intentToStore: IdentityRequestDescriptor.IntentToStore
+    }
+
+    public let claims: [Claim]
+    public let ageAtLeast: AgeClaim?
+
+    init(document: VerifiedDocument, request: IdentityRequestDescriptor) {
+        var claims: [Claim] = []
+        var ageClaim: AgeClaim?
+        for requested in request.elements {
+            if let minimum = requested.atLeast {
+                let answer = RequestMatching.age(document: document, nameSpace: IdentityElement.ageNameSpace(for: request.document), minimum: minimum, at: document.validFrom)
+                ageClaim = AgeClaim(atLeast: minimum, value: answer.value, source: answer.source, intentToStore: requested.intentToStore)
+                continue
+            }
+            var values: [(String, ElementValue)] = []
+            for pair in requested.element.identifiers(for: request.document) {
+                if let value = document.element(pair.nameSpace, pair.identifier) { values.append(("\(pair.nameSpace)/\(pair.identifier)", value)) }
+            }
+            claims.append(Claim(element: requested.element, values: values.map { (source: $0.0, value: $0.1) }, intentToStore: requested.intentToStore))
+        }
+        self.claims = claims
+        self.ageAtLeast = ageClaim
+    }
+
+    public func claim(_ element: IdentityElement) -> Claim? { claims.first { $0.element == element } }
+
+    public var givenName: String? { claim(.givenName)?.values.first?.value.stringValue }
+    public var familyName: String? { claim(.familyName)?.values.first?.value.stringValue }
+    public var dateOfBirth: CBORFullDate? { claim(.dateOfBirth)?.values.first?.value.fullDateValue }
+    /// JPEG bytes.
+    public var portrait: [UInt8]? { claim(.portrait)?.values.first?.value.bytesValue }
+    public var documentNumber: String? { claim(.documentNumber)?.values.first?.value.stringValue }
+
+    public var description: String { "IdentityClaims(\(claims.count) claims, values redacted)" }
+
+    /// `{"givenName": {"value": ..., "intentToStore": ...}, "ageAtLeast": {"age": 21, "value": true, "source": "age_over_21", ...}}`.
+    public var json: String {
+        var members: [String] = []
+        for claim in claims {
+            let value: String
+            switch claim.values.count {
+            case 0: value = "null"
+            case 1: value = claim.values[0].value.json
+            default: value = "{" + claim.values.map { JSONText.quote(String($0.source.split(separator: "/").last ?? "")) + ":" + $0.value.json }.joined(separator: ",") + "}"
+            }
+            members.append(JSONText.quote(claim.element.rawValue) + ":{\"value\":\(value),\"intentToStore\":\(claim.intentToStore.json)}")
+        }
+        if let age = ageAtLeast {
+            let value = age.value.map { $0 ? "true" : "false" } ?? "null"
+            members.append("\"ageAtLeast\":{\"age\":\(age.atLeast),\"value\":\(value),\"source\":\(JSONText.quote(age.source)),\"intentToStore\":\(age.intentToStore.json)}")
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+}

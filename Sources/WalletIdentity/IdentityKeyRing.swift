@@ -1,0 +1,59 @@
+import Crypto
+import Foundation
+import WalletCBOR
+
+/// The merchant's identity encryption keys (several during a rotation). A response names its key by
+/// `pkRHash` = SHA-256(0x04‖X‖Y of the public key); selection happens before any decryption.
+public struct IdentityKeyRing: Sendable {
+    public struct Key: Sendable {
+        public let privateKey: P256.KeyAgreement.PrivateKey
+        public let publicKeyHash: [UInt8]
+        /// A label for reports (a file name), never key material.
+        public let label: String
+    }
+
+    public private(set) var keys: [Key] = []
+
+    public init(_ keys: [P256.KeyAgreement.PrivateKey] = []) {
+        for (index, key) in keys.enumerated() { add(key, label: "key\(index + 1)") }
+    }
+
+    public mutating func add(_ key: P256.KeyAgreement.PrivateKey, label: String) {
+        keys.append(Key(privateKey: key, publicKeyHash: Self.publicKeyHash(key.publicKey), label: label))
+    }
+
+    public static func publicKeyHash(_ key: P256.KeyAgreement.PublicKey) -> [UInt8] {
+        Array(SHA256.hash(data: key.x963Representation))
+    }
+
+    public func key(forHash hash: [UInt8]) -> Key? {
+        keys.first { $0.publicKeyHash == hash }
+    }
+
+    /// Loads a PEM P-256 private key (SEC1 "EC PRIVATE KEY" or PKCS#8 "PRIVATE KEY"; text before
+    /// the PEM block, such as openssl's "Bag Attributes", is ignored).
+    public static func loadPrivateKey(pem text: String, name: String) throws -> P256.KeyAgreement.PrivateKey {
+        let blocks = ["EC PRIVATE KEY", "PRIVATE KEY"]
+        for label in blocks {
+            guard let start = text.range(of: "-----BEGIN \(label)-----"),
+                  let end = text.range(of: "-----END \(label)-----", range: start.upperBound..<text.endIndex) else { continue }
+            let block = String(text[start.lowerBound..<end.upperBound])
+            if let key = try? P256.KeyAgreement.PrivateKey(pemRepresentation: block) { return key }
+            throw IdentityKeyError("\(name): the \(label) block is not a P-256 private key")
+        }
+        if text.contains("ENCRYPTED PRIVATE KEY") {
+            throw IdentityKeyError("\(name) is an encrypted PKCS#8 key; decrypt it first: openssl pkcs8 -in \(name) -out key.pem")
+        }
+        throw IdentityKeyError("\(name) holds no PEM P-256 private key (\"EC PRIVATE KEY\" or \"PRIVATE KEY\")")
+    }
+
+    public mutating func load(path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw IdentityKeyError("cannot read \(path)") }
+        add(try Self.loadPrivateKey(pem: String(decoding: data, as: UTF8.self), name: path), label: (path as NSString).lastPathComponent)
+    }
+}
+
+public struct IdentityKeyError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// What the app asked Wallet for, mirroring PassKit's descriptors (`PKIdentityDriversLicenseDescriptor`,
+/// `PKIdentityNationalIDCardDescriptor`, the photo ID descriptor) and elements. JSON:
+/// `{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 21, "intentToStore": "willNotStore"}, ...]}`.
+public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
+    public enum DocumentKind: String, Sendable, Hashable, Codable, CaseIterable {
+        case driversLicense, nationalIDCard, photoID
+
+        /// The mdoc docTypes a response to this descriptor may carry.
+        public var docTypes: Set<String> {
+            switch self {
+            case .driversLicense: return ["org.iso.18013.5.1.mDL"]
+            case .nationalIDCard: return ["org.iso.18013.5.1.mDL", "org.iso.23220.1.jp.mnc"]
+            case .photoID: return ["org.iso.23220.photoid.1"]
+            }
+        }
+    }
+
+    public enum IntentToStore: Sendable, Hashable, Codable, CustomStringConvertible {
+        case willNotStore
+        case mayStore
+        case mayStoreDays(Int)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let text = try? container.decode(String.self) {
+                switch text {
+                case "willNotStore": self = .willNotStore
+                case "mayStore": self = .mayStore
+                default: throw DecodingError.dataCorruptedError(in: container, debugDescription: "intentToStore must be \"willNotStore\", \"mayStore\" or {\"mayStoreDays\": N}, found \"\(text)\"")
+                }
+                return
+            }
+            struct Days: Codable { var mayStoreDays: Int }
+            guard let days = try? container.decode(Days.self) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "intentToStore must be \"willNotStore\", \"mayStore\" or {\"mayStoreDays\": N}")
+            }
+            guard days.mayStoreDays > 0 else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "mayStoreDays must be at least 1")
+            }
+            self = .mayStoreDays(days.mayStoreDays)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .willNotStore: try container.encode("willNotStore")
+            case .mayStore: try container.encode("mayStore")
+            case .mayStoreDays(let days): try container.encode(["mayStoreDays": days])
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .willNotStore: return "willNotStore"
+            case .mayStore: return "mayStore"
+            case .mayStoreDays(let days): return "mayStore(days: \(days))"
+            }
+        }
+
+        public var json: String {
+            switch self {
+            case .willNotStore: return "\"willNotStore\""
+            case .mayStore: return "\"mayStore\""
+            case .mayStoreDays(let days): return "{\"mayStoreDays\":\(days)}"
+            }
+        }
+    }
+
+    public struct Element: Sendable, Hashable, Codable {
+        public var element: IdentityElement
+        /// For `age`: request `age(atLeast:)` (1...125).
+        public var atLeast: Int?
+        public var intentToStore: IntentToStore
+
+        public init(_ element: IdentityElement, atLeast: Int? = nil, intentToStore: IntentToStore) {
+            self.element = element
+            self.atLeast = atLeast
+            self.intentToStore = intentToStore
+        }
+    }
+
+    public var document: DocumentKind
+    public var elements: [Element]
+
+    public init(document: DocumentKind, elements: [Element]) {
+        self.document = document
+        self.elements = elements
+    }
+
+    /// PassKit's rules: at least one element; `age(atLeast:)` only for 1...125; never both `age` and
+    /// `age(atLeast:)`; `atLeast` only on `age`.
+    public func validate() throws {
+        guard !elements.isEmpty else { throw DescriptorError("the request names no element") }
+        for element in elements {
+            if let atLeast = element.atLeast {
+                guard element.element == .age else { throw DescriptorError("atLeast is only allowed on the age element, not on \(element.element.rawValue)") }
+                guard (1...125).contains(atLeast) else { throw DescriptorError("age(atLeast: \(atLeast)) is outside 1...125") }
+            }
+        }
+        let plainAge = elements.contains { $0.element == .age && $0.atLeast == nil }
+        let ageAtLeast = elements.contains { $0.element == .age && $0.atLeast != nil }
+        if plainAge && ageAtLeast { throw DescriptorError("a request cannot contain both age and age(atLeast:)") }
+        if elements.filter({ $0.atLeast != nil }).count > 1 { throw DescriptorError("a request can contain one age(atLeast:) element") }
+        let unsupported = elements.filter { $0.element.identifiers(for: document).isEmpty }.map(\.element.rawValue)
+        if !unsupported.isEmpty {
+            throw DescriptorError("\(unsupported.joined(separator: ", ")) cannot be requested from a \(document.rawValue)")
+        }
+    }
+
+    /// Decodes and validates the JSON form; errors name the problem.
+    public static func decode(json data: Data) throws -> IdentityRequestDescriptor {
+        let descriptor: IdentityRequestDescriptor
+        do {
+            descriptor = try JSONDecoder().decode(IdentityRequestDescriptor.self, from: data)
+        } catch let error as DecodingError {
+            throw DescriptorError(Self.describe(error))
+        }
+        try descriptor.validate()
+        return descriptor
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let components = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return components.isEmpty ? "the request" : String(components.drop { $0 == "." })
+        }
+        switch error {
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context): return "\(path(context)): missing \"\(key.stringValue)\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "the request is not valid JSON of the expected shape"
+        }
+    }
+}
+
+public struct DescriptorError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import VerificationCore
+import WalletCBOR
+
+/// Server-side request sessions: the server creates the nonce the app puts in its PKIdentityRequest,
+/// bound to the caller's session and the descriptor, with an expiry; verifying a response consumes the
+/// nonce exactly once through the ``ReplayStore`` (atomic, also across instances sharing a store).
+public struct IdentityRequestSessions: Sendable {
+    public struct Created: Sendable {
+        public let requestID: String
+        public let nonce: [UInt8]
+        public let expiresAt: Date
+    }
+
+    public let store: any ReplayStore
+    public let verifier: AppleIdentityVerifier
+    /// How long a nonce stays usable (default 10 minutes).
+    public var lifetime: Duration
+
+    public init(store: any ReplayStore, verifier: AppleIdentityVerifier, lifetime: Duration = .seconds(600)) {
+        self.store = store
+        self.verifier = verifier
+        self.lifetime = lifetime
+    }
+
+    struct Payload: Codable {
+        var nonce: String
+        var descriptor: IdentityRequestDescriptor
+        var sessionBinding: String?
+    }
+
+    /// Creates a request: a 32-byte nonce from the system CSPRNG and a random request identifier.
+    public func create(descriptor: IdentityRequestDescriptor, sessionBinding: String? = nil, now: Date) async throws -> Created {
+        try descriptor.validate()
+        let nonce = Self.randomBytes(32)
+        let requestID = Base64URL.encode(Self.randomBytes(18))
+        let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
+        let payload = try JSONEncoder().encode(Payload(nonce: Hex.encode(nonce), descriptor: descriptor, sessionBinding: sessionBinding))
+        try await store.issueNonce(requestID, payload: [UInt8](payload), expiresAt: expiresAt)
+        return Created(requestID: requestID, nonce: nonce, expiresAt: expiresAt)
+    }
+
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    /// Consumes the request's nonce and verifies the response against it. A second use of the same
+    /// request is rejected by `replay.nonce`; a store failure makes the verdict indeterminate.
+    public func verify(requestID: String, encryptedData: [UInt8], sessionBinding: String? = nil, at time: Date) async -> IdentityVerificationResult {
+        let consumption: NonceConsumption
+        do {
+            consumption = try await store.consumeNonce(requestID, now: time)
+        } catch {
+            let outcome = CheckOutcome.error("storeUnavailable", "The nonce store could not be reached; try again.", retryable: true)
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], request: nil, at: time, nonceOutcome: outcome)
+        }
+        switch consumption {
+        case .consumed(let payloadBytes):
+            guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(payloadBytes)), let nonce = Hex.decode(payload.nonce) else {
+                return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+                                             nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
+            }
+            if let expected = payload.sessionBinding, expected != sessionBinding {
+                return await verifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
+                                             nonceOutcome: .failed("sessionMismatch", "The request was created for another session."))
+            }
+            return await verifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
+                                         nonceOutcome: .passed("The request nonce was issued here, had not expired, and is now used."))
+        case .alreadyConsumed:
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+                                         nonceOutcome: .failed("nonceReused", "This request's nonce was used already: a response is accepted once (replay)."))
+        case .expired:
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+                                         nonceOutcome: .failed("nonceExpired", "The request expired before the response arrived; create a new request."))
+        case .unknown:
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+                                         nonceOutcome: .failed("unknownRequest", "No such request was issued (or it was purged)."))
+        }
+    }
+}
+
+enum Base64URL {
+    static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

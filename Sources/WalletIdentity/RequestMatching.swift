@@ -1,0 +1,101 @@
+import MdocVerifier
+import Mdoc
+import VerificationCore
+
+/// Comparing a response with the request that produced it.
+enum RequestMatching {
+    /// The (namespace, identifier) pairs the request allows.
+    static func allowed(_ request: IdentityRequestDescriptor) -> Set<String> {
+        var allowed = Set<String>()
+        for element in request.elements {
+            for pair in element.element.identifiers(for: request.document) { allowed.insert("\(pair.nameSpace)/\(pair.identifier)") }
+            if element.atLeast != nil {
+                // PassKit answers age(atLeast:) with age_over_NN, or falls back to the age element.
+                let ns = IdentityElement.ageNameSpace(for: request.document)
+                allowed.insert("\(ns)/age_in_years")
+                allowed.insert("\(ns)/birth_date")
+            }
+        }
+        return allowed
+    }
+
+    static func isAgeOver(_ identifier: String) -> Int? {
+        guard identifier.hasPrefix("age_over_"), let n = Int(identifier.dropFirst("age_over_".count)), identifier.count == "age_over_".count + 2 else { return nil }
+        return n
+    }
+
+    static func elementsOutcome(document: VerifiedDocument, request: IdentityRequestDescriptor) -> CheckOutcome {
+        guard request.document.docTypes.contains(document.docType) else {
+            return .failed("unexpectedDocType", "The response is a \(document.docType); the request asked for a \(request.document.rawValue) (\(request.document.docTypes.sorted().joined(separator: " or "))).")
+        }
+        let allowed = allowed(request)
+        let ageRequested = request.elements.contains { $0.atLeast != nil }
+        var unrequested: [String] = []
+        for space in document.issuerSigned {
+            for element in space.elements {
+                let name = "\(space.name)/\(element.identifier)"
+                if allowed.contains(name) { continue }
+                if ageRequested, isAgeOver(element.identifier) != nil, space.name == IdentityElement.ageNameSpace(for: request.document) { continue }
+                unrequested.append(name)
+            }
+        }
+        guard unrequested.isEmpty else {
+            return .failed("unrequestedElement", "The response carries elements that were not requested: \(unrequested.joined(separator: ", ")).",
+                           details: ["unrequested": unrequested.joined(separator: ",")])
+        }
+        let count = document.issuerSigned.reduce(0) { $0 + $1.elements.count }
+        return .passed("All \(count) returned elements were requested.")
+    }
+
+    /// How age(atLeast: N) was answered.
+    struct AgeAnswer {
+        let value: Bool?
+        let source: String
+    }
+
+    static func age(document: VerifiedDocument, nameSpace: String, minimum: Int, at time: Date? = nil) -> AgeAnswer {
+        guard let space = document.issuerSigned.first(where: { $0.name == nameSpace }) else {
+            return AgeAnswer(value: nil, source: "none")
+        }
+        if let exact = space["age_over_\(minimum < 10 ? "0" : "")\(minimum)"], case .bool(let value) = exact {
+            return AgeAnswer(value: value, source: "age_over_\(minimum < 10 ? "0" : "")\(minimum)")
+        }
+        // Another age_over_NN can still decide: true for M ≥ N, false for M ≤ N.
+        for element in space.elements {
+            guard let m = isAgeOver(element.identifier), case .bool(let value) = element.value else { continue }
+            if value && m >= minimum { return AgeAnswer(value: true, source: element.identifier) }
+            if !value && m <= minimum { return AgeAnswer(value: false, source: element.identifier) }
+        }
+        if let years = space["age_in_years"]?.integerValue {
+            return AgeAnswer(value: years >= minimum, source: "age_in_years")
+        }
+        if let birth = space["birth_date"]?.fullDateValue, let time {
+            let today = RFC3339Civil.date(time)
+            var age = today.year - birth.year
+            if (today.month, today.day) < (birth.month, birth.day) { age -= 1 }
+            return AgeAnswer(value: age >= minimum, source: "birth_date")
+        }
+        return AgeAnswer(value: nil, source: "none")
+    }
+
+    static func ageOutcome(document: VerifiedDocument, request: IdentityRequestDescriptor, minimum: Int) -> CheckOutcome {
+        // The verification time is not needed for age_over_NN; birth_date fallback uses the MSO validity start.
+        let answer = age(document: document, nameSpace: IdentityElement.ageNameSpace(for: request.document), minimum: minimum, at: document.validFrom)
+        guard answer.value != nil else {
+            return .failed("ageNotAnswered", "age(atLeast: \(minimum)) was requested but the response carries no age_over_NN, age_in_years or birth_date that decides it.")
+        }
+        return .passed("age(atLeast: \(minimum)) is answered by \(answer.source).", details: ["source": answer.source])
+    }
+}
+
+import Foundation
+import WalletCBOR
+
+/// Civil date of an instant (UTC).
+enum RFC3339Civil {
+    static func date(_ date: Date) -> (year: Int, month: Int, day: Int) {
+        let text = RFC3339Time.format(date)
+        let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
+        return parts.count == 3 ? (parts[0], parts[1], parts[2]) : (1970, 1, 1)
+    }
+}
