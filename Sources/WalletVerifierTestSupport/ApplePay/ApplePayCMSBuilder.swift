@@ -36,6 +36,8 @@ public struct ApplePayCMSBuilder {
     /// Replaces SHA-256 of the content in the message-digest attribute.
     public var messageDigestOverride: [UInt8]?
     public var includeAlgorithmProtection = false
+    /// Name this digest algorithm in CMSAlgorithmProtection instead of the one used.
+    public var algorithmProtectionDigest: ASN1ObjectIdentifier?
     /// Put the content inside the SignedData (not detached).
     public var attachContent = false
     /// Sign without signed attributes (signature over the content itself).
@@ -92,7 +94,8 @@ public struct ApplePayCMSBuilder {
             attributes.append(try Self.attribute(Self.messageDigestOID, values: [Self.tlv(0x04, digest)]))
         }
         if includeAlgorithmProtection {
-            let protection = Self.tlv(0x30, digestAlgorithmDER + Self.tlv(0xA1, Array(signatureAlgorithmDER.dropFirst(2))))
+            let protectedDigest = try algorithmProtectionDigest.map { try Self.algorithmIdentifier($0, nullParameters: digestAlgorithmNullParameters) } ?? digestAlgorithmDER
+            let protection = Self.tlv(0x30, protectedDigest + Self.tlv(0xA1, Array(signatureAlgorithmDER.dropFirst(2))))
             attributes.append(try Self.attribute(Self.algorithmProtectionOID, values: [protection]))
         }
         attributes.sort { $0.lexicographicallyPrecedes($1) }
