@@ -59,6 +59,11 @@ public struct VerifiedDocument: Sendable, CustomStringConvertible {
 public struct MdocVerificationResult: Sendable {
     public let report: VerificationReport
     public let documents: [VerifiedDocument]
+
+    public init(report: VerificationReport, documents: [VerifiedDocument]) {
+        self.report = report
+        self.documents = documents
+    }
 }
 
 /// Verifies ISO/IEC 18013-5 DeviceResponses (§9.1.2 issuer data authentication, §9.1.3 mdoc

@@ -24,6 +24,7 @@ enum CommandRegistry {
         CBORCommand.self,
         ApplePayCommand.self,
         MdocCommand.self,
+        IdentityCommand.self,
     ]
 }
 

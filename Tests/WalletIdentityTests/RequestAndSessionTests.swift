@@ -1,0 +1,206 @@
+import Crypto
+import Foundation
+import Testing
+import Mdoc
+import MdocVerifier
+import VerificationCore
+import WalletCBOR
+@testable import WalletIdentity
+import WalletVerifierTestSupport
+
+@Suite struct DescriptorTests {
+    func decode(_ json: String) throws -> IdentityRequestDescriptor {
+        try IdentityRequestDescriptor.decode(json: Data(json.utf8))
+    }
+
+    @Test func theDocumentedShapeDecodes() throws {
+        let descriptor = try decode(#"""
+        {"document": "driversLicense",
+         "elements": [
+           {"element": "givenName", "intentToStore": "willNotStore"},
+           {"element": "age", "atLeast": 21, "intentToStore": "willNotStore"},
+           {"element": "portrait", "intentToStore": {"mayStoreDays": 30}},
+           {"element": "familyName", "intentToStore": "mayStore"}]}
+        """#)
+        #expect(descriptor.document == .driversLicense)
+        #expect(descriptor.elements.count == 4)
+        #expect(descriptor.elements[1].atLeast == 21)
+        #expect(descriptor.elements[2].intentToStore == .mayStoreDays(30))
+        let roundTrip = try JSONDecoder().decode(IdentityRequestDescriptor.self, from: try JSONEncoder().encode(descriptor))
+        #expect(roundTrip == descriptor)
+    }
+
+    @Test(arguments: [
+        (#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 0, "intentToStore": "willNotStore"}]}"#, "outside 1...125"),
+        (#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 126, "intentToStore": "willNotStore"}]}"#, "outside 1...125"),
+        (#"{"document": "driversLicense", "elements": [{"element": "age", "intentToStore": "willNotStore"}, {"element": "age", "atLeast": 18, "intentToStore": "willNotStore"}]}"#, "both age and age(atLeast:)"),
+        (#"{"document": "driversLicense", "elements": [{"element": "shoeSize", "intentToStore": "willNotStore"}]}"#, "shoeSize"),
+        (#"{"document": "passport", "elements": [{"element": "givenName", "intentToStore": "willNotStore"}]}"#, "passport"),
+        (#"{"document": "driversLicense", "elements": [{"element": "givenName", "intentToStore": "forever"}]}"#, "intentToStore"),
+        (#"{"document": "driversLicense", "elements": []}"#, "no element"),
+        (#"{"document": "driversLicense", "elements": [{"element": "givenName", "atLeast": 3, "intentToStore": "willNotStore"}]}"#, "only allowed on the age"),
+        (#"{"document": "photoID", "elements": [{"element": "drivingPrivileges", "intentToStore": "willNotStore"}]}"#, "cannot be requested from a photoID"),
+        (#"{"elements": []}"#, "document"),
+    ])
+    func brokenRulesNameTheProblem(_ json: String, _ expected: String) throws {
+        do {
+            _ = try decode(json)
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(String(describing: error).contains(expected), "\(error)")
+        }
+    }
+}
+
+@Suite struct RequestSessionTests {
+    let merchant = "merchant.com.example"
+    let team = "TEAM123456"
+    let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
+
+    func setup() throws -> (sessions: IdentityRequestSessions, recipient: P256.KeyAgreement.PrivateKey, pki: MdocPKI) {
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let pki = try MdocPKI()
+        let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team,
+                                             trustStore: IACATrustStore(certificates: [pki.iaca]))
+        return (IdentityRequestSessions(store: InMemoryReplayStore(), verifier: verifier), recipient, pki)
+    }
+
+    func response(for created: IdentityRequestSessions.Created, recipient: P256.KeyAgreement.PrivateKey, pki: MdocPKI, fixture: MdocFixture = MdocFixture()) throws -> [UInt8] {
+        let transcript = IdentityEnvelopeFixture.transcript(nonce: created.nonce, merchantID: merchant, teamID: team, recipient: recipient.publicKey)
+        let deviceResponse = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        return try IdentityEnvelopeFixture().envelope(deviceResponse: deviceResponse, recipient: recipient.publicKey, nonce: created.nonce, merchantID: merchant, teamID: team)
+    }
+
+    static let descriptor = IdentityRequestDescriptor(document: .driversLicense, elements: [
+        .init(.givenName, intentToStore: .willNotStore), .init(.familyName, intentToStore: .willNotStore),
+        .init(.dateOfBirth, intentToStore: .willNotStore), .init(.age, atLeast: 21, intentToStore: .willNotStore),
+        .init(.portrait, intentToStore: .mayStoreDays(30)), .init(.documentNumber, intentToStore: .willNotStore),
+    ])
+
+    @Test func nonceIsRandomAndLongEnough() async throws {
+        let (sessions, _, _) = try setup()
+        let a = try await sessions.create(descriptor: Self.descriptor, now: time)
+        let b = try await sessions.create(descriptor: Self.descriptor, now: time)
+        #expect(a.nonce.count >= 32)
+        #expect(a.nonce != b.nonce)
+        #expect(a.requestID != b.requestID)
+        #expect(a.expiresAt > time)
+    }
+
+    @Test func aResponseIsAcceptedOnceAndClaimsAreTyped() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let created = try await sessions.create(descriptor: Self.descriptor, now: time)
+        let envelope = try response(for: created, recipient: recipient, pki: pki)
+        let first = await sessions.verify(requestID: created.requestID, encryptedData: envelope, at: time)
+        #expect(first.report.verdict == .accepted, "\(first.report.failures.map(\.message))")
+        #expect(first.report.check(.replayNonce)?.status == .passed)
+        #expect(first.claims?.givenName == "Erika")
+        #expect(first.claims?.ageAtLeast?.value == true)
+        #expect(first.claims?.ageAtLeast?.source == "age_over_21")
+        let second = await sessions.verify(requestID: created.requestID, encryptedData: envelope, at: time)
+        #expect(second.report.verdict == .rejected)
+        #expect(second.report.check(.replayNonce)?.reason == "nonceReused")
+    }
+
+    @Test func concurrentSubmissionsAreAcceptedExactlyOnce() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let created = try await sessions.create(descriptor: Self.descriptor, now: time)
+        let envelope = try response(for: created, recipient: recipient, pki: pki)
+        let verdicts = await withTaskGroup(of: Verdict.self) { group in
+            for _ in 0..<12 { group.addTask { await sessions.verify(requestID: created.requestID, encryptedData: envelope, at: time).report.verdict } }
+            var all: [Verdict] = []
+            for await verdict in group { all.append(verdict) }
+            return all
+        }
+        #expect(verdicts.filter { $0 == .accepted }.count == 1)
+        #expect(verdicts.filter { $0 == .rejected }.count == 11)
+    }
+
+    @Test func expiredAndUnknownRequests() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let created = try await sessions.create(descriptor: Self.descriptor, now: time)
+        let envelope = try response(for: created, recipient: recipient, pki: pki)
+        let late = await sessions.verify(requestID: created.requestID, encryptedData: envelope, at: created.expiresAt.addingTimeInterval(1))
+        #expect(late.report.check(.replayNonce)?.reason == "nonceExpired")
+        let unknown = await sessions.verify(requestID: "nope", encryptedData: envelope, at: time)
+        #expect(unknown.report.check(.replayNonce)?.reason == "unknownRequest")
+        #expect(unknown.report.check(.identityEnvelopeTranscript)?.reason == .prerequisiteFailed)
+    }
+
+    @Test func unrequestedElementsFail() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let narrow = IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.givenName, intentToStore: .willNotStore)])
+        let created = try await sessions.create(descriptor: narrow, now: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), at: time)
+        #expect(result.report.check(.identityRequestElements)?.reason == "unrequestedElement")
+        #expect(result.report.verdict == .rejected)
+    }
+
+    @Test func wrongDocumentKindFails() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let passport = IdentityRequestDescriptor(document: .photoID, elements: [.init(.givenName, intentToStore: .willNotStore)])
+        let created = try await sessions.create(descriptor: passport, now: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), at: time)
+        #expect(result.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
+        #expect(result.report.check(.identityRequestElements)?.reason == "unexpectedDocType")
+    }
+
+    @Test func ageFallsBackToAgeInYearsAndBirthDate() async throws {
+        let (sessions, recipient, pki) = try setup()
+        for (elements, source, expected) in [
+            ([MdocFixture.Element(MdocFixture.isoNameSpace, "age_in_years", .int(19))], "age_in_years", false),
+            ([MdocFixture.Element(MdocFixture.isoNameSpace, "birth_date", .tagged(1004, .text("1990-01-01")))], "birth_date", true),
+            ([MdocFixture.Element(MdocFixture.isoNameSpace, "age_over_18", .bool(false))], "age_over_18", false),
+        ] {
+            let request = IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.age, atLeast: 21, intentToStore: .willNotStore)])
+            let created = try await sessions.create(descriptor: request, now: time)
+            var fixture = MdocFixture(); fixture.elements = elements
+            let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+            #expect(result.report.verdict == .accepted, "\(source): \(result.report.failures.map(\.message))")
+            #expect(result.claims?.ageAtLeast?.source == source)
+            #expect(result.claims?.ageAtLeast?.value == expected)
+        }
+    }
+
+    @Test func simulatorStyleResponseIsNeverAcceptedInProduction() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let created = try await sessions.create(descriptor: Self.descriptor, now: time)
+        var simulator = MdocFixture(); simulator.simulatorStyle = true
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: simulator), at: time)
+        #expect(result.report.verdict == .rejected)
+        #expect(result.report.check(.mdocIssuerSignature)?.reason == "missingCertificateChain")
+        #expect(result.report.check(.mdocDeviceAuthentication)?.reason == "deviceSignatureInvalid")
+    }
+
+    @Test func envelopeFailures() async throws {
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let nonce = Array(repeating: UInt8(3), count: 32)
+        let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: IACATrustStore())
+        func check(_ fixture: IdentityEnvelopeFixture, plaintext: [UInt8]? = nil) async throws -> VerificationReport {
+            let bytes = try plaintext.map { try fixture.envelope(plaintext: $0, recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team) }
+                ?? fixture.envelope(deviceResponse: Array(try CBORNode.map(["version": .text("1.0"), "status": .unsigned(0)]).encodedBytes), recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
+            return await verifier.verify(encryptedData: bytes, nonce: nonce, at: time).report
+        }
+        var algorithm = IdentityEnvelopeFixture(); algorithm.algorithm = "APPLE-HPKE-v2"
+        #expect(try await check(algorithm).check(.identityEnvelopeStructure)?.reason == "unsupportedAlgorithm")
+        var mode = IdentityEnvelopeFixture(); mode.mode = 1
+        #expect(try await check(mode).check(.identityEnvelopeStructure)?.reason == "unsupportedMode")
+        var info = IdentityEnvelopeFixture(); info.infoHashOverride = Array(repeating: 0, count: 32)
+        #expect(try await check(info).check(.identityEnvelopeTranscript)?.reason == "infoHashMismatch")
+        var topic = IdentityEnvelopeFixture(); topic.topicKey = "other"
+        #expect(try await check(topic).check(.identityPlaintextStructure)?.reason == "missingField")
+        #expect(try await check(IdentityEnvelopeFixture(), plaintext: [0x01]).check(.identityPlaintextStructure)?.reason == "typeMismatch")
+        #expect(try await check(IdentityEnvelopeFixture()).check(.identityPlaintextStructure)?.reason == "documentCount")
+        // Garbage and truncation never crash.
+        for input: [UInt8] in [[], [0xa0], [0xff], Array(repeating: 0x9f, count: 5000)] {
+            let report = await verifier.verify(encryptedData: input, nonce: nonce, at: time).report
+            #expect(report.verdict == .rejected)
+            #expect(report.check(.identityEnvelopeStructure)?.status == .failed)
+        }
+        // A flipped ciphertext byte fails decryption.
+        var bytes = try IdentityEnvelopeFixture().envelope(plaintext: [0xa0], recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
+        let data = try CBORDecoder.decode(bytes).map()["data"]!.bytesValue!
+        bytes[data.endIndex - 1] ^= 1
+        #expect(await verifier.verify(encryptedData: bytes, nonce: nonce, at: time).report.check(.identityEnvelopeDecryption)?.reason == "decryptionFailed")
+    }
+}
