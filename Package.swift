@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
         .library(name: "WalletIdentity", targets: ["WalletIdentity"]),
         .executable(name: "wallet-verifier", targets: ["wallet-verifier"]),
+        .executable(name: "wallet-verifier-bench", targets: ["wallet-verifier-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
@@ -112,6 +113,17 @@ let package = Package(
         .executableTarget(
             name: "wallet-verifier",
             dependencies: ["WalletVerifierCommands"],
+            swiftSettings: swiftSettings
+        ),
+
+        // Benchmarks: measure and print, never pass or fail on time (swift run -c release wallet-verifier-bench).
+        .executableTarget(
+            name: "wallet-verifier-bench",
+            dependencies: [
+                "WalletCBOR", "WalletCOSE", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier", "VerificationCore",
+                "WalletVerifierTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
 

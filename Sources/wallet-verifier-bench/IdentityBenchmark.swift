@@ -1,0 +1,54 @@
+import Crypto
+import Foundation
+import Mdoc
+import MdocVerifier
+import WalletCBOR
+import WalletIdentity
+import WalletVerifierTestSupport
+
+/// A whole in-app verification (HPKE open + full mdoc verification) against HPKE open + two ECDSA
+/// verifications alone.
+enum IdentityBenchmark {
+    static func run(seconds: Double) async throws {
+        print("identity: APPLE-HPKE-v1 envelope with one mDL (15 elements), production policy")
+        let pki = try MdocPKI()
+        let deviceKey = P256.Signing.PrivateKey()
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let nonce = Array(repeating: UInt8(9), count: 32)
+        let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: "merchant", teamID: "team", recipient: recipient.publicKey)
+        var fixture = MdocFixture()
+        fixture.elements = MdocBenchmark.mdlElements()
+        let response = try fixture.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+        let envelope = try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: recipient.publicKey, nonce: nonce, merchantID: "merchant", teamID: "team")
+        let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: "merchant", teamID: "team", trustStore: IACATrustStore(certificates: [pki.iaca]))
+        let time = fixture.validFrom.addingTimeInterval(3600)
+        let first = await verifier.verify(encryptedData: envelope, nonce: nonce, at: time)
+        guard first.report.verdict == .accepted else {
+            print("  setup failed: \(first.report.failures.map(\.message))")
+            return
+        }
+        let full = await measure("full in-app verification", seconds: seconds) {
+            _ = await verifier.verify(encryptedData: envelope, nonce: nonce, at: time)
+        }
+
+        let parsed = try AppleHPKEEnvelope(cbor: try CBORDecoder.decode(envelope))
+        let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
+        let info = Data(transcript.bytes)
+        let document = try DeviceResponse(cborBytes: response).documents[0]
+        let issuerAuth = document.issuerSigned.issuerAuth
+        let issuerData = try issuerAuth.signatureStructure()
+        let issuerSignature = try P256.Signing.ECDSASignature(rawRepresentation: issuerAuth.signature)
+        guard case .signature(let deviceSign1) = document.deviceSigned!.deviceAuth else { return }
+        let deviceData = try deviceSign1.signatureStructure(detachedPayload: DeviceAuthentication.bytes(transcript: transcript, docType: document.docType, deviceNameSpacesBytes: document.deviceSigned!.nameSpacesBytes))
+        let deviceSignature = try P256.Signing.ECDSASignature(rawRepresentation: deviceSign1.signature)
+        let dsPublic = pki.dsKey.publicKey
+        let devicePublic = deviceKey.publicKey
+        let floor = try await measure("crypto floor: HPKE open + 2 × ECDSA P-256 verify", seconds: seconds) {
+            var opener = try HPKE.Recipient(privateKey: recipient, ciphersuite: suite, info: info, encapsulatedKey: Data(parsed.pkEm))
+            _ = try opener.open(parsed.data, authenticating: Data())
+            precondition(dsPublic.isValidSignature(issuerSignature, for: issuerData))
+            precondition(devicePublic.isValidSignature(deviceSignature, for: deviceData))
+        }
+        ratioLine(full, floor, target: 0.7)
+    }
+}

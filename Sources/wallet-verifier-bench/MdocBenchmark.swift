@@ -1,0 +1,58 @@
+import Crypto
+import Foundation
+import Mdoc
+import MdocVerifier
+import WalletCBOR
+import WalletCOSE
+import WalletVerifierTestSupport
+
+/// One mDL response (issuer signature + chain + ~15 digests + device signature) against the cost of
+/// its two ECDSA P-256 verifications alone. One core: everything runs sequentially on one task.
+enum MdocBenchmark {
+    static func mdlElements() -> [MdocFixture.Element] {
+        let ns = MdocFixture.isoNameSpace
+        return MdocFixture.defaultElements + [
+            .init(ns, "issue_date", .tagged(1004, .text("2023-01-01"))), .init(ns, "expiry_date", .tagged(1004, .text("2033-01-01"))),
+            .init(ns, "issuing_country", .text("US")), .init(ns, "issuing_authority", .text("Test DMV")),
+            .init(ns, "resident_address", .text("1 Main St")), .init(ns, "resident_city", .text("Springfield")),
+            .init(ns, "resident_state", .text("IL")), .init(ns, "sex", .int(2)),
+        ]
+    }
+
+    static func run(seconds: Double) async throws {
+        print("mdoc: one mDL DeviceResponse, 15 issuer-signed elements, deviceSignature (P-256), chain cached")
+        let pki = try MdocPKI()
+        let deviceKey = P256.Signing.PrivateKey()
+        let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 1, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
+        var fixture = MdocFixture()
+        fixture.elements = mdlElements()
+        let bytes = try fixture.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+        let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
+        let time = fixture.validFrom.addingTimeInterval(3600)
+        let first = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: time)
+        guard first.report.verdict == .accepted else {
+            print("  setup failed: \(first.report.failures.map(\.message))")
+            return
+        }
+        let full = await measure("full verification (decode, 13 checks, elements)", seconds: seconds) {
+            _ = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: time)
+        }
+
+        // The floor: the same two signature verifications, nothing else.
+        let response = try DeviceResponse(cborBytes: bytes)
+        let document = response.documents[0]
+        let issuerAuth = document.issuerSigned.issuerAuth
+        let issuerData = try issuerAuth.signatureStructure()
+        let issuerSignature = try P256.Signing.ECDSASignature(rawRepresentation: issuerAuth.signature)
+        guard case .signature(let deviceSign1) = document.deviceSigned!.deviceAuth else { return }
+        let deviceData = try deviceSign1.signatureStructure(detachedPayload: DeviceAuthentication.bytes(transcript: transcript, docType: document.docType, deviceNameSpacesBytes: document.deviceSigned!.nameSpacesBytes))
+        let deviceSignature = try P256.Signing.ECDSASignature(rawRepresentation: deviceSign1.signature)
+        let dsPublic = pki.dsKey.publicKey
+        let devicePublic = deviceKey.publicKey
+        let floor = await measure("crypto floor: 2 × ECDSA P-256 verify", seconds: seconds) {
+            precondition(dsPublic.isValidSignature(issuerSignature, for: issuerData))
+            precondition(devicePublic.isValidSignature(deviceSignature, for: deviceData))
+        }
+        ratioLine(full, floor, target: 0.7)
+    }
+}

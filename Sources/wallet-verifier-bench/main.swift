@@ -1,0 +1,22 @@
+// Benchmarks: they measure and print; they never pass or fail on time.
+// Usage: swift run -c release wallet-verifier-bench [mdoc|identity|all] [--seconds N]
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let which = arguments.first { !$0.hasPrefix("--") } ?? "all"
+let seconds = arguments.firstIndex(of: "--seconds").flatMap { Double(arguments[safe: $0 + 1] ?? "") } ?? 3
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+switch which {
+case "mdoc": try await MdocBenchmark.run(seconds: seconds)
+case "identity": try await IdentityBenchmark.run(seconds: seconds)
+case "all":
+    try await MdocBenchmark.run(seconds: seconds)
+    try await IdentityBenchmark.run(seconds: seconds)
+default:
+    print("unknown benchmark \(which); available: mdoc, identity, all")
+    exit(2)
+}
