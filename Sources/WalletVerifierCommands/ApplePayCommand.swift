@@ -1,10 +1,10 @@
 import ArgumentParser
 
-/// `wallet-verifier applepay ...` (implemented with the Apple Pay flow).
+/// `wallet-verifier applepay ...`
 struct ApplePayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "applepay",
         abstract: "Verify and decrypt Apple Pay payment tokens (EC_v1, RSA_v1).",
-        subcommands: []
+        subcommands: [ApplePayDecryptCommand.self]
     )
 }

@@ -31,10 +31,10 @@ struct SigningTimeCheck: VerificationCheck {
             "allowedFutureSkewSeconds": Self.format(skew),
         ]
         if age < -skew {
-            return .failed(.signingTimeInFuture, "the token's signing time \(signingTime.rfc3339) is \(Self.format(-age)) s after the verification time \(time.rfc3339); at most \(Self.format(skew)) s of clock skew is allowed", details: details)
+            return .failed(.signingTimeInFuture, "the token's signing time \(signingTime.rfc3339) is \(Self.format(-age)) s\(Self.humanized(age)) after the verification time \(time.rfc3339); at most \(Self.format(skew)) s of clock skew is allowed", details: details)
         }
         if age > window {
-            return .failed(.signingTimeTooOld, "the token was signed at \(signingTime.rfc3339), \(Self.format(age)) s before the verification time \(time.rfc3339); tokens are accepted for \(Self.format(window)) s after signing (possible replay)", details: details)
+            return .failed(.signingTimeTooOld, "the token was signed at \(signingTime.rfc3339), \(Self.format(age)) s\(Self.humanized(age)) before the verification time \(time.rfc3339); tokens are accepted for \(Self.format(window)) s after signing (possible replay)", details: details)
         }
         return .passed("signed at \(signingTime.rfc3339), \(Self.format(age)) s before the verification time (window \(Self.format(window)) s)", details: details)
     }
@@ -54,6 +54,16 @@ struct SigningTimeCheck: VerificationCheck {
     }
 
     static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(format: "%.3f", seconds)
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds)" }
+        if seconds == seconds.rounded() { return String(Int64(seconds)) }
+        return abs(seconds) >= 60 ? String(Int64(seconds.rounded())) : String(format: "%.3f", seconds)
+    }
+
+    /// "380844402 s" reads better with "(about 4407 days)".
+    static func humanized(_ seconds: Double) -> String {
+        let magnitude = abs(seconds)
+        if magnitude >= 2 * 86_400 { return " (about \(Int64(magnitude / 86_400)) days)" }
+        if magnitude >= 2 * 3600 { return " (about \(Int64(magnitude / 3600)) hours)" }
+        return ""
     }
 }

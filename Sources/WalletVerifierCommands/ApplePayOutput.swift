@@ -1,0 +1,69 @@
+import ApplePayVerifier
+import Foundation
+import VerificationCore
+
+/// Rendering of Apple Pay results for `applepay decrypt`.
+enum ApplePayOutput {
+    static func render(_ result: ApplePayResult, format: OutputFormat) -> String {
+        switch format {
+        case .json: return json(result)
+        case .text: return text(result)
+        }
+    }
+
+    /// The report's JSON plus `token` (non-secret facts) and, only when accepted, `payment`: the
+    /// decrypted JSON exactly as Apple sent it.
+    static func json(_ result: ApplePayResult) -> String {
+        var extra: [(key: String, rawJSON: String)] = []
+        if let summary = result.summary {
+            var token: [String: String] = [
+                "version": summary.version.rawValue,
+                "transactionId": summary.transactionId,
+                "publicKeyHash": summary.publicKeyHash,
+            ]
+            if let applicationData = summary.applicationData { token["applicationData"] = applicationData }
+            if let signingTime = summary.signingTime { token["signingTime"] = RFC3339Time.format(signingTime) }
+            if let signer = summary.signer { token["signer"] = signer }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            if let data = try? encoder.encode(token) {
+                extra.append(("token", String(decoding: data, as: UTF8.self)))
+            }
+        }
+        if result.verdict == .accepted, let payment = result.payment {
+            extra.append(("payment", String(decoding: payment.rawJSON, as: UTF8.self)))
+        }
+        return ReportOutput.json(result.report, extra: extra)
+    }
+
+    /// The check table, then the payment data with the account number masked and the cryptogram,
+    /// EMV data, PIN block and cardholder name hidden.
+    static func text(_ result: ApplePayResult) -> String {
+        var lines = [ReportOutput.text(result.report)]
+        if let summary = result.summary {
+            var facts = "token: \(summary.version.rawValue), transactionId \(summary.transactionId), publicKeyHash \(summary.publicKeyHash)"
+            if let signingTime = summary.signingTime { facts += ", signed \(RFC3339Time.format(signingTime))" }
+            lines.append(facts)
+        }
+        guard result.verdict == .accepted, let payment = result.payment else { return lines.joined(separator: "\n") }
+        var rows: [(String, String)] = [
+            ("applicationPrimaryAccountNumber", payment.maskedAccountNumber),
+            ("applicationExpirationDate", payment.applicationExpirationDate),
+            ("currencyCode", payment.currencyCode),
+            ("transactionAmount", "\(payment.transactionAmount)"),
+            ("paymentDataType", payment.paymentDataType),
+        ]
+        if let device = payment.deviceManufacturerIdentifier { rows.append(("deviceManufacturerIdentifier", device)) }
+        if payment.cardholderName != nil { rows.append(("cardholderName", "(present, not shown)")) }
+        if payment.details.onlinePaymentCryptogram != nil { rows.append(("onlinePaymentCryptogram", "(present, not shown; use --format json)")) }
+        if let eci = payment.details.eciIndicator { rows.append(("eciIndicator", eci)) }
+        if payment.details.emvData != nil { rows.append(("emvData", "(present, not shown; use --format json)")) }
+        if payment.details.encryptedPINData != nil { rows.append(("encryptedPINData", "(present, not shown; use --format json)")) }
+        let width = rows.map(\.0.count).max() ?? 0
+        lines.append("payment:")
+        for (name, value) in rows {
+            lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
+        }
+        return lines.joined(separator: "\n")
+    }
+}
