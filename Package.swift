@@ -123,6 +123,7 @@ let package = Package(
                 "WalletCBOR", "WalletCOSE", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier", "VerificationCore",
                 "WalletVerifierTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

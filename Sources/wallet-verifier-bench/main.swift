@@ -1,5 +1,5 @@
 // Benchmarks: they measure and print; they never pass or fail on time.
-// Usage: swift run -c release wallet-verifier-bench [mdoc|identity|all] [--seconds N]
+// Usage: swift run -c release wallet-verifier-bench [mdoc|identity|applepay|all] [--seconds N]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -13,10 +13,12 @@ extension Array {
 switch which {
 case "mdoc": try await MdocBenchmark.run(seconds: seconds)
 case "identity": try await IdentityBenchmark.run(seconds: seconds)
+case "applepay": try await ApplePayBenchmark.run(seconds: seconds)
 case "all":
     try await MdocBenchmark.run(seconds: seconds)
     try await IdentityBenchmark.run(seconds: seconds)
+    try await ApplePayBenchmark.run(seconds: seconds)
 default:
-    print("unknown benchmark \(which); available: mdoc, identity, all")
+    print("unknown benchmark \(which); available: mdoc, identity, applepay, all")
     exit(2)
 }
