@@ -4,13 +4,18 @@ import WalletCBOR
 
 /// The merchant's identity encryption keys (several during a rotation). A response names its key by
 /// `pkRHash` = SHA-256(0x04‖X‖Y of the public key); selection happens before any decryption.
-public struct IdentityKeyRing: Sendable {
-    public struct Key: Sendable {
+public struct IdentityKeyRing: Sendable, CustomStringConvertible {
+    public struct Key: Sendable, CustomStringConvertible {
         public let privateKey: P256.KeyAgreement.PrivateKey
         public let publicKeyHash: [UInt8]
         /// A label for reports (a file name), never key material.
         public let label: String
+
+        public var description: String { "IdentityKeyRing.Key(\(label), pkRHash \(Hex.encode(publicKeyHash)))" }
     }
+
+    /// Labels and public-key hashes only; never key material.
+    public var description: String { "IdentityKeyRing(\(keys.map(\.description).joined(separator: ", ")))" }
 
     public private(set) var keys: [Key] = []
 

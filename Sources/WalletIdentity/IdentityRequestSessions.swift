@@ -7,10 +7,13 @@ import WalletCBOR
 /// bound to the caller's session and the descriptor, with an expiry; verifying a response consumes the
 /// nonce exactly once through the ``ReplayStore`` (atomic, also across instances sharing a store).
 public struct IdentityRequestSessions: Sendable {
-    public struct Created: Sendable {
+    public struct Created: Sendable, CustomStringConvertible {
         public let requestID: String
         public let nonce: [UInt8]
         public let expiresAt: Date
+
+        /// The nonce is left out: it must not reach logs.
+        public var description: String { "IdentityRequest(\(requestID), expires \(RFC3339Time.format(expiresAt)))" }
     }
 
     public let store: any ReplayStore

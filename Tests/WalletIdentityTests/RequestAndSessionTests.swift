@@ -204,3 +204,15 @@ import WalletVerifierTestSupport
         #expect(await verifier.verify(encryptedData: bytes, nonce: nonce, at: time).report.check(.identityEnvelopeDecryption)?.reason == "decryptionFailed")
     }
 }
+
+@Suite struct RedactionTests {
+    @Test func keysAndNoncesStayOutOfDescriptions() async throws {
+        let key = P256.KeyAgreement.PrivateKey()
+        let ring = IdentityKeyRing([key])
+        let text = String(describing: ring) + String(reflecting: ring.keys[0])
+        #expect(!text.contains(Hex.encode(key.rawRepresentation)))
+        let sessions = IdentityRequestSessions(store: InMemoryReplayStore(), verifier: AppleIdentityVerifier(keyRing: ring, merchantID: "m", teamID: "t", trustStore: IACATrustStore()))
+        let created = try await sessions.create(descriptor: IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.givenName, intentToStore: .willNotStore)]), now: Date(timeIntervalSince1970: 0))
+        #expect(!String(describing: created).contains(Hex.encode(created.nonce)))
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import VerificationCore
+import WalletCBOR
 
 /// `mdoc.validity` (ISO 18013-5 §9.1.2.4): signed ≤ validFrom ≤ time ≤ validUntil, at the caller's
 /// verification time, with the policy's clock-skew allowance on both ends of the window.
@@ -13,8 +14,8 @@ struct ValidityCheck: VerificationCheck {
         let time = context.time
         let skew = Double(state.policy.clockSkew.components.seconds)
         let details = [
-            "signed": RFC3339Time.format(v.signed), "validFrom": RFC3339Time.format(v.validFrom),
-            "validUntil": RFC3339Time.format(v.validUntil), "time": RFC3339Time.format(time), "clockSkewSeconds": String(Int(skew)),
+            "signed": RFC3339.format(v.signed), "validFrom": RFC3339.format(v.validFrom),
+            "validUntil": RFC3339.format(v.validUntil), "time": RFC3339.format(time), "clockSkewSeconds": String(Int(skew)),
         ]
         if v.validFrom < v.signed {
             return .failed("inconsistentValidity", "The MSO is valid from \(details["validFrom"]!), before it was signed (\(details["signed"]!)).", details: details)
