@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "Mdoc", targets: ["Mdoc"]),
         .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
         .library(name: "WalletIdentity", targets: ["WalletIdentity"]),
+        .library(name: "ReplayStoreSQLite", targets: ["ReplayStoreSQLite"]),
+        .library(name: "ReplayStorePostgres", targets: ["ReplayStorePostgres"]),
         .executable(name: "wallet-verifier", targets: ["wallet-verifier"]),
         .executable(name: "wallet-verifier-bench", targets: ["wallet-verifier-bench"]),
     ],
@@ -26,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", exact: "2.0.1"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", exact: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
     ],
     targets: [
         // Layer 1: the CBOR codec. No dependencies at all.
@@ -92,6 +97,27 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Resources/AppleRootCA-G3.pem")],
+            swiftSettings: swiftSettings
+        ),
+
+        // Layer 5: persistent replay stores (embedded SQLite; shared PostgreSQL for several instances).
+        .target(
+            name: "ReplayStoreSQLite",
+            dependencies: [
+                "VerificationCore",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ReplayStorePostgres",
+            dependencies: [
+                "VerificationCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -179,6 +205,13 @@ let package = Package(
         .testTarget(
             name: "ApplePayVerifierTests",
             dependencies: ["ApplePayVerifier", "VerificationCore", "WalletVerifierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReplayStoreTests",
+            dependencies: ["ReplayStoreSQLite", "ReplayStorePostgres", "VerificationCore",
+                           .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                           .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,367 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import VerificationCore
+
+/// The shared replay store: PostgreSQL, for several service instances behind a load balancer.
+///
+/// Every operation that decides a verdict is one SQL statement, atomic across all clients of the
+/// database (row locks under READ COMMITTED re-check the `WHERE` clause on the newest row version):
+///
+/// - ``recordFirstUse(namespace:key:expiresAt:now:)``: `INSERT … ON CONFLICT (id) DO UPDATE SET
+///   expires_at = EXCLUDED.expires_at WHERE replay_keys.expires_at <= now RETURNING 1`;
+/// - ``consumeNonce(_:now:)``: `UPDATE replay_nonces SET consumed_at = now WHERE id = … AND
+///   consumed_at IS NULL AND expires_at > now RETURNING payload`, and only when no row came back a
+///   read that tells `alreadyConsumed`, `expired` and `unknown` apart.
+///
+/// Times are `BIGINT` milliseconds since 1970-01-01T00:00:00Z (rounded down), taken from the
+/// caller's `now` (not the database clock), exactly as in the SQLite store. Keys are SHA-256
+/// digests (`BYTEA`).
+///
+/// The store wraps a `PostgresClient`, whose connection pool works only while ``run()`` runs: add
+/// the store to a `ServiceGroup` (it is a `Service`), or use ``withStore(_:createTables:_:)``. Call
+/// ``createTables()`` once at start-up (idempotent, safe when several instances start together).
+/// Every operation has a deadline (``Configuration/operationTimeout``); a database that cannot be
+/// reached, refuses the login or answers too late makes the operation throw a retryable
+/// ``OperationalError``: the verdict is indeterminate, never "accepted".
+public final class PostgresReplayStore: ReplayStore, Service {
+    public struct Configuration: Sendable {
+        /// The postgres-nio client configuration (host, port, user, password, database, TLS, pool size).
+        public var client: PostgresClient.Configuration
+        /// The longest any single operation may take, connecting included (default 5 s).
+        public var operationTimeout: Duration
+        /// When set, ``run()`` also purges expired entries at this interval.
+        public var purgeInterval: Duration?
+        /// The schema holding the tables (`search_path` of every connection); `nil` uses the
+        /// server's default (usually `public`). Set it with ``useSchema(_:)``.
+        public private(set) var schema: String?
+
+        public init(client: PostgresClient.Configuration, operationTimeout: Duration = .seconds(5), purgeInterval: Duration? = nil) {
+            self.client = client
+            self.operationTimeout = operationTimeout
+            self.purgeInterval = purgeInterval
+        }
+
+        /// Reads a connection URL: `postgres://user:password@host:port/database?sslmode=…`.
+        ///
+        /// - scheme `postgres` or `postgresql`; user, password and database are percent-decoded;
+        /// - port 5432 and user `postgres` when absent; the database defaults to the user's name;
+        /// - `sslmode`: `disable`, `prefer` (the default: TLS when the server offers it), or
+        ///   `require`/`verify-ca`/`verify-full` (TLS required, certificate and host name verified
+        ///   against the system's trust roots);
+        /// - `application_name` (default `wallet-verifier`), `connect_timeout` (seconds);
+        /// - `schema` (this project's addition): see ``useSchema(_:)``.
+        ///
+        /// Throws an ``OperationalError`` (not retryable) whose message never contains the password.
+        public init(url: String, operationTimeout: Duration = .seconds(5), purgeInterval: Duration? = nil) throws {
+            let parsed = try PostgresURL.parse(url, operationTimeout: operationTimeout)
+            self.init(client: parsed.client, operationTimeout: operationTimeout, purgeInterval: purgeInterval)
+            if let schema = parsed.schema {
+                try useSchema(schema)
+            }
+        }
+
+        /// Keeps the tables in `name` (created by ``PostgresReplayStore/createTables()`` when
+        /// missing): 1 to 63 characters from `a`–`z`, `0`–`9` and `_`, not starting with a digit
+        /// and not starting with `pg_`. Instances that must see each other's entries use the same
+        /// schema. Throws a non-retryable ``OperationalError`` for any other name.
+        public mutating func useSchema(_ name: String) throws {
+            guard Self.isPlainIdentifier(name) else {
+                throw OperationalError(
+                    "invalidConfiguration",
+                    "The PostgreSQL schema name must be 1 to 63 characters from a-z, 0-9 and _, not starting with a digit or pg_.",
+                    retryable: false
+                )
+            }
+            schema = name
+        }
+
+        static func isPlainIdentifier(_ name: String) -> Bool {
+            let bytes = Array(name.utf8)
+            guard (1...63).contains(bytes.count), !name.hasPrefix("pg_") else { return false }
+            guard let first = bytes.first, first == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else {
+                return false
+            }
+            return bytes.allSatisfy { byte in
+                byte == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            }
+        }
+    }
+
+    public let configuration: Configuration
+    private let client: PostgresClient
+    private let started = Mutex(false)
+
+    public init(configuration: Configuration) {
+        var clientConfiguration = configuration.client
+        if clientConfiguration.options.connectTimeout > configuration.operationTimeout {
+            clientConfiguration.options.connectTimeout = configuration.operationTimeout
+        }
+        // The server stops a statement that runs longer than the operation may take.
+        let millis = configuration.operationTimeout.components.seconds * 1000
+            + configuration.operationTimeout.components.attoseconds / 1_000_000_000_000_000
+        if !clientConfiguration.options.additionalStartupParameters.contains(where: { $0.0 == "statement_timeout" }) {
+            clientConfiguration.options.additionalStartupParameters.append(("statement_timeout", String(max(1, millis))))
+        }
+        if let schema = configuration.schema {
+            clientConfiguration.options.additionalStartupParameters.removeAll { $0.0 == "search_path" }
+            clientConfiguration.options.additionalStartupParameters.append(("search_path", schema))
+        }
+        var stored = configuration
+        stored.client = clientConfiguration
+        self.configuration = stored
+        // postgres-nio logs nothing by default; its query logging would include bound values.
+        self.client = PostgresClient(configuration: clientConfiguration)
+    }
+
+    /// `PostgresReplayStore(configuration: try .init(url: url))`.
+    public convenience init(url: String, operationTimeout: Duration = .seconds(5), purgeInterval: Duration? = nil) throws {
+        self.init(configuration: try Configuration(url: url, operationTimeout: operationTimeout, purgeInterval: purgeInterval))
+    }
+
+    /// Runs the connection pool (and the purge loop when ``Configuration/purgeInterval`` is set)
+    /// until the task is cancelled or the service group shuts down gracefully. A second call
+    /// returns at once.
+    public func run() async {
+        let first = started.withLock { started in
+            defer { started = true }
+            return !started
+        }
+        guard first else { return }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.client.run() }
+            if let interval = configuration.purgeInterval {
+                group.addTask {
+                    let purger = ReplayStorePurger(store: self, interval: interval)
+                    await cancelWhenGracefulShutdown { await purger.run() }
+                }
+            }
+        }
+    }
+
+    /// Runs the store for the duration of `body`: starts the pool, creates the tables (unless told
+    /// not to), calls `body`, then stops the pool.
+    public static func withStore<Result>(
+        _ configuration: Configuration,
+        createTables: Bool = true,
+        _ body: (PostgresReplayStore) async throws -> Result
+    ) async throws -> Result {
+        let store = PostgresReplayStore(configuration: configuration)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await store.run() }
+            defer { group.cancelAll() }
+            if createTables {
+                try await store.createTables()
+            }
+            return try await body(store)
+        }
+    }
+
+    /// Creates the tables and indexes when they do not exist. Several instances may call this at the
+    /// same moment: a transaction-scoped advisory lock makes them take turns.
+    public func createTables() async throws {
+        let schema = configuration.schema
+        try await perform("createTables") { client in
+            try await client.withConnection { connection in
+                let logger = Self.quietLogger
+                _ = try await Self.count(try await connection.query("BEGIN", logger: logger))
+                do {
+                    let lock: PostgresQuery = "SELECT pg_advisory_xact_lock(\(PostgresSchema.advisoryLockKey))"
+                    _ = try await Self.count(try await connection.query(lock, logger: logger))
+                    if let schema {
+                        // A plain identifier (checked by Configuration.useSchema), safe to write inline.
+                        let create = PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)")
+                        _ = try await Self.count(try await connection.query(create, logger: logger))
+                    }
+                    for statement in PostgresSchema.statements {
+                        _ = try await Self.count(try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger))
+                    }
+                    _ = try await Self.count(try await connection.query("COMMIT", logger: logger))
+                } catch {
+                    _ = try? await Self.count(try await connection.query("ROLLBACK", logger: logger))
+                    throw error
+                }
+            }
+        }
+    }
+
+    // MARK: - ReplayStore
+
+    public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
+        let id = ByteBuffer(bytes: ReplayKeyDigest.replay(namespace: namespace, key: key))
+        let expires = EpochMillis.of(expiresAt)
+        let nowMillis = EpochMillis.of(now)
+        let recorded = try await perform("recordFirstUse") { client in
+            let rows = try await client.query(
+                """
+                INSERT INTO replay_keys (id, expires_at) VALUES (\(id), \(expires))
+                ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+                WHERE replay_keys.expires_at <= \(nowMillis)
+                RETURNING 1
+                """
+            )
+            return try await Self.count(rows)
+        }
+        return recorded > 0 ? .firstUse : .alreadyUsed
+    }
+
+    public func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
+        let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
+        let payloadBuffer = ByteBuffer(bytes: payload)
+        let expires = EpochMillis.of(expiresAt)
+        let issued = try await perform("issueNonce") { client in
+            let rows = try await client.query(
+                """
+                INSERT INTO replay_nonces (id, payload, expires_at, consumed_at)
+                VALUES (\(id), \(payloadBuffer), \(expires), NULL)
+                ON CONFLICT (id) DO NOTHING
+                RETURNING 1
+                """
+            )
+            return try await Self.count(rows)
+        }
+        guard issued > 0 else {
+            throw OperationalError("duplicateNonce", "a nonce with this value was issued already", retryable: false)
+        }
+    }
+
+    public func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
+        let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
+        let nowMillis = EpochMillis.of(now)
+        return try await perform("consumeNonce") { client in
+            let consumed = try await client.query(
+                """
+                UPDATE replay_nonces SET consumed_at = \(nowMillis)
+                WHERE id = \(id) AND consumed_at IS NULL AND expires_at > \(nowMillis)
+                RETURNING payload
+                """
+            )
+            var payload: [UInt8]?
+            for try await row in consumed {
+                let buffer = try row.decode(ByteBuffer?.self)
+                payload = buffer.map { Array($0.readableBytesView) } ?? []
+            }
+            if let payload {
+                return .consumed(payload: payload)
+            }
+            // Not consumed by this call: say why. States only move forward (unused → used, valid →
+            // expired → purged), so this read cannot turn a rejection into an acceptance.
+            let existing = try await client.query("SELECT consumed_at IS NOT NULL FROM replay_nonces WHERE id = \(id)")
+            var used: Bool?
+            for try await row in existing {
+                used = try row.decode(Bool.self)
+            }
+            switch used {
+            case nil: return .unknown
+            case true?: return .alreadyConsumed
+            case false?: return .expired
+            }
+        }
+    }
+
+    @discardableResult
+    public func purgeExpired(now: Date) async throws -> Int {
+        let nowMillis = EpochMillis.of(now)
+        let deleted = try await perform("purgeExpired") { client in
+            let rows = try await client.query(
+                """
+                WITH keys AS (DELETE FROM replay_keys WHERE expires_at <= \(nowMillis) RETURNING 1),
+                     nonces AS (DELETE FROM replay_nonces WHERE expires_at <= \(nowMillis) RETURNING 1)
+                SELECT (SELECT count(*) FROM keys) + (SELECT count(*) FROM nonces)
+                """
+            )
+            var total: Int64 = 0
+            for try await row in rows {
+                total = try row.decode(Int64.self)
+            }
+            return total
+        }
+        return Int(clamping: deleted)
+    }
+
+    public func ping() async throws {
+        try await perform("ping") { client in
+            _ = try await Self.count(try await client.query("SELECT 1"))
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Logs nothing: statements carry digests and payloads, which do not belong in logs.
+    static let quietLogger: Logger = {
+        var logger = Logger(label: "wallet-verifier.replay-store.postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Runs `operation` with the deadline; every failure becomes an ``OperationalError`` whose
+    /// message names the operation and the error's kind (never a statement, a value or a password).
+    private func perform<T: Sendable>(
+        _ operation: String,
+        _ body: @escaping @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
+        let client = self.client
+        do {
+            return try await Deadline.run(configuration.operationTimeout) {
+                try await body(client)
+            }
+        } catch let error as OperationalError {
+            throw error
+        } catch is DeadlineExceeded {
+            throw OperationalError(
+                .unavailable,
+                "PostgreSQL replay store: \(operation) did not finish within \(configuration.operationTimeout)."
+            )
+        } catch {
+            throw OperationalError(.unavailable, "PostgreSQL replay store: \(operation) failed (\(Self.describe(error))).")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let state = error.serverInfo?[.sqlState] {
+                return "\(error.code), SQLSTATE \(state)"
+            }
+            return "\(error.code)"
+        }
+        if error is CancellationError { return "cancelled" }
+        return String(describing: type(of: error))
+    }
+
+    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
+    }
+}
+
+/// The tables of the PostgreSQL store (idempotent; see docs/stores.md).
+enum PostgresSchema {
+    /// The key of the transaction-scoped advisory lock taken while creating tables ("wv_repla").
+    static let advisoryLockKey: Int64 = 0x7776_5F72_6570_6C61
+
+    static let statements = [
+        """
+        CREATE TABLE IF NOT EXISTS replay_keys (
+            id BYTEA PRIMARY KEY,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS replay_keys_expires_at ON replay_keys (expires_at)",
+        """
+        CREATE TABLE IF NOT EXISTS replay_nonces (
+            id BYTEA PRIMARY KEY,
+            payload BYTEA NOT NULL,
+            expires_at BIGINT NOT NULL,
+            consumed_at BIGINT
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS replay_nonces_expires_at ON replay_nonces (expires_at)",
+    ]
+}

@@ -1,0 +1,181 @@
+import Foundation
+@testable import ReplayStoreSQLite
+import SQLiteNIO
+import Testing
+import VerificationCore
+
+@Suite("SQLite replay store")
+struct SQLiteReplayStoreTests {
+    @Test("closing and reopening the file keeps consumed nonces consumed and used keys used")
+    func persistence() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+
+        let first = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        try await first.issueNonce("consumed", payload: [1], expiresAt: at(600))
+        try await first.issueNonce("pending", payload: [2, 2], expiresAt: at(600))
+        #expect(try await first.consumeNonce("consumed", now: t0) == .consumed(payload: [1]))
+        #expect(try await first.recordFirstUse(namespace: "applepay", key: "tx", expiresAt: at(600), now: t0) == .firstUse)
+        await first.close()
+
+        let second = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        #expect(try await second.consumeNonce("consumed", now: at(1)) == .alreadyConsumed)
+        #expect(try await second.recordFirstUse(namespace: "applepay", key: "tx", expiresAt: at(600), now: at(1)) == .alreadyUsed)
+        #expect(try await second.consumeNonce("pending", now: at(1)) == .consumed(payload: [2, 2]))
+        #expect(try await second.consumeNonce("never-issued", now: at(1)) == .unknown)
+        await second.close()
+
+        let third = try await SQLiteReplayStore.open(path: directory.path + "/" + SQLiteReplayStore.defaultFileName)
+        #expect(try await third.consumeNonce("pending", now: at(2)) == .alreadyConsumed)
+        await third.close()
+    }
+
+    @Test("the file is in WAL mode, in a private directory, and holds no key in clear")
+    func fileLayout() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let dataDirectory = directory.path + "/data/nested"
+        let store = try await SQLiteReplayStore.open(dataDirectory: dataDirectory)
+        let secretKey = "TX-4f1c2a9e-visible-if-stored-in-clear"
+        let secretRequest = "REQ-77ab-visible-if-stored-in-clear"
+        _ = try await store.recordFirstUse(namespace: "applepay", key: secretKey, expiresAt: at(600), now: t0)
+        try await store.issueNonce(secretRequest, payload: [0xAB], expiresAt: at(600))
+
+        let attributes = try FileManager.default.attributesOfItem(atPath: dataDirectory)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        let databasePath = dataDirectory + "/" + SQLiteReplayStore.defaultFileName
+        #expect(FileManager.default.fileExists(atPath: databasePath + "-wal"))
+
+        var bytes = Data()
+        for suffix in ["", "-wal"] {
+            if let data = FileManager.default.contents(atPath: databasePath + suffix) { bytes.append(data) }
+        }
+        #expect(!bytes.isEmpty)
+        #expect(bytes.range(of: Data(secretKey.utf8)) == nil)
+        #expect(bytes.range(of: Data(secretRequest.utf8)) == nil)
+        // What is stored instead: the digest.
+        #expect(bytes.range(of: Data(ReplayKeyDigest.replay(namespace: "applepay", key: secretKey))) != nil)
+        await store.close()
+    }
+
+    @Test("two connections to one file: exactly one of 50 concurrent submissions wins")
+    func twoConnectionsOneFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let a = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        let b = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        try await a.issueNonce("req", payload: [5], expiresAt: at(600))
+        let stores = [a, b]
+
+        let firstUses = try await concurrently(50) { index in
+            try await stores[index % 2].recordFirstUse(namespace: "applepay", key: "tx", expiresAt: at(600), now: t0)
+        }
+        #expect(firstUses.filter { $0 == .firstUse }.count == 1)
+        #expect(firstUses.filter { $0 == .alreadyUsed }.count == 49)
+
+        let consumptions = try await concurrently(50) { index in
+            try await stores[index % 2].consumeNonce("req", now: t0)
+        }
+        #expect(consumptions.filter { $0 == .consumed(payload: [5]) }.count == 1)
+        #expect(consumptions.filter { $0 == .alreadyConsumed }.count == 49)
+        await a.close()
+        await b.close()
+    }
+
+    @Test("a closed store throws OperationalError; closing twice is harmless")
+    func closedStore() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        await store.close()
+        await store.close()
+        let errors: [OperationalError?] = [
+            await operationalError { _ = try await store.recordFirstUse(namespace: "n", key: "k", expiresAt: at(1), now: t0) },
+            await operationalError { try await store.issueNonce("n", payload: [], expiresAt: at(1)) },
+            await operationalError { _ = try await store.consumeNonce("n", now: t0) },
+            await operationalError { _ = try await store.purgeExpired(now: t0) },
+            await operationalError { try await store.ping() },
+        ]
+        for error in errors {
+            #expect(error?.retryable == true)
+            #expect(error?.isOperational == true)
+        }
+    }
+
+    @Test("closing while operations are under way waits for them; later ones are refused")
+    func closeDuringOperations() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    do {
+                        _ = try await store.recordFirstUse(namespace: "n", key: "k\(index)", expiresAt: at(60), now: t0)
+                        return true
+                    } catch is OperationalError {
+                        return false
+                    }
+                }
+            }
+            group.addTask {
+                await store.close()
+                return true
+            }
+            var results: [Bool] = []
+            for try await result in group { results.append(result) }
+            return results
+        }
+        #expect(results.count == 41)
+        #expect(await operationalError { try await store.ping() } != nil)
+    }
+
+    @Test("a path that cannot hold a database throws OperationalError")
+    func unusablePaths() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // A directory below a regular file.
+        let file = directory.path + "/plain-file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(await operationalError { _ = try await SQLiteReplayStore.open(dataDirectory: file + "/sub") } != nil)
+        #expect(await operationalError { _ = try await SQLiteReplayStore.open(path: file + "/db.sqlite") } != nil)
+
+        // A file that is not a database.
+        let garbage = directory.path + "/garbage.sqlite"
+        try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }).write(to: URL(fileURLWithPath: garbage))
+        let error = await operationalError { _ = try await SQLiteReplayStore.open(path: garbage) }
+        #expect(error != nil)
+        #expect(error.map { !$0.checkMessage.contains(garbage) } ?? false)
+    }
+
+    @Test("a database written by a newer schema is refused")
+    func newerSchema() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        await store.close()
+        let raw = try await SQLiteConnection.open(storage: .file(path: directory.path + "/" + SQLiteReplayStore.defaultFileName))
+        _ = try await raw.query("PRAGMA user_version = \(SQLiteReplayStore.schemaVersion + 1)")
+        try await raw.close()
+        let error = await operationalError { _ = try await SQLiteReplayStore.open(dataDirectory: directory.path) }
+        #expect(error?.retryable == false)
+    }
+
+    @Test("time is stored in milliseconds, rounded down")
+    func millisecondGranularity() async throws {
+        #expect(EpochMillis.of(Date(timeIntervalSince1970: 1.9999)) == 1999)
+        #expect(EpochMillis.of(Date(timeIntervalSince1970: -0.0005)) == -1)
+        #expect(EpochMillis.of(Date(timeIntervalSince1970: .infinity)) == .max)
+        #expect(EpochMillis.of(Date(timeIntervalSince1970: -.infinity)) == .min)
+        #expect(EpochMillis.of(Date(timeIntervalSince1970: .nan)) == .min)
+        #expect(EpochMillis.of(Date(timeIntervalSince1970: 1_800_000_000)) == 1_800_000_000_000)
+    }
+
+    @Test("key digests separate namespace from key")
+    func digests() {
+        #expect(ReplayKeyDigest.replay(namespace: "ab", key: "c") != ReplayKeyDigest.replay(namespace: "a", key: "bc"))
+        #expect(ReplayKeyDigest.replay(namespace: "a\u{0}", key: "b") != ReplayKeyDigest.replay(namespace: "a", key: "\u{0}b"))
+        #expect(ReplayKeyDigest.replay(namespace: "n", key: "k").count == 32)
+        #expect(ReplayKeyDigest.nonce("k") != ReplayKeyDigest.replay(namespace: "", key: "k"))
+    }
+}
