@@ -287,7 +287,8 @@ public final class PostgresReplayStore: ReplayStore, Service {
 
     public func ping() async throws {
         try await perform("ping") { client in
-            _ = try await Self.count(try await client.query("SELECT 1"))
+            // Also proves the tables exist (createTables ran) and are readable.
+            _ = try await Self.count(try await client.query("SELECT 1 FROM replay_keys, replay_nonces WHERE false"))
         }
     }
 

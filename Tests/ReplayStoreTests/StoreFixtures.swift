@@ -27,22 +27,22 @@ enum TestEnvironment {
 
     static let kinds: [StoreKind] = runsPostgres ? [.memory, .sqlite, .postgres] : [.memory, .sqlite]
 
-    static let missingPostgresMessage: Comment = """
+    static let missingPostgresMessage = """
         WALLET_VERIFIER_POSTGRES_URL is not set, and CI=true: the PostgreSQL store was not tested. \
         Run scripts/test (it starts a throwaway PostgreSQL cluster with scripts/postgres-test-server) \
         or export WALLET_VERIFIER_POSTGRES_URL=postgres://user:pass@127.0.0.1:PORT/db.
         """
 
     static func requirePostgresURL() throws -> String {
-        guard let url = postgresURL else {
-            Issue.record(missingPostgresMessage)
-            throw PostgresNotConfigured()
-        }
+        guard let url = postgresURL else { throw PostgresNotConfigured() }
         return url
     }
 }
 
-struct PostgresNotConfigured: Error {}
+/// Thrown (and so recorded as a failure) when CI=true and no PostgreSQL URL was given.
+struct PostgresNotConfigured: Error, CustomStringConvertible {
+    var description: String { TestEnvironment.missingPostgresMessage }
+}
 
 /// A fixed instant, so every expiry in the tests is exact.
 let t0 = Date(timeIntervalSince1970: 1_800_000_000)
