@@ -131,6 +131,16 @@ public final class SQLiteReplayStore: ReplayStore {
         try? await threadPool.shutdownGracefully()
     }
 
+    /// A store dropped without ``close()``: close in the background rather than trap (no operation
+    /// can be under way: each one holds a reference to the store).
+    deinit {
+        guard gate.closeImmediately() else { return }
+        let pool = threadPool
+        connection.close().whenComplete { _ in
+            pool.shutdownGracefully { _ in }
+        }
+    }
+
     // MARK: - ReplayStore
 
     public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {

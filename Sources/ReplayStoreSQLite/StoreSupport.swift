@@ -75,6 +75,15 @@ final class OperationGate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Marks the gate closed without waiting (nothing may be under way). False if it was closed already.
+    func closeImmediately() -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.closed = true
+            return true
+        }
+    }
+
     /// Marks the gate closed and waits until no operation is under way. False if it was closed already.
     func closeAndDrain() async -> Bool {
         let first = state.withLock { state in

@@ -102,6 +102,21 @@ struct SQLiteReplayStoreTests {
         }
     }
 
+    @Test("a store dropped without close() closes itself; the file opens again")
+    func droppedWithoutClose() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+            try await store.issueNonce("req", payload: [1], expiresAt: at(60))
+            #expect(try await store.consumeNonce("req", now: t0) == .consumed(payload: [1]))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let reopened = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        #expect(try await reopened.consumeNonce("req", now: t0) == .alreadyConsumed)
+        await reopened.close()
+    }
+
     @Test("closing while operations are under way waits for them; later ones are refused")
     func closeDuringOperations() async throws {
         let directory = try TemporaryDirectory()
