@@ -273,9 +273,12 @@ private let owf = "mdoc/owf-mdoc-ts-examples/"
     }
 
     @Test func animoOpenID4VP1UsesTheSuppliedTranscript() async throws {
-        let transcript = try SessionTranscript(bytes: try TestVectors.data(owf + "animo-mdoc-05/session_transcript.cbor"))
-        let handover = try transcript.node.array()[2].array()
-        #expect(handover[0].textValue == "OpenID4VPHandover")
+        // Parameters of the upstream test (mdoc-ts tests/examples/animo-mdoc-05/verify.test.ts).
+        let transcript = SessionTranscript.openID4VP(
+            clientID: "x509_san_dns:playground.animo.id", nonce: "LMGPB6k--THpBUSkEBvLxmdMIi3Ee1fjHXXUUzBVa04",
+            jwkThumbprint: hex("61a29f269176244d397cae26f7f80ab196bffcb65fe3052b540c78073dab7c1e"),
+            responseURI: "https://playground.animo.id/oid4vp/8caaebcc-d48c-471b-86b0-a534e15c4774/authorize?session=6c115dbc-1364-4e9f-a325-173eeec01a5a")
+        #expect(transcript.bytes == (try TestVectors.data(owf + "animo-mdoc-05/session_transcript.cbor")))
         let verifier = MdocVerifier(trustStore: try trustStore(owf + "animo-mdoc-05/rootCertificate.pem"), policy: .appleInApp)
         let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "animo-mdoc-05/device_response.cbor"), transcript: transcript, at: date("2026-01-12T00:00:00Z"))
         #expect(result.report.check(.mdocDeviceAuthentication)?.status == .passed)
@@ -343,3 +346,42 @@ private let profile = "mdoc/isomdl-cert-profile/"
     }
 }
 
+
+@Suite struct IssuerSignedOnlyAndTrustStoreTests {
+    @Test func bdrIssuerSignedVerifiesIssuerData() throws {
+        let bytes = try TestVectors.data("mdoc/owf-mdoc-ts-examples/bdr/issuer_signed.cbor")
+        let issuerSigned = try IssuerSigned(cbor: try CBORDecoder.decode(bytes))
+        let ds = try TestCertificates.certificate(pemFile: "mdoc/owf-mdoc-ts-examples/bdr/issuerCertificate.pem")
+        #expect(try issuerSigned.issuerAuth.isValidSignature(key: try TestCertificates.cosePublicKey(ds)))
+        let mso = try EmbeddedCBOR<MobileSecurityObject>(cbor: try CBORDecoder.decode(issuerSigned.issuerAuth.payload!)).value
+        var count = 0
+        for space in issuerSigned.nameSpaces {
+            for item in space.items {
+                let expected = try #require(mso.valueDigests[space.name]?[item.value.digestID])
+                #expect(Array(expected) == ValueDigestsCheck.digest(mso.digestAlgorithm, item.taggedBytes), "\(space.name)/\(item.value.elementIdentifier)")
+                count += 1
+            }
+        }
+        // The vector README says 17 elements; the IssuerSigned holds 18 items, every one with a matching digest.
+        #expect(count == 18)
+        #expect(issuerSigned.nameSpaces.contains { $0.items.contains { $0.value.elementIdentifier == "age_over_21" } })
+    }
+
+    @Test func trustStoreLoadsDirectoriesAndDER() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trust-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.copyItem(atPath: TestVectors.path("mdoc/iso18013-5-annex-d/document_signer.der"), toPath: directory.appendingPathComponent("ds.der").path)
+        try FileManager.default.copyItem(atPath: TestVectors.path("mdoc/apple-verify-with-wallet-sample/sample/issuer_root.crt"), toPath: directory.appendingPathComponent("apple.crt").path)
+        try Data("not a certificate".utf8).write(to: directory.appendingPathComponent("README.txt"))
+        var store = IACATrustStore()
+        try store.load(path: directory.path)
+        #expect(store.anchors.count == 2)
+        var scoped = IACATrustStore()
+        try scoped.load(path: directory.path, docTypes: ["org.iso.23220.photoid.1"])
+        #expect(scoped.roots(for: "org.iso.18013.5.1.mDL").isEmpty)
+        #expect(scoped.roots(for: "org.iso.23220.photoid.1").count == 2)
+        #expect(throws: TrustStoreError.self) { try store.load(path: directory.appendingPathComponent("README.txt").path) }
+        #expect(throws: TrustStoreError.self) { try store.load(path: "/nonexistent") }
+    }
+}
