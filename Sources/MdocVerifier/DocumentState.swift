@@ -19,10 +19,14 @@ struct DocumentState: Sendable {
     var document: Document?
     /// x5chain as certificates (leaf first), or why it is unusable.
     var certificates: Result<[Certificate], MdocCheckFailure>?
+    /// The document signer (first x5chain entry), parsed once per verifier.
+    var signer: ValidatedChainCache.ParsedCertificate?
     /// x5chain as received (DER), for the chain cache key.
     var certificateDERs: [[UInt8]] = []
     /// The validated chain, leaf first, the trusted root last.
     var chain: [Certificate]?
+    /// Subject texts of ``chain``.
+    var chainSubjects: [String]?
     var mso: MobileSecurityObject?
 
     var scope: String { "document[\(index)]" }

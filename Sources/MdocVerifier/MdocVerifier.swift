@@ -158,9 +158,9 @@ public struct MdocVerifier: Sendable {
         let device = (document.deviceSigned?.nameSpaces ?? []).map { space in
             VerifiedDocument.NameSpace(name: space.name, elements: space.elements.map { (identifier: $0.identifier, value: ElementValue($0.value)) })
         }
-        let signer = (try? state.certificates?.get())?.first?.subjectSummary
+        let signer = state.signer?.subject
         return VerifiedDocument(index: index, docType: document.docType, issuerSigned: issuer, deviceSigned: device,
-                                documentSigner: signer, issuingAuthority: state.chain?.last?.subjectSummary,
+                                documentSigner: signer, issuingAuthority: state.chainSubjects?.last,
                                 validFrom: state.mso?.validityInfo.validFrom, validUntil: state.mso?.validityInfo.validUntil,
                                 msoStatus: state.mso?.status)
     }

@@ -1,24 +1,42 @@
 import Crypto
 import Foundation
+import Synchronization
+import WalletCOSE
 import X509
 
-/// Validated DS → IACA chains, so that one document signer (which signs many documents) is
-/// validated once. An entry is reused only at verification times inside every certificate's
-/// validity period; the cache belongs to one verifier (one trust store).
-actor ValidatedChainCache {
+/// Per-verifier caches, so that one document signer (which signs many documents) costs one
+/// certificate parse and one chain validation:
+/// - parsed x5chain certificates with their subject text and COSE key, keyed by the DER bytes;
+/// - validated DS → IACA chains, reused only at verification times inside every certificate's
+///   validity period (a verifier has one trust store, so roots cannot change underneath).
+final class ValidatedChainCache: Sendable {
     struct Entry {
         let chain: [Certificate]
+        /// Subject texts of the chain, leaf first.
+        let subjects: [String]
         let notBefore: Date
         let notAfter: Date
     }
-
-    private var entries: [Key: Entry] = [:]
-    private let capacity: Int
 
     struct Key: Hashable {
         let digest: SHA256Digest
         let docType: String
     }
+
+    /// A parsed certificate with what the checks need from it.
+    struct ParsedCertificate: @unchecked Sendable {
+        let certificate: Certificate
+        let subject: String
+        let key: COSEPublicKey?
+    }
+
+    private struct State {
+        var chains: [Key: Entry] = [:]
+        var certificates: [[UInt8]: ParsedCertificate] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let capacity: Int
 
     init(capacity: Int = 1024) {
         self.capacity = capacity
@@ -33,15 +51,39 @@ actor ValidatedChainCache {
         return Key(digest: hasher.finalize(), docType: docType)
     }
 
-    func chain(for key: Key, at time: Date) -> [Certificate]? {
-        guard let entry = entries[key], entry.notBefore <= time, time <= entry.notAfter else { return nil }
-        return entry.chain
+    func chain(for key: Key, at time: Date) -> Entry? {
+        state.withLock { state in
+            guard let entry = state.chains[key], entry.notBefore <= time, time <= entry.notAfter else { return nil }
+            return entry
+        }
     }
 
-    func store(_ chain: [Certificate], for key: Key) {
-        if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+    @discardableResult
+    func store(_ chain: [Certificate], for key: Key) -> Entry {
         let notBefore = chain.map(\.notValidBefore).max() ?? .distantPast
         let notAfter = chain.map(\.notValidAfter).min() ?? .distantFuture
-        entries[key] = Entry(chain: chain, notBefore: notBefore, notAfter: notAfter)
+        let entry = Entry(chain: chain, subjects: chain.map(\.subject.description), notBefore: notBefore, notAfter: notAfter)
+        state.withLock { state in
+            if state.chains.count >= capacity { state.chains.removeAll(keepingCapacity: true) }
+            state.chains[key] = entry
+        }
+        return entry
+    }
+
+    /// The parsed certificate for DER bytes, parsing once. Nil when the bytes are not a certificate.
+    func certificate(der: [UInt8]) -> ParsedCertificate? {
+        if let cached = state.withLock({ $0.certificates[der] }) { return cached }
+        guard let certificate = try? Certificate(derEncoded: der) else { return nil }
+        let key: COSEPublicKey?
+        if let k = P256.Signing.PublicKey(certificate.publicKey) { key = .p256(k) }
+        else if let k = P384.Signing.PublicKey(certificate.publicKey) { key = .p384(k) }
+        else if let k = P521.Signing.PublicKey(certificate.publicKey) { key = .p521(k) }
+        else { key = nil }
+        let parsed = ParsedCertificate(certificate: certificate, subject: certificate.subject.description, key: key)
+        state.withLock { state in
+            if state.certificates.count >= capacity { state.certificates.removeAll(keepingCapacity: true) }
+            state.certificates[der] = parsed
+        }
+        return parsed
     }
 }

@@ -178,9 +178,23 @@ private struct Parser {
             return node(.array(items), from: head.start)
         case 5:
             var entries: [CBORMap.Entry] = []
-            var seen = Set<CBORNode>()
+            // Two keys are equal in the data model exactly when their deterministic encodings are.
+            // Keys already in preferred form (definite-length strings and integers, the usual case) are
+            // compared by their received bytes without re-encoding; small maps compare pairwise and
+            // large maps use a set, so duplicate detection stays linear.
+            var keyBytes: [ArraySlice<UInt8>] = []
+            var keySet: Set<ArraySlice<UInt8>>?
             func add(_ key: CBORNode, _ value: CBORNode) throws(CBORError) {
-                guard seen.insert(key).inserted else {
+                let canonical = Self.hasPreferredScalarEncoding(key) ? key.encodedBytes : key.deterministicallyReencoded().encodedBytes
+                let duplicate: Bool
+                if keySet != nil {
+                    duplicate = !keySet!.insert(canonical).inserted
+                } else {
+                    duplicate = keyBytes.contains { $0.elementsEqual(canonical) }
+                    keyBytes.append(canonical)
+                    if keyBytes.count > 16 { keySet = Set(keyBytes) }
+                }
+                guard !duplicate else {
                     throw CBORError(code: .duplicateMapKey, message: "map key appears twice", offset: key.offset)
                 }
                 entries.append(.init(key: key, value: value))
@@ -214,6 +228,33 @@ private struct Parser {
             let value = try simpleOrFloat(head: head)
             return node(value, from: head.start)
         }
+    }
+
+    /// Whether a key is an integer or a definite-length string whose head has the preferred (shortest)
+    /// length: two such keys are equal in the data model exactly when their encodings are equal.
+    static func hasPreferredScalarEncoding(_ node: CBORNode) -> Bool {
+        let argument: UInt64
+        switch node.value {
+        case .unsignedInt(let v), .negativeInt(let v): argument = v
+        case .byteString(let b):
+            guard node.encodedBytes.first.map({ $0 & 0x1f != 31 }) == true else { return false }
+            argument = UInt64(b.count)
+        case .textString(let t):
+            guard node.encodedBytes.first.map({ $0 & 0x1f != 31 }) == true else { return false }
+            argument = UInt64(t.utf8.count)
+        default:
+            return false
+        }
+        let headLength = node.encodedBytes.count - (node.value.isString ? Int(argument) : 0)
+        let preferred: Int
+        switch argument {
+        case 0..<24: preferred = 1
+        case 24...0xff: preferred = 2
+        case 0x100...0xffff: preferred = 3
+        case 0x1_0000...0xffff_ffff: preferred = 5
+        default: preferred = 9
+        }
+        return headLength == preferred
     }
 
     /// Consumes a break code if one is next. Throws if the input ends first.

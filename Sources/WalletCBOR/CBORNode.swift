@@ -74,8 +74,11 @@ public enum CBORValue: Sendable, Hashable {
         switch self {
         case .unsignedInt(let v): hasher.combine(0); hasher.combine(v)
         case .negativeInt(let v): hasher.combine(1); hasher.combine(v)
-        case .byteString(let v): hasher.combine(2); hasher.combine(v.count); for b in v { hasher.combine(b) }
-        case .textString(let v): hasher.combine(3); for b in v.utf8 { hasher.combine(b) }
+        case .byteString(let v): hasher.combine(2); hasher.combine(v.count); v.withUnsafeBytes { hasher.combine(bytes: $0) }
+        case .textString(let v):
+            hasher.combine(3)
+            var copy = v
+            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .array(let v): hasher.combine(4); hasher.combine(v)
         case .map(let v): hasher.combine(5); hasher.combine(v)
         case .tagged(let t, let v): hasher.combine(6); hasher.combine(t); hasher.combine(v)
@@ -84,6 +87,13 @@ public enum CBORValue: Sendable, Hashable {
         case .null: hasher.combine(9)
         case .undefined: hasher.combine(10)
         case .float(let v): hasher.combine(11); hasher.combine(v.isNaN ? Double.nan.bitPattern : (v == 0 ? 0 : v.bitPattern))
+        }
+    }
+
+    var isString: Bool {
+        switch self {
+        case .byteString, .textString: return true
+        default: return false
         }
     }
 
@@ -126,7 +136,7 @@ public struct CBORMap: Sendable, Hashable, RandomAccessCollection {
     /// The value stored under a text key.
     public subscript(key: String) -> CBORNode? {
         for entry in entries {
-            if case .textString(let text) = entry.key.value, text == key { return entry.value }
+            if case .textString(let text) = entry.key.value, text.utf8.elementsEqual(key.utf8) { return entry.value }
         }
         return nil
     }

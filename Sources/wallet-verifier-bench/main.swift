@@ -13,7 +13,12 @@ extension Array {
 switch which {
 case "mdoc": try await MdocBenchmark.run(seconds: seconds)
 case "identity": try await IdentityBenchmark.run(seconds: seconds)
+case "mdoc-stages": try await MdocStages.run(seconds: seconds)
 case "applepay": try await ApplePayBenchmark.run(seconds: seconds)
+case "experiment": try await ApplePayExperiment.run(seconds: seconds)
+case "hop": try await ActorHop.run(seconds: seconds)
+case "cumulative": try await Cumulative.run(seconds: seconds)
+case "distinct": try await Distinct.run(seconds: seconds)
 case "all":
     try await MdocBenchmark.run(seconds: seconds)
     try await IdentityBenchmark.run(seconds: seconds)

@@ -70,6 +70,18 @@ private let samplePlaintext = "mdoc/apple-verify-with-wallet-sample/sample/plain
         #expect(throws: CBORError(code: .duplicateMapKey)) { try CBORDecoder.decode(hex(input)) }
     }
 
+    @Test func largeMapsDetectDuplicatesInLinearTime() throws {
+        // 100,000 distinct keys in non-preferred form (two-byte heads for small values), then a repeat.
+        var bytes: [UInt8] = [0xba] + withUnsafeBytes(of: UInt32(100_001).bigEndian) { Array($0) }
+        for key in 0..<100_000 { bytes += [0x1a] + withUnsafeBytes(of: UInt32(key).bigEndian) { Array($0) } + [0xf6] }
+        let distinct = Array(bytes.prefix(5)).with(count: 100_000) + Array(bytes.dropFirst(5))
+        let start = ContinuousClock.now
+        #expect(throws: Never.self) { try CBORDecoder.decode(distinct) }
+        bytes += [0x03, 0xf6] // key 3, preferred form, equal to 1a00000003
+        #expect(throws: CBORError(code: .duplicateMapKey)) { try CBORDecoder.decode(bytes) }
+        #expect(ContinuousClock.now - start < .seconds(20))
+    }
+
     @Test func distinctKeysOfDifferentTypesAreNotDuplicates() throws {
         // 1 and "1" and h'01' and 1.5 are different keys.
         let node = try CBORDecoder.decode(hex("a4 01 00 6131 00 4101 00 f93e00 00"))
@@ -133,5 +145,12 @@ private let samplePlaintext = "mdoc/apple-verify-with-wallet-sample/sample/plain
             }
         }
         #expect(decodedCount >= 0)
+    }
+}
+
+private extension Array where Element == UInt8 {
+    /// Replaces the 32-bit map count of a `ba` head.
+    func with(count: UInt32) -> [UInt8] {
+        [0xba] + Swift.withUnsafeBytes(of: count.bigEndian) { Array($0) }
     }
 }

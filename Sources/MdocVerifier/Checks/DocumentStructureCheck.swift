@@ -23,8 +23,9 @@ struct DocumentStructureCheck: VerificationCheck {
             var certificates: [Certificate] = []
             var failure: MdocCheckFailure?
             for (position, der) in ders.enumerated() where failure == nil {
-                if let certificate = try? Certificate(derEncoded: der) {
-                    certificates.append(certificate)
+                if let parsed = state.chainCache.certificate(der: der) {
+                    certificates.append(parsed.certificate)
+                    if position == 0 { state.signer = parsed }
                 } else {
                     failure = MdocCheckFailure("invalidCertificate", "Certificate \(position) of x5chain is not a valid X.509 certificate.")
                 }

@@ -41,12 +41,14 @@ struct IssuerChainCheck: VerificationCheck {
         // path validation would refuse it as a root because it is not a CA.
         if roots.contains(leaf) {
             state.chain = [leaf]
+            state.chainSubjects = [leaf.subjectSummary]
             return .passed("The document signer \(leaf.subjectSummary) is itself in the trust store (pinned); it is valid at the verification time.",
                            details: ["signer": leaf.subjectSummary, "pinned": "true", "chainLength": "1"])
         }
         let cacheKey = ValidatedChainCache.key(certificates: state.certificateDERs, docType: document.docType)
-        if let cached = await state.chainCache.chain(for: cacheKey, at: time) {
-            state.chain = cached
+        if let cached = state.chainCache.chain(for: cacheKey, at: time) {
+            state.chain = cached.chain
+            state.chainSubjects = cached.subjects
             return passed(cached)
         }
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
@@ -56,10 +58,10 @@ struct IssuerChainCheck: VerificationCheck {
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(Array(chainCertificates.dropFirst())))
         switch result {
         case .validCertificate(let validated):
-            let chain = Array(validated)
-            await state.chainCache.store(chain, for: cacheKey)
-            state.chain = chain
-            return passed(chain)
+            let entry = state.chainCache.store(Array(validated), for: cacheKey)
+            state.chain = entry.chain
+            state.chainSubjects = entry.subjects
+            return passed(entry)
         case .couldNotValidate(let failures):
             let reasons = failures.map { $0.policyFailureReason.description }
             let rootNames = roots.map(\.subjectSummary).joined(separator: "; ")
@@ -69,10 +71,10 @@ struct IssuerChainCheck: VerificationCheck {
         }
     }
 
-    private func passed(_ chain: [Certificate]) -> CheckOutcome {
-        let root = chain.last!
-        return .passed("The document signer chains to the trusted IACA \(root.subjectSummary); every certificate is valid at the verification time.",
-                       details: ["signer": chain[0].subjectSummary, "iaca": root.subjectSummary, "chainLength": String(chain.count)])
+    private func passed(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {
+        let root = entry.subjects.last ?? ""
+        return .passed("The document signer chains to the trusted IACA \(root); every certificate is valid at the verification time.",
+                       details: ["signer": entry.subjects.first ?? "", "iaca": root, "chainLength": String(entry.chain.count)])
     }
 }
 

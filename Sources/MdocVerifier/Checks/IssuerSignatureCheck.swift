@@ -13,30 +13,23 @@ struct IssuerSignatureCheck: VerificationCheck {
         guard let document = state.document, let certificates = state.certificates else {
             return .failed(.malformedInput, "The document did not decode.")
         }
-        let signer: Certificate
-        switch certificates {
-        case .failure(let failure): return .failed(failure.reasonCode, failure.checkMessage)
-        case .success(let list):
-            guard let first = list.first else { return .failed("missingCertificateChain", "x5chain is empty.") }
-            signer = first
+        if case .failure(let failure) = certificates { return .failed(failure.reasonCode, failure.checkMessage) }
+        guard let signer = state.signer else { return .failed("missingCertificateChain", "x5chain is empty.") }
+        guard let key = signer.key else {
+            return .failed("unsupportedKey", "The document signer key is not an EC key on P-256, P-384 or P-521.")
         }
-        let key: COSEPublicKey
-        if let k = P256.Signing.PublicKey(signer.publicKey) { key = .p256(k) }
-        else if let k = P384.Signing.PublicKey(signer.publicKey) { key = .p384(k) }
-        else if let k = P521.Signing.PublicKey(signer.publicKey) { key = .p521(k) }
-        else { return .failed("unsupportedKey", "The document signer key is not an EC key on P-256, P-384 or P-521.") }
         let sign1 = document.issuerSigned.issuerAuth
         let algorithm: COSEAlgorithm
         do {
             algorithm = try sign1.algorithm
             guard try sign1.isValidSignature(key: key) else {
                 return .failed("signatureInvalid", "The issuer signature (\(algorithm)) does not verify with the document signer key: the MSO or its protected header was altered, or x5chain holds another certificate.",
-                               details: ["signer": signer.subjectSummary])
+                               details: ["signer": signer.subject])
             }
         } catch {
             return .failed(ReasonCode(error.code.rawValue), "The issuer signature cannot be verified: \(error.message).")
         }
         return .passed("The issuer signature (\(algorithm)) verifies with the document signer key.",
-                       details: ["signer": signer.subjectSummary, "algorithm": algorithm.description])
+                       details: ["signer": signer.subject, "algorithm": algorithm.description])
     }
 }
