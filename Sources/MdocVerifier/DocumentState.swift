@@ -27,6 +27,8 @@ struct DocumentState: Sendable {
     var chain: [Certificate]?
     /// Subject texts of ``chain``.
     var chainSubjects: [String]?
+    /// Annex B profile violations of ``chain``, when known from the cache.
+    var profileViolations: [String]?
     var mso: MobileSecurityObject?
 
     var scope: String { "document[\(index)]" }

@@ -14,6 +14,8 @@ final class ValidatedChainCache: Sendable {
         let chain: [Certificate]
         /// Subject texts of the chain, leaf first.
         let subjects: [String]
+        /// Annex B profile violations of this chain (computed once).
+        let profileViolations: [String]
         let notBefore: Date
         let notAfter: Date
     }
@@ -62,7 +64,9 @@ final class ValidatedChainCache: Sendable {
     func store(_ chain: [Certificate], for key: Key) -> Entry {
         let notBefore = chain.map(\.notValidBefore).max() ?? .distantPast
         let notAfter = chain.map(\.notValidAfter).min() ?? .distantFuture
-        let entry = Entry(chain: chain, subjects: chain.map(\.subject.description), notBefore: notBefore, notAfter: notAfter)
+        let violations = chain.count == 1 ? CertificateProfileCheck.documentSignerViolations(chain[0])
+            : CertificateProfileCheck.violations(documentSigner: chain[0], iaca: chain[chain.count - 1])
+        let entry = Entry(chain: chain, subjects: chain.map(\.subject.description), profileViolations: violations, notBefore: notBefore, notAfter: notAfter)
         state.withLock { state in
             if state.chains.count >= capacity { state.chains.removeAll(keepingCapacity: true) }
             state.chains[key] = entry

@@ -26,7 +26,7 @@ struct CertificateProfileCheck: VerificationCheck {
             return .passed("The pinned document signer follows the document-signer rules of ISO 18013-5 Annex B; no IACA was involved, so its rules were not checked.",
                            details: ["signer": ds.subjectSummary, "pinned": "true"])
         }
-        let violations = Self.violations(documentSigner: ds, iaca: iaca)
+        let violations = state.profileViolations ?? Self.violations(documentSigner: ds, iaca: iaca)
         guard violations.isEmpty else {
             return .failed("profileViolation", "The certificates do not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
                            details: ["signer": ds.subjectSummary, "iaca": iaca.subjectSummary])

@@ -49,6 +49,7 @@ struct IssuerChainCheck: VerificationCheck {
         if let cached = state.chainCache.chain(for: cacheKey, at: time) {
             state.chain = cached.chain
             state.chainSubjects = cached.subjects
+            state.profileViolations = cached.profileViolations
             return passed(cached)
         }
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
@@ -61,6 +62,7 @@ struct IssuerChainCheck: VerificationCheck {
             let entry = state.chainCache.store(Array(validated), for: cacheKey)
             state.chain = entry.chain
             state.chainSubjects = entry.subjects
+            state.profileViolations = entry.profileViolations
             return passed(entry)
         case .couldNotValidate(let failures):
             let reasons = failures.map { $0.policyFailureReason.description }
