@@ -90,7 +90,20 @@ public struct CBORDiagnostic: Sendable {
         return try? CBORDecoder().decode(bytes)
     }
 
-    static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String { JSONText.quote(text) }
+}
+
+extension CBORNode: CustomStringConvertible {
+    /// The kind, size and position of the item, never its content: decoded mdocs and tokens carry
+    /// personal data, and nodes end up in logs. Use ``CBORDiagnostic`` to show content on purpose.
+    public var description: String {
+        "CBORNode(\(value.kindDescription), \(encodedBytes.count) bytes at offset \(offset))"
+    }
+}
+
+/// JSON string quoting (also used for text strings in diagnostic notation, whose escapes are JSON's).
+public enum JSONText {
+    public static func quote(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -109,13 +122,5 @@ public struct CBORDiagnostic: Sendable {
             }
         }
         return out + "\""
-    }
-}
-
-extension CBORNode: CustomStringConvertible {
-    /// The kind, size and position of the item, never its content: decoded mdocs and tokens carry
-    /// personal data, and nodes end up in logs. Use ``CBORDiagnostic`` to show content on purpose.
-    public var description: String {
-        "CBORNode(\(value.kindDescription), \(encodedBytes.count) bytes at offset \(offset))"
     }
 }

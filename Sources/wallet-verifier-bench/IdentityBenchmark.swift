@@ -11,14 +11,11 @@ import WalletVerifierTestSupport
 enum IdentityBenchmark {
     static func run(seconds: Double) async throws {
         print("identity: APPLE-HPKE-v1 envelope with one mDL (15 elements), production policy")
-        let pki = try MdocPKI()
-        let deviceKey = P256.Signing.PrivateKey()
         let recipient = P256.KeyAgreement.PrivateKey()
         let nonce = Array(repeating: UInt8(9), count: 32)
         let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: "merchant", teamID: "team", recipient: recipient.publicKey)
-        var fixture = MdocFixture()
-        fixture.elements = MdocBenchmark.mdlElements()
-        let response = try fixture.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+        let scenario = try MdocBenchmark.scenario(transcript: transcript)
+        let (pki, deviceKey, fixture, response) = (scenario.pki, scenario.deviceKey, scenario.fixture, scenario.bytes)
         let envelope = try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: recipient.publicKey, nonce: nonce, merchantID: "merchant", teamID: "team")
         let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: "merchant", teamID: "team", trustStore: IACATrustStore(certificates: [pki.iaca]))
         let time = fixture.validFrom.addingTimeInterval(3600)

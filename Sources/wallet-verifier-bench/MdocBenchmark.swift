@@ -19,14 +19,30 @@ enum MdocBenchmark {
         ]
     }
 
-    static func run(seconds: Double) async throws {
-        print("mdoc: one mDL DeviceResponse, 15 issuer-signed elements, deviceSignature (P-256), chain cached")
+    /// The response every mdoc benchmark uses.
+    struct Scenario {
+        let pki: MdocPKI
+        let deviceKey: P256.Signing.PrivateKey
+        let fixture: MdocFixture
+        let bytes: [UInt8]
+    }
+
+    static func scenario(transcript: SessionTranscript) throws -> Scenario {
         let pki = try MdocPKI()
         let deviceKey = P256.Signing.PrivateKey()
-        let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 1, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
         var fixture = MdocFixture()
         fixture.elements = mdlElements()
         let bytes = try fixture.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+        return Scenario(pki: pki, deviceKey: deviceKey, fixture: fixture, bytes: bytes)
+    }
+
+    static let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 1, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
+
+    static func run(seconds: Double) async throws {
+        print("mdoc: one mDL DeviceResponse, 15 issuer-signed elements, deviceSignature (P-256), chain cached")
+        let transcript = Self.transcript
+        let scenario = try scenario(transcript: transcript)
+        let (pki, deviceKey, fixture, bytes) = (scenario.pki, scenario.deviceKey, scenario.fixture, scenario.bytes)
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
         let time = fixture.validFrom.addingTimeInterval(3600)
         let first = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: time)

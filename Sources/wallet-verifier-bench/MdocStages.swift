@@ -11,13 +11,9 @@ import X509
 enum MdocStages {
     static func run(seconds: Double) async throws {
         print("mdoc stages (same response as the mdoc benchmark)")
-        let pki = try MdocPKI()
-        let deviceKey = P256.Signing.PrivateKey()
-        let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 1, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
-        var fixture = MdocFixture()
-        fixture.elements = MdocBenchmark.mdlElements()
-        let bytes = try fixture.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
-        let der = pki.dsDER
+        let scenario = try MdocBenchmark.scenario(transcript: MdocBenchmark.transcript)
+        let bytes = scenario.bytes
+        let der = scenario.pki.dsDER
         _ = await measure("CBOR decode of the DeviceResponse", seconds: seconds) { _ = try? CBORDecoder.decode(bytes) }
         _ = await measure("DeviceResponse model decode (incl. items)", seconds: seconds) { _ = try? DeviceResponse(cborBytes: bytes) }
         let response = try DeviceResponse(cborBytes: bytes)
