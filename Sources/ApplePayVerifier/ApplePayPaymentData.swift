@@ -66,66 +66,58 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         Mirror(self, children: ["redacted": description], displayStyle: .struct)
     }
 
-    /// Reads Apple's payment-data JSON.
+    /// Reads Apple's payment-data JSON. Messages name fields, never their values.
     init(json bytes: [UInt8]) throws(DecryptionError) {
-        let wire: Wire
+        let value: StrictJSON.Value
         do {
-            wire = try JSONDecoder().decode(Wire.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw DecryptionError(.malformedPaymentData, "the decrypted payment data is not what Apple documents: \(Self.describe(error))")
+            value = try StrictJSON.parse(bytes)
         } catch {
-            throw DecryptionError(.malformedPaymentData, "the decrypted payment data is not a JSON object (\(bytes.count) bytes)")
+            throw DecryptionError(.malformedPaymentData, "the decrypted payment data is not valid JSON (\(error.reason) at byte \(error.offset) of \(bytes.count))")
         }
-        self.applicationPrimaryAccountNumber = wire.applicationPrimaryAccountNumber
-        self.applicationExpirationDate = wire.applicationExpirationDate
-        self.currencyCode = wire.currencyCode
-        self.transactionAmount = wire.transactionAmount
-        self.cardholderName = wire.cardholderName
-        self.deviceManufacturerIdentifier = wire.deviceManufacturerIdentifier
-        self.paymentDataType = wire.paymentDataType
+        guard let object = value.object else {
+            throw DecryptionError(.malformedPaymentData, "the decrypted payment data is \(value.typeName), not a JSON object")
+        }
+        func string(_ key: String, in object: [String: StrictJSON.Value], path: String? = nil, required: Bool) throws(DecryptionError) -> String? {
+            let name = path.map { "\($0).\(key)" } ?? key
+            guard let value = object[key], value != .null else {
+                if required { throw DecryptionError(.malformedPaymentData, "the decrypted payment data has no \(name)") }
+                return nil
+            }
+            guard let text = value.string else {
+                throw DecryptionError(.malformedPaymentData, "the decrypted payment data's \(name) is \(value.typeName), not a string")
+            }
+            return text
+        }
+        guard let pan = try string("applicationPrimaryAccountNumber", in: object, required: true),
+              let expiration = try string("applicationExpirationDate", in: object, required: true),
+              let currency = try string("currencyCode", in: object, required: true),
+              let type = try string("paymentDataType", in: object, required: true)
+        else { throw DecryptionError(.malformedPaymentData, "the decrypted payment data lacks required fields") }
+        guard let amountValue = object["transactionAmount"] else {
+            throw DecryptionError(.malformedPaymentData, "the decrypted payment data has no transactionAmount")
+        }
+        guard case .number(let amountText) = amountValue, let amount = Decimal(string: amountText) else {
+            throw DecryptionError(.malformedPaymentData, "the decrypted payment data's transactionAmount is \(amountValue.typeName), not a number")
+        }
+        guard let detailValue = object["paymentData"] else {
+            throw DecryptionError(.malformedPaymentData, "the decrypted payment data has no paymentData")
+        }
+        guard let details = detailValue.object else {
+            throw DecryptionError(.malformedPaymentData, "the decrypted payment data's paymentData is \(detailValue.typeName), not an object")
+        }
+        self.applicationPrimaryAccountNumber = pan
+        self.applicationExpirationDate = expiration
+        self.currencyCode = currency
+        self.transactionAmount = amount
+        self.cardholderName = try string("cardholderName", in: object, required: false)
+        self.deviceManufacturerIdentifier = try string("deviceManufacturerIdentifier", in: object, required: false)
+        self.paymentDataType = type
         self.details = Details(
-            onlinePaymentCryptogram: wire.paymentData.onlinePaymentCryptogram,
-            eciIndicator: wire.paymentData.eciIndicator,
-            emvData: wire.paymentData.emvData,
-            encryptedPINData: wire.paymentData.encryptedPINData
+            onlinePaymentCryptogram: try string("onlinePaymentCryptogram", in: details, path: "paymentData", required: false),
+            eciIndicator: try string("eciIndicator", in: details, path: "paymentData", required: false),
+            emvData: try string("emvData", in: details, path: "paymentData", required: false),
+            encryptedPINData: try string("encryptedPINData", in: details, path: "paymentData", required: false)
         )
         self.rawJSON = bytes
-    }
-
-    private struct Wire: Decodable {
-        var applicationPrimaryAccountNumber: String
-        var applicationExpirationDate: String
-        var currencyCode: String
-        var transactionAmount: Decimal
-        var cardholderName: String?
-        var deviceManufacturerIdentifier: String?
-        var paymentDataType: String
-        var paymentData: DetailsWire
-    }
-
-    private struct DetailsWire: Decodable {
-        var onlinePaymentCryptogram: String?
-        var eciIndicator: String?
-        var emvData: String?
-        var encryptedPINData: String?
-    }
-
-    /// Names the field, never its value.
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return keys.isEmpty ? "the top level" : keys
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let parent = path(context)
-            return parent == "the top level" ? "\(key.stringValue) is missing" : "\(parent).\(key.stringValue) is missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(path(context)) has the wrong type"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "it is not a JSON object" : "\(path(context)) is malformed"
-        @unknown default:
-            return "it could not be decoded"
-        }
     }
 }

@@ -84,22 +84,27 @@ extension ApplePayToken {
         guard bytes.count <= Self.maximumInputSize else {
             throw ApplePayTokenError(.inputTooLarge, "the token is \(bytes.count) bytes; the limit is \(Self.maximumInputSize)")
         }
-        guard let object = Self.jsonObject(bytes) else {
-            throw ApplePayTokenError(.malformedJSON, "the token is not a JSON object")
-        }
+        let object = try Self.jsonObject(bytes, what: "the token")
         var paymentData = object
         var outerTransactionIdentifier: String?
         if object["version"] == nil, let inner = object["paymentData"] {
             // A whole PKPaymentToken.
-            if let dictionary = inner as? [String: Any] {
-                paymentData = dictionary
-            } else if let text = inner as? String, let dictionary = Self.jsonObject(Array(text.utf8)) ?? TokenEncoding.base64Decode(text).flatMap(Self.jsonObject) {
-                paymentData = dictionary
-            } else {
-                throw ApplePayTokenError(.malformedJSON, "paymentData is neither a JSON object nor JSON text nor base64 of JSON", field: "paymentData")
+            switch inner {
+            case .object(let members):
+                paymentData = members
+            case .string(let text):
+                if let members = try? Self.jsonObject(Array(text.utf8), what: "paymentData") {
+                    paymentData = members
+                } else if let decoded = TokenEncoding.base64Decode(text), let members = try? Self.jsonObject(decoded, what: "paymentData") {
+                    paymentData = members
+                } else {
+                    throw ApplePayTokenError(.malformedJSON, "paymentData is a string but neither JSON text nor base64 of JSON", field: "paymentData")
+                }
+            default:
+                throw ApplePayTokenError(.malformedJSON, "paymentData is \(inner.typeName), not a JSON object", field: "paymentData")
             }
             if let identifier = object["transactionIdentifier"] {
-                guard let text = identifier as? String else {
+                guard let text = identifier.string else {
                     throw ApplePayTokenError(.malformedJSON, "transactionIdentifier is not a string", field: "transactionIdentifier")
                 }
                 outerTransactionIdentifier = text
@@ -117,11 +122,11 @@ extension ApplePayToken {
             throw ApplePayTokenError(.invalidBase64, "data is \(data.count) bytes, shorter than the 16-byte GCM tag", field: "data")
         }
         let signature = try Self.base64(paymentData, "signature", path: "signature")
-        guard let headerObject = paymentData["header"] else {
+        guard let headerValue = paymentData["header"] else {
             throw ApplePayTokenError(.missingField, "header is missing", field: "header")
         }
-        guard let header = headerObject as? [String: Any] else {
-            throw ApplePayTokenError(.malformedJSON, "header is not a JSON object", field: "header")
+        guard let header = headerValue.object else {
+            throw ApplePayTokenError(.malformedJSON, "header is \(headerValue.typeName), not a JSON object", field: "header")
         }
 
         var ephemeralPublicKey: [UInt8]?
@@ -154,9 +159,9 @@ extension ApplePayToken {
 
         var applicationData: String?
         var applicationDataBytes: [UInt8]?
-        if let value = header["applicationData"], !(value is NSNull) {
-            guard let text = value as? String else {
-                throw ApplePayTokenError(.malformedJSON, "header.applicationData is not a string", field: "header.applicationData")
+        if let value = header["applicationData"], value != .null {
+            guard let text = value.string else {
+                throw ApplePayTokenError(.malformedJSON, "header.applicationData is \(value.typeName), not a string", field: "header.applicationData")
             }
             guard let decoded = TokenEncoding.hexDecode(text) else {
                 throw ApplePayTokenError(.invalidHex, "header.applicationData is not hex text", field: "header.applicationData")
@@ -180,24 +185,30 @@ extension ApplePayToken {
         self.outerTransactionIdentifier = outerTransactionIdentifier
     }
 
-    private static func jsonObject(_ bytes: [UInt8]) -> [String: Any]? {
-        guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }), first == UInt8(ascii: "{") else {
-            return nil
+    private static func jsonObject(_ bytes: [UInt8], what: String) throws(ApplePayTokenError) -> [String: StrictJSON.Value] {
+        let value: StrictJSON.Value
+        do {
+            value = try StrictJSON.parse(bytes)
+        } catch {
+            throw ApplePayTokenError(.malformedJSON, "\(what) is not valid JSON: \(error.reason) at byte \(error.offset)")
         }
-        return (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+        guard let object = value.object else {
+            throw ApplePayTokenError(.malformedJSON, "\(what) is \(value.typeName), not a JSON object")
+        }
+        return object
     }
 
-    private static func string(_ object: [String: Any], _ key: String, path: String) throws(ApplePayTokenError) -> String {
+    private static func string(_ object: [String: StrictJSON.Value], _ key: String, path: String) throws(ApplePayTokenError) -> String {
         guard let value = object[key] else {
             throw ApplePayTokenError(.missingField, "\(path) is missing", field: path)
         }
-        guard let text = value as? String else {
-            throw ApplePayTokenError(.malformedJSON, "\(path) is not a string", field: path)
+        guard let text = value.string else {
+            throw ApplePayTokenError(.malformedJSON, "\(path) is \(value.typeName), not a string", field: path)
         }
         return text
     }
 
-    private static func base64(_ object: [String: Any], _ key: String, path: String) throws(ApplePayTokenError) -> [UInt8] {
+    private static func base64(_ object: [String: StrictJSON.Value], _ key: String, path: String) throws(ApplePayTokenError) -> [UInt8] {
         let text = try string(object, key, path: path)
         guard let bytes = TokenEncoding.base64Decode(text) else {
             throw ApplePayTokenError(.invalidBase64, "\(path) is not base64 (\(text.utf8.count) characters)", field: path)

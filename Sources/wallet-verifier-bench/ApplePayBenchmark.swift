@@ -20,7 +20,9 @@ enum ApplePayBenchmark {
         let signingTime = ApplePayFixturePKI.epoch.addingTimeInterval(3600)
         let context = VerificationContext(time: signingTime.addingTimeInterval(30))
 
-        for (name, merchant) in [("EC_v1", ec), ("RSA_v1", rsa)] {
+        // APPLEPAY_BENCH=EC_v1 or RSA_v1 runs one of the two (for profiling).
+        let only = ProcessInfo.processInfo.environment["APPLEPAY_BENCH"]
+        for (name, merchant) in [("EC_v1", ec), ("RSA_v1", rsa)] where only == nil || only == name {
             print("applepay: \(name) token (\(merchant.publicKeyHash.prefix(8))…), every check, in-memory replay store")
             // Distinct transaction ids: the replay check must see first uses. A fresh store per
             // pass over the tokens (a new verifier costs nothing: ring, anchor and cache are shared).

@@ -38,7 +38,8 @@ struct CMSAlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
 }
 
 enum CMSSignerIdentifier: Sendable, Hashable {
-    case issuerAndSerialNumber(issuer: DistinguishedName, serialNumber: Certificate.SerialNumber)
+    /// The issuer's Name as received (DER) and the serial number's content octets.
+    case issuerAndSerialNumber(issuer: ArraySlice<UInt8>, serialNumber: ArraySlice<UInt8>)
     case subjectKeyIdentifier(ArraySlice<UInt8>)
 }
 
@@ -119,77 +120,77 @@ extension CMSSignedData {
         return String(describing: type(of: error))
     }
 
+    /// The outer layers are walked with ``BERScanner`` (certificates are sliced, not parsed: they
+    /// are parsed once and cached by the caller); the signer infos, algorithm identifiers and
+    /// content types are read with swift-asn1's `BER.parse`.
     private static func parse(_ bytes: [UInt8]) throws -> CMSSignedData {
-        let root = try BER.parse(bytes)
-        return try BER.sequence(root, identifier: .sequence) { nodes in
-            let contentType = try ASN1ObjectIdentifier(berEncoded: &nodes)
-            guard contentType == CMSOID.signedData else {
-                throw CMSParseError(.notSignedData, "the signature's ContentInfo has content type \(contentType), not id-signedData")
-            }
-            guard let explicit = nodes.next(), explicit.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
-                  case .constructed(let inner) = explicit.content
-            else {
-                throw CMSParseError(.malformedCMS, "the ContentInfo has no [0] content")
-            }
-            var innerNodes = inner.makeIterator()
-            guard let signedDataNode = innerNodes.next(), innerNodes.next() == nil else {
-                throw CMSParseError(.malformedCMS, "the ContentInfo's [0] content must hold exactly one SignedData")
-            }
-            guard nodes.next() == nil else {
-                throw CMSParseError(.malformedCMS, "the ContentInfo has trailing elements")
-            }
-            return try parseSignedData(signedDataNode)
+        let scanner = BERScanner(bytes: bytes)
+        let contentInfo = try scanner.root()
+        guard contentInfo.tag == 0x30 else { throw CMSParseError(.malformedCMS, "the signature is not a ContentInfo SEQUENCE") }
+        let contentInfoFields = try scanner.children(of: contentInfo)
+        guard let typeField = contentInfoFields.first, typeField.tag == 0x06 else {
+            throw CMSParseError(.malformedCMS, "the ContentInfo does not start with a content type")
         }
-    }
-
-    private static func parseSignedData(_ node: ASN1Node) throws -> CMSSignedData {
-        try BER.sequence(node, identifier: .sequence) { nodes in
-            let version = try Int(berEncoded: &nodes)
-            guard let digestSet = nodes.next(), digestSet.identifier == .set, case .constructed(let digestNodes) = digestSet.content else {
-                throw CMSParseError(.malformedCMS, "SignedData.digestAlgorithms is not a SET")
-            }
-            let digestAlgorithms = try digestNodes.map(parseAlgorithmIdentifier)
-
-            guard let encapNode = nodes.next() else { throw CMSParseError(.malformedCMS, "SignedData has no encapContentInfo") }
-            let (eContentType, hasContent) = try BER.sequence(encapNode, identifier: .sequence) { encap in
-                let type = try ASN1ObjectIdentifier(berEncoded: &encap)
-                let content = encap.next()
-                guard encap.next() == nil else { throw CMSParseError(.malformedCMS, "encapContentInfo has trailing elements") }
-                if let content, content.identifier != ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) {
-                    throw CMSParseError(.malformedCMS, "encapContentInfo.eContent is not tagged [0]")
-                }
-                return (type, content != nil)
-            }
-
-            var certificates: [ArraySlice<UInt8>] = []
-            var next = nodes.next()
-            if let certNode = next, certNode.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) {
-                guard case .constructed(let certNodes) = certNode.content else {
-                    throw CMSParseError(.malformedCMS, "SignedData.certificates is not constructed")
-                }
-                for cert in certNodes where cert.identifier == .sequence {
-                    // Other CertificateChoices (attribute certificates, ...) are ignored.
-                    certificates.append(cert.encodedBytes)
-                }
-                next = nodes.next()
-            }
-            if let crlNode = next, crlNode.identifier == ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific) {
-                next = nodes.next()
-            }
-            guard let signerSet = next, signerSet.identifier == .set, case .constructed(let signerNodes) = signerSet.content else {
-                throw CMSParseError(.malformedCMS, "SignedData.signerInfos is missing or not a SET")
-            }
-            let signers = try signerNodes.map(parseSignerInfo)
-            guard nodes.next() == nil else { throw CMSParseError(.malformedCMS, "SignedData has trailing elements") }
-            return CMSSignedData(
-                version: version,
-                digestAlgorithms: digestAlgorithms,
-                encapsulatedContentType: eContentType,
-                hasEncapsulatedContent: hasContent,
-                certificates: certificates,
-                signers: signers
-            )
+        let contentType = try ASN1ObjectIdentifier(berEncoded: try BER.parse(scanner.slice(typeField)))
+        guard contentType == CMSOID.signedData else {
+            throw CMSParseError(.notSignedData, "the signature's ContentInfo has content type \(contentType), not id-signedData")
         }
+        guard contentInfoFields.count == 2, contentInfoFields[1].tag == 0xA0 else {
+            throw CMSParseError(.malformedCMS, "the ContentInfo must hold a content type and a [0] content")
+        }
+        let explicit = try scanner.children(of: contentInfoFields[1], depth: 2)
+        guard explicit.count == 1, explicit[0].tag == 0x30 else {
+            throw CMSParseError(.malformedCMS, "the ContentInfo's [0] content must hold exactly one SignedData")
+        }
+        var fields = try scanner.children(of: explicit[0], depth: 3)[...]
+
+        guard let versionField = fields.popFirst(), versionField.tag == 0x02 else { throw CMSParseError(.malformedCMS, "SignedData has no version") }
+        let version = try Int(berEncoded: try BER.parse(scanner.slice(versionField)))
+        guard let digestField = fields.popFirst(), digestField.tag == 0x31 else {
+            throw CMSParseError(.malformedCMS, "SignedData.digestAlgorithms is not a SET")
+        }
+        let digestSet = try BER.parse(scanner.slice(digestField))
+        guard case .constructed(let digestNodes) = digestSet.content else { throw CMSParseError(.malformedCMS, "SignedData.digestAlgorithms is not a SET") }
+        let digestAlgorithms = try digestNodes.map(parseAlgorithmIdentifier)
+
+        guard let encapField = fields.popFirst(), encapField.tag == 0x30 else {
+            throw CMSParseError(.malformedCMS, "SignedData has no encapContentInfo")
+        }
+        let encapChildren = try scanner.children(of: encapField, depth: 4)
+        guard (1...2).contains(encapChildren.count), encapChildren[0].tag == 0x06 else {
+            throw CMSParseError(.malformedCMS, "encapContentInfo must hold a content type and at most an [0] content")
+        }
+        if encapChildren.count == 2, encapChildren[1].tag != 0xA0 {
+            throw CMSParseError(.malformedCMS, "encapContentInfo.eContent is not tagged [0]")
+        }
+        let eContentType = try ASN1ObjectIdentifier(berEncoded: try BER.parse(scanner.slice(encapChildren[0])))
+
+        var certificates: [ArraySlice<UInt8>] = []
+        if let certificateField = fields.first, certificateField.tag == 0xA0 {
+            fields = fields.dropFirst()
+            for certificate in try scanner.children(of: certificateField, depth: 4) where certificate.tag == 0x30 {
+                // Other CertificateChoices (attribute certificates, ...) are ignored.
+                certificates.append(scanner.slice(certificate))
+            }
+        }
+        if let crlField = fields.first, crlField.tag == 0xA1 {
+            fields = fields.dropFirst()
+        }
+        guard let signerField = fields.popFirst(), signerField.tag == 0x31 else {
+            throw CMSParseError(.malformedCMS, "SignedData.signerInfos is missing or not a SET")
+        }
+        guard fields.isEmpty else { throw CMSParseError(.malformedCMS, "SignedData has trailing elements") }
+        let signerSet = try BER.parse(scanner.slice(signerField))
+        guard case .constructed(let signerNodes) = signerSet.content else { throw CMSParseError(.malformedCMS, "SignedData.signerInfos is not a SET") }
+        let signers = try signerNodes.map(parseSignerInfo)
+        return CMSSignedData(
+            version: version,
+            digestAlgorithms: digestAlgorithms,
+            encapsulatedContentType: eContentType,
+            hasEncapsulatedContent: encapChildren.count == 2,
+            certificates: certificates,
+            signers: signers
+        )
     }
 
     static func parseAlgorithmIdentifier(_ node: ASN1Node) throws -> CMSAlgorithmIdentifier {
@@ -208,12 +209,13 @@ extension CMSSignedData {
             let sid: CMSSignerIdentifier
             if sidNode.identifier == .sequence {
                 sid = try BER.sequence(sidNode, identifier: .sequence) { sidNodes in
-                    guard let issuerNode = sidNodes.next() else { throw CMSParseError(.malformedCMS, "IssuerAndSerialNumber has no issuer") }
-                    let issuer = try DistinguishedName(derEncoded: issuerNode)
+                    guard let issuerNode = sidNodes.next(), issuerNode.identifier == .sequence else {
+                        throw CMSParseError(.malformedCMS, "IssuerAndSerialNumber has no issuer")
+                    }
                     guard let serialNode = sidNodes.next(), serialNode.identifier == .integer, case .primitive(let serial) = serialNode.content, !serial.isEmpty else {
                         throw CMSParseError(.malformedCMS, "IssuerAndSerialNumber has no serial number")
                     }
-                    return .issuerAndSerialNumber(issuer: issuer, serialNumber: Certificate.SerialNumber(bytes: serial))
+                    return .issuerAndSerialNumber(issuer: issuerNode.encodedBytes, serialNumber: serial)
                 }
             } else if sidNode.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) {
                 let ski = try ASN1OctetString(berEncoded: sidNode, withIdentifier: sidNode.identifier)

@@ -16,11 +16,16 @@ public enum ApplePayOID {
     public static let userID: ASN1ObjectIdentifier = [0, 9, 2342, 19_200_300, 100, 1, 1]
 }
 
-/// A certificate parsed once, with what the checks read from it precomputed.
-struct ParsedCertificate: Sendable {
+/// A certificate parsed once, with what the checks read from it precomputed. A class: it is shared
+/// by every token that carries the certificate.
+final class ParsedCertificate: Sendable {
     let certificate: Certificate
     let der: [UInt8]
     let sha256: [UInt8]
+    /// The issuer and subject Names and the serial number's content octets, as encoded.
+    let issuerDER: ArraySlice<UInt8>
+    let subjectDER: ArraySlice<UInt8>
+    let serialNumberBytes: ArraySlice<UInt8>
     let notValidBefore: Date
     let notValidAfter: Date
     let hasLeafMarker: Bool
@@ -58,6 +63,22 @@ struct ParsedCertificate: Sendable {
             self.signingKey = nil
         }
         self.displayName = Self.displayName(certificate.subject)
+        // TBSCertificate: [0] version?, serialNumber, signature, issuer, validity, subject, ...
+        let scanner = BERScanner(bytes: der)
+        var fields = try scanner.children(of: try scanner.children(of: try scanner.root())[0])
+        if fields.first?.tag == 0xA0 { fields.removeFirst() }
+        guard fields.count >= 6, fields[0].tag == 0x02, fields[2].tag == 0x30, fields[4].tag == 0x30 else {
+            throw CMSParseError(.malformedCMS, "not a TBSCertificate")
+        }
+        self.serialNumberBytes = der[fields[0].content]
+        self.issuerDER = der[fields[2].range]
+        self.subjectDER = der[fields[4].range]
+    }
+
+    /// True if this certificate's subject is `other`'s issuer: the encoded names are equal, or
+    /// (for encodings that differ but mean the same) the parsed names are.
+    func issued(_ other: ParsedCertificate) -> Bool {
+        subjectDER.elementsEqual(other.issuerDER) || certificate.subject == other.certificate.issuer
     }
 
     static func displayName(_ name: DistinguishedName) -> String {
@@ -76,7 +97,10 @@ struct ParsedCertificate: Sendable {
     func matches(_ identifier: CMSSignerIdentifier) -> Bool {
         switch identifier {
         case .issuerAndSerialNumber(let issuer, let serial):
-            return certificate.serialNumber == serial && certificate.issuer == issuer
+            guard serialNumberBytes.elementsEqual(serial) else { return false }
+            if issuerDER.elementsEqual(issuer) { return true }
+            guard let name = try? DistinguishedName(derEncoded: issuer) else { return false }
+            return certificate.issuer == name
         case .subjectKeyIdentifier(let ski):
             guard let own = try? certificate.extensions.subjectKeyIdentifier else { return false }
             return own.keyIdentifier.elementsEqual(ski)
@@ -88,7 +112,7 @@ struct ParsedCertificate: Sendable {
 ///
 /// Bounded: when full it starts over (Apple uses a handful of certificates at any time).
 final class CertificateParseCache: Sendable {
-    private let entries = LockedBox<[ArraySlice<UInt8>: ParsedCertificate]>([:])
+    private let entries = LockedBox<[DERKey: ParsedCertificate]>([:])
     private let capacity: Int
 
     init(capacity: Int = 64) {
@@ -96,13 +120,35 @@ final class CertificateParseCache: Sendable {
     }
 
     func certificate(der: ArraySlice<UInt8>) throws -> ParsedCertificate {
-        if let hit = entries.withLock({ $0[der] }) { return hit }
+        if let hit = entries.withLock({ $0[DERKey(der)] }) { return hit }
         let parsed = try ParsedCertificate(der: Array(der))
         entries.withLock { entries in
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[ArraySlice(parsed.der)] = parsed
+            entries[DERKey(parsed.der[...])] = parsed
         }
         return parsed
+    }
+}
+
+/// Encoded bytes as a dictionary key, hashed as one block (not byte by byte).
+struct DERKey: Hashable, @unchecked Sendable {
+    let bytes: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (lhs: DERKey, rhs: DERKey) -> Bool {
+        guard lhs.bytes.count == rhs.bytes.count else { return false }
+        guard !lhs.bytes.isEmpty else { return true }
+        return lhs.bytes.withUnsafeBytes { l in
+            rhs.bytes.withUnsafeBytes { r in
+                guard let left = l.baseAddress, let right = r.baseAddress else { return false }
+                return memcmp(left, right, l.count) == 0
+            }
+        }
     }
 }
 

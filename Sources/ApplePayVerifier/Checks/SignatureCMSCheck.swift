@@ -38,7 +38,7 @@ struct SignatureCMSCheck: VerificationCheck {
         others.remove(at: leafIndex)
         state.leaf = leaf
         state.otherCertificates = others
-        let issuers = others.filter { $0.certificate.subject == leaf.certificate.issuer }
+        let issuers = others.filter { $0.issued(leaf) }
         state.intermediate = issuers.first(where: \.hasIntermediateMarker) ?? issuers.first
 
         return .passed(
@@ -56,7 +56,8 @@ struct SignatureCMSCheck: VerificationCheck {
     static func describe(_ identifier: CMSSignerIdentifier) -> String {
         switch identifier {
         case .issuerAndSerialNumber(let issuer, let serial):
-            return "issuer \(issuer), serial \(TokenEncoding.hexEncode(serial.bytes, uppercase: true))"
+            let name = (try? DistinguishedName(derEncoded: issuer)).map { String(describing: $0) } ?? "(unreadable name)"
+            return "issuer \(name), serial \(TokenEncoding.hexEncode(serial, uppercase: true))"
         case .subjectKeyIdentifier(let ski):
             return "subject key identifier \(TokenEncoding.hexEncode(ski))"
         }

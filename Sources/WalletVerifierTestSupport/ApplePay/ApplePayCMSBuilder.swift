@@ -115,9 +115,11 @@ public struct ApplePayCMSBuilder {
             signature[signature.count / 2] ^= 0x01
         }
 
-        var serial = leaf.serialNumber.bytes
+        // INTEGER content octets: two's complement, so a leading 00 when the high bit is set.
+        var serial = Array(leaf.serialNumber.bytes)
+        if let first = serial.first, first & 0x80 != 0 { serial.insert(0, at: 0) }
         if wrongSignerSerial { serial = [0x01, 0x02, 0x03] }
-        let sid = Self.tlv(0x30, try Self.der(leaf.issuer) + Self.tlv(0x02, Array(serial)))
+        let sid = Self.tlv(0x30, try Self.der(leaf.issuer) + Self.tlv(0x02, serial))
         let signerInfo = Self.tlv(0x30,
             try Self.der(1) + sid + digestAlgorithmDER
                 + (omitSignedAttributes ? [] : signedAttributesField)

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import ApplePayVerifier
+
+/// The JSON reader used for tokens and decrypted payment data.
+@Suite struct StrictJSONTests {
+    func parse(_ text: String) throws(StrictJSON.ParseError) -> StrictJSON.Value {
+        try StrictJSON.parse(Array(text.utf8))
+    }
+
+    @Test func valuesAndEscapes() throws {
+        let value = try parse(#" {"a": "x\/y\"z\\\u00e9\ud83d\ude00\n", "n": -12.5e3, "t": true, "f": false, "z": null, "l": [1, [], {}]} "#)
+        let object = try #require(value.object)
+        #expect(object["a"] == .string("x/y\"z\\é😀\n"))
+        #expect(object["n"] == .number("-12.5e3"))
+        #expect(object["t"] == .bool(true))
+        #expect(object["f"] == .bool(false))
+        #expect(object["z"] == .null)
+        #expect(object["l"] == .array([.number("1"), .array([]), .object([:])]))
+        #expect(try parse(#""é""#) == .string("é"))
+    }
+
+    @Test(arguments: [
+        "", " ", "{", "}", "{\"a\":1,}", "{\"a\" 1}", "[1,]", "01", "-", "1.", "1e", "+1", "\"abc", "\"a\u{01}b\"",
+        "{\"a\":1,\"a\":2}", "tru", "nul", "{} {}", "\"\\x\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\u12\"", "[1 2]",
+        "{\"a\":1 \"b\":2}", "NaN",
+    ])
+    func rejects(text: String) {
+        #expect(throws: StrictJSON.ParseError.self) { try parse(text) }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect(throws: StrictJSON.ParseError.self) { try StrictJSON.parse([0x22, 0xFF, 0xFE, 0x22]) }
+        #expect(throws: StrictJSON.ParseError.self) { try StrictJSON.parse([0x22, 0x5C, 0x2F, 0xC3, 0x22]) }
+    }
+
+    @Test func nestingIsLimited() throws {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: StrictJSON.ParseError.self) { try parse(deep) }
+        let ok = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
+        _ = try parse(ok)
+    }
+
+    /// Numbers keep their text: an amount is never rounded through a Double.
+    @Test func numbersKeepTheirText() throws {
+        #expect(try parse("12345678901234567890.123") == .number("12345678901234567890.123"))
+    }
+}
