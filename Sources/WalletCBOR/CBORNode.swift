@@ -9,7 +9,9 @@
 ///
 /// Equality and hashing are semantic (the CBOR data model): `0x01` and `0x18 0x01` are equal nodes.
 /// Compare ``encodedBytes`` when the exact encoding matters.
-public struct CBORNode: Sendable, Hashable {
+public final class CBORNode: Sendable, Hashable {
+    // A class: decoded trees are shared, never mutated, and copying a reference is one retain where
+    // copying a value with a slice and a payload is several (verification copies nodes a lot).
     public let value: CBORValue
     /// The complete encoding of this item (head and content), exactly as received or built.
     public let encodedBytes: ArraySlice<UInt8>

@@ -121,7 +121,7 @@ public protocol CBOREncodable: Sendable {
 }
 
 extension CBORNode: CBORDecodable, CBOREncodable {
-    public init(cbor node: CBORNode) { self = node }
+    public convenience init(cbor node: CBORNode) { self.init(value: node.value, encodedBytes: node.encodedBytes) }
     public func cborNode() -> CBORNode { self }
 }
 

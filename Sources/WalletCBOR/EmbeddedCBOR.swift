@@ -5,7 +5,7 @@
 /// computed over); ``innerBytes``, the embedded encoding; and the decoded ``value``. Building one from
 /// a value encodes it once; after that the bytes never change, so hashing or signing them always
 /// covers what is transmitted.
-public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBOREncodable {
+public final class EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBOREncodable {
     /// The whole tag-24 item: `d8 18` + byte-string head + inner bytes.
     public let node: CBORNode
     /// The decoded embedded item (with its own received bytes).
@@ -15,7 +15,7 @@ public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBORE
     public var taggedBytes: ArraySlice<UInt8> { node.encodedBytes }
     public var innerBytes: ArraySlice<UInt8> { innerNode.encodedBytes }
 
-    public init(cbor node: CBORNode) throws(CBORError) {
+    public convenience init(cbor node: CBORNode) throws(CBORError) {
         try self.init(cbor: node, limits: .default)
     }
 
@@ -33,7 +33,7 @@ public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBORE
 
 extension EmbeddedCBOR where Value: CBOREncodable {
     /// Encodes `value` deterministically once and wraps it.
-    public init(wrapping value: Value) throws(CBORError) {
+    public convenience init(wrapping value: Value) throws(CBORError) {
         let inner = try value.cborNode()
         let node = CBORNode.embedded(inner)
         // Re-decode so innerNode is a slice of node's own buffer.
