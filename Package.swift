@@ -121,6 +121,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Rendering of results (report JSON and text, documents, claims, payments), shared by the CLI
+        // and the HTTP service so that both answer with the same JSON.
+        .target(
+            name: "VerifierPresentation",
+            dependencies: ["VerificationCore", "MdocVerifier", "WalletIdentity", "ApplePayVerifier"],
+            swiftSettings: swiftSettings
+        ),
+
         // Top: the command line. The commands live in a library so tests can run them in-process.
         .target(
             name: "WalletVerifierCommands",
@@ -132,6 +140,7 @@ let package = Package(
                 "Mdoc",
                 "MdocVerifier",
                 "WalletIdentity",
+                "VerifierPresentation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -3,6 +3,7 @@ import Foundation
 import MdocVerifier
 import VerificationCore
 import WalletCBOR
+import VerifierPresentation
 import WalletIdentity
 
 struct IdentityCommand: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import Foundation
 import Mdoc
 import MdocVerifier
 import VerificationCore
+import VerifierPresentation
 import WalletCBOR
 
 extension OutputFormat: ExpressibleByArgument {}
@@ -104,17 +105,11 @@ enum CommandSupport {
         throw CLIInputError("\(path) is neither a PEM P-256 private key nor the hex of a 32-byte P-256 scalar")
     }
 
-    /// `{"verdict", "checks", "documents", "warnings", ...}`. Elements are printed only for an accepted
-    /// verdict; a rejected response's elements are not to be used.
-    static func documentsJSON(_ documents: [VerifiedDocument], accepted: Bool) -> String {
-        "[" + documents.map { $0.json(includeElements: accepted) }.joined(separator: ",") + "]"
-    }
-
     static func print(result: MdocVerificationResult, format: OutputFormat, extra: [(key: String, rawJSON: String)] = []) {
         let accepted = result.report.verdict == .accepted
         switch format {
         case .json:
-            CLIOutput.current.out(ReportOutput.json(result.report, extra: [("documents", documentsJSON(result.documents, accepted: accepted))] + extra))
+            CLIOutput.current.out(IdentityOutput.json(result, extra: extra))
         case .text:
             CLIOutput.current.out(ReportOutput.text(result.report))
             guard accepted else { return }

@@ -1,4 +1,5 @@
 import ArgumentParser
+@_exported import VerifierPresentation
 import Foundation
 
 /// The `wallet-verifier` command line.

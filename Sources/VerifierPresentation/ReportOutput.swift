@@ -1,0 +1,53 @@
+import Foundation
+import VerificationCore
+
+/// How verify commands print a report: `text` (a table for people) or `json` (the public contract,
+/// the same JSON as the HTTP API).
+public enum OutputFormat: String, CaseIterable, Sendable {
+    case text, json
+}
+
+public enum ReportOutput {
+    /// The report's JSON object with extra top-level members spliced in as raw JSON (for example the
+    /// decrypted payment exactly as received, or the documents).
+    public static func json(_ report: VerificationReport, extra: [(key: String, rawJSON: String)] = []) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let base = (try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        guard !extra.isEmpty, base.hasSuffix("}") else { return base }
+        let members = extra.map { "\(quote($0.key)):\($0.rawJSON)" }.joined(separator: ",")
+        return String(base.dropLast()) + "," + members + "}"
+    }
+
+    static func quote(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A table of checks, then warnings and the verdict.
+    public static func text(_ report: VerificationReport) -> String {
+        var lines: [String] = []
+        let idWidth = min(48, report.checks.map { $0.id.rawValue.count + ($0.scope.map { $0.count + 3 } ?? 0) }.max() ?? 10)
+        for check in report.checks {
+            let marker: String
+            switch check.status {
+            case .passed: marker = "PASS"
+            case .failed: marker = check.requirement == .required ? "FAIL" : "warn"
+            case .skipped: marker = "SKIP"
+            case .error: marker = "ERR "
+            }
+            var name = check.id.rawValue
+            if let scope = check.scope { name += " [\(scope)]" }
+            let padded = name.padding(toLength: max(idWidth, name.count), withPad: " ", startingAt: 0)
+            let reason = check.status == .passed ? "" : " (\(check.reason))"
+            lines.append("\(marker)  \(padded)  \(check.message)\(reason)")
+        }
+        for warning in report.warnings {
+            lines.append("WARNING  \(warning.message) (\(warning.code))")
+        }
+        var verdict = "verdict: \(report.verdict.rawValue)"
+        if report.testOnly { verdict += " (TEST ONLY: made under a developer policy; never trust it in production)" }
+        lines.append(verdict)
+        return lines.joined(separator: "\n")
+    }
+}
