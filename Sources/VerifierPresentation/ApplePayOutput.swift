@@ -2,9 +2,9 @@ import ApplePayVerifier
 import Foundation
 import VerificationCore
 
-/// Rendering of Apple Pay results for `applepay decrypt`.
-enum ApplePayOutput {
-    static func render(_ result: ApplePayResult, format: OutputFormat) -> String {
+/// Rendering of Apple Pay results, the same for `applepay decrypt` and the HTTP service.
+public enum ApplePayOutput {
+    public static func render(_ result: ApplePayResult, format: OutputFormat) -> String {
         switch format {
         case .json: return json(result)
         case .text: return text(result)
@@ -13,7 +13,7 @@ enum ApplePayOutput {
 
     /// The report's JSON plus `token` (non-secret facts) and, only when accepted, `payment`: the
     /// decrypted JSON exactly as Apple sent it.
-    static func json(_ result: ApplePayResult) -> String {
+    public static func json(_ result: ApplePayResult) -> String {
         var extra: [(key: String, rawJSON: String)] = []
         if let summary = result.summary {
             var token: [String: String] = [
@@ -38,7 +38,7 @@ enum ApplePayOutput {
 
     /// The check table, then the payment data with the account number masked and the cryptogram,
     /// EMV data, PIN block and cardholder name hidden.
-    static func text(_ result: ApplePayResult) -> String {
+    public static func text(_ result: ApplePayResult) -> String {
         var lines = [ReportOutput.text(result.report)]
         if let summary = result.summary {
             var facts = "token: \(summary.version.rawValue), transactionId \(summary.transactionId), publicKeyHash \(summary.publicKeyHash)"
