@@ -17,6 +17,11 @@ let package = Package(
         .library(name: "Mdoc", targets: ["Mdoc"]),
         .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
         .library(name: "WalletIdentity", targets: ["WalletIdentity"]),
+        .library(name: "MdocRevocation", targets: ["MdocRevocation"]),
+        .library(name: "MdocRevocationHTTP", targets: ["MdocRevocationHTTP"]),
+        .library(name: "MdocTrustLists", targets: ["MdocTrustLists"]),
+        .library(name: "PhotoID", targets: ["PhotoID"]),
+        .library(name: "WebIdentity", targets: ["WebIdentity"]),
         .library(name: "ReplayStoreSQLite", targets: ["ReplayStoreSQLite"]),
         .library(name: "ReplayStorePostgres", targets: ["ReplayStorePostgres"]),
         .executable(name: "wallet-verifier", targets: ["wallet-verifier"]),
@@ -86,6 +91,44 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Layer 5: MSO revocation (identifier and status lists), VICAL trust lists, passport photo ID,
+        // and Verify with Wallet on the Web (ISO/IEC 18013-7 Annex C). The HTTP fetcher is its own
+        // module so the others stay free of networking.
+        .target(
+            name: "MdocRevocation",
+            dependencies: [
+                "Mdoc", "MdocVerifier", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "MdocRevocationHTTP", dependencies: ["MdocRevocation"], swiftSettings: swiftSettings),
+        .target(
+            name: "MdocTrustLists",
+            dependencies: [
+                "MdocVerifier", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PhotoID",
+            dependencies: ["Mdoc", "MdocVerifier", "MdocRevocation", "WalletCBOR", "VerificationCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "WebIdentity",
+            dependencies: [
+                "Mdoc", "MdocVerifier", "MdocRevocation", "PhotoID", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Layer 5: Apple Pay payment tokens.
         .target(
             name: "ApplePayVerifier",
@@ -140,6 +183,7 @@ let package = Package(
                 "Mdoc",
                 "MdocVerifier",
                 "WalletIdentity",
+                "MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "WebIdentity",
                 "VerifierPresentation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -226,6 +270,21 @@ let package = Package(
         .testTarget(
             name: "WalletVerifierCommandsTests",
             dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "VerificationCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MdocRevocationTests",
+            dependencies: ["MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE",
+                           "VerificationCore", "WalletVerifierTestSupport",
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "X509", package: "swift-certificates")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebIdentityTests",
+            dependencies: ["WebIdentity", "MdocRevocation", "PhotoID", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                           "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "X509", package: "swift-certificates")],
             swiftSettings: swiftSettings
         ),
     ]

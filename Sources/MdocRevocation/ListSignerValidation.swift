@@ -1,0 +1,114 @@
+import Crypto
+import Foundation
+import MdocVerifier
+import SwiftASN1
+import VerificationCore
+import WalletCOSE
+@_spi(FixedExpiryValidationTime) import X509
+
+/// Who signed a revocation list, once verified.
+public struct RevocationListSigner: Sendable, Hashable {
+    /// The signer's certificate subject, or "pinned key".
+    public let signer: String
+    /// The trusted root the chain ends at, or nil for a pinned key.
+    public let root: String?
+}
+
+/// The signature and the signer's chain of a revocation list: the COSE_Sign1 verifies with the key
+/// of the first x5chain certificate (or, without x5chain, the certificate the MSO names, or a pinned
+/// key); the x5chain (leaf, then intermediates) chains to a trusted root for the document's docType
+/// — the same root as the document signer's when that is known — and every certificate is valid at
+/// the verification time.
+enum ListSignerValidation {
+    static func validate(token: RevocationListToken, reference: MSOStatusReference, docType: String, trustStore: IACATrustStore,
+                         documentRoot: String?, pinnedKeys: [COSEPublicKey], at time: Date) async throws(RevocationFailure) -> RevocationListSigner {
+        var ders: [[UInt8]]
+        do {
+            ders = try token.sign1.headers.x5chain()
+        } catch where error.code == .missingCertificateChain {
+            ders = []
+        } catch {
+            throw RevocationFailure("malformedList", "The revocation list's x5chain is malformed (\(error.message)).")
+        }
+        if ders.isEmpty, let certificate = reference.certificate { ders = [certificate] }
+        if let certificate = reference.certificate, let leaf = ders.first, leaf != certificate {
+            throw RevocationFailure("untrustedSigner", "The revocation list is signed by another certificate than the one the MSO names for it.")
+        }
+        if ders.isEmpty {
+            for key in pinnedKeys where (try? token.sign1.isValidSignature(key: key)) == true {
+                return RevocationListSigner(signer: "pinned key", root: nil)
+            }
+            if pinnedKeys.isEmpty {
+                throw RevocationFailure("untrustedSigner", "The revocation list carries no x5chain and no signer key is pinned, so its signer cannot be trusted.")
+            }
+            throw RevocationFailure("signatureInvalid", "The revocation list's signature does not verify with any pinned key.")
+        }
+
+        var certificates: [Certificate] = []
+        for (position, der) in ders.enumerated() {
+            do { certificates.append(try Certificate(derEncoded: der)) } catch {
+                throw RevocationFailure("untrustedSigner", "Certificate \(position) of the revocation list's x5chain does not parse.")
+            }
+        }
+        let leaf = certificates[0]
+        guard let key = publicKey(leaf) else {
+            throw RevocationFailure("untrustedSigner", "The revocation list signer's key (\(leaf.subject)) is not an EC key on P-256, P-384 or P-521.")
+        }
+        let valid: Bool
+        do { valid = try token.sign1.isValidSignature(key: key) } catch {
+            throw RevocationFailure("signatureInvalid", "The revocation list's signature cannot be verified: \(error.message).")
+        }
+        guard valid else {
+            throw RevocationFailure("signatureInvalid", "The revocation list's COSE_Sign1 signature does not verify with the key of \(leaf.subject): the list was altered or signed by another key.")
+        }
+        for (position, certificate) in certificates.enumerated() {
+            if time < certificate.notValidBefore {
+                throw RevocationFailure("signerCertificateNotYetValid", "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) is not valid before \(RFC3339Time.format(certificate.notValidBefore)).")
+            }
+            if time > certificate.notValidAfter {
+                throw RevocationFailure("signerCertificateExpired", "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) expired at \(RFC3339Time.format(certificate.notValidAfter)).")
+            }
+        }
+
+        var roots = trustStore.roots(for: docType)
+        if let documentRoot {
+            let same = roots.filter { $0.subject.description == documentRoot }
+            if !same.isEmpty { roots = same }
+        }
+        guard !roots.isEmpty else {
+            throw RevocationFailure("untrustedSigner", "No trusted root is configured for \(docType), so the revocation list signer cannot be trusted.")
+        }
+        if roots.contains(leaf) {
+            return RevocationListSigner(signer: leaf.subject.description, root: leaf.subject.description)
+        }
+        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+            RFC5280Policy(fixedExpiryValidationTime: time)
+            CriticalExtendedKeyUsagePolicy()
+        }
+        switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(Array(certificates.dropFirst()))) {
+        case .validCertificate(let chain):
+            return RevocationListSigner(signer: leaf.subject.description, root: chain.last?.subject.description)
+        case .couldNotValidate(let failures):
+            let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
+            let expected = documentRoot.map { " (the document's root is \($0))" } ?? ""
+            throw RevocationFailure("untrustedSigner", "The revocation list signer \(leaf.subject) does not chain to a trusted root for \(docType)\(expected)\(reasons.isEmpty ? "" : ": " + reasons).")
+        }
+    }
+
+    static func publicKey(_ certificate: Certificate) -> COSEPublicKey? {
+        if let key = P256.Signing.PublicKey(certificate.publicKey) { return .p256(key) }
+        if let key = P384.Signing.PublicKey(certificate.publicKey) { return .p384(key) }
+        if let key = P521.Signing.PublicKey(certificate.publicKey) { return .p521(key) }
+        return nil
+    }
+}
+
+/// Lets chain building pass a critical extended key usage (list signers and VICAL signers mark
+/// theirs critical); which usages are acceptable is not decided here.
+struct CriticalExtendedKeyUsagePolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        .meetsPolicy
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import MdocVerifier
+import VerificationCore
+import WalletCBOR
+import WalletCOSE
+
+/// What the revocation lists said about one MSO.
+public struct RevocationEvaluation: Sendable {
+    public enum Answer: Sendable {
+        case notRevoked
+        /// `revoked` (status 1 or identifier listed) or `suspended` (status 2).
+        case revoked(reason: ReasonCode, message: String)
+        case undetermined(RevocationFailure)
+    }
+
+    /// One referenced list.
+    public struct ListReport: Sendable {
+        public let mechanism: String
+        public let uri: String
+        public var origin: String?
+        public var signer: RevocationListSigner?
+        public var issuedAt: Date?
+        public var expiresAt: Date?
+        public var answer: Answer
+    }
+
+    public let lists: [ListReport]
+
+    /// Revoked if any list says so; otherwise undetermined if any list could not decide; otherwise
+    /// not revoked.
+    public var answer: Answer {
+        for list in lists { if case .revoked = list.answer { return list.answer } }
+        for list in lists { if case .undetermined = list.answer { return list.answer } }
+        return .notRevoked
+    }
+
+    /// The first list that could not decide, if any.
+    public var undecided: RevocationFailure? {
+        for list in lists { if case .undetermined(let failure) = list.answer { return failure } }
+        return nil
+    }
+}
+
+/// Decides whether documents are revoked, from the lists their MSO `status` points to, and records
+/// `mdoc.revocation.list` and `mdoc.revocation.status` for each document.
+///
+/// Lists are only looked up for documents whose issuer signature and chain passed: the uri comes
+/// from the issuer, and an untrusted MSO must not make the verifier fetch anything.
+///
+/// Outcomes: not revoked → `mdoc.revocation.status` passed; revoked or suspended → failed; a list
+/// that is unavailable, expired, stale, badly signed, untrusted, or does not cover the document →
+/// undetermined: `mdoc.revocation.list` is an `error` (or, under ``RevocationPolicy/Undetermined/warning``,
+/// both checks are skipped with the reason and a warning). Never passed, never silently revoked.
+public struct RevocationChecker: Sendable {
+    public let source: any RevocationListSource
+    public let trustStore: IACATrustStore
+    public let policy: RevocationPolicy
+    /// Keys trusted directly for lists that carry no x5chain (for example the IETF examples).
+    public let pinnedSignerKeys: [COSEPublicKey]
+
+    public init(source: any RevocationListSource, trustStore: IACATrustStore, policy: RevocationPolicy = .strict, pinnedSignerKeys: [COSEPublicKey] = []) {
+        self.source = source
+        self.trustStore = trustStore
+        self.policy = policy
+        self.pinnedSignerKeys = pinnedSignerKeys
+    }
+
+    static let prerequisites: [CheckID] = [.mdocMSOStructure, .mdocIssuerSignature, .mdocIssuerChain]
+
+    /// Records the two revocation checks for every document, in the documents' scopes.
+    public func run(documents: [VerifiedDocument], runner: inout CheckRunner) async {
+        for document in documents {
+            let scope = "document[\(document.index)]"
+            let ready = Self.prerequisites.allSatisfy { runner.passed($0, scope: scope) }
+            var evaluation: RevocationEvaluation?
+            var statusFailure: RevocationFailure?
+            if ready, let status = document.msoStatus {
+                do {
+                    let references = try MSOStatusReference.references(in: status)
+                    let root = document.issuingAuthority == document.documentSigner ? nil : document.issuingAuthority
+                    evaluation = await evaluate(references: references, docType: document.docType, documentRoot: root, at: runner.context.time)
+                } catch {
+                    statusFailure = error
+                }
+            }
+            let undecided = statusFailure ?? evaluation?.undecided
+            let listOutcome = Self.listOutcome(document: document, evaluation: evaluation, failure: undecided, policy: policy)
+            runner.run(.mdocRevocationList, requires: Self.prerequisites, scope: scope) { listOutcome }
+            if let undecided, policy.undetermined == .warning, runner.status(of: .mdocRevocationList, scope: scope) == .skipped {
+                runner.warn(undecided.reason, "Revocation of document[\(document.index)] could not be decided: \(undecided.message)", scope: scope)
+            }
+            let statusOutcome = Self.statusOutcome(document: document, evaluation: evaluation, failure: undecided, policy: policy)
+            runner.run(.mdocRevocationStatus, requires: Self.prerequisites, scope: scope) { statusOutcome }
+        }
+    }
+
+    static func undeterminedOutcome(_ failure: RevocationFailure, policy: RevocationPolicy, details: [String: String]) -> CheckOutcome {
+        switch policy.undetermined {
+        case .error:
+            return .error(failure.reason, failure.message + " Revocation is undetermined.", retryable: failure.retryable, details: details)
+        case .warning:
+            return CheckOutcome(status: .skipped, reason: failure.reason, message: failure.message + " Revocation is undetermined; the policy reports this as a warning.", details: details)
+        }
+    }
+
+    static func details(_ evaluation: RevocationEvaluation?) -> [String: String] {
+        guard let evaluation else { return [:] }
+        func joined(_ values: [String?]) -> String? {
+            let present = values.compactMap { $0 }
+            return present.isEmpty ? nil : present.joined(separator: "; ")
+        }
+        var details: [String: String] = [:]
+        details["mechanism"] = joined(evaluation.lists.map(\.mechanism))
+        details["uri"] = joined(evaluation.lists.map(\.uri))
+        details["source"] = joined(evaluation.lists.map(\.origin))
+        details["signer"] = joined(evaluation.lists.map { $0.signer?.signer })
+        details["root"] = joined(evaluation.lists.map { $0.signer?.root })
+        details["issuedAt"] = joined(evaluation.lists.map { $0.issuedAt.map(RFC3339Time.format) })
+        details["expiresAt"] = joined(evaluation.lists.map { $0.expiresAt.map(RFC3339Time.format) })
+        return details
+    }
+
+    static func listOutcome(document: VerifiedDocument, evaluation: RevocationEvaluation?, failure: RevocationFailure?, policy: RevocationPolicy) -> CheckOutcome {
+        guard document.msoStatus != nil else {
+            return .notApplicable("The MSO carries no status entry: the issuer publishes no revocation list for this document.")
+        }
+        if let failure { return undeterminedOutcome(failure, policy: policy, details: details(evaluation)) }
+        guard let evaluation else {
+            return undeterminedOutcome(RevocationFailure("listUnavailable", "The revocation list was not consulted."), policy: policy, details: [:])
+        }
+        let kinds = evaluation.lists.map { "\($0.mechanism) from \($0.origin ?? "?"), signed by \($0.signer?.signer ?? "?")" }.joined(separator: "; ")
+        return .passed("The revocation list (\(kinds)) is signed by a trusted signer and current at the verification time.", details: details(evaluation))
+    }
+
+    static func statusOutcome(document: VerifiedDocument, evaluation: RevocationEvaluation?, failure: RevocationFailure?, policy: RevocationPolicy) -> CheckOutcome {
+        guard document.msoStatus != nil else {
+            if policy.requireStatusEntry {
+                return .failed("statusMissing", "The MSO carries no status entry, and the policy requires one.")
+            }
+            return .notApplicable("The MSO carries no status entry, so revocation cannot be checked for this document.")
+        }
+        if let evaluation, case .revoked(let reason, let message) = evaluation.answer {
+            return .failed(reason, message, details: details(evaluation))
+        }
+        if let failure {
+            switch policy.undetermined {
+            case .error:
+                return CheckOutcome(status: .skipped, reason: .prerequisiteFailed, message: "Not evaluated because mdoc.revocation.list did not pass: revocation is undetermined.",
+                                    details: ["prerequisite": CheckID.mdocRevocationList.rawValue])
+            case .warning:
+                return CheckOutcome(status: .skipped, reason: "revocationUndetermined", message: "Revocation could not be decided (\(failure.reason)); the policy reports this as a warning. The document is not known to be valid or revoked.")
+            }
+        }
+        return .passed("The document is not revoked: \(evaluation?.lists.map { "\($0.mechanism) at \($0.uri)" }.joined(separator: " and ") ?? "no list") says so.",
+                       details: details(evaluation))
+    }
+
+    /// Looks up every reference. Never throws: what cannot be decided is an undetermined answer.
+    public func evaluate(references: [MSOStatusReference], docType: String, documentRoot: String?, at time: Date) async -> RevocationEvaluation {
+        var lists: [RevocationEvaluation.ListReport] = []
+        for reference in references {
+            var report = RevocationEvaluation.ListReport(mechanism: reference.mechanism, uri: reference.uri, answer: .notRevoked)
+            do {
+                try await lookUp(reference, docType: docType, documentRoot: documentRoot, at: time, report: &report)
+            } catch let failure as RevocationFailure {
+                report.answer = .undetermined(failure)
+            } catch {
+                report.answer = .undetermined(RevocationFailure("listUnavailable", "The revocation list for \(reference.uri) could not be obtained.", retryable: true))
+            }
+            lists.append(report)
+        }
+        return RevocationEvaluation(lists: lists)
+    }
+
+    private func lookUp(_ reference: MSOStatusReference, docType: String, documentRoot: String?, at time: Date, report: inout RevocationEvaluation.ListReport) async throws {
+        let document = try await source.list(for: reference.uri, at: time)
+        report.origin = document.origin
+        let token = try RevocationListToken(bytes: document.bytes)
+        guard token.kind == reference.expectedKind else {
+            throw RevocationFailure("malformedList", "The MSO references a \(reference.mechanism) at \(reference.uri), but the list found there is a \(token.kind.rawValue).")
+        }
+        guard let subject = token.subject else {
+            throw RevocationFailure("uriMismatch", "The revocation list has no sub claim, so it cannot be matched to \(reference.uri).")
+        }
+        guard subject == reference.uri else {
+            throw RevocationFailure("uriMismatch", "The revocation list is for \(subject), not for \(reference.uri) as the MSO says.")
+        }
+        report.issuedAt = token.issuedAt
+        report.expiresAt = token.expiresAt
+        report.signer = try await ListSignerValidation.validate(token: token, reference: reference, docType: docType, trustStore: trustStore,
+                                                                documentRoot: documentRoot, pinnedKeys: pinnedSignerKeys, at: time)
+        let skew = Double(policy.clockSkew.components.seconds)
+        if let issuedAt = token.issuedAt, issuedAt.timeIntervalSince(time) > skew {
+            throw RevocationFailure("listNotYetValid", "The revocation list was issued at \(RFC3339Time.format(issuedAt)), after the verification time \(RFC3339Time.format(time)).")
+        }
+        if let expiresAt = token.expiresAt, time.timeIntervalSince(expiresAt) > skew {
+            throw RevocationFailure("listExpired", "The revocation list expired at \(RFC3339Time.format(expiresAt)); the verification time is \(RFC3339Time.format(time)). A current list is needed.", retryable: true)
+        }
+        if let maximumAge = policy.maximumListAge {
+            guard let issuedAt = token.issuedAt else {
+                throw RevocationFailure("listStale", "The revocation list has no iat, so its age cannot be judged (the policy accepts lists up to \(maximumAge.components.seconds) s old).")
+            }
+            if time.timeIntervalSince(issuedAt) > Double(maximumAge.components.seconds) + skew {
+                throw RevocationFailure("listStale", "The revocation list was issued at \(RFC3339Time.format(issuedAt)), more than \(maximumAge.components.seconds) s before the verification time \(RFC3339Time.format(time)); a fresher list is needed.", retryable: true)
+            }
+        }
+
+        switch reference {
+        case .identifierList(let id, _, _):
+            guard let list = token.identifierList else { throw RevocationFailure("malformedList", "The identifier list is missing.") }
+            if list.identifiers.contains(id) {
+                report.answer = .revoked(reason: "revoked", message: "The document is revoked: its identifier is on the identifier list at \(reference.uri).")
+            } else {
+                report.answer = .notRevoked
+            }
+        case .statusList(let index, _, _):
+            guard let list = token.statusList else { throw RevocationFailure("malformedList", "The status list is missing.") }
+            let entries = try list.decompressed(maximumSize: policy.maximumStatusListSize)
+            guard let value = RevocationListToken.StatusList.status(at: index, bits: list.bits, in: entries) else {
+                throw RevocationFailure("indexOutOfRange", "The document's status-list index is outside the list at \(reference.uri) (\(entries.count * 8 / list.bits) entries).")
+            }
+            switch value {
+            case 0: report.answer = .notRevoked
+            case 1: report.answer = .revoked(reason: "revoked", message: "The document is revoked: its status-list entry at \(reference.uri) is 1 (INVALID).")
+            case 2: report.answer = .revoked(reason: "suspended", message: "The document is suspended: its status-list entry at \(reference.uri) is 2 (SUSPENDED).")
+            default:
+                throw RevocationFailure("statusValueUnknown", "The document's status-list entry at \(reference.uri) is \(value), a value this verifier does not interpret.")
+            }
+        }
+    }
+}

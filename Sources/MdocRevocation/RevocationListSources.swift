@@ -1,0 +1,164 @@
+import Foundation
+import VerificationCore
+
+/// A revocation list as obtained, with where it came from (for reports).
+public struct RevocationListDocument: Sendable {
+    /// The list exactly as received.
+    public let bytes: [UInt8]
+    /// "file status.cwt", "fetched", "cached (fetched 2026-05-01T10:00:00Z)".
+    public let origin: String
+
+    public init(bytes: [UInt8], origin: String) {
+        self.bytes = bytes
+        self.origin = origin
+    }
+}
+
+/// Where revocation lists come from. Implementations throw ``RevocationFailure`` when a list cannot
+/// be obtained (reason `listUnavailable`, `unsupportedURI`, `listTooLarge`, ...); the checker turns
+/// that into an undetermined result, never into "not revoked".
+public protocol RevocationListSource: Sendable {
+    /// The list published at `uri`. `time` is the verification time (offline sources may ignore it).
+    func list(for uri: String, at time: Date) async throws -> RevocationListDocument
+}
+
+/// Lists supplied as files (offline verification). Each list is found by its `sub` claim, which the
+/// Token Status List specification requires to equal the uri that references it.
+public struct OfflineRevocationLists: RevocationListSource {
+    public private(set) var lists: [String: RevocationListDocument] = [:]
+
+    public init() {}
+
+    /// Adds a list. Its `sub` claim names the uri it answers for; a list without `sub` needs `uri`.
+    public mutating func add(bytes: [UInt8], name: String, uri: String? = nil) throws(RevocationFailure) {
+        let token = try RevocationListToken(bytes: bytes)
+        guard let key = uri ?? token.subject else {
+            throw RevocationFailure("malformedList", "\(name) has no sub claim naming the uri it is published at.")
+        }
+        lists[key] = RevocationListDocument(bytes: bytes, origin: "file \(name)")
+    }
+
+    public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
+        guard let document = lists[uri] else {
+            throw RevocationFailure("listUnavailable", "No revocation list supplied for \(uri) (a list is matched by its sub claim).")
+        }
+        return document
+    }
+}
+
+/// Several sources tried in order (files first, then the network): the first list found wins. When
+/// none has it, the last source's failure is reported.
+public struct RevocationListSources: RevocationListSource {
+    public let sources: [any RevocationListSource]
+
+    public init(_ sources: [any RevocationListSource]) {
+        self.sources = sources
+    }
+
+    public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
+        var lastError: any Error = RevocationFailure("listUnavailable", "No revocation list source is configured.")
+        for source in sources {
+            do { return try await source.list(for: uri, at: time) } catch { lastError = error }
+        }
+        throw lastError
+    }
+}
+
+/// Fetches a list's bytes from a URL (the network layer; see the MdocRevocationHTTP module).
+public protocol RevocationListTransport: Sendable {
+    /// The response body of a GET to `url`. Throws ``RevocationFailure`` (`listUnavailable`,
+    /// retryable) when the server cannot be reached or answers with an error, and `listTooLarge`
+    /// when the body exceeds `maximumSize`.
+    func fetch(_ url: URL, maximumSize: Int) async throws -> [UInt8]
+}
+
+/// Fetches lists from their uri and caches them. A cached copy is used until the earliest of its
+/// `exp`, its `ttl` after the fetch, and ``maximumAge`` after the fetch (one day by default: Apple
+/// signs its lists daily), so a copy is never older than a day. Failed fetches are not cached.
+///
+/// Only `https` URIs are fetched, and `http` to a loopback address (127.0.0.0/8, ::1, localhost):
+/// loopback traffic never leaves the machine, and a list is trusted for its signature, not its
+/// transport. The clock decides cache freshness only; list validity is judged at the verification
+/// time by the checker.
+public actor RevocationListCache: RevocationListSource {
+    struct Entry {
+        let document: RevocationListDocument
+        let fetchedAt: Date
+        let freshUntil: Date
+    }
+
+    public let transport: any RevocationListTransport
+    public let clock: any VerificationClock
+    public let maximumAge: Duration
+    public let maximumSize: Int
+    private var entries: [String: Entry] = [:]
+    private var inFlight: [String: Task<Entry, any Error>] = [:]
+
+    public init(transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
+                maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024) {
+        self.transport = transport
+        self.clock = clock
+        self.maximumAge = maximumAge
+        self.maximumSize = maximumSize
+    }
+
+    /// Whether a uri may be fetched: https, or http to a loopback host.
+    public static func fetchableURL(_ uri: String) -> URL? {
+        guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+              url.user == nil, url.password == nil else { return nil }
+        if scheme == "https" { return url }
+        if scheme == "http" {
+            let bare = String(host.lowercased().filter { $0 != "[" && $0 != "]" })
+            if bare == "localhost" || bare == "::1" || bare.hasPrefix("127.") { return url }
+        }
+        return nil
+    }
+
+    public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
+        let now = clock.now()
+        if let entry = entries[uri], now < entry.freshUntil {
+            return RevocationListDocument(bytes: entry.document.bytes, origin: "cached (fetched \(RFC3339Time.format(entry.fetchedAt)))")
+        }
+        entries[uri] = nil
+        guard let url = Self.fetchableURL(uri) else {
+            throw RevocationFailure("unsupportedURI", "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
+        }
+        if let running = inFlight[uri] {
+            return try await running.value.document
+        }
+        let task = Task { [transport, maximumSize, maximumAge] () async throws -> Entry in
+            let bytes = try await transport.fetch(url, maximumSize: maximumSize)
+            return Self.entry(bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
+        }
+        inFlight[uri] = task
+        defer { inFlight[uri] = nil }
+        let entry = try await task.value
+        if entry.freshUntil > now { entries[uri] = entry }
+        return entry.document
+    }
+
+    static func entry(bytes: [UInt8], fetchedAt: Date, maximumAge: Duration) -> Entry {
+        var freshUntil = fetchedAt.addingTimeInterval(Double(maximumAge.components.seconds))
+        // Unverified: used only to decide how long to keep the bytes, never to trust them.
+        if let token = try? RevocationListToken(bytes: bytes) {
+            if let ttl = token.timeToLive, ttl < UInt64(Int32.max) {
+                freshUntil = min(freshUntil, fetchedAt.addingTimeInterval(Double(ttl)))
+            }
+            if let exp = token.expiresAt { freshUntil = min(freshUntil, exp) }
+        } else {
+            freshUntil = fetchedAt
+        }
+        return Entry(document: RevocationListDocument(bytes: bytes, origin: "fetched"), fetchedAt: fetchedAt, freshUntil: freshUntil)
+    }
+
+    /// Drops every cached list.
+    public func removeAll() {
+        entries.removeAll()
+    }
+
+    /// How many lists are cached and fresh now.
+    public var freshCount: Int {
+        let now = clock.now()
+        return entries.values.filter { now < $0.freshUntil }.count
+    }
+}

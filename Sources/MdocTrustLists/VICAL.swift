@@ -1,0 +1,87 @@
+import Foundation
+import WalletCBOR
+import WalletCOSE
+import X509
+
+/// A Verified Issuer Certificate Authority List (ISO/IEC 18013-5 Annex C; AAMVA's Digital Trust
+/// Service publishes one): a COSE_Sign1 whose payload is
+///
+/// ```
+/// VICAL = { "version": tstr, "vicalProvider": tstr, "date": tdate, ? "vicalIssueID": uint,
+///           ? "nextUpdate": tdate, "certificateInfos": [* CertificateInfo], * tstr => any }
+/// CertificateInfo = { "certificate": bstr, "serialNumber": biguint, "ski": bstr,
+///                     "docType": [+ tstr], ? "certificateProfile": [+ tstr],
+///                     ? "issuingAuthority": tstr, ? "issuingCountry": tstr, ... }
+/// ```
+///
+/// Decoding verifies nothing; ``VICALLoader`` checks the signature and the signer's chain.
+public struct VICAL: Sendable {
+    public struct Entry: Sendable {
+        /// The IACA certificate as received (DER).
+        public let certificateDER: [UInt8]
+        /// The docTypes this IACA may vouch for.
+        public let docTypes: [String]
+        public let issuingAuthority: String?
+        public let issuingCountry: String?
+    }
+
+    public let sign1: COSESign1
+    public let version: String
+    public let provider: String
+    public let date: Date
+    public let issueID: UInt64?
+    public let nextUpdate: Date?
+    public let entries: [Entry]
+
+    public init(bytes: [UInt8]) throws(VICALError) {
+        let sign1: COSESign1
+        do { sign1 = try COSESign1(cborBytes: bytes) } catch {
+            throw VICALError("malformedVICAL", "The VICAL is not a COSE_Sign1: \(error.message).")
+        }
+        try self.init(sign1: sign1)
+    }
+
+    public init(sign1: COSESign1) throws(VICALError) {
+        self.sign1 = sign1
+        guard let payload = sign1.payload else {
+            throw VICALError("malformedVICAL", "The VICAL's COSE_Sign1 has a detached payload.")
+        }
+        do {
+            let map = try CBORDecoder.decode(payload).map("VICAL")
+            version = try map.required("version", in: "VICAL").text("version")
+            provider = try map.required("vicalProvider", in: "VICAL").text("vicalProvider")
+            date = try CBORDateTime(cbor: try map.required("date", in: "VICAL")).date
+            if let node = map["vicalIssueID"] { issueID = try node.uint("vicalIssueID") } else { issueID = nil }
+            nextUpdate = try map["nextUpdate"].map { (node) throws(CBORError) in try CBORDateTime(cbor: node).date }
+            var entries: [Entry] = []
+            for item in try map.required("certificateInfos", in: "VICAL").array("certificateInfos") {
+                let info = try item.map("CertificateInfo")
+                let certificate = Array(try info.required("certificate", in: "CertificateInfo").bytes("certificate"))
+                let docTypeNode = try info.required("docType", in: "CertificateInfo")
+                let docTypes: [String]
+                if let single = docTypeNode.textValue {
+                    docTypes = [single]
+                } else {
+                    docTypes = try docTypeNode.array("docType").map { (node) throws(CBORError) in try node.text("docType") }
+                }
+                entries.append(Entry(certificateDER: certificate, docTypes: docTypes,
+                                     issuingAuthority: info["issuingAuthority"]?.textValue, issuingCountry: info["issuingCountry"]?.textValue))
+            }
+            self.entries = entries
+        } catch {
+            throw VICALError("malformedVICAL", "The VICAL payload does not have the ISO/IEC 18013-5 Annex C shape: \(error.message.isEmpty ? error.code.rawValue : error.message).")
+        }
+    }
+}
+
+public struct VICALError: Error, Sendable, CustomStringConvertible {
+    public let reason: String
+    public let message: String
+
+    public init(_ reason: String, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,191 @@
+import Crypto
+import Foundation
+import MdocVerifier
+import SwiftASN1
+import VerificationCore
+import WalletCOSE
+@_spi(FixedExpiryValidationTime) import X509
+
+extension CheckID {
+    /// The VICAL is a COSE_Sign1 whose payload has the Annex C shape.
+    public static let vicalStructure: CheckID = "vical.structure"
+    /// The COSE_Sign1 verifies with the key of the first x5chain certificate, over the payload as received.
+    public static let vicalSignature: CheckID = "vical.signature"
+    /// The signer's x5chain leads to a configured VICAL anchor; every certificate valid at the verification time.
+    public static let vicalChain: CheckID = "vical.chain"
+    /// date ≤ verification time ≤ nextUpdate (with the allowed clock skew).
+    public static let vicalValidity: CheckID = "vical.validity"
+}
+
+/// A VICAL that was checked, and the IACA roots it contributes.
+public struct VICALLoadResult: Sendable {
+    public struct Root: Sendable {
+        public let certificate: Certificate
+        public let docTypes: Set<String>
+        public let issuingAuthority: String?
+    }
+
+    /// `vical.*` results (scope `vical`), to be placed in the verification report.
+    public let checks: [CheckResult]
+    public let warnings: [ReportWarning]
+    public let vical: VICAL?
+    /// Whether every VICAL check passed; only then are ``roots`` filled.
+    public let trusted: Bool
+    public let roots: [Root]
+
+    /// Adds the roots, each restricted to its docTypes, to a trust store.
+    public func add(to store: inout IACATrustStore) {
+        let source = vical.map { "VICAL \($0.provider)" + ($0.issueID.map { " #\($0)" } ?? "") } ?? "VICAL"
+        for root in roots { store.add(root.certificate, docTypes: root.docTypes, source: source) }
+    }
+}
+
+/// Loads a VICAL: verifies it against its configured anchor at the verification time, then yields
+/// its IACA certificates, filtered by docType.
+public struct VICALLoader: Sendable {
+    /// The certificates a VICAL signer must chain to (AAMVA's DTS root, for example).
+    public let anchors: [Certificate]
+    /// When false (the default) a VICAL past its nextUpdate fails `vical.validity`; when true it is
+    /// skipped with a warning.
+    public var allowOutdated: Bool
+    public var clockSkew: Duration
+
+    public init(anchors: [Certificate], allowOutdated: Bool = false, clockSkew: Duration = .seconds(60)) {
+        self.anchors = anchors
+        self.allowOutdated = allowOutdated
+        self.clockSkew = clockSkew
+    }
+
+    /// Checks a VICAL at `time`. `docTypes` keeps only entries for those docTypes (nil keeps all);
+    /// each root is trusted only for the docTypes its entry lists.
+    public func load(bytes: [UInt8], at time: Date, docTypes filter: Set<String>? = nil) async -> VICALLoadResult {
+        var runner = CheckRunner(policy: VerificationPolicy(name: "vical@1"), context: VerificationContext(time: time, clockSkew: clockSkew))
+        let scope = "vical"
+        var vical: VICAL?
+        runner.run(CheckID.vicalStructure, requires: [], scope: scope) { () -> CheckOutcome in
+            do {
+                let decoded = try VICAL(bytes: bytes)
+                vical = decoded
+                return .passed("VICAL version \(decoded.version) from \(decoded.provider) with \(decoded.entries.count) certificates.",
+                               details: ["provider": decoded.provider, "issueID": decoded.issueID.map(String.init) ?? "", "date": RFC3339Time.format(decoded.date)])
+            } catch let error as VICALError {
+                return .failed(ReasonCode(error.reason), error.message)
+            }
+        }
+
+        var chainDERs: [[UInt8]] = []
+        var certificates: [Certificate] = []
+        var chainProblem: (ReasonCode, String)?
+        if let vical {
+            do {
+                chainDERs = try vical.sign1.headers.x5chain()
+                for (position, der) in chainDERs.enumerated() {
+                    do { certificates.append(try Certificate(derEncoded: der)) } catch {
+                        chainProblem = ("invalidCertificate", "Certificate \(position) of the VICAL's x5chain does not parse.")
+                        break
+                    }
+                }
+            } catch {
+                chainProblem = (ReasonCode(error.code.rawValue), "The VICAL has no usable x5chain: \(error.message).")
+            }
+        }
+
+        runner.run(.vicalSignature, requires: [.vicalStructure], scope: scope) {
+            guard let vical else { return .failed(.malformedInput, "No VICAL.") }
+            if let chainProblem { return .failed(chainProblem.0, chainProblem.1) }
+            guard let leaf = certificates.first, let key = Self.publicKey(leaf) else {
+                return .failed("unsupportedKey", "The VICAL signer's key is not an EC key on P-256, P-384 or P-521.")
+            }
+            do {
+                guard try vical.sign1.isValidSignature(key: key) else {
+                    return .failed("signatureInvalid", "The VICAL's signature does not verify with the key of \(leaf.subject): it was altered or signed by another key.")
+                }
+            } catch let error as COSEError {
+                return .failed(ReasonCode(error.code.rawValue), "The VICAL's signature cannot be verified: \(error.message).")
+            }
+            return .passed("The VICAL is signed by \(leaf.subject).", details: ["signer": leaf.subject.description])
+        }
+
+        await runner.runAsync(.vicalChain, requires: [.vicalStructure], scope: scope) {
+            if let chainProblem { return .failed(chainProblem.0, chainProblem.1) }
+            guard let leaf = certificates.first else { return .failed("missingCertificateChain", "The VICAL has no x5chain.") }
+            guard !anchors.isEmpty else { return .failed("noTrustAnchor", "No VICAL anchor is configured (--vical-trust).") }
+            for (position, certificate) in certificates.enumerated() {
+                if time < certificate.notValidBefore {
+                    return .failed("certificateNotYetValid", "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) is not valid before \(RFC3339Time.format(certificate.notValidBefore)).")
+                }
+                if time > certificate.notValidAfter {
+                    return .failed("certificateExpired", "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) expired at \(RFC3339Time.format(certificate.notValidAfter)); the verification time is \(RFC3339Time.format(time)).",
+                                   details: ["subject": certificate.subject.description, "notAfter": RFC3339Time.format(certificate.notValidAfter)])
+                }
+            }
+            if anchors.contains(leaf) {
+                return .passed("The VICAL signer \(leaf.subject) is itself a configured anchor.", details: ["signer": leaf.subject.description])
+            }
+            var verifier = Verifier(rootCertificates: CertificateStore(anchors)) {
+                RFC5280Policy(fixedExpiryValidationTime: time)
+                VICALExtensionsPolicy()
+            }
+            switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(Array(certificates.dropFirst()))) {
+            case .validCertificate(let chain):
+                return .passed("The VICAL signer chains to the configured anchor \(chain.last?.subject.description ?? "?"); every certificate is valid at the verification time.",
+                               details: ["signer": leaf.subject.description, "anchor": chain.last?.subject.description ?? ""])
+            case .couldNotValidate(let failures):
+                let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
+                return .failed("untrustedSigner", "The VICAL signer \(leaf.subject) does not chain to a configured VICAL anchor\(reasons.isEmpty ? "" : " (" + reasons + ")").")
+            }
+        }
+
+        var outdated: String?
+        runner.run(.vicalValidity, requires: [.vicalStructure], scope: scope) {
+            guard let vical else { return .failed(.malformedInput, "No VICAL.") }
+            let skew = Double(clockSkew.components.seconds)
+            if vical.date.timeIntervalSince(time) > skew {
+                return .failed("vicalNotYetValid", "The VICAL is dated \(RFC3339Time.format(vical.date)), after the verification time \(RFC3339Time.format(time)).")
+            }
+            if let next = vical.nextUpdate, time.timeIntervalSince(next) > skew {
+                let message = "The VICAL's nextUpdate \(RFC3339Time.format(next)) has passed at the verification time \(RFC3339Time.format(time)): a newer VICAL should be used."
+                if allowOutdated {
+                    outdated = message
+                    return CheckOutcome(status: .skipped, reason: "vicalOutdated", message: message + " The policy reports this as a warning.")
+                }
+                return .failed("vicalOutdated", message, details: ["nextUpdate": RFC3339Time.format(next)])
+            }
+            return .passed("The VICAL dated \(RFC3339Time.format(vical.date)) is current" + (vical.nextUpdate.map { " until \(RFC3339Time.format($0))" } ?? "") + ".")
+        }
+        if let outdated { runner.warn("vicalOutdated", outdated, scope: scope) }
+
+        let trusted = [CheckID.vicalStructure, .vicalSignature, .vicalChain].allSatisfy { runner.passed($0, scope: scope) }
+            && (runner.passed(.vicalValidity, scope: scope) || outdated != nil)
+        var roots: [VICALLoadResult.Root] = []
+        if trusted, let vical {
+            for (position, entry) in vical.entries.enumerated() {
+                let kept = filter.map { entry.docTypes.filter($0.contains) } ?? entry.docTypes
+                guard !kept.isEmpty else { continue }
+                guard let certificate = try? Certificate(derEncoded: entry.certificateDER) else {
+                    runner.warn("vicalEntrySkipped", "VICAL entry \(position) holds a certificate that does not parse; it is not trusted.", scope: scope)
+                    continue
+                }
+                roots.append(VICALLoadResult.Root(certificate: certificate, docTypes: Set(kept), issuingAuthority: entry.issuingAuthority))
+            }
+        }
+        let report = runner.report(flow: "vical")
+        return VICALLoadResult(checks: report.checks, warnings: report.warnings, vical: vical, trusted: trusted, roots: roots)
+    }
+
+    static func publicKey(_ certificate: Certificate) -> COSEPublicKey? {
+        if let key = P256.Signing.PublicKey(certificate.publicKey) { return .p256(key) }
+        if let key = P384.Signing.PublicKey(certificate.publicKey) { return .p384(key) }
+        if let key = P521.Signing.PublicKey(certificate.publicKey) { return .p521(key) }
+        return nil
+    }
+}
+
+/// VICAL signers mark their extended key usage critical; chain building must not stop at it.
+struct VICALExtensionsPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        .meetsPolicy
+    }
+}

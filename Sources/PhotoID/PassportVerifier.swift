@@ -1,0 +1,122 @@
+import Crypto
+import Foundation
+import Mdoc
+import MdocRevocation
+import MdocVerifier
+import VerificationCore
+
+extension CheckID {
+    /// Every document in the response is a photo ID (`org.iso.23220.photoid.1`). When it fails, the
+    /// caller can ask the person to retry or fall back to another verification method.
+    public static let photoIDDocType: CheckID = "photoid.docType"
+    /// The known `org.iso.23220.1` elements have the types ISO/IEC 23220-2 and Apple give them.
+    public static let photoIDElements: CheckID = "photoid.elements"
+}
+
+extension MdocVerificationPolicy {
+    /// Apple's passport Digital ID: ISO/IEC 18013-5 checks as written (countryName required in the
+    /// document signer and the IACA), and only the photo ID docType accepted.
+    public static let passport = MdocVerificationPolicy(requirements: VerificationPolicy(name: "mdoc/passport-photoid@1"),
+                                                        requireCountryName: true, acceptedDocTypes: [PhotoIDDocument.docType])
+}
+
+/// The photo ID checks, for any flow that verified a DeviceResponse into a runner.
+public enum PhotoIDChecks {
+    /// `photoid.docType` (when `requirePhotoID`) and `photoid.elements` for each photo ID document.
+    public static func run(documents: [VerifiedDocument], documentCount: Int, requirePhotoID: Bool, runner: inout CheckRunner) {
+        if requirePhotoID {
+            runner.run(.photoIDDocType, requires: [.mdocResponseStructure]) {
+                let others = documents.filter { $0.docType != PhotoIDDocument.docType }.map(\.docType)
+                guard documentCount == documents.count else {
+                    return .failed("unexpectedDocType", "A document in the response could not be decoded, so it is not known to be a passport Digital ID; let the person retry or fall back to another verification method.")
+                }
+                guard others.isEmpty, !documents.isEmpty else {
+                    return .failed("unexpectedDocType", "The response holds \(others.isEmpty ? "no document" : others.joined(separator: ", ")), not a passport Digital ID (\(PhotoIDDocument.docType)); let the person retry or fall back to another verification method.")
+                }
+                return .passed("The response holds \(documents.count) passport Digital ID document(s) (\(PhotoIDDocument.docType)).")
+            }
+        }
+        for document in documents where document.docType == PhotoIDDocument.docType {
+            let typed = PhotoIDDocument(document: document)
+            runner.run(.photoIDElements, requires: [.mdocDocumentStructure], scope: "document[\(document.index)]") {
+                guard typed.problems.isEmpty else {
+                    let list = typed.problems.map { "\($0.identifier) \($0.problem)" }.joined(separator: "; ")
+                    return .failed("invalidElement", "Photo ID elements have the wrong type or form: \(list).",
+                                   details: ["elements": typed.problems.map(\.identifier).joined(separator: ",")])
+                }
+                return .passed("The \(PhotoIDDocument.nameSpace) elements have their ISO/IEC 23220-2 types.")
+            }
+        }
+    }
+}
+
+/// The parameters of a passport Digital ID verification.
+public struct PassportPolicy: Sendable {
+    public var mdoc: MdocVerificationPolicy
+    public var revocation: RevocationPolicy
+
+    public init(mdoc: MdocVerificationPolicy = .passport, revocation: RevocationPolicy = .strict) {
+        self.mdoc = mdoc
+        self.revocation = revocation
+    }
+
+    public static let standard = PassportPolicy()
+}
+
+/// The outcome of verifying a passport Digital ID response.
+public struct PassportVerificationResult: Sendable {
+    public let report: VerificationReport
+    public let documents: [VerifiedDocument]
+    /// The typed elements of the first photo ID document. Use only when the verdict is accepted.
+    public let passport: PhotoIDDocument?
+
+    /// The response is not a usable passport Digital ID response (it did not decode, has no
+    /// document, or holds another docType): let the person retry or fall back to another
+    /// verification method. Other failures (a bad signature, a revoked document) are not retried.
+    public var shouldRetryOrFallBack: Bool {
+        report.check(.mdocResponseStructure)?.status == .failed || report.check(.photoIDDocType)?.status == .failed
+    }
+}
+
+/// Verifies Apple's passport Digital ID (ISO/IEC 23220-2 photo ID) responses: the mdoc checks
+/// under ``MdocVerificationPolicy/passport``, the photo ID checks, and — with a revocation
+/// source — the MSO revocation status.
+public struct PassportVerifier: Sendable {
+    public let mdocVerifier: MdocVerifier
+    public let revocation: RevocationChecker?
+    public let policy: PassportPolicy
+
+    /// `revocationSource` nil leaves revocation unchecked (a warning says so when the MSO has a status).
+    public init(trustStore: IACATrustStore, policy: PassportPolicy = .standard, revocationSource: (any RevocationListSource)? = nil) {
+        self.mdocVerifier = MdocVerifier(trustStore: trustStore, policy: policy.mdoc)
+        self.policy = policy
+        self.revocation = revocationSource.map { RevocationChecker(source: $0, trustStore: trustStore, policy: policy.revocation) }
+    }
+
+    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, at time: Date) async -> PassportVerificationResult {
+        var runner = CheckRunner(policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew))
+        let response: DeviceResponse
+        do {
+            response = try DeviceResponse(cborBytes: bytes)
+        } catch {
+            runner.run(.mdocResponseStructure) {
+                .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message). Let the person retry or fall back to another verification method.")
+            }
+            return PassportVerificationResult(report: runner.report(flow: "passport"), documents: [], passport: nil)
+        }
+        return await verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "passport")
+    }
+
+    /// Runs every check into an existing runner (flows that decrypt first).
+    public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String) async -> PassportVerificationResult {
+        let documents = await mdocVerifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow).documents
+        PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: true, runner: &runner)
+        if let revocation {
+            await revocation.run(documents: documents, runner: &runner)
+        } else if documents.contains(where: { $0.msoStatus != nil }) {
+            runner.warn("revocationNotChecked", "The MSO names a revocation list, but no revocation source is configured: revocation was not checked.")
+        }
+        let passport = documents.first { $0.docType == PhotoIDDocument.docType }.map(PhotoIDDocument.init(document:))
+        return PassportVerificationResult(report: runner.report(flow: flow), documents: documents, passport: passport)
+    }
+}

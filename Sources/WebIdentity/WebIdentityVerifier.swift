@@ -1,0 +1,159 @@
+import Crypto
+import Foundation
+import Mdoc
+import MdocRevocation
+import MdocVerifier
+import PhotoID
+import VerificationCore
+import WalletCBOR
+
+extension CheckID {
+    /// (request sessions) the request was issued here, is unexpired, and its nonce is used once.
+    public static let webNonce: CheckID = "replay.nonce"
+    /// The response is `["dcapi", {"enc": bstr, "cipherText": bstr}]`.
+    public static let webEnvelopeStructure: CheckID = "web.envelope.structure"
+    /// The request's EncryptionInfo decodes and names this verifier's recipient key.
+    public static let webEnvelopeEncryptionInfo: CheckID = "web.envelope.encryptionInfo"
+    /// HPKE (P-256, HKDF-SHA256, AES-128-GCM) opens the cipher text with info = the dcapi session transcript.
+    public static let webEnvelopeDecryption: CheckID = "web.envelope.decryption"
+    /// The plaintext is a DeviceResponse.
+    public static let webPlaintextStructure: CheckID = "web.plaintext.structure"
+    /// (with a request) the docType is the requested one and every returned element was requested.
+    public static let webRequestElements: CheckID = "web.request.elements"
+}
+
+/// The result of verifying a Digital Credentials API response. Use elements only when
+/// `report.verdict == .accepted`.
+public struct WebVerificationResult: Sendable {
+    public let report: VerificationReport
+    public let documents: [VerifiedDocument]
+}
+
+/// Verify with Wallet on the Web: ISO/IEC 18013-7 Annex C (`org-iso-mdoc` over the W3C Digital
+/// Credentials API). Opens the EncryptedResponse with HPKE — base mode, DHKEM(P-256, HKDF-SHA256),
+/// HKDF-SHA256, AES-128-GCM, info = SessionTranscript `[null, null, ["dcapi", SHA-256(CBOR([base64url(EncryptionInfo), origin]))]]`,
+/// empty aad — and verifies the DeviceResponse with the same transcript. Photo ID documents get the
+/// photo ID checks; a revocation checker adds the MSO revocation checks.
+public struct WebIdentityVerifier: Sendable {
+    public let mdocVerifier: MdocVerifier
+    public let revocation: RevocationChecker?
+
+    static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
+
+    public init(trustStore: IACATrustStore, policy: MdocVerificationPolicy = .iso18013Strict, revocation: RevocationChecker? = nil) {
+        self.mdocVerifier = MdocVerifier(trustStore: trustStore, policy: policy)
+        self.revocation = revocation
+    }
+
+    public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker? = nil) {
+        self.mdocVerifier = mdocVerifier
+        self.revocation = revocation
+    }
+
+    /// Verifies an EncryptedResponse (CBOR bytes) for a request whose EncryptionInfo (base64url, as
+    /// sent to the browser) and origin are known. `prefix` results (trust-list checks) go first;
+    /// `nonceOutcome` is the request session's `replay.nonce`.
+    public func verify(response: [UInt8], encryptionInfo: String, origin: String, recipientKey: P256.KeyAgreement.PrivateKey,
+                       request: WebDocumentRequest? = nil, at time: Date, nonceOutcome: CheckOutcome? = nil,
+                       prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []) async -> WebVerificationResult {
+        let policy = mdocVerifier.policy
+        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
+        for result in prefix { runner.record(result) }
+        for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
+        if let nonceOutcome { runner.run(.webNonce) { nonceOutcome } }
+        let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.webNonce]
+
+        var envelope: DCAPIEncryptedResponse?
+        runner.run(.webEnvelopeStructure) {
+            do {
+                envelope = try DCAPIEncryptedResponse(cborBytes: response)
+            } catch {
+                return .failed("malformedStructure", "The response is not an Annex C EncryptedResponse: \(error).")
+            }
+            return .passed("[\"dcapi\", {enc, cipherText}] with a \(envelope!.cipherText.count)-byte cipher text.")
+        }
+
+        runner.run(.webEnvelopeEncryptionInfo, requires: noncePrerequisite) {
+            let info: DCAPIEncryptionInfo
+            do { info = try DCAPIEncryptionInfo(base64URL: encryptionInfo) } catch {
+                return .failed("malformedEncryptionInfo", "The request's encryption info is unusable: \(error).")
+            }
+            guard info.recipientPublicKey.x963Representation == recipientKey.publicKey.x963Representation else {
+                return .failed("recipientKeyMismatch", "The request's encryption info names another recipient key than the one configured here (configured \(WebRecipientKey.thumbprint(recipientKey.publicKey).prefix(16))…).")
+            }
+            return .passed("The encryption info names the configured recipient key and a \(info.nonce.count)-byte nonce.")
+        }
+
+        let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
+        var plaintext: [UInt8]?
+        runner.run(.webEnvelopeDecryption, requires: [.webEnvelopeStructure, .webEnvelopeEncryptionInfo]) {
+            guard let envelope else { return .failed(.malformedInput, "No envelope.") }
+            do {
+                var recipient = try HPKE.Recipient(privateKey: recipientKey, ciphersuite: Self.ciphersuite, info: Data(transcript.bytes), encapsulatedKey: Data(envelope.enc))
+                plaintext = [UInt8](try recipient.open(envelope.cipherText, authenticating: Data()))
+            } catch {
+                return .failed("decryptionFailed", "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the response: the cipher text or enc was altered, or the wallet used another origin or encryption info than \(origin) and this request's.",
+                               details: ["origin": origin])
+            }
+            return .passed("HPKE opened the response with the session transcript for origin \(origin).", details: ["origin": origin])
+        }
+
+        var deviceResponse: DeviceResponse?
+        runner.run(.webPlaintextStructure, requires: [.webEnvelopeDecryption]) {
+            guard let plaintext else { return .failed(.malformedInput, "No plaintext.") }
+            do {
+                deviceResponse = try DeviceResponse(cborBytes: plaintext)
+            } catch let error as MdocDecodingError {
+                return .failed(ReasonCode(error.code), "The decrypted data is not a DeviceResponse: \(error.message).")
+            }
+            return .passed("The plaintext is a DeviceResponse (\(plaintext.count) bytes).")
+        }
+
+        var documents: [VerifiedDocument] = []
+        if let deviceResponse {
+            var verifier = mdocVerifier
+            if let request, policy.acceptedDocTypes == nil {
+                var narrowed = policy
+                narrowed.acceptedDocTypes = [request.docType]
+                verifier = MdocVerifier(sharing: mdocVerifier, policy: narrowed)
+            }
+            documents = await verifier.verify(deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity").documents
+            let requirePhotoID = request?.docType == PhotoIDDocument.docType
+            PhotoIDChecks.run(documents: documents, documentCount: deviceResponse.documentResults.count, requirePhotoID: requirePhotoID, runner: &runner)
+        } else {
+            runner.run(.mdocResponseStructure, requires: [.webPlaintextStructure]) { .failed(.malformedInput, "unreachable") }
+        }
+
+        if let request {
+            runner.run(.webRequestElements, requires: [.mdocResponseStructure]) {
+                Self.elementsOutcome(documents: documents, request: request)
+            }
+        }
+        if let revocation {
+            await revocation.run(documents: documents, runner: &runner)
+        } else if documents.contains(where: { $0.msoStatus != nil }) {
+            runner.warn("revocationNotChecked", "The MSO names a revocation list, but no revocation source is configured: revocation was not checked.")
+        }
+        return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
+    }
+
+    static func elementsOutcome(documents: [VerifiedDocument], request: WebDocumentRequest) -> CheckOutcome {
+        guard !documents.isEmpty else { return .failed("noDocument", "No document to compare with the request.") }
+        var unrequested: [String] = []
+        for document in documents {
+            guard document.docType == request.docType else {
+                return .failed("unexpectedDocType", "The response holds a \(document.docType); the request asked for \(request.docType).")
+            }
+            for space in document.issuerSigned + document.deviceSigned {
+                for element in space.elements where !request.allows(nameSpace: space.name, identifier: element.identifier) {
+                    unrequested.append("\(space.name)/\(element.identifier)")
+                }
+            }
+        }
+        guard unrequested.isEmpty else {
+            return .failed("unrequestedElement", "The response holds elements that were not requested: \(unrequested.joined(separator: ", ")).",
+                           details: ["unrequested": unrequested.joined(separator: ",")])
+        }
+        return .passed("The response holds the requested \(request.docType) and only requested elements.")
+    }
+}

@@ -1,0 +1,233 @@
+import Crypto
+import Foundation
+import Mdoc
+import WalletCBOR
+import WalletCOSE
+
+/// What a website asks for: one docType and its data elements, each with the intent to retain.
+public struct WebDocumentRequest: Sendable, Hashable, Codable {
+    public struct Element: Sendable, Hashable, Codable {
+        public var nameSpace: String
+        public var identifier: String
+        /// ISO 18013-5 IntentToRetain: whether the verifier keeps the value after the transaction.
+        public var intentToRetain: Bool
+
+        public init(nameSpace: String, identifier: String, intentToRetain: Bool = false) {
+            self.nameSpace = nameSpace
+            self.identifier = identifier
+            self.intentToRetain = intentToRetain
+        }
+
+        /// Parses `NAMESPACE/IDENTIFIER[:retain]` (the namespace is everything before the first `/`).
+        public init(argument: String) throws(WebRequestError) {
+            guard let slash = argument.firstIndex(of: "/") else {
+                throw WebRequestError("\"\(argument)\" is not NAMESPACE/IDENTIFIER[:retain]")
+            }
+            let nameSpace = String(argument[..<slash])
+            var identifier = String(argument[argument.index(after: slash)...])
+            var retain = false
+            if identifier.hasSuffix(":retain") {
+                retain = true
+                identifier.removeLast(":retain".count)
+            }
+            guard !nameSpace.isEmpty, !identifier.isEmpty, !identifier.contains("/") else {
+                throw WebRequestError("\"\(argument)\" is not NAMESPACE/IDENTIFIER[:retain]")
+            }
+            self.init(nameSpace: nameSpace, identifier: identifier, intentToRetain: retain)
+        }
+    }
+
+    public var docType: String
+    public var elements: [Element]
+
+    public init(docType: String, elements: [Element]) {
+        self.docType = docType
+        self.elements = elements
+    }
+
+    public func validate() throws(WebRequestError) {
+        guard !docType.isEmpty else { throw WebRequestError("the request names no docType") }
+        guard !elements.isEmpty else { throw WebRequestError("the request names no element") }
+        var seen = Set<String>()
+        for element in elements where !seen.insert(element.nameSpace + "/" + element.identifier).inserted {
+            throw WebRequestError("\(element.nameSpace)/\(element.identifier) is requested twice")
+        }
+    }
+
+    /// `DeviceRequest = {"version": "1.0", "docRequests": [{"itemsRequest": #6.24(ItemsRequest)}]}`,
+    /// `ItemsRequest = {"docType", "nameSpaces": {ns: {identifier: intentToRetain}}}` (ISO 18013-5 §8.3.2.1.2.1).
+    public func deviceRequest() throws(CBORError) -> CBORNode {
+        var spaces: [(String, [(CBORNode, CBORNode)])] = []
+        for element in elements {
+            if let index = spaces.firstIndex(where: { $0.0 == element.nameSpace }) {
+                spaces[index].1.append((.text(element.identifier), .bool(element.intentToRetain)))
+            } else {
+                spaces.append((element.nameSpace, [(.text(element.identifier), .bool(element.intentToRetain))]))
+            }
+        }
+        var nameSpaces: [(CBORNode, CBORNode)] = []
+        for (name, items) in spaces { nameSpaces.append((.text(name), try CBORNode.map(items))) }
+        let itemsRequest = try CBORNode.map(["docType": .text(docType), "nameSpaces": try CBORNode.map(nameSpaces)])
+        let docRequest = try CBORNode.map(["itemsRequest": .embedded(itemsRequest)])
+        return try CBORNode.map(["version": .text("1.0"), "docRequests": .array([docRequest])])
+    }
+
+    func allows(nameSpace: String, identifier: String) -> Bool {
+        elements.contains { $0.nameSpace == nameSpace && $0.identifier == identifier }
+    }
+}
+
+public struct WebRequestError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// ISO/IEC 18013-7 Annex C `EncryptionInfo = ["dcapi", {"nonce": bstr, "recipientPublicKey": COSE_Key}]`.
+public struct DCAPIEncryptionInfo: Sendable {
+    public let nonce: [UInt8]
+    public let recipientPublicKey: P256.KeyAgreement.PublicKey
+    /// The encoded EncryptionInfo, as built or as received.
+    public let bytes: [UInt8]
+
+    /// The base64url text (no padding) that goes to the browser and into the session transcript.
+    public var base64URL: String { Base64URL.encode(bytes) }
+
+    public init(nonce: [UInt8], recipientPublicKey: P256.KeyAgreement.PublicKey) throws {
+        self.nonce = nonce
+        self.recipientPublicKey = recipientPublicKey
+        let key = COSEPublicKey.p256(try P256.Signing.PublicKey(x963Representation: recipientPublicKey.x963Representation)).coseKey()
+        let parameters = try CBORNode.map(["nonce": .bytes(nonce), "recipientPublicKey": key])
+        bytes = Array(CBORNode.array([.text("dcapi"), parameters]).encodedBytes)
+    }
+
+    /// Decodes the base64url text a request carried.
+    public init(base64URL text: String) throws(WebRequestError) {
+        guard let bytes = Base64URL.decode(text) else { throw WebRequestError("the encryption info is not base64url text") }
+        do {
+            let items = try CBORDecoder.decode(bytes).array("EncryptionInfo")
+            guard items.count == 2, items[0].textValue == "dcapi" else {
+                throw WebRequestError("the encryption info is not [\"dcapi\", {nonce, recipientPublicKey}]")
+            }
+            let parameters = try items[1].map("EncryptionParameters")
+            let nonce = Array(try parameters.required("nonce", in: "EncryptionParameters").bytes("nonce"))
+            guard nonce.count >= 16 else { throw WebRequestError("the encryption info nonce is \(nonce.count) bytes; at least 16 are required") }
+            let key = try COSEPublicKey(coseKey: try parameters.required("recipientPublicKey", in: "EncryptionParameters"))
+            guard let agreement = key.p256KeyAgreementKey else {
+                throw WebRequestError("the recipient public key is a \(key.curveName) key; Annex C uses P-256")
+            }
+            self.nonce = nonce
+            self.recipientPublicKey = agreement
+            self.bytes = bytes
+        } catch let error as WebRequestError {
+            throw error
+        } catch let error as CBORError {
+            throw WebRequestError("the encryption info does not decode: \(error.message.isEmpty ? error.code.rawValue : error.message)")
+        } catch let error as COSEError {
+            throw WebRequestError("the recipient public key is not usable: \(error.message)")
+        } catch {
+            throw WebRequestError("the encryption info does not decode")
+        }
+    }
+}
+
+/// What the page passes to `navigator.credentials.get` (W3C Digital Credentials API, protocol
+/// `org-iso-mdoc`), and what verification needs later.
+public struct WebPresentationRequest: Sendable {
+    public let request: WebDocumentRequest
+    public let origin: String
+    public let deviceRequest: [UInt8]
+    public let encryptionInfo: DCAPIEncryptionInfo
+
+    public init(request: WebDocumentRequest, origin: String, nonce: [UInt8], recipientPublicKey: P256.KeyAgreement.PublicKey) throws {
+        try request.validate()
+        self.request = request
+        self.origin = origin
+        self.deviceRequest = Array(try request.deviceRequest().encodedBytes)
+        self.encryptionInfo = try DCAPIEncryptionInfo(nonce: nonce, recipientPublicKey: recipientPublicKey)
+    }
+
+    /// `{"mediation": "required", "digital": {"requests": [{"protocol": "org-iso-mdoc",
+    /// "data": {"deviceRequest": b64url, "encryptionInfo": b64url}}]}}`.
+    public var navigatorCredentialsGetArgument: String {
+        """
+        {"mediation":"required","digital":{"requests":[{"protocol":"org-iso-mdoc","data":{"deviceRequest":\(JSONText.quote(Base64URL.encode(deviceRequest))),"encryptionInfo":\(JSONText.quote(encryptionInfo.base64URL))}}]}}
+        """
+    }
+
+    /// The session transcript the wallet will use: `[null, null, ["dcapi", SHA-256(CBOR([base64url(EncryptionInfo), origin]))]]`.
+    public var sessionTranscript: SessionTranscript {
+        .dcapi(encryptionInfoBase64URL: encryptionInfo.base64URL, origin: origin)
+    }
+}
+
+/// ISO/IEC 18013-7 Annex C `EncryptedResponse = ["dcapi", {"enc": bstr, "cipherText": bstr}]`.
+public struct DCAPIEncryptedResponse: Sendable {
+    /// The HPKE encapsulated key (an uncompressed P-256 point).
+    public let enc: [UInt8]
+    public let cipherText: [UInt8]
+
+    public init(cborBytes bytes: [UInt8]) throws(WebRequestError) {
+        do {
+            let items = try CBORDecoder.decode(bytes).array("EncryptedResponse")
+            guard items.count == 2, items[0].textValue == "dcapi" else {
+                throw WebRequestError("the response is not [\"dcapi\", {enc, cipherText}]")
+            }
+            let data = try items[1].map("EncryptedResponseData")
+            enc = Array(try data.required("enc", in: "EncryptedResponseData").bytes("enc"))
+            cipherText = Array(try data.required("cipherText", in: "EncryptedResponseData").bytes("cipherText"))
+        } catch let error as WebRequestError {
+            throw error
+        } catch let error as CBORError {
+            throw WebRequestError("the response does not decode: \(error.message.isEmpty ? error.code.rawValue : error.message)")
+        } catch {
+            throw WebRequestError("the response does not decode")
+        }
+    }
+
+    /// The EncryptedResponse bytes from what a page posts back: the credential JSON
+    /// `{"protocol": "org-iso-mdoc", "data": {"response": b64url}}`, the base64url text alone, or
+    /// the binary CBOR.
+    public static func responseBytes(fromSubmission raw: [UInt8]) throws(WebRequestError) -> [UInt8] {
+        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("{") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+                throw WebRequestError("the response file is not valid JSON")
+            }
+            if let proto = object["protocol"] as? String, proto != "org-iso-mdoc" {
+                throw WebRequestError("the credential's protocol is \"\(proto)\", not \"org-iso-mdoc\"")
+            }
+            let data = object["data"] as? [String: Any] ?? object
+            guard let response = data["response"] as? String, let bytes = Base64URL.decode(response) else {
+                throw WebRequestError("the credential JSON has no base64url data.response")
+            }
+            return bytes
+        }
+        if !text.isEmpty, text.utf8.allSatisfy({ Base64URL.isAlphabet($0) }), let bytes = Base64URL.decode(text), (try? CBORDecoder.decode(bytes)) != nil {
+            return bytes
+        }
+        return raw
+    }
+}
+
+/// base64url without padding (RFC 4648 §5), as the Digital Credentials API uses it.
+public enum Base64URL {
+    public static func encode<C: Collection<UInt8>>(_ bytes: C) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func decode(_ text: String) -> [UInt8]? {
+        guard text.utf8.allSatisfy({ isAlphabet($0) || $0 == UInt8(ascii: "=") }) else { return nil }
+        var standard = text.replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        switch standard.utf8.count % 4 {
+        case 1: return nil
+        case 2: standard += "=="
+        case 3: standard += "="
+        default: break
+        }
+        return Data(base64Encoded: standard).map { [UInt8]($0) }
+    }
+
+    static func isAlphabet(_ c: UInt8) -> Bool {
+        (65...90).contains(c) || (97...122).contains(c) || (48...57).contains(c) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+    }
+}

@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+import VerificationCore
+
+/// Server-side sessions for Verify with Wallet on the Web, like the in-app request sessions: the
+/// server creates the request (a fresh nonce in the EncryptionInfo, the origin, the requested
+/// elements) and stores it in the ``ReplayStore``; verifying a response consumes it exactly once
+/// (atomic, also across instances sharing a store).
+public struct WebRequestSessions: Sendable {
+    public struct Created: Sendable, CustomStringConvertible {
+        public let requestID: String
+        public let presentation: WebPresentationRequest
+        public let expiresAt: Date
+
+        /// The nonce is left out.
+        public var description: String { "WebRequest(\(requestID), \(presentation.origin), expires \(RFC3339Time.format(expiresAt)))" }
+    }
+
+    public let store: any ReplayStore
+    public let verifier: WebIdentityVerifier
+    /// How long a request stays usable (default 10 minutes).
+    public var lifetime: Duration
+
+    public init(store: any ReplayStore, verifier: WebIdentityVerifier, lifetime: Duration = .seconds(600)) {
+        self.store = store
+        self.verifier = verifier
+        self.lifetime = lifetime
+    }
+
+    struct Payload: Codable {
+        var encryptionInfo: String
+        var origin: String
+        var request: WebDocumentRequest
+    }
+
+    /// Creates a request with a 32-byte nonce from the system CSPRNG, encrypted responses going to
+    /// `recipientPublicKey`.
+    public func create(request: WebDocumentRequest, origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, now: Date) async throws -> Created {
+        let nonce = Self.randomBytes(32)
+        let presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey)
+        let requestID = Base64URL.encode(Self.randomBytes(18))
+        let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
+        let payload = try JSONEncoder().encode(Payload(encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, request: request))
+        try await store.issueNonce(requestID, payload: [UInt8](payload), expiresAt: expiresAt)
+        return Created(requestID: requestID, presentation: presentation, expiresAt: expiresAt)
+    }
+
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    /// Consumes the request and verifies the response against it. A second use is rejected by
+    /// `replay.nonce`; a store failure makes the verdict indeterminate.
+    public func verify(requestID: String, response: [UInt8], recipientKey: P256.KeyAgreement.PrivateKey, at time: Date) async -> WebVerificationResult {
+        let consumption: NonceConsumption
+        do {
+            consumption = try await store.consumeNonce(requestID, now: time)
+        } catch {
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+                                         nonceOutcome: .error("storeUnavailable", "The request store could not be reached; try again.", retryable: true))
+        }
+        switch consumption {
+        case .consumed(let bytes):
+            guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
+                return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+                                             nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
+            }
+            return await verifier.verify(response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: recipientKey,
+                                         request: payload.request, at: time,
+                                         nonceOutcome: .passed("The request was issued here, had not expired, and is now used."))
+        case .alreadyConsumed:
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+                                         nonceOutcome: .failed("nonceReused", "This request was answered already: a response is accepted once (replay)."))
+        case .expired:
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+                                         nonceOutcome: .failed("nonceExpired", "The request expired before the response arrived; create a new request."))
+        case .unknown:
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+                                         nonceOutcome: .failed("unknownRequest", "No such request was issued (or it was purged)."))
+        }
+    }
+}
