@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio.git", exact: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
     ],
     targets: [
         // Layer 1: the CBOR codec. No dependencies at all.
@@ -172,6 +175,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The HTTP service (Hummingbird): API, web page, metrics, stores.
+        .target(
+            name: "VerifierServer",
+            dependencies: [
+                "VerificationCore", "WalletCBOR", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier",
+                "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+
         // Top: the command line. The commands live in a library so tests can run them in-process.
         .target(
             name: "WalletVerifierCommands",
@@ -185,7 +204,9 @@ let package = Package(
                 "WalletIdentity",
                 "MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "WebIdentity",
                 "VerifierPresentation",
+                "VerifierServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -253,6 +274,14 @@ let package = Package(
         .testTarget(
             name: "WalletIdentityTests",
             dependencies: ["WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "WalletVerifierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "VerifierServerTests",
+            dependencies: ["VerifierServer", "VerificationCore", "WalletVerifierTestSupport",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

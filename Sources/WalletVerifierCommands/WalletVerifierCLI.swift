@@ -26,6 +26,7 @@ enum CommandRegistry {
         ApplePayCommand.self,
         MdocCommand.self,
         IdentityCommand.self,
+        ServeCommand.self,
     ]
 }
 

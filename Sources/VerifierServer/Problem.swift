@@ -1,0 +1,29 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// RFC 9457 problem details for requests that cannot be read (400, 413, 415) and for operational
+/// failures (503). Messages never echo request content.
+struct Problem: Error {
+    let status: HTTPResponse.Status
+    let type: String
+    let title: String
+    let detail: String
+
+    static func badRequest(_ detail: String) -> Problem {
+        Problem(status: .badRequest, type: "invalid-request", title: "The request cannot be read", detail: detail)
+    }
+
+    static func unavailable(_ detail: String) -> Problem {
+        Problem(status: .serviceUnavailable, type: "unavailable", title: "A dependency is unavailable; try again", detail: detail)
+    }
+
+    func response() -> Response {
+        let object: [String: Any] = ["type": "urn:wallet-verifier:problem:\(type)", "title": title, "status": Int(status.code), "detail": detail]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        var headers = HTTPFields()
+        headers[.contentType] = "application/problem+json"
+        if status == .serviceUnavailable { headers[.retryAfter] = "1" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// Everything `wallet-verifier serve` can be told. Each setting comes, in this order of precedence,
+/// from a command-line flag, the environment (`WALLET_VERIFIER_*`), a JSON config file
+/// (`--config FILE`), or the default.
+public struct ServerSettings: Sendable, Hashable {
+    public enum StoreKind: String, Sendable, Hashable, CaseIterable {
+        case sqlite, postgres, memory
+    }
+
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var dataDirectory = "data"
+    public var store: StoreKind = .sqlite
+    public var postgresURL: String?
+    /// PEM P-256 private keys of the identity encryption certificate (several during rotation).
+    public var identityKeys: [String] = []
+    public var merchantID: String?
+    public var teamID: String?
+    /// IACA roots: PEM/DER files or directories.
+    public var trust: [String] = []
+    /// Apple Pay payment-processing certificates and keys, paired in order.
+    public var applePayCertificates: [String] = []
+    public var applePayKeys: [String] = []
+    /// Another root than Apple Root CA - G3 (tests only).
+    public var applePayRoot: String?
+    /// Apple Pay signing-time window, seconds.
+    public var maxAge = 300
+    /// Clock skew allowed for MSO validity, seconds.
+    public var clockSkew = 60
+    /// Largest request body, bytes.
+    public var bodyLimit = 1_048_576
+    /// Lifetime of an identity request nonce, seconds.
+    public var requestLifetime = 600
+
+    public init() {}
+
+    /// Names of the environment variables, one per setting.
+    public static let environmentNames: [String: String] = [
+        "host": "WALLET_VERIFIER_HOST", "port": "WALLET_VERIFIER_PORT", "dataDir": "WALLET_VERIFIER_DATA_DIR",
+        "store": "WALLET_VERIFIER_STORE", "postgresUrl": "WALLET_VERIFIER_STORE_POSTGRES_URL",
+        "identityKeys": "WALLET_VERIFIER_IDENTITY_KEYS", "merchantId": "WALLET_VERIFIER_MERCHANT_ID",
+        "teamId": "WALLET_VERIFIER_TEAM_ID", "trust": "WALLET_VERIFIER_TRUST",
+        "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
+        "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
+        "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
+        "requestLifetime": "WALLET_VERIFIER_REQUEST_LIFETIME",
+    ]
+
+    /// A value from one source: a string or a list of strings (lists in the environment are
+    /// comma-separated).
+    public typealias Source = [String: [String]]
+
+    /// Merges sources (first wins per key) and validates.
+    public static func resolve(flags: Source, environment: [String: String], configFile: String?) throws -> ServerSettings {
+        var env: Source = [:]
+        for (key, name) in environmentNames {
+            if let value = environment[name], !value.isEmpty {
+                env[key] = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        var file: Source = [:]
+        if let configFile {
+            file = try loadConfigFile(configFile)
+        }
+        func value(_ key: String) -> [String]? { flags[key] ?? env[key] ?? file[key] }
+        func single(_ key: String) -> String? { value(key)?.last }
+        func integer(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
+            guard let text = single(key) else { return nil }
+            guard let number = Int(text), range.contains(number) else {
+                throw SettingsError("\(key) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+            }
+            return number
+        }
+
+        var settings = ServerSettings()
+        if let host = single("host") { settings.host = host }
+        if let port = try integer("port", 0...65535) { settings.port = port }
+        if let dir = single("dataDir") { settings.dataDirectory = dir }
+        if let store = single("store") {
+            guard let kind = StoreKind(rawValue: store) else { throw SettingsError("store must be sqlite, postgres or memory, got \"\(store)\"") }
+            settings.store = kind
+        }
+        settings.postgresURL = single("postgresUrl")
+        settings.identityKeys = value("identityKeys") ?? []
+        settings.merchantID = single("merchantId")
+        settings.teamID = single("teamId")
+        settings.trust = value("trust") ?? []
+        settings.applePayCertificates = value("applepayCerts") ?? []
+        settings.applePayKeys = value("applepayKeys") ?? []
+        settings.applePayRoot = single("applepayRoot")
+        if let maxAge = try integer("maxAge", 1...86400) { settings.maxAge = maxAge }
+        if let skew = try integer("clockSkew", 0...3600) { settings.clockSkew = skew }
+        if let limit = try integer("bodyLimit", 1024...(64 * 1_048_576)) { settings.bodyLimit = limit }
+        if let lifetime = try integer("requestLifetime", 10...86400) { settings.requestLifetime = lifetime }
+
+        if settings.store == .postgres && settings.postgresURL == nil {
+            throw SettingsError("--store postgres needs --postgres-url (or WALLET_VERIFIER_STORE_POSTGRES_URL)")
+        }
+        if settings.applePayCertificates.count != settings.applePayKeys.count {
+            throw SettingsError("each --applepay-cert needs a --applepay-key (got \(settings.applePayCertificates.count) certificates and \(settings.applePayKeys.count) keys)")
+        }
+        return settings
+    }
+
+    /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `applepayCerts`,
+    /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`); values
+    /// are strings, numbers or arrays of strings.
+    static func loadConfigFile(_ path: String) throws -> Source {
+        guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw SettingsError("the config file \(path) is not a JSON object")
+        }
+        var source: Source = [:]
+        for (key, value) in object {
+            guard environmentNames[key] != nil else { throw SettingsError("the config file \(path) has an unknown setting \"\(key)\"") }
+            switch value {
+            case let text as String: source[key] = [text]
+            case let number as NSNumber: source[key] = [number.stringValue]
+            case let list as [String]: source[key] = list
+            default: throw SettingsError("setting \"\(key)\" in \(path) must be a string, a number or a list of strings")
+            }
+        }
+        return source
+    }
+}
+
+public struct SettingsError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

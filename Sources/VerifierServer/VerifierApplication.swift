@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Builds the service: routes, the web page, request logging (method, path, status, time — never
+/// bodies), and the background services (PostgreSQL pool, purge loop).
+public enum VerifierApplication {
+    public static func build(services: VerifierServices, logger: Logger,
+                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(logger: logger))
+        APIRoutes(services: services).register(on: router)
+        WebPage(services: services).register(on: router)
+        var app = Application(
+            router: router,
+            configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "wallet-verifier"),
+            services: services.backgroundServices,
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+        app.beforeServerStarts { try await services.prepare() }
+        return app
+    }
+}
+
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            logger.info("request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+                                              "ms": "\((ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000 + (ContinuousClock.now - start).components.seconds * 1000)"])
+            return response
+        } catch {
+            logger.info("request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(type(of: error))"])
+            throw error
+        }
+    }
+}

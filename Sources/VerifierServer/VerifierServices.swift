@@ -1,0 +1,143 @@
+import ApplePayVerifier
+import Crypto
+import Foundation
+import Logging
+import MdocVerifier
+import ReplayStorePostgres
+import ReplayStoreSQLite
+import ServiceLifecycle
+import VerificationCore
+import WalletIdentity
+
+/// What the service verifies with, built once at start-up from ``ServerSettings``: the store, the
+/// identity request sessions, the Apple Pay verifier, the metrics and the clock.
+public struct VerifierServices: Sendable {
+    public let settings: ServerSettings
+    public let store: any ReplayStore
+    public let identity: IdentityRequestSessions
+    /// Nil when no Apple Pay merchant key is configured.
+    public let applePay: ApplePayTokenVerifier?
+    public let metrics: ServerMetrics
+    public let clock: any VerificationClock
+    /// Long-running pieces (the PostgreSQL pool) for the application's service group.
+    public let backgroundServices: [any Service]
+    /// Work to do once the background services run (creating tables).
+    public let prepare: @Sendable () async throws -> Void
+    /// Closing the embedded store on shutdown.
+    public let shutdown: @Sendable () async -> Void
+
+    public static func make(settings: ServerSettings, logger: Logger, clock: any VerificationClock = SystemClock()) async throws -> VerifierServices {
+        // Store.
+        let store: any ReplayStore
+        var background: [any Service] = []
+        var prepare: @Sendable () async throws -> Void = {}
+        var shutdown: @Sendable () async -> Void = {}
+        switch settings.store {
+        case .memory:
+            store = InMemoryReplayStore()
+            logger.warning("store: in memory; nonces and transaction ids are lost on restart (tests only)")
+        case .sqlite:
+            let sqlite = try await SQLiteReplayStore.open(dataDirectory: settings.dataDirectory)
+            store = sqlite
+            shutdown = { await sqlite.close() }
+            logger.notice("store: embedded SQLite", metadata: ["path": "\(sqlite.path)"])
+        case .postgres:
+            let postgres = try PostgresReplayStore(url: settings.postgresURL ?? "", purgeInterval: .seconds(300))
+            store = postgres
+            background.append(postgres)
+            prepare = { try await postgres.createTables() }
+            logger.notice("store: PostgreSQL (shared by every instance)")
+        }
+        if settings.store != .postgres {
+            let purger = ReplayStorePurger(store: store, interval: .seconds(300))
+            background.append(PurgerService(purger: purger))
+        }
+
+        // Identity.
+        var ring = IdentityKeyRing()
+        if settings.identityKeys.isEmpty {
+            let path = try developmentIdentityKey(directory: settings.dataDirectory)
+            try ring.load(path: path)
+            logger.warning("identity: no --identity-key given; using a development key generated at \(path). Configure the key of your Apple identity encryption certificate for production.")
+        } else {
+            for path in settings.identityKeys {
+                warnIfReadableByOthers(path, logger: logger)
+                do { try ring.load(path: path) } catch { throw SettingsError("--identity-key \(path): \(error)") }
+            }
+        }
+        let merchantID = settings.merchantID ?? "merchant.dev.wallet-verifier"
+        let teamID = settings.teamID ?? "DEVTEAM000"
+        if settings.merchantID == nil || settings.teamID == nil {
+            logger.warning("identity: --merchant-id / --team-id not set; using development values \(merchantID) / \(teamID)")
+        }
+        var trust = IACATrustStore()
+        for path in settings.trust {
+            do { try trust.load(path: path) } catch { throw SettingsError("--trust \(path): \(error)") }
+        }
+        if trust.anchors.isEmpty {
+            logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
+        }
+        var identityPolicy = IdentityPolicy.production
+        identityPolicy.mdoc.clockSkew = .seconds(settings.clockSkew)
+        let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: merchantID, teamID: teamID, trustStore: trust, policy: identityPolicy)
+        let sessions = IdentityRequestSessions(store: store, verifier: verifier, lifetime: .seconds(settings.requestLifetime))
+
+        // Apple Pay.
+        var applePay: ApplePayTokenVerifier?
+        if !settings.applePayCertificates.isEmpty {
+            var keys: [MerchantKey] = []
+            for (certificatePath, keyPath) in zip(settings.applePayCertificates, settings.applePayKeys) {
+                warnIfReadableByOthers(keyPath, logger: logger)
+                guard let certificate = FileManager.default.contents(atPath: certificatePath) else { throw SettingsError("cannot read --applepay-cert \(certificatePath)") }
+                guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --applepay-key \(keyPath)") }
+                do {
+                    keys.append(try MerchantKey(certificateFile: [UInt8](certificate), privateKeyFile: [UInt8](key)))
+                } catch {
+                    throw SettingsError("--applepay-cert \(certificatePath) / --applepay-key \(keyPath): \(error)")
+                }
+            }
+            var anchor: ApplePayTrustAnchor?
+            if let root = settings.applePayRoot {
+                guard let data = FileManager.default.contents(atPath: root) else { throw SettingsError("cannot read --applepay-root \(root)") }
+                do { anchor = try ApplePayTrustAnchor(fileContents: [UInt8](data)) } catch { throw SettingsError("--applepay-root \(root): \(error)") }
+                logger.warning("applepay: chains are validated against \(root) instead of Apple Root CA - G3 (tests only)")
+            }
+            var policy = ApplePayPolicy.production
+            policy.maximumSigningAge = .seconds(settings.maxAge)
+            applePay = try ApplePayTokenVerifier(keyRing: try MerchantKeyRing(keys), replayStore: store, policy: policy, trustAnchor: anchor)
+        } else {
+            logger.notice("applepay: no --applepay-cert/--applepay-key configured; /v1/applepay/decrypt answers 503")
+        }
+
+        return VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, metrics: ServerMetrics(),
+                                clock: clock, backgroundServices: background, prepare: prepare, shutdown: shutdown)
+    }
+
+    /// A P-256 key for development, created once (mode 0600) in the data directory.
+    static func developmentIdentityKey(directory: String) throws -> String {
+        let path = (directory as NSString).appendingPathComponent("dev-identity-key.pem")
+        if FileManager.default.fileExists(atPath: path) { return path }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let key = P256.KeyAgreement.PrivateKey()
+        guard FileManager.default.createFile(atPath: path, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw SettingsError("cannot write the development identity key to \(path)")
+        }
+        return path
+    }
+
+    static func warnIfReadableByOthers(_ path: String, logger: Logger) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue else { return }
+        if mode & 0o077 != 0 {
+            logger.warning("key file \(path) is readable by other users (mode \(String(mode, radix: 8))); restrict it with chmod 600")
+        }
+    }
+}
+
+/// Runs the purge loop of an embedded store inside the application's service group.
+struct PurgerService: Service {
+    let purger: ReplayStorePurger
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await purger.run() }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import VerifierServer
+
+/// `wallet-verifier serve`: the HTTP verification service.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP verification service (embedded SQLite store by default).",
+        discussion: """
+        Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
+        _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
+        _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _REQUEST_LIFETIME; lists comma-separated) or a JSON \
+        config file (--config); flags win over the environment, the environment over the file. Without keys, \
+        it starts with a generated development identity key and says so.
+        """
+    )
+
+    @Option(name: .long, help: "A JSON config file.") var config: String?
+    @Option(name: .long, help: "Listen address (default 127.0.0.1).") var host: String?
+    @Option(name: .long, help: "Listen port (default 8080; 0 picks a free port).") var port: Int?
+    @Option(name: .long, help: "Directory of the embedded store and the development key (default ./data).") var dataDir: String?
+    @Option(name: .long, help: "sqlite (default), postgres or memory.") var store: String?
+    @Option(name: .long, help: "PostgreSQL URL for --store postgres.") var postgresUrl: String?
+    @Option(name: .long, help: "PEM P-256 private key of the identity encryption certificate. Repeatable.") var identityKey: [String] = []
+    @Option(name: .long, help: "Merchant identifier of the identity requests.") var merchantId: String?
+    @Option(name: .long, help: "Team identifier of the app.") var teamId: String?
+    @Option(name: .long, help: "Trusted IACA root (file or directory). Repeatable.") var trust: [String] = []
+    @Option(name: .long, help: "Apple Pay payment-processing certificate. Repeatable, paired with --applepay-key.") var applepayCert: [String] = []
+    @Option(name: .long, help: "Apple Pay merchant private key. Repeatable.") var applepayKey: [String] = []
+    @Option(name: .long, help: "Apple Pay root other than Apple Root CA - G3 (tests only).") var applepayRoot: String?
+    @Option(name: .long, help: "Apple Pay signing-time window in seconds (default 300).") var maxAge: Int?
+    @Option(name: .long, help: "Allowed clock skew in seconds (default 60).") var clockSkew: Int?
+
+    func run() async throws {
+        var flags: ServerSettings.Source = [:]
+        func set(_ key: String, _ value: String?) { if let value { flags[key] = [value] } }
+        func set(_ key: String, _ values: [String]) { if !values.isEmpty { flags[key] = values } }
+        set("host", host); set("port", port.map(String.init)); set("dataDir", dataDir); set("store", store)
+        set("postgresUrl", postgresUrl); set("identityKeys", identityKey); set("merchantId", merchantId); set("teamId", teamId)
+        set("trust", trust); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
+        set("maxAge", maxAge.map(String.init)); set("clockSkew", clockSkew.map(String.init))
+        let settings: ServerSettings
+        do {
+            settings = try ServerSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
+        } catch {
+            throw CLIInputError("\(error)")
+        }
+        var configuredLogger = Logger(label: "wallet-verifier")
+        configuredLogger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let logger = configuredLogger
+        let services: VerifierServices
+        do {
+            services = try await VerifierServices.make(settings: settings, logger: logger)
+        } catch {
+            throw CLIInputError("cannot start: \(error)")
+        }
+        let app = VerifierApplication.build(services: services, logger: logger) { channel in
+            if let address = channel.localAddress {
+                logger.notice("listening on http://\(settings.host):\(address.port ?? settings.port)")
+            }
+        }
+        do {
+            try await app.runService()
+        } catch {
+            await services.shutdown()
+            throw error
+        }
+        await services.shutdown()
+    }
+}

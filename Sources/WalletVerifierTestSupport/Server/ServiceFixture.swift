@@ -1,0 +1,71 @@
+import ApplePayVerifier
+import Crypto
+import Foundation
+import Mdoc
+import WalletCBOR
+
+/// Files and keys for running the service in tests: an identity key, an IACA, an Apple-like PKI
+/// and an Apple Pay merchant, written to a temporary directory, plus builders for submissions.
+public struct ServiceFixture: @unchecked Sendable {
+    public let directory: URL
+    public let identityKey: P256.KeyAgreement.PrivateKey
+    public let identityKeyPath: String
+    public let mdocPKI: MdocPKI
+    public let iacaPath: String
+    public let merchant: ApplePayFixtureMerchant
+    public let merchantCertificatePath: String
+    public let merchantKeyPath: String
+    public let applePayRootPath: String
+    public let merchantID = "merchant.com.example.service"
+    public let teamID = "TEAMSERVICE"
+    /// A time at which every fixture is valid (the Apple Pay fixture's signing time + 1 minute).
+    public static let time = ApplePayFixturePKI.epoch.addingTimeInterval(3660)
+
+    public init() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wallet-verifier-service-\(UUID().uuidString)")
+        self.directory = directory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        func write(_ name: String, _ text: String) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw VectorError("cannot write \(path)")
+            }
+            return path
+        }
+        let identityKey = P256.KeyAgreement.PrivateKey()
+        self.identityKey = identityKey
+        identityKeyPath = try write("identity-key.pem", identityKey.pemRepresentation)
+        let mdocPKI = try MdocPKI()
+        self.mdocPKI = mdocPKI
+        iacaPath = try write("iaca.pem", mdocPKI.iacaPEM)
+        let merchant = try ApplePayFixtureMerchant.ec()
+        self.merchant = merchant
+        merchantCertificatePath = try write("merchant.pem", merchant.certificatePEM)
+        merchantKeyPath = try write("merchant-key.pem", merchant.pkcs8KeyPEM)
+        applePayRootPath = try write("applepay-root.pem", try ApplePayFixturePKI.pem(ApplePayFixturePKI.standard.root))
+    }
+
+    /// `serve` flags for this fixture (without host, port and store).
+    public var serveArguments: [String] {
+        ["--identity-key", identityKeyPath, "--merchant-id", merchantID, "--team-id", teamID, "--trust", iacaPath,
+         "--applepay-cert", merchantCertificatePath, "--applepay-key", merchantKeyPath, "--applepay-root", applePayRootPath]
+    }
+
+    /// An encrypted identity response for a nonce the service issued.
+    public func identityResponse(nonce: [UInt8], fixture: MdocFixture = MdocFixture()) throws -> [UInt8] {
+        let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: merchantID, teamID: teamID, recipient: identityKey.publicKey)
+        let response = try fixture.deviceResponse(pki: mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        return try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: identityKey.publicKey, nonce: nonce, merchantID: merchantID, teamID: teamID)
+    }
+
+    /// A fresh Apple Pay token (new transaction id) as PKPaymentToken JSON.
+    public func applePayToken() throws -> [UInt8] {
+        try ApplePayTokenBuilder(merchant: merchant).build().json(asPKPaymentToken: true)
+    }
+
+    public static let descriptorJSON = #"{"document":"driversLicense","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"age","atLeast":21,"intentToStore":"willNotStore"},{"element":"portrait","intentToStore":{"mayStoreDays":30}},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#
+
+    public func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import VerificationCore
+@testable import VerifierServer
+import WalletVerifierTestSupport
+
+/// In-process tests of the API (Hummingbird's router test framework), on the in-memory store.
+@Suite struct RouterTests {
+    static func services(_ fixture: ServiceFixture, store: ServerSettings.StoreKind = .memory, applePay: Bool = true) async throws -> VerifierServices {
+        var flags: ServerSettings.Source = [
+            "store": [store.rawValue], "dataDir": [fixture.directory.appendingPathComponent("data").path],
+            "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID], "trust": [fixture.iacaPath],
+        ]
+        if applePay {
+            flags["applepayCerts"] = [fixture.merchantCertificatePath]
+            flags["applepayKeys"] = [fixture.merchantKeyPath]
+            flags["applepayRoot"] = [fixture.applePayRootPath]
+        }
+        let settings = try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil)
+        return try await VerifierServices.make(settings: settings, logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
+    }
+
+    static func json(_ buffer: ByteBuffer) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any])
+    }
+
+    static func body(_ object: [String: Any]) throws -> ByteBuffer {
+        ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: object))
+    }
+
+    static let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+
+    @Test func identityRequestThenVerifyOnceThenReplay() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let services = try await Self.services(fixture)
+        let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
+            let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: Self.jsonHeaders, body: try Self.body(["descriptor": descriptor]))
+            #expect(created.status == .created)
+            let request = try Self.json(created.body)
+            let requestID = try #require(request["requestId"] as? String)
+            let nonce = try #require((request["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+            #expect(nonce.count == 32)
+            #expect(request["merchantId"] as? String == fixture.merchantID)
+            #expect(request["expiresAt"] is String)
+
+            let envelope = try fixture.identityResponse(nonce: [UInt8](nonce))
+            let submission = try Self.body(["requestId": requestID, "encryptedData": Data(envelope).base64EncodedString()])
+            let first = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: Self.jsonHeaders, body: submission)
+            #expect(first.status == .ok)
+            let report = try Self.json(first.body)
+            #expect(report["verdict"] as? String == "accepted", "\(String(buffer: first.body))")
+            let claims = try #require(report["claims"] as? [String: Any])
+            #expect((claims["givenName"] as? [String: Any])?["value"] as? String == "Erika")
+            #expect((claims["ageAtLeast"] as? [String: Any])?["value"] as? Bool == true)
+
+            let second = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: Self.jsonHeaders, body: submission)
+            #expect(second.status == .ok)
+            let replay = try Self.json(second.body)
+            #expect(replay["verdict"] as? String == "rejected")
+            #expect((replay["checks"] as? [[String: Any]])?.contains { $0["id"] as? String == "replay.nonce" && $0["reason"] as? String == "nonceReused" } == true)
+
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            let text = String(buffer: metrics.body)
+            #expect(text.contains(#"wallet_verifier_verifications_total{flow="identity",verdict="accepted"} 1"#))
+            #expect(text.contains(#"wallet_verifier_check_failures_total{check="replay.nonce",reason="nonceReused"} 1"#))
+            #expect(text.contains("wallet_verifier_verification_duration_seconds_bucket"))
+        }
+    }
+
+    @Test func applePayDecryptOnceThenReplay() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let app = VerifierApplication.build(services: try await Self.services(fixture), logger: Logger(label: "test"))
+        let tokenBytes = try fixture.applePayToken()
+        try await app.test(.router) { client in
+            let token = try JSONSerialization.jsonObject(with: Data(tokenBytes))
+            let body = try Self.body(["token": token, "expect": ["currency": "840", "amount": 1999]])
+            let first = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: body)
+            #expect(first.status == .ok)
+            let report = try Self.json(first.body)
+            #expect(report["verdict"] as? String == "accepted", "\(String(buffer: first.body))")
+            #expect((report["payment"] as? [String: Any])?["currencyCode"] as? String == "840")
+            let second = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: body)
+            let replay = try Self.json(second.body)
+            #expect(replay["verdict"] as? String == "rejected")
+            #expect(replay["payment"] == nil)
+            let wrongAmount = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders,
+                                                       body: try Self.body(["paymentData": (token as! [String: Any])["paymentData"]!, "expect": ["amount": "5"]]))
+            #expect(try Self.json(wrongAmount.body)["verdict"] as? String == "rejected")
+        }
+    }
+
+    @Test func unreadableRequestsAreProblems() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        var services = try await Self.services(fixture)
+        services = VerifierServices(settings: { var s = services.settings; s.bodyLimit = 4096; return s }(), store: services.store, identity: services.identity,
+                                    applePay: services.applePay, metrics: services.metrics, clock: services.clock, backgroundServices: [],
+                                    prepare: {}, shutdown: {})
+        let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            func problem(_ uri: String, _ body: ByteBuffer, headers: HTTPFields = Self.jsonHeaders) async throws -> (HTTPResponse.Status, [String: Any]) {
+                let response = try await client.execute(uri: uri, method: .post, headers: headers, body: body)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                return (response.status, try Self.json(response.body))
+            }
+            let notJSON = try await problem("/v1/identity/verify", ByteBuffer(string: "{nope"))
+            #expect(notJSON.0 == .badRequest)
+            #expect(notJSON.1["status"] as? Int == 400)
+            #expect(try await problem("/v1/identity/verify", ByteBuffer(string: "x"), headers: [.contentType: "text/plain"]).0 == .unsupportedMediaType)
+            #expect(try await problem("/v1/identity/verify", ByteBuffer(string: "{\"requestId\":\"" + String(repeating: "a", count: 8000) + "\"}")).0 == .contentTooLarge)
+            #expect(try await problem("/v1/identity/verify", try Self.body(["requestId": "r"])).1["detail"] as? String == "missing \"encryptedData\" (base64)")
+            #expect(try await problem("/v1/identity/verify", try Self.body(["requestId": "r", "encryptedData": "%%%"])).0 == .badRequest)
+            let badDescriptor = try await problem("/v1/identity/requests", try Self.body(["descriptor": ["document": "driversLicense", "elements": [["element": "age", "atLeast": 300, "intentToStore": "willNotStore"]]]]))
+            #expect(badDescriptor.0 == .badRequest)
+            #expect((badDescriptor.1["detail"] as? String)?.contains("outside 1...125") == true)
+            #expect(try await problem("/v1/applepay/decrypt", try Self.body(["nothing": 1])).0 == .badRequest)
+            // An unknown request is an answer (rejected), not a problem.
+            let unknown = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: Self.jsonHeaders, body: try Self.body(["requestId": "unknown", "encryptedData": "AAAA"]))
+            #expect(unknown.status == .ok)
+            #expect(try Self.json(unknown.body)["verdict"] as? String == "rejected")
+        }
+    }
+
+    @Test func healthReadinessAndSpec() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let app = VerifierApplication.build(services: try await Self.services(fixture, applePay: false), logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
+            let spec = String(buffer: try await client.execute(uri: "/openapi.yaml", method: .get).body)
+            for path in ["/v1/identity/requests:", "/v1/identity/verify:", "/v1/applepay/decrypt:", "/healthz:", "/readyz:", "/metrics:"] {
+                #expect(spec.contains(path), "\(path)")
+            }
+            let notConfigured = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: try Self.body(["paymentData": [:]]))
+            #expect(notConfigured.status == .serviceUnavailable)
+            let page = String(buffer: try await client.execute(uri: "/", method: .get).body)
+            #expect(page.contains("<form method=\"post\" action=\"/ui/verify\""))
+        }
+    }
+
+    @Test func aStoreThatFailsMakesVerdictsIndeterminateAnd503() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let services = try await Self.services(fixture, store: .sqlite)
+        let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
+        let tokenBytes = try fixture.applePayToken()
+        await services.shutdown() // the embedded store is closed: every operation fails
+        try await app.test(.router) { client in
+            let token = try JSONSerialization.jsonObject(with: Data(tokenBytes))
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .serviceUnavailable)
+            let response = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: try Self.body(["token": token]))
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.headers[.retryAfter] == "1")
+            #expect(try Self.json(response.body)["verdict"] as? String == "indeterminate")
+            let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: Self.jsonHeaders,
+                                                   body: try Self.body(["descriptor": try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))]))
+            #expect(created.status == .serviceUnavailable)
+        }
+    }
+
+    @Test func settingsPrecedenceAndErrors() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cfg-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("config.json").path
+        try Data(#"{"port": 9000, "host": "0.0.0.0", "trust": ["a.pem", "b.pem"], "maxAge": 120}"#.utf8).write(to: URL(fileURLWithPath: file))
+        let settings = try ServerSettings.resolve(flags: ["port": ["9100"]], environment: ["WALLET_VERIFIER_HOST": "127.0.0.2", "WALLET_VERIFIER_MAX_AGE": "60"], configFile: file)
+        #expect(settings.port == 9100)
+        #expect(settings.host == "127.0.0.2")
+        #expect(settings.trust == ["a.pem", "b.pem"])
+        #expect(settings.maxAge == 60)
+        #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: ["store": ["postgres"]], environment: [:], configFile: nil) }
+        #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: ["port": ["http"]], environment: [:], configFile: nil) }
+        #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: ["applepayCerts": ["c.pem"]], environment: [:], configFile: nil) }
+        try Data(#"{"colour": "blue"}"#.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: [:], environment: [:], configFile: file) }
+    }
+}
