@@ -59,8 +59,8 @@ public struct ServiceFixture: @unchecked Sendable {
     }
 
     /// A fresh Apple Pay token (new transaction id) as PKPaymentToken JSON.
-    public func applePayToken() throws -> [UInt8] {
-        try ApplePayTokenBuilder(merchant: merchant).build().json(asPKPaymentToken: true)
+    public func applePayToken(signedAt signingTime: Date = ApplePayFixturePKI.epoch.addingTimeInterval(3600)) throws -> [UInt8] {
+        try ApplePayTokenBuilder(merchant: merchant, signingTime: signingTime).build().json(asPKPaymentToken: true)
     }
 
     public static let descriptorJSON = #"{"document":"driversLicense","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"age","atLeast":21,"intentToStore":"willNotStore"},{"element":"portrait","intentToStore":{"mayStoreDays":30}},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#

@@ -1,0 +1,168 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import WalletVerifierTestSupport
+
+/// The service as it is deployed: real `wallet-verifier serve` processes, a real SQLite file, a real
+/// PostgreSQL shared by two instances, concurrent duplicate submissions over HTTP on loopback.
+@Suite(.serialized) struct DeploymentTests {
+    static let postgresURL: String? = ProcessInfo.processInfo.environment["WALLET_VERIFIER_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
+
+    /// A running `wallet-verifier serve`.
+    final class Instance: @unchecked Sendable {
+        let process = Process()
+        let port: Int
+        private let output = Pipe()
+
+        init(arguments: [String]) throws {
+            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wallet-verifier")
+            process.executableURL = binary
+            process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
+            var environment = ProcessInfo.processInfo.environment
+            environment["LOG_LEVEL"] = "notice"
+            process.environment = environment
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            // The port is in the "listening on" line.
+            var collected = ""
+            let deadline = Date().addingTimeInterval(60)
+            var found: Int?
+            while found == nil && Date() < deadline && process.isRunning {
+                let data = output.fileHandleForReading.availableData
+                if data.isEmpty { Thread.sleep(forTimeInterval: 0.05); continue }
+                collected += String(decoding: data, as: UTF8.self)
+                if let range = collected.range(of: "listening on http://127.0.0.1:") {
+                    let digits = collected[range.upperBound...].prefix { $0.isNumber }
+                    found = Int(digits)
+                }
+            }
+            guard let found else {
+                process.terminate()
+                throw VectorError("the service did not start: \(collected)")
+            }
+            port = found
+            // Keep draining the output so the process never blocks on a full pipe.
+            output.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+        }
+
+        func stop() {
+            output.fileHandleForReading.readabilityHandler = nil
+            if process.isRunning {
+                process.interrupt()
+                process.waitUntilExit()
+            }
+        }
+
+        func post(_ path: String, _ object: [String: Any]) async throws -> (status: Int, body: [String: Any]) {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: object)
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            return (status, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
+        }
+
+        func get(_ path: String) async throws -> Int {
+            let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+    }
+
+    static func createRequest(on instance: Instance) async throws -> (id: String, nonce: [UInt8]) {
+        let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
+        let created = try await instance.post("/v1/identity/requests", ["descriptor": descriptor])
+        #expect(created.status == 201)
+        let id = try #require(created.body["requestId"] as? String)
+        let nonce = try #require((created.body["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+        return (id, [UInt8](nonce))
+    }
+
+    /// Sends the same submission `count` times concurrently, round-robin over the instances.
+    static func submitConcurrently(_ path: String, _ body: [String: Any], to instances: [Instance], count: Int) async throws -> [(status: Int, verdict: String?)] {
+        let payload = try JSONSerialization.data(withJSONObject: body)
+        return try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+            for index in 0..<count {
+                let instance = instances[index % instances.count]
+                group.addTask {
+                    let object = try JSONSerialization.jsonObject(with: payload) as! [String: Any]
+                    let response = try await instance.post(path, object)
+                    return (response.status, response.body["verdict"] as? String)
+                }
+            }
+            var results: [(status: Int, verdict: String?)] = []
+            for try await result in group { results.append((status: result.0, verdict: result.1)) }
+            return results
+        }
+    }
+
+    static func expectExactlyOneAccepted(_ results: [(status: Int, verdict: String?)], _ label: String) {
+        #expect(results.allSatisfy { $0.status == 200 }, "\(label): \(results.map(\.status))")
+        #expect(results.filter { $0.verdict == "accepted" }.count == 1, "\(label): \(results.map { $0.verdict ?? "-" })")
+        #expect(results.filter { $0.verdict == "rejected" }.count == results.count - 1, "\(label)")
+    }
+
+    @Test func oneInstanceOnSQLiteAcceptsOnceAndRemembersAfterRestart() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let dataDirectory = fixture.directory.appendingPathComponent("data").path
+        // The fixtures are valid at a fixed time; the service reads the clock, so give it time-independent inputs:
+        // fresh MSOs valid now and a signing time of now.
+        let arguments = ["--store", "sqlite", "--data-dir", dataDirectory] + fixture.serveArguments
+        var instance = try Instance(arguments: arguments)
+        #expect(try await instance.get("/readyz") == 200)
+        let request = try await Self.createRequest(on: instance)
+        let envelope = try fixture.identityResponse(nonce: request.nonce, fixture: Self.currentFixture())
+        let submission: [String: Any] = ["requestId": request.id, "encryptedData": Data(envelope).base64EncodedString()]
+        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/identity/verify", submission, to: [instance], count: 16), "identity/sqlite")
+
+        let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
+        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [instance], count: 16), "applepay/sqlite")
+
+        // A restarted service still rejects the consumed nonce.
+        instance.stop()
+        instance = try Instance(arguments: arguments)
+        defer { instance.stop() }
+        let again = try await instance.post("/v1/identity/verify", submission)
+        #expect(again.status == 200)
+        #expect(again.body["verdict"] as? String == "rejected")
+        #expect((again.body["checks"] as? [[String: Any]])?.first { $0["id"] as? String == "replay.nonce" }?["reason"] as? String == "nonceReused")
+    }
+
+    @Test func twoInstancesOnOnePostgreSQLAcceptOnce() async throws {
+        guard let url = Self.postgresURL else {
+            if Self.inCI { Issue.record("WALLET_VERIFIER_POSTGRES_URL is not set; scripts/test starts a throwaway PostgreSQL") }
+            return
+        }
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let arguments = ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments
+        let a = try Instance(arguments: arguments)
+        defer { a.stop() }
+        let b = try Instance(arguments: arguments)
+        defer { b.stop() }
+        #expect(try await a.get("/readyz") == 200)
+        #expect(try await b.get("/readyz") == 200)
+
+        let request = try await Self.createRequest(on: a)
+        let envelope = try fixture.identityResponse(nonce: request.nonce, fixture: Self.currentFixture())
+        let submission: [String: Any] = ["requestId": request.id, "encryptedData": Data(envelope).base64EncodedString()]
+        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/identity/verify", submission, to: [a, b], count: 24), "identity/postgres")
+
+        let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
+        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [a, b], count: 24), "applepay/postgres")
+    }
+
+    /// An mdoc valid around now (the service verifies at its own clock).
+    static func currentFixture() -> MdocFixture {
+        var fixture = MdocFixture()
+        fixture.signed = Date().addingTimeInterval(-3600)
+        fixture.validFrom = fixture.signed
+        fixture.validUntil = Date().addingTimeInterval(30 * 86400)
+        return fixture
+    }
+}
