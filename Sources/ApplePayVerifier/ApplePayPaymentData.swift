@@ -77,7 +77,7 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         guard let object = value.object else {
             throw DecryptionError(.malformedPaymentData, "the decrypted payment data is \(value.typeName), not a JSON object")
         }
-        func string(_ key: String, in object: [String: StrictJSON.Value], path: String? = nil, required: Bool) throws(DecryptionError) -> String? {
+        func string(_ key: String, in object: StrictJSON.Object, path: String? = nil, required: Bool) throws(DecryptionError) -> String? {
             let name = path.map { "\($0).\(key)" } ?? key
             guard let value = object[key], value != .null else {
                 if required { throw DecryptionError(.malformedPaymentData, "the decrypted payment data has no \(name)") }
@@ -96,7 +96,7 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         guard let amountValue = object["transactionAmount"] else {
             throw DecryptionError(.malformedPaymentData, "the decrypted payment data has no transactionAmount")
         }
-        guard case .number(let amountText) = amountValue, let amount = Decimal(string: amountText) else {
+        guard case .number(let amountText) = amountValue, let amount = Self.decimal(amountText) else {
             throw DecryptionError(.malformedPaymentData, "the decrypted payment data's transactionAmount is \(amountValue.typeName), not a number")
         }
         guard let detailValue = object["paymentData"] else {
@@ -119,5 +119,14 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
             encryptedPINData: try string("encryptedPINData", in: details, path: "paymentData", required: false)
         )
         self.rawJSON = bytes
+    }
+
+    /// Whole numbers (what Apple sends) without Foundation's scanner; anything else through it.
+    static func decimal(_ text: String) -> Decimal? {
+        let utf8 = text.utf8
+        if utf8.count <= 18, !utf8.isEmpty, utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) {
+            return Decimal(value)
+        }
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import VerificationCore
 
@@ -38,6 +39,16 @@ public struct ApplePayToken: Sendable, Hashable {
         public var applicationData: String?
         /// `applicationData`, hex-decoded.
         public var applicationDataBytes: [UInt8]?
+    }
+
+    /// SHA-256 of ``signedContent``, computed over the fields in place.
+    var signedContentDigest: [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: version == .ecV1 ? header.ephemeralPublicKey ?? [] : header.wrappedKey ?? [])
+        hasher.update(data: data)
+        hasher.update(data: header.transactionIdBytes)
+        if let applicationData = header.applicationDataBytes { hasher.update(data: applicationData) }
+        return Array(hasher.finalize())
     }
 
     /// The bytes the CMS signature covers: ephemeralPublicKey (EC_v1) or wrappedKey (RSA_v1) ‖ data ‖
@@ -185,7 +196,7 @@ extension ApplePayToken {
         self.outerTransactionIdentifier = outerTransactionIdentifier
     }
 
-    private static func jsonObject(_ bytes: [UInt8], what: String) throws(ApplePayTokenError) -> [String: StrictJSON.Value] {
+    private static func jsonObject(_ bytes: [UInt8], what: String) throws(ApplePayTokenError) -> StrictJSON.Object {
         let value: StrictJSON.Value
         do {
             value = try StrictJSON.parse(bytes)
@@ -198,7 +209,7 @@ extension ApplePayToken {
         return object
     }
 
-    private static func string(_ object: [String: StrictJSON.Value], _ key: String, path: String) throws(ApplePayTokenError) -> String {
+    private static func string(_ object: StrictJSON.Object, _ key: String, path: String) throws(ApplePayTokenError) -> String {
         guard let value = object[key] else {
             throw ApplePayTokenError(.missingField, "\(path) is missing", field: path)
         }
@@ -208,7 +219,7 @@ extension ApplePayToken {
         return text
     }
 
-    private static func base64(_ object: [String: StrictJSON.Value], _ key: String, path: String) throws(ApplePayTokenError) -> [UInt8] {
+    private static func base64(_ object: StrictJSON.Object, _ key: String, path: String) throws(ApplePayTokenError) -> [UInt8] {
         let text = try string(object, key, path: path)
         guard let bytes = TokenEncoding.base64Decode(text) else {
             throw ApplePayTokenError(.invalidBase64, "\(path) is not base64 (\(text.utf8.count) characters)", field: path)

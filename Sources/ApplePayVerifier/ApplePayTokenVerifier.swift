@@ -9,8 +9,8 @@ public struct ApplePayResult: Sendable {
     public let payment: ApplePayPaymentData?
     /// Non-secret facts about the token (nil when it could not be read).
     public let summary: Summary?
-
-    public var verdict: Verdict { report.verdict }
+    /// The report's verdict (computed once).
+    public let verdict: Verdict
 
     public struct Summary: Sendable, Hashable {
         public var version: ApplePayTokenVersion
@@ -36,6 +36,21 @@ public struct ApplePayTokenVerifier: Sendable {
     public let replayStore: any ReplayStore
     public let chainCache: ApplePayChainCache
 
+    // The checks that do not depend on the call, built once.
+    private let structureCheck = TokenStructureCheck()
+    private let cmsCheck: SignatureCMSCheck
+    private let markerCheck = MarkerOIDsCheck()
+    private let validityCheck: CertificateValidityCheck
+    private let chainCheck: ChainCheck
+    private let contentTypeCheck = ContentTypeCheck()
+    private let digestCheck = MessageDigestCheck()
+    private let signerCheck = SignerCheck()
+    private let signingTimeCheck: SigningTimeCheck
+    private let keySelectionCheck: KeySelectionCheck
+    private let decryptionCheck: DecryptionCheck
+    private let paymentDataCheck = PaymentDataCheck()
+    private let replayCheckWithoutExpectations: ReplayCheck
+
     /// - Parameters:
     ///   - trustAnchor: nil for Apple Root CA - G3 (bundled, fingerprint pinned). Anything else is
     ///     for tests and is reported as a `customTrustAnchor` warning.
@@ -50,8 +65,19 @@ public struct ApplePayTokenVerifier: Sendable {
         self.keyRing = keyRing
         self.replayStore = replayStore
         self.policy = policy
-        self.trustAnchor = try trustAnchor ?? ApplePayTrustAnchor.appleRootCAG3()
+        let anchor = try trustAnchor ?? ApplePayTrustAnchor.appleRootCAG3()
+        self.trustAnchor = anchor
         self.chainCache = chainCache
+        self.cmsCheck = SignatureCMSCheck(certificates: chainCache.certificates)
+        self.validityCheck = CertificateValidityCheck(anchor: anchor)
+        self.chainCheck = ChainCheck(anchor: anchor, cache: chainCache, policy: policy)
+        self.signingTimeCheck = SigningTimeCheck(policy: policy)
+        self.keySelectionCheck = KeySelectionCheck(keyRing: keyRing)
+        self.decryptionCheck = DecryptionCheck(policy: policy)
+        self.replayCheckWithoutExpectations = ReplayCheck(
+            store: replayStore, policy: policy,
+            prerequisites: ReplayCheck.prerequisites(policy: policy, expectations: .none)
+        )
     }
 
     /// Verifies a token (`paymentData` JSON or a whole PKPaymentToken JSON). Never throws: input
@@ -64,22 +90,25 @@ public struct ApplePayTokenVerifier: Sendable {
             runner.warn("customTrustAnchor", "chains are validated against \(trustAnchor), not Apple Root CA - G3; only for tests")
         }
 
-        await runner.run(TokenStructureCheck(), state: &state)
-        await runner.run(SignatureCMSCheck(certificates: chainCache.certificates), state: &state)
-        await runner.run(MarkerOIDsCheck(), state: &state)
-        await runner.run(CertificateValidityCheck(anchor: trustAnchor), state: &state)
-        await runner.run(ChainCheck(anchor: trustAnchor, cache: chainCache, policy: policy), state: &state)
-        await runner.run(ContentTypeCheck(), state: &state)
-        await runner.run(MessageDigestCheck(), state: &state)
-        await runner.run(SignerCheck(), state: &state)
-        await runner.run(SigningTimeCheck(policy: policy), state: &state)
-        await runner.run(KeySelectionCheck(keyRing: keyRing), state: &state)
-        await runner.run(DecryptionCheck(policy: policy), state: &state)
-        await runner.run(PaymentDataCheck(), state: &state)
+        await runner.run(structureCheck, state: &state)
+        await runner.run(cmsCheck, state: &state)
+        await runner.run(markerCheck, state: &state)
+        await runner.run(validityCheck, state: &state)
+        await runner.run(chainCheck, state: &state)
+        await runner.run(contentTypeCheck, state: &state)
+        await runner.run(digestCheck, state: &state)
+        await runner.run(signerCheck, state: &state)
+        await runner.run(signingTimeCheck, state: &state)
+        await runner.run(keySelectionCheck, state: &state)
+        await runner.run(decryptionCheck, state: &state)
+        await runner.run(paymentDataCheck, state: &state)
         await runner.run(ExpectedCurrencyCheck(expected: expectations.currencyCode), state: &state)
         await runner.run(ExpectedAmountCheck(expected: expectations.transactionAmount), state: &state)
         await runner.run(ExpectedApplicationDataCheck(expected: expectations.applicationData, policy: policy), state: &state)
-        await runner.run(ReplayCheck(store: replayStore, policy: policy, expectations: expectations), state: &state)
+        let replayCheck = expectations == .none
+            ? replayCheckWithoutExpectations
+            : ReplayCheck(store: replayStore, policy: policy, prerequisites: ReplayCheck.prerequisites(policy: policy, expectations: expectations))
+        await runner.run(replayCheck, state: &state)
 
         if let token = state.token, let outer = token.outerTransactionIdentifier,
            TokenEncoding.hexDecode(outer) != token.header.transactionIdBytes {
@@ -87,6 +116,7 @@ public struct ApplePayTokenVerifier: Sendable {
         }
 
         let report = runner.report(flow: "applePay")
+        let verdict = report.verdict
         let summary = state.token.map { token in
             ApplePayResult.Summary(
                 version: token.version,
@@ -97,6 +127,6 @@ public struct ApplePayTokenVerifier: Sendable {
                 signer: state.leaf?.displayName
             )
         }
-        return ApplePayResult(report: report, payment: report.verdict == .accepted ? state.payment : nil, summary: summary)
+        return ApplePayResult(report: report, payment: verdict == .accepted ? state.payment : nil, summary: summary, verdict: verdict)
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A small, strict JSON reader (RFC 8259) for tokens and decrypted payment data.
 ///
 /// Strict where laxness would be ambiguous: duplicate member names, invalid UTF-8, control
@@ -12,9 +18,9 @@ enum StrictJSON {
         case bool(Bool)
         case null
         case array([Value])
-        case object([String: Value])
+        case object(Object)
 
-        var object: [String: Value]? {
+        var object: Object? {
             if case .object(let members) = self { return members }
             return nil
         }
@@ -34,6 +40,49 @@ enum StrictJSON {
             case .array: return "an array"
             case .object: return "an object"
             }
+        }
+    }
+
+    /// Members of an object. Tokens have a handful, so they are kept in order in an array and
+    /// looked up linearly; an index is built only for large objects (duplicate detection stays
+    /// linear-time for hostile input).
+    struct Object: Equatable, Sendable, ExpressibleByDictionaryLiteral {
+        private(set) var members: [(name: String, value: Value)] = []
+        private var index: [String: Int]?
+
+        init() {}
+
+        init(dictionaryLiteral elements: (String, Value)...) {
+            for (name, value) in elements { _ = insert(name, value) }
+        }
+
+        var count: Int { members.count }
+
+        subscript(name: String) -> Value? {
+            if let index { return index[name].map { members[$0].value } }
+            for member in members where member.name == name { return member.value }
+            return nil
+        }
+
+        /// False if the name is already present.
+        mutating func insert(_ name: String, _ value: Value) -> Bool {
+            if index == nil, members.count >= 16 {
+                var built: [String: Int] = [:]
+                for (offset, member) in members.enumerated() { built[member.name] = offset }
+                index = built
+            }
+            if index != nil {
+                guard index?[name] == nil else { return false }
+                index?[name] = members.count
+            } else if members.contains(where: { $0.name == name }) {
+                return false
+            }
+            members.append((name, value))
+            return true
+        }
+
+        static func == (lhs: Object, rhs: Object) -> Bool {
+            lhs.count == rhs.count && lhs.members.allSatisfy { rhs[$0.name] == $0.value }
         }
     }
 
@@ -106,7 +155,7 @@ enum StrictJSON {
 
         mutating func object(depth: Int) throws(ParseError) -> Value {
             offset += 1
-            var members: [String: Value] = [:]
+            var members = Object()
             skipWhitespace()
             if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
                 offset += 1
@@ -121,7 +170,7 @@ enum StrictJSON {
                 offset += 1
                 skipWhitespace()
                 let member = try value(depth: depth + 1)
-                guard members.updateValue(member, forKey: name) == nil else {
+                guard members.insert(name, member) else {
                     throw fail("duplicate member \"\(name.prefix(40))\"")
                 }
                 skipWhitespace()
@@ -176,29 +225,63 @@ enum StrictJSON {
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
         }
 
+        /// Whether `content` has a byte below 0x20 and whether it has one of 0x80 or above, eight
+        /// bytes at a time.
+        static func classify(_ content: UnsafeBufferPointer<UInt8>) -> (control: Bool, high: Bool) {
+            let high: UInt64 = 0x8080_8080_8080_8080
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            var controlBits: UInt64 = 0
+            var highBits: UInt64 = 0
+            var index = 0
+            if let base = UnsafeRawPointer(content.baseAddress) {
+                while index + 8 <= content.count {
+                    let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    highBits |= word & high
+                    // A byte below 0x20 (with its high bit clear) borrows in word - 0x20…20.
+                    controlBits |= (word &- ones &* 0x20) & ~word & high
+                    index += 8
+                }
+            }
+            var tailControl = false
+            var tailHigh = false
+            while index < content.count {
+                let byte = content[index]
+                tailControl = tailControl || byte < 0x20
+                tailHigh = tailHigh || byte >= 0x80
+                index += 1
+            }
+            return (controlBits != 0 || tailControl, highBits != 0 || tailHigh)
+        }
+
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
         /// A string starting at the opening quote.
         mutating func string() throws(ParseError) -> String {
             offset += 1
             let start = offset
-            // Fast path: no escapes.
-            var ascii = true
-            while offset < bytes.count {
-                let byte = bytes[offset]
-                if byte == UInt8(ascii: "\"") {
-                    let content = UnsafeBufferPointer(rebasing: bytes[start..<offset])
-                    offset += 1
-                    if ascii { return String(decoding: content, as: UTF8.self) }
-                    guard let text = String(validating: content, as: UTF8.self) else {
-                        offset -= 1
-                        throw fail("invalid UTF-8 in a string")
+            // Fast path: find the closing quote and check there is no backslash before it.
+            if let base = bytes.baseAddress, start < bytes.count,
+               let quote = memchr(base + start, 0x22, bytes.count - start) {
+                let end = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
+                if memchr(base + start, 0x5C, end - start) == nil {
+                    let content = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                    let (hasControl, hasHigh) = Self.classify(content)
+                    guard !hasControl else {
+                        offset = start + (content.firstIndex { $0 < 0x20 } ?? 0)
+                        throw fail("control character in a string")
                     }
+                    if !hasHigh {
+                        offset = end + 1
+                        return String(decoding: content, as: UTF8.self)
+                    }
+                    guard let text = String(validating: content, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+                    offset = end + 1
                     return text
                 }
-                if byte == UInt8(ascii: "\\") { break }
-                guard byte >= 0x20 else { throw fail("control character in a string") }
-                if byte >= 0x80 { ascii = false }
+            }
+            // Find the first backslash (or the end) for the slow path.
+            while offset < bytes.count, bytes[offset] != UInt8(ascii: "\\"), bytes[offset] != UInt8(ascii: "\"") {
+                guard bytes[offset] >= 0x20 else { throw fail("control character in a string") }
                 offset += 1
             }
             guard offset < bytes.count else { throw fail("unterminated string") }

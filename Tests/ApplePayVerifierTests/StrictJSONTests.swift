@@ -29,6 +29,21 @@ import Testing
         #expect(throws: StrictJSON.ParseError.self) { try parse(text) }
     }
 
+    /// Long strings take the word-at-a-time path.
+    @Test func longStrings() throws {
+        let long = String(repeating: "abcdefgh", count: 20)
+        #expect(try parse("\"\(long)é\(long)\"") == .string(long + "é" + long))
+        for position in [0, 7, 8, 9, 63, 100, 159] {
+            var bytes = Array("\"\(long)\"".utf8)
+            bytes[1 + position] = 0x1F
+            #expect(throws: StrictJSON.ParseError.self) { try StrictJSON.parse(bytes) }
+            bytes[1 + position] = 0xFF
+            #expect(throws: StrictJSON.ParseError.self) { try StrictJSON.parse(bytes) }
+            bytes[1 + position] = 0x7F
+            #expect(try StrictJSON.parse(bytes).string?.count == long.count)
+        }
+    }
+
     @Test func rejectsInvalidUTF8() {
         #expect(throws: StrictJSON.ParseError.self) { try StrictJSON.parse([0x22, 0xFF, 0xFE, 0x22]) }
         #expect(throws: StrictJSON.ParseError.self) { try StrictJSON.parse([0x22, 0x5C, 0x2F, 0xC3, 0x22]) }
@@ -44,5 +59,26 @@ import Testing
     /// Numbers keep their text: an amount is never rounded through a Double.
     @Test func numbersKeepTheirText() throws {
         #expect(try parse("12345678901234567890.123") == .number("12345678901234567890.123"))
+    }
+}
+
+/// The base64 decoder for token fields agrees with Foundation's on what Apple sends.
+@Suite struct Base64Tests {
+    @Test func agreesWithFoundation() {
+        var random = SplitMix64(seed: 42)
+        for length in 0..<200 {
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let text = Data(bytes).base64EncodedString()
+            if length == 0 {
+                #expect(TokenEncoding.base64Decode(text) == nil)
+            } else {
+                #expect(TokenEncoding.base64Decode(text) == bytes)
+            }
+        }
+    }
+
+    @Test(arguments: ["A", "AB", "ABC", "AB=C", "A===", "====", "AB C", "AB\nCD==", "ABC-", "ABC_", "AAA=AAAA", "é123"])
+    func rejects(text: String) {
+        #expect(TokenEncoding.base64Decode(text) == nil)
     }
 }

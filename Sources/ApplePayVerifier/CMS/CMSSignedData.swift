@@ -8,11 +8,11 @@ import X509
 ///
 /// Apple writes the SignedData with indefinite lengths, lists the leaf before the intermediate and
 /// gives sha256 explicit NULL parameters; all of that is accepted here. Nothing is re-encoded: the
-/// signed attributes keep their received bytes, certificates keep their DER.
+/// signed attributes keep their received bytes, certificates keep their DER, attribute values are
+/// the received elements.
 struct CMSSignedData: Sendable {
     var version: Int
-    var digestAlgorithms: [CMSAlgorithmIdentifier]
-    var encapsulatedContentType: ASN1ObjectIdentifier
+    var encapsulatedContentType: RawOID
     /// True when the SignedData carries its content (Apple's signatures are detached).
     var hasEncapsulatedContent: Bool
     /// The DER of every certificate in `certificates`, in received order.
@@ -20,8 +20,46 @@ struct CMSSignedData: Sendable {
     var signers: [CMSSignerInfo]
 }
 
+/// An object identifier as its encoded content octets: compared without decoding, decoded only for
+/// messages.
+struct RawOID: Hashable, Sendable, CustomStringConvertible {
+    let content: ArraySlice<UInt8>
+
+    init(content: ArraySlice<UInt8>) {
+        self.content = content
+    }
+
+    init(_ oid: ASN1ObjectIdentifier) {
+        var serializer = DER.Serializer()
+        try? serializer.serialize(oid)
+        // Tag and a one-byte length precede the content for every OID used here.
+        self.content = serializer.serializedBytes.dropFirst(2)
+    }
+
+    /// From a whole OBJECT IDENTIFIER element (tag 06).
+    init(element: ArraySlice<UInt8>) throws(CMSParseError) {
+        let scanner = BERScanner(bytes: Array(element))
+        let parsed = try scanner.root()
+        guard parsed.tag == 0x06, !parsed.content.isEmpty else { throw CMSParseError(.malformedCMS, "an object identifier was expected") }
+        self.content = ArraySlice(scanner.bytes[parsed.content])
+    }
+
+    static func == (lhs: RawOID, rhs: RawOID) -> Bool { lhs.content.elementsEqual(rhs.content) }
+    func hash(into hasher: inout Hasher) { hasher.combine(content.count); for byte in content { hasher.combine(byte) } }
+
+    var description: String {
+        if let name = CMSOID.names[self] { return name }
+        var element: [UInt8] = [0x06, UInt8(truncatingIfNeeded: content.count)]
+        element += content
+        guard content.count < 0x80, let node = try? BER.parse(element), let oid = try? ASN1ObjectIdentifier(berEncoded: node) else {
+            return "OID(\(TokenEncoding.hexEncode(content)))"
+        }
+        return String(describing: oid)
+    }
+}
+
 struct CMSAlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
-    var algorithm: ASN1ObjectIdentifier
+    var algorithm: RawOID
     /// The encoded parameters, when present (`05 00` for an explicit NULL).
     var parameters: ArraySlice<UInt8>?
 
@@ -31,8 +69,8 @@ struct CMSAlgorithmIdentifier: Sendable, Hashable, CustomStringConvertible {
     }
 
     var description: String {
-        let name = CMSOID.names[algorithm] ?? String(describing: algorithm)
-        guard let parameters else { return name }
+        let name = algorithm.description
+        guard parameters != nil else { return name }
         return parametersAbsentOrNull ? name + " (NULL parameters)" : name + " (with parameters)"
     }
 }
@@ -44,8 +82,9 @@ enum CMSSignerIdentifier: Sendable, Hashable {
 }
 
 struct CMSAttribute: Sendable {
-    var type: ASN1ObjectIdentifier
-    var values: [ASN1Node]
+    var type: RawOID
+    /// Each value's whole element, as received.
+    var values: [ArraySlice<UInt8>]
 }
 
 struct CMSSignerInfo: Sendable {
@@ -67,7 +106,7 @@ struct CMSSignerInfo: Sendable {
         return bytes
     }
 
-    func attributes(_ type: ASN1ObjectIdentifier) -> [CMSAttribute] {
+    func attributes(_ type: RawOID) -> [CMSAttribute] {
         signedAttributes.filter { $0.type == type }
     }
 }
@@ -84,46 +123,33 @@ struct CMSParseError: Error, CheckFailureDescribing {
 }
 
 enum CMSOID {
-    static let signedData: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 2]
-    static let data: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 1]
-    static let contentType: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 3]
-    static let messageDigest: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 4]
-    static let signingTime: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 5]
-    static let algorithmProtection: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 52]
-    static let sha256: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 1]
-    static let ecdsaWithSHA256: ASN1ObjectIdentifier = [1, 2, 840, 10045, 4, 3, 2]
-    static let sha256WithRSAEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 11]
-    static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
+    static let signedData = RawOID([1, 2, 840, 113549, 1, 7, 2])
+    static let data = RawOID([1, 2, 840, 113549, 1, 7, 1])
+    static let contentType = RawOID([1, 2, 840, 113549, 1, 9, 3])
+    static let messageDigest = RawOID([1, 2, 840, 113549, 1, 9, 4])
+    static let signingTime = RawOID([1, 2, 840, 113549, 1, 9, 5])
+    static let algorithmProtection = RawOID([1, 2, 840, 113549, 1, 9, 52])
+    static let sha256 = RawOID([2, 16, 840, 1, 101, 3, 4, 2, 1])
+    static let ecdsaWithSHA256 = RawOID([1, 2, 840, 10045, 4, 3, 2])
+    static let sha256WithRSAEncryption = RawOID([1, 2, 840, 113549, 1, 1, 11])
+    static let rsaEncryption = RawOID([1, 2, 840, 113549, 1, 1, 1])
 
-    static let names: [ASN1ObjectIdentifier: String] = [
+    static let names: [RawOID: String] = [
         sha256: "sha256", ecdsaWithSHA256: "ecdsa-with-SHA256", sha256WithRSAEncryption: "sha256WithRSAEncryption",
         rsaEncryption: "rsaEncryption", data: "id-data", signedData: "id-signedData",
-        [1, 3, 14, 3, 2, 26]: "sha1", [2, 16, 840, 1, 101, 3, 4, 2, 2]: "sha384", [2, 16, 840, 1, 101, 3, 4, 2, 3]: "sha512",
-        [1, 2, 840, 10045, 4, 3, 3]: "ecdsa-with-SHA384", [1, 2, 840, 113549, 1, 1, 5]: "sha1WithRSAEncryption",
+        RawOID([1, 3, 14, 3, 2, 26]): "sha1", RawOID([2, 16, 840, 1, 101, 3, 4, 2, 2]): "sha384",
+        RawOID([2, 16, 840, 1, 101, 3, 4, 2, 3]): "sha512", RawOID([1, 2, 840, 10045, 4, 3, 3]): "ecdsa-with-SHA384",
+        RawOID([1, 2, 840, 113549, 1, 1, 5]): "sha1WithRSAEncryption",
     ]
 }
 
 extension CMSSignedData {
     /// Parses a ContentInfo holding a SignedData, in BER (DER is BER too).
+    ///
+    /// The structure is walked with ``BERScanner``: certificates are sliced, not parsed (the caller
+    /// parses each distinct certificate once), and values are kept as received elements for the
+    /// checks to decode with swift-asn1.
     init(berEncoded bytes: [UInt8]) throws(CMSParseError) {
-        do {
-            self = try Self.parse(bytes)
-        } catch let error as CMSParseError {
-            throw error
-        } catch {
-            throw CMSParseError(.malformedCMS, "the signature is not a readable CMS SignedData: \(Self.describe(error))")
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        if let asn1 = error as? ASN1Error { return String(describing: asn1.code) }
-        return String(describing: type(of: error))
-    }
-
-    /// The outer layers are walked with ``BERScanner`` (certificates are sliced, not parsed: they
-    /// are parsed once and cached by the caller); the signer infos, algorithm identifiers and
-    /// content types are read with swift-asn1's `BER.parse`.
-    private static func parse(_ bytes: [UInt8]) throws -> CMSSignedData {
         let scanner = BERScanner(bytes: bytes)
         let contentInfo = try scanner.root()
         guard contentInfo.tag == 0x30 else { throw CMSParseError(.malformedCMS, "the signature is not a ContentInfo SEQUENCE") }
@@ -131,7 +157,7 @@ extension CMSSignedData {
         guard let typeField = contentInfoFields.first, typeField.tag == 0x06 else {
             throw CMSParseError(.malformedCMS, "the ContentInfo does not start with a content type")
         }
-        let contentType = try ASN1ObjectIdentifier(berEncoded: try BER.parse(scanner.slice(typeField)))
+        let contentType = RawOID(content: scanner.bytes[typeField.content])
         guard contentType == CMSOID.signedData else {
             throw CMSParseError(.notSignedData, "the signature's ContentInfo has content type \(contentType), not id-signedData")
         }
@@ -145,14 +171,10 @@ extension CMSSignedData {
         var fields = try scanner.children(of: explicit[0], depth: 3)[...]
 
         guard let versionField = fields.popFirst(), versionField.tag == 0x02 else { throw CMSParseError(.malformedCMS, "SignedData has no version") }
-        let version = try Int(berEncoded: try BER.parse(scanner.slice(versionField)))
+        let version = Self.smallInteger(scanner.bytes[versionField.content])
         guard let digestField = fields.popFirst(), digestField.tag == 0x31 else {
             throw CMSParseError(.malformedCMS, "SignedData.digestAlgorithms is not a SET")
         }
-        let digestSet = try BER.parse(scanner.slice(digestField))
-        guard case .constructed(let digestNodes) = digestSet.content else { throw CMSParseError(.malformedCMS, "SignedData.digestAlgorithms is not a SET") }
-        let digestAlgorithms = try digestNodes.map(parseAlgorithmIdentifier)
-
         guard let encapField = fields.popFirst(), encapField.tag == 0x30 else {
             throw CMSParseError(.malformedCMS, "SignedData has no encapContentInfo")
         }
@@ -163,7 +185,7 @@ extension CMSSignedData {
         if encapChildren.count == 2, encapChildren[1].tag != 0xA0 {
             throw CMSParseError(.malformedCMS, "encapContentInfo.eContent is not tagged [0]")
         }
-        let eContentType = try ASN1ObjectIdentifier(berEncoded: try BER.parse(scanner.slice(encapChildren[0])))
+        let eContentType = RawOID(content: scanner.bytes[encapChildren[0].content])
 
         var certificates: [ArraySlice<UInt8>] = []
         if let certificateField = fields.first, certificateField.tag == 0xA0 {
@@ -180,12 +202,12 @@ extension CMSSignedData {
             throw CMSParseError(.malformedCMS, "SignedData.signerInfos is missing or not a SET")
         }
         guard fields.isEmpty else { throw CMSParseError(.malformedCMS, "SignedData has trailing elements") }
-        let signerSet = try BER.parse(scanner.slice(signerField))
-        guard case .constructed(let signerNodes) = signerSet.content else { throw CMSParseError(.malformedCMS, "SignedData.signerInfos is not a SET") }
-        let signers = try signerNodes.map(parseSignerInfo)
-        return CMSSignedData(
+        var signers: [CMSSignerInfo] = []
+        for signer in try scanner.children(of: signerField, depth: 4) {
+            signers.append(try Self.signerInfo(signer, scanner: scanner))
+        }
+        self.init(
             version: version,
-            digestAlgorithms: digestAlgorithms,
             encapsulatedContentType: eContentType,
             hasEncapsulatedContent: encapChildren.count == 2,
             certificates: certificates,
@@ -193,78 +215,105 @@ extension CMSSignedData {
         )
     }
 
-    static func parseAlgorithmIdentifier(_ node: ASN1Node) throws -> CMSAlgorithmIdentifier {
-        try BER.sequence(node, identifier: .sequence) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
-            let parameters = nodes.next()?.encodedBytes
-            guard nodes.next() == nil else { throw CMSParseError(.malformedCMS, "an AlgorithmIdentifier has trailing elements") }
-            return CMSAlgorithmIdentifier(algorithm: oid, parameters: parameters)
-        }
+    /// A non-negative INTEGER that fits in an Int, else -1 (only reported, never trusted).
+    static func smallInteger(_ content: ArraySlice<UInt8>) -> Int {
+        guard !content.isEmpty, content.count <= 4, let first = content.first, first & 0x80 == 0 else { return -1 }
+        return content.reduce(0) { $0 << 8 | Int($1) }
     }
 
-    private static func parseSignerInfo(_ node: ASN1Node) throws -> CMSSignerInfo {
-        try BER.sequence(node, identifier: .sequence) { nodes in
-            let version = try Int(berEncoded: &nodes)
-            guard let sidNode = nodes.next() else { throw CMSParseError(.malformedCMS, "SignerInfo has no signer identifier") }
-            let sid: CMSSignerIdentifier
-            if sidNode.identifier == .sequence {
-                sid = try BER.sequence(sidNode, identifier: .sequence) { sidNodes in
-                    guard let issuerNode = sidNodes.next(), issuerNode.identifier == .sequence else {
-                        throw CMSParseError(.malformedCMS, "IssuerAndSerialNumber has no issuer")
-                    }
-                    guard let serialNode = sidNodes.next(), serialNode.identifier == .integer, case .primitive(let serial) = serialNode.content, !serial.isEmpty else {
-                        throw CMSParseError(.malformedCMS, "IssuerAndSerialNumber has no serial number")
-                    }
-                    return .issuerAndSerialNumber(issuer: issuerNode.encodedBytes, serialNumber: serial)
-                }
-            } else if sidNode.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) {
-                let ski = try ASN1OctetString(berEncoded: sidNode, withIdentifier: sidNode.identifier)
-                sid = .subjectKeyIdentifier(ski.bytes)
-            } else {
-                throw CMSParseError(.malformedCMS, "SignerInfo.sid is neither IssuerAndSerialNumber nor [0] SubjectKeyIdentifier")
-            }
-            guard let digestNode = nodes.next() else { throw CMSParseError(.malformedCMS, "SignerInfo has no digestAlgorithm") }
-            let digestAlgorithm = try parseAlgorithmIdentifier(digestNode)
-
-            var next = nodes.next()
-            var signedAttributesReceived: ArraySlice<UInt8>?
-            var signedAttributes: [CMSAttribute] = []
-            if let attrs = next, attrs.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) {
-                guard case .constructed(let attributeNodes) = attrs.content else {
-                    throw CMSParseError(.malformedCMS, "SignerInfo.signedAttrs is not constructed")
-                }
-                signedAttributesReceived = attrs.encodedBytes
-                signedAttributes = try attributeNodes.map(parseAttribute)
-                next = nodes.next()
-            }
-            guard let signatureAlgorithmNode = next else { throw CMSParseError(.malformedCMS, "SignerInfo has no signatureAlgorithm") }
-            let signatureAlgorithm = try parseAlgorithmIdentifier(signatureAlgorithmNode)
-            guard let signatureNode = nodes.next() else { throw CMSParseError(.malformedCMS, "SignerInfo has no signature") }
-            let signature = try ASN1OctetString(berEncoded: signatureNode)
-            if let unsigned = nodes.next(), unsigned.identifier != ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific) {
-                throw CMSParseError(.malformedCMS, "SignerInfo has an unexpected element after the signature")
-            }
-            guard nodes.next() == nil else { throw CMSParseError(.malformedCMS, "SignerInfo has trailing elements") }
-            return CMSSignerInfo(
-                version: version,
-                signerIdentifier: sid,
-                digestAlgorithm: digestAlgorithm,
-                signedAttributesReceived: signedAttributesReceived,
-                signedAttributes: signedAttributes,
-                signatureAlgorithm: signatureAlgorithm,
-                signature: signature.bytes
-            )
+    static func algorithmIdentifier(_ element: BERScanner.Element, scanner: BERScanner, depth: Int) throws(CMSParseError) -> CMSAlgorithmIdentifier {
+        guard element.tag == 0x30 else { throw CMSParseError(.malformedCMS, "an AlgorithmIdentifier is not a SEQUENCE") }
+        let children = try scanner.children(of: element, depth: depth)
+        guard (1...2).contains(children.count), children[0].tag == 0x06, !children[0].content.isEmpty else {
+            throw CMSParseError(.malformedCMS, "an AlgorithmIdentifier must hold an algorithm and at most parameters")
         }
+        return CMSAlgorithmIdentifier(
+            algorithm: RawOID(content: scanner.bytes[children[0].content]),
+            parameters: children.count == 2 ? scanner.slice(children[1]) : nil
+        )
     }
 
-    private static func parseAttribute(_ node: ASN1Node) throws -> CMSAttribute {
-        try BER.sequence(node, identifier: .sequence) { nodes in
-            let type = try ASN1ObjectIdentifier(berEncoded: &nodes)
-            guard let valuesNode = nodes.next(), valuesNode.identifier == .set, case .constructed(let values) = valuesNode.content else {
-                throw CMSParseError(.malformedCMS, "attribute \(type) has no SET of values")
+    private static func signerInfo(_ element: BERScanner.Element, scanner: BERScanner) throws(CMSParseError) -> CMSSignerInfo {
+        guard element.tag == 0x30 else { throw CMSParseError(.malformedCMS, "a SignerInfo is not a SEQUENCE") }
+        var fields = try scanner.children(of: element, depth: 5)[...]
+        guard let versionField = fields.popFirst(), versionField.tag == 0x02 else { throw CMSParseError(.malformedCMS, "SignerInfo has no version") }
+        let version = smallInteger(scanner.bytes[versionField.content])
+
+        guard let sidField = fields.popFirst() else { throw CMSParseError(.malformedCMS, "SignerInfo has no signer identifier") }
+        let sid: CMSSignerIdentifier
+        switch sidField.tag {
+        case 0x30:
+            let parts = try scanner.children(of: sidField, depth: 6)
+            guard parts.count == 2, parts[0].tag == 0x30, parts[1].tag == 0x02, !parts[1].content.isEmpty else {
+                throw CMSParseError(.malformedCMS, "IssuerAndSerialNumber must hold an issuer Name and a serial number")
             }
-            guard nodes.next() == nil else { throw CMSParseError(.malformedCMS, "attribute \(type) has trailing elements") }
-            return CMSAttribute(type: type, values: Array(values))
+            sid = .issuerAndSerialNumber(issuer: scanner.slice(parts[0]), serialNumber: scanner.bytes[parts[1].content])
+        case 0x80:
+            sid = .subjectKeyIdentifier(scanner.bytes[sidField.content])
+        default:
+            throw CMSParseError(.malformedCMS, "SignerInfo.sid is neither IssuerAndSerialNumber nor [0] SubjectKeyIdentifier")
         }
+
+        guard let digestField = fields.popFirst() else { throw CMSParseError(.malformedCMS, "SignerInfo has no digestAlgorithm") }
+        let digestAlgorithm = try algorithmIdentifier(digestField, scanner: scanner, depth: 6)
+
+        var signedAttributesReceived: ArraySlice<UInt8>?
+        var signedAttributes: [CMSAttribute] = []
+        if let attributesField = fields.first, attributesField.tag == 0xA0 {
+            fields = fields.dropFirst()
+            signedAttributesReceived = scanner.slice(attributesField)
+            for attribute in try scanner.children(of: attributesField, depth: 6) {
+                guard attribute.tag == 0x30 else { throw CMSParseError(.malformedCMS, "a signed attribute is not a SEQUENCE") }
+                let parts = try scanner.children(of: attribute, depth: 7)
+                guard parts.count == 2, parts[0].tag == 0x06, !parts[0].content.isEmpty, parts[1].tag == 0x31 else {
+                    throw CMSParseError(.malformedCMS, "a signed attribute must hold a type and a SET of values")
+                }
+                let values = try scanner.children(of: parts[1], depth: 8).map { scanner.slice($0) }
+                signedAttributes.append(CMSAttribute(type: RawOID(content: scanner.bytes[parts[0].content]), values: values))
+            }
+        }
+
+        guard let signatureAlgorithmField = fields.popFirst() else { throw CMSParseError(.malformedCMS, "SignerInfo has no signatureAlgorithm") }
+        let signatureAlgorithm = try algorithmIdentifier(signatureAlgorithmField, scanner: scanner, depth: 6)
+
+        guard let signatureField = fields.popFirst() else { throw CMSParseError(.malformedCMS, "SignerInfo has no signature") }
+        let signature: ArraySlice<UInt8>
+        switch signatureField.tag {
+        case 0x04:
+            signature = scanner.bytes[signatureField.content]
+        case 0x24:
+            // A constructed (BER) OCTET STRING: let swift-asn1 join the pieces.
+            guard let node = try? BER.parse(scanner.slice(signatureField)), let octets = try? ASN1OctetString(berEncoded: node) else {
+                throw CMSParseError(.malformedCMS, "SignerInfo.signature is not a valid OCTET STRING")
+            }
+            signature = octets.bytes
+        default:
+            throw CMSParseError(.malformedCMS, "SignerInfo.signature is not an OCTET STRING")
+        }
+        if let unsigned = fields.popFirst(), unsigned.tag != 0xA1 {
+            throw CMSParseError(.malformedCMS, "SignerInfo has an unexpected element after the signature")
+        }
+        guard fields.isEmpty else { throw CMSParseError(.malformedCMS, "SignerInfo has trailing elements") }
+        return CMSSignerInfo(
+            version: version,
+            signerIdentifier: sid,
+            digestAlgorithm: digestAlgorithm,
+            signedAttributesReceived: signedAttributesReceived,
+            signedAttributes: signedAttributes,
+            signatureAlgorithm: signatureAlgorithm,
+            signature: signature
+        )
+    }
+}
+
+extension BERScanner {
+    /// The content octets of a primitive OCTET STRING element, or the joined pieces of a
+    /// constructed one.
+    static func octetString(_ element: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let scanner = BERScanner(bytes: Array(element))
+        guard let root = try? scanner.root() else { return nil }
+        if root.tag == 0x04 { return scanner.bytes[root.content] }
+        guard root.tag == 0x24, let node = try? BER.parse(scanner.bytes), let octets = try? ASN1OctetString(berEncoded: node) else { return nil }
+        return octets.bytes
     }
 }

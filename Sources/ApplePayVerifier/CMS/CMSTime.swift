@@ -48,9 +48,21 @@ extension Date {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var year = "\(y)"
-        while year.count < 4 { year = "0" + year }
-        return "\(year)-\(two(m))-\(two(d))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
+        guard (0...9999).contains(y) else { return "\(timeIntervalSince1970)s since 1970" }
+        var out = [UInt8](repeating: 0, count: 20)
+        func put(_ value: Int64, at index: Int, digits: Int) {
+            var v = value
+            for i in stride(from: index + digits - 1, through: index, by: -1) {
+                out[i] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
+                v /= 10
+            }
+        }
+        put(y, at: 0, digits: 4); out[4] = 0x2D
+        put(m, at: 5, digits: 2); out[7] = 0x2D
+        put(d, at: 8, digits: 2); out[10] = 0x54
+        put(rest / 3600, at: 11, digits: 2); out[13] = 0x3A
+        put(rest / 60 % 60, at: 14, digits: 2); out[16] = 0x3A
+        put(rest % 60, at: 17, digits: 2); out[19] = 0x5A
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -35,10 +35,18 @@ struct ApplePayMarkerOIDPolicy: VerifierPolicy {
 /// signatures and constraints the `Verifier` checked do not depend on time, expiry does.
 /// Shared by every verification that uses it; safe to use concurrently.
 public final class ApplePayChainCache: Sendable {
+    /// SHA-256 of the anchor, of the leaf and of each other certificate, concatenated.
     struct ChainKey: Hashable {
-        var anchor: [UInt8]
-        var leaf: [UInt8]
-        var intermediates: [[UInt8]]
+        var digests: [UInt8]
+
+        init(anchor: [UInt8], leaf: [UInt8], intermediates: [[UInt8]]) {
+            digests = anchor + leaf
+            for intermediate in intermediates { digests += intermediate }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            digests.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     struct IntermediateKey: Hashable {

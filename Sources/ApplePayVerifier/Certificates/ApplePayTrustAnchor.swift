@@ -19,7 +19,7 @@ public struct ApplePayTrustAnchor: Sendable, CustomStringConvertible {
 
     public var certificate: Certificate { parsed.certificate }
     /// Upper-case hex SHA-256 of the certificate's DER.
-    public var fingerprint: String { TokenEncoding.hexEncode(parsed.sha256, uppercase: true) }
+    public let fingerprint: String
     public var description: String { "\(parsed.displayName) (SHA-256 \(fingerprint))" }
 
     /// A custom root (tests). The certificate is used as it is; no fingerprint is checked.
@@ -29,7 +29,8 @@ public struct ApplePayTrustAnchor: Sendable, CustomStringConvertible {
         } catch {
             throw MerchantKeyError(.unreadableCertificate, "the trust anchor is not a readable X.509 certificate")
         }
-        self.isAppleRootCAG3 = TokenEncoding.hexEncode(parsed.sha256, uppercase: true) == Self.appleRootCAG3Fingerprint
+        self.fingerprint = TokenEncoding.hexEncode(parsed.sha256, uppercase: true)
+        self.isAppleRootCAG3 = fingerprint == Self.appleRootCAG3Fingerprint
     }
 
     /// A custom root from PEM (or DER) file contents.

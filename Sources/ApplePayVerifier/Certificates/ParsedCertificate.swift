@@ -33,6 +33,11 @@ final class ParsedCertificate: Sendable {
     let signingKey: SigningKey?
     /// `CN=...` or the whole subject, for messages.
     let displayName: String
+    /// The validity period as RFC 3339 text, for messages.
+    let notValidBeforeText: String
+    let notValidAfterText: String
+    /// The serial number in upper-case hex.
+    let serialNumberText: String
 
     enum SigningKey: Sendable {
         case p256(P256.Signing.PublicKey)
@@ -63,6 +68,9 @@ final class ParsedCertificate: Sendable {
             self.signingKey = nil
         }
         self.displayName = Self.displayName(certificate.subject)
+        self.notValidBeforeText = certificate.notValidBefore.rfc3339
+        self.notValidAfterText = certificate.notValidAfter.rfc3339
+        self.serialNumberText = TokenEncoding.hexEncode(certificate.serialNumber.bytes, uppercase: true)
         // TBSCertificate: [0] version?, serialNumber, signature, issuer, validity, subject, ...
         let scanner = BERScanner(bytes: der)
         var fields = try scanner.children(of: try scanner.children(of: try scanner.root())[0])
@@ -90,9 +98,7 @@ final class ParsedCertificate: Sendable {
         return name.description
     }
 
-    var serialHex: String {
-        TokenEncoding.hexEncode(certificate.serialNumber.bytes, uppercase: true)
-    }
+    var serialHex: String { serialNumberText }
 
     func matches(_ identifier: CMSSignerIdentifier) -> Bool {
         switch identifier {
@@ -130,14 +136,16 @@ final class CertificateParseCache: Sendable {
     }
 }
 
-/// Encoded bytes as a dictionary key, hashed as one block (not byte by byte).
+/// Encoded bytes as a dictionary key. Hashes the length and the last 64 bytes (for a certificate,
+/// its signature, which differs between certificates); equality compares every byte.
 struct DERKey: Hashable, @unchecked Sendable {
     let bytes: ArraySlice<UInt8>
 
     init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
 
     func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(bytes.count)
+        bytes.suffix(64).withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
     static func == (lhs: DERKey, rhs: DERKey) -> Bool {

@@ -11,30 +11,40 @@ struct CertificateValidityCheck: VerificationCheck {
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let leaf = state.leaf else { throw MissingPrerequisite("the signer certificate") }
-        var certificates: [(role: String, certificate: ParsedCertificate)] = [("leaf", leaf)]
-        if let intermediate = state.intermediate { certificates.append(("intermediate", intermediate)) }
-        certificates.append(("root", anchor.parsed))
-
+        let intermediate = state.intermediate
         let time = context.time
+        func valid(_ certificate: ParsedCertificate) -> Bool {
+            certificate.notValidBefore <= time && time <= certificate.notValidAfter
+        }
+        if valid(leaf), intermediate.map(valid) ?? true, valid(anchor.parsed) {
+            // The common case, kept cheap: certificate dates are formatted once, when parsed.
+            var until = min(leaf.notValidAfter, anchor.parsed.notValidAfter)
+            var text = anchor.parsed.notValidAfter < leaf.notValidAfter ? anchor.parsed.notValidAfterText : leaf.notValidAfterText
+            if let intermediate, intermediate.notValidAfter < until {
+                until = intermediate.notValidAfter
+                text = intermediate.notValidAfterText
+            }
+            return .passed("\(intermediate == nil ? "leaf and root" : "leaf, intermediate and root") valid at the verification time (the leaf until \(leaf.notValidAfterText))", details: [
+                "validUntil": text,
+            ])
+        }
+
+        var certificates: [(role: String, certificate: ParsedCertificate)] = [("leaf", leaf)]
+        if let intermediate { certificates.append(("intermediate", intermediate)) }
+        certificates.append(("root", anchor.parsed))
         var failures: [(ReasonCode, String)] = []
         for (role, certificate) in certificates {
             let name = "\(role) certificate \"\(certificate.displayName)\" (serial \(certificate.serialHex))"
             if time < certificate.notValidBefore {
-                failures.append((.certificateNotYetValid, "the \(name) is not valid before \(certificate.notValidBefore.rfc3339); the verification time is \(time.rfc3339)"))
+                failures.append((.certificateNotYetValid, "the \(name) is not valid before \(certificate.notValidBeforeText); the verification time is \(time.rfc3339)"))
             } else if time > certificate.notValidAfter {
-                failures.append((.certificateExpired, "the \(name) expired at \(certificate.notValidAfter.rfc3339); the verification time is \(time.rfc3339)"))
+                failures.append((.certificateExpired, "the \(name) expired at \(certificate.notValidAfterText); the verification time is \(time.rfc3339)"))
             }
         }
-        if let first = failures.first {
-            return .failed(first.0, failures.map(\.1).joined(separator: "; "), details: [
-                "verificationTime": time.rfc3339,
-                "leafNotAfter": leaf.notValidAfter.rfc3339,
-            ])
-        }
-        let until = certificates.map(\.certificate.notValidAfter).min() ?? leaf.notValidAfter
-        return .passed("\(certificates.map(\.role).joined(separator: ", ")) valid at \(time.rfc3339) (the leaf until \(leaf.notValidAfter.rfc3339))", details: [
+        let first = failures.first ?? (.certificateExpired, "a certificate is outside its validity period")
+        return .failed(first.0, failures.map(\.1).joined(separator: "; "), details: [
             "verificationTime": time.rfc3339,
-            "validUntil": until.rfc3339,
+            "leafNotAfter": leaf.notValidAfterText,
         ])
     }
 }

@@ -1,4 +1,3 @@
-import SwiftASN1
 import VerificationCore
 
 /// `applepay.signature.contentType`: the content-type signed attribute is id-data and equals the
@@ -9,12 +8,12 @@ struct ContentTypeCheck: VerificationCheck {
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let signedData = state.signedData, let signer = state.signer else { throw MissingPrerequisite("the SignerInfo") }
-        let node: ASN1Node
+        let element: ArraySlice<UInt8>
         switch SignedAttributes.single(CMSOID.contentType, name: "content-type", in: signer) {
         case .problem(let outcome): return outcome
-        case .value(let value): node = value
+        case .value(let value): element = value
         }
-        guard let contentType = try? ASN1ObjectIdentifier(berEncoded: node) else {
+        guard let contentType = try? RawOID(element: element) else {
             return .failed(.malformedAttribute, "the content-type attribute is not an object identifier")
         }
         guard contentType == signedData.encapsulatedContentType else {

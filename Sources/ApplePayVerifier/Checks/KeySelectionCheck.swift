@@ -23,6 +23,6 @@ struct KeySelectionCheck: VerificationCheck {
             return .failed(.keyTypeMismatch, "the merchant key for publicKeyHash \(hash) is \(key.privateKey.kindName), but a \(token.version.rawValue) token needs \(token.version == .ecV1 ? "an EC P-256" : "an RSA") key", details: ["publicKeyHash": hash])
         }
         state.merchantKey = key
-        return .passed("merchant key \(hash) (\(key.privateKey.kindName), \(ParsedCertificate.displayName(key.certificate.subject)))", details: ["publicKeyHash": hash])
+        return .passed("merchant key \(hash) (\(key.privateKey.kindName), \(key.subjectName))", details: ["publicKeyHash": hash])
     }
 }

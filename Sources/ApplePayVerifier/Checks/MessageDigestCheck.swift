@@ -14,20 +14,20 @@ struct MessageDigestCheck: VerificationCheck {
         guard signer.digestAlgorithm.algorithm == CMSOID.sha256, signer.digestAlgorithm.parametersAbsentOrNull else {
             return .failed(.unsupportedDigestAlgorithm, "the digest algorithm is \(signer.digestAlgorithm); Apple Pay uses sha256 (parameters absent or NULL)")
         }
-        let node: ASN1Node
+        let element: ArraySlice<UInt8>
         switch SignedAttributes.single(CMSOID.messageDigest, name: "message-digest", in: signer) {
         case .problem(let outcome): return outcome
-        case .value(let value): node = value
+        case .value(let value): element = value
         }
-        guard let digest = try? ASN1OctetString(berEncoded: node) else {
+        guard let digest = BERScanner.octetString(element) else {
             return .failed(.malformedAttribute, "the message-digest attribute is not an OCTET STRING")
         }
-        let computed = Array(SHA256.hash(data: token.signedContent))
+        let computed = token.signedContentDigest
         let fields = token.version == .ecV1 ? "ephemeralPublicKey ‖ data ‖ transactionId" : "wrappedKey ‖ data ‖ transactionId"
         let covered = fields + (token.header.applicationDataBytes != nil ? " ‖ applicationData" : "")
-        guard digest.bytes.elementsEqual(computed) else {
+        guard digest.elementsEqual(computed) else {
             return .failed(.digestMismatch, "the signed message digest is not SHA-256 of \(covered): a signed field was altered or the fields were not decoded as sent", details: [
-                "signedDigest": TokenEncoding.hexEncode(digest.bytes),
+                "signedDigest": TokenEncoding.hexEncode(digest),
                 "computedDigest": TokenEncoding.hexEncode(computed),
             ])
         }

@@ -12,9 +12,8 @@ struct ReplayCheck: VerificationCheck {
     let store: any ReplayStore
     let policy: ApplePayPolicy
 
-    init(store: any ReplayStore, policy: ApplePayPolicy, expectations: ApplePayExpectations) {
-        self.store = store
-        self.policy = policy
+    /// Every check before this one that the policy requires (expectation checks only when set).
+    static func prerequisites(policy: ApplePayPolicy, expectations: ApplePayExpectations) -> [CheckID] {
         var before: [CheckID] = [
             .applePaySignatureCMS, .applePaySignatureMarkerOIDs, .applePaySignatureCertificateValidity,
             .applePaySignatureChain, .applePaySignatureContentType, .applePaySignatureMessageDigest,
@@ -24,7 +23,13 @@ struct ReplayCheck: VerificationCheck {
         if expectations.currencyCode != nil { before.append(.applePayExpectCurrency) }
         if expectations.transactionAmount != nil { before.append(.applePayExpectAmount) }
         if expectations.applicationData != nil { before.append(.applePayExpectApplicationData) }
-        self.prerequisites = [.applePayTokenStructure] + policy.requiredOnly(before)
+        return [.applePayTokenStructure] + policy.requiredOnly(before)
+    }
+
+    init(store: any ReplayStore, policy: ApplePayPolicy, prerequisites: [CheckID]) {
+        self.store = store
+        self.policy = policy
+        self.prerequisites = prerequisites
     }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {

@@ -43,13 +43,7 @@ struct SignatureCMSCheck: VerificationCheck {
 
         return .passed(
             "detached SignedData with one signer, \(parsed.count) certificates; signer \"\(leaf.displayName)\"",
-            details: [
-                "leaf": leaf.displayName,
-                "leafSerial": leaf.serialHex,
-                "certificates": String(parsed.count),
-                "digestAlgorithm": signer.digestAlgorithm.description,
-                "signatureAlgorithm": signer.signatureAlgorithm.description,
-            ]
+            details: ["leaf": leaf.displayName, "leafSerial": leaf.serialHex]
         )
     }
 

@@ -1,14 +1,14 @@
-import SwiftASN1
 import VerificationCore
 
 /// Reads one single-valued signed attribute, turning every way it can be wrong into a check outcome.
 enum SignedAttributes {
     enum Lookup {
-        case value(ASN1Node)
+        /// The value's whole element, as received.
+        case value(ArraySlice<UInt8>)
         case problem(CheckOutcome)
     }
 
-    static func single(_ type: ASN1ObjectIdentifier, name: String, in signer: CMSSignerInfo) -> Lookup {
+    static func single(_ type: RawOID, name: String, in signer: CMSSignerInfo) -> Lookup {
         guard signer.signedAttributesReceived != nil else {
             return .problem(.failed(.missingSignedAttributes, "the SignerInfo has no signed attributes; Apple signs contentType, signingTime and messageDigest"))
         }

@@ -28,7 +28,7 @@ struct SignerCheck: VerificationCheck {
                 return .failed(.keyTypeMismatch, "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; EC_v1 tokens are signed with P-256")
             }
             guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: signer.signature),
-                  key.isValidSignature(signature, for: signedBytes)
+                  key.isValidSignature(signature, for: SHA256.hash(data: signedBytes))
             else {
                 return .failed(.signatureInvalid, "the ECDSA signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
@@ -44,7 +44,7 @@ struct SignerCheck: VerificationCheck {
                 return .failed(.keyTypeMismatch, "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; RSA_v1 tokens are signed with RSA")
             }
             let signature = _RSA.Signing.RSASignature(rawRepresentation: signer.signature)
-            guard key.isValidSignature(signature, for: signedBytes, padding: .insecurePKCS1v1_5) else {
+            guard key.isValidSignature(signature, for: SHA256.hash(data: signedBytes), padding: .insecurePKCS1v1_5) else {
                 return .failed(.signatureInvalid, "the RSA PKCS#1 v1.5/SHA-256 signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
             return .passed("RSA PKCS#1 v1.5/SHA-256 signature by \"\(leaf.displayName)\" (\(key.keySizeInBits) bits) verifies")
@@ -60,19 +60,19 @@ struct SignerCheck: VerificationCheck {
             return .failed(.algorithmProtectionMismatch, "the CMSAlgorithmProtection attribute must appear once with one value")
         }
         do {
-            let (digest, signature) = try BER.sequence(value, identifier: .sequence) { nodes -> (CMSAlgorithmIdentifier, CMSAlgorithmIdentifier?) in
-                guard let digestNode = nodes.next() else { throw CMSParseError(.malformedAttribute, "no digest algorithm") }
-                let digest = try CMSSignedData.parseAlgorithmIdentifier(digestNode)
-                var signature: CMSAlgorithmIdentifier?
-                while let node = nodes.next() {
-                    if node.identifier == ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific) {
-                        signature = try BER.sequence(node, identifier: node.identifier) { inner in
-                            let oid = try ASN1ObjectIdentifier(berEncoded: &inner)
-                            return CMSAlgorithmIdentifier(algorithm: oid, parameters: inner.next()?.encodedBytes)
-                        }
-                    }
-                }
-                return (digest, signature)
+            // CMSAlgorithmProtection ::= SEQUENCE { digestAlgorithm, signatureAlgorithm [1] IMPLICIT OPTIONAL, macAlgorithm [2] OPTIONAL }
+            let scanner = BERScanner(bytes: Array(value))
+            let root = try scanner.root()
+            guard root.tag == 0x30 else { throw CMSParseError(.malformedAttribute, "not a SEQUENCE") }
+            let parts = try scanner.children(of: root)
+            guard let digestPart = parts.first else { throw CMSParseError(.malformedAttribute, "no digest algorithm") }
+            let digest = try CMSSignedData.algorithmIdentifier(digestPart, scanner: scanner, depth: 2)
+            var signature: CMSAlgorithmIdentifier?
+            if let signaturePart = parts.dropFirst().first(where: { $0.tag == 0xA1 }) {
+                var retagged = Array(scanner.slice(signaturePart))
+                retagged[0] = 0x30
+                let inner = BERScanner(bytes: retagged)
+                signature = try CMSSignedData.algorithmIdentifier(try inner.root(), scanner: inner, depth: 2)
             }
             guard digest.algorithm == signer.digestAlgorithm.algorithm else {
                 return .failed(.algorithmProtectionMismatch, "CMSAlgorithmProtection names digest \(digest) but the signer uses \(signer.digestAlgorithm)")

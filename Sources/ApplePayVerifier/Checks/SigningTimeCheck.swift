@@ -23,6 +23,14 @@ struct SigningTimeCheck: VerificationCheck {
         let window = policy.maximumSigningAge.seconds
         let skew = max(policy.allowedFutureSkew.seconds, context.clockSkewSeconds)
         let age = time.timeIntervalSince(signingTime)
+        if age >= -skew, age <= window {
+            let signed = signingTime.rfc3339
+            let ageText = Self.format(age)
+            return .passed("signed at \(signed), \(ageText) s before the verification time (window \(Self.format(window)) s)", details: [
+                "signingTime": signed,
+                "ageSeconds": ageText,
+            ])
+        }
         let details = [
             "signingTime": signingTime.rfc3339,
             "verificationTime": time.rfc3339,
@@ -45,8 +53,8 @@ struct SigningTimeCheck: VerificationCheck {
         switch SignedAttributes.single(CMSOID.signingTime, name: "signing-time", in: signer) {
         case .problem(let outcome):
             return .failure(Problem(outcome: outcome))
-        case .value(let node):
-            guard let date = try? CMSTime.date(from: node) else {
+        case .value(let element):
+            guard let node = try? BER.parse(element), let date = try? CMSTime.date(from: node) else {
                 return .failure(Problem(outcome: .failed(.malformedAttribute, "the signing-time attribute is not a valid UTCTime or GeneralizedTime")))
             }
             return .success(date)

@@ -15,12 +15,9 @@ struct TokenStructureCheck: VerificationCheck {
             return .failed(error.reasonCode, error.checkMessage, details: details)
         }
         state.token = token
-        var details = [
-            "version": token.version.rawValue,
-            "transactionId": token.header.transactionId,
-            "publicKeyHash": token.header.publicKeyHash,
-        ]
-        if let applicationData = token.header.applicationData { details["applicationData"] = applicationData }
-        return .passed("\(token.version.rawValue) token with every header field \(token.version == .ecV1 ? "(ephemeralPublicKey, publicKeyHash, transactionId)" : "(wrappedKey, publicKeyHash, transactionId)")", details: details)
+        let message = token.version == .ecV1
+            ? "EC_v1 token with every header field (ephemeralPublicKey, publicKeyHash, transactionId)"
+            : "RSA_v1 token with every header field (wrappedKey, publicKeyHash, transactionId)"
+        return .passed(message, details: ["version": token.version.rawValue, "transactionId": token.header.transactionId])
     }
 }

@@ -23,6 +23,7 @@ public enum ApplePayDecryption {
     /// Apple's IV: 16 zero bytes (GCM derives its counter block differently for 12-byte IVs, so a
     /// 12-byte nonce does not open Apple's data).
     static let zeroIV = [UInt8](repeating: 0, count: 16)
+    static let zeroNonce: AES.GCM.Nonce? = try? AES.GCM.Nonce(data: zeroIV)
 
     /// NIST SP 800-56A §5.8.1 concatenation KDF with SHA-256 and a single round (32 bytes):
     /// SHA-256(00000001 ‖ Z ‖ AlgorithmID ‖ PartyUInfo ‖ PartyVInfo).
@@ -74,7 +75,7 @@ public enum ApplePayDecryption {
             throw DecryptionError(.ciphertextTooShort, "data is \(data.count) bytes, shorter than the 16-byte GCM tag")
         }
         do {
-            let nonce = try AES.GCM.Nonce(data: zeroIV)
+            guard let nonce = zeroNonce else { throw DecryptionError(.authenticationFailed, "AES-GCM is unavailable") }
             let box = try AES.GCM.SealedBox(nonce: nonce, ciphertext: data[..<(data.count - 16)], tag: data[(data.count - 16)...])
             return [UInt8](try AES.GCM.open(box, using: key))
         } catch {

@@ -39,9 +39,11 @@ public struct MerchantKey: Sendable, CustomStringConvertible {
     let merchantIdentifierHash: [UInt8]?
     /// Where ``merchantIdentifierHash`` came from, for messages.
     public let merchantIdentifierSource: String?
+    /// The certificate subject's common name (or whole subject), for messages.
+    public let subjectName: String
 
     public var description: String {
-        "MerchantKey(\(privateKey.kindName), publicKeyHash \(publicKeyHash), \(ParsedCertificate.displayName(certificate.subject)))"
+        "MerchantKey(\(privateKey.kindName), publicKeyHash \(publicKeyHash), \(subjectName))"
     }
 
     /// Builds a key from a certificate (PEM or DER file contents) and a private-key file (PEM SEC1,
@@ -66,6 +68,7 @@ public struct MerchantKey: Sendable, CustomStringConvertible {
             throw MerchantKeyError(.unreadableCertificate, "the merchant certificate is not a readable X.509 certificate")
         }
         self.certificate = certificate
+        self.subjectName = ParsedCertificate.displayName(certificate.subject)
         self.publicKeyHash = TokenEncoding.base64Encode(SHA256.hash(data: spki))
         self.privateKey = privateKey
 
