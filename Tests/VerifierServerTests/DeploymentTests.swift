@@ -11,69 +11,7 @@ import WalletVerifierTestSupport
     static let postgresURL: String? = ProcessInfo.processInfo.environment["WALLET_VERIFIER_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
-    /// A running `wallet-verifier serve`.
-    final class Instance: @unchecked Sendable {
-        let process = Process()
-        let port: Int
-        private let output = Pipe()
-
-        init(arguments: [String]) throws {
-            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wallet-verifier")
-            process.executableURL = binary
-            process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["LOG_LEVEL"] = "notice"
-            process.environment = environment
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            // The port is in the "listening on" line.
-            var collected = ""
-            let deadline = Date().addingTimeInterval(60)
-            var found: Int?
-            while found == nil && Date() < deadline && process.isRunning {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { Thread.sleep(forTimeInterval: 0.05); continue }
-                collected += String(decoding: data, as: UTF8.self)
-                if let range = collected.range(of: "listening on http://127.0.0.1:") {
-                    let digits = collected[range.upperBound...].prefix { $0.isNumber }
-                    found = Int(digits)
-                }
-            }
-            guard let found else {
-                process.terminate()
-                throw VectorError("the service did not start: \(collected)")
-            }
-            port = found
-            // Keep draining the output so the process never blocks on a full pipe.
-            output.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
-        }
-
-        func stop() {
-            output.fileHandleForReading.readabilityHandler = nil
-            if process.isRunning {
-                process.interrupt()
-                process.waitUntilExit()
-            }
-        }
-
-        func post(_ path: String, _ object: [String: Any]) async throws -> (status: Int, body: [String: Any]) {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: object)
-            let (data, response) = try await URLSession.shared.data(for: request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            return (status, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
-        }
-
-        func get(_ path: String) async throws -> Int {
-            let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-            return (response as? HTTPURLResponse)?.statusCode ?? 0
-        }
-    }
-
-    static func createRequest(on instance: Instance) async throws -> (id: String, nonce: [UInt8]) {
+    static func createRequest(on instance: ServiceInstance) async throws -> (id: String, nonce: [UInt8]) {
         let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
         let created = try await instance.post("/v1/identity/requests", ["descriptor": descriptor])
         #expect(created.status == 201)
@@ -83,7 +21,7 @@ import WalletVerifierTestSupport
     }
 
     /// Sends the same submission `count` times concurrently, round-robin over the instances.
-    static func submitConcurrently(_ path: String, _ body: [String: Any], to instances: [Instance], count: Int) async throws -> [(status: Int, verdict: String?)] {
+    static func submitConcurrently(_ path: String, _ body: [String: Any], to instances: [ServiceInstance], count: Int) async throws -> [(status: Int, verdict: String?)] {
         let payload = try JSONSerialization.data(withJSONObject: body)
         return try await withThrowingTaskGroup(of: (Int, String?).self) { group in
             for index in 0..<count {
@@ -113,7 +51,7 @@ import WalletVerifierTestSupport
         // The fixtures are valid at a fixed time; the service reads the clock, so give it time-independent inputs:
         // fresh MSOs valid now and a signing time of now.
         let arguments = ["--store", "sqlite", "--data-dir", dataDirectory] + fixture.serveArguments
-        var instance = try Instance(arguments: arguments)
+        var instance = try ServiceInstance(arguments: arguments)
         #expect(try await instance.get("/readyz") == 200)
         let request = try await Self.createRequest(on: instance)
         let envelope = try fixture.identityResponse(nonce: request.nonce, fixture: Self.currentFixture())
@@ -125,7 +63,7 @@ import WalletVerifierTestSupport
 
         // A restarted service still rejects the consumed nonce.
         instance.stop()
-        instance = try Instance(arguments: arguments)
+        instance = try ServiceInstance(arguments: arguments)
         defer { instance.stop() }
         let again = try await instance.post("/v1/identity/verify", submission)
         #expect(again.status == 200)
@@ -141,9 +79,9 @@ import WalletVerifierTestSupport
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         let arguments = ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments
-        let a = try Instance(arguments: arguments)
+        let a = try ServiceInstance(arguments: arguments)
         defer { a.stop() }
-        let b = try Instance(arguments: arguments)
+        let b = try ServiceInstance(arguments: arguments)
         defer { b.stop() }
         #expect(try await a.get("/readyz") == 200)
         #expect(try await b.get("/readyz") == 200)

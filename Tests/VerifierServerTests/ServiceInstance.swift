@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import WalletVerifierTestSupport
+
+/// A running `wallet-verifier serve` process on a free loopback port.
+final class ServiceInstance: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    private let output = Pipe()
+
+    init(arguments: [String]) throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wallet-verifier")
+        process.executableURL = binary
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["LOG_LEVEL"] = "notice"
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        // The port is in the "listening on" line.
+        var collected = ""
+        let deadline = Date().addingTimeInterval(60)
+        var found: Int?
+        while found == nil && Date() < deadline && process.isRunning {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { Thread.sleep(forTimeInterval: 0.05); continue }
+            collected += String(decoding: data, as: UTF8.self)
+            if let range = collected.range(of: "listening on http://127.0.0.1:") {
+                let digits = collected[range.upperBound...].prefix { $0.isNumber }
+                found = Int(digits)
+            }
+        }
+        guard let found else {
+            process.terminate()
+            throw VectorError("the service did not start: \(collected)")
+        }
+        port = found
+        // Keep draining the output so the process never blocks on a full pipe.
+        output.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+    }
+
+    func stop() {
+        output.fileHandleForReading.readabilityHandler = nil
+        if process.isRunning {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+    }
+
+    func post(_ path: String, _ object: [String: Any]) async throws -> (status: Int, body: [String: Any]) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: object)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        return (status, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
+    }
+
+    func get(_ path: String) async throws -> Int {
+        let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+}
+
