@@ -18,7 +18,14 @@ struct WebPage: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.get("") { _, _ in html(page(result: nil)) }
         router.post("ui/verify") { request, _ -> Response in
-            let buffer = try await request.body.collect(upTo: services.settings.bodyLimit)
+            let buffer: ByteBuffer
+            do {
+                buffer = try await request.body.collect(upTo: services.settings.bodyLimit)
+            } catch {
+                var response = html(page(result: errorBox("The submission is larger than \(services.settings.bodyLimit) bytes.")))
+                response.status = .contentTooLarge
+                return response
+            }
             let form = FormData(String(buffer: buffer))
             return html(page(result: await verify(form)))
         }
