@@ -31,6 +31,12 @@ public struct PhotoIDDocument: Sendable, CustomStringConvertible {
         public let approximateMask: String?
         /// Whether the value arrived as the nested map.
         public let nested: Bool
+
+        public init(date: CBORFullDate, approximateMask: String? = nil, nested: Bool) {
+            self.date = date
+            self.approximateMask = approximateMask
+            self.nested = nested
+        }
     }
 
     public var familyNameUnicode: String?

@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import WalletCBOR
+import WalletCOSE
+import X509
+
+/// Builds VICALs (ISO/IEC 18013-5 Annex C) signed by a VICAL signer made in code: an anchor (root)
+/// and a signer it issued, carried in x5chain like AAMVA's.
+public struct VICALFixture: Sendable {
+    public struct Entry: Sendable {
+        public var certificate: Certificate
+        public var docTypes: [String]
+        public init(_ certificate: Certificate, docTypes: [String]) {
+            self.certificate = certificate
+            self.docTypes = docTypes
+        }
+    }
+
+    public let anchorKey: P256.Signing.PrivateKey
+    public let anchor: Certificate
+    public let signerKey: P256.Signing.PrivateKey
+    public let signer: Certificate
+
+    public var entries: [Entry] = []
+    public var date = Date(timeIntervalSince1970: 1_700_000_000 - 86_400)
+    public var nextUpdate: Date? = Date(timeIntervalSince1970: 1_700_000_000 + 30 * 86_400)
+    public var provider = "Test Trust Service"
+
+    public init(signerNotAfter: Date = Date(timeIntervalSince1970: 2_000_000_000)) throws {
+        anchorKey = P256.Signing.PrivateKey()
+        signerKey = P256.Signing.PrivateKey()
+        let anchorName = try DistinguishedName { CountryName("US"); OrganizationName("Test Trust Service"); CommonName("Test VICAL Root") }
+        let signerName = try DistinguishedName { CountryName("US"); OrganizationName("Test Trust Service"); CommonName("Test VICAL Signer") }
+        let notBefore = Date(timeIntervalSince1970: 1_600_000_000)
+        anchor = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(anchorKey.publicKey),
+            notValidBefore: notBefore, notValidAfter: Date(timeIntervalSince1970: 2_000_000_000),
+            issuer: anchorName, subject: anchorName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 1))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            },
+            issuerPrivateKey: .init(anchorKey))
+        signer = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(signerKey.publicKey),
+            notValidBefore: notBefore, notValidAfter: signerNotAfter,
+            issuer: anchorName, subject: signerName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(KeyUsage(digitalSignature: true))
+                Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 8])]))
+            },
+            issuerPrivateKey: .init(anchorKey))
+    }
+
+    public var anchorPEM: String { try! anchor.serializeAsPEM().pemString }
+
+    static func der(_ certificate: Certificate) -> [UInt8] {
+        var serializer = DER.Serializer()
+        try! serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+
+    /// The signed VICAL (COSE_Sign1, x5chain [signer, anchor] unprotected like AAMVA's).
+    public func signed() throws -> [UInt8] {
+        var infos: [CBORNode] = []
+        for entry in entries {
+            infos.append(try CBORNode.map([
+                "certificate": .bytes(Self.der(entry.certificate)),
+                "serialNumber": .tagged(2, .bytes([1])),
+                "ski": .bytes([UInt8](repeating: 7, count: 20)),
+                "docType": .array(entry.docTypes.map { .text($0) }),
+                "issuingAuthority": .text(entry.certificate.subject.description),
+            ]))
+        }
+        var fields: [(CBORNode, CBORNode)] = [
+            (.text("version"), .text("1.0")), (.text("vicalProvider"), .text(provider)),
+            (.text("date"), CBORDateTime(date: date).cborNode()), (.text("vicalIssueID"), .unsigned(42)),
+            (.text("certificateInfos"), .array(infos)),
+        ]
+        if let nextUpdate { fields.append((.text("nextUpdate"), CBORDateTime(date: nextUpdate).cborNode())) }
+        let payload = Array(try CBORNode.map(fields).encodedBytes)
+        let sign1 = try COSESign1.sign(payload: payload, key: .p256(signerKey),
+                                       unprotected: [(.int(33), .array([.bytes(Self.der(signer)), .bytes(Self.der(anchor))]))])
+        return Array(sign1.node.encodedBytes)
+    }
+}

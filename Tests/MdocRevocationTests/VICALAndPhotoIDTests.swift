@@ -1,0 +1,238 @@
+import Crypto
+import Foundation
+import Testing
+import Mdoc
+import MdocRevocation
+import MdocTrustLists
+import MdocVerifier
+import PhotoID
+import VerificationCore
+import WalletCBOR
+import WalletVerifierTestSupport
+import X509
+
+private let aamva = "mdoc/aamva-vical-isomdl/"
+
+@Suite struct AAMVAVICALTests {
+    func anchors(_ file: String = "aamva_dts_root_ca.pem") throws -> [Certificate] {
+        try IACATrustStore.certificates(in: try TestVectors.data(aamva + file), name: file)
+    }
+
+    @Test func theRealVICALIsTrustedOnItsIssueDay() async throws {
+        let bytes = try TestVectors.data(aamva + "aamva-vical-2025-11-18.cbor")
+        let time = try #require(RFC3339Time.parse("2025-11-18T19:00:00Z"))
+        let result = await VICALLoader(anchors: try anchors()).load(bytes: bytes, at: time)
+        #expect(result.trusted, "\(result.checks.filter { $0.status != .passed }.map(\.message))")
+        #expect(result.checks.map(\.id) == [.vicalStructure, .vicalSignature, .vicalChain, .vicalValidity])
+        #expect(result.checks.allSatisfy { $0.status == .passed && $0.scope == "vical" })
+        let vical = try #require(result.vical)
+        #expect(vical.provider == "AAMVA")
+        #expect(vical.version == "1.0")
+        #expect(vical.issueID == 227_602)
+        #expect(vical.nextUpdate == RFC3339Time.parse("2025-11-19T18:38:12Z"))
+        #expect(vical.entries.count == 14)
+        #expect(result.roots.count == 14)
+        #expect(result.roots.allSatisfy { $0.docTypes == ["org.iso.18013.5.1.mDL"] })
+        #expect(result.checks.first { $0.id == .vicalSignature }?.details["signer"]?.contains("AAMVA Prod Vical-Signer-01") == true)
+
+        var store = IACATrustStore()
+        result.add(to: &store)
+        #expect(store.roots(for: "org.iso.18013.5.1.mDL").count == 14)
+        #expect(store.roots(for: "org.iso.23220.photoid.1").isEmpty)
+        #expect(store.anchors.first?.source == "VICAL AAMVA #227602")
+
+        // The issuing CA works as an anchor too.
+        #expect(await VICALLoader(anchors: try anchors("aamva_dts_issuing_ca.pem")).load(bytes: bytes, at: time).trusted)
+        // Filtered by docType: nothing for passports.
+        #expect(await VICALLoader(anchors: try anchors()).load(bytes: bytes, at: time, docTypes: ["org.iso.23220.photoid.1"]).roots.isEmpty)
+    }
+
+    @Test func todayTheSignerHasExpiredAndTheVICALIsOutdated() async throws {
+        let bytes = try TestVectors.data(aamva + "aamva-vical-2025-11-18.cbor")
+        let result = await VICALLoader(anchors: try anchors()).load(bytes: bytes, at: try #require(RFC3339Time.parse("2026-11-21T00:00:00Z")))
+        #expect(!result.trusted)
+        #expect(result.roots.isEmpty)
+        let chain = try #require(result.checks.first { $0.id == .vicalChain })
+        #expect(chain.reason == "certificateExpired")
+        #expect(chain.message.contains("Vical-Signer"))
+        #expect(result.checks.first { $0.id == .vicalValidity }?.reason == "vicalOutdated")
+        // The signature itself still verifies: it is the time that is wrong.
+        #expect(result.checks.first { $0.id == .vicalSignature }?.status == .passed)
+
+        // A day after nextUpdate, while the signer is valid: outdated, or a warning when allowed.
+        let late = try #require(RFC3339Time.parse("2025-11-20T19:00:00Z"))
+        let strict = await VICALLoader(anchors: try anchors()).load(bytes: bytes, at: late)
+        #expect(!strict.trusted)
+        let lenient = await VICALLoader(anchors: try anchors(), allowOutdated: true).load(bytes: bytes, at: late)
+        #expect(lenient.trusted)
+        #expect(lenient.warnings.contains { $0.code == "vicalOutdated" })
+    }
+
+    @Test func aTamperedVICALOrAnotherAnchorIsRejected() async throws {
+        var bytes = try TestVectors.data(aamva + "aamva-vical-2025-11-18.cbor")
+        let time = try #require(RFC3339Time.parse("2025-11-18T19:00:00Z"))
+        // Change one byte inside the first certificateInfo's certificate (the DER after "certificate" and its bstr head).
+        let marker = try #require(findSubsequence(bytes, Array("certificate".utf8) + [0x59]))
+        bytes[marker + 40] ^= 0x01
+        let tampered = await VICALLoader(anchors: try anchors()).load(bytes: bytes, at: time)
+        #expect(!tampered.trusted)
+        #expect(tampered.checks.first { $0.id == .vicalSignature }?.reason == "signatureInvalid")
+
+        let other = try MdocPKI()
+        let wrongAnchor = await VICALLoader(anchors: [other.iaca]).load(bytes: try TestVectors.data(aamva + "aamva-vical-2025-11-18.cbor"), at: time)
+        #expect(wrongAnchor.checks.first { $0.id == .vicalChain }?.reason == "untrustedSigner")
+        #expect(wrongAnchor.roots.isEmpty)
+
+        for garbage: [UInt8] in [[], [0xa0], [0x84, 0x40, 0xa0, 0xf6, 0x40]] {
+            let result = await VICALLoader(anchors: try anchors()).load(bytes: garbage, at: time)
+            #expect(result.checks.first?.status == .failed)
+            #expect(result.checks.dropFirst().allSatisfy { $0.reason == .prerequisiteFailed })
+        }
+    }
+
+    func findSubsequence(_ haystack: [UInt8], _ needle: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) { return start }
+        return nil
+    }
+}
+
+@Suite struct FixtureVICALTests {
+    /// A VICAL built in code vouches for a passport issuer: the passport verifies with a trust store
+    /// filled from it, and only for the docType the VICAL names.
+    @Test func rootsFromAVICALVerifyDocumentsOfTheirDocType() async throws {
+        let pki = try MdocPKI()
+        var vical = try VICALFixture()
+        vical.entries = [.init(pki.iaca, docTypes: [PhotoIDFixture.docType])]
+        let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
+        let loaded = await VICALLoader(anchors: [vical.anchor]).load(bytes: try vical.signed(), at: time)
+        #expect(loaded.trusted)
+        var store = IACATrustStore()
+        loaded.add(to: &store)
+
+        let deviceKey = P256.Signing.PrivateKey()
+        let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: "https://verifier.example")
+        let passport = try PhotoIDFixture().deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+        let accepted = await PassportVerifier(trustStore: store).verify(deviceResponse: passport, transcript: transcript, at: time)
+        #expect(accepted.report.verdict == .accepted, "\(accepted.report.failures.map(\.message))")
+
+        var mdl = PhotoIDFixture()
+        mdl.docType = MdocFixture.mDL
+        let licence = try mdl.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+        let report = await MdocVerifier(trustStore: store).verify(deviceResponse: licence, transcript: transcript, at: time).report
+        #expect(report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
+    }
+
+    @Test func anExpiredVICALSignerOrAVICALFromTheFutureIsNotTrusted() async throws {
+        let time = Date(timeIntervalSince1970: 1_700_000_000)
+        let expired = try VICALFixture(signerNotAfter: time.addingTimeInterval(-1))
+        let result = await VICALLoader(anchors: [expired.anchor]).load(bytes: try expired.signed(), at: time)
+        #expect(result.checks.first { $0.id == .vicalChain }?.reason == "certificateExpired")
+        var future = try VICALFixture()
+        future.date = time.addingTimeInterval(86_400)
+        let early = await VICALLoader(anchors: [future.anchor]).load(bytes: try future.signed(), at: time)
+        #expect(early.checks.first { $0.id == .vicalValidity }?.reason == "vicalNotYetValid")
+        #expect(!early.trusted)
+    }
+}
+
+@Suite struct PhotoIDTests {
+    let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
+    let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: "https://verifier.example")
+
+    func verify(_ fixture: PhotoIDFixture, pki: MdocPKI? = nil) async throws -> PassportVerificationResult {
+        let pki = try pki ?? MdocPKI()
+        let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        return await PassportVerifier(trustStore: IACATrustStore(certificates: [pki.iaca])).verify(deviceResponse: bytes, transcript: transcript, at: time)
+    }
+
+    @Test func everyAppleElementIsTyped() async throws {
+        let result = try await verify(PhotoIDFixture())
+        #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
+        #expect(result.report.policy == "mdoc/passport-photoid@1")
+        #expect(!result.shouldRetryOrFallBack)
+        let passport = try #require(result.passport)
+        #expect(passport.problems.isEmpty)
+        #expect(passport.familyNameUnicode == "Søndergård")
+        #expect(passport.givenNameLatin1 == "Åsa")
+        #expect(passport.birthDate == PhotoIDDocument.BirthDate(date: CBORFullDate(year: 1990, month: 7, day: 4)!, approximateMask: nil, nested: true))
+        #expect(passport.portrait?.starts(with: [0xff, 0xd8]) == true)
+        #expect(passport.issueDate == .fullDate(CBORFullDate(year: 2021, month: 3, day: 1)!))
+        #expect(passport.expiryDate == .fullDate(CBORFullDate(year: 2031, month: 2, day: 28)!))
+        #expect(passport.issuingAuthorityUnicode == "Test Passport Authority")
+        #expect(passport.issuingCountry == "US")
+        #expect(passport.ageInYears == 33)
+        #expect(passport.ageOver == [18: true, 21: true])
+        #expect(passport.ageBirthYear == 1990)
+        if case .dateTime(let captured)? = passport.portraitCaptureDate { #expect(captured.rfc3339 == "2023-10-01T12:00:00Z") } else { Issue.record("portrait_capture_date") }
+        #expect(passport.sex == .female)
+        #expect(passport.nationality == "US")
+        #expect(passport.documentNumber == "X12345678")
+        #expect(!passport.description.contains("Åsa"))
+    }
+
+    @Test func aPlainFullDateBirthDateIsAcceptedToo() async throws {
+        var fixture = PhotoIDFixture()
+        fixture.elements = fixture.elements.map { $0.identifier == "birth_date" ? .init(PhotoIDFixture.nameSpace, "birth_date", .tagged(1004, .text("1990-07-04"))) : $0 }
+        let passport = try #require(try await verify(fixture).passport)
+        #expect(passport.birthDate?.nested == false)
+        #expect(passport.birthDate?.date == CBORFullDate(year: 1990, month: 7, day: 4))
+        let masked = PhotoIDDocument(elements: [("birth_date", .map([(key: "birth_date", value: .text("1990-07-04")), (key: "approximate_mask", value: .text("00001111"))]))])
+        #expect(masked.birthDate?.approximateMask == "00001111")
+        #expect(masked.problems.isEmpty)
+    }
+
+    @Test func wronglyTypedElementsFailPhotoIDElementsWithoutShowingValues() async throws {
+        var fixture = PhotoIDFixture()
+        let ns = PhotoIDFixture.nameSpace
+        fixture.elements += [
+            .init(ns, "resident_city", .text("ignored: not a photo ID element we type")),
+        ]
+        fixture.elements = fixture.elements.map { element in
+            switch element.identifier {
+            case "sex": return .init(ns, "sex", .int(3))
+            case "issuing_country": return .init(ns, "issuing_country", .text("USA"))
+            case "given_name_latin1": return .init(ns, "given_name_latin1", .text("Ōsa"))
+            case "age_over_21": return .init(ns, "age_over_21", .text("yes"))
+            case "birth_date": return .init(ns, "birth_date", .int(19_900_704))
+            default: return element
+            }
+        }
+        let result = try await verify(fixture)
+        let check = try #require(result.report.check(.photoIDElements, scope: "document[0]"))
+        #expect(check.status == .failed)
+        #expect(check.reason == "invalidElement")
+        #expect(Set(check.details["elements"]!.split(separator: ",").map(String.init)) == ["sex", "issuing_country", "given_name_latin1", "age_over_21", "birth_date"])
+        #expect(!check.message.contains("USA") && !check.message.contains("Ōsa") && !check.message.contains("19900704"))
+        #expect(result.report.verdict == .rejected)
+        #expect(!result.shouldRetryOrFallBack)
+    }
+
+    @Test func anotherDocTypeIsAClearRetryOrFallBackFailure() async throws {
+        var fixture = PhotoIDFixture()
+        fixture.docType = MdocFixture.mDL
+        let result = try await verify(fixture)
+        #expect(result.report.verdict == .rejected)
+        let check = try #require(result.report.check(.photoIDDocType))
+        #expect(check.reason == "unexpectedDocType")
+        #expect(check.message.contains("retry or fall back"))
+        #expect(result.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
+        #expect(result.shouldRetryOrFallBack)
+
+        let garbage = await PassportVerifier(trustStore: IACATrustStore()).verify(deviceResponse: [0xa0], transcript: transcript, at: time)
+        #expect(garbage.shouldRetryOrFallBack)
+        let empty = try CBORNode.map(["version": .text("1.0"), "documents": .array([]), "status": .unsigned(0)])
+        let none = await PassportVerifier(trustStore: IACATrustStore()).verify(deviceResponse: Array(empty.encodedBytes), transcript: transcript, at: time)
+        #expect(none.report.check(.mdocResponseStructure)?.reason == "noDocuments")
+        #expect(none.shouldRetryOrFallBack)
+    }
+
+    @Test func thePassportPolicyRequiresCountryName() async throws {
+        var options = MdocPKI.Options()
+        options.dsCountry = nil
+        options.iacaCountry = nil
+        let result = try await verify(PhotoIDFixture(), pki: try MdocPKI(options))
+        #expect(result.report.check(.mdocIssuerCountry)?.reason == "countryNameMissing")
+        #expect(result.report.verdict == .rejected)
+    }
+}
