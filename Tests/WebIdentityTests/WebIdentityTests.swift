@@ -1,0 +1,304 @@
+import Crypto
+import Foundation
+import Testing
+import Mdoc
+import MdocRevocation
+import MdocVerifier
+import PhotoID
+import VerificationCore
+import WalletCBOR
+import WalletCOSE
+@testable import WebIdentity
+import WalletVerifierTestSupport
+import X509
+
+private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
+
+/// The real Chrome/Android capture: decrypted with the published test key and verified at the time
+/// its README gives.
+@Suite struct RealAnnexCCaptureTests {
+    static let origin = "http://127.0.0.1:3010"
+    static let verifyAt = RFC3339Time.parse("2026-05-01T17:30:00Z")!
+    static let capturedAt = RFC3339Time.parse("2026-05-01T17:27:18Z")!
+
+    static func encryptionInfo() throws -> String {
+        try TestVectors.text(capture + "request/encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func recipientKey() throws -> P256.KeyAgreement.PrivateKey {
+        try WebRecipientKey.load(contents: try TestVectors.data(capture + "request/recipient-private.jwk.json"), name: "recipient-private.jwk.json")
+    }
+
+    static func response() throws -> [UInt8] {
+        try DCAPIEncryptedResponse.responseBytes(fromSubmission: try TestVectors.data(capture + "response/wallet-response.digital-credential.json"))
+    }
+
+    /// The demo issuer's self-signed document signer, pinned (it is the only way to trust it).
+    static func pinnedStore() throws -> IACATrustStore {
+        let plaintext = try TestVectors.data(capture + "response/device-response.cbor")
+        let response = try DeviceResponse(cborBytes: plaintext)
+        let der = try response.documents[0].issuerSigned.issuerAuth.headers.x5chain()[0]
+        return IACATrustStore(certificates: [try Certificate(derEncoded: der)])
+    }
+
+    /// ISO strict, except that the demo document signer has no Annex B extensions and no country.
+    static var demoPolicy: MdocVerificationPolicy {
+        var policy = MdocVerificationPolicy.iso18013Strict
+        policy.requirements = policy.requirements.with(.mdocIssuerCertificateProfile, .advisory).with(.mdocIssuerCountry, .advisory)
+        return policy
+    }
+
+    @Test func theWireFormatsMatchTheCapture() throws {
+        let info = try DCAPIEncryptionInfo(base64URL: try Self.encryptionInfo())
+        #expect(info.bytes == (try TestVectors.data(capture + "request/encryption-info.cbor")))
+        #expect(info.nonce.count == 32)
+        #expect(info.recipientPublicKey.x963Representation == (try Self.recipientKey()).publicKey.x963Representation)
+        let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: try Self.encryptionInfo(), origin: Self.origin)
+        #expect(transcript.bytes == (try TestVectors.data(capture + "request/session-transcript.cbor")))
+        #expect(try Self.response() == (try TestVectors.data(capture + "response/dcapi-response.cbor")))
+        let envelope = try DCAPIEncryptedResponse(cborBytes: try Self.response())
+        #expect(envelope.enc.count == 65)
+        // The base64url text alone is accepted as well.
+        let text = try TestVectors.text(capture + "response/wallet-response.digital-credential.json")
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+        let b64 = (object["data"] as! [String: Any])["response"] as! String
+        #expect(try DCAPIEncryptedResponse.responseBytes(fromSubmission: Array(b64.utf8)) == (try Self.response()))
+    }
+
+    @Test func theCaptureDecryptsAndVerifiesAtTheReadmeTime() async throws {
+        let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy)
+        let result = await verifier.verify(response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
+                                           recipientKey: try Self.recipientKey(), at: Self.verifyAt)
+        let report = result.report
+        #expect(report.verdict == .accepted, "\(report.failures.map { "\($0.id): \($0.message)" })")
+        #expect(report.flow == "webIdentity")
+        for id in [CheckID.webEnvelopeStructure, .webEnvelopeEncryptionInfo, .webEnvelopeDecryption, .webPlaintextStructure,
+                   .mdocIssuerSignature, .mdocIssuerChain, .mdocValueDigests, .mdocValidity, .mdocDeviceAuthentication] {
+            #expect(report.check(id)?.status == .passed, "\(id)")
+        }
+        #expect(report.check(.mdocIssuerChain)?.details["pinned"] == "true")
+        // The demo signer has neither the Annex B extensions nor a country: reported, advisory here.
+        #expect(report.check(.mdocIssuerCertificateProfile)?.status == .failed)
+        #expect(report.check(.mdocIssuerCountry)?.status == .failed)
+        let document = try #require(result.documents.first)
+        #expect(document.docType == "org.smarthealthit.checkin.1")
+        #expect(document.element("org.smarthealthit.checkin", "smart_health_checkin_response")?.stringValue?.isEmpty == false)
+
+        // Under ISO strict the same response is rejected for exactly those two reasons.
+        let strict = await WebIdentityVerifier(trustStore: try Self.pinnedStore()).verify(
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), at: Self.verifyAt).report
+        #expect(strict.verdict == .rejected)
+        #expect(Set(strict.failures.map(\.id)) == [.mdocIssuerCertificateProfile, .mdocIssuerCountry])
+    }
+
+    /// The README's lesson: the MSO's validFrom is 3 s after the capture, so a verifier without
+    /// clock-skew tolerance rejects the response at the moment it was captured.
+    @Test func zeroClockSkewRejectsAtCaptureTime() async throws {
+        var zeroSkew = Self.demoPolicy
+        zeroSkew.clockSkew = .seconds(0)
+        let strictClock = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: zeroSkew).verify(
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), at: Self.capturedAt).report
+        #expect(strictClock.verdict == .rejected)
+        #expect(strictClock.check(.mdocValidity)?.reason == "notYetValid")
+        #expect(strictClock.check(.webEnvelopeDecryption)?.status == .passed)
+
+        // The default 60 s tolerance accepts at capture time.
+        let tolerant = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy).verify(
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), at: Self.capturedAt).report
+        #expect(tolerant.verdict == .accepted)
+        // A day and more later the document signer and the MSO have expired.
+        let late = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy).verify(
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
+            at: Self.verifyAt.addingTimeInterval(2 * 86_400)).report
+        #expect(late.verdict == .rejected)
+        #expect(late.check(.mdocValidity)?.reason == "expired")
+    }
+
+    @Test func anotherOriginOrKeyCannotOpenTheResponse() async throws {
+        let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy)
+        let wrongOrigin = await verifier.verify(response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: "https://127.0.0.1:3010",
+                                                recipientKey: try Self.recipientKey(), at: Self.verifyAt).report
+        #expect(wrongOrigin.verdict == .rejected)
+        #expect(wrongOrigin.check(.webEnvelopeDecryption)?.reason == "decryptionFailed")
+        #expect(wrongOrigin.check(.webPlaintextStructure)?.reason == .prerequisiteFailed)
+        #expect(wrongOrigin.check(.mdocResponseStructure)?.reason == .prerequisiteFailed)
+
+        let otherKey = await verifier.verify(response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
+                                             recipientKey: P256.KeyAgreement.PrivateKey(), at: Self.verifyAt).report
+        #expect(otherKey.check(.webEnvelopeEncryptionInfo)?.reason == "recipientKeyMismatch")
+        #expect(otherKey.check(.webEnvelopeDecryption)?.reason == .prerequisiteFailed)
+
+        var tampered = try Self.response()
+        tampered[tampered.count - 20] ^= 0x01
+        let altered = await verifier.verify(response: tampered, encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
+                                            recipientKey: try Self.recipientKey(), at: Self.verifyAt).report
+        #expect(altered.check(.webEnvelopeDecryption)?.reason == "decryptionFailed")
+    }
+
+    @Test func keyFilesLoadAsJWKOrPEMAndPublicKeysAreRefused() throws {
+        let jwk = try Self.recipientKey()
+        let pem = try WebRecipientKey.load(contents: Array(jwk.pemRepresentation.utf8), name: "key.pem")
+        #expect(pem.rawRepresentation == jwk.rawRepresentation)
+        #expect(throws: WebKeyError.self) { try WebRecipientKey.load(contents: try TestVectors.data(capture + "request/recipient-public.jwk.json"), name: "public.jwk") }
+        do {
+            _ = try WebRecipientKey.load(contents: try TestVectors.data(capture + "request/recipient-public.jwk.json"), name: "public.jwk")
+        } catch {
+            #expect(String(describing: error).contains("no private part"))
+        }
+        #expect(throws: WebKeyError.self) { try WebRecipientKey.load(contents: Array(#"{"kty":"EC","crv":"P-384","d":"AA"}"#.utf8), name: "k") }
+        #expect(throws: WebKeyError.self) { try WebRecipientKey.load(contents: Array("hello".utf8), name: "k") }
+        // x and y that do not belong to d.
+        let other = P256.KeyAgreement.PrivateKey()
+        let mixed = #"{"kty":"EC","crv":"P-256","d":"\#(Base64URL.encode(jwk.rawRepresentation))","x":"\#(Base64URL.encode(other.publicKey.x963Representation.dropFirst().prefix(32)))","y":"\#(Base64URL.encode(other.publicKey.x963Representation.suffix(32)))"}"#
+        #expect(throws: WebKeyError.self) { try WebRecipientKey.load(contents: Array(mixed.utf8), name: "k") }
+    }
+}
+
+/// The whole flow with fixtures: the server creates the request, a "wallet" answers it, the server
+/// verifies it once.
+@Suite struct WebSessionTests {
+    let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
+    let origin = "https://verifier.example"
+
+    var photoIDRequest: WebDocumentRequest {
+        WebDocumentRequest(docType: PhotoIDFixture.docType, elements: PhotoIDFixture.defaultElements.map {
+            .init(nameSpace: $0.nameSpace, identifier: $0.identifier, intentToRetain: $0.identifier == "document_number")
+        })
+    }
+
+    func answer(_ presentation: WebPresentationRequest, pki: PassportPKI, fixture: PhotoIDFixture = PhotoIDFixture()) throws -> [UInt8] {
+        let plaintext = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: presentation.sessionTranscript)
+        return try DCAPIResponseFixture.encrypt(plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: presentation.origin,
+                                                recipientPublicKey: presentation.encryptionInfo.recipientPublicKey)
+    }
+
+    @Test func theRequestHasTheAnnexCShape() throws {
+        let key = P256.KeyAgreement.PrivateKey()
+        let presentation = try WebPresentationRequest(request: photoIDRequest, origin: origin, nonce: Array(repeating: 5, count: 32), recipientPublicKey: key.publicKey)
+        let json = try JSONSerialization.jsonObject(with: Data(presentation.navigatorCredentialsGetArgument.utf8)) as! [String: Any]
+        let requests = (json["digital"] as! [String: Any])["requests"] as! [[String: Any]]
+        #expect(requests.count == 1)
+        #expect(requests[0]["protocol"] as? String == "org-iso-mdoc")
+        let data = requests[0]["data"] as! [String: String]
+        #expect(data["encryptionInfo"] == presentation.encryptionInfo.base64URL)
+        let deviceRequestText = try #require(data["deviceRequest"])
+        let deviceRequestBytes = try #require(Base64URL.decode(deviceRequestText))
+        let deviceRequest = try CBORDecoder.decode(deviceRequestBytes).map()
+        #expect(deviceRequest["version"]?.textValue == "1.0")
+        let items = try EmbeddedCBOR<CBORNode>(cbor: try deviceRequest["docRequests"]!.array()[0].map()["itemsRequest"]!).value.map()
+        #expect(items["docType"]?.textValue == PhotoIDFixture.docType)
+        let elements = try items["nameSpaces"]!.map()[PhotoIDFixture.nameSpace]!.map()
+        #expect(elements.count == PhotoIDFixture.defaultElements.count)
+        #expect(elements["document_number"]?.value == .boolean(true))
+        #expect(elements["given_name_unicode"]?.value == .boolean(false))
+        // EncryptionInfo round-trips and names the key.
+        let info = try DCAPIEncryptionInfo(base64URL: presentation.encryptionInfo.base64URL)
+        #expect(info.nonce == Array(repeating: 5, count: 32))
+        #expect(info.recipientPublicKey.x963Representation == key.publicKey.x963Representation)
+    }
+
+    @Test func elementArgumentsParse() throws {
+        let retained = try WebDocumentRequest.Element(argument: "org.iso.23220.1/document_number:retain")
+        #expect(retained.nameSpace == "org.iso.23220.1" && retained.identifier == "document_number" && retained.intentToRetain)
+        let plain = try WebDocumentRequest.Element(argument: "org.iso.18013.5.1/age_over_21")
+        #expect(!plain.intentToRetain)
+        for bad in ["no-slash", "/x", "ns/", "ns/a/b", "ns/:retain"] {
+            #expect(throws: WebRequestError.self) { try WebDocumentRequest.Element(argument: bad) }
+        }
+        #expect(throws: WebRequestError.self) { try WebDocumentRequest(docType: "d", elements: [plain, plain]).validate() }
+    }
+
+    @Test func aResponseIsAcceptedOnceThroughTheSessions() async throws {
+        let pki = try PassportPKI()
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .passport)
+        let sessions = WebRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
+        let created = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
+        #expect(!created.description.contains(Hex.encode(created.presentation.encryptionInfo.nonce)))
+        let response = try answer(created.presentation, pki: pki)
+
+        let first = await sessions.verify(requestID: created.requestID, response: response, recipientKey: recipient, at: time.addingTimeInterval(30))
+        #expect(first.report.verdict == .accepted, "\(first.report.failures.map { "\($0.id): \($0.message)" })")
+        #expect(first.report.check(.webNonce)?.status == .passed)
+        #expect(first.report.check(.webRequestElements)?.status == .passed)
+        #expect(first.report.check(.photoIDDocType)?.status == .passed)
+        #expect(first.report.check(.photoIDElements)?.status == .passed)
+
+        let replay = await sessions.verify(requestID: created.requestID, response: response, recipientKey: recipient, at: time.addingTimeInterval(40))
+        #expect(replay.report.verdict == .rejected)
+        #expect(replay.report.check(.webNonce)?.reason == "nonceReused")
+        #expect(replay.documents.isEmpty)
+
+        let unknown = await sessions.verify(requestID: "nope", response: response, recipientKey: recipient, at: time)
+        #expect(unknown.report.check(.webNonce)?.reason == "unknownRequest")
+
+        let late = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
+        let expired = await sessions.verify(requestID: late.requestID, response: try answer(late.presentation, pki: pki), recipientKey: recipient, at: time.addingTimeInterval(601))
+        #expect(expired.report.check(.webNonce)?.reason == "nonceExpired")
+    }
+
+    @Test func aResponseToAnotherRequestDoesNotOpen() async throws {
+        let pki = try PassportPKI()
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .passport)
+        let sessions = WebRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
+        let one = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
+        let two = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
+        // The wallet answered request two; the page posts it against request one.
+        let result = await sessions.verify(requestID: one.requestID, response: try answer(two.presentation, pki: pki), recipientKey: recipient, at: time)
+        #expect(result.report.check(.webEnvelopeDecryption)?.reason == "decryptionFailed")
+        #expect(result.report.verdict == .rejected)
+    }
+
+    @Test func unrequestedElementsAndOtherDocTypesAreRejected() async throws {
+        let pki = try PassportPKI()
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
+        var narrow = photoIDRequest
+        narrow.elements = narrow.elements.filter { $0.identifier != "portrait" }
+        let presentation = try WebPresentationRequest(request: narrow, origin: origin, nonce: Array(repeating: 1, count: 32), recipientPublicKey: recipient.publicKey)
+        let result = await verifier.verify(response: try answer(presentation, pki: pki), encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin,
+                                           recipientKey: recipient, request: narrow, at: time)
+        #expect(result.report.check(.webRequestElements)?.reason == "unrequestedElement")
+        #expect(result.report.check(.webRequestElements)?.details["unrequested"] == "org.iso.23220.1/portrait")
+        #expect(result.report.verdict == .rejected)
+
+        var licence = PhotoIDFixture()
+        licence.docType = MdocFixture.mDL
+        let other = await verifier.verify(response: try answer(presentation, pki: pki, fixture: licence), encryptionInfo: presentation.encryptionInfo.base64URL,
+                                          origin: origin, recipientKey: recipient, request: narrow, at: time)
+        #expect(other.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
+        #expect(other.report.check(.photoIDDocType)?.reason == "unexpectedDocType")
+        #expect(other.report.check(.webRequestElements)?.reason == "unexpectedDocType")
+    }
+
+    @Test func revocationIsCheckedInTheWebFlow() async throws {
+        let pki = try PassportPKI()
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let uri = "https://revocation.example/passport/1"
+        let id: [UInt8] = [1, 2, 3, 4]
+        var fixture = PhotoIDFixture()
+        fixture.status = try RevocationListFixture.identifierListStatus(id: id, uri: uri)
+        let list = try RevocationListFixture(content: .identifiers([id]), uri: uri, issuedAt: time.addingTimeInterval(-60), expiresAt: time.addingTimeInterval(86_400))
+            .signed(by: pki.revocation)
+        var lists = OfflineRevocationLists()
+        try lists.add(bytes: list, name: "passport-1.cwt")
+        let store = IACATrustStore(certificates: [pki.iaca])
+        let verifier = WebIdentityVerifier(trustStore: store, policy: .passport, revocation: RevocationChecker(source: lists, trustStore: store))
+        let presentation = try WebPresentationRequest(request: photoIDRequest, origin: origin, nonce: Array(repeating: 2, count: 32), recipientPublicKey: recipient.publicKey)
+        let result = await verifier.verify(response: try answer(presentation, pki: pki, fixture: fixture), encryptionInfo: presentation.encryptionInfo.base64URL,
+                                           origin: origin, recipientKey: recipient, request: photoIDRequest, at: time)
+        #expect(result.report.check(.mdocRevocationStatus)?.reason == "revoked")
+        #expect(result.report.verdict == .rejected)
+    }
+
+    @Test(arguments: ["", "a0", "82656463617069a0", "8265646361706aa263656e634163636970686572546578744100", "ff"])
+    func hostileResponsesFailTheEnvelopeCheck(_ input: String) async throws {
+        let verifier = WebIdentityVerifier(trustStore: IACATrustStore())
+        let report = await verifier.verify(response: Hex.decode(input) ?? [], encryptionInfo: "AAAA", origin: origin,
+                                           recipientKey: P256.KeyAgreement.PrivateKey(), at: time).report
+        #expect(report.check(.webEnvelopeStructure)?.status == .failed)
+        #expect(report.check(.webEnvelopeEncryptionInfo)?.reason == "malformedEncryptionInfo")
+        #expect(report.verdict == .rejected)
+    }
+}
