@@ -59,9 +59,11 @@ struct IdentityCommand: AsyncParsableCommand {
         @Option(name: .long, help: "Output format: text or json.")
         var format: OutputFormat = .text
 
+        @OptionGroup var trustLists: TrustListOptions
+
         func validate() throws {
             if merchantKey.isEmpty { throw ValidationError("at least one --merchant-key FILE is required") }
-            if trust.isEmpty { throw ValidationError("at least one --trust FILE|DIR is required") }
+            if trust.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR (or --vical FILE) is required") }
             guard let bytes = Hex.decode(nonce), !bytes.isEmpty else { throw ValidationError("--nonce must be hex") }
         }
 
@@ -71,12 +73,14 @@ struct IdentityCommand: AsyncParsableCommand {
             for path in merchantKey {
                 do { try ring.load(path: path) } catch { throw CLIInputError("--merchant-key \(path): \(error)") }
             }
-            let store = try CommandSupport.trustStore(trust)
+            var store = try CommandSupport.trustStore(trust)
+            let prepared = try await trustLists.prepare(store: &store, at: time)
             let descriptor = try request.map(CommandSupport.descriptor)
             let data = try InputFiles.readCBORFile(envelope).bytes
             let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: merchantId, teamID: teamId, trustStore: store,
                                                  policy: policy == .developer ? .developer : .production)
-            let result = await verifier.verify(encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, at: time)
+            let result = await CommandSupport.extendIdentity(await verifier.verify(encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, at: time),
+                                                             policy: policy == .developer ? .developer : .production, at: time, prepared: prepared)
             CommandSupport.print(identity: result, format: format)
             throw CommandExit(code: result.report.verdict.exitCode)
         }

@@ -48,14 +48,16 @@ struct MdocCommand: AsyncParsableCommand {
         @Option(name: .long, help: "Output format: text or json.")
         var format: OutputFormat = .text
 
+        @OptionGroup var trustLists: TrustListOptions
+
         func validate() throws {
-            if trust.isEmpty { throw ValidationError("at least one --trust FILE|DIR is required") }
+            if trust.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR (or --vical FILE) is required") }
             if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
         }
 
         func run() async throws {
             let time = try CommandSupport.verificationTime(at)
-            let store = try CommandSupport.trustStore(trust)
+            var store = try CommandSupport.trustStore(trust)
             let responseBytes = try InputFiles.readCBORFile(deviceResponse).bytes
             let transcriptBytes = try InputFiles.readCBORFile(sessionTranscript).bytes
             let transcript: SessionTranscript
@@ -67,8 +69,9 @@ struct MdocCommand: AsyncParsableCommand {
             let reader = try readerKey.map(CommandSupport.readerKey)
             var policy = MdocVerificationPolicy.iso18013Strict
             policy.clockSkew = .seconds(clockSkew)
-            let verifier = MdocVerifier(trustStore: store, policy: policy)
-            let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: reader, at: time)
+            let prepared = try await trustLists.prepare(store: &store, at: time)
+            let result = await CommandSupport.verifyMdoc(response: responseBytes, transcript: transcript, readerKey: reader, store: store,
+                                                         policy: policy, at: time, prepared: prepared)
             CommandSupport.print(result: result, format: format)
             throw CommandExit(code: result.report.verdict.exitCode)
         }

@@ -26,6 +26,7 @@ enum CommandRegistry {
         ApplePayCommand.self,
         MdocCommand.self,
         IdentityCommand.self,
+        WebCommand.self,
         ServeCommand.self,
     ]
 }

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import Mdoc
+import MdocRevocation
+import MdocRevocationHTTP
+import MdocTrustLists
+import MdocVerifier
+import PhotoID
+import VerificationCore
+import X509
+import WalletIdentity
+
+/// `[--revocation-list FILE ...] [--fetch-revocation] [--vical FILE --vical-trust FILE]`, shared by
+/// `mdoc verify`, `identity verify` and `web verify`.
+struct TrustListOptions: ParsableArguments {
+    @Option(name: .long, help: "A revocation list (a CWT identifier list or status list), matched to the MSO status uri by its sub claim. Repeatable.")
+    var revocationList: [String] = []
+
+    @Flag(name: .long, help: "Fetch the revocation list from the MSO status uri (https, or http to a loopback address); a fetched list is cached for at most its ttl, its exp and one day.")
+    var fetchRevocation = false
+
+    @Option(name: .long, help: "A VICAL (ISO/IEC 18013-5 Annex C, e.g. AAMVA's): once verified, its IACA certificates are trusted for their docTypes.")
+    var vical: String?
+
+    @Option(name: .long, help: "The trust anchor of the VICAL signer (PEM or DER), required with --vical.")
+    var vicalTrust: String?
+
+    func validate() throws {
+        if vical != nil && vicalTrust == nil { throw ValidationError("--vical needs --vical-trust FILE (the VICAL signer's anchor)") }
+        if vicalTrust != nil && vical == nil { throw ValidationError("--vical-trust is only used with --vical FILE") }
+    }
+
+    var revocationRequested: Bool { !revocationList.isEmpty || fetchRevocation }
+
+    /// What the options contribute to a verification.
+    struct Prepared {
+        var vicalChecks: [CheckResult] = []
+        var vicalWarnings: [ReportWarning] = []
+        var revocation: RevocationChecker?
+    }
+
+    /// Loads the VICAL (its checks go into the report; its roots into `store` when it is trusted)
+    /// and the revocation sources.
+    func prepare(store: inout IACATrustStore, at time: Date) async throws -> Prepared {
+        var prepared = Prepared()
+        if let vical, let vicalTrust {
+            let anchorBytes = try InputFiles.readFile(vicalTrust)
+            let anchors: [Certificate]
+            do { anchors = try IACATrustStore.certificates(in: anchorBytes, name: vicalTrust) } catch {
+                throw CLIInputError("--vical-trust \(vicalTrust): \(error)")
+            }
+            let loaded = await VICALLoader(anchors: anchors).load(bytes: try InputFiles.readFile(vical), at: time)
+            loaded.add(to: &store)
+            prepared.vicalChecks = loaded.checks
+            prepared.vicalWarnings = loaded.warnings
+        }
+        guard revocationRequested else { return prepared }
+        var sources: [any RevocationListSource] = []
+        if !revocationList.isEmpty {
+            var offline = OfflineRevocationLists()
+            for path in revocationList {
+                let bytes = InputFiles.cborBytes(fromFileContents: try InputFiles.readFile(path)).bytes
+                do { try offline.add(bytes: bytes, name: (path as NSString).lastPathComponent) } catch {
+                    throw CLIInputError("--revocation-list \(path): \(error.message)")
+                }
+            }
+            sources.append(offline)
+        }
+        if fetchRevocation {
+            sources.append(RevocationListCache(transport: URLSessionRevocationTransport()))
+        }
+        prepared.revocation = RevocationChecker(source: RevocationListSources(sources), trustStore: store)
+        return prepared
+    }
+}
+
+extension CommandSupport {
+    /// mdoc verification with the trust-list options: VICAL checks first, then the mdoc checks,
+    /// the photo ID checks for photo ID documents, and revocation.
+    static func verifyMdoc(response bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?,
+                           store: IACATrustStore, policy: MdocVerificationPolicy, at time: Date, prepared: TrustListOptions.Prepared) async -> MdocVerificationResult {
+        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
+        for result in prepared.vicalChecks { runner.record(result) }
+        for warning in prepared.vicalWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
+        let response: DeviceResponse
+        do {
+            response = try DeviceResponse(cborBytes: bytes)
+        } catch {
+            runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
+            return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: [])
+        }
+        let verifier = MdocVerifier(trustStore: store, policy: policy)
+        let documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documents
+        await finishTrustLists(documents: documents, documentCount: response.documentResults.count, runner: &runner, prepared: prepared)
+        return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: documents)
+    }
+
+    /// An in-app identity result with the trust-list checks added (VICAL checks first, revocation
+    /// and photo ID checks after). Under the developer policy revocation is advisory, like the
+    /// issuer checks it depends on.
+    static func extendIdentity(_ result: IdentityVerificationResult, policy: IdentityPolicy, at time: Date, prepared: TrustListOptions.Prepared) async -> IdentityVerificationResult {
+        var requirements = policy.mdoc.requirements
+        if requirements.testOnly {
+            requirements = requirements.with(.mdocRevocationList, .advisory).with(.mdocRevocationStatus, .advisory)
+        }
+        var runner = CheckRunner.resuming(result.report, policy: requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew),
+                                          prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+        await finishTrustLists(documents: result.documents, documentCount: result.documents.count, runner: &runner, prepared: prepared)
+        return result.replacingReport(runner.report(flow: result.report.flow))
+    }
+
+    static func finishTrustLists(documents: [VerifiedDocument], documentCount: Int, runner: inout CheckRunner, prepared: TrustListOptions.Prepared) async {
+        PhotoIDChecks.run(documents: documents, documentCount: documentCount, requirePhotoID: false, runner: &runner)
+        if let revocation = prepared.revocation {
+            await revocation.run(documents: documents, runner: &runner)
+        } else if documents.contains(where: { $0.msoStatus != nil }) {
+            runner.warn("revocationNotChecked", "The MSO names a revocation list; revocation was not checked (use --revocation-list FILE or --fetch-revocation).")
+        }
+    }
+}

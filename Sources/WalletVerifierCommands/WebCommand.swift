@@ -1,0 +1,280 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import MdocVerifier
+import VerificationCore
+import WalletCBOR
+import WebIdentity
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Verify with Wallet on the Web: ISO/IEC 18013-7 Annex C (`org-iso-mdoc` over the W3C Digital
+/// Credentials API).
+struct WebCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "web",
+        abstract: "Verify with Wallet on the Web (W3C Digital Credentials API, org-iso-mdoc, ISO/IEC 18013-7 Annex C).",
+        subcommands: [Request.self, Verify.self]
+    )
+
+    enum PolicyName: String, ExpressibleByArgument, CaseIterable {
+        case production, developer
+    }
+
+    struct Request: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a request: print the argument for navigator.credentials.get and write the session file.",
+            discussion: """
+            Builds the DeviceRequest (docType, elements with intent to retain) and the EncryptionInfo \
+            ["dcapi", {nonce, recipientPublicKey}] with a fresh 32-byte nonce. Prints the JSON a page passes to \
+            navigator.credentials.get; writes to --out what `web verify --session` needs (the encryption info, \
+            origin, requested elements, the recipient key's path and fingerprint — not the key itself). A session \
+            verifies one response.
+            """
+        )
+
+        @Option(name: .customLong("doctype"), help: "The docType, e.g. org.iso.23220.photoid.1 or org.iso.18013.5.1.mDL.")
+        var docType: String
+
+        @Option(name: .customLong("element"), help: "NAMESPACE/IDENTIFIER[:retain], e.g. org.iso.23220.1/given_name_unicode or org.iso.23220.1/document_number:retain. Repeatable.")
+        var elements: [String] = []
+
+        @Option(name: .long, help: "The website's origin, e.g. https://shop.example (as the browser reports it).")
+        var origin: String
+
+        @Option(name: .long, help: "The HPKE recipient key: a P-256 private key as PEM or JWK.")
+        var recipientKey: String
+
+        @Option(name: .long, help: "Where to write the session file (created with mode 0600).")
+        var out: String
+
+        @Option(name: .long, help: "How long the session stays usable, in seconds (default 600).")
+        var lifetime: Int = 600
+
+        func validate() throws {
+            if elements.isEmpty { throw ValidationError("at least one --element NAMESPACE/IDENTIFIER[:retain] is required") }
+            if lifetime <= 0 { throw ValidationError("--lifetime must be positive") }
+            guard let url = URL(string: origin), url.scheme != nil, url.host != nil else {
+                throw ValidationError("--origin must be an origin such as https://shop.example")
+            }
+        }
+
+        func run() async throws {
+            let parsed: [WebDocumentRequest.Element]
+            do { parsed = try elements.map { try WebDocumentRequest.Element(argument: $0) } } catch {
+                throw CLIInputError("--element: \(error)")
+            }
+            let request = WebDocumentRequest(docType: docType, elements: parsed)
+            do { try request.validate() } catch { throw CLIInputError("\(error)") }
+            let keyPath = WebSessionFile.absolute(recipientKey)
+            let key = try CommandSupport.webRecipientKey(keyPath)
+            var nonce = [UInt8](repeating: 0, count: 32)
+            var generator = SystemRandomNumberGenerator()
+            for index in nonce.indices { nonce[index] = UInt8.random(in: 0...255, using: &generator) }
+            let presentation: WebPresentationRequest
+            do {
+                presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: key.publicKey)
+            } catch {
+                throw CLIInputError("the request could not be built: \(error)")
+            }
+            let now = Date()
+            let session = WebSessionFile(version: 1, origin: origin, encryptionInfo: presentation.encryptionInfo.base64URL,
+                                         deviceRequest: Base64URL.encode(presentation.deviceRequest), request: request,
+                                         recipientKey: keyPath, recipientKeyThumbprint: WebRecipientKey.thumbprint(key.publicKey),
+                                         createdAt: RFC3339Time.format(now), expiresAt: RFC3339Time.format(now.addingTimeInterval(Double(lifetime))))
+            try session.write(to: out)
+            CLIOutput.current.out(presentation.navigatorCredentialsGetArgument)
+        }
+    }
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decrypt and verify the response a page received from navigator.credentials.get.",
+            discussion: """
+            Either --session SESSION_FILE (from `web request`; a session verifies one response), or \
+            --encryption-info B64URL --origin URL --recipient-key FILE for a request made elsewhere. \
+            The response file may be the credential JSON {"protocol": "org-iso-mdoc", "data": {"response": ...}}, \
+            the base64url text, or the binary CBOR ["dcapi", {enc, cipherText}].
+            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+            """
+        )
+
+        @Option(name: .long, help: "The response: credential JSON, base64url text, or binary CBOR.")
+        var response: String
+
+        @Option(name: .long, help: "The session file written by `web request`.")
+        var session: String?
+
+        @Option(name: .long, help: "The EncryptionInfo as sent to the browser (base64url), or a file holding it.")
+        var encryptionInfo: String?
+
+        @Option(name: .long, help: "The origin the request was made from.")
+        var origin: String?
+
+        @Option(name: .long, help: "The HPKE recipient key (PEM or JWK). With --session it defaults to the key the session names.")
+        var recipientKey: String?
+
+        @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory. Repeatable.")
+        var trust: [String] = []
+
+        @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
+        var at: String?
+
+        @Option(name: .long, help: "Allowed clock skew for the MSO validity window, in seconds (default 60).")
+        var clockSkew: Int = 60
+
+        @Option(name: .long, help: "production (default: ISO 18013-5 strict) or developer (issuer checks advisory; the verdict is marked test-only).")
+        var policy: PolicyName = .production
+
+        @Option(name: .long, help: "Output format: text or json.")
+        var format: OutputFormat = .text
+
+        @OptionGroup var trustLists: TrustListOptions
+
+        func validate() throws {
+            if trust.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR (or --vical FILE) is required") }
+            if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
+            if session != nil {
+                if encryptionInfo != nil || origin != nil {
+                    throw ValidationError("--session already holds the encryption info and origin; do not pass --encryption-info or --origin")
+                }
+            } else if encryptionInfo == nil || origin == nil || recipientKey == nil {
+                throw ValidationError("give --session SESSION_FILE, or --encryption-info B64URL --origin URL --recipient-key FILE")
+            }
+        }
+
+        func run() async throws {
+            let time = try CommandSupport.verificationTime(at)
+            var store = try CommandSupport.trustStore(trust)
+            let prepared = try await trustLists.prepare(store: &store, at: time)
+            let responseBytes = try CommandSupport.webResponseBytes(response)
+
+            var mdocPolicy = MdocVerificationPolicy.iso18013Strict
+            if policy == .developer {
+                var requirements = VerificationPolicy(name: "web-identity/developer@1", testOnly: true)
+                for id in [CheckID.mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocRevocationList, .mdocRevocationStatus] {
+                    requirements = requirements.with(id, .advisory)
+                }
+                mdocPolicy.requirements = requirements
+            }
+            mdocPolicy.clockSkew = .seconds(clockSkew)
+            let verifier = WebIdentityVerifier(trustStore: store, policy: mdocPolicy, revocation: prepared.revocation)
+
+            let result: WebVerificationResult
+            if let session {
+                let file = try WebSessionFile.read(session)
+                let key = try CommandSupport.webRecipientKey(recipientKey ?? file.recipientKey)
+                guard WebRecipientKey.thumbprint(key.publicKey) == file.recipientKeyThumbprint else {
+                    throw CLIInputError("the recipient key is not the one the session was created with")
+                }
+                let nonceOutcome = file.consume(sessionPath: session, at: time)
+                result = await verifier.verify(response: responseBytes, encryptionInfo: file.encryptionInfo, origin: file.origin, recipientKey: key,
+                                               request: file.request, at: time, nonceOutcome: nonceOutcome,
+                                               prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+            } else if let encryptionInfo, let origin, let recipientKey {
+                let key = try CommandSupport.webRecipientKey(recipientKey)
+                result = await verifier.verify(response: responseBytes, encryptionInfo: try CommandSupport.encryptionInfoText(encryptionInfo), origin: origin,
+                                               recipientKey: key, at: time, prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+            } else {
+                throw CLIInputError("give --session SESSION_FILE, or --encryption-info B64URL --origin URL --recipient-key FILE")
+            }
+            CommandSupport.print(result: MdocVerificationResult(report: result.report, documents: result.documents), format: format)
+            throw CommandExit(code: result.report.verdict.exitCode)
+        }
+    }
+}
+
+/// What `web request` writes for `web verify --session`: the request, never the key itself.
+struct WebSessionFile: Codable {
+    var version: Int
+    var origin: String
+    var encryptionInfo: String
+    var deviceRequest: String
+    var request: WebDocumentRequest
+    /// Absolute path of the recipient key file.
+    var recipientKey: String
+    /// SHA-256 of the recipient public key (hex), to notice a swapped key file.
+    var recipientKeyThumbprint: String
+    var createdAt: String
+    var expiresAt: String
+
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(self)
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw CLIInputError("cannot write the session file \(path)")
+        }
+        // A new session: forget that an earlier one at this path was used.
+        try? FileManager.default.removeItem(atPath: Self.usedMarker(path))
+    }
+
+    static func read(_ path: String) throws -> WebSessionFile {
+        let bytes = try InputFiles.readFile(path)
+        do {
+            let file = try JSONDecoder().decode(WebSessionFile.self, from: Data(bytes))
+            guard file.version == 1 else { throw CLIInputError("\(path): session file version \(file.version) is not supported") }
+            return file
+        } catch let error as CLIInputError {
+            throw error
+        } catch {
+            throw CLIInputError("\(path) is not a session file written by `web request`")
+        }
+    }
+
+    static func usedMarker(_ path: String) -> String { path + ".used" }
+
+    /// Uses the session once: the first caller creates `SESSION_FILE.used` (exclusively, so two
+    /// concurrent verifications cannot both succeed); later callers find it. This is the CLI's
+    /// counterpart of the request sessions' one-time nonce.
+    func consume(sessionPath: String, at time: Date) -> CheckOutcome {
+        let marker = Self.usedMarker(sessionPath)
+        let fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if fd < 0 {
+            if errno == EEXIST {
+                return .failed("nonceReused", "This session was used already: a response is verified once per request (replay).")
+            }
+            return .error("storeUnavailable", "The session could not be marked as used (\(marker)).", retryable: true)
+        }
+        close(fd)
+        if let expires = RFC3339Time.parse(expiresAt), time > expires {
+            return .failed("nonceExpired", "The session expired at \(expiresAt); create a new request.")
+        }
+        return .passed("The session was created here, had not expired, and is now used.")
+    }
+}
+
+extension CommandSupport {
+    static func webRecipientKey(_ path: String) throws -> P256.KeyAgreement.PrivateKey {
+        let bytes = try InputFiles.readFile(path)
+        do { return try WebRecipientKey.load(contents: bytes, name: path) } catch {
+            throw CLIInputError("--recipient-key \(path): \(error)")
+        }
+    }
+
+    static func webResponseBytes(_ path: String) throws -> [UInt8] {
+        let raw = try InputFiles.readFile(path)
+        let trimmed = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("{") {
+            do { return try DCAPIEncryptedResponse.responseBytes(fromSubmission: raw) } catch {
+                throw CLIInputError("--response \(path): \(error)")
+            }
+        }
+        return InputFiles.cborBytes(fromFileContents: raw).bytes
+    }
+
+    /// The encryption info as given, or read from a file of that name.
+    static func encryptionInfoText(_ value: String) throws -> String {
+        if FileManager.default.fileExists(atPath: value) {
+            return String(decoding: try InputFiles.readFile(value), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return value
+    }
+}
