@@ -21,7 +21,7 @@ public struct RevocationListSigner: Sendable, Hashable {
 /// the verification time.
 enum ListSignerValidation {
     static func validate(token: RevocationListToken, reference: MSOStatusReference, docType: String, trustStore: IACATrustStore,
-                         documentRoot: String?, pinnedKeys: [COSEPublicKey], at time: Date) async throws(RevocationFailure) -> RevocationListSigner {
+                         documentRoot: Certificate?, pinnedKeys: [COSEPublicKey], at time: Date) async throws(RevocationFailure) -> RevocationListSigner {
         var ders: [[UInt8]]
         do {
             ders = try token.sign1.headers.x5chain()
@@ -72,8 +72,8 @@ enum ListSignerValidation {
 
         var roots = trustStore.roots(for: docType)
         if let documentRoot {
-            let same = roots.filter { $0.subject.description == documentRoot }
-            if !same.isEmpty { roots = same }
+            // The same root as the document signer's, not merely another root trusted for the docType.
+            roots = roots.filter { $0 == documentRoot }
         }
         guard !roots.isEmpty else {
             throw RevocationFailure("untrustedSigner", "No trusted root is configured for \(docType), so the revocation list signer cannot be trusted.")
@@ -90,7 +90,7 @@ enum ListSignerValidation {
             return RevocationListSigner(signer: leaf.subject.description, root: chain.last?.subject.description)
         case .couldNotValidate(let failures):
             let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
-            let expected = documentRoot.map { " (the document's root is \($0))" } ?? ""
+            let expected = documentRoot.map { " (the document's root is \($0.subject))" } ?? ""
             throw RevocationFailure("untrustedSigner", "The revocation list signer \(leaf.subject) does not chain to a trusted root for \(docType)\(expected)\(reasons.isEmpty ? "" : ": " + reasons).")
         }
     }

@@ -3,6 +3,7 @@ import MdocVerifier
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
+import X509
 
 /// What the revocation lists said about one MSO.
 public struct RevocationEvaluation: Sendable {
@@ -77,7 +78,8 @@ public struct RevocationChecker: Sendable {
             if ready, let status = document.msoStatus {
                 do {
                     let references = try MSOStatusReference.references(in: status)
-                    let root = document.issuingAuthority == document.documentSigner ? nil : document.issuingAuthority
+                    // The document's own root (nil for a pinned document signer: any root for the docType).
+                    let root = document.validatedChain.count > 1 ? document.validatedChain.last : nil
                     evaluation = await evaluate(references: references, docType: document.docType, documentRoot: root, at: runner.context.time)
                 } catch {
                     statusFailure = error
@@ -156,7 +158,8 @@ public struct RevocationChecker: Sendable {
     }
 
     /// Looks up every reference. Never throws: what cannot be decided is an undetermined answer.
-    public func evaluate(references: [MSOStatusReference], docType: String, documentRoot: String?, at time: Date) async -> RevocationEvaluation {
+    /// `documentRoot` is the trusted root the document signer chained to; the list must chain to it.
+    public func evaluate(references: [MSOStatusReference], docType: String, documentRoot: Certificate?, at time: Date) async -> RevocationEvaluation {
         var lists: [RevocationEvaluation.ListReport] = []
         for reference in references {
             var report = RevocationEvaluation.ListReport(mechanism: reference.mechanism, uri: reference.uri, answer: .notRevoked)
@@ -172,7 +175,7 @@ public struct RevocationChecker: Sendable {
         return RevocationEvaluation(lists: lists)
     }
 
-    private func lookUp(_ reference: MSOStatusReference, docType: String, documentRoot: String?, at time: Date, report: inout RevocationEvaluation.ListReport) async throws {
+    private func lookUp(_ reference: MSOStatusReference, docType: String, documentRoot: Certificate?, at time: Date, report: inout RevocationEvaluation.ListReport) async throws {
         let document = try await source.list(for: reference.uri, at: time)
         report.origin = document.origin
         let token = try RevocationListToken(bytes: document.bytes)

@@ -29,6 +29,10 @@ public struct VerifiedDocument: Sendable, CustomStringConvertible {
     public let validUntil: Date?
     /// The MSO `status` entry (revocation), as received.
     public let msoStatus: CBORNode?
+    /// The validated issuer chain, document signer first and the trusted root last (one
+    /// certificate for a pinned signer; empty when the chain did not validate). Revocation lists
+    /// must chain to the same root.
+    public internal(set) var validatedChain: [Certificate] = []
 
     public func element(_ nameSpace: String, _ identifier: String) -> ElementValue? {
         issuerSigned.first { $0.name == nameSpace }?[identifier]
@@ -159,9 +163,11 @@ public struct MdocVerifier: Sendable {
             VerifiedDocument.NameSpace(name: space.name, elements: space.elements.map { (identifier: $0.identifier, value: ElementValue($0.value)) })
         }
         let signer = state.signer?.subject
-        return VerifiedDocument(index: index, docType: document.docType, issuerSigned: issuer, deviceSigned: device,
-                                documentSigner: signer, issuingAuthority: state.chainSubjects?.last,
-                                validFrom: state.mso?.validityInfo.validFrom, validUntil: state.mso?.validityInfo.validUntil,
-                                msoStatus: state.mso?.status)
+        var verified = VerifiedDocument(index: index, docType: document.docType, issuerSigned: issuer, deviceSigned: device,
+                                        documentSigner: signer, issuingAuthority: state.chainSubjects?.last,
+                                        validFrom: state.mso?.validityInfo.validFrom, validUntil: state.mso?.validityInfo.validUntil,
+                                        msoStatus: state.mso?.status)
+        verified.validatedChain = state.chain ?? []
+        return verified
     }
 }

@@ -154,6 +154,14 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
         store.add(otherRoot.iaca, docTypes: ["org.iso.18013.5.1.mDL"])
         #expect(try await s.verify(response, lists: [list], trustStore: store).report.check(.mdocRevocationList)?.reason == "untrustedSigner")
 
+        // Both roots trusted for passports: the list must still chain to the document's own root.
+        var both = s.trustStore
+        both.add(otherRoot.iaca, docTypes: [PhotoIDFixture.docType])
+        let sameRootRule = try await s.verify(response, lists: [list], trustStore: both).report
+        #expect(sameRootRule.check(.mdocIssuerChain)?.status == .passed)
+        #expect(sameRootRule.check(.mdocRevocationList)?.reason == "untrustedSigner")
+        #expect(sameRootRule.check(.mdocRevocationList)?.message.contains("the document's root is") == true)
+
         // Only a leaf without its intermediate: no chain to the root.
         let leafOnly = try s.identifierList([]).signed(key: s.signer.signerKey, x5chain: [s.signer.x5chain[0]])
         #expect(try await s.verify(response, lists: [leafOnly]).report.check(.mdocRevocationList)?.reason == "untrustedSigner")

@@ -55,6 +55,24 @@ final class ManualClock: VerificationClock, @unchecked Sendable {
         #expect(server.requestedPaths.count == 2)
     }
 
+    @Test func concurrentVerificationsShareOneFetch() async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        let s = try RevocationScenario()
+        let uri = server.url("/lists/shared")
+        var fixture = s.identifierList([])
+        fixture.uri = uri
+        fixture.subject = uri
+        server.set("/lists/shared", .init(body: try fixture.signed(by: s.signer)))
+        let cache = RevocationListCache(transport: URLSessionRevocationTransport(timeout: 5), clock: ManualClock(RevocationScenario.time))
+        async let one = passport(s, uri: uri, source: cache)
+        async let two = passport(s, uri: uri, source: cache)
+        async let three = passport(s, uri: uri, source: cache)
+        let reports = try await [one, two, three]
+        #expect(reports.allSatisfy { $0.verdict == .accepted })
+        #expect(server.requestedPaths == ["/lists/shared"])
+    }
+
     @Test func theCacheNeverKeepsAListLongerThanADayItsTTLOrItsExpiry() async throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         func freshFor(ttl: UInt64?, exp: TimeInterval?) throws -> TimeInterval {
