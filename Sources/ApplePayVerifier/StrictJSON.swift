@@ -225,83 +225,71 @@ enum StrictJSON {
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
         }
 
-        /// Whether `content` has a byte below 0x20 and whether it has one of 0x80 or above, eight
-        /// bytes at a time.
-        static func classify(_ content: UnsafeBufferPointer<UInt8>) -> (control: Bool, high: Bool) {
-            let high: UInt64 = 0x8080_8080_8080_8080
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+        /// The index of the first byte at or after `index` that is a quote, a backslash, below
+        /// 0x20 or 0x80 and above (or `bytes.count`), eight bytes at a time.
+        func nextSpecial(from index: Int) -> Int {
             let ones: UInt64 = 0x0101_0101_0101_0101
-            var controlBits: UInt64 = 0
-            var highBits: UInt64 = 0
-            var index = 0
-            if let base = UnsafeRawPointer(content.baseAddress) {
-                while index + 8 <= content.count {
-                    let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    highBits |= word & high
-                    // A byte below 0x20 (with its high bit clear) borrows in word - 0x20…20.
-                    controlBits |= (word &- ones &* 0x20) & ~word & high
-                    index += 8
+            let high: UInt64 = 0x8080_8080_8080_8080
+            var i = index
+            if let base = UnsafeRawPointer(bytes.baseAddress) {
+                while i + 8 <= bytes.count {
+                    let x = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    let quote = x ^ (ones &* 0x22)
+                    let backslash = x ^ (ones &* 0x5C)
+                    let special = ((quote &- ones) & ~quote)
+                        | ((backslash &- ones) & ~backslash)
+                        | ((x &- ones &* 0x20) & ~x)
+                        | x
+                    if special & high != 0 { break }
+                    i += 8
                 }
             }
-            var tailControl = false
-            var tailHigh = false
-            while index < content.count {
-                let byte = content[index]
-                tailControl = tailControl || byte < 0x20
-                tailHigh = tailHigh || byte >= 0x80
-                index += 1
+            while i < bytes.count {
+                let byte = bytes[i]
+                if byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 { return i }
+                i += 1
             }
-            return (controlBits != 0 || tailControl, highBits != 0 || tailHigh)
+            return i
         }
-
-        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
         /// A string starting at the opening quote.
         mutating func string() throws(ParseError) -> String {
             offset += 1
             let start = offset
-            // Fast path: find the closing quote and check there is no backslash before it.
-            if let base = bytes.baseAddress, start < bytes.count,
-               let quote = memchr(base + start, 0x22, bytes.count - start) {
-                let end = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
-                if memchr(base + start, 0x5C, end - start) == nil {
-                    let content = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                    let (hasControl, hasHigh) = Self.classify(content)
-                    guard !hasControl else {
-                        offset = start + (content.firstIndex { $0 < 0x20 } ?? 0)
-                        throw fail("control character in a string")
-                    }
-                    if !hasHigh {
-                        offset = end + 1
-                        return String(decoding: content, as: UTF8.self)
-                    }
-                    guard let text = String(validating: content, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
-                    offset = end + 1
-                    return text
-                }
-            }
-            // Find the first backslash (or the end) for the slow path.
-            while offset < bytes.count, bytes[offset] != UInt8(ascii: "\\"), bytes[offset] != UInt8(ascii: "\"") {
-                guard bytes[offset] >= 0x20 else { throw fail("control character in a string") }
-                offset += 1
-            }
-            guard offset < bytes.count else { throw fail("unterminated string") }
-            // Slow path: escapes (serializers that write "\/" put them in every base64 field).
+            var ascii = true
             var utf8: [UInt8] = []
-            utf8.reserveCapacity(offset - start + 64)
+            var escaped = false
             var runStart = start
-            while offset < bytes.count {
+            while true {
+                offset = nextSpecial(from: offset)
+                guard offset < bytes.count else { throw fail("unterminated string") }
                 let byte = bytes[offset]
-                if byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                    guard byte >= 0x20 else { throw fail("control character in a string") }
+                if byte >= 0x80 {
+                    ascii = false
                     offset += 1
                     continue
                 }
-                utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
+                guard byte >= 0x20 else { throw fail("control character in a string") }
                 if byte == UInt8(ascii: "\"") {
-                    guard let text = String(validating: utf8, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+                    let run = UnsafeBufferPointer(rebasing: bytes[runStart..<offset])
                     offset += 1
+                    if !escaped {
+                        if ascii { return String(decoding: run, as: UTF8.self) }
+                        guard let text = String(validating: run, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+                        return text
+                    }
+                    utf8.append(contentsOf: run)
+                    guard let text = String(validating: utf8, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
                     return text
                 }
+                // A backslash: escapes (serializers that write "\/" put them in every base64 field).
+                if !escaped {
+                    escaped = true
+                    utf8.reserveCapacity(offset - start + 64)
+                }
+                utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
                 offset += 1
                 guard offset < bytes.count else { throw fail("unterminated string") }
                 let escape = bytes[offset]
@@ -335,7 +323,6 @@ enum StrictJSON {
                 }
                 runStart = offset
             }
-            throw fail("unterminated string")
         }
 
         mutating func hex4() throws(ParseError) -> UInt32 {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SwiftASN1
 import VerificationCore
@@ -108,6 +109,16 @@ struct CMSSignerInfo: Sendable {
 
     func attributes(_ type: RawOID) -> [CMSAttribute] {
         signedAttributes.filter { $0.type == type }
+    }
+
+    /// SHA-256 of ``signedAttributesForSignature``, hashed in place: the SET tag, then the
+    /// received bytes after the `[0]` tag.
+    var signedAttributesDigest: SHA256.Digest? {
+        guard let received = signedAttributesReceived, !received.isEmpty else { return nil }
+        var hasher = SHA256()
+        hasher.update(data: [0x31])
+        hasher.update(data: received.dropFirst())
+        return hasher.finalize()
     }
 }
 

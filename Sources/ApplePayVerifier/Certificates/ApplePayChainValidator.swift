@@ -55,9 +55,18 @@ public final class ApplePayChainCache: Sendable {
     }
 
     struct Validated: Sendable {
-        var subjects: [String]
-        var notBefore: Date
-        var notAfter: Date
+        let subjects: [String]
+        /// `"leaf" → "intermediate" → "root"`, for messages.
+        let path: String
+        let notBefore: Date
+        let notAfter: Date
+
+        init(subjects: [String], notBefore: Date, notAfter: Date) {
+            self.subjects = subjects
+            self.path = subjects.map { "\"\($0)\"" }.joined(separator: " → ")
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+        }
     }
 
     private let chains = LockedBox<[ChainKey: Validated]>([:])
@@ -76,14 +85,15 @@ public final class ApplePayChainCache: Sendable {
     }
 
     enum Outcome {
-        case valid(subjects: [String], cached: Bool)
+        /// `path` is `"leaf" → "intermediate" → "root"`.
+        case valid(path: String, cached: Bool)
         case invalid(String)
     }
 
     func validate(leaf: ParsedCertificate, candidates: [ParsedCertificate], anchor: ApplePayTrustAnchor, at time: Date) async -> Outcome {
         let key = ChainKey(anchor: anchor.parsed.sha256, leaf: leaf.sha256, intermediates: candidates.map(\.sha256))
         if let hit = chains.withLock({ $0[key] }), hit.notBefore <= time, time <= hit.notAfter {
-            return .valid(subjects: hit.subjects, cached: true)
+            return .valid(path: hit.path, cached: true)
         }
 
         // An intermediate already validated up to this anchor: the leaf needs one signature check.
@@ -95,9 +105,9 @@ public final class ApplePayChainCache: Sendable {
                 ApplePayMarkerOIDPolicy(expectedLength: 2)
             }
             if case .validCertificate = await verifier.validate(leaf: leaf.certificate, intermediates: CertificateStore()) {
-                let subjects = [leaf.displayName, intermediate.displayName, anchor.parsed.displayName]
-                remember(key, Validated(subjects: subjects, notBefore: max(leaf.notValidBefore, known.notBefore), notAfter: min(leaf.notValidAfter, known.notAfter)))
-                return .valid(subjects: subjects, cached: false)
+                let validated = Validated(subjects: [leaf.displayName, intermediate.displayName, anchor.parsed.displayName], notBefore: max(leaf.notValidBefore, known.notBefore), notAfter: min(leaf.notValidAfter, known.notAfter))
+                remember(key, validated)
+                return .valid(path: validated.path, cached: false)
             }
         }
 
@@ -114,8 +124,8 @@ public final class ApplePayChainCache: Sendable {
             }
             let notBefore = [leaf.notValidBefore, intermediate.notValidBefore, anchor.parsed.notValidBefore].max() ?? leaf.notValidBefore
             let notAfter = [leaf.notValidAfter, intermediate.notValidAfter, anchor.parsed.notValidAfter].min() ?? leaf.notValidAfter
-            let subjects = [leaf.displayName, intermediate.displayName, anchor.parsed.displayName]
-            remember(key, Validated(subjects: subjects, notBefore: notBefore, notAfter: notAfter))
+            let validated = Validated(subjects: [leaf.displayName, intermediate.displayName, anchor.parsed.displayName], notBefore: notBefore, notAfter: notAfter)
+            remember(key, validated)
             let intermediateValidity = Validated(
                 subjects: [intermediate.displayName, anchor.parsed.displayName],
                 notBefore: max(intermediate.notValidBefore, anchor.parsed.notValidBefore),
@@ -125,7 +135,7 @@ public final class ApplePayChainCache: Sendable {
                 if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
                 entries[IntermediateKey(anchor: anchor.parsed.sha256, intermediate: intermediate.sha256)] = intermediateValidity
             }
-            return .valid(subjects: subjects, cached: false)
+            return .valid(path: validated.path, cached: false)
         case .couldNotValidate(let failures):
             if let failure = failures.first {
                 return .invalid(String(describing: failure.policyFailureReason))

@@ -18,8 +18,8 @@ struct ChainCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let leaf = state.leaf else { throw MissingPrerequisite("the signer certificate") }
         switch await cache.validate(leaf: leaf, candidates: state.otherCertificates, anchor: anchor, at: context.time) {
-        case .valid(let subjects, _):
-            return .passed("chain \(subjects.map { "\"\($0)\"" }.joined(separator: " → ")) is valid", details: [
+        case .valid(let path, _):
+            return .passed("chain \(path) is valid", details: [
                 "root": anchor.parsed.displayName,
                 "rootFingerprint": anchor.fingerprint,
             ])

@@ -13,7 +13,7 @@ struct SignerCheck: VerificationCheck {
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let token = state.token, let signer = state.signer, let leaf = state.leaf else { throw MissingPrerequisite("the SignerInfo") }
-        guard let signedBytes = signer.signedAttributesForSignature else {
+        guard let signedDigest = signer.signedAttributesDigest else {
             return .failed(.missingSignedAttributes, "the SignerInfo has no signed attributes; Apple's signature covers contentType, signingTime and messageDigest")
         }
         let algorithm = signer.signatureAlgorithm
@@ -28,7 +28,7 @@ struct SignerCheck: VerificationCheck {
                 return .failed(.keyTypeMismatch, "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; EC_v1 tokens are signed with P-256")
             }
             guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: signer.signature),
-                  key.isValidSignature(signature, for: SHA256.hash(data: signedBytes))
+                  key.isValidSignature(signature, for: signedDigest)
             else {
                 return .failed(.signatureInvalid, "the ECDSA signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
@@ -44,7 +44,7 @@ struct SignerCheck: VerificationCheck {
                 return .failed(.keyTypeMismatch, "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; RSA_v1 tokens are signed with RSA")
             }
             let signature = _RSA.Signing.RSASignature(rawRepresentation: signer.signature)
-            guard key.isValidSignature(signature, for: SHA256.hash(data: signedBytes), padding: .insecurePKCS1v1_5) else {
+            guard key.isValidSignature(signature, for: signedDigest, padding: .insecurePKCS1v1_5) else {
                 return .failed(.signatureInvalid, "the RSA PKCS#1 v1.5/SHA-256 signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
             return .passed("RSA PKCS#1 v1.5/SHA-256 signature by \"\(leaf.displayName)\" (\(key.keySizeInBits) bits) verifies")
@@ -54,8 +54,8 @@ struct SignerCheck: VerificationCheck {
     /// RFC 6211: when the CMSAlgorithmProtection attribute is present, it must name the algorithms
     /// actually used.
     static func algorithmProtectionProblem(_ signer: CMSSignerInfo) -> CheckOutcome? {
+        guard signer.signedAttributes.contains(where: { $0.type == CMSOID.algorithmProtection }) else { return nil }
         let attributes = signer.attributes(CMSOID.algorithmProtection)
-        guard !attributes.isEmpty else { return nil }
         guard attributes.count == 1, let attribute = attributes.first, attribute.values.count == 1, let value = attribute.values.first else {
             return .failed(.algorithmProtectionMismatch, "the CMSAlgorithmProtection attribute must appear once with one value")
         }

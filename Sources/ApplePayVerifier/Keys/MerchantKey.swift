@@ -9,7 +9,7 @@ import X509
 /// Tokens name the certificate they were encrypted for by `header.publicKeyHash` = base64 of
 /// SHA-256 of the certificate's SubjectPublicKeyInfo (its DER bytes as they are in the certificate).
 /// `description` shows the hash and the subject only, never key material.
-public struct MerchantKey: Sendable, CustomStringConvertible {
+public final class MerchantKey: Sendable, CustomStringConvertible {
     public enum PrivateKey: Sendable {
         /// EC_v1 merchants.
         case ecP256(P256.KeyAgreement.PrivateKey)
@@ -52,7 +52,7 @@ public struct MerchantKey: Sendable, CustomStringConvertible {
     /// - Parameter merchantIdentifier: the merchant id (e.g. `merchant.com.example`), used when the
     ///   certificate lacks OID 1.2.840.113635.100.6.32 and its subject has no UID; when the
     ///   certificate has one, the two must agree.
-    public init(certificateFile: [UInt8], privateKeyFile: [UInt8], merchantIdentifier: String? = nil) throws(MerchantKeyError) {
+    public convenience init(certificateFile: [UInt8], privateKeyFile: [UInt8], merchantIdentifier: String? = nil) throws(MerchantKeyError) {
         let der = try PEMBlocks.certificateDER(fromFileContents: certificateFile, what: "the merchant certificate file")
         let key = try MerchantKeyFiles.privateKey(fromFileContents: privateKeyFile)
         try self.init(certificateDER: der, privateKey: key, merchantIdentifier: merchantIdentifier)
