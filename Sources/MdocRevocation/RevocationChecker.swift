@@ -30,6 +30,7 @@ public struct RevocationEvaluation: Sendable {
     /// Revoked if any list says so; otherwise undetermined if any list could not decide; otherwise
     /// not revoked.
     public var answer: Answer {
+        guard !lists.isEmpty else { return .undetermined(RevocationFailure("malformedStatus", "No revocation list was referenced.")) }
         for list in lists { if case .revoked = list.answer { return list.answer } }
         for list in lists { if case .undetermined = list.answer { return list.answer } }
         return .notRevoked
@@ -37,6 +38,7 @@ public struct RevocationEvaluation: Sendable {
 
     /// The first list that could not decide, if any.
     public var undecided: RevocationFailure? {
+        if case .undetermined(let failure) = answer, lists.isEmpty { return failure }
         for list in lists { if case .undetermined(let failure) = list.answer { return failure } }
         return nil
     }
@@ -153,7 +155,11 @@ public struct RevocationChecker: Sendable {
                 return CheckOutcome(status: .skipped, reason: "revocationUndetermined", message: "Revocation could not be decided (\(failure.reason)); the policy reports this as a warning. The document is not known to be valid or revoked.")
             }
         }
-        return .passed("The document is not revoked: \(evaluation?.lists.map { "\($0.mechanism) at \($0.uri)" }.joined(separator: " and ") ?? "no list") says so.",
+        guard let evaluation, case .notRevoked = evaluation.answer else {
+            // Never reached with a consulted list; never "not revoked" without one.
+            return undeterminedOutcome(RevocationFailure("listUnavailable", "The revocation list was not consulted."), policy: policy, details: [:])
+        }
+        return .passed("The document is not revoked: \(evaluation.lists.map { "\($0.mechanism) at \($0.uri)" }.joined(separator: " and ")) says so.",
                        details: details(evaluation))
     }
 
