@@ -312,7 +312,7 @@ let package = Package(
         .testTarget(
             name: "WebIdentityTests",
             dependencies: ["WebIdentity", "MdocRevocation", "PhotoID", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                           "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                           "WalletVerifierCommands", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "X509", package: "swift-certificates")],
             swiftSettings: swiftSettings
         ),
