@@ -60,7 +60,7 @@ public struct ApplePayTrustAnchor: Sendable, CustomStringConvertible {
 
     /// Looks for the resource the way SwiftPM lays bundles out, without `Bundle.module` (which
     /// traps when the bundle is missing).
-    private static func resourcePEM() -> String? {
+    static func resourcePEM() -> String? {
         let bundleName = "wallet-verifier_ApplePayVerifier"
         var candidates: [URL] = []
         let main = Bundle.main.bundleURL
