@@ -73,7 +73,10 @@ final class ParsedCertificate: Sendable {
         self.serialNumberText = TokenEncoding.hexEncode(certificate.serialNumber.bytes, uppercase: true)
         // TBSCertificate: [0] version?, serialNumber, signature, issuer, validity, subject, ...
         let scanner = BERScanner(bytes: der)
-        var fields = try scanner.children(of: try scanner.children(of: try scanner.root())[0])
+        guard let tbs = try scanner.children(of: try scanner.root()).first else {
+            throw CMSParseError(.malformedCMS, "not a certificate")
+        }
+        var fields = try scanner.children(of: tbs)
         if fields.first?.tag == 0xA0 { fields.removeFirst() }
         guard fields.count >= 6, fields[0].tag == 0x02, fields[2].tag == 0x30, fields[4].tag == 0x30 else {
             throw CMSParseError(.malformedCMS, "not a TBSCertificate")
