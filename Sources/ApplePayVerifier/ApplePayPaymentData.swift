@@ -40,7 +40,7 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
     }
 
     static func mask(_ pan: String) -> String {
-        guard pan.count > 8 else { return String(repeating: "•", count: max(pan.count, 4)) }
+        guard pan.count > 8 else { return "••••" }
         return "••••" + pan.suffix(4)
     }
 

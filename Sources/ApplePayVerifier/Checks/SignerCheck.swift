@@ -27,7 +27,8 @@ struct SignerCheck: VerificationCheck {
             guard case .p256(let key) = leaf.signingKey else {
                 return .failed(.keyTypeMismatch, "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; EC_v1 tokens are signed with P-256")
             }
-            guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: signer.signature),
+            guard let raw = Self.rawECDSASignature(signer.signature),
+                  let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
                   key.isValidSignature(signature, for: signedDigest)
             else {
                 return .failed(.signatureInvalid, "the ECDSA signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
@@ -49,6 +50,27 @@ struct SignerCheck: VerificationCheck {
             }
             return .passed("RSA PKCS#1 v1.5/SHA-256 signature by \"\(leaf.displayName)\" (\(key.keySizeInBits) bits) verifies")
         }
+    }
+
+    /// DER `SEQUENCE { INTEGER r, INTEGER s }` to the 64-byte r ‖ s form (each a positive integer
+    /// of at most 32 bytes). Nil for anything else.
+    static func rawECDSASignature(_ der: ArraySlice<UInt8>) -> [UInt8]? {
+        let scanner = BERScanner(bytes: Array(der))
+        guard let root = try? scanner.root(), root.tag == 0x30,
+              let parts = try? scanner.children(of: root), parts.count == 2,
+              parts[0].tag == 0x02, parts[1].tag == 0x02
+        else { return nil }
+        var raw: [UInt8] = []
+        raw.reserveCapacity(64)
+        for part in parts {
+            var integer = scanner.bytes[part.content]
+            guard let first = integer.first, first & 0x80 == 0 else { return nil }
+            if first == 0, integer.count > 1 { integer = integer.dropFirst() }
+            guard integer.count <= 32 else { return nil }
+            for _ in integer.count..<32 { raw.append(0) }
+            raw += integer
+        }
+        return raw
     }
 
     /// RFC 6211: when the CMSAlgorithmProtection attribute is present, it must name the algorithms
