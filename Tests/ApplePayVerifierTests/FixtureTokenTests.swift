@@ -160,6 +160,32 @@ import WalletVerifierTestSupport
         #expect(result.report.check(.applePaySignatureCertificateValidity)?.message.contains("intermediate certificate") == true)
     }
 
+    /// A validated chain is remembered, but only for times inside every certificate's validity:
+    /// with the validity check disabled, the cached chain still does not vouch for an expired leaf.
+    @Test func chainCacheIsUsedAndRespectsTime() async throws {
+        var options = ApplePayFixturePKI.Options()
+        options.leafNotAfter = Fixture.signingTime.addingTimeInterval(120)
+        let pki = try ApplePayFixturePKI(options: options)
+        var policy = ApplePayPolicy.production
+        policy.requirements = policy.requirements.with(.applePaySignatureCertificateValidity, .disabled)
+        let verifier = try Fixture.verifier(pki: pki, policy: policy)
+        #expect(try await Fixture.verify(try Fixture.builder(pki: pki).build(), with: verifier).verdict == .accepted)
+        #expect(try await Fixture.verify(try Fixture.builder(pki: pki).build(), with: verifier).verdict == .accepted)
+        #expect(verifier.chainCache.counts.chains == 1)
+        #expect(verifier.chainCache.counts.intermediates == 1)
+        // Signed before expiry, verified after it (window widened so only expiry matters).
+        let late = Fixture.signingTime.addingTimeInterval(200)
+        var lenient = policy
+        lenient.maximumSigningAge = .seconds(3600)
+        let sameCache = try ApplePayTokenVerifier(
+            keyRing: verifier.keyRing, replayStore: InMemoryReplayStore(), policy: lenient,
+            trustAnchor: verifier.trustAnchor, chainCache: verifier.chainCache
+        )
+        let result = try await Fixture.verify(try Fixture.builder(pki: pki).build(), with: sameCache, at: late)
+        result.expectRejected(.applePaySignatureChain, .untrustedChain)
+        #expect(result.report.check(.applePaySignatureChain)?.message.contains("expired") == true)
+    }
+
     // MARK: Signing time
 
     @Test func signingTimeWindowOnBothSides() async throws {
