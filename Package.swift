@@ -180,7 +180,7 @@ let package = Package(
             name: "VerifierServer",
             dependencies: [
                 "VerificationCore", "WalletCBOR", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier",
-                "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres",
+                "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -221,8 +221,10 @@ let package = Package(
             name: "wallet-verifier-bench",
             dependencies: [
                 "WalletCBOR", "WalletCOSE", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier", "VerificationCore",
-                "WalletVerifierTestSupport",
+                "WalletVerifierTestSupport", "VerifierServer",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

@@ -4,9 +4,12 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Crypto
+import MdocVerifier
 import VerificationCore
 import VerifierPresentation
 import WalletIdentity
+import WebIdentity
 
 /// The HTTP API. Verification answers are 200 for accepted and rejected (a rejection is an answer),
 /// 503 for indeterminate (a store is down; retry), 400/413/415 problem+json for requests that cannot
@@ -33,6 +36,8 @@ struct APIRoutes: Sendable {
         router.post("v1/identity/requests") { request, context in try await handle { try await createIdentityRequest(request, context) } }
         router.post("v1/identity/verify") { request, context in try await handle { try await verifyIdentity(request, context) } }
         router.post("v1/applepay/decrypt") { request, context in try await handle { try await decryptApplePay(request, context) } }
+        router.post("v1/web/requests") { request, context in try await handle { try await createWebRequest(request, context) } }
+        router.post("v1/web/verify") { request, context in try await handle { try await verifyWeb(request, context) } }
     }
 
     /// Turns a ``Problem`` into its response; anything else unexpected is a 500 without details.
@@ -134,6 +139,53 @@ struct APIRoutes: Sendable {
         let result = await verifier.verify([UInt8](tokenData), context: context, expectations: expectations)
         services.metrics.record(flow: "applepay", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(ApplePayOutput.json(result), report: result.report)
+    }
+
+    /// The key web responses are encrypted to: the first configured identity key.
+    var webKey: P256.KeyAgreement.PrivateKey { services.identity.verifier.keyRing.keys[0].privateKey }
+
+    func createWebRequest(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let object = try await jsonObject(request)
+        guard let docType = object["docType"] as? String, !docType.isEmpty else { throw Problem.badRequest("missing \"docType\"") }
+        guard let origin = object["origin"] as? String, origin.hasPrefix("http://") || origin.hasPrefix("https://") else {
+            throw Problem.badRequest("\"origin\" must be the page's origin, such as https://example.com")
+        }
+        guard let names = object["elements"] as? [String], !names.isEmpty else {
+            throw Problem.badRequest("\"elements\" must list NAMESPACE/IDENTIFIER[:retain] strings")
+        }
+        let elements: [WebDocumentRequest.Element]
+        do { elements = try names.map { (name) throws(WebRequestError) in try WebDocumentRequest.Element(argument: name) } } catch {
+            throw Problem.badRequest("elements: \(error)")
+        }
+        let created: WebRequestSessions.Created
+        do {
+            created = try await services.web.create(request: WebDocumentRequest(docType: docType, elements: elements), origin: origin,
+                                                    recipientPublicKey: webKey.publicKey, now: services.clock.now())
+        } catch {
+            throw Problem.unavailable("the request could not be stored")
+        }
+        let json = #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339Time.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.presentation.navigatorCredentialsGetArgument)}"#
+        return jsonResponse(json, status: .created)
+    }
+
+    func verifyWeb(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let object = try await jsonObject(request)
+        guard let requestID = object["requestId"] as? String, !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
+        let responseBytes: [UInt8]
+        if let credential = object["credential"], JSONSerialization.isValidJSONObject(credential) {
+            guard let bytes = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: [UInt8](try JSONSerialization.data(withJSONObject: credential))) else {
+                throw Problem.badRequest("\"credential\" is not an org-iso-mdoc response")
+            }
+            responseBytes = bytes
+        } else if let text = object["response"] as? String, let bytes = Base64Input.decode(text), !bytes.isEmpty {
+            responseBytes = bytes
+        } else {
+            throw Problem.badRequest("send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
+        }
+        let start = ContinuousClock.now
+        let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKey: webKey, at: services.clock.now())
+        services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
+        return reportResponse(IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documents)), report: result.report)
     }
 
     func reportResponse(_ json: String, report: VerificationReport) -> Response {

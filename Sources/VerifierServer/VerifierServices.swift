@@ -8,6 +8,7 @@ import ReplayStoreSQLite
 import ServiceLifecycle
 import VerificationCore
 import WalletIdentity
+import WebIdentity
 
 /// What the service verifies with, built once at start-up from ``ServerSettings``: the store, the
 /// identity request sessions, the Apple Pay verifier, the metrics and the clock.
@@ -17,6 +18,8 @@ public struct VerifierServices: Sendable {
     public let identity: IdentityRequestSessions
     /// Nil when no Apple Pay merchant key is configured.
     public let applePay: ApplePayTokenVerifier?
+    /// Verify with Wallet on the Web (ISO 18013-7 Annex C); encrypts to the first identity key.
+    public let web: WebRequestSessions
     public let metrics: ServerMetrics
     public let clock: any VerificationClock
     /// Long-running pieces (the PostgreSQL pool) for the application's service group.
@@ -109,7 +112,8 @@ public struct VerifierServices: Sendable {
             logger.notice("applepay: no --applepay-cert/--applepay-key configured; /v1/applepay/decrypt answers 503")
         }
 
-        return VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, metrics: ServerMetrics(),
+        let web = WebRequestSessions(store: store, verifier: WebIdentityVerifier(mdocVerifier: verifier.mdocVerifier), lifetime: .seconds(settings.requestLifetime))
+        return VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, metrics: ServerMetrics(),
                                 clock: clock, backgroundServices: background, prepare: prepare, shutdown: shutdown)
     }
 

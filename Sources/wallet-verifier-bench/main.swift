@@ -15,11 +15,12 @@ case "mdoc": try await MdocBenchmark.run(seconds: seconds)
 case "identity": try await IdentityBenchmark.run(seconds: seconds)
 case "mdoc-stages": try await MdocStages.run(seconds: seconds)
 case "applepay": try await ApplePayBenchmark.run(seconds: seconds)
+case "service": try await ServiceLoadBenchmark.run(seconds: seconds)
 case "all":
     try await MdocBenchmark.run(seconds: seconds)
     try await IdentityBenchmark.run(seconds: seconds)
     try await ApplePayBenchmark.run(seconds: seconds)
 default:
-    print("unknown benchmark \(which); available: mdoc, identity, applepay, all")
+    print("unknown benchmark \(which); available: mdoc, identity, applepay, service, mdoc-stages, all")
     exit(2)
 }

@@ -102,7 +102,7 @@ import WalletVerifierTestSupport
         defer { fixture.remove() }
         var services = try await Self.services(fixture)
         services = VerifierServices(settings: { var s = services.settings; s.bodyLimit = 4096; return s }(), store: services.store, identity: services.identity,
-                                    applePay: services.applePay, metrics: services.metrics, clock: services.clock, backgroundServices: [],
+                                    applePay: services.applePay, web: services.web, metrics: services.metrics, clock: services.clock, backgroundServices: [],
                                     prepare: {}, shutdown: {})
         let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
         try await app.test(.router) { client in
