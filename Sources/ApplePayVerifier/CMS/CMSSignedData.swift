@@ -88,15 +88,30 @@ struct CMSAttribute: Sendable {
     var values: [ArraySlice<UInt8>]
 }
 
-struct CMSSignerInfo: Sendable {
-    var version: Int
-    var signerIdentifier: CMSSignerIdentifier
-    var digestAlgorithm: CMSAlgorithmIdentifier
+/// A class: the checks share one instance instead of copying its many slices.
+final class CMSSignerInfo: Sendable {
+    let version: Int
+    let signerIdentifier: CMSSignerIdentifier
+    let digestAlgorithm: CMSAlgorithmIdentifier
     /// The `[0] IMPLICIT SignedAttributes` element exactly as received, tag included.
-    var signedAttributesReceived: ArraySlice<UInt8>?
-    var signedAttributes: [CMSAttribute]
-    var signatureAlgorithm: CMSAlgorithmIdentifier
-    var signature: ArraySlice<UInt8>
+    let signedAttributesReceived: ArraySlice<UInt8>?
+    let signedAttributes: [CMSAttribute]
+    let signatureAlgorithm: CMSAlgorithmIdentifier
+    let signature: ArraySlice<UInt8>
+
+    init(
+        version: Int, signerIdentifier: CMSSignerIdentifier, digestAlgorithm: CMSAlgorithmIdentifier,
+        signedAttributesReceived: ArraySlice<UInt8>?, signedAttributes: [CMSAttribute],
+        signatureAlgorithm: CMSAlgorithmIdentifier, signature: ArraySlice<UInt8>
+    ) {
+        self.version = version
+        self.signerIdentifier = signerIdentifier
+        self.digestAlgorithm = digestAlgorithm
+        self.signedAttributesReceived = signedAttributesReceived
+        self.signedAttributes = signedAttributes
+        self.signatureAlgorithm = signatureAlgorithm
+        self.signature = signature
+    }
 
     /// What the signature covers (RFC 5652 §5.4): the received signed attributes with their
     /// `[0] IMPLICIT` tag replaced by the SET tag 0x31. Every other byte is as received.
