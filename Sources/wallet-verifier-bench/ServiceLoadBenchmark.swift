@@ -23,7 +23,7 @@ enum ServiceLoadBenchmark {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         var flags: ServerSettings.Source = [
-            "store": ["sqlite"], "dataDir": [fixture.directory.appendingPathComponent("data").path], "port": ["0"],
+            "store": [ProcessInfo.processInfo.environment["BENCH_STORE"] ?? "sqlite"], "dataDir": [fixture.directory.appendingPathComponent("data").path], "port": ["0"],
             "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID], "trust": [fixture.iacaPath],
             "applepayCerts": [fixture.merchantCertificatePath], "applepayKeys": [fixture.merchantKeyPath], "applepayRoot": [fixture.applePayRootPath],
             "requestLifetime": ["3600"],
