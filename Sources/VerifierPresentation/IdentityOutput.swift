@@ -1,0 +1,24 @@
+import MdocVerifier
+import VerificationCore
+import WalletIdentity
+
+/// JSON of mdoc and identity results, the same for the CLI and the HTTP API:
+/// the report plus `documents` (elements only for an accepted verdict) and, for identity results with
+/// a request, `claims` (only for an accepted verdict).
+public enum IdentityOutput {
+    public static func documentsJSON(_ documents: [VerifiedDocument], accepted: Bool) -> String {
+        "[" + documents.map { $0.json(includeElements: accepted) }.joined(separator: ",") + "]"
+    }
+
+    public static func json(_ result: MdocVerificationResult, extra: [(key: String, rawJSON: String)] = []) -> String {
+        let accepted = result.report.verdict == .accepted
+        return ReportOutput.json(result.report, extra: [("documents", documentsJSON(result.documents, accepted: accepted))] + extra)
+    }
+
+    public static func json(_ result: IdentityVerificationResult) -> String {
+        let accepted = result.report.verdict == .accepted
+        var extra: [(key: String, rawJSON: String)] = [("documents", documentsJSON(result.documents, accepted: accepted))]
+        if let claims = result.claims, accepted { extra.append(("claims", claims.json)) }
+        return ReportOutput.json(result.report, extra: extra)
+    }
+}
