@@ -86,8 +86,10 @@ struct APIRoutes: Sendable {
         let created: IdentityRequestSessions.Created
         do {
             created = try await services.identity.create(descriptor: descriptor, sessionBinding: binding, now: services.clock.now())
-        } catch {
+        } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
+        } catch {
+            throw Problem.badRequest("descriptor: \(error)")
         }
         let body: [String: Any] = [
             "requestId": created.requestID,
@@ -161,8 +163,10 @@ struct APIRoutes: Sendable {
         do {
             created = try await services.web.create(request: WebDocumentRequest(docType: docType, elements: elements), origin: origin,
                                                     recipientPublicKey: webKey.publicKey, now: services.clock.now())
-        } catch {
+        } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
+        } catch {
+            throw Problem.badRequest("\(error)")
         }
         let json = #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339Time.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.presentation.navigatorCredentialsGetArgument)}"#
         return jsonResponse(json, status: .created)

@@ -58,6 +58,11 @@ import WalletVerifierTestSupport
             let bad = try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
                                                body: try RouterTests.body(["docType": MdocFixture.mDL, "origin": "shop.example", "elements": ["x"]]))
             #expect(bad.status == .badRequest)
+            // Input the request builder refuses (the same element twice) is a 400, not a store failure.
+            let duplicate = try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
+                                                     body: try RouterTests.body(["docType": MdocFixture.mDL, "origin": origin,
+                                                                                 "elements": ["org.iso.18013.5.1/family_name", "org.iso.18013.5.1/family_name"]]))
+            #expect(duplicate.status == .badRequest, "\(String(buffer: duplicate.body))")
         }
     }
 }
