@@ -147,10 +147,17 @@ let package = Package(
         ),
 
         // Layer 5: persistent replay stores (embedded SQLite; shared PostgreSQL for several instances).
+        // Both write keys and times the same way (ReplayStoreKeys), without depending on each other.
+        .target(
+            name: "ReplayStoreKeys",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "ReplayStoreSQLite",
             dependencies: [
                 "VerificationCore",
+                "ReplayStoreKeys",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -160,6 +167,7 @@ let package = Package(
             name: "ReplayStorePostgres",
             dependencies: [
                 "VerificationCore",
+                "ReplayStoreKeys",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -293,7 +301,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplayStoreTests",
-            dependencies: ["ReplayStoreSQLite", "ReplayStorePostgres", "VerificationCore",
+            dependencies: ["ReplayStoreSQLite", "ReplayStorePostgres", "ReplayStoreKeys", "VerificationCore",
                            .product(name: "SQLiteNIO", package: "sqlite-nio"),
                            .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: swiftSettings

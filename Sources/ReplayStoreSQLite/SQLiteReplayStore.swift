@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ReplayStoreKeys
 import SQLiteNIO
 import VerificationCore
 

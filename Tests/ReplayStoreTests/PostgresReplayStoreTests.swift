@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import ReplayStorePostgres
+import ReplayStoreKeys
 import Testing
 import VerificationCore
 

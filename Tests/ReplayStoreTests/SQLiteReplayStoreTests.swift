@@ -1,5 +1,6 @@
 import Foundation
 @testable import ReplayStoreSQLite
+import ReplayStoreKeys
 import SQLiteNIO
 import Testing
 import VerificationCore
