@@ -48,7 +48,19 @@ public struct VerifierServices: Sendable {
             let postgres = try PostgresReplayStore(url: settings.postgresURL ?? "", purgeInterval: .seconds(300))
             store = postgres
             background.append(postgres)
-            prepare = { try await postgres.createTables() }
+            // At start-up the database may be slow or still starting: keep trying for a minute.
+            prepare = {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while true {
+                    do {
+                        return try await postgres.createTables()
+                    } catch {
+                        guard ContinuousClock.now < deadline else { throw error }
+                        logger.warning("store: PostgreSQL not ready yet (\(error)); retrying")
+                        try await Task.sleep(for: .milliseconds(500))
+                    }
+                }
+            }
             logger.notice("store: PostgreSQL (shared by every instance)")
         }
         if settings.store != .postgres {
