@@ -44,6 +44,9 @@ let package = Package(
         // Layer 1: the CBOR codec. No dependencies at all.
         .target(name: "WalletCBOR", swiftSettings: swiftSettings),
 
+        // Layer 1: strict JSON reading (byte ranges of values as received) and fast JSON writing. No dependencies.
+        .target(name: "WalletJSON", swiftSettings: swiftSettings),
+
         // Layer 2: COSE on top of CBOR and swift-crypto.
         .target(
             name: "WalletCOSE",
@@ -55,7 +58,7 @@ let package = Package(
         ),
 
         // Layer 3: the verification vocabulary (report, checks, policy, clock, replay store).
-        .target(name: "VerificationCore", swiftSettings: swiftSettings),
+        .target(name: "VerificationCore", dependencies: ["WalletJSON"], swiftSettings: swiftSettings),
 
         // Layer 4: the ISO 18013-5 mdoc model (no policy) and its verifier.
         .target(
@@ -136,7 +139,7 @@ let package = Package(
         .target(
             name: "ApplePayVerifier",
             dependencies: [
-                "VerificationCore",
+                "VerificationCore", "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -179,7 +182,7 @@ let package = Package(
         // and the HTTP service so that both answer with the same JSON.
         .target(
             name: "VerifierPresentation",
-            dependencies: ["VerificationCore", "MdocVerifier", "WalletIdentity", "ApplePayVerifier"],
+            dependencies: ["VerificationCore", "WalletJSON", "MdocVerifier", "WalletIdentity", "ApplePayVerifier"],
             swiftSettings: swiftSettings
         ),
 
@@ -187,7 +190,7 @@ let package = Package(
         .target(
             name: "VerifierServer",
             dependencies: [
-                "VerificationCore", "WalletCBOR", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier",
+                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -268,6 +271,11 @@ let package = Package(
         .testTarget(
             name: "WalletCOSETests",
             dependencies: ["WalletCOSE", "WalletCBOR", "WalletVerifierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WalletJSONTests",
+            dependencies: ["WalletJSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import VerificationCore
+import WalletJSON
 
 /// The decrypted payment data of a token, typed, plus the JSON exactly as Apple sent it.
 ///

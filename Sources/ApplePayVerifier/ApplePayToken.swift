@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import VerificationCore
+import WalletJSON
 
 /// The `version` of a payment token.
 public enum ApplePayTokenVersion: String, Sendable, Hashable, CaseIterable {

@@ -14,9 +14,59 @@ public enum RFC3339Time {
         return nil
     }
 
-    /// UTC, whole seconds unless the time has a fractional part.
+    /// UTC, whole seconds unless the time has a fractional part (then milliseconds, rounded down):
+    /// `2026-11-21T20:50:53Z`, `2026-11-21T20:50:53.125Z`. Written by hand for years 1583 to 9999 (every
+    /// report carries a time, and a general formatter costs more than some checks); other years go
+    /// through Foundation (which counts days before the Gregorian reform of 1582 in the Julian
+    /// calendar).
     public static func format(_ date: Date) -> String {
-        let fractional = date.timeIntervalSince1970 != date.timeIntervalSince1970.rounded(.down)
-        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: fractional))
+        let interval = date.timeIntervalSince1970
+        let whole = interval.rounded(.down)
+        let fractional = interval != whole
+        // 1583-01-01 and 9999-12-31T23:59:59.
+        guard whole >= -12_212_553_600, whole <= 253_402_300_799 else {
+            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: fractional))
+        }
+        let seconds = Int(whole)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civilDate(daysSince1970: days)
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(year, 4); out.append(UInt8(ascii: "-"))
+        digits(month, 2); out.append(UInt8(ascii: "-"))
+        digits(day, 2); out.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3600, 2); out.append(UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2); out.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 60, 2)
+        if fractional {
+            out.append(UInt8(ascii: "."))
+            digits(min(999, Int(((interval - whole) * 1000).rounded(.down))), 3)
+        }
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Proleptic Gregorian year, month, day of a day count since 1970-01-01.
+    static func civilDate(daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
+        let z = daysSince1970 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -57,13 +57,17 @@ public struct VerificationReport: Sendable, Codable, Hashable {
     ///   prerequisite did not pass, or if no required check passed at all;
     /// - otherwise `accepted`.
     public var verdict: Verdict {
-        let required = checks.filter { $0.requirement == .required }
-        if required.contains(where: { $0.status == .failed }) { return .rejected }
-        if required.contains(where: { $0.status == .error || ($0.status == .skipped && $0.reason == .prerequisiteFailed) }) {
-            return .indeterminate
+        var undecided = false
+        var anyPassed = false
+        for check in checks where check.requirement == .required {
+            switch check.status {
+            case .failed: return .rejected
+            case .error: undecided = true
+            case .skipped: if check.reason == .prerequisiteFailed { undecided = true }
+            case .passed: anyPassed = true
+            }
         }
-        guard required.contains(where: { $0.status == .passed }) else { return .indeterminate }
-        return .accepted
+        return undecided || !anyPassed ? .indeterminate : .accepted
     }
 
     /// Whether a store or other dependency failure made the verdict indeterminate and a retry may help.

@@ -1,6 +1,7 @@
 import ApplePayVerifier
 import Foundation
 import VerificationCore
+import WalletJSON
 
 /// Rendering of Apple Pay results, the same for `applepay decrypt` and the HTTP service.
 public enum ApplePayOutput {
@@ -24,11 +25,9 @@ public enum ApplePayOutput {
             if let applicationData = summary.applicationData { token["applicationData"] = applicationData }
             if let signingTime = summary.signingTime { token["signingTime"] = RFC3339Time.format(signingTime) }
             if let signer = summary.signer { token["signer"] = signer }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            if let data = try? encoder.encode(token) {
-                extra.append(("token", String(decoding: data, as: UTF8.self)))
-            }
+            var writer = JSONWriter(capacity: 512)
+            writer.sortedStringObject(token)
+            extra.append(("token", writer.text))
         }
         if result.verdict == .accepted, let payment = result.payment {
             extra.append(("payment", String(decoding: payment.rawJSON, as: UTF8.self)))

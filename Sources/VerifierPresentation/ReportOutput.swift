@@ -11,17 +11,7 @@ public enum ReportOutput {
     /// The report's JSON object with extra top-level members spliced in as raw JSON (for example the
     /// decrypted payment exactly as received, or the documents).
     public static func json(_ report: VerificationReport, extra: [(key: String, rawJSON: String)] = []) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let base = (try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        guard !extra.isEmpty, base.hasSuffix("}") else { return base }
-        let members = extra.map { "\(quote($0.key)):\($0.rawJSON)" }.joined(separator: ",")
-        return String(base.dropLast()) + "," + members + "}"
-    }
-
-    static func quote(_ text: String) -> String {
-        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
-        return String(decoding: data, as: UTF8.self)
+        report.json(extra: extra)
     }
 
     /// A table of checks, then warnings and the verdict.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import WalletJSON
 
 /// RFC 9457 problem details for requests that cannot be read (400, 413, 415) and for operational
 /// failures (503). Messages never echo request content.
@@ -19,11 +20,17 @@ struct Problem: Error {
     }
 
     func response() -> Response {
-        let object: [String: Any] = ["type": "urn:wallet-verifier:problem:\(type)", "title": title, "status": Int(status.code), "detail": detail]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        var body = JSONWriter(capacity: 256)
+        body.raw("{\"detail\":")
+        body.string(detail)
+        body.raw(",\"status\":\(status.code),\"title\":")
+        body.string(title)
+        body.raw(",\"type\":")
+        body.string("urn:wallet-verifier:problem:\(type)")
+        body.raw("}")
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
         if status == .serviceUnavailable { headers[.retryAfter] = "1" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.bytes)))
     }
 }

@@ -9,6 +9,7 @@ import MdocVerifier
 import VerificationCore
 import VerifierPresentation
 import WalletIdentity
+import WalletJSON
 import WebIdentity
 
 /// The HTTP API. Verification answers are 200 for accepted and rejected (a rejection is an answer),
@@ -60,29 +61,27 @@ struct APIRoutes: Sendable {
                        detail: "request bodies are limited to \(services.settings.bodyLimit) bytes").response()
     }
 
-    /// Reads a JSON object body (415 for another media type, 413 past the limit, 400 for non-JSON).
-    func jsonObject(_ request: Request) async throws -> [String: Any] {
+    /// Reads a JSON object body (415 for another media type, 413 past the limit, 400 for anything but
+    /// one strict JSON object).
+    func jsonObject(_ request: Request) async throws -> JSONBody {
         if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/json") {
             throw Problem(status: .unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
                           detail: "send application/json")
         }
         let buffer = try await request.body.collect(upTo: services.settings.bodyLimit)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] else {
-            throw Problem.badRequest("the body is not a JSON object")
-        }
-        return object
+        return try JSONBody(bytes: Array(buffer: buffer))
     }
 
     func createIdentityRequest(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
-        guard let descriptorObject = object["descriptor"] else { throw Problem.badRequest("missing \"descriptor\"") }
+        guard let descriptorJSON = object.raw("descriptor") else { throw Problem.badRequest("missing \"descriptor\"") }
         let descriptor: IdentityRequestDescriptor
         do {
-            descriptor = try IdentityRequestDescriptor.decode(json: try JSONSerialization.data(withJSONObject: descriptorObject))
+            descriptor = try IdentityRequestDescriptor.decode(json: Data(descriptorJSON))
         } catch {
             throw Problem.badRequest("descriptor: \(error)")
         }
-        let binding = object["sessionBinding"] as? String
+        let binding = try object.optionalString("sessionBinding")
         let created: IdentityRequestSessions.Created
         do {
             created = try await services.identity.create(descriptor: descriptor, sessionBinding: binding, now: services.clock.now())
@@ -91,24 +90,25 @@ struct APIRoutes: Sendable {
         } catch {
             throw Problem.badRequest("descriptor: \(error)")
         }
-        let body: [String: Any] = [
+        var body = JSONWriter(capacity: 256)
+        body.sortedStringObject([
             "requestId": created.requestID,
             "nonce": Data(created.nonce).base64EncodedString(),
             "merchantId": services.identity.verifier.merchantID,
             "expiresAt": RFC3339Time.format(created.expiresAt),
-        ]
-        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
-        return jsonResponse(String(decoding: data, as: UTF8.self), status: .created)
+        ])
+        return jsonResponse(body.text, status: .created)
     }
 
     func verifyIdentity(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
-        guard let requestID = object["requestId"] as? String, !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
-        guard let encoded = object["encryptedData"] as? String else { throw Problem.badRequest("missing \"encryptedData\" (base64)") }
-        guard let data = Base64Input.decode(encoded), !data.isEmpty else { throw Problem.badRequest("\"encryptedData\" is not base64") }
+        guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
+        guard let encoded = try object.optionalString("encryptedData") else { throw Problem.badRequest("missing \"encryptedData\" (base64)") }
+        guard let data = LenientBase64.decode(encoded), !data.isEmpty else { throw Problem.badRequest("\"encryptedData\" is not base64") }
+        let binding = try object.optionalString("sessionBinding")
         let start = ContinuousClock.now
         let result = await services.identity.verify(requestID: requestID, encryptedData: data,
-                                                    sessionBinding: object["sessionBinding"] as? String, at: services.clock.now())
+                                                    sessionBinding: binding, at: services.clock.now())
         services.metrics.record(flow: "identity", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(result), report: result.report)
     }
@@ -118,27 +118,35 @@ struct APIRoutes: Sendable {
             throw Problem.unavailable("Apple Pay is not configured on this server (--applepay-cert/--applepay-key)")
         }
         let object = try await jsonObject(request)
-        let token: Any
-        if let whole = object["token"] { token = whole } else if let paymentData = object["paymentData"] { token = paymentData } else {
+        // The token goes to the verifier as the bytes received, never re-serialized.
+        let name = object.value("token") != nil ? "token" : "paymentData"
+        guard let value = object.value(name) else {
             throw Problem.badRequest("send {\"token\": PKPaymentToken} or {\"paymentData\": {...}}")
         }
-        guard JSONSerialization.isValidJSONObject(token), let tokenData = try? JSONSerialization.data(withJSONObject: token) else {
+        guard value.object != nil, let tokenData = object.raw(name) else {
             throw Problem.badRequest("the token must be a JSON object")
         }
         var expectations = ApplePayExpectations.none
-        if let expect = object["expect"] as? [String: Any] {
-            if let currency = expect["currency"] as? String { expectations.currencyCode = currency }
+        if let expectValue = object.value("expect") {
+            guard let expect = expectValue.object else { throw Problem.badRequest("\"expect\" must be an object") }
+            if let currency = expect["currency"] {
+                guard let text = currency.string else { throw Problem.badRequest("expect.currency must be a string") }
+                expectations.currencyCode = text
+            }
             if let amount = expect["amount"] {
-                guard let number = (amount as? NSNumber).map({ Decimal(string: $0.stringValue) }) ?? (amount as? String).map({ Decimal(string: $0) }), let value = number else {
+                guard let text = amount.number ?? amount.string, let value = Decimal(string: text), value.isFinite else {
                     throw Problem.badRequest("expect.amount must be a number")
                 }
                 expectations.transactionAmount = value
             }
-            if let applicationData = expect["applicationData"] as? String { expectations.applicationData = applicationData }
+            if let applicationData = expect["applicationData"] {
+                guard let text = applicationData.string else { throw Problem.badRequest("expect.applicationData must be a string") }
+                expectations.applicationData = text
+            }
         }
         let start = ContinuousClock.now
         let context = VerificationContext(time: services.clock.now(), clockSkew: .seconds(services.settings.clockSkew))
-        let result = await verifier.verify([UInt8](tokenData), context: context, expectations: expectations)
+        let result = await verifier.verify(Array(tokenData), context: context, expectations: expectations)
         services.metrics.record(flow: "applepay", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(ApplePayOutput.json(result), report: result.report)
     }
@@ -148,11 +156,12 @@ struct APIRoutes: Sendable {
 
     func createWebRequest(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
-        guard let docType = object["docType"] as? String, !docType.isEmpty else { throw Problem.badRequest("missing \"docType\"") }
-        guard let origin = object["origin"] as? String, origin.hasPrefix("http://") || origin.hasPrefix("https://") else {
+        guard let docType = try object.optionalString("docType"), !docType.isEmpty else { throw Problem.badRequest("missing \"docType\"") }
+        guard let origin = try object.optionalString("origin"), origin.hasPrefix("http://") || origin.hasPrefix("https://") else {
             throw Problem.badRequest("\"origin\" must be the page's origin, such as https://example.com")
         }
-        guard let names = object["elements"] as? [String], !names.isEmpty else {
+        let names = object.value("elements")?.array?.compactMap(\.string) ?? []
+        guard !names.isEmpty, names.count == object.value("elements")?.array?.count else {
             throw Problem.badRequest("\"elements\" must list NAMESPACE/IDENTIFIER[:retain] strings")
         }
         let elements: [WebDocumentRequest.Element]
@@ -174,14 +183,14 @@ struct APIRoutes: Sendable {
 
     func verifyWeb(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
-        guard let requestID = object["requestId"] as? String, !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
+        guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
         let responseBytes: [UInt8]
-        if let credential = object["credential"], JSONSerialization.isValidJSONObject(credential) {
-            guard let bytes = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: [UInt8](try JSONSerialization.data(withJSONObject: credential))) else {
+        if let credential = object.value("credential"), credential.object != nil || credential.array != nil, let raw = object.raw("credential") {
+            guard let bytes = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: Array(raw)) else {
                 throw Problem.badRequest("\"credential\" is not an org-iso-mdoc response")
             }
             responseBytes = bytes
-        } else if let text = object["response"] as? String, let bytes = Base64Input.decode(text), !bytes.isEmpty {
+        } else if let text = object.value("response")?.string, let bytes = LenientBase64.decode(text), !bytes.isEmpty {
             responseBytes = bytes
         } else {
             throw Problem.badRequest("send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
@@ -201,15 +210,4 @@ struct APIRoutes: Sendable {
 
 func jsonResponse(_ json: String, status: HTTPResponse.Status = .ok) -> Response {
     Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
-}
-
-/// Base64 or base64url, padded or not.
-enum Base64Input {
-    static func decode(_ text: String) -> [UInt8]? {
-        var cleaned = text.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        let remainder = cleaned.count % 4
-        if remainder == 1 { return nil }
-        if remainder > 0 { cleaned += String(repeating: "=", count: 4 - remainder) }
-        return Data(base64Encoded: cleaned).map { [UInt8]($0) }
-    }
 }

@@ -6,6 +6,7 @@ import MdocVerifier
 import VerificationCore
 import WalletCBOR
 import WalletIdentity
+import WalletJSON
 
 /// `GET /`: a server-rendered page to paste or upload an encrypted identity response, an mdoc
 /// DeviceResponse or an Apple Pay token, and see the report: each check green or red with its reason,
@@ -76,7 +77,7 @@ struct WebPage: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         if let hex = Hex.decode(trimmed), !hex.isEmpty, (try? CBORDecoder.decode(hex)) != nil { return hex }
-        return Base64Input.decode(trimmed.replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "\r", with: ""))
+        return LenientBase64.decode(trimmed.replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "\r", with: ""))
     }
 
     func errorBox(_ message: String) -> String {

@@ -43,33 +43,23 @@ enum ServiceLoadBenchmark {
         let port = portBox.port
 
         let directory = fixture.directory
-        let count = 3000
-        print("service: preparing \(count) distinct identity responses and \(count) Apple Pay tokens …")
-        // Identity: requests created through the service's own sessions (same store), envelopes built for them.
-        var identityBodies: [String] = []
-        var identityLibraryInputs: [(envelope: [UInt8], nonce: [UInt8])] = []
+        let descriptor = try IdentityRequestDescriptor.decode(json: Data(ServiceFixture.descriptorJSON.utf8))
         let mdocFixture = currentMdocFixture()
-        for _ in 0..<count {
-            let created = try await services.identity.create(descriptor: try IdentityRequestDescriptor.decode(json: Data(ServiceFixture.descriptorJSON.utf8)), now: Date())
-            let envelope = try fixture.identityResponse(nonce: created.nonce, fixture: mdocFixture)
-            identityBodies.append(#"{"requestId":"\#(created.requestID)","encryptedData":"\#(Data(envelope).base64EncodedString())"}"#)
-            if identityLibraryInputs.count < 200 { identityLibraryInputs.append((envelope, created.nonce)) }
-        }
-        var tokenBodies: [String] = []
-        var libraryTokens: [[UInt8]] = []
-        for _ in 0..<count {
-            let token = try fixture.applePayToken(signedAt: Date())
-            tokenBodies.append(#"{"token":"# + String(decoding: token, as: UTF8.self) + "}")
-            if libraryTokens.count < 600 { libraryTokens.append(try fixture.applePayToken(signedAt: Date())) }
-        }
 
-        // The library on one core, same inputs, same process.
+        // The library on one core, same kind of inputs, same process.
+        var identityLibraryInputs: [(envelope: [UInt8], nonce: [UInt8])] = []
+        for _ in 0..<200 {
+            let created = try await services.identity.create(descriptor: descriptor, now: Date())
+            identityLibraryInputs.append((try fixture.identityResponse(nonce: created.nonce, fixture: mdocFixture), created.nonce))
+        }
+        var libraryTokens: [[UInt8]] = []
+        for _ in 0..<600 { libraryTokens.append(try fixture.applePayToken(signedAt: Date())) }
         let identityVerifier = services.identity.verifier
         var index = 0
         let identityLibrary = await measure("library: in-app identity verification (1 core)", seconds: seconds) {
             let input = identityLibraryInputs[index % identityLibraryInputs.count]
             index += 1
-            _ = await identityVerifier.verify(encryptedData: input.envelope, nonce: input.nonce, request: try! IdentityRequestDescriptor.decode(json: Data(ServiceFixture.descriptorJSON.utf8)), at: Date())
+            _ = await identityVerifier.verify(encryptedData: input.envelope, nonce: input.nonce, request: descriptor, at: Date())
         }
         var applePay = try ApplePayTokenVerifier(keyRing: services.applePay!.keyRing, replayStore: InMemoryReplayStore(), trustAnchor: services.applePay!.trustAnchor)
         index = 0
@@ -81,34 +71,79 @@ enum ServiceLoadBenchmark {
             index += 1
         }
 
-        for (name, path, bodies, library) in [("identity verify", "/v1/identity/verify", identityBodies, identityLibrary),
-                                              ("Apple Pay decrypt", "/v1/applepay/decrypt", tokenBodies, applePayLibrary)] {
-            let bodyFile = directory.appendingPathComponent("\(path.replacingOccurrences(of: "/", with: "_")).bodies")
-            try Data(bodies.joined(separator: "\n").utf8).write(to: bodyFile)
+        // Enough distinct submissions for the whole run: every request is a first submission, fully
+        // verified (a replay would be cheaper and flatter the service).
+        let runSeconds = max(2, seconds)
+        let identityCount = min(40_000, max(2_000, Int(identityLibrary * 1.5 * (runSeconds + 2))))
+        let tokenCount = min(60_000, max(2_000, Int(applePayLibrary * 1.5 * (runSeconds + 2))))
+        print("service: preparing \(identityCount) distinct identity responses and \(tokenCount) Apple Pay tokens …")
+        // Identity: requests created through the service's own sessions (same store), envelopes built for them.
+        let identityFile = directory.appendingPathComponent("identity.bodies")
+        try await writeLines(to: identityFile, count: identityCount) {
+            let created = try await services.identity.create(descriptor: descriptor, now: Date())
+            let envelope = try fixture.identityResponse(nonce: created.nonce, fixture: mdocFixture)
+            return #"{"requestId":"\#(created.requestID)","encryptedData":"\#(Data(envelope).base64EncodedString())"}"#
+        }
+        let tokenFile = directory.appendingPathComponent("applepay.bodies")
+        try await writeLines(to: tokenFile, count: tokenCount) {
+            #"{"token":"# + String(decoding: try fixture.applePayToken(signedAt: Date()), as: UTF8.self) + "}"
+        }
+
+        for (name, path, bodyFile, count, library) in [("identity verify", "/v1/identity/verify", identityFile, identityCount, identityLibrary),
+                                                       ("Apple Pay decrypt", "/v1/applepay/decrypt", tokenFile, tokenCount, applePayLibrary)] {
+            // Two wrk threads, each sending its own half of the bodies from line `first` on, each body
+            // once; past the end they repeat the last one (a replay, counted below).
             let script = directory.appendingPathComponent("post.lua")
             try Data("""
+            local next_id = 0
+            function setup(thread)
+              thread:set("id", next_id)
+              next_id = next_id + 1
+            end
+            local first = 0
+            function init(args)
+              first = tonumber(args[1])
+            end
             wrk.method = "POST"
             wrk.headers["Content-Type"] = "application/json"
-            local bodies = {}
-            for line in io.lines("\(bodyFile.path)") do bodies[#bodies + 1] = line end
+            local bodies = nil
             local i = 0
             request = function()
+              if bodies == nil then
+                bodies = {}
+                local n = 0
+                for line in io.lines("\(bodyFile.path)") do
+                  if n >= first and n % 2 == id then bodies[#bodies + 1] = line end
+                  n = n + 1
+                end
+              end
               i = i + 1
-              if i > #bodies then i = 1 end
+              if i > #bodies then i = #bodies end
               return wrk.format(nil, "\(path)", nil, bodies[i])
             end
             """.utf8).write(to: script)
-            let duration = max(2, Int(seconds))
-            let output = try runWRK(wrk, ["-t2", "-c16", "-d\(duration)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)"])
+            // A short warm-up run tells the rate; the measured run then lasts only as long as its
+            // distinct bodies do, so no request is a replay (a replay is cheaper and flatters the service).
+            let warmUp = try await runWRK(wrk, ["-t2", "-c16", "-d2s", "-s", script.path, "http://127.0.0.1:\(port)", "--", "0"])
+            let used = requestCount(in: warmUp)
+            let remaining = count - used
+            let warmRate = Double(used) / 2
+            let duration = min(Int(runSeconds), Int(Double(remaining) / max(warmRate, 1) / 1.2))
+            guard duration >= 1 else {
+                print("  service: \(name): too few distinct bodies (\(remaining)) for a measured run at \(Int(warmRate)) req/s")
+                continue
+            }
+            let cpuBefore = processCPUSeconds()
+            let output = try await runWRK(wrk, ["-t2", "-c16", "-d\(duration)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)", "--", "\(used + 32)"])
             let rps = value(after: "Requests/sec:", in: output) ?? 0
+            let total = requestCount(in: output)
+            let cpuPerRequest = (processCPUSeconds() - cpuBefore) / Double(max(total, 1)) * 1e6
             let p50 = line(starting: "50%", in: output) ?? "?"
             let p99 = line(starting: "99%", in: output) ?? "?"
             let non2xx = line(starting: "Non-2xx", in: output) ?? "none"
             print("  service: \(name.padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", rps)) req/s  p50 \(p50)  p99 \(p99)  non-2xx: \(non2xx)")
+            print("    \(total) requests in \(duration) s after a 2 s warm-up, \(max(0, total - (remaining - 32))) of them replays; server CPU \(String(format: "%.0f", cpuPerRequest)) µs per request (library \(String(format: "%.0f", 1e6 / library)) µs)")
             print("  ratio service (2 cores, wrk on the same cores) / library (1 core): \(String(format: "%.2f", rps / library)) (target ≥ 0.75)")
-            if bodies.count < Int(rps) * duration {
-                print("  note: \(bodies.count) distinct bodies for \(Int(rps) * duration) requests: later ones are replays (rejected, still fully verified up to the replay check)")
-            }
         }
         await services.shutdown()
     }
@@ -122,17 +157,56 @@ enum ServiceLoadBenchmark {
         return fixture
     }
 
-    static func runWRK(_ wrk: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: wrk)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    /// Runs wrk on a thread of its own and waits without blocking one of the concurrency pool's
+    /// threads: those serve the requests, and a blocked one would halve the server.
+    static func runWRK(_ wrk: String, _ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                do {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: wrk)
+                    process.arguments = arguments
+                    let pipe = Pipe()
+                    process.standardOutput = pipe
+                    process.standardError = pipe
+                    try process.run()
+                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    continuation.resume(returning: String(decoding: data, as: UTF8.self))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.start()
+        }
+    }
+
+    /// Writes `count` lines, one request body each, without holding them all in memory.
+    static func writeLines(to url: URL, count: Int, _ line: () async throws -> String) async throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var chunk = ""
+        for index in 0..<count {
+            chunk += try await line() + "\n"
+            if index % 500 == 499 || index == count - 1 {
+                try handle.write(contentsOf: Data(chunk.utf8))
+                chunk = ""
+            }
+        }
+    }
+
+    /// User and system CPU time of this process (the server; wrk runs in its own).
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// The "N requests in ..." count of a wrk run.
+    static func requestCount(in output: String) -> Int {
+        let summary = output.split(separator: "\n").first { $0.contains("requests in") } ?? ""
+        return Int(summary.split(separator: " ").first ?? "") ?? 0
     }
 
     static func value(after label: String, in text: String) -> Double? {

@@ -129,6 +129,38 @@ import WalletVerifierTestSupport
         }
     }
 
+    /// The token reaches the verifier as the bytes received (escaped slashes, spacing, member order
+    /// untouched); the body around it is read strictly.
+    @Test func applePayTokenIsPassedAsReceivedAndBodiesAreStrict() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let app = VerifierApplication.build(services: try await Self.services(fixture), logger: Logger(label: "test"))
+        let tokenText = String(decoding: try fixture.applePayToken(), as: UTF8.self)
+        // Escaped slashes and spacing the way some serializers write them.
+        let spaced = tokenText.replacingOccurrences(of: "\\/", with: "/").replacingOccurrences(of: "/", with: "\\/").replacingOccurrences(of: "\":", with: "\" :  ")
+        try await app.test(.router) { client in
+            func post(_ text: String) async throws -> (HTTPResponse.Status, [String: Any]) {
+                let response = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: ByteBuffer(string: text))
+                return (response.status, try Self.json(response.body))
+            }
+            let accepted = try await post(#"{ "expect" : {"amount": 19.99e2, "currency": "840"}, "token" :  "# + spaced + " }")
+            #expect(accepted.0 == .ok)
+            #expect(accepted.1["verdict"] as? String == "accepted", "\(accepted.1)")
+            #expect((accepted.1["token"] as? [String: Any])?["transactionId"] != nil)
+            // Duplicate names, trailing content, a non-object token, wrong types: 400 before any verification.
+            for body in [#"{"token": {}, "token": {}}"#, #"{"token": {}} x"#, #"{"token": "text"}"#, #"{"token": {}, "expect": []}"#,
+                         #"{"token": {}, "expect": {"amount": true}}"#, #"{"token": {}, "expect": {"currency": 840}}"#, "[]", #""\ud800""#] {
+                let answer = try await post(body)
+                #expect(answer.0 == .badRequest, "\(body)")
+                #expect(answer.1["type"] as? String == "urn:wallet-verifier:problem:invalid-request")
+            }
+            let wrongType = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: Self.jsonHeaders,
+                                                     body: ByteBuffer(string: #"{"requestId": 5, "encryptedData": "AAAA"}"#))
+            #expect(wrongType.status == .badRequest)
+            #expect(try Self.json(wrongType.body)["detail"] as? String == "\"requestId\" must be a string")
+        }
+    }
+
     @Test func healthReadinessAndSpec() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }

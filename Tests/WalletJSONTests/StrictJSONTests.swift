@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import ApplePayVerifier
+import WalletJSON
 
-/// The JSON reader used for tokens and decrypted payment data.
+/// The JSON reader used for tokens, decrypted payment data and request bodies.
 @Suite struct StrictJSONTests {
     func parse(_ text: String) throws(StrictJSON.ParseError) -> StrictJSON.Value {
         try StrictJSON.parse(Array(text.utf8))
@@ -59,26 +59,5 @@ import Testing
     /// Numbers keep their text: an amount is never rounded through a Double.
     @Test func numbersKeepTheirText() throws {
         #expect(try parse("12345678901234567890.123") == .number("12345678901234567890.123"))
-    }
-}
-
-/// The base64 decoder for token fields agrees with Foundation's on what Apple sends.
-@Suite struct Base64Tests {
-    @Test func agreesWithFoundation() {
-        var random = SplitMix64(seed: 42)
-        for length in 0..<200 {
-            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            let text = Data(bytes).base64EncodedString()
-            if length == 0 {
-                #expect(TokenEncoding.base64Decode(text) == nil)
-            } else {
-                #expect(TokenEncoding.base64Decode(text) == bytes)
-            }
-        }
-    }
-
-    @Test(arguments: ["A", "AB", "ABC", "AB=C", "A===", "====", "AB C", "AB\nCD==", "ABC-", "ABC_", "AAA=AAAA", "é123"])
-    func rejects(text: String) {
-        #expect(TokenEncoding.base64Decode(text) == nil)
     }
 }

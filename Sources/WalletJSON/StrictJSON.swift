@@ -4,14 +4,15 @@ import Glibc
 import Darwin
 #endif
 
-/// A small, strict JSON reader (RFC 8259) for tokens and decrypted payment data.
+/// A small, strict JSON reader (RFC 8259) for tokens, decrypted payment data and HTTP request bodies.
 ///
 /// Strict where laxness would be ambiguous: duplicate member names, invalid UTF-8, control
 /// characters in strings, leading zeros and trailing content are errors. Numbers keep their text
 /// (an amount is never rounded through a Double). Nesting is limited, so hostile input cannot
-/// exhaust the stack.
-enum StrictJSON {
-    indirect enum Value: Equatable, Sendable {
+/// exhaust the stack. Each object remembers where its members' values were in the input
+/// (``Object/range(of:)``), so a caller can pass on a value's bytes exactly as received.
+public enum StrictJSON {
+    public indirect enum Value: Equatable, Sendable {
         case string(String)
         /// The number as written.
         case number(String)
@@ -20,18 +21,29 @@ enum StrictJSON {
         case array([Value])
         case object(Object)
 
-        var object: Object? {
+        public var object: Object? {
             if case .object(let members) = self { return members }
             return nil
         }
 
-        var string: String? {
+        public var string: String? {
             if case .string(let text) = self { return text }
             return nil
         }
 
+        /// The number's text as written, for a number.
+        public var number: String? {
+            if case .number(let text) = self { return text }
+            return nil
+        }
+
+        public var array: [Value]? {
+            if case .array(let elements) = self { return elements }
+            return nil
+        }
+
         /// A short name of the type, for messages.
-        var typeName: String {
+        public var typeName: String {
             switch self {
             case .string: return "a string"
             case .number: return "a number"
@@ -46,26 +58,36 @@ enum StrictJSON {
     /// Members of an object. Tokens have a handful, so they are kept in order in an array and
     /// looked up linearly; an index is built only for large objects (duplicate detection stays
     /// linear-time for hostile input).
-    struct Object: Equatable, Sendable, ExpressibleByDictionaryLiteral {
-        private(set) var members: [(name: String, value: Value)] = []
+    public struct Object: Equatable, Sendable, ExpressibleByDictionaryLiteral {
+        public private(set) var members: [(name: String, value: Value)] = []
+        /// Where each member's value was in the parsed input (empty ranges for built objects).
+        private var valueRanges: [Range<Int>] = []
         private var index: [String: Int]?
 
-        init() {}
+        public init() {}
 
-        init(dictionaryLiteral elements: (String, Value)...) {
+        public init(dictionaryLiteral elements: (String, Value)...) {
             for (name, value) in elements { _ = insert(name, value) }
         }
 
-        var count: Int { members.count }
+        public var count: Int { members.count }
 
-        subscript(name: String) -> Value? {
-            if let index { return index[name].map { members[$0].value } }
-            for member in members where member.name == name { return member.value }
-            return nil
+        public subscript(name: String) -> Value? {
+            position(of: name).map { members[$0].value }
+        }
+
+        /// The byte range of the member's value in the input it was parsed from.
+        public func range(of name: String) -> Range<Int>? {
+            position(of: name).map { valueRanges[$0] }
+        }
+
+        private func position(of name: String) -> Int? {
+            if let index { return index[name] }
+            return members.firstIndex { $0.name == name }
         }
 
         /// False if the name is already present.
-        mutating func insert(_ name: String, _ value: Value) -> Bool {
+        public mutating func insert(_ name: String, _ value: Value, range: Range<Int> = 0..<0) -> Bool {
             if index == nil, members.count >= 16 {
                 var built: [String: Int] = [:]
                 for (offset, member) in members.enumerated() { built[member.name] = offset }
@@ -78,22 +100,31 @@ enum StrictJSON {
                 return false
             }
             members.append((name, value))
+            valueRanges.append(range)
             return true
         }
 
-        static func == (lhs: Object, rhs: Object) -> Bool {
+        public static func == (lhs: Object, rhs: Object) -> Bool {
             lhs.count == rhs.count && lhs.members.allSatisfy { rhs[$0.name] == $0.value }
         }
     }
 
-    struct ParseError: Error, Equatable {
-        var offset: Int
-        var reason: String
+    public struct ParseError: Error, Equatable, CustomStringConvertible {
+        /// The byte offset where reading failed.
+        public var offset: Int
+        public var reason: String
+
+        public init(offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+        }
+
+        public var description: String { "\(reason) at byte \(offset)" }
     }
 
-    static let maximumDepth = 64
+    public static let maximumDepth = 64
 
-    static func parse(_ input: [UInt8]) throws(ParseError) -> Value {
+    public static func parse(_ input: [UInt8]) throws(ParseError) -> Value {
         let result: Result<Value, ParseError> = input.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer)
             reader.skipWhitespace()
@@ -169,8 +200,9 @@ enum StrictJSON {
                 guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 offset += 1
                 skipWhitespace()
+                let valueStart = offset
                 let member = try value(depth: depth + 1)
-                guard members.insert(name, member) else {
+                guard members.insert(name, member, range: valueStart..<offset) else {
                     throw fail("duplicate member \"\(name.prefix(40))\"")
                 }
                 skipWhitespace()

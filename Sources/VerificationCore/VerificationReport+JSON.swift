@@ -1,0 +1,77 @@
+import WalletJSON
+
+extension VerificationReport {
+    /// The report's JSON contract (the same members as its `Encodable` form, keys sorted), written
+    /// directly: it is on every HTTP answer, where a general-purpose encoder costs more than the
+    /// verification. `extra` members are appended after the report's own, their values as given
+    /// (for example the decrypted payment exactly as received, or the documents).
+    public func json(extra: [(key: String, rawJSON: String)] = []) -> String {
+        var writer = JSONWriter(capacity: 512 + checks.count * 256)
+        writer.raw("{\"checks\":[")
+        for (offset, check) in checks.enumerated() {
+            if offset > 0 { writer.raw(UInt8(ascii: ",")) }
+            check.writeJSON(into: &writer)
+        }
+        writer.raw("],\"evaluatedAt\":")
+        writer.string(RFC3339Time.format(evaluatedAt))
+        writer.raw(",\"flow\":")
+        writer.string(flow)
+        writer.raw(",\"policy\":")
+        writer.string(policy)
+        writer.raw(",\"testOnly\":")
+        writer.bool(testOnly)
+        writer.raw(",\"verdict\":")
+        writer.string(verdict.rawValue)
+        writer.raw(",\"warnings\":[")
+        for (offset, warning) in warnings.enumerated() {
+            if offset > 0 { writer.raw(UInt8(ascii: ",")) }
+            writer.raw("{\"code\":")
+            writer.string(warning.code.rawValue)
+            writer.raw(",\"message\":")
+            writer.string(warning.message)
+            if let scope = warning.scope {
+                writer.raw(",\"scope\":")
+                writer.string(scope)
+            }
+            writer.raw(UInt8(ascii: "}"))
+        }
+        writer.raw(UInt8(ascii: "]"))
+        for member in extra {
+            writer.raw(UInt8(ascii: ","))
+            writer.key(member.key)
+            writer.raw(member.rawJSON)
+        }
+        writer.raw(UInt8(ascii: "}"))
+        return writer.text
+    }
+}
+
+extension CheckResult {
+    func writeJSON(into writer: inout JSONWriter) {
+        writer.raw(UInt8(ascii: "{"))
+        if !details.isEmpty {
+            writer.raw("\"details\":")
+            writer.sortedStringObject(details)
+            writer.raw(UInt8(ascii: ","))
+        }
+        writer.raw("\"id\":")
+        writer.string(id.rawValue)
+        writer.raw(",\"message\":")
+        writer.string(message)
+        writer.raw(",\"reason\":")
+        writer.string(reason.rawValue)
+        writer.raw(",\"requirement\":")
+        writer.string(requirement.rawValue)
+        if let retryable {
+            writer.raw(",\"retryable\":")
+            writer.bool(retryable)
+        }
+        if let scope {
+            writer.raw(",\"scope\":")
+            writer.string(scope)
+        }
+        writer.raw(",\"status\":")
+        writer.string(status.rawValue)
+        writer.raw(UInt8(ascii: "}"))
+    }
+}

@@ -1,0 +1,79 @@
+/// Writes JSON text straight into a byte buffer: no Foundation, no intermediate dictionaries.
+///
+/// The caller decides the member order (the project's outputs sort their keys); strings are
+/// escaped as RFC 8259 requires (quote, backslash and control characters), `/` is left alone.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 1024) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The text written so far.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Appends JSON (or punctuation) verbatim; the caller vouches that it is valid where it goes.
+    public mutating func raw(_ json: String) {
+        var json = json
+        json.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    public mutating func raw(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    public mutating func raw(bytes json: some Collection<UInt8>) {
+        bytes.append(contentsOf: json)
+    }
+
+    /// A quoted, escaped JSON string.
+    public mutating func string(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            bytes.append(0x22)
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                runStart = index + 1
+                bytes.append(0x5C)
+                switch byte {
+                case 0x22: bytes.append(0x22)
+                case 0x5C: bytes.append(0x5C)
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    let digits: [UInt8] = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            bytes.append(0x22)
+        }
+    }
+
+    /// `"name":`
+    public mutating func key(_ name: String) {
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    public mutating func bool(_ value: Bool) {
+        raw(value ? "true" : "false")
+    }
+
+    /// A JSON object of string values, members in the order of their names.
+    public mutating func sortedStringObject(_ members: [String: String]) {
+        bytes.append(UInt8(ascii: "{"))
+        for (offset, name) in members.keys.sorted().enumerated() {
+            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+            key(name)
+            string(members[name] ?? "")
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+}
