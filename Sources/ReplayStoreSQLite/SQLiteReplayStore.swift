@@ -41,11 +41,13 @@ public final class SQLiteReplayStore: ReplayStore {
     private let connection: SQLiteConnection
     private let threadPool: NIOThreadPool
     private let gate = OperationGate()
+    let groups: GroupCommit
 
     private init(path: String, connection: SQLiteConnection, threadPool: NIOThreadPool) {
         self.path = path
         self.connection = connection
         self.threadPool = threadPool
+        self.groups = GroupCommit(connection: connection)
     }
 
     /// Opens (creating when needed) `dataDirectory/fileName`. The directory is created with mode
@@ -100,7 +102,7 @@ public final class SQLiteReplayStore: ReplayStore {
     private func prepare(busyTimeout: Duration) async throws {
         let millis = max(0, min(busyTimeout.components.seconds, 86_400)) * 1000
             + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        try await perform("open") { db in
+        try await perform("open", grouped: false) { db in
             // Replaces sqlite-nio's busy handler (which waits forever) by a bounded wait.
             _ = try await db.query("PRAGMA busy_timeout = \(max(0, millis))")
             let mode = try await db.query("PRAGMA journal_mode = WAL")
@@ -221,15 +223,17 @@ public final class SQLiteReplayStore: ReplayStore {
 
     // MARK: - Helpers
 
-    /// Runs `body` on the connection unless the store is closed; every failure becomes an
-    /// ``OperationalError`` (the message names the operation and SQLite's result code, never a value).
-    private func perform<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
+    /// Runs `body` on the connection unless the store is closed, in the next commit group (see
+    /// ``GroupCommit``) unless `grouped` is false; every failure becomes an ``OperationalError`` (the
+    /// message names the operation and SQLite's result code, never a value).
+    private func perform<T: Sendable>(_ operation: String, grouped: Bool = true,
+                                      _ body: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
         guard gate.enter() else {
             throw OperationalError(.unavailable, "The SQLite replay store is closed.")
         }
         defer { gate.leave() }
         do {
-            return try await body(connection)
+            return grouped ? try await groups.run(body) : try await body(connection)
         } catch let error as OperationalError {
             throw error
         } catch {

@@ -31,6 +31,56 @@ struct SQLiteReplayStoreTests {
         await third.close()
     }
 
+    @Test("operations arriving together commit as groups, each with its own answer, and all of them survive a reopen")
+    func groupCommit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        for index in 0..<40 { try await store.issueNonce("n\(index)", payload: [UInt8(index)], expiresAt: at(600)) }
+        // 60 keys submitted 3 times each, 40 nonces consumed twice each, and a nonce issued twice
+        // (its second issue fails inside a group, which must not take the others with it).
+        let outcomes = try await concurrently(342) { index -> String in
+            switch index {
+            case 0..<180:
+                return try await store.recordFirstUse(namespace: "ns", key: "k\(index % 60)", expiresAt: at(600), now: t0) == .firstUse ? "first:k\(index % 60)" : "used"
+            case 180..<260:
+                let consumption = try await store.consumeNonce("n\(index % 40)", now: t0)
+                if case .consumed(let payload) = consumption { return "consumed:n\(index % 40):\(payload)" }
+                return consumption == .alreadyConsumed ? "again" : "other"
+            case 260..<340:
+                return try await store.recordFirstUse(namespace: "other", key: "solo\(index)", expiresAt: at(600), now: t0) == .firstUse ? "solo" : "used"
+            default:
+                do {
+                    try await store.issueNonce("twice", payload: [7], expiresAt: at(600))
+                    return "issued"
+                } catch let error as OperationalError {
+                    return "duplicate:\(error.reasonCode.rawValue)"
+                }
+            }
+        }
+        #expect(Set(outcomes.filter { $0.hasPrefix("first:") }).count == 60)
+        #expect(outcomes.filter { $0.hasPrefix("first:") }.count == 60)
+        #expect(outcomes.filter { $0 == "used" }.count == 120)
+        #expect(outcomes.filter { $0.hasPrefix("consumed:") }.count == 40)
+        #expect(Set(outcomes.filter { $0.hasPrefix("consumed:") }).count == 40)
+        #expect(outcomes.filter { $0 == "again" }.count == 40)
+        #expect(outcomes.filter { $0 == "solo" }.count == 80)
+        #expect(outcomes.filter { $0 == "issued" }.count == 1)
+        #expect(outcomes.filter { $0 == "duplicate:duplicateNonce" }.count == 1)
+        let statistics = store.groups.statistics.withLock { $0 }
+        #expect(statistics.groups > 0, "342 concurrent operations never formed a group")
+        #expect(statistics.operations > statistics.groups)
+        await store.close()
+
+        let reopened = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        for index in 0..<60 {
+            #expect(try await reopened.recordFirstUse(namespace: "ns", key: "k\(index)", expiresAt: at(600), now: at(1)) == .alreadyUsed)
+        }
+        for index in 0..<40 { #expect(try await reopened.consumeNonce("n\(index)", now: at(1)) == .alreadyConsumed) }
+        #expect(try await reopened.consumeNonce("twice", now: at(1)) == .consumed(payload: [7]))
+        await reopened.close()
+    }
+
     @Test("the file is in WAL mode, in a private directory, and holds no key in clear")
     func fileLayout() async throws {
         let directory = try TemporaryDirectory()
