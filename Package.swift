@@ -92,6 +92,7 @@ let package = Package(
                 "MdocVerifier",
                 "WalletCBOR",
                 "VerificationCore",
+                "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

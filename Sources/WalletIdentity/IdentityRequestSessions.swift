@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
 import VerificationCore
+import Synchronization
 import WalletCBOR
+import WalletJSON
 
 /// Server-side request sessions: the server creates the nonce the app puts in its PKIdentityRequest,
 /// bound to the caller's session and the descriptor, with an expiry; verifying a response consumes the
@@ -33,6 +35,31 @@ public struct IdentityRequestSessions: Sendable {
         var sessionBinding: String?
     }
 
+    /// The stored payload (as `create` wrote it with JSONEncoder), read with the strict reader; the
+    /// descriptor goes through a small cache, as a merchant asks with a handful of descriptors and
+    /// decoding one is the slow part.
+    static func readPayload(_ bytes: [UInt8]) -> Payload? {
+        guard let object = (try? StrictJSON.parse(bytes))?.object, let nonce = object["nonce"]?.string,
+              let range = object.range(of: "descriptor") else { return nil }
+        let binding = object["sessionBinding"]
+        guard binding == nil || binding == .null || binding?.string != nil else { return nil }
+        let descriptorJSON = Array(bytes[range])
+        let descriptor: IdentityRequestDescriptor
+        if let cached = descriptorCache.withLock({ $0[descriptorJSON] }) {
+            descriptor = cached
+        } else {
+            guard let decoded = try? JSONDecoder().decode(IdentityRequestDescriptor.self, from: Data(descriptorJSON)) else { return nil }
+            descriptorCache.withLock { cache in
+                if cache.count >= 64 { cache.removeAll() }
+                cache[descriptorJSON] = decoded
+            }
+            descriptor = decoded
+        }
+        return Payload(nonce: nonce, descriptor: descriptor, sessionBinding: binding?.string)
+    }
+
+    private static let descriptorCache = Mutex<[[UInt8]: IdentityRequestDescriptor]>([:])
+
     /// Creates a request: a 32-byte nonce from the system CSPRNG and a random request identifier.
     public func create(descriptor: IdentityRequestDescriptor, sessionBinding: String? = nil, now: Date) async throws -> Created {
         try descriptor.validate()
@@ -61,7 +88,7 @@ public struct IdentityRequestSessions: Sendable {
         }
         switch consumption {
         case .consumed(let payloadBytes):
-            guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(payloadBytes)), let nonce = Hex.decode(payload.nonce) else {
+            guard let payload = Self.readPayload(payloadBytes), let nonce = Hex.decode(payload.nonce) else {
                 return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
                                              nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
             }

@@ -116,6 +116,39 @@ import WalletVerifierTestSupport
         #expect(verdicts.filter { $0 == .rejected }.count == 11)
     }
 
+    /// A request bound to a session is answered only in that session; the stored request is read
+    /// back whatever the descriptor (several descriptors in turn, so the descriptor cache is used and
+    /// never mixes them up).
+    @Test func sessionBindingAndStoredRequests() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let other = IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.givenName, intentToStore: .mayStore)])
+        for round in 0..<3 {
+            for descriptor in [Self.descriptor, other] {
+                let created = try await sessions.create(descriptor: descriptor, sessionBinding: "session/\(round)\"é", now: time)
+                let envelope = try response(for: created, recipient: recipient, pki: pki)
+                let result = await sessions.verify(requestID: created.requestID, encryptedData: envelope, sessionBinding: "session/\(round)\"é", at: time)
+                #expect(result.report.check(.replayNonce)?.status == .passed)
+                if descriptor == other {
+                    // The fixture discloses more than `other` asks for: rejected for that reason only.
+                    #expect(result.report.verdict == .rejected)
+                    #expect(result.report.failures.count == 1, "\(result.report.failures.map(\.id))")
+                } else {
+                    #expect(result.report.verdict == .accepted)
+                    #expect(result.claims?.claim(.portrait)?.intentToStore == .mayStoreDays(30))
+                }
+            }
+        }
+        let bound = try await sessions.create(descriptor: Self.descriptor, sessionBinding: "mine", now: time)
+        let stolen = await sessions.verify(requestID: bound.requestID, encryptedData: try response(for: bound, recipient: recipient, pki: pki),
+                                           sessionBinding: "someone else", at: time)
+        #expect(stolen.report.check(.replayNonce)?.reason == "sessionMismatch")
+        #expect(stolen.report.verdict == .rejected)
+        // What the store holds but was not written by `create` is an error, not an acceptance.
+        #expect(IdentityRequestSessions.readPayload(Array(#"{"nonce":"00"}"#.utf8)) == nil)
+        #expect(IdentityRequestSessions.readPayload(Array(#"{"nonce":"00","descriptor":{},"sessionBinding":5}"#.utf8)) == nil)
+        #expect(IdentityRequestSessions.readPayload([0xFF]) == nil)
+    }
+
     @Test func expiredAndUnknownRequests() async throws {
         let (sessions, recipient, pki) = try setup()
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
