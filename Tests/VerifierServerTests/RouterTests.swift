@@ -161,6 +161,24 @@ import WalletVerifierTestSupport
         }
     }
 
+    @Test func otherMethodsOnKnownPathsAre405() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let app = VerifierApplication.build(services: try await Self.services(fixture), logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            let get = try await client.execute(uri: "/v1/applepay/decrypt", method: .get)
+            #expect(get.status == .methodNotAllowed)
+            #expect(get.headers[.allow] == "POST")
+            #expect(get.headers[.contentType] == "application/problem+json")
+            let delete = try await client.execute(uri: "/healthz", method: .delete)
+            #expect(delete.status == .methodNotAllowed)
+            #expect(delete.headers[.allow] == "GET")
+            #expect(try await client.execute(uri: "/", method: .put).status == .methodNotAllowed)
+            #expect(try await client.execute(uri: "/no/such/path", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+        }
+    }
+
     @Test func healthReadinessAndSpec() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
