@@ -57,8 +57,18 @@ public enum RFC3339Time {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Days from 1970-01-01 to a proleptic Gregorian date.
+    public static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
     /// Proleptic Gregorian year, month, day of a day count since 1970-01-01.
-    static func civilDate(daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
+    public static func civilDate(daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
         let z = daysSince1970 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -127,7 +127,7 @@ struct APIRoutes: Sendable {
         let object = try await jsonObject(request)
         guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
         guard let encoded = try object.optionalString("encryptedData") else { throw Problem.badRequest("missing \"encryptedData\" (base64)") }
-        guard let data = LenientBase64.decode(encoded), !data.isEmpty else { throw Problem.badRequest("\"encryptedData\" is not base64") }
+        guard let data = Base64Decoding.lenient(encoded), !data.isEmpty else { throw Problem.badRequest("\"encryptedData\" is not base64") }
         let binding = try object.optionalString("sessionBinding")
         let start = ContinuousClock.now
         let result = await services.identity.verify(requestID: requestID, encryptedData: data,
@@ -213,7 +213,7 @@ struct APIRoutes: Sendable {
                 throw Problem.badRequest("\"credential\" is not an org-iso-mdoc response")
             }
             responseBytes = bytes
-        } else if let text = object.value("response")?.string, let bytes = LenientBase64.decode(text), !bytes.isEmpty {
+        } else if let text = object.value("response")?.string, let bytes = Base64Decoding.lenient(text), !bytes.isEmpty {
             responseBytes = bytes
         } else {
             throw Problem.badRequest("send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")

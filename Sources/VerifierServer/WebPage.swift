@@ -77,7 +77,7 @@ struct WebPage: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         if let hex = Hex.decode(trimmed), !hex.isEmpty, (try? CBORDecoder.decode(hex)) != nil { return hex }
-        return LenientBase64.decode(trimmed.replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "\r", with: ""))
+        return Base64Decoding.lenient(trimmed.replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "\r", with: ""))
     }
 
     func errorBox(_ message: String) -> String {

@@ -62,22 +62,37 @@ import WalletJSON
     }
 }
 
-@Suite struct LenientBase64Tests {
+@Suite struct Base64DecodingTests {
     @Test func readsBothAlphabetsPaddedOrNot() {
         var random = SystemRandomNumberGenerator()
         for length in 1..<120 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             let standard = Data(bytes).base64EncodedString()
             let url = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            #expect(LenientBase64.decode(standard) == bytes)
-            #expect(LenientBase64.decode(url) == bytes)
-            #expect(LenientBase64.decode(url.replacingOccurrences(of: "=", with: "")) == bytes)
-            #expect(LenientBase64.decode("  \(standard)\n") == bytes)
+            #expect(Base64Decoding.lenient(standard) == bytes)
+            #expect(Base64Decoding.lenient(url) == bytes)
+            #expect(Base64Decoding.lenient(url.replacingOccurrences(of: "=", with: "")) == bytes)
+            #expect(Base64Decoding.lenient("  \(standard)\n") == bytes)
         }
     }
 
     @Test(arguments: ["", "A", "=", "AB=C", "A===", "AB C", "AB\nCD", "AB*D", "é123", "ABCDE", "ABC==", "AAAA=", "===="])
     func refuses(text: String) {
-        #expect(LenientBase64.decode(text) == nil)
+        #expect(Base64Decoding.lenient(text) == nil)
+    }
+}
+
+@Suite struct StrictBase64Tests {
+    @Test func agreesWithFoundationOnPaddedStandardBase64() {
+        var random = SystemRandomNumberGenerator()
+        for length in 1..<150 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            #expect(Base64Decoding.strict(Data(bytes).base64EncodedString()) == bytes)
+        }
+    }
+
+    @Test(arguments: ["", "A", "AB", "ABC", "AB=C", "A===", "====", "AB C", "AB\nCD==", "ABC-", "ABC_", "AAA=AAAA", "é123", " QUJD", "QUJD "])
+    func refuses(text: String) {
+        #expect(Base64Decoding.strict(text) == nil)
     }
 }
