@@ -208,6 +208,7 @@ let package = Package(
             name: "WalletVerifierCommands",
             dependencies: [
                 "WalletCBOR",
+                "WalletJSON",
                 "WalletCOSE",
                 "VerificationCore",
                 "ApplePayVerifier",

@@ -1,5 +1,6 @@
 import Foundation
 import WalletCBOR
+import WalletJSON
 
 /// Reading the files people pass: binary, hex text or base64 text, detected automatically.
 public enum InputFiles {
@@ -44,22 +45,9 @@ public enum InputFiles {
     }
 }
 
-/// Base64 and base64url text, with or without padding and line breaks.
+/// Base64 and base64url text, with or without padding, line breaks allowed anywhere (as files wrap it).
 public enum Base64Text {
     public static func decode(_ text: String) -> [UInt8]? {
-        var cleaned = ""
-        cleaned.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case " ", "\n", "\r", "\t": continue
-            case "-": cleaned.append("+")
-            case "_": cleaned.append("/")
-            default: cleaned.unicodeScalars.append(scalar)
-            }
-        }
-        let remainder = cleaned.count % 4
-        if remainder == 1 { return nil }
-        if remainder > 0 { cleaned += String(repeating: "=", count: 4 - remainder) }
-        return Data(base64Encoded: cleaned).map { [UInt8]($0) }
+        Base64Decoding.lenient(String(text.unicodeScalars.filter { !" \n\r\t".unicodeScalars.contains($0) }))
     }
 }

@@ -54,6 +54,22 @@ private func temporaryFile(_ bytes: [UInt8]) throws -> String {
         }
     }
 
+    /// Wrapped lines, the URL-safe alphabet and missing padding are all read as base64.
+    @Test func wrappedURLSafeBase64IsRead() throws {
+        let bytes = try TestVectors.hex(sample + "hpke_envelope.cbor")
+        let url = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        var wrapped = ""
+        for (index, character) in url.enumerated() {
+            if index > 0, index % 76 == 0 { wrapped += "\r\n" }
+            wrapped.append(character)
+        }
+        let read = InputFiles.cborBytes(fromFileContents: Array((wrapped + "\n").utf8))
+        #expect(read.encoding == .base64)
+        #expect(read.bytes == bytes)
+        #expect(InputFiles.cborBytes(fromFileContents: Array("AB=C".utf8)).encoding == .binary)
+    }
+
     @Test func unreadableInputExitsWithTwo() async throws {
         let missing = await WalletVerifierCommand.runCapturing(["cbor", "inspect", "/nonexistent/file.cbor"])
         #expect(missing.code == 2)
