@@ -234,7 +234,7 @@ let package = Package(
             name: "wallet-verifier-bench",
             dependencies: [
                 "WalletCBOR", "WalletCOSE", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier", "VerificationCore",
-                "WalletVerifierTestSupport", "VerifierServer",
+                "WalletVerifierTestSupport", "VerifierServer", "VerifierPresentation", "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

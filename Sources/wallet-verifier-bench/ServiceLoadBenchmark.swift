@@ -8,6 +8,8 @@ import VerificationCore
 import VerifierServer
 import WalletCBOR
 import WalletIdentity
+import WalletJSON
+import VerifierPresentation
 import WalletVerifierTestSupport
 
 /// The HTTP service under load (`wallet-verifier-bench service`): the real application on loopback
@@ -71,9 +73,37 @@ enum ServiceLoadBenchmark {
             index += 1
         }
 
+        if ProcessInfo.processInfo.environment["SERVICE_STAGES"] != nil {
+            let body = Array((#"{"token":"# + String(decoding: libraryTokens[0], as: UTF8.self) + "}").utf8)
+            _ = try await measure("stage: strict JSON read of an Apple Pay body", seconds: seconds) {
+                _ = try StrictJSON.parse(body)
+            }
+            let verifier = try ApplePayTokenVerifier(keyRing: applePay.keyRing, replayStore: InMemoryReplayStore(), trustAnchor: applePay.trustAnchor)
+            let result = await verifier.verify(libraryTokens[0], context: VerificationContext(time: Date()))
+            _ = await measure("stage: Apple Pay JSON output", seconds: seconds) {
+                _ = ApplePayOutput.json(result)
+            }
+            _ = await measure("stage: metrics record", seconds: seconds) {
+                services.metrics.record(flow: "applepay", report: result.report, duration: .milliseconds(1))
+            }
+            let identityResult = await identityVerifier.verify(encryptedData: identityLibraryInputs[0].envelope, nonce: identityLibraryInputs[0].nonce, request: descriptor, at: Date())
+            _ = await measure("stage: identity JSON output", seconds: seconds) {
+                _ = IdentityOutput.json(identityResult)
+            }
+            _ = await measure("stage: identity library verify", seconds: seconds) {
+                _ = await identityVerifier.verify(encryptedData: identityLibraryInputs[0].envelope, nonce: identityLibraryInputs[0].nonce, request: descriptor, at: Date())
+            }
+            let base64 = Data(identityLibraryInputs[0].envelope).base64EncodedString()
+            _ = await measure("stage: base64 of an envelope (\(base64.utf8.count) chars)", seconds: seconds) {
+                _ = Base64Decoding.lenient(base64)
+            }
+            return
+        }
+
         // Enough distinct submissions for the whole run: every request is a first submission, fully
         // verified (a replay would be cheaper and flatter the service).
         let runSeconds = max(2, seconds)
+        let wrkThreads = max(1, Int(ProcessInfo.processInfo.environment["BENCH_WRK_THREADS"] ?? "") ?? 1)
         let identityCount = min(40_000, max(2_000, Int(identityLibrary * 1.5 * (runSeconds + 2))))
         let tokenCount = min(60_000, max(2_000, Int(applePayLibrary * 1.5 * (runSeconds + 2))))
         print("service: preparing \(identityCount) distinct identity responses and \(tokenCount) Apple Pay tokens …")
@@ -91,8 +121,8 @@ enum ServiceLoadBenchmark {
 
         for (name, path, bodyFile, count, library) in [("identity verify", "/v1/identity/verify", identityFile, identityCount, identityLibrary),
                                                        ("Apple Pay decrypt", "/v1/applepay/decrypt", tokenFile, tokenCount, applePayLibrary)] {
-            // Two wrk threads, each sending its own half of the bodies from line `first` on, each body
-            // once; past the end they repeat the last one (a replay, counted below).
+            // wrk threads (BENCH_WRK_THREADS, default 1), each sending its own share of the bodies from
+            // line `first` on, each body once; past the end they repeat the last one (a replay, counted below).
             let script = directory.appendingPathComponent("post.lua")
             try Data("""
             local next_id = 0
@@ -113,7 +143,7 @@ enum ServiceLoadBenchmark {
                 bodies = {}
                 local n = 0
                 for line in io.lines("\(bodyFile.path)") do
-                  if n >= first and n % 2 == id then bodies[#bodies + 1] = line end
+                  if n >= first and n % \(wrkThreads) == id then bodies[#bodies + 1] = line end
                   n = n + 1
                 end
               end
@@ -124,7 +154,7 @@ enum ServiceLoadBenchmark {
             """.utf8).write(to: script)
             // A short warm-up run tells the rate; the measured run then lasts only as long as its
             // distinct bodies do, so no request is a replay (a replay is cheaper and flatters the service).
-            let warmUp = try await runWRK(wrk, ["-t2", "-c16", "-d2s", "-s", script.path, "http://127.0.0.1:\(port)", "--", "0"])
+            let warmUp = try await runWRK(wrk, ["-t\(wrkThreads)", "-c16", "-d2s", "-s", script.path, "http://127.0.0.1:\(port)", "--", "0"])
             let used = requestCount(in: warmUp)
             let remaining = count - used
             let warmRate = Double(used) / 2
@@ -134,7 +164,7 @@ enum ServiceLoadBenchmark {
                 continue
             }
             let cpuBefore = processCPUSeconds()
-            let output = try await runWRK(wrk, ["-t2", "-c16", "-d\(duration)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)", "--", "\(used + 32)"])
+            let output = try await runWRK(wrk, ["-t\(wrkThreads)", "-c16", "-d\(duration)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)", "--", "\(used + 32)"])
             let rps = value(after: "Requests/sec:", in: output) ?? 0
             let total = requestCount(in: output)
             let cpuPerRequest = (processCPUSeconds() - cpuBefore) / Double(max(total, 1)) * 1e6
@@ -143,7 +173,7 @@ enum ServiceLoadBenchmark {
             let non2xx = line(starting: "Non-2xx", in: output) ?? "none"
             print("  service: \(name.padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", rps)) req/s  p50 \(p50)  p99 \(p99)  non-2xx: \(non2xx)")
             print("    \(total) requests in \(duration) s after a 2 s warm-up, \(max(0, total - (remaining - 32))) of them replays; server CPU \(String(format: "%.0f", cpuPerRequest)) µs per request (library \(String(format: "%.0f", 1e6 / library)) µs)")
-            print("  ratio service (2 cores, wrk on the same cores) / library (1 core): \(String(format: "%.2f", rps / library)) (target ≥ 0.75)")
+            print("  ratio service (2 cores, wrk with \(wrkThreads) thread(s) on the same cores) / library (1 core): \(String(format: "%.2f", rps / library)) (target ≥ 0.75)")
         }
         await services.shutdown()
     }
