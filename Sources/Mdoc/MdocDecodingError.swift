@@ -30,6 +30,7 @@ public struct MdocDecodingError: Error, Hashable, Sendable, CustomStringConverti
 
 /// Runs a CBOR decoding step and labels its errors with the structure being decoded.
 @inline(__always)
-func decoding<T>(_ structure: String, _ body: () throws(CBORError) -> T) throws(MdocDecodingError) -> T {
-    do { return try body() } catch { throw MdocDecodingError(error, in: structure) }
+func decoding<T>(_ structure: @autoclosure () -> String, _ body: () throws(CBORError) -> T) throws(MdocDecodingError) -> T {
+    // The label is built only when decoding fails.
+    do { return try body() } catch { throw MdocDecodingError(error, in: structure()) }
 }

@@ -49,8 +49,10 @@ public struct MobileSecurityObject: Sendable, CBORDecodable {
         var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
         for space in try map.required("valueDigests", in: "MSO").map("valueDigests") {
             let name = try space.key.text("valueDigests namespace")
+            let entries = try space.value.map("digests of \(name)")
             var ids: [UInt64: ArraySlice<UInt8>] = [:]
-            for entry in try space.value.map("digests of \(name)") {
+            ids.reserveCapacity(entries.count)
+            for entry in entries {
                 ids[try entry.key.uint("digestID")] = try entry.value.bytes("digest")
             }
             digests[name] = ids

@@ -87,7 +87,20 @@ public enum DeviceAuthentication {
     /// The detached payload for the device signature or MAC. The transcript and the
     /// DeviceNameSpacesBytes go in exactly as received.
     public static func bytes(transcript: SessionTranscript, docType: String, deviceNameSpacesBytes: CBORNode) -> [UInt8] {
-        let structure = CBORNode.array([.text("DeviceAuthentication"), transcript.node, .text(docType), deviceNameSpacesBytes])
-        return Array(CBORNode.embedded(structure).encodedBytes)
+        // Written directly: the same bytes as CBORNode.embedded(CBORNode.array([.text("DeviceAuthentication"),
+        // transcript.node, .text(docType), deviceNameSpacesBytes])), without the intermediate copies.
+        let transcriptBytes = transcript.node.encodedBytes
+        let nameSpacesBytes = deviceNameSpacesBytes.encodedBytes
+        let innerLength = 1 + CBORWriter.stringLength(20) + transcriptBytes.count + CBORWriter.stringLength(docType.utf8.count) + nameSpacesBytes.count
+        var out: [UInt8] = []
+        out.reserveCapacity(2 + CBORWriter.headLength(UInt64(innerLength)) + innerLength)
+        CBORWriter.appendHead(major: 6, argument: 24, to: &out)
+        CBORWriter.appendHead(major: 2, argument: UInt64(innerLength), to: &out)
+        CBORWriter.appendHead(major: 4, argument: 4, to: &out)
+        CBORWriter.appendText("DeviceAuthentication", to: &out)
+        out.append(contentsOf: transcriptBytes)
+        CBORWriter.appendText(docType, to: &out)
+        out.append(contentsOf: nameSpacesBytes)
+        return out
     }
 }

@@ -29,6 +29,8 @@ struct DocumentState: Sendable {
     var chainSubjects: [String]?
     /// Annex B profile violations of ``chain``, when known from the cache.
     var profileViolations: [String]?
+    /// countryName of the document signer and the root of ``chain``, when known from the cache.
+    var chainCountryNames: (documentSigner: String?, iaca: String?)?
     var mso: MobileSecurityObject?
 
     var scope: String { "document[\(index)]" }

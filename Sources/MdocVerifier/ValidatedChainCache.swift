@@ -16,6 +16,8 @@ final class ValidatedChainCache: Sendable {
         let subjects: [String]
         /// Annex B profile violations of this chain (computed once).
         let profileViolations: [String]
+        /// countryName of the document signer and of the root (computed once).
+        let countryNames: (documentSigner: String?, iaca: String?)
         let notBefore: Date
         let notAfter: Date
     }
@@ -32,9 +34,18 @@ final class ValidatedChainCache: Sendable {
         let key: COSEPublicKey?
     }
 
+    /// DER bytes as a dictionary key, hashed as one block (`[UInt8]` hashes byte by byte).
+    struct DERKey: Hashable {
+        let der: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            der.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
     private struct State {
         var chains: [Key: Entry] = [:]
-        var certificates: [[UInt8]: ParsedCertificate] = [:]
+        var certificates: [DERKey: ParsedCertificate] = [:]
     }
 
     private let state = Mutex(State())
@@ -47,7 +58,7 @@ final class ValidatedChainCache: Sendable {
     static func key(certificates ders: [[UInt8]], docType: String) -> Key {
         var hasher = SHA256()
         for der in ders {
-            hasher.update(data: withUnsafeBytes(of: UInt32(der.count).bigEndian) { Array($0) })
+            withUnsafeBytes(of: UInt32(der.count).bigEndian) { hasher.update(bufferPointer: $0) }
             hasher.update(data: der)
         }
         return Key(digest: hasher.finalize(), docType: docType)
@@ -66,7 +77,9 @@ final class ValidatedChainCache: Sendable {
         let notAfter = chain.map(\.notValidAfter).min() ?? .distantFuture
         let violations = chain.count == 1 ? CertificateProfileCheck.documentSignerViolations(chain[0])
             : CertificateProfileCheck.violations(documentSigner: chain[0], iaca: chain[chain.count - 1])
-        let entry = Entry(chain: chain, subjects: chain.map(\.subject.description), profileViolations: violations, notBefore: notBefore, notAfter: notAfter)
+        let countries = (IssuingCountryCheck.countryName(chain[0].subject), IssuingCountryCheck.countryName(chain[chain.count - 1].subject))
+        let entry = Entry(chain: chain, subjects: chain.map(\.subject.description), profileViolations: violations, countryNames: countries,
+                          notBefore: notBefore, notAfter: notAfter)
         state.withLock { state in
             if state.chains.count >= capacity { state.chains.removeAll(keepingCapacity: true) }
             state.chains[key] = entry
@@ -76,7 +89,8 @@ final class ValidatedChainCache: Sendable {
 
     /// The parsed certificate for DER bytes, parsing once. Nil when the bytes are not a certificate.
     func certificate(der: [UInt8]) -> ParsedCertificate? {
-        if let cached = state.withLock({ $0.certificates[der] }) { return cached }
+        let derKey = DERKey(der: der)
+        if let cached = state.withLock({ $0.certificates[derKey] }) { return cached }
         guard let certificate = try? Certificate(derEncoded: der) else { return nil }
         let key: COSEPublicKey?
         if let k = P256.Signing.PublicKey(certificate.publicKey) { key = .p256(k) }
@@ -86,7 +100,7 @@ final class ValidatedChainCache: Sendable {
         let parsed = ParsedCertificate(certificate: certificate, subject: certificate.subject.description, key: key)
         state.withLock { state in
             if state.certificates.count >= capacity { state.certificates.removeAll(keepingCapacity: true) }
-            state.certificates[der] = parsed
+            state.certificates[derKey] = parsed
         }
         return parsed
     }

@@ -143,6 +143,43 @@ extension CBORNode {
     }
 }
 
+/// Writing CBOR straight into a byte buffer, for structures that are built once to be signed or
+/// hashed (Sig_structure, DeviceAuthenticationBytes). The heads are the same shortest forms the
+/// ``CBORNode`` builders write, so the bytes are identical to building the nodes and taking
+/// ``CBORNode/encodedBytes``, without the intermediate nodes and copies.
+public enum CBORWriter {
+    /// The length of the shortest head for an argument (1, 2, 3, 5 or 9 bytes).
+    public static func headLength(_ argument: UInt64) -> Int {
+        switch argument {
+        case 0..<24: return 1
+        case 24...0xff: return 2
+        case 0x100...0xffff: return 3
+        case 0x1_0000...0xffff_ffff: return 5
+        default: return 9
+        }
+    }
+
+    /// Appends the shortest head of a major type (0...7) with an argument.
+    public static func appendHead(major: UInt8, argument: UInt64, to out: inout [UInt8]) {
+        CBORHead.write(major: major, argument: argument, into: &out)
+    }
+
+    /// Appends a definite-length byte string.
+    public static func appendBytes<C: Collection<UInt8>>(_ content: C, to out: inout [UInt8]) {
+        CBORHead.write(major: 2, argument: UInt64(content.count), into: &out)
+        out.append(contentsOf: content)
+    }
+
+    /// Appends a definite-length text string.
+    public static func appendText(_ text: String, to out: inout [UInt8]) {
+        CBORHead.write(major: 3, argument: UInt64(text.utf8.count), into: &out)
+        out.append(contentsOf: text.utf8)
+    }
+
+    /// The encoded length of a byte or text string with `count` content bytes.
+    public static func stringLength(_ count: Int) -> Int { headLength(UInt64(count)) + count }
+}
+
 enum CBORHead {
     static func write(major: UInt8, argument: UInt64, into out: inout [UInt8]) {
         let m = major << 5

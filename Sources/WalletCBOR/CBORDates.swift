@@ -136,6 +136,21 @@ public enum RFC3339 {
     }
 
     static func parseFullDate(_ text: Substring) -> (year: Int, month: Int, day: Int)? {
+        // The usual form, YYYY-MM-DD in ASCII, read from the bytes; anything else takes the general path.
+        if let fast = text.utf8.withContiguousStorageIfAvailable({ b -> (Int, Int, Int)? in
+            guard b.count == 10, b[4] == 0x2d, b[7] == 0x2d else { return nil }
+            var values = (0, 0, 0)
+            for i in 0..<10 where i != 4 && i != 7 {
+                let c = b[i]
+                guard c >= 0x30, c <= 0x39 else { return nil }
+                let digit = Int(c - 0x30)
+                if i < 4 { values.0 = values.0 * 10 + digit } else if i < 7 { values.1 = values.1 * 10 + digit } else { values.2 = values.2 * 10 + digit }
+            }
+            return values
+        }), let (y, m, d) = fast {
+            guard (1...12).contains(m), (1...daysIn(month: m, year: y)).contains(d) else { return nil }
+            return (y, m, d)
+        }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, let y = number(parts[0], 4), let m = number(parts[1], 2), let d = number(parts[2], 2),
               (1...12).contains(m), (1...daysIn(month: m, year: y)).contains(d) else { return nil }
@@ -203,6 +218,22 @@ public enum RFC3339 {
         var secs = total % 86400
         if secs < 0 { secs += 86400; days -= 1 }
         let (y, m, d) = civilFromDays(days)
+        if (0...9999).contains(y) {
+            // Written as bytes: this runs for every date in every report.
+            let hh = secs / 3600, mi = secs % 3600 / 60, ss = secs % 60
+            return String(unsafeUninitializedCapacity: 20) { out in
+                func put(_ value: Int, _ width: Int, at index: Int) {
+                    var v = value
+                    for i in stride(from: index + width - 1, through: index, by: -1) {
+                        out[i] = UInt8(0x30 + v % 10)
+                        v /= 10
+                    }
+                }
+                put(y, 4, at: 0); out[4] = 0x2d; put(m, 2, at: 5); out[7] = 0x2d; put(d, 2, at: 8); out[10] = 0x54
+                put(hh, 2, at: 11); out[13] = 0x3a; put(mi, 2, at: 14); out[16] = 0x3a; put(ss, 2, at: 17); out[19] = 0x5a
+                return 20
+            }
+        }
         func pad(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3600, 2)):\(pad(secs % 3600 / 60, 2)):\(pad(secs % 60, 2))Z"
     }

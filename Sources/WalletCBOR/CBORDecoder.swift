@@ -46,12 +46,13 @@ public struct CBORDecoder: Sendable {
         guard bytes.count <= limits.maxInputSize else {
             throw CBORError(code: .inputTooLarge, message: "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputSize)", offset: bytes.startIndex)
         }
-        var parser = Parser(bytes: bytes, limits: limits)
-        let node = try parser.parseItem(depth: 1)
-        guard parser.position == bytes.endIndex else {
-            throw CBORError(code: .trailingBytes, message: "\(bytes.endIndex - parser.position) bytes follow the top-level item", offset: parser.position)
+        return try Parser.withParser(bytes, limits: limits) { (parser) throws(CBORError) in
+            let node = try parser.parseItem(depth: 1)
+            guard parser.position == bytes.endIndex else {
+                throw CBORError(code: .trailingBytes, message: "\(bytes.endIndex - parser.position) bytes follow the top-level item", offset: parser.position)
+            }
+            return node
         }
-        return node
     }
 
     /// Decodes a sequence of items (RFC 8742 CBOR sequence) until the input is exhausted.
@@ -59,12 +60,13 @@ public struct CBORDecoder: Sendable {
         guard bytes.count <= limits.maxInputSize else {
             throw CBORError(code: .inputTooLarge, message: "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputSize)", offset: 0)
         }
-        var parser = Parser(bytes: bytes[...], limits: limits)
-        var items: [CBORNode] = []
-        while parser.position < bytes.endIndex {
-            items.append(try parser.parseItem(depth: 1))
+        return try Parser.withParser(bytes[...], limits: limits) { (parser) throws(CBORError) in
+            var items: [CBORNode] = []
+            while parser.position < bytes.endIndex {
+                items.append(try parser.parseItem(depth: 1))
+            }
+            return items
         }
-        return items
     }
 }
 
@@ -80,16 +82,36 @@ extension CBORDecoder {
 }
 
 private struct Parser {
+    /// The input: nodes keep slices of it.
     let bytes: ArraySlice<UInt8>
+    /// The same bytes, read through a pointer while parsing (`bytes` stays alive for the whole parse).
+    let buffer: UnsafeBufferPointer<UInt8>
+    /// `bytes.startIndex`: positions are indices of the slice's base buffer.
+    let base: Int
     let limits: CBORDecoder.Limits
     var position: Int
     var itemCount = 0
 
-    init(bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) {
+    private init(bytes: ArraySlice<UInt8>, buffer: UnsafeBufferPointer<UInt8>, limits: CBORDecoder.Limits) {
         self.bytes = bytes
+        self.buffer = buffer
+        self.base = bytes.startIndex
         self.limits = limits
         self.position = bytes.startIndex
     }
+
+    /// Runs `body` with a parser over `bytes`; the pointer it reads through is valid only inside.
+    static func withParser<R>(_ bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits, _ body: (inout Parser) throws(CBORError) -> R) throws(CBORError) -> R {
+        let result: Result<R, CBORError> = bytes.withUnsafeBufferPointer { buffer in
+            var parser = Parser(bytes: bytes, buffer: buffer, limits: limits)
+            do throws(CBORError) { return .success(try body(&parser)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The byte at an index of the base buffer (the caller checked it is before `bytes.endIndex`).
+    @inline(__always)
+    func byte(at index: Int) -> UInt8 { buffer[index - base] }
 
     var remaining: Int { bytes.endIndex - position }
 
@@ -105,7 +127,7 @@ private struct Parser {
         guard position < bytes.endIndex else {
             throw CBORError(code: .truncated, message: "input ends inside an item", offset: position)
         }
-        let byte = bytes[position]
+        let byte = self.byte(at: position)
         position += 1
         return byte
     }
@@ -125,7 +147,7 @@ private struct Parser {
                 throw CBORError(code: .truncated, message: "input ends inside an item head", offset: start)
             }
             var value: UInt64 = 0
-            for _ in 0..<width { value = (value << 8) | UInt64(bytes[position]); position += 1 }
+            for _ in 0..<width { value = (value << 8) | UInt64(byte(at: position)); position += 1 }
             argument = value
         case 31:
             argument = nil
@@ -163,6 +185,16 @@ private struct Parser {
             let content = try stringContent(head: head, major: 2)
             return node(.byteString(content), from: head.start)
         case 3:
+            if let length = head.argument {
+                // Definite length (the usual case): validated and converted in place, no slice.
+                guard length <= UInt64(remaining) else {
+                    throw CBORError(code: .lengthExceedsInput, message: "declared length \(length) but only \(remaining) bytes remain", offset: head.start)
+                }
+                let start = position
+                position += Int(length)
+                let text = try validatedText(UnsafeBufferPointer(rebasing: buffer[(start - base)..<(position - base)]), offset: head.start)
+                return node(.textString(text), from: head.start)
+            }
             let content = try stringContent(head: head, major: 3)
             let text = try validatedText(content, offset: head.start)
             return node(.textString(text), from: head.start)
@@ -178,43 +210,29 @@ private struct Parser {
             return node(.array(items), from: head.start)
         case 5:
             var entries: [CBORMap.Entry] = []
-            // Two keys are equal in the data model exactly when their deterministic encodings are.
-            // Keys already in preferred form (definite-length strings and integers, the usual case) are
-            // compared by their received bytes without re-encoding; small maps compare pairwise and
-            // large maps use a set, so duplicate detection stays linear.
-            var keyBytes: [ArraySlice<UInt8>] = []
-            var keySet: Set<ArraySlice<UInt8>>?
-            func add(_ key: CBORNode, _ value: CBORNode) throws(CBORError) {
-                let canonical = Self.hasPreferredScalarEncoding(key) ? key.encodedBytes : key.deterministicallyReencoded().encodedBytes
-                let duplicate: Bool
-                if keySet != nil {
-                    duplicate = !keySet!.insert(canonical).inserted
-                } else {
-                    duplicate = keyBytes.contains { $0.elementsEqual(canonical) }
-                    keyBytes.append(canonical)
-                    if keyBytes.count > 16 { keySet = Set(keyBytes) }
-                }
-                guard !duplicate else {
-                    throw CBORError(code: .duplicateMapKey, message: "map key appears twice", offset: key.offset)
-                }
-                entries.append(.init(key: key, value: value))
-            }
+            var keys = MapKeyTracker()
             if let count = head.argument {
                 try checkCount(count, minimumBytesEach: 2, head: head)
                 entries.reserveCapacity(Int(count))
                 for _ in 0..<count {
+                    let keyStart = position
                     let key = try parseItem(depth: depth + 1)
+                    let keyEnd = position
                     let value = try parseItem(depth: depth + 1)
-                    try add(key, value)
+                    try keys.add(key, at: keyStart..<keyEnd, entries: entries, in: self)
+                    entries.append(CBORMap.Entry(key: key, value: value))
                 }
             } else {
                 while try !atBreak() {
+                    let keyStart = position
                     let key = try parseItem(depth: depth + 1)
-                    guard position < bytes.endIndex, bytes[position] != 0xff else {
+                    let keyEnd = position
+                    guard position < bytes.endIndex, byte(at: position) != 0xff else {
                         throw CBORError(code: position < bytes.endIndex ? .unexpectedBreak : .truncated, message: "indefinite-length map ends after a key without a value", offset: position)
                     }
                     let value = try parseItem(depth: depth + 1)
-                    try add(key, value)
+                    try keys.add(key, at: keyStart..<keyEnd, entries: entries, in: self)
+                    entries.append(CBORMap.Entry(key: key, value: value))
                 }
             }
             return node(.map(CBORMap(entries: entries)), from: head.start)
@@ -230,22 +248,28 @@ private struct Parser {
         }
     }
 
-    /// Whether a key is an integer or a definite-length string whose head has the preferred (shortest)
-    /// length: two such keys are equal in the data model exactly when their encodings are equal.
-    static func hasPreferredScalarEncoding(_ node: CBORNode) -> Bool {
+    /// Whether the item whose encoding starts at `start` is an integer or a definite-length string whose
+    /// head has the preferred (shortest) length: two such keys are equal in the data model exactly when
+    /// their encodings are. Read from the head (the item was decoded already, so it is complete).
+    func hasPreferredScalarEncoding(at start: Int) -> Bool {
+        let initial = byte(at: start)
+        let major = initial >> 5
+        let additional = initial & 0x1f
+        guard major <= 3 else { return false }
         let argument: UInt64
-        switch node.value {
-        case .unsignedInt(let v), .negativeInt(let v): argument = v
-        case .byteString(let b):
-            guard node.encodedBytes.first.map({ $0 & 0x1f != 31 }) == true else { return false }
-            argument = UInt64(b.count)
-        case .textString(let t):
-            guard node.encodedBytes.first.map({ $0 & 0x1f != 31 }) == true else { return false }
-            argument = UInt64(t.utf8.count)
+        let headLength: Int
+        switch additional {
+        case 0..<24:
+            return true
+        case 24, 25, 26, 27:
+            let width = 1 << Int(additional - 24)
+            var value: UInt64 = 0
+            for i in 1...width { value = (value << 8) | UInt64(byte(at: start + i)) }
+            argument = value
+            headLength = 1 + width
         default:
             return false
         }
-        let headLength = node.encodedBytes.count - (node.value.isString ? Int(argument) : 0)
         let preferred: Int
         switch argument {
         case 0..<24: preferred = 1
@@ -257,12 +281,30 @@ private struct Parser {
         return headLength == preferred
     }
 
+    /// Whether two ranges of the input hold the same bytes.
+    @inline(__always)
+    func inputBytesEqual(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        guard a.count == b.count else { return false }
+        var i = a.lowerBound - base, j = b.lowerBound - base
+        let end = a.upperBound - base
+        while i < end {
+            if buffer[i] != buffer[j] { return false }
+            i += 1; j += 1
+        }
+        return true
+    }
+
+    /// The bytes of a range of the input, through the parse pointer.
+    func inputBytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[(range.lowerBound - base)..<(range.upperBound - base)])
+    }
+
     /// Consumes a break code if one is next. Throws if the input ends first.
     private mutating func atBreak() throws(CBORError) -> Bool {
         guard position < bytes.endIndex else {
             throw CBORError(code: .truncated, message: "indefinite-length item has no break code", offset: position)
         }
-        if bytes[position] == 0xff {
+        if byte(at: position) == 0xff {
             position += 1
             return true
         }
@@ -307,10 +349,21 @@ private struct Parser {
     }
 
     private func validatedText(_ content: ArraySlice<UInt8>, offset: Int) throws(CBORError) -> String {
-        guard let text = String(validating: content, as: UTF8.self) else {
+        let text: String? = content.withUnsafeBufferPointer { buffer in
+            UTF8Validation.isValid(buffer) ? String(decoding: buffer, as: UTF8.self) : nil
+        }
+        guard let text else {
             throw CBORError(code: .invalidUTF8, message: "text string is not valid UTF-8", offset: offset)
         }
         return text
+    }
+
+    private func validatedText(_ content: UnsafeBufferPointer<UInt8>, offset: Int) throws(CBORError) -> String {
+        if let known = KnownText.string(for: content) { return known }
+        guard UTF8Validation.isValid(content) else {
+            throw CBORError(code: .invalidUTF8, message: "text string is not valid UTF-8", offset: offset)
+        }
+        return String(decoding: content, as: UTF8.self)
     }
 
     private func simpleOrFloat(head: Head) throws(CBORError) -> CBORValue {
@@ -332,6 +385,166 @@ private struct Parser {
         default: // 31
             throw CBORError(code: .unexpectedBreak, message: "break code outside an indefinite-length item", offset: head.start)
         }
+    }
+}
+
+/// Duplicate-key detection for one map being decoded.
+///
+/// Two keys are equal in the data model exactly when their deterministic encodings are. Keys already
+/// in preferred form (definite-length strings and integers, the usual case) are compared by their
+/// received bytes, read in place, without re-encoding. Once a key that is not in preferred form
+/// appears, the map switches to canonical encodings (re-encoding such keys). Large maps (more than
+/// 16 keys) use a set, so duplicate detection stays linear.
+private struct MapKeyTracker {
+    /// While every key is in preferred form and the map is small, earlier keys are read from
+    /// `entries` (their received bytes are canonical) and nothing is stored here.
+    private var rangeSet: Set<InputKeyBytes>?
+    /// After a key not in preferred form: the canonical encodings of all keys so far.
+    private var canonicalKeys: [ArraySlice<UInt8>]?
+    private var keySet: Set<CanonicalKeyBytes>?
+
+    /// Throws ``CBORError/Code/duplicateMapKey`` if `key` (encoded at `range` of the input) equals an
+    /// earlier key of the map, whose entries so far are `entries`.
+    mutating func add(_ key: CBORNode, at range: Range<Int>, entries: [CBORMap.Entry], in parser: Parser) throws(CBORError) {
+        let preferred = parser.hasPreferredScalarEncoding(at: range.lowerBound)
+        let duplicate: Bool
+        if canonicalKeys == nil && keySet == nil && preferred {
+            if rangeSet != nil {
+                duplicate = !rangeSet!.insert(InputKeyBytes(bytes: parser.inputBytes(range))).inserted
+            } else {
+                duplicate = entries.withUnsafeBufferPointer { earlier in
+                    for i in 0..<earlier.count where parser.inputBytesEqual(earlier[i].key.encodedBytes.indices, range) { return true }
+                    return false
+                }
+                if entries.count + 1 > 16 {
+                    var set = Set(entries.map { InputKeyBytes(bytes: parser.inputBytes($0.key.encodedBytes.indices)) })
+                    set.insert(InputKeyBytes(bytes: parser.inputBytes(range)))
+                    rangeSet = set
+                }
+            }
+        } else {
+            if canonicalKeys == nil && keySet == nil {
+                // Every earlier key was in preferred form: its received bytes are canonical.
+                let earlier = entries.map(\.key.encodedBytes)
+                if rangeSet != nil { keySet = Set(earlier.map { CanonicalKeyBytes(bytes: $0) }) } else { canonicalKeys = earlier }
+                rangeSet = nil
+            }
+            let canonical = preferred ? key.encodedBytes : key.deterministicallyReencoded().encodedBytes
+            if keySet != nil {
+                duplicate = !keySet!.insert(CanonicalKeyBytes(bytes: canonical)).inserted
+            } else {
+                duplicate = canonicalKeys!.contains { bytesEqual($0, canonical) }
+                canonicalKeys!.append(canonical)
+                if canonicalKeys!.count > 16 {
+                    keySet = Set(canonicalKeys!.map { CanonicalKeyBytes(bytes: $0) })
+                    canonicalKeys = nil
+                }
+            }
+        }
+        guard !duplicate else {
+            throw CBORError(code: .duplicateMapKey, message: "map key appears twice", offset: key.offset)
+        }
+    }
+}
+
+/// Key bytes read in place from the input being parsed (valid only during the parse).
+private struct InputKeyBytes: Hashable {
+    let bytes: UnsafeRawBufferPointer
+
+    static func == (lhs: InputKeyBytes, rhs: InputKeyBytes) -> Bool {
+        guard lhs.bytes.count == rhs.bytes.count else { return false }
+        for i in 0..<lhs.bytes.count where lhs.bytes[i] != rhs.bytes[i] { return false }
+        return true
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(bytes: bytes) }
+}
+
+/// Encoded key bytes hashed as a block (the generic `ArraySlice` hashing feeds the hasher one byte
+/// at a time).
+private struct CanonicalKeyBytes: Hashable {
+    let bytes: ArraySlice<UInt8>
+
+    static func == (lhs: CanonicalKeyBytes, rhs: CanonicalKeyBytes) -> Bool { bytesEqual(lhs.bytes, rhs.bytes) }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+/// Byte-wise equality of two slices.
+@inline(__always)
+func bytesEqual(_ lhs: ArraySlice<UInt8>, _ rhs: ArraySlice<UInt8>) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    return lhs.withUnsafeBufferPointer { a in
+        rhs.withUnsafeBufferPointer { b in
+            for i in 0..<a.count where a[i] != b[i] { return false }
+            return true
+        }
+    }
+}
+
+/// Long map keys that recur in every ISO 18013-5 response (IssuerSignedItem, namespaces, MSO). A
+/// text of more than 15 bytes is a heap allocation as a `String`; these come from static storage
+/// instead. Shorter strings are stored inline anyway.
+enum KnownText {
+    static let strings: [String] = [
+        "elementIdentifier", "org.iso.18013.5.1", "org.iso.18013.5.1.mDL", "keyAuthorizations",
+        "MobileSecurityObject", "DeviceAuthentication", "org.iso.23220.photoid.1", "org.iso.23220.1",
+    ]
+    private static let table: [(count: Int, bytes: [UInt8], string: String)] = strings.map { ($0.utf8.count, Array($0.utf8), $0) }
+
+    static func string(for content: UnsafeBufferPointer<UInt8>) -> String? {
+        let count = content.count
+        guard count > 15 else { return nil }
+        for entry in table where entry.count == count {
+            if entry.bytes.withUnsafeBufferPointer({ known in
+                for i in 0..<count where known[i] != content[i] { return false }
+                return true
+            }) { return entry.string }
+        }
+        return nil
+    }
+}
+
+/// UTF-8 well-formedness (Unicode 15, Table 3-7): no overlong forms, no surrogates, nothing above
+/// U+10FFFF, no truncated sequences. The same rule as the standard library's validating initializers.
+enum UTF8Validation {
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        var i = 0
+        while i < count {
+            let b0 = bytes[i]
+            if b0 < 0x80 { i += 1; continue }
+            if b0 < 0xc2 { return false }
+            if b0 < 0xe0 {
+                guard i + 1 < count, bytes[i + 1] & 0xc0 == 0x80 else { return false }
+                i += 2
+            } else if b0 < 0xf0 {
+                guard i + 2 < count else { return false }
+                let b1 = bytes[i + 1]
+                switch b0 {
+                case 0xe0: guard b1 >= 0xa0 && b1 <= 0xbf else { return false }
+                case 0xed: guard b1 >= 0x80 && b1 <= 0x9f else { return false }
+                default: guard b1 & 0xc0 == 0x80 else { return false }
+                }
+                guard bytes[i + 2] & 0xc0 == 0x80 else { return false }
+                i += 3
+            } else if b0 < 0xf5 {
+                guard i + 3 < count else { return false }
+                let b1 = bytes[i + 1]
+                switch b0 {
+                case 0xf0: guard b1 >= 0x90 && b1 <= 0xbf else { return false }
+                case 0xf4: guard b1 >= 0x80 && b1 <= 0x8f else { return false }
+                default: guard b1 & 0xc0 == 0x80 else { return false }
+                }
+                guard bytes[i + 2] & 0xc0 == 0x80, bytes[i + 3] & 0xc0 == 0x80 else { return false }
+                i += 4
+            } else {
+                return false
+            }
+        }
+        return true
     }
 }
 

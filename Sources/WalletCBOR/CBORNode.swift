@@ -9,9 +9,10 @@
 ///
 /// Equality and hashing are semantic (the CBOR data model): `0x01` and `0x18 0x01` are equal nodes.
 /// Compare ``encodedBytes`` when the exact encoding matters.
-public final class CBORNode: Sendable, Hashable {
-    // A class: decoded trees are shared, never mutated, and copying a reference is one retain where
-    // copying a value with a slice and a payload is several (verification copies nodes a lot).
+public struct CBORNode: Sendable, Hashable {
+    // A struct: a decoded mdoc has hundreds of nodes, and a node that is a value costs no allocation
+    // of its own (children live inline in their parent's array). Copying one retains the input buffer
+    // and, for strings and containers, the payload.
     public let value: CBORValue
     /// The complete encoding of this item (head and content), exactly as received or built.
     public let encodedBytes: ArraySlice<UInt8>
@@ -60,7 +61,7 @@ public enum CBORValue: Sendable, Hashable {
         switch (lhs, rhs) {
         case let (.unsignedInt(a), .unsignedInt(b)), let (.negativeInt(a), .negativeInt(b)): return a == b
         case let (.byteString(a), .byteString(b)): return a.elementsEqual(b)
-        case let (.textString(a), .textString(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.textString(a), .textString(b)): return utf8Equal(a, b)
         case let (.array(a), .array(b)): return a == b
         case let (.map(a), .map(b)): return a == b
         case let (.tagged(t1, a), .tagged(t2, b)): return t1 == t2 && a == b
@@ -138,7 +139,7 @@ public struct CBORMap: Sendable, Hashable, RandomAccessCollection {
     /// The value stored under a text key.
     public subscript(key: String) -> CBORNode? {
         for entry in entries {
-            if case .textString(let text) = entry.key.value, text.utf8.elementsEqual(key.utf8) { return entry.value }
+            if case .textString(let text) = entry.key.value, utf8Equal(text, key) { return entry.value }
         }
         return nil
     }
@@ -170,4 +171,19 @@ public struct CBORMap: Sendable, Hashable, RandomAccessCollection {
         hasher.combine(entries.count)
         hasher.combine(combined)
     }
+}
+
+/// Whether two strings have the same UTF-8 bytes (`==` on `String` compares canonical equivalence,
+/// which is not what CBOR equality means).
+@inline(__always)
+func utf8Equal(_ lhs: String, _ rhs: String) -> Bool {
+    let a = lhs.utf8, b = rhs.utf8
+    guard a.count == b.count else { return false }
+    if let result = a.withContiguousStorageIfAvailable({ pa in
+        b.withContiguousStorageIfAvailable { pb in
+            for i in 0..<pa.count where pa[i] != pb[i] { return false }
+            return true
+        }
+    }), let result { return result }
+    return a.elementsEqual(b)
 }

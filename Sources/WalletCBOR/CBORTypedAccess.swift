@@ -41,69 +41,69 @@ extension CBORNode {
         return false
     }
 
-    public func text(_ context: String? = nil) throws(CBORError) -> String {
-        guard let t = textValue else { throw mismatch("a text string", context) }
+    public func text(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> String {
+        guard let t = textValue else { throw mismatch("a text string", context()) }
         return t
     }
 
-    public func bytes(_ context: String? = nil) throws(CBORError) -> ArraySlice<UInt8> {
-        guard let b = bytesValue else { throw mismatch("a byte string", context) }
+    public func bytes(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> ArraySlice<UInt8> {
+        guard let b = bytesValue else { throw mismatch("a byte string", context()) }
         return b
     }
 
-    public func array(_ context: String? = nil) throws(CBORError) -> [CBORNode] {
-        guard let a = arrayValue else { throw mismatch("an array", context) }
+    public func array(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> [CBORNode] {
+        guard let a = arrayValue else { throw mismatch("an array", context()) }
         return a
     }
 
-    public func map(_ context: String? = nil) throws(CBORError) -> CBORMap {
-        guard let m = mapValue else { throw mismatch("a map", context) }
+    public func map(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> CBORMap {
+        guard let m = mapValue else { throw mismatch("a map", context()) }
         return m
     }
 
-    public func int(_ context: String? = nil) throws(CBORError) -> Int64 {
+    public func int(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> Int64 {
         switch value {
         case .unsignedInt, .negativeInt:
             guard let v = integerValue else {
-                throw CBORError(code: .invalidValue, message: "\(context.map { "\($0): " } ?? "")integer out of range", offset: offset)
+                throw CBORError(code: .invalidValue, message: "\(context().map { "\($0): " } ?? "")integer out of range", offset: offset)
             }
             return v
         default:
-            throw mismatch("an integer", context)
+            throw mismatch("an integer", context())
         }
     }
 
-    public func uint(_ context: String? = nil) throws(CBORError) -> UInt64 {
-        guard case .unsignedInt(let v) = value else { throw mismatch("an unsigned integer", context) }
+    public func uint(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> UInt64 {
+        guard case .unsignedInt(let v) = value else { throw mismatch("an unsigned integer", context()) }
         return v
     }
 
-    public func bool(_ context: String? = nil) throws(CBORError) -> Bool {
-        guard case .boolean(let v) = value else { throw mismatch("a boolean", context) }
+    public func bool(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> Bool {
+        guard case .boolean(let v) = value else { throw mismatch("a boolean", context()) }
         return v
     }
 
     /// The content of a tag with the given number.
-    public func tagged(_ tag: UInt64, _ context: String? = nil) throws(CBORError) -> CBORNode {
-        guard case .tagged(let t, let content) = value, t == tag else { throw mismatch("tag \(tag)", context) }
+    public func tagged(_ tag: UInt64, _ context: @autoclosure () -> String? = nil) throws(CBORError) -> CBORNode {
+        guard case .tagged(let t, let content) = value, t == tag else { throw mismatch("tag \(tag)", context()) }
         return content
     }
 }
 
 extension CBORMap {
     /// The value under a text key, or a ``CBORError/Code/missingField`` error naming the key.
-    public func required(_ key: String, in context: String? = nil) throws(CBORError) -> CBORNode {
+    public func required(_ key: String, in context: @autoclosure () -> String? = nil) throws(CBORError) -> CBORNode {
         guard let node = self[key] else {
-            let where_ = context.map { " in \($0)" } ?? ""
+            let where_ = context().map { " in \($0)" } ?? ""
             throw CBORError(code: .missingField, message: "missing \"\(key)\"\(where_)", offset: nil)
         }
         return node
     }
 
     /// The value under an integer key, or a ``CBORError/Code/missingField`` error naming the key.
-    public func required(_ key: Int64, in context: String? = nil) throws(CBORError) -> CBORNode {
+    public func required(_ key: Int64, in context: @autoclosure () -> String? = nil) throws(CBORError) -> CBORNode {
         guard let node = self[key] else {
-            let where_ = context.map { " in \($0)" } ?? ""
+            let where_ = context().map { " in \($0)" } ?? ""
             throw CBORError(code: .missingField, message: "missing key \(key)\(where_)", offset: nil)
         }
         return node
@@ -121,7 +121,7 @@ public protocol CBOREncodable: Sendable {
 }
 
 extension CBORNode: CBORDecodable, CBOREncodable {
-    public convenience init(cbor node: CBORNode) { self.init(value: node.value, encodedBytes: node.encodedBytes) }
+    public init(cbor node: CBORNode) { self = node }
     public func cborNode() -> CBORNode { self }
 }
 

@@ -5,7 +5,9 @@
 /// computed over); ``innerBytes``, the embedded encoding; and the decoded ``value``. Building one from
 /// a value encodes it once; after that the bytes never change, so hashing or signing them always
 /// covers what is transmitted.
-public final class EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBOREncodable {
+public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBOREncodable {
+    // A struct: an mdoc carries one per disclosed element, and a value in the items array costs no
+    // allocation (or generic class metadata) of its own.
     /// The whole tag-24 item: `d8 18` + byte-string head + inner bytes.
     public let node: CBORNode
     /// The decoded embedded item (with its own received bytes).
@@ -15,16 +17,19 @@ public final class EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, 
     public var taggedBytes: ArraySlice<UInt8> { node.encodedBytes }
     public var innerBytes: ArraySlice<UInt8> { innerNode.encodedBytes }
 
-    public convenience init(cbor node: CBORNode) throws(CBORError) {
+    @inlinable
+    public init(cbor node: CBORNode) throws(CBORError) {
         try self.init(cbor: node, limits: .default)
     }
 
+    @inlinable
     public init(cbor node: CBORNode, limits: CBORDecoder.Limits) throws(CBORError) {
         let content = try node.tagged(24, "embedded CBOR")
         let inner = try content.bytes("content of tag 24")
         // The inner slice shares the buffer, so offsets in errors stay absolute.
-        self.innerNode = try CBORDecoder(limits: limits).decode(inner)
+        let innerNode = try CBORDecoder(limits: limits).decode(inner)
         self.value = try Value(cbor: innerNode)
+        self.innerNode = innerNode
         self.node = node
     }
 
@@ -33,7 +38,7 @@ public final class EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, 
 
 extension EmbeddedCBOR where Value: CBOREncodable {
     /// Encodes `value` deterministically once and wraps it.
-    public convenience init(wrapping value: Value) throws(CBORError) {
+    public init(wrapping value: Value) throws(CBORError) {
         let inner = try value.cborNode()
         let node = CBORNode.embedded(inner)
         // Re-decode so innerNode is a slice of node's own buffer.

@@ -39,7 +39,11 @@ public enum COSEPublicKey: Sendable {
             guard let y = yNode.bytesValue else {
                 throw COSEError(code: .invalidKey, message: "EC2 COSE_Key y must be a byte string (compressed points are not supported)")
             }
-            let point = [0x04] + Array(x) + Array(y)
+            var point: [UInt8] = []
+            point.reserveCapacity(1 + x.count + y.count)
+            point.append(0x04)
+            point.append(contentsOf: x)
+            point.append(contentsOf: y)
             do {
                 switch crv {
                 case 1:

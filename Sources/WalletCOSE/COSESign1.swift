@@ -62,7 +62,17 @@ public struct COSESign1: Sendable {
     }
 
     static func signatureStructure<P: Collection<UInt8>, Q: Collection<UInt8>>(protectedBytes: P, payload: Q, externalAAD: [UInt8]) -> [UInt8] {
-        Array(CBORNode.array([.text("Signature1"), .bytes(protectedBytes), .bytes(externalAAD), .bytes(payload)]).encodedBytes)
+        // Written directly: the same bytes as CBORNode.array([.text("Signature1"), .bytes(protected),
+        // .bytes(externalAAD), .bytes(payload)]), with one buffer and one copy of the payload.
+        var out: [UInt8] = []
+        out.reserveCapacity(1 + CBORWriter.stringLength(10) + CBORWriter.stringLength(protectedBytes.count)
+            + CBORWriter.stringLength(externalAAD.count) + CBORWriter.stringLength(payload.count))
+        CBORWriter.appendHead(major: 4, argument: 4, to: &out)
+        CBORWriter.appendText("Signature1", to: &out)
+        CBORWriter.appendBytes(protectedBytes, to: &out)
+        CBORWriter.appendBytes(externalAAD, to: &out)
+        CBORWriter.appendBytes(payload, to: &out)
+        return out
     }
 
     private func resolvedPayload(_ detached: [UInt8]?) throws(COSEError) -> ArraySlice<UInt8> {

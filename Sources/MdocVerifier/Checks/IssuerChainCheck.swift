@@ -50,6 +50,7 @@ struct IssuerChainCheck: VerificationCheck {
             state.chain = cached.chain
             state.chainSubjects = cached.subjects
             state.profileViolations = cached.profileViolations
+            state.chainCountryNames = cached.countryNames
             return passed(cached)
         }
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
@@ -63,6 +64,7 @@ struct IssuerChainCheck: VerificationCheck {
             state.chain = entry.chain
             state.chainSubjects = entry.subjects
             state.profileViolations = entry.profileViolations
+            state.chainCountryNames = entry.countryNames
             return passed(entry)
         case .couldNotValidate(let failures):
             let reasons = failures.map { $0.policyFailureReason.description }

@@ -26,8 +26,7 @@ struct IssuingCountryCheck: VerificationCheck {
         guard let chain = state.chain, let ds = chain.first, let iaca = chain.last else {
             return .failed("countryNameMissing", "No validated chain.")
         }
-        let dsCountry = Self.countryName(ds.subject)
-        let iacaCountry = Self.countryName(iaca.subject)
+        let (dsCountry, iacaCountry) = state.chainCountryNames ?? (Self.countryName(ds.subject), Self.countryName(iaca.subject))
         var missing: [String] = []
         if dsCountry == nil { missing.append("the document signer") }
         if iacaCountry == nil { missing.append("the IACA") }

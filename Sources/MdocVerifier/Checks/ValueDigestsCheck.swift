@@ -18,30 +18,63 @@ struct ValueDigestsCheck: VerificationCheck {
         }
     }
 
+    private enum Algorithm {
+        case sha256, sha384, sha512
+
+        init?(_ name: String) {
+            switch name {
+            case "SHA-256": self = .sha256
+            case "SHA-384": self = .sha384
+            case "SHA-512": self = .sha512
+            default: return nil
+            }
+        }
+
+        /// Whether the digest of `bytes` equals `expected`, without copying the digest out.
+        func matches(_ bytes: ArraySlice<UInt8>, _ expected: ArraySlice<UInt8>) -> Bool {
+            func equal<D: Digest>(_ digest: D) -> Bool {
+                digest.withUnsafeBytes { actual in
+                    expected.withUnsafeBytes { expected in
+                        guard actual.count == expected.count else { return false }
+                        for i in 0..<actual.count where actual[i] != expected[i] { return false }
+                        return true
+                    }
+                }
+            }
+            switch self {
+            case .sha256: return equal(SHA256.hash(data: bytes))
+            case .sha384: return equal(SHA384.hash(data: bytes))
+            case .sha512: return equal(SHA512.hash(data: bytes))
+            }
+        }
+    }
+
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
-        guard Self.digest(mso.digestAlgorithm, []) != nil else {
+        guard let algorithm = Algorithm(mso.digestAlgorithm) else {
             return .failed("unsupportedDigestAlgorithm", "The MSO digest algorithm \"\(mso.digestAlgorithm)\" is not one of SHA-256, SHA-384, SHA-512.")
         }
+        // Element names are built only for the items that do not match.
         var mismatched: [String] = []
         var missing: [String] = []
         var duplicated: [String] = []
         var count = 0
         for space in document.issuerSigned.nameSpaces {
             var seen = Set<UInt64>()
+            seen.reserveCapacity(space.items.count)
+            let digests = mso.valueDigests[space.name]
             for item in space.items {
-                let name = "\(space.name)/\(item.value.elementIdentifier)"
+                let value = item.value
                 count += 1
-                if !seen.insert(item.value.digestID).inserted {
-                    duplicated.append(name)
+                if !seen.insert(value.digestID).inserted {
+                    duplicated.append("\(space.name)/\(value.elementIdentifier)")
                     continue
                 }
-                guard let expected = mso.valueDigests[space.name]?[item.value.digestID] else {
-                    missing.append(name)
+                guard let expected = digests?[value.digestID] else {
+                    missing.append("\(space.name)/\(value.elementIdentifier)")
                     continue
                 }
-                let actual = Self.digest(mso.digestAlgorithm, item.taggedBytes)!
-                if !expected.elementsEqual(actual) { mismatched.append(name) }
+                if !algorithm.matches(item.taggedBytes, expected) { mismatched.append("\(space.name)/\(value.elementIdentifier)") }
             }
         }
         var problems: [String] = []
