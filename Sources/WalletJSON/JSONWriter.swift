@@ -32,9 +32,12 @@ public struct JSONWriter: Sendable {
         text.withUTF8 { utf8 in
             bytes.append(0x22)
             var runStart = 0
-            for index in 0..<utf8.count {
+            var index = 0
+            while true {
+                index = Self.nextToEscape(utf8, from: index)
+                guard index < utf8.count else { break }
                 let byte = utf8[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                defer { index += 1 }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
                 runStart = index + 1
                 bytes.append(0x5C)
@@ -54,6 +57,32 @@ public struct JSONWriter: Sendable {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
             bytes.append(0x22)
         }
+    }
+
+    /// The first index at or after `start` of a quote, a backslash or a control character (or the
+    /// count), eight bytes at a time.
+    private static func nextToEscape(_ utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        if let base = UnsafeRawPointer(utf8.baseAddress) {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let high: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= utf8.count {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                // A byte below 0x20, or equal to a quote or backslash, sets its high bit here (bytes
+                // of 0x80 and above are masked out by `~word`).
+                let hits = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20)) & ~word & high
+                if hits != 0 { break }
+                index += 8
+            }
+        }
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return index }
+            index += 1
+        }
+        return index
     }
 
     /// `"name":`

@@ -83,6 +83,9 @@ enum ServiceLoadBenchmark {
             _ = await measure("stage: Apple Pay JSON output", seconds: seconds) {
                 _ = ApplePayOutput.json(result)
             }
+            _ = await measure("stage: Apple Pay report JSON alone (\(result.report.checks.count) checks)", seconds: seconds) {
+                _ = result.report.json()
+            }
             _ = await measure("stage: metrics record", seconds: seconds) {
                 services.metrics.record(flow: "applepay", report: result.report, duration: .milliseconds(1))
             }

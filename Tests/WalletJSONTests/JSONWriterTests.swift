@@ -25,6 +25,22 @@ import WalletJSON
         }
     }
 
+    /// Every character that needs an escape, at every position of a longer string (the scan reads
+    /// eight bytes at a time).
+    @Test func escapesAtEveryPosition() throws {
+        let base = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNé€".unicodeScalars)
+        for special in ["\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{7F}", "/"] {
+            for position in 0...base.count {
+                var scalars = base
+                scalars.insert(contentsOf: special.unicodeScalars, at: position)
+                let text = String(String.UnicodeScalarView(scalars))
+                var writer = JSONWriter()
+                writer.string(text)
+                #expect(try StrictJSON.parse(writer.bytes) == .string(text))
+            }
+        }
+    }
+
     @Test func objectsHaveSortedMembers() throws {
         var writer = JSONWriter()
         writer.sortedStringObject(["b": "2", "a": "1", "c\"": "3"])
