@@ -55,6 +55,15 @@ public struct MdocVersion: Comparable, Sendable, CustomStringConvertible {
     public let minor: Int
 
     public init?(_ text: String) {
+        // The usual form, a one-digit major and minor ("1.0"), read from the bytes.
+        if let fast = text.utf8.withContiguousStorageIfAvailable({ b -> (Int, Int)? in
+            guard b.count == 3, b[1] == 0x2e, (0x30...0x39).contains(b[0]), (0x30...0x39).contains(b[2]) else { return nil }
+            return (Int(b[0] - 0x30), Int(b[2] - 0x30))
+        }), let (major, minor) = fast {
+            self.major = major
+            self.minor = minor
+            return
+        }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let major = Int(parts[0]), let minor = Int(parts[1]), major >= 0, minor >= 0,
               parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }) else { return nil }

@@ -11,10 +11,40 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
     public let elementValue: CBORNode
 
     public init(cbor node: CBORNode) throws(CBORError) {
-        let map = try node.map("IssuerSignedItem")
-        digestID = try map.required("digestID", in: "IssuerSignedItem").uint("digestID")
-        random = try map.required("random", in: "IssuerSignedItem").bytes("random")
-        elementIdentifier = try map.required("elementIdentifier", in: "IssuerSignedItem").text("elementIdentifier")
-        elementValue = try map.required("elementValue", in: "IssuerSignedItem")
+        guard case .map(let map) = node.value else { throw CBORError(code: .typeMismatch, message: "IssuerSignedItem: expected a map, found \(node.value.kindDescription)", offset: node.offset) }
+        // One pass over the entries finds the four fields (each key at most once: keys are unique);
+        // then they are checked in the same order, with the same errors, as one lookup each.
+        var fields: (Int?, Int?, Int?, Int?) = (nil, nil, nil, nil)
+        map.entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                guard case .textString(let key) = entries[index].key.value else { continue }
+                switch key {
+                case _ where Self.utf8Equal(key, "digestID"): fields.0 = index
+                case _ where Self.utf8Equal(key, "random"): fields.1 = index
+                case _ where Self.utf8Equal(key, "elementIdentifier"): fields.2 = index
+                case _ where Self.utf8Equal(key, "elementValue"): fields.3 = index
+                default: break
+                }
+            }
+        }
+        func field(_ slot: Int?, _ name: String) throws(CBORError) -> CBORNode {
+            guard let index = slot else {
+                throw CBORError(code: .missingField, message: "missing \"\(name)\" in IssuerSignedItem", offset: nil)
+            }
+            return map.entries[index].value
+        }
+        digestID = try field(fields.0, "digestID").uint("digestID")
+        random = try field(fields.1, "random").bytes("random")
+        elementIdentifier = try field(fields.2, "elementIdentifier").text("elementIdentifier")
+        elementValue = try field(fields.3, "elementValue")
+    }
+
+    private static func utf8Equal(_ a: String, _ b: StaticString) -> Bool {
+        let count = b.utf8CodeUnitCount
+        guard a.utf8.count == count else { return false }
+        return a.utf8.withContiguousStorageIfAvailable { bytes in
+            for i in 0..<count where bytes[i] != b.utf8Start[i] { return false }
+            return true
+        } ?? a.utf8.elementsEqual(UnsafeBufferPointer(start: b.utf8Start, count: count))
     }
 }

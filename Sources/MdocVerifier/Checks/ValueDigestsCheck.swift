@@ -41,10 +41,15 @@ struct ValueDigestsCheck: VerificationCheck {
                     }
                 }
             }
+            func hash<H: HashFunction>(_: H.Type) -> H.Digest {
+                var hasher = H()
+                bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+                return hasher.finalize()
+            }
             switch self {
-            case .sha256: return equal(SHA256.hash(data: bytes))
-            case .sha384: return equal(SHA384.hash(data: bytes))
-            case .sha512: return equal(SHA512.hash(data: bytes))
+            case .sha256: return equal(hash(SHA256.self))
+            case .sha384: return equal(hash(SHA384.self))
+            case .sha512: return equal(hash(SHA512.self))
             }
         }
     }
@@ -63,18 +68,23 @@ struct ValueDigestsCheck: VerificationCheck {
             var seen = Set<UInt64>()
             seen.reserveCapacity(space.items.count)
             let digests = mso.valueDigests[space.name]
-            for item in space.items {
-                let value = item.value
-                count += 1
-                if !seen.insert(value.digestID).inserted {
-                    duplicated.append("\(space.name)/\(value.elementIdentifier)")
-                    continue
+            // Read in place: copying an item would retain each of its parts.
+            space.items.withUnsafeBufferPointer { items in
+                for index in items.indices {
+                    let digestID = items[index].value.digestID
+                    count += 1
+                    if !seen.insert(digestID).inserted {
+                        duplicated.append("\(space.name)/\(items[index].value.elementIdentifier)")
+                        continue
+                    }
+                    guard let expected = digests?[digestID] else {
+                        missing.append("\(space.name)/\(items[index].value.elementIdentifier)")
+                        continue
+                    }
+                    if !algorithm.matches(items[index].node.encodedBytes, expected) {
+                        mismatched.append("\(space.name)/\(items[index].value.elementIdentifier)")
+                    }
                 }
-                guard let expected = digests?[value.digestID] else {
-                    missing.append("\(space.name)/\(value.elementIdentifier)")
-                    continue
-                }
-                if !algorithm.matches(item.taggedBytes, expected) { mismatched.append("\(space.name)/\(value.elementIdentifier)") }
             }
         }
         var problems: [String] = []
