@@ -21,3 +21,39 @@ func measure(_ label: String, seconds: Double, _ body: () async throws -> Void) 
 func ratioLine(_ full: Double, _ floor: Double, target: Double) {
     print("  ratio full / crypto floor: \(String(format: "%.2f", full / floor)) (target ≥ \(target))")
 }
+
+/// Measures `full` and `floor` in alternating short rounds of CPU time, so that both see the same
+/// machine (on a shared 2-core VM a single run of either can be off by a third), then prints each
+/// one's best rate, the ratio of the bests and the median of the per-round ratios.
+func measurePair(full fullLabel: String, floor floorLabel: String, seconds: Double, rounds: Int = 6, target: Double,
+                 full: () async throws -> Void, floor: () async throws -> Void) async rethrows {
+    func cpuSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+    func rate(_ budget: Double, _ body: () async throws -> Void) async rethrows -> Double {
+        var count = 0
+        let start = cpuSeconds()
+        while cpuSeconds() - start < budget {
+            for _ in 0..<10 { try await body() }
+            count += 10
+        }
+        return Double(count) / (cpuSeconds() - start)
+    }
+    for _ in 0..<20 { try await full(); try await floor() }
+    let budget = max(0.1, seconds / Double(rounds))
+    var fullRates: [Double] = []
+    var floorRates: [Double] = []
+    for _ in 0..<rounds {
+        fullRates.append(try await rate(budget, full))
+        floorRates.append(try await rate(budget, floor))
+    }
+    for (label, rates) in [(fullLabel, fullRates), (floorLabel, floorRates)] {
+        let best = rates.max() ?? 0
+        print("  \(label.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", best)) /s  (\(String(format: "%.1f", 1e6 / best)) µs each, best of \(rounds) CPU-time rounds)")
+    }
+    let ratios = zip(fullRates, floorRates).map { $0 / $1 }.sorted()
+    let median = ratios.isEmpty ? 0 : (ratios[(ratios.count - 1) / 2] + ratios[ratios.count / 2]) / 2
+    print("  ratio full / crypto floor: \(String(format: "%.2f", (fullRates.max() ?? 0) / (floorRates.max() ?? 1))) best to best, \(String(format: "%.2f", median)) median of rounds (target ≥ \(target))")
+}
