@@ -17,8 +17,10 @@ import VerificationCore
 ///   WHERE expires_at <= now RETURNING` (a row comes back only for a first use or the reuse of an
 ///   expired entry);
 /// - ``consumeNonce(_:now:)`` is one `UPDATE … WHERE consumed_at IS NULL AND expires_at > now
-///   RETURNING payload`; only when it returns nothing does a read tell `alreadyConsumed`, `expired`
-///   and `unknown` apart (the answer is a rejection in all three cases).
+///   RETURNING payload`; when it returns nothing, the read that follows it tells `alreadyConsumed`,
+///   `expired` and `unknown` apart (the answer is a rejection in all three cases).
+///
+/// Operations that arrive together are committed together (``GroupCommit``): one fsync per group.
 ///
 /// Times are stored as integer **milliseconds** since 1970-01-01T00:00:00Z (rounded down). Keys
 /// are stored as SHA-256 digests (docs/stores.md), so neither transaction identifiers nor
@@ -102,7 +104,7 @@ public final class SQLiteReplayStore: ReplayStore {
     private func prepare(busyTimeout: Duration) async throws {
         let millis = max(0, min(busyTimeout.components.seconds, 86_400)) * 1000
             + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        try await perform("open", grouped: false) { db in
+        try await performDirectly("open") { db in
             // Replaces sqlite-nio's busy handler (which waits forever) by a bounded wait.
             _ = try await db.query("PRAGMA busy_timeout = \(max(0, millis))")
             let mode = try await db.query("PRAGMA journal_mode = WAL")
@@ -148,33 +150,32 @@ public final class SQLiteReplayStore: ReplayStore {
 
     public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
         let id = ReplayKeyDigest.replay(namespace: namespace, key: key)
-        let rows = try await perform("recordFirstUse") { db in
-            try await db.query(
-                """
-                INSERT INTO replay_keys (id, expires_at) VALUES (?1, ?2)
-                ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at
-                WHERE replay_keys.expires_at <= ?3
-                RETURNING 1 AS recorded
-                """,
-                [.blob(ByteBuffer(bytes: id)), .integer(SQLiteInt64(EpochMillis.of(expiresAt))), .integer(SQLiteInt64(EpochMillis.of(now)))]
-            )
+        return try await perform("recordFirstUse", [PlannedStatement(
+            """
+            INSERT INTO replay_keys (id, expires_at) VALUES (?1, ?2)
+            ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at
+            WHERE replay_keys.expires_at <= ?3
+            RETURNING 1 AS recorded
+            """,
+            [.blob(ByteBuffer(bytes: id)), .integer(SQLiteInt64(EpochMillis.of(expiresAt))), .integer(SQLiteInt64(EpochMillis.of(now)))]
+        )]) { rows in
+            rows[0].isEmpty ? .alreadyUsed : .firstUse
         }
-        return rows.isEmpty ? .alreadyUsed : .firstUse
     }
 
     public func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
         let id = ReplayKeyDigest.nonce(nonce)
-        let rows = try await perform("issueNonce") { db in
-            try await db.query(
-                """
-                INSERT INTO replay_nonces (id, payload, expires_at, consumed_at) VALUES (?1, ?2, ?3, NULL)
-                ON CONFLICT (id) DO NOTHING
-                RETURNING 1 AS issued
-                """,
-                [.blob(ByteBuffer(bytes: id)), .blob(ByteBuffer(bytes: payload)), .integer(SQLiteInt64(EpochMillis.of(expiresAt)))]
-            )
+        let issued = try await perform("issueNonce", [PlannedStatement(
+            """
+            INSERT INTO replay_nonces (id, payload, expires_at, consumed_at) VALUES (?1, ?2, ?3, NULL)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING 1 AS issued
+            """,
+            [.blob(ByteBuffer(bytes: id)), .blob(ByteBuffer(bytes: payload)), .integer(SQLiteInt64(EpochMillis.of(expiresAt)))]
+        )]) { rows in
+            !rows[0].isEmpty
         }
-        guard !rows.isEmpty else {
+        guard issued else {
             throw OperationalError("duplicateNonce", "a nonce with this value was issued already", retryable: false)
         }
     }
@@ -182,25 +183,24 @@ public final class SQLiteReplayStore: ReplayStore {
     public func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
         let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
         let nowMillis = SQLiteInt64(EpochMillis.of(now))
-        return try await perform("consumeNonce") { db in
-            let consumed = try await db.query(
+        // The read after the update runs every time (statements are handed over together); its
+        // answer is used only when the update consumed nothing, to say why. States only move forward
+        // (unused → used, valid → expired → purged), so it cannot turn a rejection into an acceptance.
+        return try await perform("consumeNonce", [
+            PlannedStatement(
                 """
                 UPDATE replay_nonces SET consumed_at = ?2
                 WHERE id = ?1 AND consumed_at IS NULL AND expires_at > ?2
                 RETURNING payload
                 """,
                 [.blob(id), .integer(nowMillis)]
-            )
-            if let row = consumed.first {
+            ),
+            PlannedStatement("SELECT consumed_at IS NOT NULL AS used FROM replay_nonces WHERE id = ?1", [.blob(id)]),
+        ]) { rows -> NonceConsumption in
+            if let row = rows[0].first {
                 return .consumed(payload: Self.bytes(row.column("payload")))
             }
-            // Not consumed by this call: say why. States only move forward (unused → used, valid →
-            // expired → purged), so this read cannot turn a rejection into an acceptance.
-            let existing = try await db.query(
-                "SELECT consumed_at IS NOT NULL AS used FROM replay_nonces WHERE id = ?1",
-                [.blob(id)]
-            )
-            guard let row = existing.first else { return .unknown }
+            guard let row = rows[1].first else { return .unknown }
             return row.column("used")?.bool == true ? .alreadyConsumed : .expired
         }
     }
@@ -208,43 +208,42 @@ public final class SQLiteReplayStore: ReplayStore {
     @discardableResult
     public func purgeExpired(now: Date) async throws -> Int {
         let nowMillis = SQLiteInt64(EpochMillis.of(now))
-        return try await perform("purgeExpired") { db in
-            let keys = try await Self.countingRows(db, "DELETE FROM replay_keys WHERE expires_at <= ?1 RETURNING 1", [.integer(nowMillis)])
-            let nonces = try await Self.countingRows(db, "DELETE FROM replay_nonces WHERE expires_at <= ?1 RETURNING 1", [.integer(nowMillis)])
-            return keys + nonces
+        return try await perform("purgeExpired", [
+            PlannedStatement("DELETE FROM replay_keys WHERE expires_at <= ?1 RETURNING 1", [.integer(nowMillis)]),
+            PlannedStatement("DELETE FROM replay_nonces WHERE expires_at <= ?1 RETURNING 1", [.integer(nowMillis)]),
+        ]) { rows in
+            rows[0].count + rows[1].count
         }
     }
 
     public func ping() async throws {
-        try await perform("ping") { db in
-            _ = try await db.query("SELECT count(*) FROM replay_nonces WHERE 0")
-        }
+        try await perform("ping", [PlannedStatement("SELECT count(*) FROM replay_nonces WHERE 0")]) { _ in () }
     }
 
     // MARK: - Helpers
 
-    /// Runs `body` on the connection unless the store is closed, in the next commit group (see
-    /// ``GroupCommit``) unless `grouped` is false; every failure becomes an ``OperationalError`` (the
-    /// message names the operation and SQLite's result code, never a value).
-    private func perform<T: Sendable>(_ operation: String, grouped: Bool = true,
-                                      _ body: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+    /// Runs an operation's statements in the next commit group (see ``GroupCommit``) unless the store
+    /// is closed; every failure becomes an ``OperationalError`` (the message names the operation and
+    /// SQLite's result code, never a value).
+    private func perform<T: Sendable>(_ operation: String, _ statements: [PlannedStatement],
+                                      read: @escaping @Sendable ([[SQLiteRow]]) throws -> T) async throws -> T {
+        try await performDirectly(operation) { _ in try await self.groups.run(statements, read: read) }
+    }
+
+    /// Runs `body` on the connection unless the store is closed (outside the commit groups: for
+    /// opening); failures become ``OperationalError``s as in ``perform(_:_:read:)``.
+    private func performDirectly<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
         guard gate.enter() else {
             throw OperationalError(.unavailable, "The SQLite replay store is closed.")
         }
         defer { gate.leave() }
         do {
-            return grouped ? try await groups.run(body) : try await body(connection)
+            return try await body(connection)
         } catch let error as OperationalError {
             throw error
         } catch {
             throw OperationalError(.unavailable, "SQLite replay store: \(operation) failed (\(Self.describe(error))).")
         }
-    }
-
-    private static func countingRows(_ db: SQLiteConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> Int {
-        let counter = RowCounter()
-        try await db.query(sql, binds) { _ in counter.increment() }
-        return counter.value
     }
 
     private static func bytes(_ data: SQLiteData?) -> [UInt8] {
