@@ -38,7 +38,7 @@ enum ApplePayBenchmark {
             }
             verifier = try makeVerifier()
             var index = 0
-            let full = try await measureCPU("full verification + decryption", seconds: seconds) {
+            let full: () async throws -> Void = {
                 if index == tokens.count {
                     index = 0
                     verifier = try makeVerifier()
@@ -55,14 +55,14 @@ enum ApplePayBenchmark {
             let box = try AES.GCM.SealedBox(nonce: zeroIV, ciphertext: data.dropLast(16), tag: data.suffix(16))
             // A message the size of Apple's signed attributes (contentType, signingTime, messageDigest).
             let signedAttributes = [UInt8](repeating: 0x31, count: 107)
-            let floor: Double
             switch merchant.key {
             case .ec(let merchantKey):
                 let leafKey = pki.keys.ecLeaf.publicKey
                 let signature = try pki.keys.ecLeaf.signature(for: signedAttributes)
                 let ephemeral = [UInt8](Data(base64Encoded: token.header["ephemeralPublicKey"]!)!)
                 let partyV = Array(SHA256.hash(data: Array(merchant.merchantIdentifier.utf8)))
-                floor = try await measureCPU("crypto floor: P-256 verify + ECDH + KDF + AES-256-GCM", seconds: seconds) {
+                try await measurePair(full: "full verification + decryption", floor: "crypto floor: P-256 verify + ECDH + KDF + AES-256-GCM",
+                                      seconds: seconds * 2, target: 0.7, full: full) {
                     precondition(leafKey.isValidSignature(signature, for: signedAttributes))
                     let shared = try merchantKey.sharedSecretFromKeyAgreement(with: try P256.KeyAgreement.PublicKey(derRepresentation: ephemeral))
                     let key = ApplePayDecryption.deriveSymmetricKey(sharedSecret: shared, merchantIdentifierHash: partyV)
@@ -72,34 +72,13 @@ enum ApplePayBenchmark {
                 let leafKey = pki.keys.rsaLeaf.publicKey
                 let signature = try pki.keys.rsaLeaf.signature(for: signedAttributes, padding: .insecurePKCS1v1_5)
                 let wrapped = [UInt8](Data(base64Encoded: token.header["wrappedKey"]!)!)
-                floor = try await measureCPU("crypto floor: RSA verify + RSA-OAEP unwrap + AES-128-GCM", seconds: seconds) {
+                try await measurePair(full: "full verification + decryption", floor: "crypto floor: RSA verify + RSA-OAEP unwrap + AES-128-GCM",
+                                      seconds: seconds * 2, target: 0.7, full: full) {
                     precondition(leafKey.isValidSignature(signature, for: signedAttributes, padding: .insecurePKCS1v1_5))
                     let key = try merchantKey.decrypt(wrapped, padding: .PKCS1_OAEP_SHA256)
                     _ = try AES.GCM.open(box, using: SymmetricKey(data: key))
                 }
             }
-            ratioLine(full, floor, target: 0.7)
         }
     }
-}
-
-/// Like `measure`, but counts the process's CPU time instead of wall-clock time, so a busy machine
-/// (other builds, other benchmarks) does not distort the numbers: operations per CPU-second, that
-/// is per core. The work runs sequentially in one task.
-func measureCPU(_ label: String, seconds: Double, _ body: () async throws -> Void) async rethrows -> Double {
-    func cpuSeconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-    for _ in 0..<20 { try await body() }
-    var count = 0
-    let start = cpuSeconds()
-    while cpuSeconds() - start < seconds {
-        for _ in 0..<10 { try await body() }
-        count += 10
-    }
-    let perSecond = Double(count) / (cpuSeconds() - start)
-    print("  \(label.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", perSecond)) /s  (\(String(format: "%.1f", 1e6 / perSecond)) µs each, CPU time)")
-    return perSecond
 }

@@ -18,10 +18,6 @@ func measure(_ label: String, seconds: Double, _ body: () async throws -> Void) 
     return perSecond
 }
 
-func ratioLine(_ full: Double, _ floor: Double, target: Double) {
-    print("  ratio full / crypto floor: \(String(format: "%.2f", full / floor)) (target ≥ \(target))")
-}
-
 /// Measures `full` and `floor` in alternating short rounds of CPU time, so that both see the same
 /// machine (on a shared 2-core VM a single run of either can be off by a third), then prints each
 /// one's best rate, the ratio of the bests and the median of the per-round ratios.
