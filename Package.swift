@@ -59,7 +59,7 @@ let package = Package(
         ),
 
         // Layer 3: the verification vocabulary (report, checks, policy, clock, replay store).
-        .target(name: "VerificationCore", dependencies: ["WalletJSON"], swiftSettings: swiftSettings),
+        .target(name: "VerificationCore", dependencies: ["WalletCBOR", "WalletJSON"], swiftSettings: swiftSettings),
 
         // Layer 4: the ISO 18013-5 mdoc model (no policy) and its verifier.
         .target(

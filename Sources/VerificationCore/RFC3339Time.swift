@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import WalletCBOR
 
 /// RFC 3339 times for reports and command-line options (`--at 2022-04-01T00:00:00Z`).
 public enum RFC3339Time {
@@ -59,24 +60,11 @@ public enum RFC3339Time {
 
     /// Days from 1970-01-01 to a proleptic Gregorian date.
     public static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        RFC3339.daysFromCivil(year: year, month: month, day: day)
     }
 
     /// Proleptic Gregorian year, month, day of a day count since 1970-01-01.
     public static func civilDate(daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
-        let z = daysSince1970 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        RFC3339.civilFromDays(daysSince1970)
     }
 }

@@ -8,26 +8,37 @@ public final class ServerMetrics: Sendable {
 
     public init() {
         latency = registry.makeDurationHistogram(
-            name: "wallet_verifier_verification_duration_seconds",
+            descriptor: MetricNameDescriptor(namespace: "wallet_verifier", metricName: "verification_duration", unitName: "seconds",
+                                             helpText: "Time to verify one submission"),
             buckets: [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-                      .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5)],
-            help: "Time to verify one submission")
+                      .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5)])
     }
 
     public func record(flow: String, report: VerificationReport, duration: Duration) {
-        registry.makeCounter(name: "wallet_verifier_verifications_total", labels: [("flow", flow), ("verdict", report.verdict.rawValue)],
-                             help: "Verifications by flow and verdict").increment()
+        registry.makeCounter(descriptor: Self.verifications, labels: [("flow", flow), ("verdict", report.verdict.rawValue)]).increment()
         for check in report.checks where check.status == .failed || check.status == .error {
-            registry.makeCounter(name: "wallet_verifier_check_failures_total", labels: [("check", check.id.rawValue), ("reason", check.reason.rawValue)],
-                                 help: "Checks that failed or could not be decided, by check id and reason").increment()
+            registry.makeCounter(descriptor: Self.checkFailures, labels: [("check", check.id.rawValue), ("reason", check.reason.rawValue)]).increment()
         }
         latency.record(duration)
     }
 
     public func requestRejected(reason: String) {
-        registry.makeCounter(name: "wallet_verifier_unreadable_requests_total", labels: [("reason", reason)],
-                             help: "Requests answered with 4xx because they could not be read").increment()
+        registry.makeCounter(descriptor: Self.unreadableRequests, labels: [("reason", reason)]).increment()
     }
 
     public func text() -> String { registry.emitToString() }
+
+    private static var verifications: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "verifications", unitName: "total", helpText: "Verifications by flow and verdict")
+    }
+
+    private static var checkFailures: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "check_failures", unitName: "total",
+                             helpText: "Checks that failed or could not be decided, by check id and reason")
+    }
+
+    private static var unreadableRequests: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "unreadable_requests", unitName: "total",
+                             helpText: "Requests answered with 4xx because they could not be read")
+    }
 }

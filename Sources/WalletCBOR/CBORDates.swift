@@ -108,7 +108,7 @@ public enum RFC3339 {
     }
 
     /// Days from 1970-01-01 to the given civil date (proleptic Gregorian).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -118,7 +118,8 @@ public enum RFC3339 {
         return era * 146097 + doe - 719468
     }
 
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    /// Year, month and day (proleptic Gregorian) of a day count since 1970-01-01.
+    public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097
