@@ -39,25 +39,22 @@ struct APIRoutes: Sendable {
         router.post("v1/applepay/decrypt") { request, context in try await handle { try await decryptApplePay(request, context) } }
         router.post("v1/web/requests") { request, context in try await handle { try await createWebRequest(request, context) } }
         router.post("v1/web/verify") { request, context in try await handle { try await verifyWeb(request, context) } }
-        registerMethodNotAllowed(on: router)
     }
 
-    /// Every path the service serves, with its one method (the web page's included).
-    static let paths: [(path: String, method: HTTPRequest.Method)] = [
-        ("", .get), ("ui/verify", .post), ("healthz", .get), ("readyz", .get), ("metrics", .get), ("openapi.yaml", .get),
-        ("v1/identity/requests", .post), ("v1/identity/verify", .post), ("v1/applepay/decrypt", .post),
-        ("v1/web/requests", .post), ("v1/web/verify", .post),
-    ]
-
-    /// Another method on a known path is a 405 naming the allowed one, not a 404.
+    /// Another method on a path the router serves is a 405 naming the allowed ones, not a 404. Derived
+    /// from the routes already registered, so call it after all of them (the web page's included).
     func registerMethodNotAllowed(on router: Router<BasicRequestContext>) {
-        for (path, allowed) in Self.paths {
-            for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where method != allowed {
-                router.on(RouterPath(path), method: method) { _, _ in
+        for routes in Dictionary(grouping: router.routes, by: { $0.path.description }).values {
+            let path = routes[0].path
+            let methods = Set(routes.map(\.method))
+            let allow = methods.map(\.rawValue).sorted().joined(separator: ", ")
+            let shown = path.description.hasPrefix("/") ? path.description : "/" + path.description
+            for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where !methods.contains(method) {
+                router.on(path, method: method) { _, _ in
                     services.metrics.requestRejected(reason: "method-not-allowed")
                     var response = Problem(status: .methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
-                                           detail: "\(path.isEmpty ? "/" : "/" + path) takes \(allowed.rawValue)").response()
-                    response.headers[.allow] = allowed.rawValue
+                                           detail: "\(shown) takes \(allow)").response()
+                    response.headers[.allow] = allow
                     return response
                 }
             }

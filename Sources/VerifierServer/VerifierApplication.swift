@@ -11,8 +11,10 @@ public enum VerifierApplication {
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
-        APIRoutes(services: services).register(on: router)
+        let api = APIRoutes(services: services)
+        api.register(on: router)
         WebPage(services: services).register(on: router)
+        api.registerMethodNotAllowed(on: router)
         var app = Application(
             router: router,
             configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "wallet-verifier"),
