@@ -23,19 +23,14 @@ func measure(_ label: String, seconds: Double, _ body: () async throws -> Void) 
 /// one's best rate, the ratio of the bests and the median of the per-round ratios.
 func measurePair(full fullLabel: String, floor floorLabel: String, seconds: Double, rounds: Int = 6, target: Double,
                  full: () async throws -> Void, floor: () async throws -> Void) async rethrows {
-    func cpuSeconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
     func rate(_ budget: Double, _ body: () async throws -> Void) async rethrows -> Double {
         var count = 0
-        let start = cpuSeconds()
-        while cpuSeconds() - start < budget {
+        let start = processCPUSeconds()
+        while processCPUSeconds() - start < budget {
             for _ in 0..<10 { try await body() }
             count += 10
         }
-        return Double(count) / (cpuSeconds() - start)
+        return Double(count) / (processCPUSeconds() - start)
     }
     for _ in 0..<20 { try await full(); try await floor() }
     let budget = max(0.1, seconds / Double(rounds))
@@ -52,4 +47,11 @@ func measurePair(full fullLabel: String, floor floorLabel: String, seconds: Doub
     let ratios = zip(fullRates, floorRates).map { $0 / $1 }.sorted()
     let median = ratios.isEmpty ? 0 : (ratios[(ratios.count - 1) / 2] + ratios[ratios.count / 2]) / 2
     print("  ratio full / crypto floor: \(String(format: "%.2f", (fullRates.max() ?? 0) / (floorRates.max() ?? 1))) best to best, \(String(format: "%.2f", median)) median of rounds (target ≥ \(target))")
+}
+
+/// CPU time (user and system, all threads) this process has used so far, in seconds.
+func processCPUSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

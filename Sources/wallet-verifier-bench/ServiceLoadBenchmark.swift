@@ -229,13 +229,6 @@ enum ServiceLoadBenchmark {
         }
     }
 
-    /// User and system CPU time of this process (the server; wrk runs in its own).
-    static func processCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
-
     /// The "N requests in ..." count of a wrk run.
     static func requestCount(in output: String) -> Int {
         let summary = output.split(separator: "\n").first { $0.contains("requests in") } ?? ""

@@ -21,7 +21,7 @@ enum StoreBenchmark {
             _ = try await store.consumeNonce("nonce-\(index)", now: now)
         }
         for (name, operation) in [("recordFirstUse (distinct keys)", record), ("consumeNonce (issued nonces)", consume)] {
-            let cpuStart = ServiceLoadBenchmark.processCPUSeconds()
+            let cpuStart = processCPUSeconds()
             let start = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in 0..<16 {
@@ -37,7 +37,7 @@ enum StoreBenchmark {
             }
             let elapsed = ContinuousClock.now - start
             let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let cpu = ServiceLoadBenchmark.processCPUSeconds() - cpuStart
+            let cpu = processCPUSeconds() - cpuStart
             print("  \(name.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", Double(count) / wall)) /s  (CPU \(String(format: "%.1f", cpu / Double(count) * 1e6)) µs each)")
         }
         await store.close()
