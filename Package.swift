@@ -38,7 +38,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
     ],
     targets: [
@@ -163,8 +162,8 @@ let package = Package(
             dependencies: [
                 "VerificationCore",
                 "ReplayStoreKeys",
+                // Only for the SQLite library it vendors (VaporCSQLite), called directly.
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

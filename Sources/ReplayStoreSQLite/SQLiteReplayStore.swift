@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import ReplayStoreKeys
-import SQLiteNIO
 import VerificationCore
 
 /// The embedded replay store: one SQLite file (WAL mode) under the service's data directory.
@@ -20,7 +19,7 @@ import VerificationCore
 ///   RETURNING payload`; when it returns nothing, the read that follows it tells `alreadyConsumed`,
 ///   `expired` and `unknown` apart (the answer is a rejection in all three cases).
 ///
-/// Operations that arrive together are committed together (``GroupCommit``): one fsync per group.
+/// Operations that arrive together are committed together (``SQLiteWorker``): one fsync per group.
 ///
 /// Times are stored as integer **milliseconds** since 1970-01-01T00:00:00Z (rounded down). Keys
 /// are stored as SHA-256 digests (docs/stores.md), so neither transaction identifiers nor
@@ -40,16 +39,12 @@ public final class SQLiteReplayStore: ReplayStore {
     /// Absolute or relative path of the database file.
     public let path: String
 
-    private let connection: SQLiteConnection
-    private let threadPool: NIOThreadPool
     private let gate = OperationGate()
-    let groups: GroupCommit
+    let worker: SQLiteWorker
 
-    private init(path: String, connection: SQLiteConnection, threadPool: NIOThreadPool) {
+    private init(path: String, worker: SQLiteWorker) {
         self.path = path
-        self.connection = connection
-        self.threadPool = threadPool
-        self.groups = GroupCommit(connection: connection)
+        self.worker = worker
     }
 
     /// Opens (creating when needed) `dataDirectory/fileName`. The directory is created with mode
@@ -75,23 +70,17 @@ public final class SQLiteReplayStore: ReplayStore {
     /// Opens (creating when needed) the database file at `path`: WAL journal, `synchronous=FULL`
     /// (a consumed nonce survives a power cut once the call returned), a busy timeout for locks held
     /// by other connections, and the tables.
+    ///
+    /// The connection belongs to one thread of the store's own (``SQLiteWorker``): statements run one
+    /// after the other on it (SQLite serialises writers anyway), and no shared thread waits for fsync.
     public static func open(path: String, busyTimeout: Duration = .seconds(5)) async throws -> SQLiteReplayStore {
-        // One thread for this store: statements run one after the other on one connection; SQLite
-        // serialises writers anyway, and the shared NIO pool is not blocked by fsync.
-        let pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        let connection: SQLiteConnection
+        let worker: SQLiteWorker
         do {
-            connection = try await SQLiteConnection.open(
-                storage: .file(path: path),
-                threadPool: pool,
-                on: MultiThreadedEventLoopGroup.singleton.any()
-            )
+            worker = try await SQLiteWorker.start(path: path)
         } catch {
-            try? await pool.shutdownGracefully()
             throw OperationalError(.unavailable, "The SQLite replay store could not be opened (\(Self.describe(error))).")
         }
-        let store = SQLiteReplayStore(path: path, connection: connection, threadPool: pool)
+        let store = SQLiteReplayStore(path: path, worker: worker)
         do {
             try await store.prepare(busyTimeout: busyTimeout)
         } catch {
@@ -104,16 +93,15 @@ public final class SQLiteReplayStore: ReplayStore {
     private func prepare(busyTimeout: Duration) async throws {
         let millis = max(0, min(busyTimeout.components.seconds, 86_400)) * 1000
             + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        try await performDirectly("open") { db in
-            // Replaces sqlite-nio's busy handler (which waits forever) by a bounded wait.
-            _ = try await db.query("PRAGMA busy_timeout = \(max(0, millis))")
-            let mode = try await db.query("PRAGMA journal_mode = WAL")
-            guard mode.first?.columns.first?.data.string?.lowercased() == "wal" else {
+        try await perform("open", grouped: false) { db in
+            // A bounded wait for locks held by other connections (processes sharing the file).
+            db.setBusyTimeout(milliseconds: Int32(max(0, millis)))
+            guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
                 throw OperationalError(.unavailable, "The SQLite replay store could not switch to WAL mode.", retryable: false)
             }
-            _ = try await db.query("PRAGMA synchronous = FULL")
-            let version = try await db.query("PRAGMA user_version").first?.columns.first?.data.integer ?? 0
-            guard version <= Self.schemaVersion else {
+            try db.execute("PRAGMA synchronous = FULL")
+            let version = try db.integer("PRAGMA user_version") ?? 0
+            guard version <= Int64(Self.schemaVersion) else {
                 throw OperationalError(
                     .unavailable,
                     "The SQLite replay store was written by a newer version (schema \(version)).",
@@ -121,10 +109,10 @@ public final class SQLiteReplayStore: ReplayStore {
                 )
             }
             for statement in SQLiteSchema.statements {
-                _ = try await db.query(statement)
+                try db.execute(statement)
             }
-            if version < Self.schemaVersion {
-                _ = try await db.query("PRAGMA user_version = \(Self.schemaVersion)")
+            if version < Int64(Self.schemaVersion) {
+                try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
             }
         }
     }
@@ -132,48 +120,53 @@ public final class SQLiteReplayStore: ReplayStore {
     /// Waits for the operations under way, then closes the file. Idempotent.
     public func close() async {
         guard await gate.closeAndDrain() else { return }
-        try? await connection.close()
-        try? await threadPool.shutdownGracefully()
+        await worker.stop()
     }
 
     /// A store dropped without ``close()``: close in the background rather than trap (no operation
     /// can be under way: each one holds a reference to the store).
     deinit {
         guard gate.closeImmediately() else { return }
-        let pool = threadPool
-        connection.close().whenComplete { _ in
-            pool.shutdownGracefully { _ in }
-        }
+        worker.stopInBackground()
     }
 
     // MARK: - ReplayStore
 
     public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
-        let id = ReplayKeyDigest.replay(namespace: namespace, key: key)
-        return try await perform("recordFirstUse", [PlannedStatement(
-            """
-            INSERT INTO replay_keys (id, expires_at) VALUES (?1, ?2)
-            ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at
-            WHERE replay_keys.expires_at <= ?3
-            RETURNING 1 AS recorded
-            """,
-            [.blob(ByteBuffer(bytes: id)), .integer(SQLiteInt64(EpochMillis.of(expiresAt))), .integer(SQLiteInt64(EpochMillis.of(now)))]
-        )]) { rows in
-            rows[0].isEmpty ? .alreadyUsed : .firstUse
+        let values: [SQLiteValue] = [
+            .blob(ReplayKeyDigest.replay(namespace: namespace, key: key)),
+            .integer(EpochMillis.of(expiresAt)),
+            .integer(EpochMillis.of(now)),
+        ]
+        return try await perform("recordFirstUse") { db in
+            let recorded = try db.integer(
+                """
+                INSERT INTO replay_keys (id, expires_at) VALUES (?1, ?2)
+                ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at
+                WHERE replay_keys.expires_at <= ?3
+                RETURNING 1 AS recorded
+                """,
+                values
+            )
+            return recorded == nil ? .alreadyUsed : .firstUse
         }
     }
 
     public func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
-        let id = ReplayKeyDigest.nonce(nonce)
-        let issued = try await perform("issueNonce", [PlannedStatement(
-            """
-            INSERT INTO replay_nonces (id, payload, expires_at, consumed_at) VALUES (?1, ?2, ?3, NULL)
-            ON CONFLICT (id) DO NOTHING
-            RETURNING 1 AS issued
-            """,
-            [.blob(ByteBuffer(bytes: id)), .blob(ByteBuffer(bytes: payload)), .integer(SQLiteInt64(EpochMillis.of(expiresAt)))]
-        )]) { rows in
-            !rows[0].isEmpty
+        let values: [SQLiteValue] = [
+            .blob(ReplayKeyDigest.nonce(nonce)),
+            .blob(payload),
+            .integer(EpochMillis.of(expiresAt)),
+        ]
+        let issued = try await perform("issueNonce") { db in
+            try db.integer(
+                """
+                INSERT INTO replay_nonces (id, payload, expires_at, consumed_at) VALUES (?1, ?2, ?3, NULL)
+                ON CONFLICT (id) DO NOTHING
+                RETURNING 1 AS issued
+                """,
+                values
+            ) != nil
         }
         guard issued else {
             throw OperationalError("duplicateNonce", "a nonce with this value was issued already", retryable: false)
@@ -181,64 +174,63 @@ public final class SQLiteReplayStore: ReplayStore {
     }
 
     public func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
-        let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
-        let nowMillis = SQLiteInt64(EpochMillis.of(now))
-        // The read after the update runs every time (statements are handed over together); its
-        // answer is used only when the update consumed nothing, to say why. States only move forward
-        // (unused → used, valid → expired → purged), so it cannot turn a rejection into an acceptance.
-        return try await perform("consumeNonce", [
-            PlannedStatement(
+        let id = SQLiteValue.blob(ReplayKeyDigest.nonce(nonce))
+        let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
+        return try await perform("consumeNonce") { db -> NonceConsumption in
+            var payload: [UInt8]?
+            try db.execute(
                 """
                 UPDATE replay_nonces SET consumed_at = ?2
                 WHERE id = ?1 AND consumed_at IS NULL AND expires_at > ?2
                 RETURNING payload
                 """,
-                [.blob(id), .integer(nowMillis)]
-            ),
-            PlannedStatement("SELECT consumed_at IS NOT NULL AS used FROM replay_nonces WHERE id = ?1", [.blob(id)]),
-        ]) { rows -> NonceConsumption in
-            if let row = rows[0].first {
-                return .consumed(payload: Self.bytes(row.column("payload")))
+                [id, nowMillis]
+            ) { row in
+                if payload == nil { payload = row.isNull(0) ? [] : row.blob(0) }
             }
-            guard let row = rows[1].first else { return .unknown }
-            return row.column("used")?.bool == true ? .alreadyConsumed : .expired
+            if let payload { return .consumed(payload: payload) }
+            // Nothing consumed: say why. States only move forward (unused → used, valid → expired →
+            // purged), so this read cannot turn a rejection into an acceptance.
+            guard let used = try db.integer("SELECT consumed_at IS NOT NULL FROM replay_nonces WHERE id = ?1", [id]) else {
+                return .unknown
+            }
+            return used != 0 ? .alreadyConsumed : .expired
         }
     }
 
     @discardableResult
     public func purgeExpired(now: Date) async throws -> Int {
-        let nowMillis = SQLiteInt64(EpochMillis.of(now))
-        return try await perform("purgeExpired", [
-            PlannedStatement("DELETE FROM replay_keys WHERE expires_at <= ?1 RETURNING 1", [.integer(nowMillis)]),
-            PlannedStatement("DELETE FROM replay_nonces WHERE expires_at <= ?1 RETURNING 1", [.integer(nowMillis)]),
-        ]) { rows in
-            rows[0].count + rows[1].count
+        let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
+        return try await perform("purgeExpired") { db in
+            var count = 0
+            try db.execute("DELETE FROM replay_keys WHERE expires_at <= ?1 RETURNING 1", [nowMillis]) { _ in count += 1 }
+            try db.execute("DELETE FROM replay_nonces WHERE expires_at <= ?1 RETURNING 1", [nowMillis]) { _ in count += 1 }
+            return count
         }
     }
 
     public func ping() async throws {
-        try await perform("ping", [PlannedStatement("SELECT count(*) FROM replay_nonces WHERE 0")]) { _ in () }
+        try await perform("ping") { db in
+            _ = try db.integer("SELECT count(*) FROM replay_nonces WHERE 0")
+        }
     }
 
     // MARK: - Helpers
 
-    /// Runs an operation's statements in the next commit group (see ``GroupCommit``) unless the store
-    /// is closed; every failure becomes an ``OperationalError`` (the message names the operation and
-    /// SQLite's result code, never a value).
-    private func perform<T: Sendable>(_ operation: String, _ statements: [PlannedStatement],
-                                      read: @escaping @Sendable ([[SQLiteRow]]) throws -> T) async throws -> T {
-        try await performDirectly(operation) { _ in try await self.groups.run(statements, read: read) }
-    }
-
-    /// Runs `body` on the connection unless the store is closed (outside the commit groups: for
-    /// opening); failures become ``OperationalError``s as in ``perform(_:_:read:)``.
-    private func performDirectly<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
+    /// Runs an operation on the store's thread (in the next commit group unless `grouped` is false)
+    /// unless the store is closed; every failure becomes an ``OperationalError`` (the message names
+    /// the operation and SQLite's result code, never a value).
+    private func perform<T: Sendable>(
+        _ operation: String,
+        grouped: Bool = true,
+        _ body: @escaping @Sendable (SQLiteDatabase) throws -> T
+    ) async throws -> T {
         guard gate.enter() else {
             throw OperationalError(.unavailable, "The SQLite replay store is closed.")
         }
         defer { gate.leave() }
         do {
-            return try await body(connection)
+            return try await worker.run(grouped: grouped, body)
         } catch let error as OperationalError {
             throw error
         } catch {
@@ -246,15 +238,10 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
-    private static func bytes(_ data: SQLiteData?) -> [UInt8] {
-        guard let buffer = data?.blob else { return [] }
-        return Array(buffer.readableBytesView)
-    }
-
     /// SQLite's result code only: SQLite's own messages may quote values.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? SQLiteError {
-            return "SQLite \(error.reason)"
+        if let error = error as? SQLiteFailure {
+            return error.description
         }
         return String(describing: type(of: error))
     }

@@ -64,10 +64,3 @@ final class OperationGate: Sendable {
         return true
     }
 }
-
-/// A thread-safe row counter for statements whose rows are only counted.
-final class RowCounter: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
-}

@@ -67,7 +67,7 @@ struct SQLiteReplayStoreTests {
         #expect(outcomes.filter { $0 == "solo" }.count == 80)
         #expect(outcomes.filter { $0 == "issued" }.count == 1)
         #expect(outcomes.filter { $0 == "duplicate:duplicateNonce" }.count == 1)
-        let statistics = store.groups.statistics.withLock { $0 }
+        let statistics = store.worker.statistics.withLock { $0 }
         #expect(statistics.groups > 0, "342 concurrent operations never formed a group")
         #expect(statistics.operations > statistics.groups)
         await store.close()
@@ -151,6 +151,41 @@ struct SQLiteReplayStoreTests {
             #expect(error?.retryable == true)
             #expect(error?.isOperational == true)
         }
+    }
+
+    @Test("a full disk inside a group: every operation that answered success is stored, every one that failed is not")
+    func fullDiskInsideGroups() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        // The file may not grow beyond its current size plus a few pages: large payloads soon fail
+        // with SQLITE_FULL, some of them inside groups of concurrent operations.
+        try await store.worker.run(grouped: false) { db in
+            let pages = try db.integer("PRAGMA page_count") ?? 0
+            _ = try db.integer("PRAGMA max_page_count = \(pages + 12)")
+        }
+        let payload = [UInt8](repeating: 0xA5, count: 3000)
+        let issued = try await concurrently(120) { index -> Bool in
+            do {
+                try await store.issueNonce("big\(index)", payload: payload, expiresAt: at(600))
+                return true
+            } catch let error as OperationalError {
+                #expect(error.retryable)
+                return false
+            }
+        }
+        #expect(issued.contains(true))
+        #expect(issued.contains(false), "the page limit never filled the file")
+        await store.close()
+
+        let reopened = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        for (index, success) in issued.enumerated() {
+            let consumption = try await reopened.consumeNonce("big\(index)", now: t0)
+            let stored = consumption == .consumed(payload: payload)
+            #expect(stored == success, "nonce \(index): answered \(success ? "issued" : "failed"), stored: \(stored)")
+            #expect(stored || consumption == .unknown)
+        }
+        await reopened.close()
     }
 
     @Test("a store dropped without close() closes itself; the file opens again")
