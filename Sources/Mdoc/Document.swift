@@ -2,7 +2,10 @@ import WalletCBOR
 
 /// ISO 18013-5 Document:
 /// `{"docType": tstr, "issuerSigned": IssuerSigned, ? "deviceSigned": DeviceSigned, ? "errors": Errors}`.
-public struct Document: Sendable {
+///
+/// A class (immutable): a verification hands the decoded document from check to check, and a
+/// reference is one retain where a value copy retains each of its many parts.
+public final class Document: Sendable {
     public let docType: String
     public let issuerSigned: IssuerSigned
     /// Required by ISO 18013-5 for device retrieval; the verifier fails device authentication when absent.

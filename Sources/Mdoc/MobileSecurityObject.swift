@@ -8,7 +8,10 @@ import WalletCOSE
 
 /// ISO 18013-5 §9.1.2.4 MobileSecurityObject, the payload the issuer signs (as
 /// `MobileSecurityObjectBytes = #6.24(bstr .cbor MobileSecurityObject)`).
-public struct MobileSecurityObject: Sendable, CBORDecodable {
+///
+/// A class (immutable), like ``Document``: several checks read it, and sharing a reference is
+/// cheaper than copying its dictionaries, strings and nodes.
+public final class MobileSecurityObject: Sendable, CBORDecodable {
     public struct ValidityInfo: Sendable {
         public let signed: Date
         public let validFrom: Date

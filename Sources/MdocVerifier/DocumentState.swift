@@ -17,20 +17,12 @@ struct DocumentState: Sendable {
     let chainCache: ValidatedChainCache
 
     var document: Document?
-    /// x5chain as certificates (leaf first), or why it is unusable.
-    var certificates: Result<[Certificate], MdocCheckFailure>?
-    /// The document signer (first x5chain entry), parsed once per verifier.
+    /// x5chain as parsed certificates (leaf first, each parsed once per verifier), or why it is unusable.
+    var certificates: Result<[ValidatedChainCache.ParsedCertificate], MdocCheckFailure>?
+    /// The document signer (first x5chain entry).
     var signer: ValidatedChainCache.ParsedCertificate?
-    /// x5chain as received (DER), for the chain cache key.
-    var certificateDERs: [[UInt8]] = []
-    /// The validated chain, leaf first, the trusted root last.
-    var chain: [Certificate]?
-    /// Subject texts of ``chain``.
-    var chainSubjects: [String]?
-    /// Annex B profile violations of ``chain``, when known from the cache.
-    var profileViolations: [String]?
-    /// countryName of the document signer and the root of ``chain``, when known from the cache.
-    var chainCountryNames: (documentSigner: String?, iaca: String?)?
+    /// The validated chain (leaf first, the trusted root last) with what the checks derive from it.
+    var chain: ValidatedChainCache.Entry?
     var mso: MobileSecurityObject?
 
     var scope: String { "document[\(index)]" }

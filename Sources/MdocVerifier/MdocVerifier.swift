@@ -164,10 +164,10 @@ public struct MdocVerifier: Sendable {
         }
         let signer = state.signer?.subject
         var verified = VerifiedDocument(index: index, docType: document.docType, issuerSigned: issuer, deviceSigned: device,
-                                        documentSigner: signer, issuingAuthority: state.chainSubjects?.last,
+                                        documentSigner: signer, issuingAuthority: state.chain?.subjects.last,
                                         validFrom: state.mso?.validityInfo.validFrom, validUntil: state.mso?.validityInfo.validUntil,
                                         msoStatus: state.mso?.status)
-        verified.validatedChain = state.chain ?? []
+        verified.validatedChain = state.chain?.chain ?? []
         return verified
     }
 }

@@ -7,10 +7,12 @@ import X509
 /// Per-verifier caches, so that one document signer (which signs many documents) costs one
 /// certificate parse and one chain validation:
 /// - parsed x5chain certificates with their subject text and COSE key, keyed by the DER bytes;
-/// - validated DS → IACA chains, reused only at verification times inside every certificate's
+/// - validated DS → IACA chains (and pinned document signers), keyed by the parsed x5chain
+///   certificates and the docType, reused only at verification times inside every certificate's
 ///   validity period (a verifier has one trust store, so roots cannot change underneath).
 final class ValidatedChainCache: Sendable {
-    struct Entry {
+    /// A validated chain and what the checks derive from it. A class: checks share it by reference.
+    final class Entry: Sendable {
         let chain: [Certificate]
         /// Subject texts of the chain, leaf first.
         let subjects: [String]
@@ -20,26 +22,70 @@ final class ValidatedChainCache: Sendable {
         let countryNames: (documentSigner: String?, iaca: String?)
         let notBefore: Date
         let notAfter: Date
+        /// The document signer is itself a trust anchor (chain of one).
+        let pinned: Bool
+
+        init(chain: [Certificate], pinned: Bool) {
+            self.chain = chain
+            self.pinned = pinned
+            notBefore = chain.map(\.notValidBefore).max() ?? .distantPast
+            notAfter = chain.map(\.notValidAfter).min() ?? .distantFuture
+            profileViolations = chain.count == 1 ? CertificateProfileCheck.documentSignerViolations(chain[0])
+                : CertificateProfileCheck.violations(documentSigner: chain[0], iaca: chain[chain.count - 1])
+            countryNames = (IssuingCountryCheck.countryName(chain[0].subject), IssuingCountryCheck.countryName(chain[chain.count - 1].subject))
+            subjects = chain.map(\.subject.description)
+        }
     }
 
+    /// A chain as received: the parsed x5chain certificates (compared by identity; the key holds
+    /// them, so an identity cannot be reused by another certificate while the key exists) and the
+    /// docType (the trust store's roots depend on it).
     struct Key: Hashable {
-        let digest: SHA256Digest
+        let certificates: [ParsedCertificate]
         let docType: String
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            guard lhs.certificates.count == rhs.certificates.count, lhs.docType == rhs.docType else { return false }
+            for (a, b) in zip(lhs.certificates, rhs.certificates) where a !== b { return false }
+            return true
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(certificates.count)
+            for certificate in certificates { hasher.combine(ObjectIdentifier(certificate)) }
+            hasher.combine(docType)
+        }
     }
 
-    /// A parsed certificate with what the checks need from it.
-    struct ParsedCertificate: @unchecked Sendable {
+    /// A parsed certificate with what the checks need from it. A class: one parse is shared by
+    /// every document it signs, and handing it on is one retain.
+    final class ParsedCertificate: @unchecked Sendable {
         let certificate: Certificate
         let subject: String
         let key: COSEPublicKey?
+
+        init(certificate: Certificate, subject: String, key: COSEPublicKey?) {
+            self.certificate = certificate
+            self.subject = subject
+            self.key = key
+        }
     }
 
-    /// DER bytes as a dictionary key, hashed as one block (`[UInt8]` hashes byte by byte).
+    /// DER bytes as a dictionary key. Equality compares every byte; the hash reads the length and
+    /// the last 64 bytes (the signature, which differs between certificates), so a lookup does not
+    /// hash the whole certificate.
     struct DERKey: Hashable {
-        let der: [UInt8]
+        let der: ArraySlice<UInt8>
+
+        static func == (lhs: DERKey, rhs: DERKey) -> Bool {
+            guard lhs.der.count == rhs.der.count else { return false }
+            guard !lhs.der.isEmpty else { return true }
+            return lhs.der.withUnsafeBytes { a in rhs.der.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+        }
 
         func hash(into hasher: inout Hasher) {
-            der.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(der.count)
+            der.suffix(64).withUnsafeBytes { hasher.combine(bytes: $0) }
         }
     }
 
@@ -55,15 +101,6 @@ final class ValidatedChainCache: Sendable {
         self.capacity = capacity
     }
 
-    static func key(certificates ders: [[UInt8]], docType: String) -> Key {
-        var hasher = SHA256()
-        for der in ders {
-            withUnsafeBytes(of: UInt32(der.count).bigEndian) { hasher.update(bufferPointer: $0) }
-            hasher.update(data: der)
-        }
-        return Key(digest: hasher.finalize(), docType: docType)
-    }
-
     func chain(for key: Key, at time: Date) -> Entry? {
         state.withLock { state in
             guard let entry = state.chains[key], entry.notBefore <= time, time <= entry.notAfter else { return nil }
@@ -72,14 +109,8 @@ final class ValidatedChainCache: Sendable {
     }
 
     @discardableResult
-    func store(_ chain: [Certificate], for key: Key) -> Entry {
-        let notBefore = chain.map(\.notValidBefore).max() ?? .distantPast
-        let notAfter = chain.map(\.notValidAfter).min() ?? .distantFuture
-        let violations = chain.count == 1 ? CertificateProfileCheck.documentSignerViolations(chain[0])
-            : CertificateProfileCheck.violations(documentSigner: chain[0], iaca: chain[chain.count - 1])
-        let countries = (IssuingCountryCheck.countryName(chain[0].subject), IssuingCountryCheck.countryName(chain[chain.count - 1].subject))
-        let entry = Entry(chain: chain, subjects: chain.map(\.subject.description), profileViolations: violations, countryNames: countries,
-                          notBefore: notBefore, notAfter: notAfter)
+    func store(_ chain: [Certificate], pinned: Bool = false, for key: Key) -> Entry {
+        let entry = Entry(chain: chain, pinned: pinned)
         state.withLock { state in
             if state.chains.count >= capacity { state.chains.removeAll(keepingCapacity: true) }
             state.chains[key] = entry
@@ -88,10 +119,11 @@ final class ValidatedChainCache: Sendable {
     }
 
     /// The parsed certificate for DER bytes, parsing once. Nil when the bytes are not a certificate.
-    func certificate(der: [UInt8]) -> ParsedCertificate? {
-        let derKey = DERKey(der: der)
-        if let cached = state.withLock({ $0.certificates[derKey] }) { return cached }
-        guard let certificate = try? Certificate(derEncoded: der) else { return nil }
+    func certificate(der: ArraySlice<UInt8>) -> ParsedCertificate? {
+        if let cached = state.withLock({ $0.certificates[DERKey(der: der)] }) { return cached }
+        // The cache keeps its own copy of the bytes, not a slice of the response they came in.
+        let owned = Array(der)
+        guard let certificate = try? Certificate(derEncoded: owned) else { return nil }
         let key: COSEPublicKey?
         if let k = P256.Signing.PublicKey(certificate.publicKey) { key = .p256(k) }
         else if let k = P384.Signing.PublicKey(certificate.publicKey) { key = .p384(k) }
@@ -100,7 +132,7 @@ final class ValidatedChainCache: Sendable {
         let parsed = ParsedCertificate(certificate: certificate, subject: certificate.subject.description, key: key)
         state.withLock { state in
             if state.certificates.count >= capacity { state.certificates.removeAll(keepingCapacity: true) }
-            state.certificates[derKey] = parsed
+            state.certificates[DERKey(der: owned[...])] = parsed
         }
         return parsed
     }

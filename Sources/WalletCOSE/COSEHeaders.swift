@@ -53,17 +53,24 @@ public struct COSEHeaders: Sendable {
 
     /// The DER certificates of the x5chain parameter (label 33), leaf first.
     public func x5chain() throws(COSEError) -> [[UInt8]] {
+        try x5chainBytes().map { Array($0) }
+    }
+
+    /// The DER certificates of the x5chain parameter (label 33), leaf first, as slices of the
+    /// received bytes (no copies).
+    public func x5chainBytes() throws(COSEError) -> [ArraySlice<UInt8>] {
         guard let node = self[COSEHeaderLabel.x5chain] else {
             throw COSEError(code: .missingCertificateChain, message: "no x5chain (33) header parameter")
         }
-        if let single = node.bytesValue { return [Array(single)] }
+        if let single = node.bytesValue { return [single] }
         if let items = node.arrayValue, !items.isEmpty {
-            var chain: [[UInt8]] = []
+            var chain: [ArraySlice<UInt8>] = []
+            chain.reserveCapacity(items.count)
             for item in items {
                 guard let der = item.bytesValue else {
                     throw COSEError(code: .malformedStructure, message: "x5chain entries must be byte strings")
                 }
-                chain.append(Array(der))
+                chain.append(der)
             }
             return chain
         }

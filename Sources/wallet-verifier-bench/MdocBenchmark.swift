@@ -38,6 +38,21 @@ enum MdocBenchmark {
 
     static let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 1, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
 
+    /// Only the full verification, for `seconds` of CPU time (`wallet-verifier-bench mdoc-profile`): a
+    /// loop to run under `perf record`, with nothing else in the profile.
+    static func profile(seconds: Double) async throws {
+        let scenario = try scenario(transcript: transcript)
+        let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [scenario.pki.iaca]), policy: .iso18013Strict)
+        let time = scenario.fixture.validFrom.addingTimeInterval(3600)
+        let start = processCPUSeconds()
+        var count = 0
+        while processCPUSeconds() - start < seconds {
+            for _ in 0..<10 { _ = await verifier.verify(deviceResponse: scenario.bytes, transcript: transcript, at: time) }
+            count += 10
+        }
+        print("mdoc-profile: \(count) verifications, \(String(format: "%.1f", (processCPUSeconds() - start) * 1e6 / Double(count))) µs CPU each")
+    }
+
     static func run(seconds: Double) async throws {
         print("mdoc: one mDL DeviceResponse, 15 issuer-signed elements, deviceSignature (P-256), chain cached")
         let transcript = Self.transcript

@@ -1,5 +1,5 @@
 // Benchmarks: they measure and print; they never pass or fail on time.
-// Usage: swift run -c release wallet-verifier-bench [mdoc|identity|applepay|service|store|mdoc-stages|all] [--seconds N]
+// Usage: swift run -c release wallet-verifier-bench [mdoc|identity|applepay|service|store|mdoc-stages|mdoc-profile|all] [--seconds N]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -14,6 +14,7 @@ switch which {
 case "mdoc": try await MdocBenchmark.run(seconds: seconds)
 case "identity": try await IdentityBenchmark.run(seconds: seconds)
 case "mdoc-stages": try await MdocStages.run(seconds: seconds)
+case "mdoc-profile": try await MdocBenchmark.profile(seconds: seconds)
 case "applepay": try await ApplePayBenchmark.run(seconds: seconds)
 case "service": try await ServiceLoadBenchmark.run(seconds: seconds)
 case "store": try await StoreBenchmark.run(seconds: seconds)
@@ -22,6 +23,6 @@ case "all":
     try await IdentityBenchmark.run(seconds: seconds)
     try await ApplePayBenchmark.run(seconds: seconds)
 default:
-    print("unknown benchmark \(which); available: mdoc, identity, applepay, service, store, mdoc-stages, all")
+    print("unknown benchmark \(which); available: mdoc, identity, applepay, service, store, mdoc-stages, mdoc-profile, all")
     exit(2)
 }

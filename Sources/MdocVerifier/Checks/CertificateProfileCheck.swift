@@ -13,23 +13,23 @@ struct CertificateProfileCheck: VerificationCheck {
     var prerequisites: [CheckID] { [.mdocIssuerChain] }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let chain = state.chain, let ds = chain.first, let iaca = chain.last else {
+        guard let entry = state.chain, let signer = entry.subjects.first, let iaca = entry.subjects.last else {
             return .failed("profileViolation", "No validated chain of a document signer and an IACA.")
         }
-        if chain.count == 1 {
+        // The violations were computed once, when the chain was validated.
+        let violations = entry.profileViolations
+        if entry.chain.count == 1 {
             // A pinned document signer: only its own rules can be checked.
-            let violations = Self.documentSignerViolations(ds)
             guard violations.isEmpty else {
                 return .failed("profileViolation", "The pinned document signer does not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
-                               details: ["signer": ds.subjectSummary])
+                               details: ["signer": signer])
             }
             return .passed("The pinned document signer follows the document-signer rules of ISO 18013-5 Annex B; no IACA was involved, so its rules were not checked.",
-                           details: ["signer": ds.subjectSummary, "pinned": "true"])
+                           details: ["signer": signer, "pinned": "true"])
         }
-        let violations = state.profileViolations ?? Self.violations(documentSigner: ds, iaca: iaca)
         guard violations.isEmpty else {
             return .failed("profileViolation", "The certificates do not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
-                           details: ["signer": ds.subjectSummary, "iaca": iaca.subjectSummary])
+                           details: ["signer": signer, "iaca": iaca])
         }
         return .passed("The document signer and IACA follow the ISO 18013-5 Annex B profile.")
     }

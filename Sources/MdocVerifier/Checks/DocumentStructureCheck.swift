@@ -18,13 +18,13 @@ struct DocumentStructureCheck: VerificationCheck {
         }
         state.document = document
         do {
-            let ders = try document.issuerSigned.issuerAuth.headers.x5chain()
-            state.certificateDERs = ders
-            var certificates: [Certificate] = []
+            let ders = try document.issuerSigned.issuerAuth.headers.x5chainBytes()
+            var certificates: [ValidatedChainCache.ParsedCertificate] = []
+            certificates.reserveCapacity(ders.count)
             var failure: MdocCheckFailure?
             for (position, der) in ders.enumerated() where failure == nil {
                 if let parsed = state.chainCache.certificate(der: der) {
-                    certificates.append(parsed.certificate)
+                    certificates.append(parsed)
                     if position == 0 { state.signer = parsed }
                 } else {
                     failure = MdocCheckFailure("invalidCertificate", "Certificate \(position) of x5chain is not a valid X.509 certificate.")

@@ -13,58 +13,63 @@ struct IssuerChainCheck: VerificationCheck {
         guard let document = state.document, let certificates = state.certificates else {
             return .failed(.malformedInput, "The document did not decode.")
         }
-        let chainCertificates: [Certificate]
+        let parsed: [ValidatedChainCache.ParsedCertificate]
         switch certificates {
         case .failure(let failure): return .failed(failure.reasonCode, failure.checkMessage)
-        case .success(let list): chainCertificates = list
+        case .success(let list): parsed = list
         }
-        guard let leaf = chainCertificates.first else {
+        guard !parsed.isEmpty else {
             return .failed("missingCertificateChain", "x5chain is empty.")
         }
-        let roots = state.trustStore.roots(for: document.docType)
-        guard !roots.isEmpty else {
-            return .failed("noTrustAnchor", "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust).")
-        }
         let time = context.time
-        // Expiry first, with its own reason, so "expired" is not reported as "untrusted".
-        for (position, certificate) in chainCertificates.enumerated() {
-            if time < certificate.notValidBefore {
-                return .failed("certificateNotYetValid", "Certificate \(position) of x5chain (\(certificate.subjectSummary)) is not valid before \(RFC3339Time.format(certificate.notValidBefore)); the verification time is \(RFC3339Time.format(time)).",
-                               details: ["subject": certificate.subjectSummary, "notBefore": RFC3339Time.format(certificate.notValidBefore)])
-            }
-            if time > certificate.notValidAfter {
-                return .failed("certificateExpired", "Certificate \(position) of x5chain (\(certificate.subjectSummary)) expired at \(RFC3339Time.format(certificate.notValidAfter)); the verification time is \(RFC3339Time.format(time)).",
-                               details: ["subject": certificate.subjectSummary, "notAfter": RFC3339Time.format(certificate.notValidAfter)])
+        // A chain validated earlier with this verifier's trust store, for this docType, valid now. Its
+        // roots were not empty then, and the trust store cannot change, so they are not empty now.
+        let cacheKey = ValidatedChainCache.Key(certificates: parsed, docType: document.docType)
+        let cached = state.chainCache.chain(for: cacheKey, at: time)
+        var roots: [Certificate] = []
+        if cached == nil {
+            roots = state.trustStore.roots(for: document.docType)
+            guard !roots.isEmpty else {
+                return .failed("noTrustAnchor", "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust).")
             }
         }
+        // Expiry first, with its own reason, so "expired" is not reported as "untrusted". Every x5chain
+        // certificate, also those the validated chain does not use.
+        for position in parsed.indices {
+            let notBefore = parsed[position].certificate.notValidBefore
+            let notAfter = parsed[position].certificate.notValidAfter
+            if time < notBefore {
+                let subject = parsed[position].subject
+                return .failed("certificateNotYetValid", "Certificate \(position) of x5chain (\(subject)) is not valid before \(RFC3339Time.format(notBefore)); the verification time is \(RFC3339Time.format(time)).",
+                               details: ["subject": subject, "notBefore": RFC3339Time.format(notBefore)])
+            }
+            if time > notAfter {
+                let subject = parsed[position].subject
+                return .failed("certificateExpired", "Certificate \(position) of x5chain (\(subject)) expired at \(RFC3339Time.format(notAfter)); the verification time is \(RFC3339Time.format(time)).",
+                               details: ["subject": subject, "notAfter": RFC3339Time.format(notAfter)])
+            }
+        }
+        if let cached {
+            state.chain = cached
+            return cached.pinned ? pinned(cached) : passed(cached)
+        }
+        let leaf = parsed[0].certificate
         // A document signer configured as a trust anchor itself (pinned) is trusted directly: RFC 5280
         // path validation would refuse it as a root because it is not a CA.
         if roots.contains(leaf) {
-            state.chain = [leaf]
-            state.chainSubjects = [leaf.subjectSummary]
-            return .passed("The document signer \(leaf.subjectSummary) is itself in the trust store (pinned); it is valid at the verification time.",
-                           details: ["signer": leaf.subjectSummary, "pinned": "true", "chainLength": "1"])
-        }
-        let cacheKey = ValidatedChainCache.key(certificates: state.certificateDERs, docType: document.docType)
-        if let cached = state.chainCache.chain(for: cacheKey, at: time) {
-            state.chain = cached.chain
-            state.chainSubjects = cached.subjects
-            state.profileViolations = cached.profileViolations
-            state.chainCountryNames = cached.countryNames
-            return passed(cached)
+            let entry = state.chainCache.store([leaf], pinned: true, for: cacheKey)
+            state.chain = entry
+            return pinned(entry)
         }
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             RFC5280Policy(fixedExpiryValidationTime: time)
             MdocExtensionsPolicy()
         }
-        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(Array(chainCertificates.dropFirst())))
+        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(parsed.dropFirst().map(\.certificate)))
         switch result {
         case .validCertificate(let validated):
             let entry = state.chainCache.store(Array(validated), for: cacheKey)
-            state.chain = entry.chain
-            state.chainSubjects = entry.subjects
-            state.profileViolations = entry.profileViolations
-            state.chainCountryNames = entry.countryNames
+            state.chain = entry
             return passed(entry)
         case .couldNotValidate(let failures):
             let reasons = failures.map { $0.policyFailureReason.description }
@@ -73,6 +78,12 @@ struct IssuerChainCheck: VerificationCheck {
             return .failed("untrustedIssuer", "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
                            details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
         }
+    }
+
+    private func pinned(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {
+        let signer = entry.subjects.first ?? ""
+        return .passed("The document signer \(signer) is itself in the trust store (pinned); it is valid at the verification time.",
+                       details: ["signer": signer, "pinned": "true", "chainLength": "1"])
     }
 
     private func passed(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {

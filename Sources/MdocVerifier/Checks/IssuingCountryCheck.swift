@@ -23,10 +23,10 @@ struct IssuingCountryCheck: VerificationCheck {
     }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let chain = state.chain, let ds = chain.first, let iaca = chain.last else {
+        guard let entry = state.chain, !entry.chain.isEmpty else {
             return .failed("countryNameMissing", "No validated chain.")
         }
-        let (dsCountry, iacaCountry) = state.chainCountryNames ?? (Self.countryName(ds.subject), Self.countryName(iaca.subject))
+        let (dsCountry, iacaCountry) = entry.countryNames
         var missing: [String] = []
         if dsCountry == nil { missing.append("the document signer") }
         if iacaCountry == nil { missing.append("the IACA") }
