@@ -39,6 +39,56 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
         elementValue = try field(fields.3, "elementValue")
     }
 
+    /// Reads the item from its encoded bytes in place (no nodes for the map, its keys or the three
+    /// scalar fields: an mdoc carries one item per disclosed element). Anything unusual, and every
+    /// error, goes through the generic decoder and ``init(cbor:)``, so the result and the errors are
+    /// the same as theirs.
+    public init(embeddedCBOR bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) throws(CBORError) {
+        var digestID: UInt64?
+        var random: ArraySlice<UInt8>?
+        var elementIdentifier: String?
+        var elementValue: CBORNode?
+        let decoder = CBORDecoder(limits: limits)
+        let read = decoder.readTextKeyedMap(bytes) { key, value in
+            // A field seen twice is a duplicate key, which the reader already rejects.
+            switch key.count {
+            case 8 where Self.equal(key, "digestID"):
+                digestID = value.unsignedInt()
+                return digestID != nil
+            case 6 where Self.equal(key, "random"):
+                random = value.byteString()
+                return random != nil
+            case 17 where Self.equal(key, "elementIdentifier"):
+                elementIdentifier = value.textString()
+                return elementIdentifier != nil
+            case 12 where Self.equal(key, "elementValue"):
+                elementValue = value.node()
+                return elementValue != nil
+            default:
+                return true
+            }
+        }
+        if read, let digestID, let random, let elementIdentifier, let elementValue {
+            self.init(digestID: digestID, random: random, elementIdentifier: elementIdentifier, elementValue: elementValue)
+        } else {
+            try self.init(cbor: decoder.decode(bytes))
+        }
+    }
+
+    private init(digestID: UInt64, random: ArraySlice<UInt8>, elementIdentifier: String, elementValue: CBORNode) {
+        self.digestID = digestID
+        self.random = random
+        self.elementIdentifier = elementIdentifier
+        self.elementValue = elementValue
+    }
+
+    private static func equal(_ a: UnsafeRawBufferPointer, _ b: StaticString) -> Bool {
+        let count = b.utf8CodeUnitCount
+        guard a.count == count else { return false }
+        for i in 0..<count where a[i] != b.utf8Start[i] { return false }
+        return true
+    }
+
     private static func utf8Equal(_ a: String, _ b: StaticString) -> Bool {
         let count = b.utf8CodeUnitCount
         guard a.utf8.count == count else { return false }

@@ -26,7 +26,7 @@ public struct SessionTranscript: Sendable {
         if case .tagged(24, _) = outer.value {
             let embedded = try decoding("SessionTranscriptBytes") { () throws(CBORError) in try EmbeddedCBOR<CBORNode>(cbor: outer) }
             _ = try decoding("SessionTranscript") { () throws(CBORError) in try embedded.value.array("SessionTranscript") }
-            self.init(node: embedded.innerNode, taggedBytes: bytes)
+            self.init(node: embedded.value, taggedBytes: bytes)
         } else {
             let items = try decoding("SessionTranscript") { () throws(CBORError) in try outer.array("SessionTranscript") }
             guard items.count == 3 else {

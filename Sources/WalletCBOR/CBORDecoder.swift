@@ -564,3 +564,152 @@ func halfBitsToFloat(_ bits: UInt16) -> Float {
     default: return sign * (1 + mantissa / 1024) * Float(sign: .plus, exponent: exponent - 15, significand: 1)
     }
 }
+
+// MARK: - Reading a text-keyed map in place
+
+/// The value of one map entry, read in place by a ``CBORDecoder/readTextKeyedMap(_:maxEntries:_:)``
+/// callback. Each accessor consumes the value when it is of the requested kind and returns nil
+/// (consuming nothing) otherwise or when the value is malformed. Valid only inside the callback.
+public struct CBORValueReader {
+    fileprivate let parser: UnsafeMutablePointer<Parser>
+    fileprivate let depth: Int
+    fileprivate var consumed = false
+
+    /// An unsigned integer (major type 0).
+    public mutating func unsignedInt() -> UInt64? {
+        guard !consumed, let head = parser.pointee.peekDefiniteHead(major: 0) else { return nil }
+        guard parser.pointee.consume(head) else { return nil }
+        consumed = true
+        return head.argument
+    }
+
+    /// A definite-length byte string, as a slice of the input.
+    public mutating func byteString() -> ArraySlice<UInt8>? {
+        guard !consumed, let head = parser.pointee.peekDefiniteHead(major: 2) else { return nil }
+        guard let range = parser.pointee.consumeString(head) else { return nil }
+        consumed = true
+        return parser.pointee.bytes[range]
+    }
+
+    /// A definite-length, valid UTF-8 text string.
+    public mutating func textString() -> String? {
+        guard !consumed, let head = parser.pointee.peekDefiniteHead(major: 3) else { return nil }
+        guard let range = parser.pointee.consumeString(head), let text = parser.pointee.text(in: range) else { return nil }
+        consumed = true
+        return text
+    }
+
+    /// Any item, decoded into a node with the decoder's rules and limits.
+    public mutating func node() -> CBORNode? {
+        guard !consumed else { return nil }
+        do {
+            let node = try parser.pointee.parseItem(depth: depth)
+            consumed = true
+            return node
+        } catch {
+            return nil
+        }
+    }
+}
+
+extension CBORDecoder {
+    /// Reads `bytes` as exactly one definite-length map of at most `maxEntries` entries whose keys are
+    /// text strings in preferred encoding, without building nodes for the map or its keys: `entry` is
+    /// called with each key's UTF-8 bytes and a reader at its value, and may read the value (a value
+    /// it does not read is decoded and dropped). The same limits and rules apply as for ``decode(_:)``
+    /// (depth, item count, UTF-8, unique keys, no trailing bytes).
+    ///
+    /// Returns false when the input is anything else, breaks a rule, or `entry` returns false: the
+    /// caller then decodes generically, which gives the precise error (or handles the unusual form).
+    /// It never accepts input that ``decode(_:)`` rejects.
+    public func readTextKeyedMap(_ bytes: ArraySlice<UInt8>, maxEntries: Int = 16,
+                                 _ entry: (UnsafeRawBufferPointer, inout CBORValueReader) -> Bool) -> Bool {
+        guard bytes.count <= limits.maxInputSize, limits.maxDepth >= 2, maxEntries <= 64 else { return false }
+        let result: Result<Bool, CBORError> = Result { () throws(CBORError) -> Bool in
+            try Parser.withParser(bytes, limits: limits) { (parser: inout Parser) throws(CBORError) -> Bool in
+                withUnsafeMutablePointer(to: &parser) { pointer in
+                    Parser.readTextKeyedMap(pointer, maxEntries: maxEntries, entry)
+                }
+            }
+        }
+        return (try? result.get()) ?? false
+    }
+}
+
+extension Parser {
+    /// See ``CBORDecoder/readTextKeyedMap(_:maxEntries:_:)``.
+    fileprivate static func readTextKeyedMap(_ parser: UnsafeMutablePointer<Parser>, maxEntries: Int,
+                                             _ entry: (UnsafeRawBufferPointer, inout CBORValueReader) -> Bool) -> Bool {
+        guard let head = parser.pointee.peekDefiniteHead(major: 5), let count = head.argument, parser.pointee.consume(head),
+              count <= UInt64(maxEntries), UInt64(parser.pointee.remaining) >= 2 * count else { return false }
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maxEntries) { (keys: UnsafeMutableBufferPointer<Range<Int>>) -> Bool in
+            for index in 0..<Int(count) {
+                guard let keyHead = parser.pointee.peekDefiniteHead(major: 3),
+                      parser.pointee.hasPreferredScalarEncoding(at: keyHead.start),
+                      let keyRange = parser.pointee.consumeString(keyHead) else { return false }
+                let keyBytes = parser.pointee.inputBytes(keyRange)
+                guard UTF8Validation.isValid(keyBytes.assumingMemoryBound(to: UInt8.self)) else { return false }
+                // Keys in preferred form are equal exactly when their bytes are.
+                for earlier in 0..<index where parser.pointee.inputBytesEqual(keys[earlier], keyRange) { return false }
+                keys[index] = keyRange
+                var reader = CBORValueReader(parser: parser, depth: 2)
+                guard entry(keyBytes, &reader) else { return false }
+                if !reader.consumed {
+                    guard reader.node() != nil else { return false }
+                }
+            }
+            return parser.pointee.position == parser.pointee.bytes.endIndex
+        }
+    }
+}
+
+extension Parser {
+    /// The head at the current position if it is a definite-length head of `major` whose argument
+    /// (for strings, the length) fits; nothing is consumed.
+    fileprivate func peekDefiniteHead(major: UInt8) -> PeekedHead? {
+        guard position < bytes.endIndex else { return nil }
+        let initial = byte(at: position)
+        guard initial >> 5 == major else { return nil }
+        let additional = initial & 0x1f
+        switch additional {
+        case 0..<24:
+            return PeekedHead(start: position, length: 1, argument: UInt64(additional))
+        case 24, 25, 26, 27:
+            let width = 1 << Int(additional - 24)
+            guard remaining > width else { return nil }
+            var value: UInt64 = 0
+            for i in 1...width { value = (value << 8) | UInt64(byte(at: position + i)) }
+            return PeekedHead(start: position, length: 1 + width, argument: value)
+        default:
+            return nil
+        }
+    }
+
+    /// Consumes a peeked head, counting it as an item. False when the item limit is exceeded.
+    fileprivate mutating func consume(_ head: PeekedHead) -> Bool {
+        itemCount += 1
+        guard itemCount <= limits.maxItems else { return false }
+        position = head.start + head.length
+        return true
+    }
+
+    /// Consumes a peeked string head and its content; the content's range, or nil if it does not fit.
+    fileprivate mutating func consumeString(_ head: PeekedHead) -> Range<Int>? {
+        guard head.argument! <= UInt64(remaining - head.length), consume(head) else { return nil }
+        let start = position
+        position += Int(head.argument!)
+        return start..<position
+    }
+
+    /// The text of a range of the input, or nil if it is not valid UTF-8.
+    fileprivate func text(in range: Range<Int>) -> String? {
+        try? validatedText(UnsafeBufferPointer(rebasing: buffer[(range.lowerBound - base)..<(range.upperBound - base)]), offset: range.lowerBound)
+    }
+}
+
+/// A head read without consuming it.
+private struct PeekedHead {
+    let start: Int
+    let length: Int
+    let argument: UInt64?
+}

@@ -113,6 +113,18 @@ extension CBORMap {
 /// A type that can be decoded from a ``CBORNode``.
 public protocol CBORDecodable: Sendable {
     init(cbor node: CBORNode) throws(CBORError)
+
+    /// Decodes the value from the encoding of one item (for example the content of a tag-24 byte
+    /// string; the slice shares the received buffer). The default decodes a node with `limits` and
+    /// calls ``init(cbor:)``. A type may read the bytes directly instead, but must accept and reject
+    /// exactly the inputs the default does, with the same errors.
+    init(embeddedCBOR bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) throws(CBORError)
+}
+
+extension CBORDecodable {
+    public init(embeddedCBOR bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) throws(CBORError) {
+        try self.init(cbor: CBORDecoder(limits: limits).decode(bytes))
+    }
 }
 
 /// A type that can be represented as a ``CBORNode`` (encoded deterministically).

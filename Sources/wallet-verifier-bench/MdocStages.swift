@@ -38,14 +38,14 @@ enum MdocStages {
         _ = await measure("\(items.count) IssuerSignedItemBytes decodes", seconds: seconds) { for node in itemNodes { _ = try? EmbeddedCBOR<IssuerSignedItem>(cbor: node) } }
         let innerBytes = items.map(\.innerBytes)
         _ = await measure("\(items.count) raw CBOR decodes of IssuerSignedItems", seconds: seconds) { for inner in innerBytes { _ = try? CBORDecoder.decode(inner) } }
-        let innerNodes = items.map(\.innerNode)
+        let innerNodes = try items.map { try $0.innerNode }
         _ = await measure("\(items.count) IssuerSignedItem(cbor:)", seconds: seconds) { for inner in innerNodes { _ = try? IssuerSignedItem(cbor: inner) } }
         let issuerAuthNode = document.issuerSigned.issuerAuth.node
         _ = await measure("COSESign1(cbor:) of issuerAuth", seconds: seconds) { _ = try? COSESign1(cbor: issuerAuthNode) }
         let deviceSignedNode = document.node.mapValue!["deviceSigned"]!
         _ = await measure("DeviceSigned(cbor:)", seconds: seconds) { _ = try? DeviceSigned(cbor: deviceSignedNode) }
         let msoOuter = try CBORDecoder.decode(payload)
-        let msoInner = try EmbeddedCBOR<CBORNode>(cbor: msoOuter).innerNode
+        let msoInner = try EmbeddedCBOR<CBORNode>(cbor: msoOuter).value
         _ = await measure("raw CBOR decode of the MSO", seconds: seconds) { _ = try? CBORDecoder.decode(msoInner.encodedBytes) }
         _ = await measure("MobileSecurityObject(cbor:)", seconds: seconds) { _ = try? MobileSecurityObject(cbor: msoInner) }
         let deviceKeyNode = try MobileSecurityObject(cbor: msoInner).deviceKeyNode
