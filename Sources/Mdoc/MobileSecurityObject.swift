@@ -45,10 +45,23 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
     /// The `status` entry (revocation information: identifier_list / status_list), kept as received.
     public let status: CBORNode?
 
-    public init(cbor node: CBORNode) throws(CBORError) {
+    private init(version: String, digestAlgorithm: String, valueDigests: [String: [UInt64: ArraySlice<UInt8>]], keyInfo: KeyInfo,
+                 docType: String, validityInfo: ValidityInfo, status: CBORNode?) {
+        self.version = version
+        self.digestAlgorithm = digestAlgorithm
+        self.valueDigests = valueDigests
+        self.deviceKeyNode = keyInfo.deviceKeyNode
+        self.deviceKey = keyInfo.deviceKey
+        self.keyAuthorizations = keyInfo.keyAuthorizations
+        self.docType = docType
+        self.validityInfo = validityInfo
+        self.status = status
+    }
+
+    public convenience init(cbor node: CBORNode) throws(CBORError) {
         let map = try node.map("MobileSecurityObject")
-        version = try map.required("version", in: "MSO").text("MSO version")
-        digestAlgorithm = try map.required("digestAlgorithm", in: "MSO").text("digestAlgorithm")
+        let version = try map.required("version", in: "MSO").text("MSO version")
+        let digestAlgorithm = try map.required("digestAlgorithm", in: "MSO").text("digestAlgorithm")
         var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
         for space in try map.required("valueDigests", in: "MSO").map("valueDigests") {
             let name = try space.key.text("valueDigests namespace")
@@ -60,40 +73,114 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
             }
             digests[name] = ids
         }
-        valueDigests = digests
+        let keyInfo = try KeyInfo(map.required("deviceKeyInfo", in: "MSO"))
+        let docType = try map.required("docType", in: "MSO").text("MSO docType")
+        let validity = try Self.validityInfo(map.required("validityInfo", in: "MSO"))
+        self.init(version: version, digestAlgorithm: digestAlgorithm, valueDigests: digests, keyInfo: keyInfo,
+                  docType: docType, validityInfo: validity, status: map["status"])
+    }
 
-        let keyInfo = try map.required("deviceKeyInfo", in: "MSO").map("deviceKeyInfo")
-        deviceKeyNode = try keyInfo.required("deviceKey", in: "deviceKeyInfo")
-        do {
-            deviceKey = .success(try COSEPublicKey(coseKey: deviceKeyNode))
-        } catch {
-            deviceKey = .failure(error)
-        }
-        if let authorizations = keyInfo["keyAuthorizations"] {
-            let authMap = try authorizations.map("keyAuthorizations")
-            let spaces = try authMap["nameSpaces"].map { (n) throws(CBORError) in try n.array("keyAuthorizations.nameSpaces").map { (s) throws(CBORError) in try s.text("namespace") } } ?? []
-            var elements: [String: [String]] = [:]
-            if let dataElements = authMap["dataElements"] {
-                for entry in try dataElements.map("keyAuthorizations.dataElements") {
-                    elements[try entry.key.text("namespace")] = try entry.value.array("data elements").map { (s) throws(CBORError) in try s.text("identifier") }
+    /// Reads the MSO from its encoded bytes, the value digests in place (no nodes for them: there is
+    /// one per element the issuer signed). Anything unusual, and every error, goes through the
+    /// generic decoder and ``init(cbor:)``, so the result and the errors are the same as theirs.
+    public convenience init(embeddedCBOR bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) throws(CBORError) {
+        let decoder = CBORDecoder(limits: limits)
+        var version: String?, digestAlgorithm: String?, docType: String?
+        var keyInfoNode: CBORNode?, validityNode: CBORNode?, status: CBORNode?
+        var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
+        var sawDigests = false
+        let read = decoder.readTextKeyedMap(bytes) { key, value in
+            switch key.count {
+            case 7 where Self.equal(key, "version"):
+                version = value.textString()
+                return version != nil
+            case 15 where Self.equal(key, "digestAlgorithm"):
+                digestAlgorithm = value.textString()
+                return digestAlgorithm != nil
+            case 12 where Self.equal(key, "valueDigests"):
+                sawDigests = true
+                return value.textKeyedMap(maxEntries: 64) { name, space in
+                    var ids: [UInt64: ArraySlice<UInt8>] = [:]
+                    let complete = space.unsignedIntKeyedMap { id, digest in
+                        guard let bytes = digest.byteString() else { return false }
+                        ids[id] = bytes
+                        return true
+                    }
+                    digests[String(decoding: name, as: UTF8.self)] = ids
+                    return complete
                 }
+            case 13 where Self.equal(key, "deviceKeyInfo"):
+                keyInfoNode = value.node()
+                return keyInfoNode != nil
+            case 7 where Self.equal(key, "docType"):
+                docType = value.textString()
+                return docType != nil
+            case 12 where Self.equal(key, "validityInfo"):
+                validityNode = value.node()
+                return validityNode != nil
+            case 6 where Self.equal(key, "status"):
+                status = value.node()
+                return status != nil
+            default:
+                return true
             }
-            keyAuthorizations = KeyAuthorizations(nameSpaces: spaces, dataElements: elements)
-        } else {
-            keyAuthorizations = nil
         }
+        if read, sawDigests, let version, let digestAlgorithm, let docType, let keyInfoNode, let validityNode,
+           let keyInfo = try? KeyInfo(keyInfoNode), let validity = try? Self.validityInfo(validityNode) {
+            self.init(version: version, digestAlgorithm: digestAlgorithm, valueDigests: digests, keyInfo: keyInfo,
+                      docType: docType, validityInfo: validity, status: status)
+        } else {
+            try self.init(cbor: decoder.decode(bytes))
+        }
+    }
 
-        docType = try map.required("docType", in: "MSO").text("MSO docType")
-        let validity = try map.required("validityInfo", in: "MSO").map("validityInfo")
+    /// `deviceKeyInfo`: the device key (as received and decoded) and its authorizations.
+    private struct KeyInfo {
+        let deviceKeyNode: CBORNode
+        let deviceKey: Result<COSEPublicKey, COSEError>
+        let keyAuthorizations: KeyAuthorizations?
+
+        init(_ node: CBORNode) throws(CBORError) {
+            let keyInfo = try node.map("deviceKeyInfo")
+            deviceKeyNode = try keyInfo.required("deviceKey", in: "deviceKeyInfo")
+            do {
+                deviceKey = .success(try COSEPublicKey(coseKey: deviceKeyNode))
+            } catch {
+                deviceKey = .failure(error)
+            }
+            if let authorizations = keyInfo["keyAuthorizations"] {
+                let authMap = try authorizations.map("keyAuthorizations")
+                let spaces = try authMap["nameSpaces"].map { (n) throws(CBORError) in try n.array("keyAuthorizations.nameSpaces").map { (s) throws(CBORError) in try s.text("namespace") } } ?? []
+                var elements: [String: [String]] = [:]
+                if let dataElements = authMap["dataElements"] {
+                    for entry in try dataElements.map("keyAuthorizations.dataElements") {
+                        elements[try entry.key.text("namespace")] = try entry.value.array("data elements").map { (s) throws(CBORError) in try s.text("identifier") }
+                    }
+                }
+                keyAuthorizations = KeyAuthorizations(nameSpaces: spaces, dataElements: elements)
+            } else {
+                keyAuthorizations = nil
+            }
+        }
+    }
+
+    private static func validityInfo(_ node: CBORNode) throws(CBORError) -> ValidityInfo {
+        let validity = try node.map("validityInfo")
         func date(_ key: String) throws(CBORError) -> Date {
             try CBORDateTime(cbor: try validity.required(key, in: "validityInfo")).date
         }
-        validityInfo = ValidityInfo(
+        return ValidityInfo(
             signed: try date("signed"),
             validFrom: try date("validFrom"),
             validUntil: try date("validUntil"),
             expectedUpdate: try validity["expectedUpdate"].map { (n) throws(CBORError) in try CBORDateTime(cbor: n).date }
         )
-        status = map["status"]
+    }
+
+    private static func equal(_ a: UnsafeRawBufferPointer, _ b: StaticString) -> Bool {
+        let count = b.utf8CodeUnitCount
+        guard a.count == count else { return false }
+        for i in 0..<count where a[i] != b.utf8Start[i] { return false }
+        return true
     }
 }

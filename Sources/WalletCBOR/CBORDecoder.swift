@@ -569,44 +569,74 @@ func halfBitsToFloat(_ bits: UInt16) -> Float {
 
 /// The value of one map entry, read in place by a ``CBORDecoder/readTextKeyedMap(_:maxEntries:_:)``
 /// callback. Each accessor consumes the value when it is of the requested kind and returns nil
-/// (consuming nothing) otherwise or when the value is malformed. Valid only inside the callback.
+/// (consuming nothing) when it is of another kind; a value of the requested kind that is malformed
+/// or breaks a limit makes the whole read fail. Valid only inside the callback.
 public struct CBORValueReader {
     fileprivate let parser: UnsafeMutablePointer<Parser>
+    /// The depth of the value this reader reads.
     fileprivate let depth: Int
     fileprivate var consumed = false
+    fileprivate var failed = false
+
+    private func peek(major: UInt8) -> PeekedHead? {
+        guard !consumed, !failed, depth <= parser.pointee.limits.maxDepth else { return nil }
+        return parser.pointee.peekDefiniteHead(major: major)
+    }
 
     /// An unsigned integer (major type 0).
     public mutating func unsignedInt() -> UInt64? {
-        guard !consumed, let head = parser.pointee.peekDefiniteHead(major: 0) else { return nil }
-        guard parser.pointee.consume(head) else { return nil }
+        guard let head = peek(major: 0) else { return nil }
+        guard parser.pointee.consume(head) else { failed = true; return nil }
         consumed = true
         return head.argument
     }
 
     /// A definite-length byte string, as a slice of the input.
     public mutating func byteString() -> ArraySlice<UInt8>? {
-        guard !consumed, let head = parser.pointee.peekDefiniteHead(major: 2) else { return nil }
-        guard let range = parser.pointee.consumeString(head) else { return nil }
+        guard let head = peek(major: 2) else { return nil }
+        guard let range = parser.pointee.consumeString(head) else { failed = true; return nil }
         consumed = true
         return parser.pointee.bytes[range]
     }
 
     /// A definite-length, valid UTF-8 text string.
     public mutating func textString() -> String? {
-        guard !consumed, let head = parser.pointee.peekDefiniteHead(major: 3) else { return nil }
-        guard let range = parser.pointee.consumeString(head), let text = parser.pointee.text(in: range) else { return nil }
+        guard let head = peek(major: 3) else { return nil }
+        guard let range = parser.pointee.consumeString(head), let text = parser.pointee.text(in: range) else { failed = true; return nil }
         consumed = true
         return text
     }
 
+    /// A definite-length map of at most `maxEntries` entries whose keys are text strings in preferred
+    /// encoding, read like ``CBORDecoder/readTextKeyedMap(_:maxEntries:_:)``. False when the value is
+    /// not such a map or the read fails (then the whole read fails).
+    public mutating func textKeyedMap(maxEntries: Int = 16, _ entry: (UnsafeRawBufferPointer, inout CBORValueReader) -> Bool) -> Bool {
+        guard peek(major: 5) != nil else { failed = true; return false }
+        let read = Parser.readMap(parser, depth: depth, maxEntries: maxEntries, textKeys: true) { key, _, reader in entry(key, &reader) }
+        guard read else { failed = true; return false }
+        consumed = true
+        return true
+    }
+
+    /// A definite-length map of at most `maxEntries` entries whose keys are unsigned integers in
+    /// preferred encoding. False when the value is not such a map or the read fails.
+    public mutating func unsignedIntKeyedMap(maxEntries: Int = 256, _ entry: (UInt64, inout CBORValueReader) -> Bool) -> Bool {
+        guard peek(major: 5) != nil else { failed = true; return false }
+        let read = Parser.readMap(parser, depth: depth, maxEntries: maxEntries, textKeys: false) { _, key, reader in entry(key, &reader) }
+        guard read else { failed = true; return false }
+        consumed = true
+        return true
+    }
+
     /// Any item, decoded into a node with the decoder's rules and limits.
     public mutating func node() -> CBORNode? {
-        guard !consumed else { return nil }
+        guard !consumed, !failed else { return nil }
         do {
             let node = try parser.pointee.parseItem(depth: depth)
             consumed = true
             return node
         } catch {
+            failed = true
             return nil
         }
     }
@@ -615,20 +645,21 @@ public struct CBORValueReader {
 extension CBORDecoder {
     /// Reads `bytes` as exactly one definite-length map of at most `maxEntries` entries whose keys are
     /// text strings in preferred encoding, without building nodes for the map or its keys: `entry` is
-    /// called with each key's UTF-8 bytes and a reader at its value, and may read the value (a value
-    /// it does not read is decoded and dropped). The same limits and rules apply as for ``decode(_:)``
-    /// (depth, item count, UTF-8, unique keys, no trailing bytes).
+    /// called with each key's UTF-8 bytes (valid UTF-8) and a reader at its value, and may read the
+    /// value (a value it does not read is decoded and dropped). The same limits and rules apply as for
+    /// ``decode(_:)`` (depth, item count, UTF-8, unique keys, no trailing bytes).
     ///
     /// Returns false when the input is anything else, breaks a rule, or `entry` returns false: the
     /// caller then decodes generically, which gives the precise error (or handles the unusual form).
     /// It never accepts input that ``decode(_:)`` rejects.
     public func readTextKeyedMap(_ bytes: ArraySlice<UInt8>, maxEntries: Int = 16,
                                  _ entry: (UnsafeRawBufferPointer, inout CBORValueReader) -> Bool) -> Bool {
-        guard bytes.count <= limits.maxInputSize, limits.maxDepth >= 2, maxEntries <= 64 else { return false }
+        guard bytes.count <= limits.maxInputSize else { return false }
         let result: Result<Bool, CBORError> = Result { () throws(CBORError) -> Bool in
             try Parser.withParser(bytes, limits: limits) { (parser: inout Parser) throws(CBORError) -> Bool in
                 withUnsafeMutablePointer(to: &parser) { pointer in
-                    Parser.readTextKeyedMap(pointer, maxEntries: maxEntries, entry)
+                    Parser.readMap(pointer, depth: 1, maxEntries: maxEntries, textKeys: true) { key, _, reader in entry(key, &reader) }
+                        && pointer.pointee.position == bytes.endIndex
                 }
             }
         }
@@ -637,28 +668,42 @@ extension CBORDecoder {
 }
 
 extension Parser {
-    /// See ``CBORDecoder/readTextKeyedMap(_:maxEntries:_:)``.
-    fileprivate static func readTextKeyedMap(_ parser: UnsafeMutablePointer<Parser>, maxEntries: Int,
-                                             _ entry: (UnsafeRawBufferPointer, inout CBORValueReader) -> Bool) -> Bool {
-        guard let head = parser.pointee.peekDefiniteHead(major: 5), let count = head.argument, parser.pointee.consume(head),
+    /// Reads a definite-length map at `depth` whose keys are text strings (`textKeys`) or unsigned
+    /// integers, in preferred encoding, at most `maxEntries` (at most 256) of them. See
+    /// ``CBORDecoder/readTextKeyedMap(_:maxEntries:_:)``.
+    fileprivate static func readMap(_ parser: UnsafeMutablePointer<Parser>, depth: Int, maxEntries: Int, textKeys: Bool,
+                                    _ entry: (UnsafeRawBufferPointer, UInt64, inout CBORValueReader) -> Bool) -> Bool {
+        guard maxEntries <= 256, depth + 1 <= parser.pointee.limits.maxDepth,
+              let head = parser.pointee.peekDefiniteHead(major: 5), let count = head.argument, parser.pointee.consume(head),
               count <= UInt64(maxEntries), UInt64(parser.pointee.remaining) >= 2 * count else { return false }
-        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maxEntries) { (keys: UnsafeMutableBufferPointer<Range<Int>>) -> Bool in
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(maxEntries, 1)) { (keys: UnsafeMutableBufferPointer<Range<Int>>) -> Bool in
             for index in 0..<Int(count) {
-                guard let keyHead = parser.pointee.peekDefiniteHead(major: 3),
-                      parser.pointee.hasPreferredScalarEncoding(at: keyHead.start),
-                      let keyRange = parser.pointee.consumeString(keyHead) else { return false }
-                let keyBytes = parser.pointee.inputBytes(keyRange)
-                guard UTF8Validation.isValid(keyBytes.assumingMemoryBound(to: UInt8.self)) else { return false }
+                guard let keyHead = parser.pointee.peekDefiniteHead(major: textKeys ? 3 : 0),
+                      parser.pointee.hasPreferredScalarEncoding(at: keyHead.start) else { return false }
+                let keyRange: Range<Int>
+                if textKeys {
+                    guard let range = parser.pointee.consumeString(keyHead) else { return false }
+                    keyRange = range
+                } else {
+                    guard parser.pointee.consume(keyHead) else { return false }
+                    keyRange = keyHead.start..<parser.pointee.position
+                }
                 // Keys in preferred form are equal exactly when their bytes are.
                 for earlier in 0..<index where parser.pointee.inputBytesEqual(keys[earlier], keyRange) { return false }
                 keys[index] = keyRange
-                var reader = CBORValueReader(parser: parser, depth: 2)
-                guard entry(keyBytes, &reader) else { return false }
+                var reader = CBORValueReader(parser: parser, depth: depth + 1)
+                // Text keys are passed as their bytes, integer keys as their value.
+                let keyBytes = parser.pointee.inputBytes(keyRange)
+                if textKeys {
+                    guard UTF8Validation.isValid(keyBytes.assumingMemoryBound(to: UInt8.self)) else { return false }
+                }
+                guard entry(keyBytes, keyHead.argument!, &reader) else { return false }
+                guard !reader.failed else { return false }
                 if !reader.consumed {
                     guard reader.node() != nil else { return false }
                 }
             }
-            return parser.pointee.position == parser.pointee.bytes.endIndex
+            return true
         }
     }
 }

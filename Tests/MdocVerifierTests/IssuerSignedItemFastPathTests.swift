@@ -1,0 +1,137 @@
+import Crypto
+import Testing
+import Mdoc
+import WalletCBOR
+import WalletVerifierTestSupport
+
+/// `IssuerSignedItem(embeddedCBOR:limits:)` reads the map in place; it must give exactly what the
+/// generic decoder followed by `init(cbor:)` gives: the same item, or the same error.
+@Suite struct IssuerSignedItemFastPathTests {
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state
+        }
+    }
+
+    static func outcome(_ run: () throws(CBORError) -> IssuerSignedItem) -> String {
+        do {
+            let item = try run()
+            return "item \(item.digestID) \(Array(item.random)) \(item.elementIdentifier) \(Array(item.elementValue.encodedBytes)) at \(item.elementValue.offset)"
+        } catch {
+            return "error \(error.code) \(error.message) at \(error.offset.map(String.init) ?? "-")"
+        }
+    }
+
+    static func compare(_ bytes: [UInt8], limits: CBORDecoder.Limits = .default) {
+        // A slice that does not start at 0, as inside a response.
+        let buffer = [0xAA, 0xBB] + bytes
+        let slice = buffer[2...]
+        let fast = outcome { () throws(CBORError) in try IssuerSignedItem(embeddedCBOR: slice, limits: limits) }
+        let generic = outcome { () throws(CBORError) in try IssuerSignedItem(cbor: CBORDecoder(limits: limits).decode(slice)) }
+        #expect(fast == generic, "input \(Hex.encode(bytes))")
+    }
+
+    static let item: [UInt8] = hex("a4 6864696765737449441803 6672616e646f6d43010203 71656c656d656e744964656e7469666965726a66616d696c795f6e616d65 6c656c656d656e7456616c756563446f65")
+
+    @Test func validAndUnusualItemsAgree() throws {
+        Self.compare(Self.item)
+        let cases = [
+            // Extra key, keys in another order, a nested value.
+            "a5 6178 01 6c656c656d656e7456616c7565 a1 6161 82 01 02 6864696765737449441803 6672616e646f6d40 71656c656d656e744964656e7469666965726161",
+            // Duplicate key.
+            "a5 6864696765737449441803 6864696765737449441804 6672616e646f6d40 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c756501",
+            // Missing field, wrong types.
+            "a3 6864696765737449441803 6672616e646f6d40 71656c656d656e744964656e7469666965726161",
+            "a4 686469676573744944 6133 6672616e646f6d40 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c756501",
+            "a4 6864696765737449441803 6672616e646f6d 6161 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c756501",
+            "a4 6864696765737449441803 6672616e646f6d40 71656c656d656e744964656e746966696572 01 6c656c656d656e7456616c756501",
+            // Non-preferred key head, indefinite map, indefinite string value, integer key.
+            "a4 786864696765737449441803 6672616e646f6d40 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c756501",
+            "bf 6864696765737449441803 6672616e646f6d40 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c756501 ff",
+            "a4 6864696765737449441803 6672616e646f6d 5f 4101 ff 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c756501",
+            "a5 01 02 6864696765737449441803 6672616e646f6d40 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c756501",
+            // Invalid UTF-8 in a key and in the identifier; trailing bytes; not a map.
+            "a5 62ff00 01 6864696765737449441803 6672616e646f6d40 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c756501",
+            "a4 6864696765737449441803 6672616e646f6d40 71656c656d656e744964656e74696669657261ff 6c656c656d656e7456616c756501",
+            "a4 6864696765737449441803 6672616e646f6d40 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c756501 00",
+            "82 01 02",
+        ]
+        for text in cases { Self.compare(hex(text)) }
+    }
+
+    @Test func limitsAgree() {
+        for depth in 0...3 { Self.compare(Self.item, limits: .init(maxDepth: depth)) }
+        for items in [1, 5, 8, 9, 10] { Self.compare(Self.item, limits: .init(maxItems: items)) }
+        Self.compare(Self.item, limits: .init(maxInputSize: Self.item.count - 1))
+    }
+
+    @Test func mutatedItemsAgree() {
+        var random = Generator(state: 18_013_5)
+        for _ in 0..<20_000 {
+            var bytes = Self.item
+            for _ in 0..<(1 + Int(random.next() % 3)) {
+                let index = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 4 {
+                case 0: bytes[index] = UInt8(truncatingIfNeeded: random.next())
+                case 1: bytes[index] ^= UInt8(1) << (random.next() % 8)
+                case 2: bytes.removeSubrange(index...)
+                default: bytes.insert(UInt8(truncatingIfNeeded: random.next()), at: index)
+                }
+                if bytes.isEmpty { break }
+            }
+            Self.compare(bytes)
+        }
+    }
+
+    static func msoOutcome(_ run: () throws(CBORError) -> MobileSecurityObject) -> String {
+        do {
+            let mso = try run()
+            let digests = mso.valueDigests.sorted { $0.key < $1.key }.map { space in
+                space.key + ":" + space.value.sorted { $0.key < $1.key }.map { "\($0.key)=\(Hex.encode($0.value))@\($0.value.startIndex)" }.joined(separator: ",")
+            }
+            let key: String
+            switch mso.deviceKey {
+            case .success(let k): key = k.curveName
+            case .failure(let e): key = "\(e.code)"
+            }
+            return "mso \(mso.version) \(mso.digestAlgorithm) \(mso.docType) \(digests) \(Hex.encode(mso.deviceKeyNode.encodedBytes)) \(key) "
+                + "\(mso.keyAuthorizations.map { "\($0.nameSpaces) \($0.dataElements)" } ?? "-") \(mso.validityInfo) \(mso.status.map { Hex.encode($0.encodedBytes) } ?? "-")"
+        } catch {
+            return "error \(error.code) \(error.message) at \(error.offset.map(String.init) ?? "-")"
+        }
+    }
+
+    /// The MSO reads its value digests in place; mutations of a real MSO give the same result or error
+    /// as the generic decoder and `MobileSecurityObject(cbor:)`.
+    @Test func mutatedMobileSecurityObjectsAgree() throws {
+        let pki = try MdocPKI()
+        let transcript = SessionTranscript.appleInApp(nonce: [1, 2, 3], merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
+        let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let payload = try #require(DeviceResponse(cborBytes: bytes).documents.first?.issuerSigned.issuerAuth.payload)
+        let mso = Array(try EmbeddedCBOR<CBORNode>(cbor: CBORDecoder.decode(payload)).innerBytes)
+        var random = Generator(state: 9_1_2_4)
+        for round in 0..<3_000 {
+            var mutated = mso
+            if round > 0 {
+                for _ in 0..<(1 + Int(random.next() % 2)) {
+                    let index = Int(random.next() % UInt64(mutated.count))
+                    switch random.next() % 4 {
+                    case 0: mutated[index] = UInt8(truncatingIfNeeded: random.next())
+                    case 1: mutated[index] ^= UInt8(1) << (random.next() % 8)
+                    case 2: mutated.removeSubrange(index...)
+                    default: mutated.insert(UInt8(truncatingIfNeeded: random.next()), at: index)
+                    }
+                    if mutated.isEmpty { break }
+                }
+            }
+            let buffer = [0x00] + mutated
+            let slice = buffer[1...]
+            let fast = Self.msoOutcome { () throws(CBORError) in try MobileSecurityObject(embeddedCBOR: slice, limits: .default) }
+            let generic = Self.msoOutcome { () throws(CBORError) in try MobileSecurityObject(cbor: CBORDecoder.decode(slice)) }
+            #expect(fast == generic, "round \(round)")
+            if round == 0 { #expect(fast.hasPrefix("mso ")) }
+        }
+    }
+}
