@@ -117,6 +117,12 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
+    /// Transactions committed so far (a group of operations or one alone), the operations in them, and
+    /// the seconds spent committing (mostly waiting for the disk). For diagnostics and benchmarks.
+    public var commitStatistics: (transactions: Int, operations: Int, commitSeconds: Double) {
+        worker.commits.withLock { $0 }
+    }
+
     /// Waits for the operations under way, then closes the file. Idempotent.
     public func close() async {
         guard await gate.closeAndDrain() else { return }

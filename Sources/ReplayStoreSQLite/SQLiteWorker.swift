@@ -1,10 +1,15 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// The thread that owns the store's SQLite connection, with group commit.
 ///
 /// Every operation is a function run on this one thread, so an operation costs one hand-over to the
 /// thread and one back, whatever it does, and SQLite is called directly (no event loop in between).
+/// A caller running on a NIO event loop (the HTTP service's request handlers do, see
+/// `EventLoopExecutor`) gets its answer back on that same event loop, where its connection lives,
+/// instead of on whichever thread happens to be free.
 ///
 /// With `synchronous=FULL` every commit waits for the disk (fsync), and one connection commits one
 /// transaction at a time, so under load the disk, not the CPU, would set the pace. Operations that
@@ -28,6 +33,17 @@ final class SQLiteWorker: Sendable {
         let grouped: Bool
         let operation: Operation
         let continuation: CheckedContinuation<any Sendable, any Error>
+        /// The event loop the caller ran on, if any: its answer is handed back there.
+        let eventLoop: (any EventLoop)?
+
+        func answer(_ result: Result<any Sendable, any Error>) {
+            if let eventLoop {
+                let continuation = continuation
+                eventLoop.execute { continuation.resume(with: result) }
+            } else {
+                continuation.resume(with: result)
+            }
+        }
     }
 
     private struct State {
@@ -42,6 +58,8 @@ final class SQLiteWorker: Sendable {
     private let state = Mutex(State())
     /// Groups of more than one operation committed, and the operations in them (for tests).
     let statistics = Mutex((groups: 0, operations: 0))
+    /// Every transaction (a group or an operation alone), the operations in them, and the time spent committing.
+    let commits = Mutex((transactions: 0, operations: 0, commitSeconds: 0.0))
 
     private init() {}
 
@@ -71,7 +89,8 @@ final class SQLiteWorker: Sendable {
     /// that group has committed.
     func run<T: Sendable>(grouped: Bool = true, _ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
         let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
-            let item = Item(grouped: grouped, operation: { try body($0) }, continuation: continuation)
+            let item = Item(grouped: grouped, operation: { try body($0) }, continuation: continuation,
+                            eventLoop: MultiThreadedEventLoopGroup.currentEventLoop)
             condition.lock()
             let accepted = state.withLock { state in
                 guard !state.stopping else { return false }
@@ -151,7 +170,7 @@ final class SQLiteWorker: Sendable {
             defer { state.queue = [] }
             return state.queue
         }
-        for item in late { item.continuation.resume(throwing: SQLiteFailure(21, "closed")) }
+        for item in late { item.answer(.failure(SQLiteFailure(21, "closed"))) }
         for waiter in waiters { waiter.resume() }
     }
 
@@ -173,7 +192,11 @@ final class SQLiteWorker: Sendable {
 
     /// Without a transaction of its own (each statement commits by itself).
     private func runAlone(_ item: Item, _ database: SQLiteDatabase) {
-        item.continuation.resume(with: Result { try item.operation(database) })
+        let start = ContinuousClock.now
+        let result = Result { try item.operation(database) }
+        let elapsed = ContinuousClock.now - start
+        commits.withLock { $0 = ($0.transactions + 1, $0.operations + 1, $0.commitSeconds + Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)) }
+        item.answer(result)
     }
 
     private func runGroup(_ group: ArraySlice<Item>, _ database: SQLiteDatabase) {
@@ -194,21 +217,26 @@ final class SQLiteWorker: Sendable {
             outcomes.append(outcome)
             if case .failure(let error) = outcome, database.isAutocommit {
                 // SQLite rolled the whole transaction back: nothing of this group so far is stored.
-                for item in group[group.startIndex...index] { item.continuation.resume(throwing: error) }
+                for item in group[group.startIndex...index] { item.answer(.failure(error)) }
                 runGroup(group[(index + 1)...], database)
                 return
             }
+        }
+        let start = ContinuousClock.now
+        defer {
+            let elapsed = ContinuousClock.now - start
+            commits.withLock { $0 = ($0.transactions + 1, $0.operations + group.count, $0.commitSeconds + Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)) }
         }
         do {
             try database.execute("COMMIT")
         } catch {
             if !database.isAutocommit { try? database.execute("ROLLBACK") }
-            for item in group { item.continuation.resume(throwing: error) }
+            for item in group { item.answer(.failure(error)) }
             return
         }
         statistics.withLock { $0 = ($0.groups + 1, $0.operations + group.count) }
         for (item, outcome) in zip(group, outcomes) {
-            item.continuation.resume(with: outcome)
+            item.answer(outcome)
         }
     }
 }

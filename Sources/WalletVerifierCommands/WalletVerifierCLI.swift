@@ -1,6 +1,7 @@
 import ArgumentParser
 @_exported import VerifierPresentation
 import Foundation
+import VerifierServer
 
 /// The `wallet-verifier` command line.
 ///
@@ -105,6 +106,15 @@ extension WalletVerifierCommand {
             if !message.isEmpty { output.err(message) }
             // ArgumentParser reports usage errors as 64; the contract says 2.
             return code == .validationFailure ? CLIExit.usage : (code.rawValue == 1 ? CLIExit.usage : code.rawValue)
+        }
+    }
+
+    /// Process-wide set-up before ``run(arguments:)``, for the executable only (call it first, from the
+    /// main thread): `serve` runs Swift tasks on the HTTP server's event-loop threads (see
+    /// `EventLoopExecutor`; `WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off` keeps Swift's own pool).
+    public static func prepareProcess(arguments: [String], environment: [String: String]) {
+        if arguments.first == "serve", EventLoopExecutor.enabled(environment: environment) {
+            EventLoopExecutor.runTasksOnEventLoops()
         }
     }
 

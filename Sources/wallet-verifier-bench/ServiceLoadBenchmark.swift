@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Mdoc
+import ReplayStoreSQLite
 import VerificationCore
 import VerifierServer
 import WalletCBOR
@@ -21,6 +22,10 @@ enum ServiceLoadBenchmark {
         guard let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("service: wrk is not installed (apt-get install wrk); skipped")
             return
+        }
+        // As `wallet-verifier serve` does (WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off to compare).
+        if EventLoopExecutor.enabled(environment: ProcessInfo.processInfo.environment) {
+            print("service: tasks run on the event loops: \(EventLoopExecutor.runTasksOnEventLoops())")
         }
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
@@ -106,6 +111,10 @@ enum ServiceLoadBenchmark {
         // Enough distinct submissions for the whole run: every request is a first submission, fully
         // verified (a replay would be cheaper and flatter the service).
         let runSeconds = max(2, seconds)
+        // BENCH_ONLY=identity or applepay runs that flow's load only.
+        let only = ProcessInfo.processInfo.environment["BENCH_ONLY"]
+        // Concurrent connections (BENCH_CONNECTIONS, default 16).
+        let connections = max(1, Int(ProcessInfo.processInfo.environment["BENCH_CONNECTIONS"] ?? "") ?? 16)
         let wrkThreads = max(1, Int(ProcessInfo.processInfo.environment["BENCH_WRK_THREADS"] ?? "") ?? 1)
         let identityCount = min(40_000, max(2_000, Int(identityLibrary * 1.5 * (runSeconds + 2))))
         let tokenCount = min(60_000, max(2_000, Int(applePayLibrary * 1.5 * (runSeconds + 2))))
@@ -123,7 +132,8 @@ enum ServiceLoadBenchmark {
         }
 
         for (name, path, bodyFile, count, library) in [("identity verify", "/v1/identity/verify", identityFile, identityCount, identityLibrary),
-                                                       ("Apple Pay decrypt", "/v1/applepay/decrypt", tokenFile, tokenCount, applePayLibrary)] {
+                                                       ("Apple Pay decrypt", "/v1/applepay/decrypt", tokenFile, tokenCount, applePayLibrary)]
+            where only.map({ path.contains($0) }) ?? true {
             // wrk threads (BENCH_WRK_THREADS, default 1), each sending its own share of the bodies from
             // line `first` on, each body once; past the end they repeat the last one (a replay, counted below).
             let script = directory.appendingPathComponent("post.lua")
@@ -157,7 +167,7 @@ enum ServiceLoadBenchmark {
             """.utf8).write(to: script)
             // A short warm-up run tells the rate; the measured run then lasts only as long as its
             // distinct bodies do, so no request is a replay (a replay is cheaper and flatters the service).
-            let warmUp = try await runWRK(wrk, ["-t\(wrkThreads)", "-c16", "-d2s", "-s", script.path, "http://127.0.0.1:\(port)", "--", "0"])
+            let warmUp = try await runWRK(wrk, ["-t\(wrkThreads)", "-c\(connections)", "-d2s", "-s", script.path, "http://127.0.0.1:\(port)", "--", "0"])
             let used = requestCount(in: warmUp)
             let remaining = count - used
             let warmRate = Double(used) / 2
@@ -167,7 +177,9 @@ enum ServiceLoadBenchmark {
                 continue
             }
             let cpuBefore = processCPUSeconds()
-            let output = try await runWRK(wrk, ["-t\(wrkThreads)", "-c16", "-d\(duration)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)", "--", "\(used + 32)"])
+            let threadsBefore = threadCPUSeconds()
+            let commitsBefore = (services.store as? SQLiteReplayStore)?.commitStatistics
+            let output = try await runWRK(wrk, ["-t\(wrkThreads)", "-c\(connections)", "-d\(duration)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)", "--", "\(used + 32)"])
             let rps = value(after: "Requests/sec:", in: output) ?? 0
             let total = requestCount(in: output)
             let cpuPerRequest = (processCPUSeconds() - cpuBefore) / Double(max(total, 1)) * 1e6
@@ -176,6 +188,15 @@ enum ServiceLoadBenchmark {
             let non2xx = line(starting: "Non-2xx", in: output) ?? "none"
             print("  service: \(name.padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", rps)) req/s  p50 \(p50)  p99 \(p99)  non-2xx: \(non2xx)")
             print("    \(total) requests in \(duration) s after a 2 s warm-up, \(max(0, total - (remaining - 32))) of them replays; server CPU \(String(format: "%.0f", cpuPerRequest)) µs per request (library \(String(format: "%.0f", 1e6 / library)) µs)")
+            let threadsAfter = threadCPUSeconds()
+            let measured = Double(duration)
+            let busy = threadsAfter.map { name, seconds in (name, (seconds - (threadsBefore[name] ?? 0)) / measured) }
+                .filter { $0.1 >= 0.01 }.sorted { $0.1 > $1.1 }
+            if let before = commitsBefore, let after = (services.store as? SQLiteReplayStore)?.commitStatistics {
+                let transactions = after.transactions - before.transactions
+                print("    SQLite: \(transactions) transactions, \(String(format: "%.1f", Double(after.operations - before.operations) / Double(max(transactions, 1)))) operations each, \(String(format: "%.2f", (after.commitSeconds - before.commitSeconds) * 1000 / Double(max(transactions, 1)))) ms committing each")
+            }
+            print("    server threads (share of one core): " + busy.map { "\($0.0) \(String(format: "%.0f%%", $0.1 * 100))" }.joined(separator: ", "))
             print("  ratio service (2 cores, wrk with \(wrkThreads) thread(s) on the same cores) / library (1 core): \(String(format: "%.2f", rps / library)) (target ≥ 0.75)")
         }
         await services.shutdown()
@@ -251,4 +272,21 @@ final class PortBox: @unchecked Sendable {
     private var value = 0
     var port: Int { lock.withLock { value } }
     func set(_ port: Int) { lock.withLock { value = port } }
+}
+
+/// CPU seconds used so far by this process's threads, summed by thread name (Linux: /proc/self/task).
+func threadCPUSeconds() -> [String: Double] {
+    var result: [String: Double] = [:]
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return result }
+    for task in tasks {
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+        let name = String(stat[stat.index(after: open)..<close])
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        // Fields after the name: state is the 1st; utime and stime are the 12th and 13th.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+        result[name, default: 0] += (user + system) / ticks
+    }
+    return result
 }

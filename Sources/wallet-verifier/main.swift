@@ -1,5 +1,7 @@
 import Foundation
 import WalletVerifierCommands
 
-let code = await WalletVerifierCommand.run(arguments: Array(CommandLine.arguments.dropFirst()))
+let arguments = Array(CommandLine.arguments.dropFirst())
+WalletVerifierCommand.prepareProcess(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+let code = await WalletVerifierCommand.run(arguments: arguments)
 exit(code)

@@ -235,3 +235,15 @@ import WalletVerifierTestSupport
         #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: [:], environment: [:], configFile: file) }
     }
 }
+
+@Suite("event-loop executor setting")
+struct EventLoopExecutorSettingTests {
+    @Test("on unless WALLET_VERIFIER_EVENT_LOOP_EXECUTOR says off")
+    func setting() {
+        #expect(EventLoopExecutor.enabled(environment: [:]))
+        #expect(EventLoopExecutor.enabled(environment: ["WALLET_VERIFIER_EVENT_LOOP_EXECUTOR": "on"]))
+        for off in ["off", "OFF", "0", "false", "no"] {
+            #expect(!EventLoopExecutor.enabled(environment: ["WALLET_VERIFIER_EVENT_LOOP_EXECUTOR": off]), "\(off)")
+        }
+    }
+}
