@@ -51,6 +51,9 @@ struct ServeCommand: AsyncParsableCommand {
         var configuredLogger = Logger(label: "wallet-verifier")
         configuredLogger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let logger = configuredLogger
+        if EventLoopExecutor.isInstalled {
+            logger.notice("request handlers run on the HTTP server's event loops (WALLET_VERIFIER_EVENT_LOOP_EXECUTOR)")
+        }
         let services: VerifierServices
         do {
             services = try await VerifierServices.make(settings: settings, logger: logger)

@@ -110,8 +110,8 @@ extension WalletVerifierCommand {
     }
 
     /// Process-wide set-up before ``run(arguments:)``, for the executable only (call it first, from the
-    /// main thread): `serve` runs Swift tasks on the HTTP server's event-loop threads (see
-    /// `EventLoopExecutor`; `WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off` keeps Swift's own pool).
+    /// main thread): with `WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=on`, `serve` runs Swift tasks on the HTTP
+    /// server's event-loop threads (see `EventLoopExecutor`).
     public static func prepareProcess(arguments: [String], environment: [String: String]) {
         if arguments.first == "serve", EventLoopExecutor.enabled(environment: environment) {
             EventLoopExecutor.runTasksOnEventLoops()

@@ -23,7 +23,7 @@ enum ServiceLoadBenchmark {
             print("service: wrk is not installed (apt-get install wrk); skipped")
             return
         }
-        // As `wallet-verifier serve` does (WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off to compare).
+        // As `wallet-verifier serve` does (WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=on to run tasks on the event loops).
         if EventLoopExecutor.enabled(environment: ProcessInfo.processInfo.environment) {
             print("service: tasks run on the event loops: \(EventLoopExecutor.runTasksOnEventLoops())")
         }

@@ -44,26 +44,29 @@ import WalletVerifierTestSupport
         #expect(results.filter { $0.verdict == "rejected" }.count == results.count - 1, "\(label)")
     }
 
-    @Test func oneInstanceOnSQLiteAcceptsOnceAndRemembersAfterRestart() async throws {
+    /// Also with request handlers on the event loops (the SQLite store then answers on the caller's loop).
+    @Test(arguments: ["off", "on"])
+    func oneInstanceOnSQLiteAcceptsOnceAndRemembersAfterRestart(eventLoopExecutor: String) async throws {
+        let environment = ["WALLET_VERIFIER_EVENT_LOOP_EXECUTOR": eventLoopExecutor]
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         let dataDirectory = fixture.directory.appendingPathComponent("data").path
         // The fixtures are valid at a fixed time; the service reads the clock, so give it time-independent inputs:
         // fresh MSOs valid now and a signing time of now.
         let arguments = ["--store", "sqlite", "--data-dir", dataDirectory] + fixture.serveArguments
-        var instance = try ServiceInstance(arguments: arguments)
+        var instance = try ServiceInstance(arguments: arguments, environment: environment)
         #expect(try await instance.get("/readyz") == 200)
         let request = try await Self.createRequest(on: instance)
         let envelope = try fixture.identityResponse(nonce: request.nonce, fixture: Self.currentFixture())
         let submission: [String: Any] = ["requestId": request.id, "encryptedData": Data(envelope).base64EncodedString()]
-        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/identity/verify", submission, to: [instance], count: 16), "identity/sqlite")
+        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/identity/verify", submission, to: [instance], count: 16), "identity/sqlite/\(eventLoopExecutor)")
 
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
-        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [instance], count: 16), "applepay/sqlite")
+        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [instance], count: 16), "applepay/sqlite/\(eventLoopExecutor)")
 
         // A restarted service still rejects the consumed nonce.
         instance.stop()
-        instance = try ServiceInstance(arguments: arguments)
+        instance = try ServiceInstance(arguments: arguments, environment: environment)
         defer { instance.stop() }
         let again = try await instance.post("/v1/identity/verify", submission)
         #expect(again.status == 200)

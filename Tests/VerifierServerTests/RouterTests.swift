@@ -238,11 +238,13 @@ import WalletVerifierTestSupport
 
 @Suite("event-loop executor setting")
 struct EventLoopExecutorSettingTests {
-    @Test("on unless WALLET_VERIFIER_EVENT_LOOP_EXECUTOR says off")
+    @Test("off unless WALLET_VERIFIER_EVENT_LOOP_EXECUTOR says on")
     func setting() {
-        #expect(EventLoopExecutor.enabled(environment: [:]))
-        #expect(EventLoopExecutor.enabled(environment: ["WALLET_VERIFIER_EVENT_LOOP_EXECUTOR": "on"]))
-        for off in ["off", "OFF", "0", "false", "no"] {
+        #expect(!EventLoopExecutor.enabled(environment: [:]))
+        for on in ["on", "ON", "1", "true", "yes"] {
+            #expect(EventLoopExecutor.enabled(environment: ["WALLET_VERIFIER_EVENT_LOOP_EXECUTOR": on]), "\(on)")
+        }
+        for off in ["off", "OFF", "0", "false", "no", ""] {
             #expect(!EventLoopExecutor.enabled(environment: ["WALLET_VERIFIER_EVENT_LOOP_EXECUTOR": off]), "\(off)")
         }
     }

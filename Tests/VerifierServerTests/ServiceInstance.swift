@@ -10,12 +10,13 @@ final class ServiceInstance: @unchecked Sendable {
     let port: Int
     private let output = Pipe()
 
-    init(arguments: [String]) throws {
+    init(arguments: [String], environment extra: [String: String] = [:]) throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wallet-verifier")
         process.executableURL = binary
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LOG_LEVEL"] = "notice"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardOutput = output
         process.standardError = output
