@@ -19,10 +19,10 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
             for index in entries.indices {
                 guard case .textString(let key) = entries[index].key.value else { continue }
                 switch key {
-                case _ where Self.utf8Equal(key, "digestID"): fields.0 = index
-                case _ where Self.utf8Equal(key, "random"): fields.1 = index
-                case _ where Self.utf8Equal(key, "elementIdentifier"): fields.2 = index
-                case _ where Self.utf8Equal(key, "elementValue"): fields.3 = index
+                case _ where TextKeys.equal(key, "digestID"): fields.0 = index
+                case _ where TextKeys.equal(key, "random"): fields.1 = index
+                case _ where TextKeys.equal(key, "elementIdentifier"): fields.2 = index
+                case _ where TextKeys.equal(key, "elementValue"): fields.3 = index
                 default: break
                 }
             }
@@ -52,16 +52,16 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
         let read = decoder.readTextKeyedMap(bytes) { key, value in
             // A field seen twice is a duplicate key, which the reader already rejects.
             switch key.count {
-            case 8 where Self.equal(key, "digestID"):
+            case 8 where TextKeys.equal(key, "digestID"):
                 digestID = value.unsignedInt()
                 return digestID != nil
-            case 6 where Self.equal(key, "random"):
+            case 6 where TextKeys.equal(key, "random"):
                 random = value.byteString()
                 return random != nil
-            case 17 where Self.equal(key, "elementIdentifier"):
+            case 17 where TextKeys.equal(key, "elementIdentifier"):
                 elementIdentifier = value.textString()
                 return elementIdentifier != nil
-            case 12 where Self.equal(key, "elementValue"):
+            case 12 where TextKeys.equal(key, "elementValue"):
                 elementValue = value.node()
                 return elementValue != nil
             default:
@@ -80,21 +80,5 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
         self.random = random
         self.elementIdentifier = elementIdentifier
         self.elementValue = elementValue
-    }
-
-    private static func equal(_ a: UnsafeRawBufferPointer, _ b: StaticString) -> Bool {
-        let count = b.utf8CodeUnitCount
-        guard a.count == count else { return false }
-        for i in 0..<count where a[i] != b.utf8Start[i] { return false }
-        return true
-    }
-
-    private static func utf8Equal(_ a: String, _ b: StaticString) -> Bool {
-        let count = b.utf8CodeUnitCount
-        guard a.utf8.count == count else { return false }
-        return a.utf8.withContiguousStorageIfAvailable { bytes in
-            for i in 0..<count where bytes[i] != b.utf8Start[i] { return false }
-            return true
-        } ?? a.utf8.elementsEqual(UnsafeBufferPointer(start: b.utf8Start, count: count))
     }
 }

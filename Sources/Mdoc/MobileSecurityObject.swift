@@ -91,13 +91,13 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
         var sawDigests = false
         let read = decoder.readTextKeyedMap(bytes) { key, value in
             switch key.count {
-            case 7 where Self.equal(key, "version"):
+            case 7 where TextKeys.equal(key, "version"):
                 version = value.textString()
                 return version != nil
-            case 15 where Self.equal(key, "digestAlgorithm"):
+            case 15 where TextKeys.equal(key, "digestAlgorithm"):
                 digestAlgorithm = value.textString()
                 return digestAlgorithm != nil
-            case 12 where Self.equal(key, "valueDigests"):
+            case 12 where TextKeys.equal(key, "valueDigests"):
                 sawDigests = true
                 return value.textKeyedMap(maxEntries: 64) { name, space in
                     var ids: [UInt64: ArraySlice<UInt8>] = [:]
@@ -109,16 +109,16 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
                     digests[String(decoding: name, as: UTF8.self)] = ids
                     return complete
                 }
-            case 13 where Self.equal(key, "deviceKeyInfo"):
+            case 13 where TextKeys.equal(key, "deviceKeyInfo"):
                 keyInfoNode = value.node()
                 return keyInfoNode != nil
-            case 7 where Self.equal(key, "docType"):
+            case 7 where TextKeys.equal(key, "docType"):
                 docType = value.textString()
                 return docType != nil
-            case 12 where Self.equal(key, "validityInfo"):
+            case 12 where TextKeys.equal(key, "validityInfo"):
                 validityNode = value.node()
                 return validityNode != nil
-            case 6 where Self.equal(key, "status"):
+            case 6 where TextKeys.equal(key, "status"):
                 status = value.node()
                 return status != nil
             default:
@@ -175,12 +175,5 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
             validUntil: try date("validUntil"),
             expectedUpdate: try validity["expectedUpdate"].map { (n) throws(CBORError) in try CBORDateTime(cbor: n).date }
         )
-    }
-
-    private static func equal(_ a: UnsafeRawBufferPointer, _ b: StaticString) -> Bool {
-        let count = b.utf8CodeUnitCount
-        guard a.count == count else { return false }
-        for i in 0..<count where a[i] != b.utf8Start[i] { return false }
-        return true
     }
 }
