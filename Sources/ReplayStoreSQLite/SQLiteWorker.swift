@@ -56,8 +56,6 @@ final class SQLiteWorker: Sendable {
 
     private let condition = NSCondition()
     private let state = Mutex(State())
-    /// Groups of more than one operation committed, and the operations in them (for tests).
-    let statistics = Mutex((groups: 0, operations: 0))
     /// Every transaction (a group or an operation alone), the operations in them, and the time spent committing.
     let commits = Mutex((transactions: 0, operations: 0, commitSeconds: 0.0))
 
@@ -190,12 +188,17 @@ final class SQLiteWorker: Sendable {
         }
     }
 
+    private func count(transactionOf operations: Int, since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        commits.withLock { $0 = ($0.transactions + 1, $0.operations + operations, $0.commitSeconds + seconds) }
+    }
+
     /// Without a transaction of its own (each statement commits by itself).
     private func runAlone(_ item: Item, _ database: SQLiteDatabase) {
         let start = ContinuousClock.now
         let result = Result { try item.operation(database) }
-        let elapsed = ContinuousClock.now - start
-        commits.withLock { $0 = ($0.transactions + 1, $0.operations + 1, $0.commitSeconds + Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)) }
+        count(transactionOf: 1, since: start)
         item.answer(result)
     }
 
@@ -223,10 +226,7 @@ final class SQLiteWorker: Sendable {
             }
         }
         let start = ContinuousClock.now
-        defer {
-            let elapsed = ContinuousClock.now - start
-            commits.withLock { $0 = ($0.transactions + 1, $0.operations + group.count, $0.commitSeconds + Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)) }
-        }
+        defer { count(transactionOf: group.count, since: start) }
         do {
             try database.execute("COMMIT")
         } catch {
@@ -234,7 +234,6 @@ final class SQLiteWorker: Sendable {
             for item in group { item.answer(.failure(error)) }
             return
         }
-        statistics.withLock { $0 = ($0.groups + 1, $0.operations + group.count) }
         for (item, outcome) in zip(group, outcomes) {
             item.answer(outcome)
         }
