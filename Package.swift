@@ -318,6 +318,7 @@ let package = Package(
         .testTarget(
             name: "ReplayStoreTests",
             dependencies: ["ReplayStoreSQLite", "ReplayStorePostgres", "ReplayStoreKeys", "VerificationCore",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "SQLiteNIO", package: "sqlite-nio"),
                            .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: swiftSettings

@@ -123,6 +123,12 @@ public final class SQLiteReplayStore: ReplayStore {
         worker.commits.withLock { $0 }
     }
 
+    /// Answers handed back to callers on event loops, and the hand-overs that carried them (one per
+    /// event loop and group).
+    public var eventLoopAnswers: (answers: Int, handOvers: Int) {
+        worker.loopAnswers.withLock { $0 }
+    }
+
     /// Waits for the operations under way, then closes the file. Idempotent.
     public func close() async {
         guard await gate.closeAndDrain() else { return }
@@ -138,7 +144,7 @@ public final class SQLiteReplayStore: ReplayStore {
 
     // MARK: - ReplayStore
 
-    public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
+    public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
         let values: [SQLiteValue] = [
             .blob(ReplayKeyDigest.replay(namespace: namespace, key: key)),
             .integer(EpochMillis.of(expiresAt)),
@@ -158,7 +164,7 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
-    public func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
+    public nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
         let values: [SQLiteValue] = [
             .blob(ReplayKeyDigest.nonce(nonce)),
             .blob(payload),
@@ -179,7 +185,7 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
-    public func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
+    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
         let id = SQLiteValue.blob(ReplayKeyDigest.nonce(nonce))
         let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
         return try await perform("consumeNonce") { db -> NonceConsumption in
@@ -205,7 +211,7 @@ public final class SQLiteReplayStore: ReplayStore {
     }
 
     @discardableResult
-    public func purgeExpired(now: Date) async throws -> Int {
+    public nonisolated(nonsending) func purgeExpired(now: Date) async throws -> Int {
         let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
         return try await perform("purgeExpired") { db in
             var count = 0
@@ -215,7 +221,7 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
-    public func ping() async throws {
+    public nonisolated(nonsending) func ping() async throws {
         try await perform("ping") { db in
             _ = try db.integer("SELECT count(*) FROM replay_nonces WHERE 0")
         }
@@ -226,7 +232,7 @@ public final class SQLiteReplayStore: ReplayStore {
     /// Runs an operation on the store's thread (in the next commit group unless `grouped` is false)
     /// unless the store is closed; every failure becomes an ``OperationalError`` (the message names
     /// the operation and SQLite's result code, never a value).
-    private func perform<T: Sendable>(
+    private nonisolated(nonsending) func perform<T: Sendable>(
         _ operation: String,
         grouped: Bool = true,
         _ body: @escaping @Sendable (SQLiteDatabase) throws -> T

@@ -35,15 +35,6 @@ final class SQLiteWorker: Sendable {
         let continuation: CheckedContinuation<any Sendable, any Error>
         /// The event loop the caller ran on, if any: its answer is handed back there.
         let eventLoop: (any EventLoop)?
-
-        func answer(_ result: Result<any Sendable, any Error>) {
-            if let eventLoop {
-                let continuation = continuation
-                eventLoop.execute { continuation.resume(with: result) }
-            } else {
-                continuation.resume(with: result)
-            }
-        }
     }
 
     private struct State {
@@ -58,6 +49,8 @@ final class SQLiteWorker: Sendable {
     private let state = Mutex(State())
     /// Every transaction (a group or an operation alone), the operations in them, and the time spent committing.
     let commits = Mutex((transactions: 0, operations: 0, commitSeconds: 0.0))
+    /// Answers handed back on event loops, and the hand-overs (tasks on an event loop) that carried them.
+    let loopAnswers = Mutex((answers: 0, handOvers: 0))
 
     private init() {}
 
@@ -85,7 +78,7 @@ final class SQLiteWorker: Sendable {
 
     /// Runs `body` on the thread, in the next commit group when `grouped`, and returns its result once
     /// that group has committed.
-    func run<T: Sendable>(grouped: Bool = true, _ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
+    nonisolated(nonsending) func run<T: Sendable>(grouped: Bool = true, _ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
         let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
             let item = Item(grouped: grouped, operation: { try body($0) }, continuation: continuation,
                             eventLoop: MultiThreadedEventLoopGroup.currentEventLoop)
@@ -168,7 +161,7 @@ final class SQLiteWorker: Sendable {
             defer { state.queue = [] }
             return state.queue
         }
-        for item in late { item.answer(.failure(SQLiteFailure(21, "closed"))) }
+        answer(late.map { ($0, .failure(SQLiteFailure(21, "closed"))) })
         for waiter in waiters { waiter.resume() }
     }
 
@@ -199,7 +192,7 @@ final class SQLiteWorker: Sendable {
         let start = ContinuousClock.now
         let result = Result { try item.operation(database) }
         count(transactionOf: 1, since: start)
-        item.answer(result)
+        answer([(item, result)])
     }
 
     private func runGroup(_ group: ArraySlice<Item>, _ database: SQLiteDatabase) {
@@ -220,7 +213,7 @@ final class SQLiteWorker: Sendable {
             outcomes.append(outcome)
             if case .failure(let error) = outcome, database.isAutocommit {
                 // SQLite rolled the whole transaction back: nothing of this group so far is stored.
-                for item in group[group.startIndex...index] { item.answer(.failure(error)) }
+                answer(group[group.startIndex...index].map { ($0, .failure(error)) })
                 runGroup(group[(index + 1)...], database)
                 return
             }
@@ -231,11 +224,36 @@ final class SQLiteWorker: Sendable {
             try database.execute("COMMIT")
         } catch {
             if !database.isAutocommit { try? database.execute("ROLLBACK") }
-            for item in group { item.answer(.failure(error)) }
+            answer(group.map { ($0, .failure(error)) })
             return
         }
-        for (item, outcome) in zip(group, outcomes) {
-            item.answer(outcome)
+        answer(Array(zip(group, outcomes)))
+    }
+
+    /// Answers operations (a committed group, a failed one, an operation alone): the callers that ran
+    /// on an event loop with one task per event loop (one wake-up of that thread for all of them),
+    /// the others directly.
+    private func answer(_ answers: [(Item, Result<any Sendable, any Error>)]) {
+        var perLoop: [(loop: any EventLoop, answers: [(CheckedContinuation<any Sendable, any Error>, Result<any Sendable, any Error>)])] = []
+        for (item, result) in answers {
+            guard let loop = item.eventLoop else {
+                item.continuation.resume(with: result)
+                continue
+            }
+            if let index = perLoop.firstIndex(where: { $0.loop === loop }) {
+                perLoop[index].answers.append((item.continuation, result))
+            } else {
+                perLoop.append((loop, [(item.continuation, result)]))
+            }
+        }
+        if !perLoop.isEmpty {
+            let answered = perLoop.reduce(0) { $0 + $1.answers.count }
+            loopAnswers.withLock { $0 = ($0.answers + answered, $0.handOvers + perLoop.count) }
+        }
+        for (loop, answers) in perLoop {
+            loop.execute {
+                for (continuation, result) in answers { continuation.resume(with: result) }
+            }
         }
     }
 }

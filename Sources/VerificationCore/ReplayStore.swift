@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -33,65 +34,84 @@ public enum NonceConsumption: Sendable, Hashable {
 /// and make the verdict indeterminate (never accepted, never silently rejected).
 public protocol ReplayStore: Sendable {
     /// Records `key` in `namespace` until `expiresAt`, if it is not already recorded and unexpired.
-    func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome
+    nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome
 
     /// Stores an issued nonce with its payload until `expiresAt`. Issuing the same nonce twice throws.
-    func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws
+    nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws
 
     /// Atomically marks an issued nonce as used and returns its payload.
-    func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption
+    nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption
 
     /// Deletes entries that expired before `now`; returns how many.
     @discardableResult
-    func purgeExpired(now: Date) async throws -> Int
+    nonisolated(nonsending) func purgeExpired(now: Date) async throws -> Int
 
     /// Throws if the store cannot be reached (readiness probes).
-    func ping() async throws
+    nonisolated(nonsending) func ping() async throws
 }
 
 /// A process-local store for tests and single-process use.
-public actor InMemoryReplayStore: ReplayStore {
+///
+/// A class with a lock rather than an actor: each operation is a few dictionary accesses, done on
+/// the caller's thread. An actor would run them on its own executor and resume the caller from
+/// there, which moves a request handler off the event loop that serves its connection when the
+/// service runs tasks on its event loops (one loop then ends up with most of the work).
+public final class InMemoryReplayStore: ReplayStore, Sendable {
     private struct Nonce {
         var payload: [UInt8]
         var expiresAt: Date
         var consumed: Bool
     }
 
-    private var used: [String: Date] = [:]
-    private var nonces: [String: Nonce] = [:]
+    private struct Entries {
+        var used: [String: Date] = [:]
+        var nonces: [String: Nonce] = [:]
+    }
+
+    private let entries = Mutex(Entries())
 
     public init() {}
 
-    public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
+    public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
         let compound = namespace + "\u{0}" + key
-        if let existing = used[compound], existing > now { return .alreadyUsed }
-        used[compound] = expiresAt
-        return .firstUse
+        return entries.withLock { entries in
+            if let existing = entries.used[compound], existing > now { return .alreadyUsed }
+            entries.used[compound] = expiresAt
+            return .firstUse
+        }
     }
 
-    public func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
-        guard nonces[nonce] == nil else {
+    public nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
+        let issued = entries.withLock { entries in
+            guard entries.nonces[nonce] == nil else { return false }
+            entries.nonces[nonce] = Nonce(payload: payload, expiresAt: expiresAt, consumed: false)
+            return true
+        }
+        guard issued else {
             throw OperationalError("duplicateNonce", "a nonce with this value was issued already", retryable: false)
         }
-        nonces[nonce] = Nonce(payload: payload, expiresAt: expiresAt, consumed: false)
     }
 
-    public func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
-        guard var entry = nonces[nonce] else { return .unknown }
-        if entry.consumed { return .alreadyConsumed }
-        if entry.expiresAt <= now { return .expired }
-        entry.consumed = true
-        nonces[nonce] = entry
-        return .consumed(payload: entry.payload)
+    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
+        entries.withLock { entries in
+            guard var entry = entries.nonces[nonce] else { return .unknown }
+            if entry.consumed { return .alreadyConsumed }
+            if entry.expiresAt <= now { return .expired }
+            entry.consumed = true
+            entries.nonces[nonce] = entry
+            return .consumed(payload: entry.payload)
+        }
     }
 
     @discardableResult
-    public func purgeExpired(now: Date) async throws -> Int {
-        let before = used.count + nonces.count
-        used = used.filter { $0.value > now }
-        nonces = nonces.filter { $0.value.expiresAt > now }
-        return before - used.count - nonces.count
+    public nonisolated(nonsending) func purgeExpired(now: Date) async throws -> Int {
+        entries.withLock { entries in
+            let before = entries.used.count + entries.nonces.count
+            entries.used = entries.used.filter { $0.value > now }
+            entries.nonces = entries.nonces.filter { $0.value.expiresAt > now }
+            return before - entries.used.count - entries.nonces.count
+        }
     }
 
-    public func ping() async throws {}
+    public nonisolated(nonsending) func ping() async throws {}
 }

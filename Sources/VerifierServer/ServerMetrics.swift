@@ -1,10 +1,27 @@
 import Prometheus
+import Synchronization
 import VerificationCore
 
 /// Prometheus metrics: verifications by flow and verdict, failed checks by id, latency.
+///
+/// Each counter is looked up in the registry once (the registry builds and validates its name and
+/// labels on every lookup) and then kept here, under its metric and label values: recording a
+/// verification is a dictionary lookup and an increment.
 public final class ServerMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     private let latency: DurationHistogram
+
+    private enum Metric: Hashable, Sendable {
+        case verifications, checkFailures, unreadableRequests
+    }
+
+    private struct CounterKey: Hashable, Sendable {
+        let metric: Metric
+        let first: String
+        let second: String
+    }
+
+    private let counters = Mutex<[CounterKey: Counter]>([:])
 
     public init() {
         latency = registry.makeDurationHistogram(
@@ -15,15 +32,29 @@ public final class ServerMetrics: Sendable {
     }
 
     public func record(flow: String, report: VerificationReport, duration: Duration) {
-        registry.makeCounter(descriptor: Self.verifications, labels: [("flow", flow), ("verdict", report.verdict.rawValue)]).increment()
+        counter(.verifications, flow, report.verdict.rawValue).increment()
         for check in report.checks where check.status == .failed || check.status == .error {
-            registry.makeCounter(descriptor: Self.checkFailures, labels: [("check", check.id.rawValue), ("reason", check.reason.rawValue)]).increment()
+            counter(.checkFailures, check.id.rawValue, check.reason.rawValue).increment()
         }
         latency.record(duration)
     }
 
     public func requestRejected(reason: String) {
-        registry.makeCounter(descriptor: Self.unreadableRequests, labels: [("reason", reason)]).increment()
+        counter(.unreadableRequests, reason, "").increment()
+    }
+
+    /// The registry's counter for a metric and its label values, looked up there the first time only.
+    private func counter(_ metric: Metric, _ first: String, _ second: String) -> Counter {
+        let key = CounterKey(metric: metric, first: first, second: second)
+        if let counter = counters.withLock({ $0[key] }) { return counter }
+        let counter: Counter
+        switch metric {
+        case .verifications: counter = registry.makeCounter(descriptor: Self.verifications, labels: [("flow", first), ("verdict", second)])
+        case .checkFailures: counter = registry.makeCounter(descriptor: Self.checkFailures, labels: [("check", first), ("reason", second)])
+        case .unreadableRequests: counter = registry.makeCounter(descriptor: Self.unreadableRequests, labels: [("reason", first)])
+        }
+        counters.withLock { $0[key] = counter }
+        return counter
     }
 
     public func text() -> String { registry.emitToString() }

@@ -1,5 +1,5 @@
 // Benchmarks: they measure and print; they never pass or fail on time.
-// Usage: swift run -c release wallet-verifier-bench [mdoc|identity|applepay|service|store|mdoc-stages|mdoc-profile|all] [--seconds N]
+// Usage: swift run -c release wallet-verifier-bench [mdoc|identity|applepay|service|store|mdoc-stages|mdoc-profile|parallel|all] [--seconds N]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -18,11 +18,12 @@ case "mdoc-profile": try await MdocBenchmark.profile(seconds: seconds)
 case "applepay": try await ApplePayBenchmark.run(seconds: seconds)
 case "service": try await ServiceLoadBenchmark.run(seconds: seconds)
 case "store": try await StoreBenchmark.run(seconds: seconds)
+case "parallel": try await ParallelBenchmark.run(seconds: seconds)
 case "all":
     try await MdocBenchmark.run(seconds: seconds)
     try await IdentityBenchmark.run(seconds: seconds)
     try await ApplePayBenchmark.run(seconds: seconds)
 default:
-    print("unknown benchmark \(which); available: mdoc, identity, applepay, service, store, mdoc-stages, mdoc-profile, all")
+    print("unknown benchmark \(which); available: mdoc, identity, applepay, service, store, parallel, mdoc-stages, mdoc-profile, all")
     exit(2)
 }

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 @testable import ReplayStoreSQLite
 import ReplayStoreKeys
 import SQLiteNIO
@@ -29,6 +31,40 @@ struct SQLiteReplayStoreTests {
         let third = try await SQLiteReplayStore.open(path: directory.path + "/" + SQLiteReplayStore.defaultFileName)
         #expect(try await third.consumeNonce("pending", now: at(2)) == .alreadyConsumed)
         await third.close()
+    }
+
+    @Test("callers on event loops each get their own answer, back on their event loop, also when a group answers several on one loop")
+    func answersOnEventLoops() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteReplayStore.open(dataDirectory: directory.path)
+        for index in 0..<160 { try await store.issueNonce("n\(index)", payload: [UInt8(index)], expiresAt: at(600)) }
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let callers = loops.makeIterator().map { EventLoopCaller(eventLoop: $0) }
+        #expect(callers.count == 2)
+        // Rounds of 280 operations from both event loops: 40 keys submitted twice, and 160 nonces
+        // (each with a payload of its own) consumed, 40 of them twice, until some group has answered
+        // several callers on one event loop at once.
+        var round = 0
+        repeat {
+            let namespace = "round\(round)"
+            let outcomes = try await concurrently(280) { index -> String in
+                try await callers[index % 2].operation(index, namespace: namespace, store: store)
+            }
+            #expect(Set(outcomes.filter { $0.hasPrefix("first:") }).count == 40)
+            #expect(outcomes.filter { $0 == "used" }.count == 40)
+            let againExpected = round == 0 ? 40 : 200
+            #expect(outcomes.filter { $0.hasPrefix("again:") }.count == againExpected)
+            #expect(Set(outcomes.filter { $0.hasPrefix("consumed:") }).count == 200 - againExpected)
+            #expect(outcomes.filter { $0.hasPrefix("consumed:") }.count == 200 - againExpected)
+            #expect(outcomes.allSatisfy { $0.hasPrefix("first:") || $0.hasPrefix("consumed:") || $0 == "used" || $0.hasPrefix("again:") }, "\(Set(outcomes))")
+            round += 1
+        } while store.eventLoopAnswers.answers == store.eventLoopAnswers.handOvers && round < 20
+        let handedBack = store.eventLoopAnswers
+        #expect(handedBack.answers > handedBack.handOvers, "no group answered two callers on one event loop in \(round) rounds")
+        #expect(handedBack.answers == round * 280, "every answer went back on its event loop")
+        await store.close()
+        try await loops.shutdownGracefully()
     }
 
     @Test("operations arriving together commit as groups, each with its own answer, and all of them survive a reopen")
@@ -278,5 +314,34 @@ struct SQLiteReplayStoreTests {
         #expect(ReplayKeyDigest.replay(namespace: "a\u{0}", key: "b") != ReplayKeyDigest.replay(namespace: "a", key: "\u{0}b"))
         #expect(ReplayKeyDigest.replay(namespace: "n", key: "k").count == 32)
         #expect(ReplayKeyDigest.nonce("k") != ReplayKeyDigest.replay(namespace: "", key: "k"))
+    }
+}
+
+/// Runs code on one event loop's thread (an actor whose executor is the event loop), as the HTTP
+/// service's request handlers do when tasks run on the event loops.
+actor EventLoopCaller {
+    let eventLoop: any EventLoop
+
+    init(eventLoop: any EventLoop) { self.eventLoop = eventLoop }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
+
+    /// Operation `index` of a round: a key submitted (indices below 80) or a nonce consumed, its
+    /// outcome as text; "not on its event loop" when it started or ended on another thread.
+    func operation(_ index: Int, namespace: String, store: SQLiteReplayStore) async throws -> String {
+        guard MultiThreadedEventLoopGroup.currentEventLoop === eventLoop else { return "not on its event loop" }
+        let outcome: String
+        if index < 80 {
+            let key = "k\(index % 40)"
+            outcome = try await store.recordFirstUse(namespace: namespace, key: key, expiresAt: at(600), now: t0) == .firstUse ? "first:\(key)" : "used"
+        } else {
+            let nonce = index < 240 ? index - 80 : index - 240
+            switch try await store.consumeNonce("n\(nonce)", now: t0) {
+            case .consumed(let payload): outcome = payload == [UInt8(nonce)] ? "consumed:\(nonce)" : "wrong payload for \(nonce): \(payload)"
+            case .alreadyConsumed: outcome = "again:\(nonce)"
+            default: outcome = "other"
+            }
+        }
+        return eventLoop.inEventLoop ? outcome : "not on its event loop"
     }
 }
