@@ -51,8 +51,8 @@ struct ServeCommand: AsyncParsableCommand {
         var configuredLogger = Logger(label: "wallet-verifier")
         configuredLogger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let logger = configuredLogger
-        if EventLoopExecutor.isInstalled {
-            logger.notice("request handlers run on the HTTP server's event loops (WALLET_VERIFIER_EVENT_LOOP_EXECUTOR)")
+        if !EventLoopExecutor.isInstalled {
+            logger.notice("request handlers run on Swift's thread pool, not on the HTTP server's event loops (WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off, or not available here)")
         }
         let services: VerifierServices
         do {

@@ -110,8 +110,8 @@ extension WalletVerifierCommand {
     }
 
     /// Process-wide set-up before ``run(arguments:)``, for the executable only (call it first, from the
-    /// main thread): with `WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=on`, `serve` runs Swift tasks on the HTTP
-    /// server's event-loop threads (see `EventLoopExecutor`).
+    /// main thread): `serve` runs Swift tasks on the HTTP server's event-loop threads unless
+    /// `WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off` (see `EventLoopExecutor`).
     public static func prepareProcess(arguments: [String], environment: [String: String]) {
         if arguments.first == "serve", EventLoopExecutor.enabled(environment: environment) {
             EventLoopExecutor.runTasksOnEventLoops()

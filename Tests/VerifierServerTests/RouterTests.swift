@@ -238,13 +238,13 @@ import WalletVerifierTestSupport
 
 @Suite("event-loop executor setting")
 struct EventLoopExecutorSettingTests {
-    @Test("off unless WALLET_VERIFIER_EVENT_LOOP_EXECUTOR says on")
+    @Test("on unless WALLET_VERIFIER_EVENT_LOOP_EXECUTOR says off")
     func setting() {
-        #expect(!EventLoopExecutor.enabled(environment: [:]))
-        for on in ["on", "ON", "1", "true", "yes"] {
+        #expect(EventLoopExecutor.enabled(environment: [:]))
+        for on in ["on", "ON", "1", "true", "yes", ""] {
             #expect(EventLoopExecutor.enabled(environment: ["WALLET_VERIFIER_EVENT_LOOP_EXECUTOR": on]), "\(on)")
         }
-        for off in ["off", "OFF", "0", "false", "no", ""] {
+        for off in ["off", "OFF", "0", "false", "No"] {
             #expect(!EventLoopExecutor.enabled(environment: ["WALLET_VERIFIER_EVENT_LOOP_EXECUTOR": off]), "\(off)")
         }
     }
