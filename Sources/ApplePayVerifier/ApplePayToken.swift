@@ -93,10 +93,18 @@ extension ApplePayToken {
     /// `transactionIdentifier`). `paymentData` may also be given as a JSON string or as base64 of
     /// the JSON (what iOS apps often send).
     public init(json bytes: [UInt8]) throws(ApplePayTokenError) {
+        try self.init(json: bytes, parsed: nil)
+    }
+
+    /// As ``init(json:)``, with the strict parse of `bytes` when the caller has it already (the HTTP
+    /// service parses each request body once): `parsed` must be ``StrictJSON/parse(_:)`` of exactly
+    /// these bytes. Only values are read from it, never byte ranges.
+    public init(json bytes: [UInt8], parsed: StrictJSON.Object?) throws(ApplePayTokenError) {
         guard bytes.count <= Self.maximumInputSize else {
             throw ApplePayTokenError(.inputTooLarge, "the token is \(bytes.count) bytes; the limit is \(Self.maximumInputSize)")
         }
-        let object = try Self.jsonObject(bytes, what: "the token")
+        let object: StrictJSON.Object
+        if let parsed { object = parsed } else { object = try Self.jsonObject(bytes, what: "the token") }
         var paymentData = object
         var outerTransactionIdentifier: String?
         if object["version"] == nil, let inner = object["paymentData"] {

@@ -1,5 +1,6 @@
 import Foundation
 import VerificationCore
+import WalletJSON
 
 /// The outcome of verifying one token: the report, and the payment data only when the verdict is
 /// accepted.
@@ -83,8 +84,15 @@ public struct ApplePayTokenVerifier: Sendable {
     /// Verifies a token (`paymentData` JSON or a whole PKPaymentToken JSON). Never throws: input
     /// that cannot be read is a failed `applepay.token.structure` check.
     public func verify(_ tokenJSON: [UInt8], context: VerificationContext, expectations: ApplePayExpectations = .none) async -> ApplePayResult {
+        await verify(tokenJSON, parsed: nil, context: context, expectations: expectations)
+    }
+
+    /// As ``verify(_:context:expectations:)``, with the strict JSON parse of `tokenJSON` when the
+    /// caller has it already (it must be ``StrictJSON/parse(_:)`` of exactly these bytes).
+    public func verify(_ tokenJSON: [UInt8], parsed: StrictJSON.Object?, context: VerificationContext,
+                       expectations: ApplePayExpectations = .none) async -> ApplePayResult {
         var runner = CheckRunner(policy: policy.requirements, context: context)
-        var state = ApplePayState(input: tokenJSON)
+        var state = ApplePayState(input: tokenJSON, parsedInput: parsed)
 
         if !trustAnchor.isAppleRootCAG3 {
             runner.warn("customTrustAnchor", "chains are validated against \(trustAnchor), not Apple Root CA - G3; only for tests")

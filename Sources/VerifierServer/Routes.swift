@@ -166,7 +166,8 @@ struct APIRoutes: Sendable {
         }
         let start = ContinuousClock.now
         let context = VerificationContext(time: services.clock.now(), clockSkew: .seconds(services.settings.clockSkew))
-        let result = await verifier.verify(Array(tokenData), context: context, expectations: expectations)
+        // The body was parsed once, strictly; the token's part of that parse is handed over with its bytes.
+        let result = await verifier.verify(Array(tokenData), parsed: value.object, context: context, expectations: expectations)
         services.metrics.record(flow: "applepay", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(ApplePayOutput.json(result), report: result.report)
     }

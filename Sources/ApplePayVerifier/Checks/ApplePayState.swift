@@ -1,5 +1,6 @@
 import Foundation
 import VerificationCore
+import WalletJSON
 
 /// What the checks of one verification learn and hand on to later checks.
 struct ApplePayState: Sendable {
@@ -17,8 +18,12 @@ struct ApplePayState: Sendable {
     var plaintext: [UInt8]?
     var payment: ApplePayPaymentData?
 
-    init(input: [UInt8]) {
+    /// The strict JSON parse of `input`, when the caller had it already.
+    let parsedInput: StrictJSON.Object?
+
+    init(input: [UInt8], parsedInput: StrictJSON.Object? = nil) {
         self.input = input
+        self.parsedInput = parsedInput
     }
 }
 

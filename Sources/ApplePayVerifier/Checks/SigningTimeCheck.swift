@@ -64,7 +64,11 @@ struct SigningTimeCheck: VerificationCheck {
     static func format(_ seconds: Double) -> String {
         guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds)" }
         if seconds == seconds.rounded() { return String(Int64(seconds)) }
-        return abs(seconds) >= 60 ? String(Int64(seconds.rounded())) : String(format: "%.3f", seconds)
+        guard abs(seconds) < 60 else { return String(Int64(seconds.rounded())) }
+        // Three decimals, written out (no Foundation formatter on the per-request path).
+        let millis = Int64((abs(seconds) * 1000).rounded())
+        let fraction = String(millis % 1000)
+        return (seconds < 0 ? "-" : "") + String(millis / 1000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     /// "380844402 s" reads better with "(about 4407 days)".

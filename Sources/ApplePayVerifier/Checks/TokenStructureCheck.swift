@@ -8,7 +8,7 @@ struct TokenStructureCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         let token: ApplePayToken
         do {
-            token = try ApplePayToken(json: state.input)
+            token = try ApplePayToken(json: state.input, parsed: state.parsedInput)
         } catch {
             var details: [String: String] = [:]
             if let field = error.field { details["field"] = field }
