@@ -101,6 +101,8 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
                 sawDigests = true
                 return value.textKeyedMap(maxEntries: 64) { name, space in
                     var ids: [UInt64: ArraySlice<UInt8>] = [:]
+                    // Sized once (the reader below accepts at most 256 entries).
+                    ids.reserveCapacity(min(space.definiteMapCount() ?? 0, 256))
                     let complete = space.unsignedIntKeyedMap { id, digest in
                         guard let bytes = digest.byteString() else { return false }
                         ids[id] = bytes

@@ -30,3 +30,11 @@ extension CheckID {
     /// Device-signed elements are allowed by the MSO's keyAuthorizations.
     public static let mdocDeviceKeyAuthorizations: CheckID = "mdoc.device.keyAuthorizations"
 }
+
+/// The prerequisite lists of the per-document checks, built once (a check's `prerequisites` is read
+/// on every run; an array literal there would allocate each time).
+enum MdocPrerequisites {
+    static let documentStructure: [CheckID] = [.mdocDocumentStructure]
+    static let msoStructure: [CheckID] = [.mdocMSOStructure]
+    static let issuerChain: [CheckID] = [.mdocIssuerChain]
+}

@@ -583,6 +583,13 @@ public struct CBORValueReader {
         return parser.pointee.peekDefiniteHead(major: major)
     }
 
+    /// The number of entries of the definite-length map at the reader, without reading it (nil for
+    /// anything else). For sizing what the entries are read into; the read itself checks every limit.
+    public func definiteMapCount() -> Int? {
+        guard let head = peek(major: 5), let count = head.argument, count <= UInt64(Int.max) else { return nil }
+        return Int(count)
+    }
+
     /// An unsigned integer (major type 0).
     public mutating func unsignedInt() -> UInt64? {
         guard let head = peek(major: 0) else { return nil }

@@ -10,7 +10,7 @@ struct CertificateProfileCheck: VerificationCheck {
     static let documentSignerEKU: ASN1ObjectIdentifier = [1, 0, 18013, 5, 1, 2]
 
     var id: CheckID { .mdocIssuerCertificateProfile }
-    var prerequisites: [CheckID] { [.mdocIssuerChain] }
+    var prerequisites: [CheckID] { MdocPrerequisites.issuerChain }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let entry = state.chain, let signer = entry.subjects.first, let iaca = entry.subjects.last else {

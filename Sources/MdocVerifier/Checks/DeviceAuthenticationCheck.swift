@@ -8,7 +8,7 @@ import WalletCOSE
 /// device key), salt SHA-256(SessionTranscriptBytes), info "EMacKey")) over DeviceAuthenticationBytes.
 struct DeviceAuthenticationCheck: VerificationCheck {
     var id: CheckID { .mdocDeviceAuthentication }
-    var prerequisites: [CheckID] { [.mdocMSOStructure] }
+    var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }

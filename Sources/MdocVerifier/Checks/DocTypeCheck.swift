@@ -3,7 +3,7 @@ import VerificationCore
 /// `mdoc.docType`: the MSO's docType equals the document's, and the policy accepts it.
 struct DocTypeCheck: VerificationCheck {
     var id: CheckID { .mdocDocType }
-    var prerequisites: [CheckID] { [.mdocMSOStructure] }
+    var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }

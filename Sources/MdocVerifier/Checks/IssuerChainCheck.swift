@@ -7,7 +7,7 @@ import VerificationCore
 /// to a trusted IACA root for this docType, every certificate valid at the verification time.
 struct IssuerChainCheck: VerificationCheck {
     var id: CheckID { .mdocIssuerChain }
-    var prerequisites: [CheckID] { [.mdocDocumentStructure] }
+    var prerequisites: [CheckID] { MdocPrerequisites.documentStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let certificates = state.certificates else {

@@ -7,7 +7,7 @@ import X509
 /// document signer's key from x5chain, over the MSO bytes as received.
 struct IssuerSignatureCheck: VerificationCheck {
     var id: CheckID { .mdocIssuerSignature }
-    var prerequisites: [CheckID] { [.mdocDocumentStructure] }
+    var prerequisites: [CheckID] { MdocPrerequisites.documentStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let certificates = state.certificates else {

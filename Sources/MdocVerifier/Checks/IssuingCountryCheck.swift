@@ -7,7 +7,7 @@ import X509
 /// check is skipped, but an invalid or mismatching one still fails.
 struct IssuingCountryCheck: VerificationCheck {
     var id: CheckID { .mdocIssuerCountry }
-    var prerequisites: [CheckID] { [.mdocIssuerChain] }
+    var prerequisites: [CheckID] { MdocPrerequisites.issuerChain }
 
     static func countryName(_ name: DistinguishedName) -> String? {
         for rdn in name {

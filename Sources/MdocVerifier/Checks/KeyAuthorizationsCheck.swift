@@ -5,7 +5,7 @@ import VerificationCore
 /// every device-signed element is within them.
 struct KeyAuthorizationsCheck: VerificationCheck {
     var id: CheckID { .mdocDeviceKeyAuthorizations }
-    var prerequisites: [CheckID] { [.mdocMSOStructure] }
+    var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }

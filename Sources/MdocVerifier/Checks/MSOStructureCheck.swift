@@ -6,7 +6,7 @@ import WalletCBOR
 /// MSO decodes (version, digest algorithm, value digests, device key, docType, validity).
 struct MSOStructureCheck: VerificationCheck {
     var id: CheckID { .mdocMSOStructure }
-    var prerequisites: [CheckID] { [.mdocDocumentStructure] }
+    var prerequisites: [CheckID] { MdocPrerequisites.documentStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document else { return .failed(.malformedInput, "The document did not decode.") }

@@ -4,7 +4,7 @@ import VerificationCore
 /// `mdoc.mso.version`: the MSO version is at least 1.0 and not above the DeviceResponse's version.
 struct MSOVersionCheck: VerificationCheck {
     var id: CheckID { .mdocMSOVersion }
-    var prerequisites: [CheckID] { [.mdocMSOStructure] }
+    var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }

@@ -6,7 +6,7 @@ import WalletCBOR
 /// verification time, with the policy's clock-skew allowance on both ends of the window.
 struct ValidityCheck: VerificationCheck {
     var id: CheckID { .mdocValidity }
-    var prerequisites: [CheckID] { [.mdocMSOStructure] }
+    var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }

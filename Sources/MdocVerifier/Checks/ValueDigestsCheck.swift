@@ -7,7 +7,7 @@ import VerificationCore
 /// than items disclosed; an item without a digest, or two items with one digestID, fails.
 struct ValueDigestsCheck: VerificationCheck {
     var id: CheckID { .mdocValueDigests }
-    var prerequisites: [CheckID] { [.mdocMSOStructure] }
+    var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     static func digest(_ algorithm: String, _ bytes: ArraySlice<UInt8>) -> [UInt8]? {
         switch algorithm {
