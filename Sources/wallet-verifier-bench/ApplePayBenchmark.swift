@@ -24,27 +24,19 @@ enum ApplePayBenchmark {
         let only = ProcessInfo.processInfo.environment["APPLEPAY_BENCH"]
         for (name, merchant) in [("EC_v1", ec), ("RSA_v1", rsa)] where only == nil || only == name {
             print("applepay: \(name) token (\(merchant.publicKeyHash.prefix(8))…), every check, in-memory replay store")
-            // Distinct transaction ids: the replay check must see first uses. A fresh store per
-            // pass over the tokens (a new verifier costs nothing: ring, anchor and cache are shared).
+            // Distinct transaction ids, each verified as a first use.
             let tokens = try (0..<512).map { _ in try ApplePayTokenBuilder(pki: pki, merchant: merchant, signingTime: signingTime).build().json() }
-            func makeVerifier() throws -> ApplePayTokenVerifier {
+            var cycle = try FirstUseTokens(tokens) {
                 try ApplePayTokenVerifier(keyRing: ring, replayStore: InMemoryReplayStore(), trustAnchor: anchor, chainCache: cache)
             }
-            var verifier = try makeVerifier()
-            let first = await verifier.verify(tokens[0], context: context)
+            let first = try await cycle.verifyNext(context: context)
             guard first.verdict == .accepted else {
                 print("  setup failed: \(first.report.failures.map(\.message))")
                 continue
             }
-            verifier = try makeVerifier()
-            var index = 0
+            try cycle.restart()
             let full: () async throws -> Void = {
-                if index == tokens.count {
-                    index = 0
-                    verifier = try makeVerifier()
-                }
-                let result = await verifier.verify(tokens[index], context: context)
-                index += 1
+                let result = try await cycle.verifyNext(context: context)
                 if result.verdict != .accepted { fatalError("benchmark token rejected: \(result.report.failures.map(\.message))") }
             }
 

@@ -25,15 +25,11 @@ enum ParallelBenchmark {
             try (0..<512).map { _ in try ApplePayTokenBuilder(pki: pki, merchant: merchant, signingTime: signingTime).build().json() }
         }
         try await compare("Apple Pay EC_v1 decrypt", seconds: seconds, tasks: cores) { task in
-            var verifier = try ApplePayTokenVerifier(keyRing: ring, replayStore: InMemoryReplayStore(), trustAnchor: anchor, chainCache: cache)
-            var index = 0
+            var cycle = try FirstUseTokens(tokenSets[task]) {
+                try ApplePayTokenVerifier(keyRing: ring, replayStore: InMemoryReplayStore(), trustAnchor: anchor, chainCache: cache)
+            }
             return {
-                if index == tokenSets[task].count {
-                    index = 0
-                    verifier = try ApplePayTokenVerifier(keyRing: ring, replayStore: InMemoryReplayStore(), trustAnchor: anchor, chainCache: cache)
-                }
-                let result = await verifier.verify(tokenSets[task][index], context: context)
-                index += 1
+                let result = try await cycle.verifyNext(context: context)
                 precondition(result.verdict == .accepted)
             }
         }

@@ -65,7 +65,11 @@ enum ServiceLoadBenchmark {
         for _ in 0..<600 { libraryTokens.append(try fixture.applePayToken(signedAt: Date())) }
         let identityVerifier = services.identity.verifier
         var index = 0
-        var applePay = try ApplePayTokenVerifier(keyRing: services.applePay!.keyRing, replayStore: InMemoryReplayStore(), trustAnchor: services.applePay!.trustAnchor)
+        let applePayService = services.applePay!
+        func makeApplePayVerifier() throws -> ApplePayTokenVerifier {
+            try ApplePayTokenVerifier(keyRing: applePayService.keyRing, replayStore: InMemoryReplayStore(), trustAnchor: applePayService.trustAnchor)
+        }
+        var applePayTokens = try FirstUseTokens(libraryTokens, makeVerifier: makeApplePayVerifier)
         // One library verification of each flow (also measured again after the load).
         let identityOnce: () async -> Void = {
             let input = identityLibraryInputs[index % identityLibraryInputs.count]
@@ -73,15 +77,9 @@ enum ServiceLoadBenchmark {
             _ = await identityVerifier.verify(encryptedData: input.envelope, nonce: input.nonce, request: descriptor, at: Date())
         }
         let applePayOnce: () async throws -> Void = {
-            if index > 0, index % libraryTokens.count == 0 {
-                // A fresh replay store per pass over the tokens: every verification is a first use.
-                applePay = try ApplePayTokenVerifier(keyRing: applePay.keyRing, replayStore: InMemoryReplayStore(), trustAnchor: applePay.trustAnchor)
-            }
-            _ = await applePay.verify(libraryTokens[index % libraryTokens.count], context: VerificationContext(time: Date()))
-            index += 1
+            _ = try await applePayTokens.verifyNext(context: VerificationContext(time: Date()))
         }
         let identityLibrary = await measure("library: in-app identity verification (1 core)", seconds: seconds, identityOnce)
-        index = 0
         let applePayLibrary = try await measure("library: Apple Pay EC_v1 decrypt (1 core)", seconds: seconds, applePayOnce)
 
         if ProcessInfo.processInfo.environment["SERVICE_STAGES"] != nil {
@@ -89,7 +87,7 @@ enum ServiceLoadBenchmark {
             _ = try await measure("stage: strict JSON read of an Apple Pay body", seconds: seconds) {
                 _ = try StrictJSON.parse(body)
             }
-            let verifier = try ApplePayTokenVerifier(keyRing: applePay.keyRing, replayStore: InMemoryReplayStore(), trustAnchor: applePay.trustAnchor)
+            let verifier = try makeApplePayVerifier()
             let result = await verifier.verify(libraryTokens[0], context: VerificationContext(time: Date()))
             _ = await measure("stage: Apple Pay JSON output", seconds: seconds) {
                 _ = ApplePayOutput.json(result)
@@ -223,8 +221,7 @@ enum ServiceLoadBenchmark {
         // taken against the faster of the two library measurements (the stricter comparison).
         index = 0
         let identityAfter = await measure("library again: in-app identity verification (1 core)", seconds: seconds, identityOnce)
-        index = 0
-        applePay = try ApplePayTokenVerifier(keyRing: applePay.keyRing, replayStore: InMemoryReplayStore(), trustAnchor: applePay.trustAnchor)
+        try applePayTokens.restart()
         let applePayAfter = try await measure("library again: Apple Pay EC_v1 decrypt (1 core)", seconds: seconds, applePayOnce)
         for (name, connections, rps) in results {
             let library = name.hasPrefix("identity") ? max(identityLibrary, identityAfter) : max(applePayLibrary, applePayAfter)
