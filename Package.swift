@@ -304,7 +304,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VerifierServerTests",
-            dependencies: ["VerifierServer", "VerificationCore", "WalletVerifierTestSupport",
+            dependencies: ["VerifierServer", "VerificationCore", "WalletIdentity", "WalletVerifierTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log")],

@@ -30,12 +30,12 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
         var ageClaim: AgeClaim?
         for requested in request.elements {
             if let minimum = requested.atLeast {
-                let answer = RequestMatching.age(document: document, nameSpace: IdentityElement.ageNameSpace(for: request.document), minimum: minimum, at: document.validFrom)
+                let answer = RequestMatching.age(document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: document.validFrom)
                 ageClaim = AgeClaim(atLeast: minimum, value: answer.value, source: answer.source, intentToStore: requested.intentToStore)
                 continue
             }
             var values: [(String, ElementValue)] = []
-            for pair in requested.element.identifiers(for: request.document) {
+            for pair in requested.element.identifiers(for: request.document, docType: document.docType) {
                 if let value = document.element(pair.nameSpace, pair.identifier) { values.append(("\(pair.nameSpace)/\(pair.identifier)", value)) }
             }
             claims.append(Claim(element: requested.element, values: values.map { (source: $0.0, value: $0.1) }, intentToStore: requested.intentToStore))
@@ -52,6 +52,38 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
     /// JPEG bytes.
     public var portrait: [UInt8]? { claim(.portrait)?.values.first?.value.bytesValue }
     public var documentNumber: String? { claim(.documentNumber)?.values.first?.value.stringValue }
+    /// ISO/IEC 5218: 0 not known, 1 male, 2 female, 9 not applicable.
+    public var sex: Int? { claim(.sex)?.values.lazy.compactMap { $0.value.integerValue.map(Int.init) }.first }
+    /// Centimetres (ISO 18013-5 height).
+    public var heightCentimetres: Int? { claim(.height)?.values.lazy.compactMap { $0.value.integerValue.map(Int.init) }.first }
+    /// Kilograms (ISO 18013-5 weight); AAMVA's weight_range stays in ``claim(_:)``.
+    public var weightKilograms: Int? {
+        claim(.weight)?.values.first { $0.source.hasSuffix("/weight") }?.value.integerValue.map(Int.init)
+    }
+    /// ISO/IEC 18013-5's colour words (e.g. "brown", "blue").
+    public var eyeColor: String? { claim(.eyeColor)?.values.first?.value.stringValue }
+    public var hairColor: String? { claim(.hairColor)?.values.first?.value.stringValue }
+    /// ISO 3166-1 alpha-2.
+    public var nationality: String? { claim(.nationality)?.values.first?.value.stringValue }
+    /// AAMVA's organ_donor (1 = donor).
+    public var organDonor: Bool? { Self.flag(claim(.organDonorStatus)) }
+    /// AAMVA's veteran (1 = veteran).
+    public var veteran: Bool? { Self.flag(claim(.veteranStatus)) }
+    /// AAMVA's DHS_temporary_lawful_status (1 = temporary lawful status).
+    public var dhsTemporaryLawfulStatus: Bool? { Self.flag(claim(.dhsTemporaryLawfulStatus)) }
+    /// AAMVA's DHS_compliance: "F" fully compliant, "N" non-compliant.
+    public var dhsCompliance: String? { claim(.documentDHSComplianceStatus)?.values.first?.value.stringValue }
+
+    /// AAMVA encodes yes/no elements as the integer 1 (or 0); a CBOR bool is taken as is.
+    static func flag(_ claim: Claim?) -> Bool? {
+        guard let value = claim?.values.first?.value else { return nil }
+        if let bool = value.boolValue { return bool }
+        switch value.integerValue {
+        case 1: return true
+        case 0: return false
+        default: return nil
+        }
+    }
 
     public var description: String { "IdentityClaims(\(claims.count) claims, values redacted)" }
 

@@ -4,14 +4,14 @@ import VerificationCore
 
 /// Comparing a response with the request that produced it.
 enum RequestMatching {
-    /// The (namespace, identifier) pairs the request allows.
-    static func allowed(_ request: IdentityRequestDescriptor) -> Set<String> {
+    /// The (namespace, identifier) pairs the request allows in a response of the given docType.
+    static func allowed(_ request: IdentityRequestDescriptor, docType: String) -> Set<String> {
         var allowed = Set<String>()
         for element in request.elements {
-            for pair in element.element.identifiers(for: request.document) { allowed.insert("\(pair.nameSpace)/\(pair.identifier)") }
+            for pair in element.element.identifiers(for: request.document, docType: docType) { allowed.insert("\(pair.nameSpace)/\(pair.identifier)") }
             if element.atLeast != nil {
                 // PassKit answers age(atLeast:) with age_over_NN, or falls back to the age element.
-                let ns = IdentityElement.ageNameSpace(for: request.document)
+                let ns = IdentityElement.ageNameSpace(docType: docType)
                 allowed.insert("\(ns)/age_in_years")
                 allowed.insert("\(ns)/birth_date")
             }
@@ -28,14 +28,15 @@ enum RequestMatching {
         guard request.document.docTypes.contains(document.docType) else {
             return .failed("unexpectedDocType", "The response is a \(document.docType); the request asked for a \(request.document.rawValue) (\(request.document.docTypes.sorted().joined(separator: " or "))).")
         }
-        let allowed = allowed(request)
+        let allowed = allowed(request, docType: document.docType)
+        let ageNameSpace = IdentityElement.ageNameSpace(docType: document.docType)
         let ageRequested = request.elements.contains { $0.atLeast != nil }
         var unrequested: [String] = []
         for space in document.issuerSigned {
             for element in space.elements {
                 let name = "\(space.name)/\(element.identifier)"
                 if allowed.contains(name) { continue }
-                if ageRequested, isAgeOver(element.identifier) != nil, space.name == IdentityElement.ageNameSpace(for: request.document) { continue }
+                if ageRequested, isAgeOver(element.identifier) != nil, space.name == ageNameSpace { continue }
                 unrequested.append(name)
             }
         }
@@ -80,7 +81,7 @@ enum RequestMatching {
 
     static func ageOutcome(document: VerifiedDocument, request: IdentityRequestDescriptor, minimum: Int) -> CheckOutcome {
         // The verification time is not needed for age_over_NN; birth_date fallback uses the MSO validity start.
-        let answer = age(document: document, nameSpace: IdentityElement.ageNameSpace(for: request.document), minimum: minimum, at: document.validFrom)
+        let answer = age(document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: document.validFrom)
         guard answer.value != nil else {
             return .failed("ageNotAnswered", "age(atLeast: \(minimum)) was requested but the response carries no age_over_NN, age_in_years or birth_date that decides it.")
         }

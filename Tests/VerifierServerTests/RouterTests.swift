@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 import VerificationCore
+import WalletIdentity
 @testable import VerifierServer
 import WalletVerifierTestSupport
 
@@ -190,6 +191,13 @@ import WalletVerifierTestSupport
             for path in ["/v1/identity/requests:", "/v1/identity/verify:", "/v1/applepay/decrypt:", "/healthz:", "/readyz:", "/metrics:"] {
                 #expect(spec.contains(path), "\(path)")
             }
+            // The descriptor's element enum is exactly the library's PassKit element list.
+            let enumStart = try #require(spec.range(of: "enum: [givenName"))
+            let enumEnd = try #require(spec[enumStart.upperBound...].firstIndex(of: "]"))
+            let listed = spec[spec.index(enumStart.lowerBound, offsetBy: "enum: [".count)..<enumEnd]
+                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            #expect(Set(listed) == Set(IdentityElement.allCases.map(\.rawValue)))
+            #expect(listed.count == IdentityElement.allCases.count)
             let notConfigured = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: try Self.body(["paymentData": [:]]))
             #expect(notConfigured.status == .serviceUnavailable)
             let page = String(buffer: try await client.execute(uri: "/", method: .get).body)
