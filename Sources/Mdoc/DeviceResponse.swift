@@ -12,7 +12,13 @@ public struct DeviceResponse: Sendable {
     public let documentResults: [Result<Document, MdocDecodingError>]
     /// docType → error code, for documents the holder did not return.
     public let documentErrors: [String: Int64]
-    public let node: CBORNode
+    /// The response as received.
+    public let encodedBytes: ArraySlice<UInt8>
+
+    /// The response as a node, decoded again from ``encodedBytes``.
+    public var node: CBORNode {
+        get throws(CBORError) { try CBORDecoder().decode(encodedBytes) }
+    }
 
     public var documents: [Document] { documentResults.compactMap { try? $0.get() } }
 
@@ -40,12 +46,57 @@ public struct DeviceResponse: Sendable {
             }
         }
         documentErrors = errors
-        self.node = node
+        self.encodedBytes = node.encodedBytes
     }
 
     public init(cborBytes bytes: [UInt8]) throws(MdocDecodingError) {
+        // The usual response reads in place; anything else (and every error) goes the generic way.
+        var reader: DeviceResponse?
+        if CBORDecoder().read(bytes[...], { reader = DeviceResponse(reading: &$0); return reader != nil }), let reader {
+            self = reader
+            return
+        }
         let node = try decoding("DeviceResponse") { () throws(CBORError) in try CBORDecoder.decode(bytes) }
         try self.init(cbor: node)
+    }
+
+    /// Reads a response in place, without a node tree for its documents' namespaces and items (each
+    /// document: see ``Document``). Nil for anything unusual or wrong, including `documentErrors` and a
+    /// document that does not decode: ``init(cbor:)`` accepts every input this accepts, with the same
+    /// result, and reports what the others lack.
+    public init?(reading reader: inout CBORValueReader) {
+        var version: String?
+        var status: UInt64?
+        var results: [Result<Document, MdocDecodingError>] = []
+        let bytes = reader.capturing { response in
+            response.textKeyedMap { key, value in
+                switch key.count {
+                case 7 where TextKeys.equal(key, "version"):
+                    version = value.textString()
+                    return version != nil
+                case 6 where TextKeys.equal(key, "status"):
+                    status = value.unsignedInt()
+                    return status != nil
+                case 9 where TextKeys.equal(key, "documents"):
+                    results.reserveCapacity(value.definiteArrayCount() ?? 0)
+                    return value.array(maxItems: 64) { item in
+                        guard let document = Document.read(&item) else { return false }
+                        results.append(.success(document))
+                        return true
+                    }
+                case 14 where TextKeys.equal(key, "documentErrors"):
+                    return false
+                default:
+                    return true
+                }
+            }
+        }
+        guard let bytes, let version, let status else { return nil }
+        self.version = version
+        self.status = status
+        self.documentResults = results
+        self.documentErrors = [:]
+        self.encodedBytes = bytes
     }
 }
 

@@ -13,7 +13,50 @@ public final class Document: Sendable {
     /// Element errors reported by the holder: namespace → identifier → error code.
     public let errors: [String: [String: Int64]]
     /// The whole document as received.
-    public let node: CBORNode
+    public let encodedBytes: ArraySlice<UInt8>
+
+    /// The whole document as a node, decoded again from ``encodedBytes``.
+    public var node: CBORNode {
+        get throws(CBORError) { try CBORDecoder().decode(encodedBytes) }
+    }
+
+    private init(docType: String, issuerSigned: IssuerSigned, deviceSigned: DeviceSigned?, encodedBytes: ArraySlice<UInt8>) {
+        self.docType = docType
+        self.issuerSigned = issuerSigned
+        self.deviceSigned = deviceSigned
+        self.errors = [:]
+        self.encodedBytes = encodedBytes
+    }
+
+    /// Reads a document in place (see ``IssuerSigned``); nil for anything unusual or wrong, including a
+    /// document with `errors` (the caller then decodes generically, which accepts the same inputs).
+    static func read(_ reader: inout CBORValueReader) -> Document? {
+        var docType: String?
+        var issuerSigned: IssuerSigned?
+        var deviceSigned: DeviceSigned?
+        let bytes = reader.capturing { document in
+            document.textKeyedMap { key, value in
+                switch key.count {
+                case 7 where TextKeys.equal(key, "docType"):
+                    docType = value.textString()
+                    return docType != nil
+                case 12 where TextKeys.equal(key, "issuerSigned"):
+                    issuerSigned = IssuerSigned(reading: &value)
+                    return issuerSigned != nil
+                case 12 where TextKeys.equal(key, "deviceSigned"):
+                    guard let node = value.node(), let decoded = try? DeviceSigned(cbor: node) else { return false }
+                    deviceSigned = decoded
+                    return true
+                case 6 where TextKeys.equal(key, "errors"):
+                    return false
+                default:
+                    return true
+                }
+            }
+        }
+        guard let bytes, let docType, let issuerSigned else { return nil }
+        return Document(docType: docType, issuerSigned: issuerSigned, deviceSigned: deviceSigned, encodedBytes: bytes)
+    }
 
     public init(cbor node: CBORNode) throws(MdocDecodingError) {
         let map = try decoding("Document") { () throws(CBORError) in try node.map("Document") }
@@ -34,6 +77,6 @@ public final class Document: Sendable {
             }
         }
         self.errors = errors
-        self.node = node
+        self.encodedBytes = node.encodedBytes
     }
 }

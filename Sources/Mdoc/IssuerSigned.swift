@@ -15,6 +15,41 @@ public struct IssuerSigned: Sendable {
     /// The issuer's COSE_Sign1 over the MobileSecurityObjectBytes.
     public let issuerAuth: COSESign1
 
+    /// Reads IssuerSigned in place: namespaces and items without a node tree (an mdoc discloses one
+    /// item per element), issuerAuth as a node. Nil for anything unusual or wrong; the caller then
+    /// decodes generically, which accepts the same inputs and gives the precise error.
+    init?(reading reader: inout CBORValueReader) {
+        var spaces: [NameSpace] = []
+        var auth: COSESign1?
+        let read = reader.textKeyedMap { key, value in
+            switch key.count {
+            case 10 where TextKeys.equal(key, "nameSpaces"):
+                spaces.reserveCapacity(value.definiteMapCount() ?? 0)
+                return value.textKeyedMap(maxEntries: 64) { nameBytes, list in
+                    let name = String(decoding: nameBytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+                    var items: [EmbeddedCBOR<IssuerSignedItem>] = []
+                    items.reserveCapacity(list.definiteArrayCount() ?? 0)
+                    let read = list.array(maxItems: 4096) { item in
+                        guard let embedded = EmbeddedCBOR<IssuerSignedItem>(reading: &item, limits: .default) else { return false }
+                        items.append(embedded)
+                        return true
+                    }
+                    spaces.append(NameSpace(name: name, items: items))
+                    return read
+                }
+            case 10 where TextKeys.equal(key, "issuerAuth"):
+                guard let node = value.node(), let sign1 = try? COSESign1(cbor: node) else { return false }
+                auth = sign1
+                return true
+            default:
+                return true
+            }
+        }
+        guard read, let auth else { return nil }
+        nameSpaces = spaces
+        issuerAuth = auth
+    }
+
     public init(cbor node: CBORNode) throws(MdocDecodingError) {
         let map = try decoding("IssuerSigned") { () throws(CBORError) in try node.map("IssuerSigned") }
         var spaces: [NameSpace] = []

@@ -590,6 +590,12 @@ public struct CBORValueReader {
         return Int(count)
     }
 
+    /// The number of items of the definite-length array at the reader, without reading it.
+    public func definiteArrayCount() -> Int? {
+        guard let head = peek(major: 4), let count = head.argument, count <= UInt64(parser.pointee.remaining) else { return nil }
+        return Int(count)
+    }
+
     /// An unsigned integer (major type 0).
     public mutating func unsignedInt() -> UInt64? {
         guard let head = peek(major: 0) else { return nil }
@@ -635,6 +641,46 @@ public struct CBORValueReader {
         return true
     }
 
+    /// A definite-length array of at most `maxItems` items: `item` is called with a reader at each
+    /// item in turn and may read it (an item it does not read is decoded and dropped). False when the
+    /// value is not such an array, an item breaks a rule, or `item` returns false (then the whole
+    /// read fails).
+    public mutating func array(maxItems: Int = 256, _ item: (inout CBORValueReader) -> Bool) -> Bool {
+        guard let head = peek(major: 4), let count = head.argument, count <= UInt64(maxItems),
+              count <= UInt64(parser.pointee.remaining - head.length), parser.pointee.consume(head) else { failed = true; return false }
+        for _ in 0..<count {
+            var reader = CBORValueReader(parser: parser, depth: depth + 1)
+            guard item(&reader), !reader.failed else { failed = true; return false }
+            if !reader.consumed {
+                guard reader.node() != nil else { failed = true; return false }
+            }
+        }
+        consumed = true
+        return true
+    }
+
+    /// `#6.24(bstr .cbor T)` with a definite-length byte string: the tag-24 item's bytes as received,
+    /// the index where its byte string starts, and the embedded bytes. Nil for any other item: nothing
+    /// is consumed unless it is tag 24 with other content, which fails the whole read.
+    public mutating func embeddedItem() -> (tagged: ArraySlice<UInt8>, contentStart: Int, inner: ArraySlice<UInt8>)? {
+        guard let tag = peek(major: 6), tag.argument == 24, depth + 1 <= parser.pointee.limits.maxDepth else { return nil }
+        let start = tag.start
+        guard parser.pointee.consume(tag) else { failed = true; return nil }
+        guard let content = parser.pointee.peekDefiniteHead(major: 2) else { failed = true; return nil }
+        guard let range = parser.pointee.consumeString(content) else { failed = true; return nil }
+        consumed = true
+        let bytes = parser.pointee.bytes
+        return (bytes[start..<range.upperBound], content.start, bytes[range])
+    }
+
+    /// Reads the value with `body` (which must consume it) and returns the value's bytes as received.
+    public mutating func capturing(_ body: (inout CBORValueReader) -> Bool) -> ArraySlice<UInt8>? {
+        guard !consumed, !failed else { return nil }
+        let start = parser.pointee.position
+        guard body(&self), consumed, !failed else { failed = true; return nil }
+        return parser.pointee.bytes[start..<parser.pointee.position]
+    }
+
     /// Any item, decoded into a node with the decoder's rules and limits.
     public mutating func node() -> CBORNode? {
         guard !consumed, !failed else { return nil }
@@ -667,6 +713,21 @@ extension CBORDecoder {
                 withUnsafeMutablePointer(to: &parser) { pointer in
                     Parser.readMap(pointer, depth: 1, maxEntries: maxEntries, textKeys: true) { key, _, reader in entry(key, &reader) }
                         && pointer.pointee.position == bytes.endIndex
+                }
+            }
+        }
+        return (try? result.get()) ?? false
+    }
+
+    /// Reads `bytes` as exactly one item with `read` (which must consume it), in place, under the same
+    /// rules and limits as ``decode(_:)``. False when `read` returns false or anything is left over.
+    public func read(_ bytes: ArraySlice<UInt8>, _ read: (inout CBORValueReader) -> Bool) -> Bool {
+        guard bytes.count <= limits.maxInputSize else { return false }
+        let result: Result<Bool, CBORError> = Result { () throws(CBORError) -> Bool in
+            try Parser.withParser(bytes, limits: limits) { (parser: inout Parser) throws(CBORError) -> Bool in
+                withUnsafeMutablePointer(to: &parser) { pointer in
+                    var reader = CBORValueReader(parser: pointer, depth: 1)
+                    return read(&reader) && reader.consumed && !reader.failed && pointer.pointee.position == bytes.endIndex
                 }
             }
         }

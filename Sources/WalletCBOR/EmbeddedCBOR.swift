@@ -7,19 +7,21 @@
 /// is transmitted.
 public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBOREncodable {
     // A struct: an mdoc carries one per disclosed element, and a value in the items array costs no
-    // allocation (or generic class metadata) of its own.
-    /// The whole tag-24 item: `d8 18` + byte-string head + inner bytes.
-    public let node: CBORNode
+    // allocation (or generic class metadata) of its own; ``node`` is built on demand, so a decoded item
+    // holds no tag node either.
+    /// The whole tag-24 item as received: `d8 18` + byte-string head + inner bytes.
+    public let taggedBytes: ArraySlice<UInt8>
+    /// Where, in ``taggedBytes``, the byte string (head and content) starts.
+    @usableFromInline let contentStart: Int
+    /// The embedded encoding (the content of the tagged byte string), as received.
+    public let innerBytes: ArraySlice<UInt8>
     public let value: Value
     /// The limits the inner item was decoded with (``innerNode`` decodes it again with them).
     @usableFromInline let limits: CBORDecoder.Limits
 
-    public var taggedBytes: ArraySlice<UInt8> { node.encodedBytes }
-
-    /// The embedded encoding (the content of the tagged byte string), as received.
-    public var innerBytes: ArraySlice<UInt8> {
-        guard case .tagged(_, let content) = node.value, case .byteString(let inner) = content.value else { return [] }
-        return inner
+    /// The whole tag-24 item as a node (its bytes are ``taggedBytes``).
+    public var node: CBORNode {
+        CBORNode(value: .tagged(24, CBORNode(value: .byteString(innerBytes), encodedBytes: taggedBytes[contentStart...])), encodedBytes: taggedBytes)
     }
 
     /// The embedded item as a node. A value type that reads its bytes directly keeps no node, so this
@@ -44,7 +46,21 @@ public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBORE
         // The inner slice shares the buffer, so offsets in errors stay absolute.
         self.value = try Value(embeddedCBOR: inner, limits: limits)
         self.limits = limits
-        self.node = node
+        self.taggedBytes = node.encodedBytes
+        self.contentStart = content.encodedBytes.startIndex
+        self.innerBytes = inner
+    }
+
+    /// Reads a tag-24 item in place (see ``CBORValueReader/embeddedItem()``) and decodes its content
+    /// with the reader's limits. Nil when the item is not a tag-24 definite byte string or its
+    /// content does not decode as `Value`: the caller then decodes generically, for the precise error.
+    public init?(reading reader: inout CBORValueReader, limits: CBORDecoder.Limits) {
+        guard let item = reader.embeddedItem(), let value = try? Value(embeddedCBOR: item.inner, limits: limits) else { return nil }
+        self.value = value
+        self.limits = limits
+        self.taggedBytes = item.tagged
+        self.contentStart = item.contentStart
+        self.innerBytes = item.inner
     }
 
     public func cborNode() -> CBORNode { node }

@@ -102,6 +102,16 @@ public struct AppleIdentityVerifier: Sendable {
         var response: DeviceResponse?
         runner.run(.identityPlaintextStructure, requires: [.identityEnvelopeDecryption]) {
             guard let plaintext else { return .failed(.malformedInput, "No plaintext.") }
+            // The usual plaintext reads in place; anything else (and every error) the generic way below.
+            var inPlace: DeviceResponse?
+            if CBORDecoder().readTextKeyedMap(plaintext[...], { key, value in
+                guard key.count == 8, key.elementsEqual("identity".utf8) else { return true }
+                inPlace = DeviceResponse(reading: &value)
+                return inPlace != nil
+            }), let inPlace, inPlace.documentResults.count == 1 {
+                response = inPlace
+                return .passed("The plaintext is {\"identity\": DeviceResponse} with one document.")
+            }
             do {
                 let topics = try CBORDecoder.decode(plaintext).map("plaintext")
                 let identity = try topics.required("identity", in: "plaintext")

@@ -42,7 +42,7 @@ enum MdocStages {
         _ = await measure("\(items.count) IssuerSignedItem(cbor:)", seconds: seconds) { for inner in innerNodes { _ = try? IssuerSignedItem(cbor: inner) } }
         let issuerAuthNode = document.issuerSigned.issuerAuth.node
         _ = await measure("COSESign1(cbor:) of issuerAuth", seconds: seconds) { _ = try? COSESign1(cbor: issuerAuthNode) }
-        let deviceSignedNode = document.node.mapValue!["deviceSigned"]!
+        let deviceSignedNode = try document.node.mapValue!["deviceSigned"]!
         _ = await measure("DeviceSigned(cbor:)", seconds: seconds) { _ = try? DeviceSigned(cbor: deviceSignedNode) }
         let msoOuter = try CBORDecoder.decode(payload)
         let msoInner = try EmbeddedCBOR<CBORNode>(cbor: msoOuter).value

@@ -81,7 +81,7 @@ struct ValueDigestsCheck: VerificationCheck {
                         missing.append("\(space.name)/\(items[index].value.elementIdentifier)")
                         continue
                     }
-                    if !algorithm.matches(items[index].node.encodedBytes, expected) {
+                    if !algorithm.matches(items[index].taggedBytes, expected) {
                         mismatched.append("\(space.name)/\(items[index].value.elementIdentifier)")
                     }
                 }
