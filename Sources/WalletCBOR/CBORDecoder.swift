@@ -88,6 +88,9 @@ private struct Parser {
     let buffer: UnsafeBufferPointer<UInt8>
     /// `bytes.startIndex`: positions are indices of the slice's base buffer.
     let base: Int
+    /// `bytes.endIndex`, kept as a plain integer: reading it through the parse pointer then never
+    /// touches the slice's buffer reference.
+    let end: Int
     let limits: CBORDecoder.Limits
     var position: Int
     var itemCount = 0
@@ -96,6 +99,7 @@ private struct Parser {
         self.bytes = bytes
         self.buffer = buffer
         self.base = bytes.startIndex
+        self.end = bytes.endIndex
         self.limits = limits
         self.position = bytes.startIndex
     }
@@ -113,7 +117,7 @@ private struct Parser {
     @inline(__always)
     func byte(at index: Int) -> UInt8 { buffer[index - base] }
 
-    var remaining: Int { bytes.endIndex - position }
+    var remaining: Int { end - position }
 
     private struct Head {
         let start: Int
@@ -124,7 +128,7 @@ private struct Parser {
     }
 
     mutating func readByte() throws(CBORError) -> UInt8 {
-        guard position < bytes.endIndex else {
+        guard position < end else {
             throw CBORError(code: .truncated, message: "input ends inside an item", offset: position)
         }
         let byte = self.byte(at: position)
@@ -227,8 +231,8 @@ private struct Parser {
                     let keyStart = position
                     let key = try parseItem(depth: depth + 1)
                     let keyEnd = position
-                    guard position < bytes.endIndex, byte(at: position) != 0xff else {
-                        throw CBORError(code: position < bytes.endIndex ? .unexpectedBreak : .truncated, message: "indefinite-length map ends after a key without a value", offset: position)
+                    guard position < end, byte(at: position) != 0xff else {
+                        throw CBORError(code: position < end ? .unexpectedBreak : .truncated, message: "indefinite-length map ends after a key without a value", offset: position)
                     }
                     let value = try parseItem(depth: depth + 1)
                     try keys.add(key, at: keyStart..<keyEnd, entries: entries, in: self)
@@ -301,7 +305,7 @@ private struct Parser {
 
     /// Consumes a break code if one is next. Throws if the input ends first.
     private mutating func atBreak() throws(CBORError) -> Bool {
-        guard position < bytes.endIndex else {
+        guard position < end else {
             throw CBORError(code: .truncated, message: "indefinite-length item has no break code", offset: position)
         }
         if byte(at: position) == 0xff {
@@ -779,8 +783,8 @@ extension Parser {
 extension Parser {
     /// The head at the current position if it is a definite-length head of `major` whose argument
     /// (for strings, the length) fits; nothing is consumed.
-    fileprivate func peekDefiniteHead(major: UInt8) -> PeekedHead? {
-        guard position < bytes.endIndex else { return nil }
+    fileprivate mutating func peekDefiniteHead(major: UInt8) -> PeekedHead? {
+        guard position < end else { return nil }
         let initial = byte(at: position)
         guard initial >> 5 == major else { return nil }
         let additional = initial & 0x1f
@@ -815,7 +819,7 @@ extension Parser {
     }
 
     /// The text of a range of the input, or nil if it is not valid UTF-8.
-    fileprivate func text(in range: Range<Int>) -> String? {
+    fileprivate mutating func text(in range: Range<Int>) -> String? {
         try? validatedText(UnsafeBufferPointer(rebasing: buffer[(range.lowerBound - base)..<(range.upperBound - base)]), offset: range.lowerBound)
     }
 }
