@@ -144,17 +144,11 @@ import WalletVerifierTestSupport
         var fixture = MdocFixture()
         fixture.deviceSignedElements = [.init(MdocFixture.isoNameSpace, "given_name", .text("Erika"))]
         let good = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        var random = IssuerSignedItemFastPathTests.Generator(state: 18_013_7)
+        var random = MutationGenerator(state: 18_013_7)
         for _ in 0..<3_000 {
             var bytes = good
             for _ in 0..<(1 + Int(random.next() % 3)) {
-                let index = Int(random.next() % UInt64(bytes.count))
-                switch random.next() % 4 {
-                case 0: bytes[index] = UInt8(truncatingIfNeeded: random.next())
-                case 1: bytes[index] ^= UInt8(1) << (random.next() % 8)
-                case 2: bytes.removeSubrange(index...)
-                default: bytes.insert(UInt8(truncatingIfNeeded: random.next()), at: index)
-                }
+                random.mutate(&bytes)
                 if bytes.isEmpty { bytes = [0xa0] }
             }
             Self.compare(bytes)

@@ -7,14 +7,6 @@ import WalletVerifierTestSupport
 /// `IssuerSignedItem(embeddedCBOR:limits:)` reads the map in place; it must give exactly what the
 /// generic decoder followed by `init(cbor:)` gives: the same item, or the same error.
 @Suite struct IssuerSignedItemFastPathTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state
-        }
-    }
-
     static func outcome(_ run: () throws(CBORError) -> IssuerSignedItem) -> String {
         do {
             let item = try run()
@@ -68,17 +60,11 @@ import WalletVerifierTestSupport
     }
 
     @Test func mutatedItemsAgree() {
-        var random = Generator(state: 18_013_5)
+        var random = MutationGenerator(state: 18_013_5)
         for _ in 0..<20_000 {
             var bytes = Self.item
             for _ in 0..<(1 + Int(random.next() % 3)) {
-                let index = Int(random.next() % UInt64(bytes.count))
-                switch random.next() % 4 {
-                case 0: bytes[index] = UInt8(truncatingIfNeeded: random.next())
-                case 1: bytes[index] ^= UInt8(1) << (random.next() % 8)
-                case 2: bytes.removeSubrange(index...)
-                default: bytes.insert(UInt8(truncatingIfNeeded: random.next()), at: index)
-                }
+                random.mutate(&bytes)
                 if bytes.isEmpty { break }
             }
             Self.compare(bytes)
@@ -111,18 +97,12 @@ import WalletVerifierTestSupport
         let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         let payload = try #require(DeviceResponse(cborBytes: bytes).documents.first?.issuerSigned.issuerAuth.payload)
         let mso = Array(try EmbeddedCBOR<CBORNode>(cbor: CBORDecoder.decode(payload)).innerBytes)
-        var random = Generator(state: 9_1_2_4)
+        var random = MutationGenerator(state: 9_1_2_4)
         for round in 0..<3_000 {
             var mutated = mso
             if round > 0 {
                 for _ in 0..<(1 + Int(random.next() % 2)) {
-                    let index = Int(random.next() % UInt64(mutated.count))
-                    switch random.next() % 4 {
-                    case 0: mutated[index] = UInt8(truncatingIfNeeded: random.next())
-                    case 1: mutated[index] ^= UInt8(1) << (random.next() % 8)
-                    case 2: mutated.removeSubrange(index...)
-                    default: mutated.insert(UInt8(truncatingIfNeeded: random.next()), at: index)
-                    }
+                    random.mutate(&mutated)
                     if mutated.isEmpty { break }
                 }
             }
