@@ -51,9 +51,9 @@ public struct DeviceResponse: Sendable {
 
     public init(cborBytes bytes: [UInt8]) throws(MdocDecodingError) {
         // The usual response reads in place; anything else (and every error) goes the generic way.
-        var reader: DeviceResponse?
-        if CBORDecoder().read(bytes[...], { reader = DeviceResponse(reading: &$0); return reader != nil }), let reader {
-            self = reader
+        var inPlace: DeviceResponse?
+        if CBORDecoder().read(bytes[...], { inPlace = DeviceResponse(reading: &$0); return inPlace != nil }), let inPlace {
+            self = inPlace
             return
         }
         let node = try decoding("DeviceResponse") { () throws(CBORError) in try CBORDecoder.decode(bytes) }

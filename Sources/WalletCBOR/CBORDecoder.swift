@@ -711,16 +711,7 @@ extension CBORDecoder {
     /// It never accepts input that ``decode(_:)`` rejects.
     public func readTextKeyedMap(_ bytes: ArraySlice<UInt8>, maxEntries: Int = 16,
                                  _ entry: (UnsafeRawBufferPointer, inout CBORValueReader) -> Bool) -> Bool {
-        guard bytes.count <= limits.maxInputSize else { return false }
-        let result: Result<Bool, CBORError> = Result { () throws(CBORError) -> Bool in
-            try Parser.withParser(bytes, limits: limits) { (parser: inout Parser) throws(CBORError) -> Bool in
-                withUnsafeMutablePointer(to: &parser) { pointer in
-                    Parser.readMap(pointer, depth: 1, maxEntries: maxEntries, textKeys: true) { key, _, reader in entry(key, &reader) }
-                        && pointer.pointee.position == bytes.endIndex
-                }
-            }
-        }
-        return (try? result.get()) ?? false
+        read(bytes) { $0.textKeyedMap(maxEntries: maxEntries, entry) }
     }
 
     /// Reads `bytes` as exactly one item with `read` (which must consume it), in place, under the same

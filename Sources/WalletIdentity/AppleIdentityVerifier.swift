@@ -102,20 +102,8 @@ public struct AppleIdentityVerifier: Sendable {
         var response: DeviceResponse?
         runner.run(.identityPlaintextStructure, requires: [.identityEnvelopeDecryption]) {
             guard let plaintext else { return .failed(.malformedInput, "No plaintext.") }
-            // The usual plaintext reads in place; anything else (and every error) the generic way below.
-            var inPlace: DeviceResponse?
-            if CBORDecoder().readTextKeyedMap(plaintext[...], { key, value in
-                guard key.count == 8, key.elementsEqual("identity".utf8) else { return true }
-                inPlace = DeviceResponse(reading: &value)
-                return inPlace != nil
-            }), let inPlace, inPlace.documentResults.count == 1 {
-                response = inPlace
-                return .passed("The plaintext is {\"identity\": DeviceResponse} with one document.")
-            }
             do {
-                let topics = try CBORDecoder.decode(plaintext).map("plaintext")
-                let identity = try topics.required("identity", in: "plaintext")
-                let decoded = try DeviceResponse(cbor: identity)
+                let decoded = try Self.deviceResponse(plaintext: plaintext)
                 guard decoded.documentResults.count == 1 else {
                     return .failed("documentCount", "The DeviceResponse holds \(decoded.documentResults.count) documents; Apple's flow returns exactly one.")
                 }
@@ -154,5 +142,20 @@ public struct AppleIdentityVerifier: Sendable {
             if let document { claims = IdentityClaims(document: document, request: request) }
         }
         return IdentityVerificationResult(report: runner.report(flow: "walletIdentity"), documents: documents, claims: claims)
+    }
+
+    /// The DeviceResponse of the plaintext `{"identity": DeviceResponse}`: the usual plaintext is read in
+    /// place; anything else (and every error, a `CBORError` or `MdocDecodingError`) the generic way.
+    static func deviceResponse(plaintext: [UInt8]) throws -> DeviceResponse {
+        var inPlace: DeviceResponse?
+        if CBORDecoder().readTextKeyedMap(plaintext[...], { key, value in
+            guard key.count == 8, key.elementsEqual("identity".utf8) else { return true }
+            inPlace = DeviceResponse(reading: &value)
+            return inPlace != nil
+        }), let inPlace {
+            return inPlace
+        }
+        let topics = try CBORDecoder.decode(plaintext).map("plaintext")
+        return try DeviceResponse(cbor: topics.required("identity", in: "plaintext"))
     }
 }

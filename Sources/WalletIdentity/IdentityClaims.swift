@@ -53,9 +53,9 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
     public var portrait: [UInt8]? { claim(.portrait)?.values.first?.value.bytesValue }
     public var documentNumber: String? { claim(.documentNumber)?.values.first?.value.stringValue }
     /// ISO/IEC 5218: 0 not known, 1 male, 2 female, 9 not applicable.
-    public var sex: Int? { claim(.sex)?.values.lazy.compactMap { $0.value.integerValue.map(Int.init) }.first }
+    public var sex: Int? { firstInteger(.sex) }
     /// Centimetres (ISO 18013-5 height).
-    public var heightCentimetres: Int? { claim(.height)?.values.lazy.compactMap { $0.value.integerValue.map(Int.init) }.first }
+    public var heightCentimetres: Int? { firstInteger(.height) }
     /// Kilograms (ISO 18013-5 weight); AAMVA's weight_range stays in ``claim(_:)``.
     public var weightKilograms: Int? {
         claim(.weight)?.values.first { $0.source.hasSuffix("/weight") }?.value.integerValue.map(Int.init)
@@ -73,6 +73,11 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
     public var dhsTemporaryLawfulStatus: Bool? { Self.flag(claim(.dhsTemporaryLawfulStatus)) }
     /// AAMVA's DHS_compliance: "F" fully compliant, "N" non-compliant.
     public var dhsCompliance: String? { claim(.documentDHSComplianceStatus)?.values.first?.value.stringValue }
+
+    /// The first integer among the values that answered `element`.
+    private func firstInteger(_ element: IdentityElement) -> Int? {
+        claim(element)?.values.lazy.compactMap { $0.value.integerValue.map(Int.init) }.first
+    }
 
     /// AAMVA encodes yes/no elements as the integer 1 (or 0); a CBOR bool is taken as is.
     static func flag(_ claim: Claim?) -> Bool? {

@@ -24,13 +24,17 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
         /// Japan's My Number Card, `org.iso.23220.1.jp.mnc`: ISO 23220 plus the JP namespace.
         case japanMyNumberCard
 
-        public init?(docType: String) {
-            switch docType {
-            case "org.iso.18013.5.1.mDL": self = .mobileDrivingLicence
-            case "org.iso.23220.photoid.1": self = .photoID
-            case "org.iso.23220.1.jp.mnc": self = .japanMyNumberCard
-            default: return nil
+        public var docType: String {
+            switch self {
+            case .mobileDrivingLicence: return "org.iso.18013.5.1.mDL"
+            case .photoID: return "org.iso.23220.photoid.1"
+            case .japanMyNumberCard: return "org.iso.23220.1.jp.mnc"
             }
+        }
+
+        public init?(docType: String) {
+            guard let profile = Self.allCases.first(where: { $0.docType == docType }) else { return nil }
+            self = profile
         }
 
         /// The namespace holding age_over_NN, age_in_years and birth_date.
@@ -42,13 +46,13 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
     /// The (namespace, identifier) pairs a response of the given docType may carry for this element
     /// when the app used this descriptor. Empty when the element cannot be requested that way.
     public func identifiers(for document: IdentityRequestDescriptor.DocumentKind, docType: String) -> [(nameSpace: String, identifier: String)] {
-        guard document.docTypes.contains(docType), let profile = Profile(docType: docType) else { return [] }
+        guard let profile = Profile(docType: docType), document.profiles.contains(profile) else { return [] }
         return identifiers(for: document, profile: profile)
     }
 
     /// Every (namespace, identifier) pair any docType of the descriptor may carry for this element.
     public func identifiers(for document: IdentityRequestDescriptor.DocumentKind) -> [(nameSpace: String, identifier: String)] {
-        document.docTypes.sorted().flatMap { identifiers(for: document, docType: $0) }
+        document.profiles.flatMap { identifiers(for: document, profile: $0) }
     }
 
     func identifiers(for document: IdentityRequestDescriptor.DocumentKind, profile: Profile) -> [(nameSpace: String, identifier: String)] {

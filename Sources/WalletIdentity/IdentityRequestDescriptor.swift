@@ -9,10 +9,15 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
 
         /// The mdoc docTypes a response to this descriptor may carry.
         public var docTypes: Set<String> {
+            Set(profiles.map(\.docType))
+        }
+
+        /// The data-element layouts (one per docType) a response to this descriptor may follow.
+        public var profiles: [IdentityElement.Profile] {
             switch self {
-            case .driversLicense: return ["org.iso.18013.5.1.mDL"]
-            case .nationalIDCard: return ["org.iso.18013.5.1.mDL", "org.iso.23220.1.jp.mnc"]
-            case .photoID: return ["org.iso.23220.photoid.1"]
+            case .driversLicense: return [.mobileDrivingLicence]
+            case .nationalIDCard: return [.mobileDrivingLicence, .japanMyNumberCard]
+            case .photoID: return [.photoID]
             }
         }
     }
