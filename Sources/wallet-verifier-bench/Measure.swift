@@ -50,6 +50,14 @@ func measurePair(full fullLabel: String, floor floorLabel: String, seconds: Doub
 }
 
 /// CPU time (user and system, all threads) this process has used so far, in seconds.
+/// CPU seconds (user and system) of the child processes waited for so far (wrk, for the load runs).
+func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 func processCPUSeconds() -> Double {
     var spec = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
