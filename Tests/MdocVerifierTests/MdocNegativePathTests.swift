@@ -146,6 +146,31 @@ import X509
         #expect(try await verify(pki: try MdocPKI(invalid)).check(.mdocIssuerCountry)?.reason == "countryNameInvalid")
     }
 
+    // mdoc.issuer.country for a document signer trusted directly (no IACA to compare with)
+    @Test func pinnedDocumentSignerCountry() async throws {
+        func verifyPinned(_ options: MdocPKI.Options, policy: MdocVerificationPolicy) async throws -> VerificationReport {
+            let pki = try MdocPKI(options)
+            let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
+            let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.ds]), policy: policy)
+            return await verifier.verify(deviceResponse: bytes, transcript: transcript, at: Self.time).report
+        }
+        let good = try await verifyPinned(MdocPKI.Options(), policy: .iso18013Strict)
+        #expect(good.check(.mdocIssuerChain)?.status == .passed)
+        #expect(good.check(.mdocIssuerCountry)?.status == .passed)
+        #expect(good.check(.mdocIssuerCountry)?.message.contains("pinned document signer") == true)
+
+        var missing = MdocPKI.Options(); missing.dsCountry = nil
+        let strict = try await verifyPinned(missing, policy: .iso18013Strict)
+        #expect(strict.check(.mdocIssuerCountry)?.reason == "countryNameMissing")
+        #expect(strict.check(.mdocIssuerCountry)?.message.contains("pinned document signer") == true)
+        #expect(strict.verdict == .rejected)
+        let lenient = try await verifyPinned(missing, policy: .appleInApp)
+        #expect(lenient.check(.mdocIssuerCountry)?.status == .skipped)
+
+        var invalid = MdocPKI.Options(); invalid.dsCountry = "USA"
+        #expect(try await verifyPinned(invalid, policy: .iso18013Strict).check(.mdocIssuerCountry)?.reason == "countryNameInvalid")
+    }
+
     // mdoc.mso.structure and mdoc.mso.version
     @Test func msoFailures() async throws {
         var unwrapped = MdocFixture(); unwrapped.wrapMSOInTag24 = false

@@ -142,6 +142,10 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
         // The DS is trusted directly (the utopia IACA is not published with the vector).
         #expect(report.check(.mdocIssuerChain)?.status == .passed)
         #expect(report.check(.mdocIssuerCountry)?.status == .passed)
+        // No IACA: the message must not claim a comparison that did not happen.
+        #expect(report.check(.mdocIssuerCountry)?.message.contains("pinned document signer") == true)
+        #expect(report.check(.mdocIssuerCountry)?.message.contains("in both") == false)
+        #expect(report.check(.mdocIssuerCountry)?.details["country"] == "US")
         #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
         let document = try #require(result.documents.first)
         #expect(document.element("org.iso.18013.5.1", "family_name")?.stringValue == "Doe")

@@ -27,6 +27,9 @@ struct IssuingCountryCheck: VerificationCheck {
             return .failed("countryNameMissing", "No validated chain.")
         }
         let (dsCountry, iacaCountry) = entry.countryNames
+        if entry.pinned {
+            return pinned(dsCountry, policy: state.policy)
+        }
         var missing: [String] = []
         if dsCountry == nil { missing.append("the document signer") }
         if iacaCountry == nil { missing.append("the IACA") }
@@ -44,5 +47,22 @@ struct IssuingCountryCheck: VerificationCheck {
             return .failed("countryNameMismatch", "The document signer's countryName \(dsCountry!) differs from the IACA's \(iacaCountry!).")
         }
         return .passed("The issuing country is \(dsCountry!) in both the document signer and the IACA.", details: ["country": dsCountry!])
+    }
+
+    /// A document signer trusted directly (pinned in the trust store): its own countryName is checked;
+    /// there is no IACA to compare it with, and the message says so.
+    private func pinned(_ country: String?, policy: MdocVerificationPolicy) -> CheckOutcome {
+        guard let country else {
+            let message = "countryName is missing in the pinned document signer; ISO 18013-5 requires an ISO 3166-1 alpha-2 country."
+            if policy.requireCountryName {
+                return .failed("countryNameMissing", message)
+            }
+            return CheckOutcome(status: .skipped, reason: "countryNameAbsent", message: message + " The policy reports this as a warning.")
+        }
+        guard Self.isAlpha2(country) else {
+            return .failed("countryNameInvalid", "The document signer's countryName \"\(country)\" is not an ISO 3166-1 alpha-2 code.")
+        }
+        return .passed("The issuing country is \(country) in the pinned document signer (no IACA was involved, so there was none to compare it with).",
+                       details: ["country": country])
     }
 }
