@@ -49,7 +49,6 @@ func measurePair(full fullLabel: String, floor floorLabel: String, seconds: Doub
     print("  ratio full / crypto floor: \(String(format: "%.2f", (fullRates.max() ?? 0) / (floorRates.max() ?? 1))) best to best, \(String(format: "%.2f", median)) median of rounds (target ≥ \(target))")
 }
 
-/// CPU time (user and system, all threads) this process has used so far, in seconds.
 /// CPU seconds (user and system) of the child processes waited for so far (wrk, for the load runs).
 func childrenCPUSeconds() -> Double {
     var usage = rusage()
@@ -58,6 +57,7 @@ func childrenCPUSeconds() -> Double {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
+/// CPU time (user and system, all threads) this process has used so far, in seconds.
 func processCPUSeconds() -> Double {
     var spec = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)

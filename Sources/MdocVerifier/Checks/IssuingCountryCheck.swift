@@ -4,7 +4,8 @@ import X509
 /// `mdoc.issuer.country` (ISO 18013-5 Annex B): countryName is present in the document signer and the
 /// IACA, is an ISO 3166-1 alpha-2 code, and is the same in both. When the policy does not require it
 /// (Apple's in-app test issuer has none), a missing countryName is reported as a warning and the
-/// check is skipped, but an invalid or mismatching one still fails.
+/// check is skipped, but an invalid or mismatching one still fails. For a document signer pinned in
+/// the trust store there is no IACA: its own countryName is checked the same way.
 struct IssuingCountryCheck: VerificationCheck {
     var id: CheckID { .mdocIssuerCountry }
     var prerequisites: [CheckID] { MdocPrerequisites.issuerChain }
@@ -27,42 +28,30 @@ struct IssuingCountryCheck: VerificationCheck {
             return .failed("countryNameMissing", "No validated chain.")
         }
         let (dsCountry, iacaCountry) = entry.countryNames
-        if entry.pinned {
-            return pinned(dsCountry, policy: state.policy)
-        }
-        var missing: [String] = []
-        if dsCountry == nil { missing.append("the document signer") }
-        if iacaCountry == nil { missing.append("the IACA") }
+        // A document signer trusted directly (pinned in the trust store) has no IACA: only its own
+        // countryName is checked, and the messages say so.
+        let holders: [(name: String, country: String?)] = entry.pinned
+            ? [("pinned document signer", dsCountry)]
+            : [("document signer", dsCountry), ("IACA", iacaCountry)]
+        let missing = holders.filter { $0.country == nil }.map { "the \($0.name)" }
         if !missing.isEmpty {
-            let message = "countryName is missing in \(missing.joined(separator: " and ")); ISO 18013-5 requires an ISO 3166-1 alpha-2 country in both."
+            let message = "countryName is missing in \(missing.joined(separator: " and ")); ISO 18013-5 requires an ISO 3166-1 alpha-2 country"
+                + (entry.pinned ? "." : " in both.")
             if state.policy.requireCountryName {
                 return .failed("countryNameMissing", message)
             }
             return CheckOutcome(status: .skipped, reason: "countryNameAbsent", message: message + " The policy reports this as a warning.")
         }
-        for (who, code) in [("document signer", dsCountry!), ("IACA", iacaCountry!)] where !Self.isAlpha2(code) {
-            return .failed("countryNameInvalid", "The \(who)'s countryName \"\(code)\" is not an ISO 3166-1 alpha-2 code.")
+        for holder in holders where !Self.isAlpha2(holder.country!) {
+            return .failed("countryNameInvalid", "The \(holder.name)'s countryName \"\(holder.country!)\" is not an ISO 3166-1 alpha-2 code.")
+        }
+        if entry.pinned {
+            return .passed("The issuing country is \(dsCountry!) in the pinned document signer (no IACA was involved, so there was none to compare it with).",
+                           details: ["country": dsCountry!])
         }
         guard dsCountry == iacaCountry else {
             return .failed("countryNameMismatch", "The document signer's countryName \(dsCountry!) differs from the IACA's \(iacaCountry!).")
         }
         return .passed("The issuing country is \(dsCountry!) in both the document signer and the IACA.", details: ["country": dsCountry!])
-    }
-
-    /// A document signer trusted directly (pinned in the trust store): its own countryName is checked;
-    /// there is no IACA to compare it with, and the message says so.
-    private func pinned(_ country: String?, policy: MdocVerificationPolicy) -> CheckOutcome {
-        guard let country else {
-            let message = "countryName is missing in the pinned document signer; ISO 18013-5 requires an ISO 3166-1 alpha-2 country."
-            if policy.requireCountryName {
-                return .failed("countryNameMissing", message)
-            }
-            return CheckOutcome(status: .skipped, reason: "countryNameAbsent", message: message + " The policy reports this as a warning.")
-        }
-        guard Self.isAlpha2(country) else {
-            return .failed("countryNameInvalid", "The document signer's countryName \"\(country)\" is not an ISO 3166-1 alpha-2 code.")
-        }
-        return .passed("The issuing country is \(country) in the pinned document signer (no IACA was involved, so there was none to compare it with).",
-                       details: ["country": country])
     }
 }
