@@ -10,6 +10,11 @@ public struct DeviceSigned: Sendable {
     public let nameSpaces: [(name: String, elements: [(identifier: String, value: CBORNode)])]
     public let deviceAuth: DeviceAuth
 
+    /// The depth of a device-signed element value in a DeviceResponse (DeviceResponse, documents,
+    /// Document, deviceSigned, tag 24, its byte string, the namespaces map, a namespace's map, the
+    /// value): see ``IssuerSignedItem/elementValueDepth``.
+    public static let elementValueDepth = 9
+
     public init(cbor node: CBORNode) throws(MdocDecodingError) {
         let map = try decoding("DeviceSigned") { () throws(CBORError) in try node.map("DeviceSigned") }
         let bytesNode = try decoding("DeviceSigned") { () throws(CBORError) in try map.required("nameSpaces", in: "DeviceSigned") }
@@ -23,6 +28,7 @@ public struct DeviceSigned: Sendable {
             var list: [(String, CBORNode)] = []
             for element in elements {
                 let identifier = try decoding("DeviceNameSpaces[\(name)]") { () throws(CBORError) in try element.key.text("element identifier") }
+                try decoding("DeviceNameSpaces[\(name)][\(identifier)]") { () throws(CBORError) in try element.value.checkEmbeddedNesting(depth: Self.elementValueDepth) }
                 list.append((identifier, element.value))
             }
             spaces.append((name, list))

@@ -22,7 +22,23 @@ public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
     /// Anything else (other tags, simple values), in diagnostic notation.
     case other(String)
 
+    /// The value of a node decoded at the top of a decode with default limits.
     public init(_ node: CBORNode) {
+        self.init(node, depth: 1, limits: .default)
+    }
+
+    /// The value of a node that sits at `depth` of a decode made with `limits`. The content of tag-24
+    /// items is decoded and shown as its value, counted against the same depth budget (see
+    /// ``WalletCBOR/CBORNode/checkEmbeddedNesting(depth:limits:)``): past the budget it is shown in
+    /// diagnostic notation, undecoded, so no value recurses deeper than `limits.maxDepth` levels.
+    public init(_ node: CBORNode, depth: Int, limits: CBORDecoder.Limits) {
+        guard depth <= limits.maxDepth else {
+            self = .other("/ nested deeper than \(limits.maxDepth) levels /")
+            return
+        }
+        func diagnostic() -> String {
+            CBORDiagnostic(style: .compact, maxDepth: limits.maxDepth - depth + 1).format(node)
+        }
         switch node.value {
         case .textString(let t): self = .text(t)
         case .unsignedInt(let v): self = v <= UInt64(Int64.max) ? .integer(Int64(v)) : .bigInteger(String(v))
@@ -31,19 +47,25 @@ public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
         case .byteString(let b): self = .bytes(Array(b))
         case .float(let d): self = .float(d)
         case .null, .undefined: self = .null
-        case .array(let items): self = .array(items.map(ElementValue.init))
+        case .array(let items): self = .array(items.map { ElementValue($0, depth: depth + 1, limits: limits) })
         case .map(let map):
             self = .map(map.map { entry in
-                (key: entry.key.textValue ?? CBORDiagnostic(style: .compact).format(entry.key), value: ElementValue(entry.value))
+                (key: entry.key.textValue ?? CBORDiagnostic(style: .compact, maxDepth: limits.maxDepth - depth).format(entry.key),
+                 value: ElementValue(entry.value, depth: depth + 1, limits: limits))
             })
         case .tagged(1004, _):
-            if let date = try? CBORFullDate(cbor: node) { self = .fullDate(date) } else { self = .other(CBORDiagnostic(style: .compact).format(node)) }
+            if let date = try? CBORFullDate(cbor: node) { self = .fullDate(date) } else { self = .other(diagnostic()) }
         case .tagged(0, _), .tagged(1, _):
-            if let date = try? CBORDateTime(cbor: node) { self = .dateTime(date) } else { self = .other(CBORDiagnostic(style: .compact).format(node)) }
+            if let date = try? CBORDateTime(cbor: node) { self = .dateTime(date) } else { self = .other(diagnostic()) }
         case .tagged(24, let content):
-            if let inner = content.bytesValue, let decoded = try? CBORDecoder.decode(inner) { self = ElementValue(decoded) } else { self = .other(CBORDiagnostic(style: .compact).format(node)) }
+            // The content's top item sits two levels below the tag (tag, byte string, item).
+            if let inner = content.bytesValue, let decoded = try? CBORDecoder(limits: limits.nested(belowDepth: depth)).decode(inner) {
+                self = ElementValue(decoded, depth: depth + 2, limits: limits)
+            } else {
+                self = .other(diagnostic())
+            }
         default:
-            self = .other(CBORDiagnostic(style: .compact).format(node))
+            self = .other(diagnostic())
         }
     }
 

@@ -10,6 +10,12 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
     /// The value as received.
     public let elementValue: CBORNode
 
+    /// The depth of an element value in a DeviceResponse (DeviceResponse, documents, Document,
+    /// issuerSigned, nameSpaces, the items array, tag 24, its byte string, the item, its value):
+    /// tag-24 items inside a value are decoded against the budget that is left below it, so the
+    /// whole response shares one depth limit.
+    public static let elementValueDepth = 10
+
     public init(cbor node: CBORNode) throws(CBORError) {
         guard case .map(let map) = node.value else { throw CBORError(code: .typeMismatch, message: "IssuerSignedItem: expected a map, found \(node.value.kindDescription)", offset: node.offset) }
         // One pass over the entries finds the four fields (each key at most once: keys are unique);
@@ -37,6 +43,7 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
         random = try field(fields.1, "random").bytes("random")
         elementIdentifier = try field(fields.2, "elementIdentifier").text("elementIdentifier")
         elementValue = try field(fields.3, "elementValue")
+        try elementValue.checkEmbeddedNesting(depth: Self.elementValueDepth)
     }
 
     /// Reads the item from its encoded bytes in place (no nodes for the map, its keys or the three
@@ -69,6 +76,7 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
             }
         }
         if read, let digestID, let random, let elementIdentifier, let elementValue {
+            try elementValue.checkEmbeddedNesting(depth: Self.elementValueDepth, limits: limits)
             self.init(digestID: digestID, random: random, elementIdentifier: elementIdentifier, elementValue: elementValue)
         } else {
             try self.init(cbor: decoder.decode(bytes))

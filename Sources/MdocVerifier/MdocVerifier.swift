@@ -157,10 +157,10 @@ public struct MdocVerifier: Sendable {
 
     static func verifiedDocument(index: Int, document: Document, state: DocumentState) -> VerifiedDocument {
         let issuer = document.issuerSigned.nameSpaces.map { space in
-            VerifiedDocument.NameSpace(name: space.name, elements: space.items.map { (identifier: $0.value.elementIdentifier, value: ElementValue($0.value.elementValue)) })
+            VerifiedDocument.NameSpace(name: space.name, elements: space.items.map { (identifier: $0.value.elementIdentifier, value: ElementValue($0.value.elementValue, depth: IssuerSignedItem.elementValueDepth, limits: .default)) })
         }
         let device = (document.deviceSigned?.nameSpaces ?? []).map { space in
-            VerifiedDocument.NameSpace(name: space.name, elements: space.elements.map { (identifier: $0.identifier, value: ElementValue($0.value)) })
+            VerifiedDocument.NameSpace(name: space.name, elements: space.elements.map { (identifier: $0.identifier, value: ElementValue($0.value, depth: DeviceSigned.elementValueDepth, limits: .default)) })
         }
         let signer = state.signer?.subject
         var verified = VerifiedDocument(index: index, docType: document.docType, issuerSigned: issuer, deviceSigned: device,

@@ -1,36 +1,52 @@
 /// RFC 8949 §8 diagnostic notation, for people reading CBOR (the CLI's `cbor inspect`).
 ///
 /// Byte strings tagged 24 whose content is well-formed CBOR are shown decoded, nested as
-/// `24(<< item >>)`, so a DeviceResponse's IssuerSignedItems and MSO are readable in place.
+/// `24(<< item >>)`, so a DeviceResponse's IssuerSignedItems and MSO are readable in place. Nested
+/// decodes share one depth budget (``maxDepth``, counted from the item given to ``format(_:)``): content
+/// that would go deeper is shown as its bytes, with a comment, so hostile nesting cannot recurse
+/// without bound.
 public struct CBORDiagnostic: Sendable {
     public enum Style: Sendable { case compact, pretty }
 
     public var style: Style
     public var decodeEmbedded: Bool
     public var indent: String
+    /// The depth budget for the item and everything decoded inside it (the item is at depth 1).
+    public var maxDepth: Int
 
-    public init(style: Style = .pretty, decodeEmbedded: Bool = true, indent: String = "  ") {
+    public init(style: Style = .pretty, decodeEmbedded: Bool = true, indent: String = "  ", maxDepth: Int = CBORDecoder.Limits.default.maxDepth) {
         self.style = style
         self.decodeEmbedded = decodeEmbedded
         self.indent = indent
+        self.maxDepth = maxDepth
     }
 
     public func format(_ node: CBORNode) -> String {
         var out = ""
-        write(node, level: 0, into: &out)
+        write(node, level: 0, depth: 1, into: &out)
         return out
     }
 
-    private func write(_ node: CBORNode, level: Int, into out: inout String) {
+    /// The limits for decoding the content of a byte string at `depth` (its top item one level below).
+    private func nestedDecoder(belowDepth depth: Int) -> CBORDecoder {
+        CBORDecoder(limits: CBORDecoder.Limits(maxDepth: maxDepth - depth))
+    }
+
+    /// `level` is the indentation; `depth` counts every level, also those of decoded byte strings.
+    private func write(_ node: CBORNode, level: Int, depth: Int, into out: inout String) {
+        guard depth <= maxDepth else {
+            out += "/ nested deeper than \(maxDepth) levels /"
+            return
+        }
         switch node.value {
         case .unsignedInt(let v): out += String(v)
         case .negativeInt(let v): out += v == UInt64.max ? "-18446744073709551616" : "-\(v + 1)"
         case .byteString(let b):
-            if decodeEmbedded, let embedded = Self.likelyEmbeddedCBOR(b) {
+            if decodeEmbedded, let embedded = Self.likelyEmbeddedCBOR(b, decoder: nestedDecoder(belowDepth: depth)) {
                 // A byte string that carries CBOR (a COSE payload holding a tag-24 MSO, a protected
                 // header): shown decoded as << item >>.
                 out += "<< "
-                write(embedded, level: level, into: &out)
+                write(embedded, level: level, depth: depth + 1, into: &out)
                 out += " >>"
             } else {
                 out += "h'\(Hex.encode(b))'"
@@ -38,22 +54,29 @@ public struct CBORDiagnostic: Sendable {
         case .textString(let t): out += Self.quoted(t)
         case .array(let items):
             writeContainer(open: "[", close: "]", count: items.count, level: level, into: &out) { index, out in
-                write(items[index], level: level + 1, into: &out)
+                write(items[index], level: level + 1, depth: depth + 1, into: &out)
             }
         case .map(let map):
             writeContainer(open: "{", close: "}", count: map.count, level: level, into: &out) { index, out in
-                write(map[index].key, level: level + 1, into: &out)
+                write(map[index].key, level: level + 1, depth: depth + 1, into: &out)
                 out += ": "
-                write(map[index].value, level: level + 1, into: &out)
+                write(map[index].value, level: level + 1, depth: depth + 1, into: &out)
             }
         case .tagged(let tag, let content):
             out += "\(tag)("
-            if tag == 24, decodeEmbedded, let inner = content.bytesValue, let decoded = try? CBORDecoder().decode(inner) {
-                out += "<< "
-                write(decoded, level: level, into: &out)
-                out += " >>"
+            if tag == 24, decodeEmbedded, let inner = content.bytesValue {
+                // The content's top item sits two levels below the tag (tag, byte string, item).
+                do {
+                    let decoded = try nestedDecoder(belowDepth: depth + 1).decode(inner)
+                    out += "<< "
+                    write(decoded, level: level, depth: depth + 2, into: &out)
+                    out += " >>"
+                } catch {
+                    write(content, level: level, depth: depth + 1, into: &out)
+                    if error.code == .depthLimitExceeded { out += " / not decoded: nested deeper than \(maxDepth) levels /" }
+                }
             } else {
-                write(content, level: level, into: &out)
+                write(content, level: level, depth: depth + 1, into: &out)
             }
             out += ")"
         case .simple(let v): out += "simple(\(v))"
@@ -82,12 +105,12 @@ public struct CBORDiagnostic: Sendable {
 
     /// Byte-string content shown decoded: only content that starts like a tag-24 item or a map and
     /// decodes completely, so that digests, keys and images stay hex.
-    static func likelyEmbeddedCBOR(_ bytes: ArraySlice<UInt8>) -> CBORNode? {
+    static func likelyEmbeddedCBOR(_ bytes: ArraySlice<UInt8>, decoder: CBORDecoder) -> CBORNode? {
         guard let first = bytes.first else { return nil }
         let startsLikeTag24 = bytes.count > 2 && first == 0xd8 && bytes[bytes.startIndex + 1] == 0x18
         let startsLikeMap = first >> 5 == 5 && bytes.count >= 3
         guard startsLikeTag24 || startsLikeMap else { return nil }
-        return try? CBORDecoder().decode(bytes)
+        return try? decoder.decode(bytes)
     }
 
     static func quoted(_ text: String) -> String { JSONText.quote(text) }

@@ -136,10 +136,10 @@ public struct AppleIdentityVerifier: Sendable {
             if let ageRequest = request.elements.first(where: { $0.atLeast != nil }), let minimum = ageRequest.atLeast {
                 runner.run(.identityRequestAge, requires: [.mdocResponseStructure]) {
                     guard let document else { return .failed("noDocument", "No document.") }
-                    return RequestMatching.ageOutcome(document: document, request: request, minimum: minimum)
+                    return RequestMatching.ageOutcome(document: document, request: request, minimum: minimum, at: time)
                 }
             }
-            if let document { claims = IdentityClaims(document: document, request: request) }
+            if let document { claims = IdentityClaims(document: document, request: request, at: time) }
         }
         return IdentityVerificationResult(report: runner.report(flow: "walletIdentity"), documents: documents, claims: claims)
     }

@@ -18,3 +18,8 @@ extension CheckID {
     /// age(atLeast:) is answered (age_over_NN, or age_in_years / birth_date as PassKit falls back).
     public static let identityRequestAge: CheckID = "identity.request.age"
 }
+
+extension ReasonCode {
+    /// `identity.request.age`: the response answers age(atLeast: N) with "no".
+    public static let ageBelowMinimum: ReasonCode = "ageBelowMinimum"
+}

@@ -25,12 +25,12 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
     public let claims: [Claim]
     public let ageAtLeast: AgeClaim?
 
-    init(document: VerifiedDocument, request: IdentityRequestDescriptor) {
+    init(document: VerifiedDocument, request: IdentityRequestDescriptor, at time: Date) {
         var claims: [Claim] = []
         var ageClaim: AgeClaim?
         for requested in request.elements {
             if let minimum = requested.atLeast {
-                let answer = RequestMatching.age(document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: document.validFrom)
+                let answer = RequestMatching.age(document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: time)
                 ageClaim = AgeClaim(atLeast: minimum, value: answer.value, source: answer.source, intentToStore: requested.intentToStore)
                 continue
             }

@@ -79,13 +79,21 @@ enum RequestMatching {
         return AgeAnswer(value: nil, source: "none")
     }
 
-    static func ageOutcome(document: VerifiedDocument, request: IdentityRequestDescriptor, minimum: Int) -> CheckOutcome {
-        // The verification time is not needed for age_over_NN; birth_date fallback uses the MSO validity start.
-        let answer = age(document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: document.validFrom)
-        guard answer.value != nil else {
+    /// `identity.request.age`: passes only when the response answers age(atLeast: N) with "yes". A "no"
+    /// is a failed check (`ageBelowMinimum`): a caller that reads only the verdict must not admit the
+    /// holder. The claims still carry the answer. A `birth_date` answer is computed at the verification
+    /// time.
+    static func ageOutcome(document: VerifiedDocument, request: IdentityRequestDescriptor, minimum: Int, at time: Date) -> CheckOutcome {
+        let answer = age(document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: time)
+        switch answer.value {
+        case nil:
             return .failed("ageNotAnswered", "age(atLeast: \(minimum)) was requested but the response carries no age_over_NN, age_in_years or birth_date that decides it.")
+        case false?:
+            return .failed(.ageBelowMinimum, "The response answers age(atLeast: \(minimum)) with \"no\" (from \(answer.source)): the holder is younger than \(minimum). Do not admit the holder; the claims carry the answer.",
+                           details: ["source": answer.source])
+        case true?:
+            return .passed("age(atLeast: \(minimum)) is answered \"yes\" by \(answer.source).", details: ["source": answer.source])
         }
-        return .passed("age(atLeast: \(minimum)) is answered by \(answer.source).", details: ["source": answer.source])
     }
 }
 

@@ -279,3 +279,46 @@ import X509
         }
     }
 }
+
+/// Element values nested beyond the depth budget (tag-24 items inside tag-24 items): a failed
+/// structure check, never a stack overflow, whoever signed them.
+@Suite struct MdocNestingBudgetTests {
+    let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 7, count: 32), merchantID: "merchant", teamID: "team", recipientKeyHash: Array(repeating: 1, count: 32))
+
+    @Test(arguments: [40, 20_000, 100_000])
+    func deeplyNestedElementValueFailsTheStructureCheck(levels: Int) async throws {
+        let pki = try MdocPKI()
+        var fixture = MdocFixture()
+        fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "family_name", try HostileCBOR.nestedTag24Node(levels: levels))]
+        let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
+        let result = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: MdocNegativePathTests.time)
+        #expect(result.report.verdict == .rejected)
+        let failures = result.report.failures.map { "\($0.id.rawValue): \($0.reason.rawValue)" }
+        #expect(failures.contains("mdoc.document.structure: depthLimitExceeded"), "\(failures)")
+        #expect(result.documents.isEmpty)
+    }
+
+    @Test func valuesInsideTheBudgetAreStillDecoded() async throws {
+        let pki = try MdocPKI()
+        var fixture = MdocFixture()
+        fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "family_name", try HostileCBOR.nestedTag24Node(levels: 3))]
+        let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
+        let result = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: MdocNegativePathTests.time)
+        #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
+        #expect(result.documents.first?.element(MdocFixture.isoNameSpace, "family_name") == .text("abc"))
+    }
+
+    @Test func elementValueRenderingIsBoundedByTheBudget() throws {
+        let value = ElementValue(try HostileCBOR.nestedTag24Node(levels: 100_000), depth: IssuerSignedItem.elementValueDepth, limits: .default)
+        guard case .other(let diagnostic) = value else {
+            Issue.record("expected the undecoded rest in diagnostic notation, got a decoded value")
+            return
+        }
+        #expect(diagnostic.hasPrefix("24(h'"))
+        let marked = diagnostic.hasSuffix("/ not decoded: nested deeper than 3 levels /)")
+        #expect(marked)
+        #expect(ElementValue(try HostileCBOR.nestedTag24Node(levels: 2)) == .text("abc"))
+    }
+}

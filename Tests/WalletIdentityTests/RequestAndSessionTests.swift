@@ -189,9 +189,37 @@ import WalletVerifierTestSupport
             let created = try await sessions.create(descriptor: request, now: time)
             var fixture = MdocFixture(); fixture.elements = elements
             let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
-            #expect(result.report.verdict == .accepted, "\(source): \(result.report.failures.map(\.message))")
+            // A "no" is not an acceptance: the check fails (ageBelowMinimum); the claims still show it.
+            #expect(result.report.verdict == (expected ? .accepted : .rejected), "\(source): \(result.report.failures.map(\.message))")
+            #expect(result.report.check(.identityRequestAge)?.status == (expected ? .passed : .failed))
+            #expect(result.report.check(.identityRequestAge)?.reason == (expected ? "ok" : .ageBelowMinimum))
             #expect(result.claims?.ageAtLeast?.source == source)
             #expect(result.claims?.ageAtLeast?.value == expected)
+        }
+    }
+
+    /// age(atLeast:) answered from birth_date is computed at the verification time: the day before the
+    /// 21st birthday is "no", the birthday and the day after are "yes".
+    @Test func ageFromBirthDateAtTheVerificationTime() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let today = RFC3339Time.format(time).prefix(10).split(separator: "-").map { Int($0)! }
+        func birthDate(daysFromBirthday offset: Int) -> String {
+            // The 21st birthday is `offset` days from the verification day (negative: still to come).
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let verificationDay = calendar.date(from: DateComponents(year: today[0], month: today[1], day: today[2]))!
+            let birthday = calendar.date(byAdding: .day, value: -offset, to: verificationDay)!
+            let birth = calendar.date(byAdding: .year, value: -21, to: birthday)!
+            return String(RFC3339Time.format(birth).prefix(10))
+        }
+        for (offset, expected) in [(-1, false), (0, true), (1, true)] {
+            let request = IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.age, atLeast: 21, intentToStore: .willNotStore)])
+            let created = try await sessions.create(descriptor: request, now: time)
+            var fixture = MdocFixture()
+            fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "birth_date", .tagged(1004, .text(birthDate(daysFromBirthday: offset))))]
+            let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+            #expect(result.claims?.ageAtLeast?.value == expected, "birthday offset \(offset)")
+            #expect(result.report.verdict == (expected ? .accepted : .rejected), "birthday offset \(offset)")
         }
     }
 
