@@ -325,7 +325,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletVerifierCommandsTests",
-            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "VerificationCore"],
+            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "VerificationCore", "VerifierPresentation"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -42,7 +42,7 @@ public enum ApplePayOutput {
         if let summary = result.summary {
             var facts = "token: \(summary.version.rawValue), transactionId \(summary.transactionId), publicKeyHash \(summary.publicKeyHash)"
             if let signingTime = summary.signingTime { facts += ", signed \(RFC3339Time.format(signingTime))" }
-            lines.append(facts)
+            lines.append(TerminalText.escape(facts))
         }
         guard result.verdict == .accepted, let payment = result.payment else { return lines.joined(separator: "\n") }
         var rows: [(String, String)] = [
@@ -61,7 +61,7 @@ public enum ApplePayOutput {
         let width = rows.map(\.0.count).max() ?? 0
         lines.append("payment:")
         for (name, value) in rows {
-            lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
+            lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + TerminalText.escape(value))
         }
         return lines.joined(separator: "\n")
     }

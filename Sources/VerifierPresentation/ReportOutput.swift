@@ -14,7 +14,8 @@ public enum ReportOutput {
         report.json(extra: extra)
     }
 
-    /// A table of checks, then warnings and the verdict.
+    /// A table of checks, then warnings and the verdict. Messages, reasons and scopes quote what the
+    /// input said (subjects, docTypes): their control characters are escaped (``TerminalText``).
     public static func text(_ report: VerificationReport) -> String {
         var lines: [String] = []
         let idWidth = min(48, report.checks.map { $0.id.rawValue.count + ($0.scope.map { $0.count + 3 } ?? 0) }.max() ?? 10)
@@ -27,13 +28,13 @@ public enum ReportOutput {
             case .error: marker = "ERR "
             }
             var name = check.id.rawValue
-            if let scope = check.scope { name += " [\(scope)]" }
+            if let scope = check.scope { name += " [\(TerminalText.escape(scope))]" }
             let padded = name.padding(toLength: max(idWidth, name.count), withPad: " ", startingAt: 0)
-            let reason = check.status == .passed ? "" : " (\(check.reason))"
-            lines.append("\(marker)  \(padded)  \(check.message)\(reason)")
+            let reason = check.status == .passed ? "" : " (\(TerminalText.escape(check.reason.rawValue)))"
+            lines.append("\(marker)  \(padded)  \(TerminalText.escape(check.message))\(reason)")
         }
         for warning in report.warnings {
-            lines.append("WARNING  \(warning.message) (\(warning.code))")
+            lines.append("WARNING  \(TerminalText.escape(warning.message)) (\(TerminalText.escape(warning.code.rawValue)))")
         }
         var verdict = "verdict: \(report.verdict.rawValue)"
         if report.testOnly { verdict += " (TEST ONLY: made under a developer policy; never trust it in production)" }

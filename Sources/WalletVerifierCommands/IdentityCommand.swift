@@ -106,7 +106,7 @@ extension CommandSupport {
         if format == .text, accepted, let claims = result.claims {
             CLIOutput.current.out("\nclaims")
             for claim in claims.claims {
-                let values = claim.values.map { "\($0.source)=\(textValue($0.value))" }.joined(separator: ", ")
+                let values = claim.values.map { "\(TerminalText.escape($0.source))=\(TerminalText.escape(textValue($0.value)))" }.joined(separator: ", ")
                 CLIOutput.current.out("  \(claim.element.rawValue): \(values.isEmpty ? "(not returned)" : values) [intent: \(claim.intentToStore)]")
             }
             if let age = claims.ageAtLeast {

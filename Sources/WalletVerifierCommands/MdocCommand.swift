@@ -117,15 +117,17 @@ enum CommandSupport {
             CLIOutput.current.out(ReportOutput.text(result.report))
             guard accepted else { return }
             for document in result.documents {
-                CLIOutput.current.out("\ndocument[\(document.index)] \(document.docType)")
+                // One line per element: names and values from the input cannot break or forge lines.
+                let esc = { (text: String) in TerminalText.escape(text) }
+                CLIOutput.current.out("\ndocument[\(document.index)] \(esc(document.docType))")
                 for space in document.issuerSigned {
                     for element in space.elements {
-                        CLIOutput.current.out("  \(space.name)/\(element.identifier): \(textValue(element.value))")
+                        CLIOutput.current.out("  \(esc(space.name))/\(esc(element.identifier)): \(esc(textValue(element.value)))")
                     }
                 }
                 for space in document.deviceSigned {
                     for element in space.elements {
-                        CLIOutput.current.out("  (device-signed) \(space.name)/\(element.identifier): \(textValue(element.value))")
+                        CLIOutput.current.out("  (device-signed) \(esc(space.name))/\(esc(element.identifier)): \(esc(textValue(element.value)))")
                     }
                 }
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 @_exported import VerifierPresentation
 import Foundation
+import VerifierPresentation
 import VerifierServer
 
 /// The `wallet-verifier` command line.
@@ -55,11 +56,17 @@ public final class CLIOutput: @unchecked Sendable {
 
     public init(capture: Bool) { self.capture = capture }
 
-    public func out(_ text: String) {
+    /// Writes a line (or lines) to standard output. Control characters other than line breaks and
+    /// tabs are escaped (``TerminalText``): whatever a command prints, no escape sequence from the
+    /// input reaches the terminal.
+    public func out(_ raw: String) {
+        let text = TerminalText.escape(raw, keepLineBreaks: true)
         if capture { lock.withLock { outBuffer += text + "\n" } } else { print(text) }
     }
 
-    public func err(_ text: String) {
+    /// Writes a line to standard error, escaped like ``out(_:)``.
+    public func err(_ raw: String) {
+        let text = TerminalText.escape(raw, keepLineBreaks: true)
         if capture {
             lock.withLock { errBuffer += text + "\n" }
         } else {

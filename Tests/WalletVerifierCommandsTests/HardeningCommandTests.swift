@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VerificationCore
 import WalletCBOR
+import VerifierPresentation
 import WalletVerifierCommands
 import WalletVerifierTestSupport
 
@@ -46,5 +47,43 @@ import WalletVerifierTestSupport
         #expect(object["verdict"] as? String == "rejected")
         let checks = try #require(object["checks"] as? [[String: Any]])
         #expect(checks.contains { $0["id"] as? String == "mdoc.document.structure" && $0["reason"] as? String == "depthLimitExceeded" })
+    }
+}
+
+/// Control characters in what the input says (docTypes, identifiers, subjects) never reach the
+/// operator's terminal as such.
+@Suite struct TerminalTextTests {
+    @Test func controlCharactersBecomeVisibleEscapes() {
+        #expect(TerminalText.escape("plain text, ü and 日本") == "plain text, ü and 日本")
+        #expect(TerminalText.escape("a\u{1b}[31mred") == "a\\u001b[31mred")
+        #expect(TerminalText.escape("csi\u{9b}2J") == "csi\\u009b2J")
+        #expect(TerminalText.escape("bell\u{7}del\u{7f}nul\u{0}") == "bell\\u0007del\\u007fnul\\u0000")
+        #expect(TerminalText.escape("rtl\u{202e}txt.exe\u{2066}") == "rtl\\u202etxt.exe\\u2066")
+        #expect(TerminalText.escape("line\nforged\tfield\r") == "line\\u000aforged\\u0009field\\u000d")
+        #expect(TerminalText.escape("line\nkept\tok\r", keepLineBreaks: true) == "line\nkept\tok\\u000d")
+    }
+
+    /// A docType holding an escape sequence and a forged verdict line: the text report shows it
+    /// escaped, on one line, and the only verdict line is the real one.
+    @Test func textReportEscapesWhatTheInputSays() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let nonce = [UInt8](repeating: 5, count: 32)
+        var mdoc = MdocFixture()
+        mdoc.docType = "org.iso.18013.5.1.mDL\u{1b}]0;owned\u{7}\u{9b}31m\nverdict: rejected"
+        let envelope = fixture.directory.appendingPathComponent("envelope.cbor").path
+        try Data(try fixture.identityResponse(nonce: nonce, fixture: mdoc)).write(to: URL(fileURLWithPath: envelope))
+        let result = await WalletVerifierCommand.runCapturing([
+            "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
+            "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
+            "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time),
+        ])
+        // Without a request any docType is verified (and here accepted): the elements are listed under it.
+        #expect(result.code == 0)
+        let output = result.stdout + result.stderr
+        #expect(!output.unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x07 || $0.value == 0x9b })
+        #expect(output.contains("\\u001b]0;owned\\u0007\\u009b31m\\u000averdict: rejected"))
+        let verdictLines = result.stdout.split(separator: "\n").filter { $0.hasPrefix("verdict:") }
+        #expect(verdictLines == ["verdict: accepted"])
     }
 }
