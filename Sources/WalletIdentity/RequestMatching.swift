@@ -32,12 +32,16 @@ enum RequestMatching {
         let ageNameSpace = IdentityElement.ageNameSpace(docType: document.docType)
         let ageRequested = request.elements.contains { $0.atLeast != nil }
         var unrequested: [String] = []
-        for space in document.issuerSigned {
-            for element in space.elements {
-                let name = "\(space.name)/\(element.identifier)"
-                if allowed.contains(name) { continue }
-                if ageRequested, isAgeOver(element.identifier) != nil, space.name == ageNameSpace { continue }
-                unrequested.append(name)
+        // Issuer-signed and device-signed elements alike: whatever the response discloses must have
+        // been asked for.
+        for (signedBy, spaces) in [("", document.issuerSigned), ("device-signed ", document.deviceSigned)] {
+            for space in spaces {
+                for element in space.elements {
+                    let name = "\(space.name)/\(element.identifier)"
+                    if allowed.contains(name) { continue }
+                    if ageRequested, isAgeOver(element.identifier) != nil, space.name == ageNameSpace { continue }
+                    unrequested.append(signedBy + name)
+                }
             }
         }
         guard unrequested.isEmpty else {

@@ -256,6 +256,15 @@ import X509
         let report = try await verify(denied)
         #expect(report.check(.mdocDeviceKeyAuthorizations)?.reason == "unauthorizedDeviceSignedElement")
         #expect(report.verdict == .rejected)
+        // No keyAuthorizations at all: the device key is authorized for no element (§9.1.2.4).
+        var absent = allowed
+        absent.keyAuthorizations = nil
+        let unauthorized = try await verify(absent)
+        #expect(unauthorized.check(.mdocDeviceKeyAuthorizations)?.reason == "unauthorizedDeviceSignedElement")
+        #expect(unauthorized.check(.mdocDeviceKeyAuthorizations)?.details["unauthorized"] == "org.example.device/nickname")
+        #expect(unauthorized.verdict == .rejected)
+        // Without device-signed elements there is nothing to authorize.
+        #expect(try await verify(MdocFixture()).check(.mdocDeviceKeyAuthorizations)?.status == .passed)
     }
 
     // The iOS Simulator: zero signatures, no issuer certificate. Never accepted.

@@ -232,7 +232,14 @@ private let auth0 = "mdoc/auth0-mdl-oid4vp-draft/"
         let wallet = try #require(document.deviceSigned.first { $0.name == "org.iso.wallet.mDL" })
         #expect(wallet["deviceName"]?.stringValue == "mDL Super Wallet")
         #expect(wallet["version"]?.integerValue == 1)
-        #expect(result.report.check(.mdocDeviceKeyAuthorizations)?.status == .passed)
+        // Its MSO carries no keyAuthorizations, so its device key is authorized for no element
+        // (ISO/IEC 18013-5 §9.1.2.4): the device-signed elements fail; signatures and digests pass.
+        let authorizations = try #require(result.report.check(.mdocDeviceKeyAuthorizations))
+        #expect(authorizations.status == .failed)
+        #expect(authorizations.reason == "unauthorizedDeviceSignedElement")
+        for passing in [CheckID.mdocIssuerSignature, .mdocValueDigests, .mdocDeviceAuthentication] {
+            #expect(result.report.check(passing)?.status == .passed, "\(passing)")
+        }
     }
 }
 

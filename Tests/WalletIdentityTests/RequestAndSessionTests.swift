@@ -169,6 +169,21 @@ import WalletVerifierTestSupport
         #expect(result.report.verdict == .rejected)
     }
 
+    /// A device-signed element counts like an issuer-signed one: not requested, not accepted.
+    @Test func unrequestedDeviceSignedElementsFail() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let created = try await sessions.create(descriptor: Self.descriptor, now: time)
+        var fixture = MdocFixture()
+        fixture.deviceSignedElements = [.init("org.example.device", "nickname", .text("Erika"))]
+        fixture.keyAuthorizations = (nameSpaces: ["org.example.device"], dataElements: [:])
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+        #expect(result.report.check(.mdocDeviceKeyAuthorizations)?.status == .passed)
+        let elements = try #require(result.report.check(.identityRequestElements))
+        #expect(elements.reason == "unrequestedElement")
+        #expect(elements.details["unrequested"] == "device-signed org.example.device/nickname")
+        #expect(result.report.verdict == .rejected)
+    }
+
     @Test func wrongDocumentKindFails() async throws {
         let (sessions, recipient, pki) = try setup()
         let passport = IdentityRequestDescriptor(document: .photoID, elements: [.init(.givenName, intentToStore: .willNotStore)])

@@ -1,8 +1,13 @@
 import Mdoc
 import VerificationCore
 
-/// `mdoc.device.keyAuthorizations` (ISO 18013-5 §9.1.2.4): when the MSO carries keyAuthorizations,
-/// every device-signed element is within them.
+/// `mdoc.device.keyAuthorizations` (ISO/IEC 18013-5 §9.1.2.4, KeyAuthorizations in DeviceKeyInfo):
+/// KeyAuthorizations holds "the elements the mdoc authentication key is authorized to sign or MAC",
+/// by whole namespace (`nameSpaces`) or by identifier (`dataElements`), and the reader accepts a
+/// device-signed element only when it is authorized there. An element the issuer did not authorize
+/// is not authorized: when the MSO carries no keyAuthorizations, the device key is authorized for no
+/// element, so any device-signed element fails the check (a device key cannot vouch for data the
+/// issuer never let it sign). Without device-signed elements there is nothing to authorize.
 struct KeyAuthorizationsCheck: VerificationCheck {
     var id: CheckID { .mdocDeviceKeyAuthorizations }
     var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
@@ -14,7 +19,9 @@ struct KeyAuthorizationsCheck: VerificationCheck {
             return .passed("The document has no device-signed elements.")
         }
         guard let authorizations = mso.keyAuthorizations else {
-            return .passed("\(elements.count) device-signed elements; the MSO sets no keyAuthorizations, so they are not restricted.")
+            let names = elements.map { "\($0.0)/\($0.1)" }.joined(separator: ", ")
+            return .failed("unauthorizedDeviceSignedElement", "The device signed \(elements.count) elements (\(names)) but the MSO carries no keyAuthorizations, so its key is authorized for none (ISO/IEC 18013-5 §9.1.2.4); only issuer-signed elements can be trusted from this document.",
+                           details: ["unauthorized": elements.map { "\($0.0)/\($0.1)" }.joined(separator: ",")])
         }
         let unauthorized = elements.filter { !authorizations.allows(nameSpace: $0.0, identifier: $0.1) }.map { "\($0.0)/\($0.1)" }
         guard unauthorized.isEmpty else {
