@@ -15,6 +15,8 @@ struct DocumentState: Sendable {
     let trustStore: IACATrustStore
     let policy: MdocVerificationPolicy
     let chainCache: ValidatedChainCache
+    /// Whether the flow can carry a deviceMac at all (see ``MdocVerifier/verify(_:transcript:readerKey:runner:flow:deviceMacAllowed:)``).
+    var deviceMacAllowed = true
 
     var document: Document?
     /// x5chain as parsed certificates (leaf first, each parsed once per verifier), or why it is unusable.

@@ -31,6 +31,11 @@ extension CheckID {
     public static let mdocDeviceKeyAuthorizations: CheckID = "mdoc.device.keyAuthorizations"
 }
 
+extension ReasonCode {
+    /// `mdoc.device.authentication`: a deviceMac in a flow that cannot carry one.
+    public static let deviceMacNotAllowed: ReasonCode = "deviceMacNotAllowed"
+}
+
 /// The prerequisite lists of the per-document checks, built once (a check's `prerequisites` is read
 /// on every run; an array literal there would allocate each time).
 enum MdocPrerequisites {

@@ -111,7 +111,12 @@ public struct MdocVerifier: Sendable {
     }
 
     /// Runs the checks into an existing runner (flows that add their own checks before and after).
-    public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String) async -> MdocVerificationResult {
+    /// `deviceMacAllowed` is false in flows whose session transcript can only be signed (Apple's in-app
+    /// flow, which only uses ECDSA, and the DC API, where the reader has no key agreement with the
+    /// device): there a deviceMac fails `mdoc.device.authentication` with `deviceMacNotAllowed`
+    /// instead of asking for a reader key that cannot exist.
+    public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String,
+                       deviceMacAllowed: Bool = true) async -> MdocVerificationResult {
         let responseVersion = MdocVersion(response.version)
         runner.run(.mdocResponseStructure) {
             guard let version = responseVersion else {
@@ -131,7 +136,7 @@ public struct MdocVerifier: Sendable {
         var documents: [VerifiedDocument] = []
         for (index, decoded) in response.documentResults.enumerated() {
             var state = DocumentState(index: index, decoded: decoded, responseVersion: responseVersion, transcript: transcript, readerKey: readerKey,
-                                      trustStore: trustStore, policy: policy, chainCache: chainCache)
+                                      trustStore: trustStore, policy: policy, chainCache: chainCache, deviceMacAllowed: deviceMacAllowed)
             let scope = state.scope
             await runner.run(DocumentStructureCheck(), state: &state, scope: scope)
             await runner.run(IssuerSignatureCheck(), state: &state, scope: scope)

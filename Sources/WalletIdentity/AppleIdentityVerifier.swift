@@ -121,7 +121,8 @@ public struct AppleIdentityVerifier: Sendable {
             var mdocPolicy = policy.mdoc
             if let request { mdocPolicy.acceptedDocTypes = request.document.docTypes }
             let verifier = request == nil ? mdocVerifier : MdocVerifier(sharing: mdocVerifier, policy: mdocPolicy)
-            documents = await verifier.verify(response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity").documents
+            // PassKit only uses ECDSA: a deviceMac is a failure here, not a missing reader key.
+            documents = await verifier.verify(response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity", deviceMacAllowed: false).documents
         } else {
             runner.run(.mdocResponseStructure, requires: [.identityPlaintextStructure]) { .failed(.malformedInput, "unreachable") }
         }

@@ -117,7 +117,8 @@ public struct WebIdentityVerifier: Sendable {
                 narrowed.acceptedDocTypes = [request.docType]
                 verifier = MdocVerifier(sharing: mdocVerifier, policy: narrowed)
             }
-            documents = await verifier.verify(deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity").documents
+            // The DC API gives the reader no key agreement with the device: a deviceMac is a failure.
+            documents = await verifier.verify(deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity", deviceMacAllowed: false).documents
             let requirePhotoID = request?.docType == PhotoIDDocument.docType
             PhotoIDChecks.run(documents: documents, documentCount: deviceResponse.documentResults.count, requirePhotoID: requirePhotoID, runner: &runner)
         } else {

@@ -184,6 +184,20 @@ import WalletVerifierTestSupport
         #expect(result.report.verdict == .rejected)
     }
 
+    /// PassKit only uses ECDSA: a deviceMac is a failed check (rejected, HTTP 200), not an
+    /// indeterminate "reader key required" that invites retries.
+    @Test func aDeviceMacIsNotAllowed() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let created = try await sessions.create(descriptor: Self.descriptor, now: time)
+        var fixture = MdocFixture()
+        fixture.macReaderKey = P256.KeyAgreement.PrivateKey().publicKey
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+        let device = try #require(result.report.check(.mdocDeviceAuthentication))
+        #expect(device.status == .failed)
+        #expect(device.reason == .deviceMacNotAllowed)
+        #expect(result.report.verdict == .rejected)
+    }
+
     @Test func wrongDocumentKindFails() async throws {
         let (sessions, recipient, pki) = try setup()
         let passport = IdentityRequestDescriptor(document: .photoID, elements: [.init(.givenName, intentToStore: .willNotStore)])

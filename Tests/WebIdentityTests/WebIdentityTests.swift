@@ -237,6 +237,26 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(expired.report.check(.webNonce)?.reason == "nonceExpired")
     }
 
+    /// The DC API gives the reader no key agreement with the device, so a deviceMac cannot be
+    /// checked: it is a failed check (rejected), not an indeterminate "reader key required".
+    @Test func aDeviceMacIsNotAllowed() async throws {
+        let pki = try MdocPKI()
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let request = WebDocumentRequest(docType: MdocFixture.mDL, elements: MdocFixture.defaultElements.map { .init(nameSpace: $0.nameSpace, identifier: $0.identifier, intentToRetain: false) })
+        let presentation = try WebPresentationRequest(request: request, origin: origin, nonce: Array(repeating: 2, count: 32), recipientPublicKey: recipient.publicKey)
+        var fixture = MdocFixture()
+        fixture.macReaderKey = P256.KeyAgreement.PrivateKey().publicKey
+        let plaintext = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: presentation.sessionTranscript)
+        let response = try DCAPIResponseFixture.encrypt(plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: origin,
+                                                        recipientPublicKey: recipient.publicKey)
+        let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
+        let result = await verifier.verify(response: response, encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, recipientKey: recipient, request: request, at: time)
+        let device = try #require(result.report.check(.mdocDeviceAuthentication))
+        #expect(device.status == .failed)
+        #expect(device.reason == .deviceMacNotAllowed)
+        #expect(result.report.verdict == .rejected)
+    }
+
     @Test func aResponseToAnotherRequestDoesNotOpen() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()

@@ -40,6 +40,10 @@ struct DeviceAuthenticationCheck: VerificationCheck {
                 return .failed(ReasonCode(error.code.rawValue), "The device signature cannot be verified: \(error.message).")
             }
         case .mac(let mac0):
+            guard state.deviceMacAllowed else {
+                return .failed(.deviceMacNotAllowed, "The response is authenticated with deviceMac, which this flow cannot carry: its session transcript can only be signed (Apple's in-app flow uses ECDSA only; the DC API gives the reader no key agreement with the device). Only a deviceSignature binds this response to the device.",
+                               details: ["mechanism": "deviceMac"])
+            }
             guard let readerKey = state.readerKey else {
                 return .error("readerKeyRequired", "The response is authenticated with deviceMac, which cannot be checked without the reader's ephemeral private key (EReaderKey): reader key required.", retryable: false, details: ["mechanism": "deviceMac"])
             }
