@@ -108,6 +108,7 @@ extension ReasonCode {
 
     // applepay.paymentData
     public static let malformedPaymentData: ReasonCode = "malformedPaymentData"
+    public static let paymentDataFieldInvalid: ReasonCode = "paymentDataFieldInvalid"
 
     // applepay.expect.*
     public static let currencyMismatch: ReasonCode = "currencyMismatch"

@@ -422,6 +422,43 @@ import WalletVerifierTestSupport
         }
     }
 
+    /// The documented shape of the payment data: each violation fails and names its field, never
+    /// the value; both branches (3-D Secure and EMV) are accepted in their proper shape.
+    @Test func paymentDataShape() async throws {
+        func payment(expiration: String = "281231", currency: String = "840", type: String = "3DSecure", details: String = #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"07"}"#) -> String {
+            #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"\#(expiration)","currencyCode":"\#(currency)","transactionAmount":1999,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"\#(type)","paymentData":\#(details)}"#
+        }
+        func verify(_ json: String) async throws -> ApplePayResult {
+            var builder = Fixture.builder()
+            builder.plaintext = Array(json.utf8)
+            return try await Fixture.verify(try builder.build())
+        }
+        for accepted in [payment(), payment(details: #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"5"}"#),
+                         payment(details: #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA=="}"#),
+                         payment(type: "EMV", details: #"{"emvData":"AAEC","encryptedPINData":"0011"}"#)] {
+            try await verify(accepted).expectAccepted()
+        }
+        let violations: [(String, String)] = [
+            (payment(expiration: "2812"), "applicationExpirationDate"),
+            (payment(expiration: "281331"), "applicationExpirationDate"),
+            (payment(expiration: "28123a"), "applicationExpirationDate"),
+            (payment(currency: "USD"), "currencyCode"),
+            (payment(type: "3dsecure"), "paymentDataType"),
+            (payment(details: #"{"eciIndicator":"07"}"#), "paymentData.onlinePaymentCryptogram"),
+            (payment(details: #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"007"}"#), "paymentData.eciIndicator"),
+            (payment(type: "EMV"), "paymentData.emvData"),
+        ]
+        for (json, field) in violations {
+            let result = try await verify(json)
+            result.expectRejected(.applePayPaymentData, .paymentDataFieldInvalid)
+            let check = try #require(result.report.check(.applePayPaymentData))
+            #expect(check.details["field"] == field, "\(field)")
+            #expect(check.message.contains(field))
+            #expect(!check.message.contains("4111") && !check.message.contains("AM8lJ8"))
+            #expect(result.payment == nil)
+        }
+    }
+
     // MARK: Replay and transaction details
 
     @Test func replayedTransactionId() async throws {

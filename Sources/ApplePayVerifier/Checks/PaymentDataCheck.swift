@@ -2,7 +2,17 @@ import VerificationCore
 
 /// `applepay.paymentData`: the decrypted bytes are the JSON object Apple documents
 /// (applicationPrimaryAccountNumber, applicationExpirationDate, currencyCode, transactionAmount,
-/// paymentDataType, paymentData, ...). The message names the type, currency and amount only.
+/// paymentDataType, paymentData, ...) with the shape Apple's "Payment token format reference"
+/// gives it:
+/// - `applicationExpirationDate` is YYMMDD (a real month and day);
+/// - `currencyCode` is an ISO 4217 numeric code: three digits;
+/// - `paymentDataType` is `3DSecure` or `EMV`;
+/// - 3-D Secure data carries `onlinePaymentCryptogram`, and an `eciIndicator`, when present, is one
+///   or two digits (Apple's 2014 token in TestVectors/applepay/seatgeek-2014-ec carries "5", so a
+///   single digit is what real tokens send);
+/// - EMV data carries `emvData`.
+/// A violation fails with `paymentDataFieldInvalid` and a message that names the field, never its
+/// value. The message of a pass names the type, currency and amount only.
 struct PaymentDataCheck: VerificationCheck {
     let id = CheckID.applePayPaymentData
     let prerequisites: [CheckID] = [.applePayDecryption]
@@ -10,7 +20,48 @@ struct PaymentDataCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let plaintext = state.plaintext else { throw MissingPrerequisite("the plaintext") }
         let payment = try ApplePayPaymentData(json: plaintext)
+        if let violation = Self.shapeViolation(payment) {
+            return .failed(.paymentDataFieldInvalid, "The decrypted payment data does not have the shape Apple documents: \(violation.message)", details: ["field": violation.field])
+        }
         state.payment = payment
         return .passed("\(payment.paymentDataType) payment data, currency \(payment.currencyCode), amount \(payment.transactionAmount)")
+    }
+
+    /// The first field that breaks the documented shape, and why (without its value).
+    static func shapeViolation(_ payment: ApplePayPaymentData) -> (field: String, message: String)? {
+        if !isYYMMDD(payment.applicationExpirationDate) {
+            return ("applicationExpirationDate", "applicationExpirationDate is not a date in the format YYMMDD.")
+        }
+        if !isDigits(payment.currencyCode, count: 3...3) {
+            return ("currencyCode", "currencyCode is not an ISO 4217 numeric code (three digits, as a string).")
+        }
+        switch payment.paymentDataType {
+        case "3DSecure":
+            guard let cryptogram = payment.details.onlinePaymentCryptogram, !cryptogram.isEmpty else {
+                return ("paymentData.onlinePaymentCryptogram", "3-D Secure payment data must carry paymentData.onlinePaymentCryptogram.")
+            }
+            if let eci = payment.details.eciIndicator, !isDigits(eci, count: 1...2) {
+                return ("paymentData.eciIndicator", "paymentData.eciIndicator is not a one- or two-digit ECI value.")
+            }
+        case "EMV":
+            guard let emv = payment.details.emvData, !emv.isEmpty else {
+                return ("paymentData.emvData", "EMV payment data must carry paymentData.emvData.")
+            }
+        default:
+            return ("paymentDataType", "paymentDataType is neither \"3DSecure\" nor \"EMV\".")
+        }
+        return nil
+    }
+
+    static func isDigits(_ text: String, count: ClosedRange<Int>) -> Bool {
+        count.contains(text.utf8.count) && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    static func isYYMMDD(_ text: String) -> Bool {
+        guard isDigits(text, count: 6...6) else { return false }
+        let digits = text.utf8.map { Int($0 - 0x30) }
+        let month = digits[2] * 10 + digits[3]
+        let day = digits[4] * 10 + digits[5]
+        return (1...12).contains(month) && (1...31).contains(day)
     }
 }
