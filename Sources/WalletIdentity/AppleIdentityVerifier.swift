@@ -36,9 +36,14 @@ public struct AppleIdentityVerifier: Sendable {
     /// Verifies `PKIdentityDocument.encryptedData` for the nonce the app used. `request` adds the
     /// response-against-request checks and the claims. `nonceOutcome` is the result of consuming the
     /// nonce (request sessions record it as `replay.nonce`).
+    /// `requireUnexpired` (or the request's own `requireUnexpired`) makes `identity.document.expiry`
+    /// required instead of advisory.
     public func verify(encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor? = nil, at time: Date,
-                       nonceOutcome: CheckOutcome? = nil) async -> IdentityVerificationResult {
-        var runner = CheckRunner(policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew))
+                       nonceOutcome: CheckOutcome? = nil, requireUnexpired: Bool = false) async -> IdentityVerificationResult {
+        let requireUnexpired = requireUnexpired || request?.requireUnexpired == true
+        // An expired physical document is a warning unless the request requires an unexpired one.
+        let requirements = policy.mdoc.requirements.with(.identityDocumentExpiry, requireUnexpired ? .required : .advisory)
+        var runner = CheckRunner(policy: requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew))
         if let nonceOutcome {
             runner.run(.replayNonce) { nonceOutcome }
         }
@@ -125,6 +130,12 @@ public struct AppleIdentityVerifier: Sendable {
             documents = await verifier.verify(response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity", deviceMacAllowed: false).documents
         } else {
             runner.run(.mdocResponseStructure, requires: [.identityPlaintextStructure]) { .failed(.malformedInput, "unreachable") }
+        }
+
+        if let document = documents.first {
+            runner.run(.identityDocumentExpiry, requires: [.mdocResponseStructure]) {
+                DocumentExpiry.outcome(document: document, requireUnexpired: requireUnexpired, at: time)
+            }
         }
 
         var claims: IdentityClaims?

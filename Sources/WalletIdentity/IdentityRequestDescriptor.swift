@@ -88,10 +88,33 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
 
     public var document: DocumentKind
     public var elements: [Element]
+    /// Whether a physical document past its `expiry_date` (at the verification time) fails the
+    /// verification. Off by default: `identity.document.expiry` is then advisory (a warning), since an
+    /// expired licence may still prove age. JSON `"requireUnexpired": true`.
+    public var requireUnexpired: Bool
 
-    public init(document: DocumentKind, elements: [Element]) {
+    public init(document: DocumentKind, elements: [Element], requireUnexpired: Bool = false) {
         self.document = document
         self.elements = elements
+        self.requireUnexpired = requireUnexpired
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case document, elements, requireUnexpired
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        document = try container.decode(DocumentKind.self, forKey: .document)
+        elements = try container.decode([Element].self, forKey: .elements)
+        requireUnexpired = try container.decodeIfPresent(Bool.self, forKey: .requireUnexpired) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(document, forKey: .document)
+        try container.encode(elements, forKey: .elements)
+        if requireUnexpired { try container.encode(true, forKey: .requireUnexpired) }
     }
 
     /// PassKit's rules: at least one element; `age(atLeast:)` only for 1...125; never both `age` and

@@ -53,6 +53,9 @@ struct IdentityCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The request descriptor (JSON) the app used.")
         var request: String?
 
+        @Flag(name: .long, help: "Reject a document whose own expiry_date is before the verification time (otherwise a warning).")
+        var requireUnexpired = false
+
         @Option(name: .long, help: "production (default) or developer (test issuers; the verdict is marked test-only).")
         var policy: PolicyName = .production
 
@@ -79,7 +82,7 @@ struct IdentityCommand: AsyncParsableCommand {
             let data = try InputFiles.readCBORFile(envelope).bytes
             let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: merchantId, teamID: teamId, trustStore: store,
                                                  policy: policy == .developer ? .developer : .production)
-            let result = await CommandSupport.extendIdentity(await verifier.verify(encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, at: time),
+            let result = await CommandSupport.extendIdentity(await verifier.verify(encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, at: time, requireUnexpired: requireUnexpired),
                                                              policy: policy == .developer ? .developer : .production, at: time, prepared: prepared)
             CommandSupport.print(identity: result, format: format)
             throw CommandExit(code: result.report.verdict.exitCode)

@@ -93,6 +93,24 @@ func sampleTrust() throws -> IACATrustStore {
         #expect(report.check(.mdocValidity)?.reason == "expired")
     }
 
+    /// Apple's sample licence expired on 2022-01-30 and is verified at 2022-04-01: a warning by
+    /// default (the verdict stands), a failure when the request requires an unexpired document.
+    @Test func theSamplesExpiredLicenceIsAWarningUnlessRequired() async throws {
+        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: sampleTime)
+        let expiry = try #require(result.report.check(.identityDocumentExpiry))
+        #expect(expiry.status == .failed)
+        #expect(expiry.requirement == .advisory)
+        #expect(expiry.reason == .documentExpired)
+        #expect(expiry.details["expiryDate"] == "2022-01-30")
+        #expect(result.report.verdict == .accepted)
+        let required = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: sampleTime, requireUnexpired: true)
+        #expect(required.report.check(.identityDocumentExpiry)?.requirement == .required)
+        #expect(required.report.verdict == .rejected)
+        // The day of expiry still counts as valid.
+        let onTheDay = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: RFC3339Time.parse("2022-01-30T23:00:00Z")!, requireUnexpired: true)
+        #expect(onTheDay.report.check(.identityDocumentExpiry)?.status == .passed)
+    }
+
     @Test func developerPolicyMarksTheReportTestOnly() async throws {
         let report = await try verifier(policy: .developer).verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: sampleTime).report
         #expect(report.testOnly)

@@ -198,6 +198,26 @@ import WalletVerifierTestSupport
         #expect(result.report.verdict == .rejected)
     }
 
+    /// `requireUnexpired` in the JSON descriptor: a response without expiry_date cannot show the
+    /// document is unexpired.
+    @Test func requireUnexpiredNeedsADisclosedExpiryDate() async throws {
+        let (sessions, recipient, pki) = try setup()
+        var descriptor = try IdentityRequestDescriptor.decode(json: Data(#"{"document":"driversLicense","requireUnexpired":true,"elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"age","atLeast":21,"intentToStore":"willNotStore"},{"element":"portrait","intentToStore":"willNotStore"},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#.utf8))
+        #expect(descriptor.requireUnexpired)
+        let created = try await sessions.create(descriptor: descriptor, now: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), at: time)
+        #expect(result.report.check(.identityDocumentExpiry)?.reason == .expiryNotDisclosed)
+        #expect(result.report.verdict == .rejected)
+        // Without it, no expiry_date is simply not applicable.
+        descriptor.requireUnexpired = false
+        let plain = try await sessions.create(descriptor: descriptor, now: time)
+        let accepted = await sessions.verify(requestID: plain.requestID, encryptedData: try response(for: plain, recipient: recipient, pki: pki), at: time)
+        #expect(accepted.report.check(.identityDocumentExpiry)?.status == .skipped)
+        #expect(accepted.report.verdict == .accepted)
+        // The descriptor's JSON keeps the flag only when set.
+        #expect(String(decoding: try JSONEncoder().encode(descriptor), as: UTF8.self).contains("requireUnexpired") == false)
+    }
+
     @Test func wrongDocumentKindFails() async throws {
         let (sessions, recipient, pki) = try setup()
         let passport = IdentityRequestDescriptor(document: .photoID, elements: [.init(.givenName, intentToStore: .willNotStore)])
