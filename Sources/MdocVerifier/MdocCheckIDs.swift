@@ -29,11 +29,15 @@ extension CheckID {
     public static let mdocDeviceAuthentication: CheckID = "mdoc.device.authentication"
     /// Device-signed elements are allowed by the MSO's keyAuthorizations.
     public static let mdocDeviceKeyAuthorizations: CheckID = "mdoc.device.keyAuthorizations"
+    /// A disclosed issuing_country equals the IACA's countryName.
+    public static let mdocIssuingCountryElement: CheckID = "mdoc.issuingCountry.element"
 }
 
 extension ReasonCode {
     /// `mdoc.device.authentication`: a deviceMac in a flow that cannot carry one.
     public static let deviceMacNotAllowed: ReasonCode = "deviceMacNotAllowed"
+    /// `mdoc.issuingCountry.element`: issuing_country differs from the IACA's countryName.
+    public static let issuingCountryMismatch: ReasonCode = "issuingCountryMismatch"
 }
 
 /// The prerequisite lists of the per-document checks, built once (a check's `prerequisites` is read
@@ -42,4 +46,5 @@ enum MdocPrerequisites {
     static let documentStructure: [CheckID] = [.mdocDocumentStructure]
     static let msoStructure: [CheckID] = [.mdocMSOStructure]
     static let issuerChain: [CheckID] = [.mdocIssuerChain]
+    static let issuerChainAndDigests: [CheckID] = [.mdocIssuerChain, .mdocValueDigests]
 }

@@ -149,6 +149,10 @@ public struct MdocVerifier: Sendable {
             await runner.run(MSOStructureCheck(), state: &state, scope: scope)
             await runner.run(MSOVersionCheck(), state: &state, scope: scope)
             await runner.run(ValueDigestsCheck(), state: &state, scope: scope)
+            await runner.run(IssuingCountryElementCheck(), state: &state, scope: scope)
+            if let country = runner.results.last, country.id == .mdocIssuingCountryElement, country.reason == "countryNameAbsent" {
+                runner.warn("countryNameAbsent", country.message, scope: scope)
+            }
             await runner.run(DocTypeCheck(), state: &state, scope: scope)
             await runner.run(ValidityCheck(), state: &state, scope: scope)
             await runner.run(DeviceAuthenticationCheck(), state: &state, scope: scope)

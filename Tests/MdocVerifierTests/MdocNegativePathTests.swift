@@ -28,8 +28,34 @@ import X509
     @Test func cleanFixtureIsAccepted() async throws {
         let report = try await verify()
         #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
-        #expect(report.checks.allSatisfy { $0.status == .passed })
-        #expect(report.checks.count == 13)
+        // The fixture discloses no issuing_country: that one check is not applicable.
+        #expect(report.checks.allSatisfy { $0.status == .passed || ($0.id == .mdocIssuingCountryElement && $0.status == .skipped) })
+        #expect(report.checks.count == 14)
+    }
+
+    // mdoc.issuingCountry.element
+    @Test func issuingCountryEqualsTheIACAsCountryName() async throws {
+        func fixture(_ country: CBORNode) -> MdocFixture {
+            var f = MdocFixture()
+            f.elements.append(MdocFixture.Element(MdocFixture.isoNameSpace, "issuing_country", country))
+            return f
+        }
+        let same = try await verify(fixture(.text("US")))
+        #expect(same.check(.mdocIssuingCountryElement)?.status == .passed)
+        #expect(same.verdict == .accepted)
+        let other = try await verify(fixture(.text("DE")))
+        #expect(other.check(.mdocIssuingCountryElement)?.reason == .issuingCountryMismatch)
+        #expect(other.check(.mdocIssuingCountryElement)?.details["certificate"] == "US")
+        #expect(other.verdict == .rejected)
+        #expect(try await verify(fixture(.unsigned(840))).check(.mdocIssuingCountryElement)?.reason == .issuingCountryMismatch)
+        // An IACA without countryName: a failure under the strict policy, a warning in-app.
+        var options = MdocPKI.Options(); options.iacaCountry = nil; options.dsCountry = nil
+        let noCountry = try MdocPKI(options)
+        #expect(try await verify(fixture(.text("US")), pki: noCountry).check(.mdocIssuingCountryElement)?.reason == "countryNameMissing")
+        let inApp = try await verify(fixture(.text("US")), pki: noCountry, policy: .appleInApp)
+        #expect(inApp.check(.mdocIssuingCountryElement)?.status == .skipped)
+        #expect(inApp.warnings.contains { $0.code == "countryNameAbsent" && $0.message.contains("issuing_country") })
+        #expect(inApp.verdict == .accepted)
     }
 
     // mdoc.response.structure
