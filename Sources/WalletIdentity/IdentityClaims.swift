@@ -48,7 +48,8 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
 
     public var givenName: String? { claim(.givenName)?.values.first?.value.stringValue }
     public var familyName: String? { claim(.familyName)?.values.first?.value.stringValue }
-    public var dateOfBirth: CBORFullDate? { claim(.dateOfBirth)?.values.first?.value.fullDateValue }
+    /// The date of birth: ISO 18013-5's full-date, or the `birth_date` inside ISO 23220's birth_date map.
+    public var dateOfBirth: CBORFullDate? { claim(.dateOfBirth)?.values.first.flatMap { BirthDate.fullDate($0.value) } }
     /// JPEG bytes.
     public var portrait: [UInt8]? { claim(.portrait)?.values.first?.value.bytesValue }
     public var documentNumber: String? { claim(.documentNumber)?.values.first?.value.stringValue }
@@ -99,6 +100,9 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
             let value: String
             switch claim.values.count {
             case 0: value = "null"
+            // A date of birth is a date, whether ISO 18013-5 (full-date) or ISO 23220 (a map) sent it.
+            case 1 where claim.element == .dateOfBirth && BirthDate.fullDate(claim.values[0].value) != nil:
+                value = JSONText.quote(BirthDate.fullDate(claim.values[0].value)!.description)
             case 1: value = claim.values[0].value.json
             default: value = "{" + claim.values.map { JSONText.quote(String($0.source.split(separator: "/").last ?? "")) + ":" + $0.value.json }.joined(separator: ",") + "}"
             }

@@ -74,7 +74,7 @@ enum RequestMatching {
         if let years = space["age_in_years"]?.integerValue {
             return AgeAnswer(value: years >= minimum, source: "age_in_years")
         }
-        if let birth = space["birth_date"]?.fullDateValue, let time {
+        if let birth = space["birth_date"].flatMap(BirthDate.fullDate), let time {
             let today = RFC3339Civil.date(time)
             var age = today.year - birth.year
             if (today.month, today.day) < (birth.month, birth.day) { age -= 1 }
@@ -142,6 +142,18 @@ enum DocumentExpiry {
         default:
             return nil
         }
+    }
+}
+
+/// `birth_date` as ISO 18013-5 sends it (a full-date) or as ISO/IEC 23220-2 does for the photo ID
+/// and passports: a map `{"birth_date": full-date, ? "approximate_mask": tstr}`.
+enum BirthDate {
+    static func fullDate(_ value: ElementValue) -> CBORFullDate? {
+        if let date = value.fullDateValue { return date }
+        if case .map(let entries) = value, let inner = entries.first(where: { $0.key == "birth_date" })?.value {
+            return inner.fullDateValue
+        }
+        return nil
     }
 }
 

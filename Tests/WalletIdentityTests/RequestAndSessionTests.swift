@@ -262,13 +262,25 @@ import WalletVerifierTestSupport
             return String(RFC3339Time.format(birth).prefix(10))
         }
         for (offset, expected) in [(-1, false), (0, true), (1, true)] {
-            let request = IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.age, atLeast: 21, intentToStore: .willNotStore)])
-            let created = try await sessions.create(descriptor: request, now: time)
-            var fixture = MdocFixture()
-            fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "birth_date", .tagged(1004, .text(birthDate(daysFromBirthday: offset))))]
-            let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
-            #expect(result.claims?.ageAtLeast?.value == expected, "birthday offset \(offset)")
-            #expect(result.report.verdict == (expected ? .accepted : .rejected), "birthday offset \(offset)")
+            let date = birthDate(daysFromBirthday: offset)
+            // A driving licence sends a full-date; a photo ID (ISO 23220) a map holding one.
+            for document in [IdentityRequestDescriptor.DocumentKind.driversLicense, .photoID] {
+                let request = IdentityRequestDescriptor(document: document, elements: [.init(.age, atLeast: 21, intentToStore: .willNotStore), .init(.dateOfBirth, intentToStore: .willNotStore)])
+                let created = try await sessions.create(descriptor: request, now: time)
+                var fixture = MdocFixture()
+                if document == .photoID {
+                    fixture.docType = "org.iso.23220.photoid.1"
+                    fixture.elements = [MdocFixture.Element(IdentityElement.photoIDNameSpace, "birth_date", try .map(["birth_date": .tagged(1004, .text(date))]))]
+                } else {
+                    fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "birth_date", .tagged(1004, .text(date)))]
+                }
+                let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+                #expect(result.claims?.ageAtLeast?.value == expected, "\(document) birthday offset \(offset)")
+                #expect(result.claims?.ageAtLeast?.source == "birth_date")
+                #expect(result.claims?.dateOfBirth?.description == date, "\(document)")
+                #expect(result.claims?.json.contains(#""dateOfBirth":{"value":"\#(date)""#) == true, "\(document)")
+                #expect(result.report.verdict == (expected ? .accepted : .rejected), "\(document) birthday offset \(offset): \(result.report.failures.map(\.message))")
+            }
         }
     }
 
