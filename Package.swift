@@ -91,6 +91,8 @@ let package = Package(
             dependencies: [
                 "Mdoc",
                 "MdocVerifier",
+                // Passports (photo ID) get their rules in every flow.
+                "PhotoID",
                 "WalletCBOR",
                 "VerificationCore",
                 "WalletJSON",
@@ -299,7 +301,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletIdentityTests",
-            dependencies: ["WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "WalletVerifierTestSupport"],
+            dependencies: ["WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "PhotoID", "WalletVerifierTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -22,6 +22,17 @@ extension MdocVerificationPolicy {
 
 /// The photo ID checks, for any flow that verified a DeviceResponse into a runner.
 public enum PhotoIDChecks {
+    /// The policy a flow verifies `response` under: `policy` as given, with the passport rule that
+    /// the document signer and the IACA carry countryName when any document is a photo ID
+    /// (`org.iso.23220.photoid.1`). Every flow (in-app, web, mdoc) applies it by docType, so the
+    /// same passport gets the same report whichever way it came.
+    public static func policy(_ policy: MdocVerificationPolicy, for response: DeviceResponse) -> MdocVerificationPolicy {
+        guard response.documents.contains(where: { $0.docType == PhotoIDDocument.docType }), !policy.requireCountryName else { return policy }
+        var passport = policy
+        passport.requireCountryName = true
+        return passport
+    }
+
     /// `photoid.docType` (when `requirePhotoID`) and `photoid.elements` for each photo ID document.
     public static func run(documents: [VerifiedDocument], documentCount: Int, requirePhotoID: Bool, runner: inout CheckRunner) {
         if requirePhotoID {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Mdoc
 import MdocVerifier
+import PhotoID
 import VerificationCore
 import WalletCBOR
 
@@ -123,11 +124,14 @@ public struct AppleIdentityVerifier: Sendable {
 
         var documents: [VerifiedDocument] = []
         if let response, let transcript {
-            var mdocPolicy = policy.mdoc
+            // A passport (photo ID) gets the passport rules, whichever flow it came through.
+            var mdocPolicy = PhotoIDChecks.policy(policy.mdoc, for: response)
             if let request { mdocPolicy.acceptedDocTypes = request.document.docTypes }
-            let verifier = request == nil ? mdocVerifier : MdocVerifier(sharing: mdocVerifier, policy: mdocPolicy)
+            let changed = request != nil || mdocPolicy.requireCountryName != policy.mdoc.requireCountryName
+            let verifier = changed ? MdocVerifier(sharing: mdocVerifier, policy: mdocPolicy) : mdocVerifier
             // PassKit only uses ECDSA: a deviceMac is a failure here, not a missing reader key.
             documents = await verifier.verify(response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity", deviceMacAllowed: false).documents
+            PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: request?.document == .photoID, runner: &runner)
         } else {
             runner.run(.mdocResponseStructure, requires: [.identityPlaintextStructure]) { .failed(.malformedInput, "unreachable") }
         }

@@ -112,9 +112,11 @@ public struct WebIdentityVerifier: Sendable {
         var documents: [VerifiedDocument] = []
         if let deviceResponse {
             var verifier = mdocVerifier
+            var narrowed = PhotoIDChecks.policy(policy, for: deviceResponse)
             if let request, policy.acceptedDocTypes == nil {
-                var narrowed = policy
                 narrowed.acceptedDocTypes = [request.docType]
+            }
+            if narrowed.acceptedDocTypes != policy.acceptedDocTypes || narrowed.requireCountryName != policy.requireCountryName {
                 verifier = MdocVerifier(sharing: mdocVerifier, policy: narrowed)
             }
             // The DC API gives the reader no key agreement with the device: a deviceMac is a failure.

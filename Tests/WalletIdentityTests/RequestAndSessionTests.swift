@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Mdoc
 import MdocVerifier
+import PhotoID
 import VerificationCore
 import WalletCBOR
 @testable import WalletIdentity
@@ -216,6 +217,35 @@ import WalletVerifierTestSupport
         #expect(accepted.report.verdict == .accepted)
         // The descriptor's JSON keeps the flag only when set.
         #expect(String(decoding: try JSONEncoder().encode(descriptor), as: UTF8.self).contains("requireUnexpired") == false)
+    }
+
+    /// A passport (photo ID) through the in-app flow gets the passport rules: countryName required
+    /// (even under the in-app policy, which otherwise warns), photoid.docType and photoid.elements.
+    @Test func passportsGetThePassportRulesInApp() async throws {
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let request = IdentityRequestDescriptor(document: .photoID, elements: [.init(.givenName, intentToStore: .willNotStore)])
+        var fixture = MdocFixture()
+        fixture.docType = "org.iso.23220.photoid.1"
+        fixture.elements = [MdocFixture.Element(IdentityElement.photoIDNameSpace, "given_name_unicode", .text("Erika"))]
+        func verify(_ pki: MdocPKI, _ fixture: MdocFixture) async throws -> IdentityVerificationResult {
+            let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: IACATrustStore(certificates: [pki.iaca]))
+            let sessions = IdentityRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
+            let created = try await sessions.create(descriptor: request, now: time)
+            return await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+        }
+        let accepted = try await verify(try MdocPKI(), fixture)
+        #expect(accepted.report.verdict == .accepted, "\(accepted.report.failures.map(\.message))")
+        #expect(accepted.report.check(.photoIDDocType)?.status == .passed)
+        #expect(accepted.report.check(.photoIDElements)?.status == .passed)
+        var options = MdocPKI.Options(); options.iacaCountry = nil; options.dsCountry = nil
+        let noCountry = try await verify(try MdocPKI(options), fixture)
+        #expect(noCountry.report.check(.mdocIssuerCountry)?.reason == "countryNameMissing")
+        #expect(noCountry.report.verdict == .rejected)
+        // A photo ID element of the wrong type fails photoid.elements.
+        var wrongType = fixture
+        wrongType.elements = [MdocFixture.Element(IdentityElement.photoIDNameSpace, "given_name_unicode", .unsigned(7))]
+        let invalid = try await verify(try MdocPKI(), wrongType)
+        #expect(invalid.report.check(.photoIDElements)?.reason == "invalidElement")
     }
 
     @Test func wrongDocumentKindFails() async throws {
