@@ -38,7 +38,7 @@ public struct ApplePayPolicy: Sendable, Hashable {
 public struct ApplePayExpectations: Sendable, Hashable {
     /// ISO 4217 numeric code, e.g. "840".
     public var currencyCode: String?
-    /// In minor units, as in `transactionAmount`.
+    /// In the currency's minor units, as in `transactionAmount` (1999 for 19.99 USD): a whole number.
     public var transactionAmount: Decimal?
     /// Hex of SHA-256 of the payment request's applicationData, as in `header.applicationData`.
     public var applicationData: String?
@@ -50,6 +50,23 @@ public struct ApplePayExpectations: Sendable, Hashable {
     }
 
     public static let none = ApplePayExpectations()
+
+    /// An amount in minor units from the text of a number: a whole, non-negative value ("1999", or
+    /// a JSON number with that value such as "1999.0" or "19.99e2"); nil for anything else ("19.99",
+    /// "-5", "ten").
+    public static func minorUnits(_ text: String) -> Decimal? {
+        let utf8 = text.utf8
+        if (1...18).contains(utf8.count), utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) {
+            return Decimal(value)
+        }
+        // A number in another notation: the characters of a JSON number only, then a whole value.
+        guard utf8.count <= 64, utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x65 || $0 == 0x45 || $0 == 0x2B || $0 == 0x2D }),
+              let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), value.isFinite, value >= 0, value <= Decimal(Int64.max) else { return nil }
+        var rounded = Decimal()
+        var copy = value
+        NSDecimalRound(&rounded, &copy, 0, .plain)
+        return rounded == value ? value : nil
+    }
 }
 
 extension Duration {

@@ -154,8 +154,8 @@ struct APIRoutes: Sendable {
                 expectations.currencyCode = text
             }
             if let amount = expect["amount"] {
-                guard let text = amount.number ?? amount.string, let value = Decimal(string: text), value.isFinite else {
-                    throw Problem.badRequest("expect.amount must be a number")
+                guard let text = amount.number ?? amount.string, let value = ApplePayExpectations.minorUnits(text) else {
+                    throw Problem.badRequest("expect.amount must be the amount in the currency's minor units, as tokens carry it: a whole number (1999 for 19.99 USD)")
                 }
                 expectations.transactionAmount = value
             }

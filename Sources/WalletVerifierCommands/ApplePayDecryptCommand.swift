@@ -66,8 +66,9 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
         if let expectCurrency, expectCurrency.count != 3 || !expectCurrency.allSatisfy(\.isASCIIDigit) {
             throw ValidationError("--expect-currency takes the ISO 4217 numeric code (e.g. 840 for USD), as tokens carry it")
         }
-        if let expectAmount, Decimal(string: expectAmount) == nil || !expectAmount.allSatisfy({ $0.isASCIIDigit || $0 == "." || $0 == "-" }) {
-            throw ValidationError("--expect-amount must be a number")
+        // Digits only on the command line: "1.00" would be read as one minor unit, not one dollar.
+        if let expectAmount, !expectAmount.allSatisfy(\.isASCIIDigit) || ApplePayExpectations.minorUnits(expectAmount) == nil {
+            throw ValidationError("--expect-amount takes the amount in the currency's minor units, as tokens carry it: a whole number (1999 for 19.99 USD), not \"\(expectAmount)\"")
         }
         if let expectApplicationData, expectApplicationData.isEmpty || expectApplicationData.count % 2 != 0 || !expectApplicationData.allSatisfy(\.isHexDigit) {
             throw ValidationError("--expect-application-data must be hex (the header.applicationData value)")
@@ -126,7 +127,7 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
         let tokenBytes = try InputFiles.readFile(token)
         let expectations = ApplePayExpectations(
             currencyCode: expectCurrency,
-            transactionAmount: expectAmount.flatMap { Decimal(string: $0) },
+            transactionAmount: expectAmount.flatMap(ApplePayExpectations.minorUnits),
             applicationData: expectApplicationData
         )
         let result = await verifier.verify(tokenBytes, context: VerificationContext(time: time), expectations: expectations)

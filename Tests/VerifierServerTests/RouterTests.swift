@@ -149,6 +149,12 @@ import WalletVerifierTestSupport
             #expect(accepted.1["verdict"] as? String == "accepted", "\(accepted.1)")
             #expect((accepted.1["token"] as? [String: Any])?["transactionId"] != nil)
             // Duplicate names, trailing content, a non-object token, wrong types: 400 before any verification.
+            // The amount is in minor units: a non-integer is refused and the problem says so.
+            for amount in ["19.99", "-5", "1e-2", #""19.99""#] {
+                let answer = try await post(#"{"token": {}, "expect": {"amount": \#(amount)}}"#)
+                #expect(answer.0 == .badRequest, "\(amount)")
+                #expect((answer.1["detail"] as? String)?.contains("minor units") == true)
+            }
             for body in [#"{"token": {}, "token": {}}"#, #"{"token": {}} x"#, #"{"token": "text"}"#, #"{"token": {}, "expect": []}"#,
                          #"{"token": {}, "expect": {"amount": true}}"#, #"{"token": {}, "expect": {"currency": 840}}"#, "[]", #""\ud800""#] {
                 let answer = try await post(body)

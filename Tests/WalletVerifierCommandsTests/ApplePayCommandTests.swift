@@ -85,7 +85,11 @@ private let seatgeekPlaintext = #"{"applicationPrimaryAccountNumber":"4109370251
         #expect(good.stdout.contains("PASS  applepay.expect.amount"))
         let wrong = await WalletVerifierCommand.runCapturing(seatgeekArguments() + ["--expect-amount", "101"])
         #expect(wrong.code == 1)
-        #expect(wrong.stdout.contains("the token's transactionAmount is 100, expected 101"))
+        #expect(wrong.stdout.contains("the token's transactionAmount is 100, expected 101 (minor units of 840)"))
+        // The amount is in minor units: a decimal amount is a usage error that says so.
+        let decimal = await WalletVerifierCommand.runCapturing(seatgeekArguments() + ["--expect-amount", "1.00"])
+        #expect(decimal.code == 2)
+        #expect(decimal.stderr.contains("minor units"))
         let currency = await WalletVerifierCommand.runCapturing(seatgeekArguments() + ["--expect-currency", "978"])
         #expect(currency.code == 1)
         let applicationData = await WalletVerifierCommand.runCapturing(seatgeekArguments() + ["--expect-application-data", "00ff"])

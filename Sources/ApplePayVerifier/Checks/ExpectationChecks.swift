@@ -28,10 +28,12 @@ struct ExpectedAmountCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let expected else { return .notApplicable("no expected amount was given") }
         guard let payment = state.payment else { throw MissingPrerequisite("the payment data") }
+        // Both in the currency's minor units (1999 is 19.99 USD): the messages say so.
+        let unit = "minor units of \(payment.currencyCode)"
         guard payment.transactionAmount == expected else {
-            return .failed(.amountMismatch, "the token's transactionAmount is \(payment.transactionAmount), expected \(expected)", details: ["actual": "\(payment.transactionAmount)", "expected": "\(expected)"])
+            return .failed(.amountMismatch, "the token's transactionAmount is \(payment.transactionAmount), expected \(expected) (\(unit))", details: ["actual": "\(payment.transactionAmount)", "expected": "\(expected)"])
         }
-        return .passed("amount \(expected) as expected")
+        return .passed("amount \(expected) (\(unit)) as expected")
     }
 }
 
