@@ -135,6 +135,9 @@ let package = Package(
             dependencies: [
                 "Mdoc", "MdocVerifier", "MdocRevocation", "PhotoID", "WalletCBOR", "WalletCOSE", "VerificationCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // Reader authentication: the reader's certificate chain and its Annex B profile.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),

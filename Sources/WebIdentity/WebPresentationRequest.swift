@@ -56,6 +56,24 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
 
     /// `DeviceRequest = {"version": "1.0", "docRequests": [{"itemsRequest": #6.24(ItemsRequest)}]}`,
     /// `ItemsRequest = {"docType", "nameSpaces": {ns: {identifier: intentToRetain}}}` (ISO 18013-5 §8.3.2.1.2.1).
+    /// With a reader signer and the request's session transcript, the request is signed (§9.1.4):
+    /// a `readerAuth` in the DocRequest (version "1.0"), or with `readerAuthAll`, one signature for
+    /// the whole request (version "1.1", ISO/IEC 18013-5 second edition); see ``ReaderAuthentication``.
+    public func deviceRequest(readerAuth signer: ReaderAuthSigner?, transcript: SessionTranscript, readerAuthAll: Bool = false) throws -> CBORNode {
+        let unsigned = try deviceRequest()
+        guard let signer else { return unsigned }
+        let request = try unsigned.map("DeviceRequest")
+        let docRequest = try request.required("docRequests", in: "DeviceRequest").array("docRequests")[0]
+        let items = try docRequest.map("DocRequest").required("itemsRequest", in: "DocRequest")
+        if readerAuthAll {
+            let signed = ReaderAuthentication.allBytes(transcript: transcript, itemsRequestBytes: [items.encodedBytes], deviceRequestInfoBytes: nil)
+            return try CBORNode.map(["version": .text("1.1"), "docRequests": .array([docRequest]), "readerAuthAll": .array([try signer.sign(signed)])])
+        }
+        let signed = ReaderAuthentication.bytes(transcript: transcript, itemsRequestBytes: items.encodedBytes)
+        let signedRequest = try CBORNode.map(["itemsRequest": items, "readerAuth": try signer.sign(signed)])
+        return try CBORNode.map(["version": .text("1.0"), "docRequests": .array([signedRequest])])
+    }
+
     public func deviceRequest() throws(CBORError) -> CBORNode {
         var spaces: [(String, [(CBORNode, CBORNode)])] = []
         for element in elements {
@@ -138,12 +156,17 @@ public struct WebPresentationRequest: Sendable {
     public let deviceRequest: [UInt8]
     public let encryptionInfo: DCAPIEncryptionInfo
 
-    public init(request: WebDocumentRequest, origin: String, nonce: [UInt8], recipientPublicKey: P256.KeyAgreement.PublicKey) throws {
+    /// `readerAuth` signs the DeviceRequest for this very request's transcript (the encryption info
+    /// and the origin); `readerAuthAll` chooses one signature for the whole request (version "1.1").
+    public init(request: WebDocumentRequest, origin: String, nonce: [UInt8], recipientPublicKey: P256.KeyAgreement.PublicKey,
+                readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false) throws {
         try request.validate()
         self.request = request
         self.origin = origin
-        self.deviceRequest = Array(try request.deviceRequest().encodedBytes)
-        self.encryptionInfo = try DCAPIEncryptionInfo(nonce: nonce, recipientPublicKey: recipientPublicKey)
+        let encryptionInfo = try DCAPIEncryptionInfo(nonce: nonce, recipientPublicKey: recipientPublicKey)
+        self.encryptionInfo = encryptionInfo
+        let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo.base64URL, origin: origin)
+        self.deviceRequest = Array(try request.deviceRequest(readerAuth: readerAuth, transcript: transcript, readerAuthAll: readerAuthAll).encodedBytes)
     }
 
     /// `{"mediation": "required", "digital": {"requests": [{"protocol": "org-iso-mdoc",

@@ -1,0 +1,93 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import WalletCOSE
+import X509
+
+/// A relying party's reader-authentication PKI made in code: a root, an optional intermediate and a
+/// reader certificate (ISO/IEC 18013-5 Annex B: EKU 1.0.18013.5.1.6, digitalSignature), on P-256 or
+/// P-384, with knobs to break the profile.
+public struct ReaderPKI: Sendable {
+    public enum Curve: Sendable { case p256, p384 }
+
+    public struct Options: Sendable {
+        public var curve: Curve = .p256
+        public var intermediate = false
+        public var readerHasEKU = true
+        public var notBefore = Date(timeIntervalSince1970: 1_600_000_000)
+        public var notAfter = Date(timeIntervalSince1970: 2_000_000_000)
+        public init() {}
+    }
+
+    public let root: Certificate
+    public let intermediate: Certificate?
+    public let reader: Certificate
+    public let readerKey: COSESigningKey
+
+    public init(_ options: Options = Options()) throws {
+        let rootKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName { CountryName("US"); OrganizationName("Test Relying Party"); CommonName("Test Reader Root") }
+        root = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
+            notValidBefore: options.notBefore, notValidAfter: options.notAfter,
+            issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 1))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            },
+            issuerPrivateKey: .init(rootKey))
+        var issuerKey = Certificate.PrivateKey(rootKey)
+        var issuerName = rootName
+        if options.intermediate {
+            let intermediateKey = P256.Signing.PrivateKey()
+            let name = try DistinguishedName { CountryName("US"); OrganizationName("Test Relying Party"); CommonName("Test Reader Intermediate") }
+            intermediate = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
+                notValidBefore: options.notBefore, notValidAfter: options.notAfter,
+                issuer: rootName, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                    Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                },
+                issuerPrivateKey: .init(rootKey))
+            issuerKey = .init(intermediateKey)
+            issuerName = name
+        } else {
+            intermediate = nil
+        }
+        let publicKey: Certificate.PublicKey
+        switch options.curve {
+        case .p256:
+            let key = P256.Signing.PrivateKey()
+            readerKey = .p256(key)
+            publicKey = .init(key.publicKey)
+        case .p384:
+            let key = P384.Signing.PrivateKey()
+            readerKey = .p384(key)
+            publicKey = .init(key.publicKey)
+        }
+        let readerName = try DistinguishedName { CountryName("US"); OrganizationName("Test Relying Party"); CommonName("Test Reader") }
+        reader = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: publicKey,
+            notValidBefore: options.notBefore, notValidAfter: options.notAfter,
+            issuer: issuerName, subject: readerName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(KeyUsage(digitalSignature: true))
+                if options.readerHasEKU { Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 6])])) }
+            },
+            issuerPrivateKey: issuerKey)
+    }
+
+    /// DER of the reader certificate, then the intermediate if any (x5chain order).
+    public var chainDER: [[UInt8]] {
+        ([reader] + (intermediate.map { [$0] } ?? [])).map(Self.der)
+    }
+
+    public static func der(_ certificate: Certificate) -> [UInt8] {
+        var serializer = DER.Serializer()
+        try! serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+
+    public static func pem(_ certificate: Certificate) -> String { try! certificate.serializeAsPEM().pemString }
+}

@@ -1,0 +1,213 @@
+import Crypto
+import Foundation
+import Mdoc
+import SwiftASN1
+import VerificationCore
+import WalletCBOR
+import WalletCOSE
+@_spi(FixedExpiryValidationTime) import X509
+
+extension CheckID {
+    /// The DeviceRequest decodes and carries reader authentication (readerAuth or readerAuthAll).
+    public static let readerRequestStructure: CheckID = "reader.request.structure"
+    /// The COSE_Sign1 verifies with the leaf certificate's key over ReaderAuthentication(All)Bytes.
+    public static let readerAuthSignature: CheckID = "reader.auth.signature"
+    /// The x5chain chains to a trusted reader root (or the leaf is pinned), valid at the verification time.
+    public static let readerAuthChain: CheckID = "reader.auth.chain"
+    /// The leaf follows the reader-authentication certificate profile of ISO/IEC 18013-5 Annex B.
+    public static let readerAuthProfile: CheckID = "reader.auth.profile"
+}
+
+extension ReasonCode {
+    public static let readerAuthMissing: ReasonCode = "readerAuthMissing"
+    public static let readerSignatureInvalid: ReasonCode = "readerSignatureInvalid"
+    public static let untrustedReader: ReasonCode = "untrustedReader"
+    public static let readerProfileViolation: ReasonCode = "profileViolation"
+}
+
+/// A DeviceRequest as received: each DocRequest's ItemsRequestBytes (the tag-24 item) and readerAuth,
+/// and the request-wide readerAuthAll and deviceRequestInfo.
+public struct ReceivedDeviceRequest: Sendable {
+    public struct DocRequest: Sendable {
+        /// `#6.24(bstr .cbor ItemsRequest)` exactly as received.
+        public let itemsRequestBytes: ArraySlice<UInt8>
+        public let docType: String
+        public let readerAuth: COSESign1?
+    }
+
+    public let version: String
+    public let docRequests: [DocRequest]
+    public let readerAuthAll: [COSESign1]
+    /// `#6.24(bstr .cbor DeviceRequestInfo)` as received, when present.
+    public let deviceRequestInfoBytes: ArraySlice<UInt8>?
+
+    /// At most this many DocRequests and readerAuthAll signatures are read (a request asks for a few
+    /// documents; each signature costs a chain validation).
+    public static let maxEntries = 16
+
+    public init(cborBytes bytes: [UInt8]) throws(ReaderAuthError) {
+        do {
+            let map = try CBORDecoder.decode(bytes).map("DeviceRequest")
+            version = try map.required("version", in: "DeviceRequest").text("version")
+            let requests = try map.required("docRequests", in: "DeviceRequest").array("docRequests")
+            guard !requests.isEmpty, requests.count <= Self.maxEntries else {
+                throw ReaderAuthError("docRequests holds \(requests.count) entries; 1 to \(Self.maxEntries) are read")
+            }
+            var parsed: [DocRequest] = []
+            for request in requests {
+                let entry = try request.map("DocRequest")
+                let items = try entry.required("itemsRequest", in: "DocRequest")
+                let embedded = try EmbeddedCBOR<CBORNode>(cbor: items)
+                let docType = try embedded.value.map("ItemsRequest").required("docType", in: "ItemsRequest").text("docType")
+                let readerAuth = try entry["readerAuth"].map { node throws(COSEError) in try COSESign1(cbor: node) }
+                parsed.append(DocRequest(itemsRequestBytes: items.encodedBytes, docType: docType, readerAuth: readerAuth))
+            }
+            docRequests = parsed
+            if let all = map["readerAuthAll"] {
+                let signatures = try all.array("readerAuthAll")
+                guard signatures.count <= Self.maxEntries else { throw ReaderAuthError("readerAuthAll holds \(signatures.count) signatures; at most \(Self.maxEntries) are read") }
+                readerAuthAll = try signatures.map { node throws(COSEError) in try COSESign1(cbor: node) }
+            } else {
+                readerAuthAll = []
+            }
+            if let info = map["deviceRequestInfo"] {
+                _ = try EmbeddedCBOR<CBORNode>(cbor: info)
+                deviceRequestInfoBytes = info.encodedBytes
+            } else {
+                deviceRequestInfoBytes = nil
+            }
+        } catch let error as ReaderAuthError {
+            throw error
+        } catch let error as CBORError {
+            throw ReaderAuthError("the DeviceRequest does not decode: \(error.message.isEmpty ? error.code.rawValue : error.message)")
+        } catch let error as COSEError {
+            throw ReaderAuthError("a reader signature is not a COSE_Sign1: \(error.message)")
+        } catch {
+            throw ReaderAuthError("the DeviceRequest does not decode")
+        }
+    }
+}
+
+/// The wallet's side of ISO/IEC 18013-5 §9.1.4: verifies every readerAuth and readerAuthAll of a
+/// DeviceRequest over the bytes as received, for a given session transcript, against trusted reader
+/// roots, at a given time. For integrators who test their own requests, and for our tests.
+public struct ReaderAuthVerifier: Sendable {
+    /// Trusted reader roots; a leaf certificate listed here is trusted directly (pinned).
+    public let roots: [Certificate]
+    /// At most this many x5chain certificates are read (leaf included): path building stays bounded.
+    public static let maxChainLength = 4
+
+    public init(roots: [Certificate]) {
+        self.roots = roots
+    }
+
+    public func verify(deviceRequest bytes: [UInt8], transcript: SessionTranscript, at time: Date) async -> VerificationReport {
+        var runner = CheckRunner(policy: VerificationPolicy(name: "reader-auth/iso18013-5@1"), context: VerificationContext(time: time))
+        var request: ReceivedDeviceRequest?
+        runner.run(.readerRequestStructure) {
+            let decoded: ReceivedDeviceRequest
+            do { decoded = try ReceivedDeviceRequest(cborBytes: bytes) } catch { return .failed(.malformedInput, "The DeviceRequest could not be read: \(error).") }
+            let unsigned = decoded.docRequests.enumerated().filter { $0.element.readerAuth == nil }.map(\.offset)
+            if decoded.readerAuthAll.isEmpty && !unsigned.isEmpty {
+                return .failed(.readerAuthMissing, "DocRequest \(unsigned.map(String.init).joined(separator: ", ")) carries no readerAuth and the request has no readerAuthAll: the reader is not authenticated.")
+            }
+            request = decoded
+            let form = decoded.readerAuthAll.isEmpty ? "readerAuth on each of \(decoded.docRequests.count) DocRequest(s)" : "readerAuthAll (\(decoded.readerAuthAll.count) signature(s))"
+            return .passed("DeviceRequest version \(decoded.version) with \(form).")
+        }
+        guard let request else { return runner.report(flow: "readerAuth") }
+
+        if !request.readerAuthAll.isEmpty {
+            let signed = ReaderAuthentication.allBytes(transcript: transcript, itemsRequestBytes: request.docRequests.map(\.itemsRequestBytes), deviceRequestInfoBytes: request.deviceRequestInfoBytes)
+            for (index, signature) in request.readerAuthAll.enumerated() {
+                await verify(signature, over: signed, structure: "ReaderAuthenticationAll", scope: "readerAuthAll[\(index)]", at: time, runner: &runner)
+            }
+        } else {
+            for (index, docRequest) in request.docRequests.enumerated() {
+                guard let signature = docRequest.readerAuth else { continue }
+                let signed = ReaderAuthentication.bytes(transcript: transcript, itemsRequestBytes: docRequest.itemsRequestBytes)
+                await verify(signature, over: signed, structure: "ReaderAuthentication", scope: "docRequest[\(index)]", at: time, runner: &runner)
+            }
+        }
+        return runner.report(flow: "readerAuth")
+    }
+
+    private func verify(_ signature: COSESign1, over signed: [UInt8], structure: String, scope: String, at time: Date, runner: inout CheckRunner) async {
+        var chain: [Certificate] = []
+        runner.run(.readerAuthSignature, requires: [.readerRequestStructure], scope: scope) {
+            let ders: [ArraySlice<UInt8>]
+            do { ders = try signature.headers.x5chainBytes() } catch let error as COSEError {
+                return .failed("missingCertificateChain", "The reader signature carries no usable x5chain: \(error.message).")
+            } catch { return .failed("missingCertificateChain", "The reader signature carries no usable x5chain.") }
+            guard ders.count <= Self.maxChainLength else {
+                return .failed("chainTooLong", "The x5chain holds \(ders.count) certificates; at most \(Self.maxChainLength) are read (a reader certificate and its intermediates).")
+            }
+            for (position, der) in ders.enumerated() {
+                guard let certificate = try? Certificate(derEncoded: Array(der)) else {
+                    return .failed("invalidCertificate", "Certificate \(position) of the x5chain does not parse as X.509.")
+                }
+                chain.append(certificate)
+            }
+            let key: COSEPublicKey
+            if let k = P256.Signing.PublicKey(chain[0].publicKey) { key = .p256(k) }
+            else if let k = P384.Signing.PublicKey(chain[0].publicKey) { key = .p384(k) }
+            else { return .failed("unsupportedReaderKey", "The reader certificate's key is neither P-256 nor P-384.") }
+            do {
+                let algorithm = try signature.algorithm
+                guard signature.payload == nil || signature.payload!.elementsEqual(signed) else {
+                    return .failed(.readerSignatureInvalid, "The reader signed an attached payload that is not the \(structure) of this request: the transcript (origin or encryption info) or the items request differ.")
+                }
+                guard try signature.isValidSignature(key: key, detachedPayload: signature.payload == nil ? signed : nil) else {
+                    return .failed(.readerSignatureInvalid, "The reader signature (\(algorithm)) does not verify over \(structure)Bytes: the items request, the origin or the encryption info differ from what the reader signed.")
+                }
+                return .passed("The reader signature (\(algorithm)) by \(chain[0].subject) verifies over \(structure)Bytes as received.", details: ["reader": "\(chain[0].subject)"])
+            } catch let error as COSEError {
+                return .failed(ReasonCode(error.code.rawValue), "The reader signature cannot be verified: \(error.message).")
+            } catch {
+                return .failed(.readerSignatureInvalid, "The reader signature cannot be verified.")
+            }
+        }
+        await runner.runAsync(.readerAuthChain, requires: [.readerAuthSignature], scope: scope) {
+            guard let leaf = chain.first else { return .failed(.malformedInput, "No certificate.") }
+            guard !roots.isEmpty else {
+                return .failed("noTrustAnchor", "No trusted reader root is configured; give the reader's root certificate (--trust).")
+            }
+            for (position, certificate) in chain.enumerated() where time < certificate.notValidBefore || time > certificate.notValidAfter {
+                return .failed(time < certificate.notValidBefore ? "certificateNotYetValid" : "certificateExpired",
+                               "Certificate \(position) of the x5chain (\(certificate.subject)) is not valid at \(RFC3339Time.format(time)) (valid from \(RFC3339Time.format(certificate.notValidBefore)) to \(RFC3339Time.format(certificate.notValidAfter))).")
+            }
+            if roots.contains(leaf) {
+                return .passed("The reader certificate \(leaf.subject) is itself trusted (pinned).", details: ["pinned": "true"])
+            }
+            var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+                RFC5280Policy(fixedExpiryValidationTime: time)
+                ReaderExtensionsPolicy()
+            }
+            switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(chain.dropFirst())) {
+            case .validCertificate(let path):
+                return .passed("The reader certificate chains to the trusted root \(path.last!.subject).", details: ["root": "\(path.last!.subject)", "chainLength": String(path.count)])
+            case .couldNotValidate(let failures):
+                let reasons = failures.map { $0.policyFailureReason.description }
+                return .failed(.untrustedReader, "The reader certificate \(leaf.subject) does not chain to a trusted reader root" + (reasons.isEmpty ? "." : " (\(reasons.joined(separator: "; "))).") + " Add the reader's root certificate (--trust) if you trust this reader.")
+            }
+        }
+        runner.run(.readerAuthProfile, requires: [.readerAuthSignature], scope: scope) {
+            guard let leaf = chain.first else { return .failed(.malformedInput, "No certificate.") }
+            let problems = ReaderCertificateProfile.violations(leaf, at: time)
+            guard problems.isEmpty else {
+                return .failed(.readerProfileViolation, "The reader certificate \(leaf.subject) does not follow the reader-authentication profile of ISO/IEC 18013-5 Annex B: \(problems.joined(separator: "; ")).")
+            }
+            return .passed("The reader certificate follows the ISO/IEC 18013-5 Annex B reader-authentication profile (EKU 1.0.18013.5.1.6, digitalSignature, not a CA).")
+        }
+    }
+}
+
+/// Declares the reader EKU extension as understood, so chain building does not stop at a critical
+/// extended key usage; the profile is its own check.
+struct ReaderExtensionsPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        .meetsPolicy
+    }
+}

@@ -1,0 +1,145 @@
+import Crypto
+import Foundation
+import Mdoc
+import SwiftASN1
+import VerificationCore
+import WalletCBOR
+import WalletCOSE
+import X509
+
+/// ISO/IEC 18013-5 §9.1.4 mdoc reader authentication: what a reader signs so that a wallet knows who
+/// asks.
+///
+/// - Per DocRequest (DeviceRequest version "1.0", the default): `readerAuth` is a COSE_Sign1 with a
+///   detached payload over
+///   `ReaderAuthenticationBytes = #6.24(bstr .cbor ["ReaderAuthentication", SessionTranscript, ItemsRequestBytes])`,
+///   where `ItemsRequestBytes` is the exact tag-24 item placed in that DocRequest.
+/// - Once for all DocRequests (DeviceRequest version "1.1", ISO/IEC 18013-5 second edition):
+///   `readerAuthAll` is an array of COSE_Sign1, each over
+///   `ReaderAuthenticationAllBytes = #6.24(bstr .cbor ["ReaderAuthenticationAll", SessionTranscript,
+///   [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])` — the items requests of every DocRequest
+///   in order, and the DeviceRequest's `deviceRequestInfo` tag-24 item, or null when it has none. This
+///   is the structure the second edition's CDDL gives and that Multipaz and Apple Wallet verify.
+///
+/// The protected header is `{1: alg}` (ES256 for a P-256 key, ES384 for P-384); the unprotected header
+/// carries `{33: x5chain}`: one byte string for a single certificate, an array (leaf first) otherwise.
+public enum ReaderAuthentication {
+    /// `#6.24(bstr .cbor ["ReaderAuthentication", SessionTranscript, ItemsRequestBytes])`, built from the
+    /// transcript's bytes and the ItemsRequestBytes (the whole tag-24 item) as they are.
+    public static func bytes(transcript: SessionTranscript, itemsRequestBytes: ArraySlice<UInt8>) -> [UInt8] {
+        embed(rawArray([CBORNode.text("ReaderAuthentication").encodedBytes, transcript.node.encodedBytes, itemsRequestBytes]))
+    }
+
+    /// `#6.24(bstr .cbor ["ReaderAuthenticationAll", SessionTranscript, [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])`.
+    public static func allBytes(transcript: SessionTranscript, itemsRequestBytes: [ArraySlice<UInt8>], deviceRequestInfoBytes: ArraySlice<UInt8>?) -> [UInt8] {
+        let items = rawArray(itemsRequestBytes)
+        let info = deviceRequestInfoBytes ?? CBORNode.null.encodedBytes
+        return embed(rawArray([CBORNode.text("ReaderAuthenticationAll").encodedBytes, transcript.node.encodedBytes, items[...], info]))
+    }
+
+    /// `#6.24(bstr .cbor item)` around an encoded item.
+    static func embed(_ encoded: [UInt8]) -> [UInt8] {
+        Array(CBORNode.tagged(24, .bytes(encoded)).encodedBytes)
+    }
+
+    /// A definite-length array head and the given encoded items, concatenated as they are.
+    static func rawArray(_ items: [ArraySlice<UInt8>]) -> [UInt8] {
+        var out: [UInt8]
+        switch items.count {
+        case 0..<24: out = [0x80 | UInt8(items.count)]
+        case 24..<256: out = [0x98, UInt8(items.count)]
+        default: out = [0x99, UInt8(items.count >> 8 & 0xff), UInt8(items.count & 0xff)]
+        }
+        for item in items { out.append(contentsOf: item) }
+        return out
+    }
+}
+
+/// A reader-authentication key with its certificate chain (leaf first): signs DeviceRequests.
+public struct ReaderAuthSigner: Sendable {
+    public let key: COSESigningKey
+    /// DER certificates, leaf first.
+    public let chain: [[UInt8]]
+    /// The parsed leaf.
+    public let leaf: Certificate
+
+    /// Checks that the key is P-256 or P-384 and matches the leaf certificate's public key.
+    public init(key: COSESigningKey, chain: [[UInt8]]) throws(ReaderAuthError) {
+        guard let first = chain.first else { throw ReaderAuthError("no reader certificate was given") }
+        switch key {
+        case .p256, .p384: break
+        default: throw ReaderAuthError("the reader key must be a P-256 or P-384 key (ES256 or ES384)")
+        }
+        let leaf: Certificate
+        do { leaf = try Certificate(derEncoded: first) } catch { throw ReaderAuthError("the first reader certificate does not parse as X.509") }
+        let matches: Bool
+        switch key {
+        case .p256(let k): matches = P256.Signing.PublicKey(leaf.publicKey)?.rawRepresentation == k.publicKey.rawRepresentation
+        case .p384(let k): matches = P384.Signing.PublicKey(leaf.publicKey)?.rawRepresentation == k.publicKey.rawRepresentation
+        default: matches = false
+        }
+        guard matches else {
+            throw ReaderAuthError("the reader key does not match the public key of the first reader certificate (\(leaf.subject)); give the leaf certificate of this key first")
+        }
+        for (index, der) in chain.enumerated().dropFirst() where (try? Certificate(derEncoded: der)) == nil {
+            throw ReaderAuthError("reader certificate \(index) does not parse as X.509")
+        }
+        self.key = key
+        self.chain = chain
+        self.leaf = leaf
+    }
+
+    /// Where the leaf breaks the reader-authentication certificate profile of ISO/IEC 18013-5 Annex B
+    /// (EKU 1.0.18013.5.1.6, keyUsage digitalSignature, not a CA, valid at `time`); empty when it
+    /// keeps it. Configuration warns with these; it does not refuse them.
+    public func profileViolations(at time: Date) -> [String] {
+        ReaderCertificateProfile.violations(leaf, at: time)
+    }
+
+    /// The x5chain header value: one byte string for a single certificate, an array otherwise.
+    var x5chain: CBORNode {
+        chain.count == 1 ? .bytes(chain[0]) : .array(chain.map { .bytes($0) })
+    }
+
+    /// A COSE_Sign1 with a detached payload over `bytes` (ReaderAuthenticationBytes or ...AllBytes).
+    public func sign(_ bytes: [UInt8]) throws -> CBORNode {
+        try COSESign1.sign(payload: bytes, key: key, unprotected: [(.int(COSEHeaderLabel.x5chain), x5chain)], detached: true).node
+    }
+}
+
+/// The reader-authentication certificate profile of ISO/IEC 18013-5 Annex B (the mdoc reader
+/// authentication certificate): extended key usage 1.0.18013.5.1.6, keyUsage digitalSignature, not a
+/// CA, and valid at the time of use.
+public enum ReaderCertificateProfile {
+    public static let readerAuthEKU: ASN1ObjectIdentifier = [1, 0, 18013, 5, 1, 6]
+
+    public static func violations(_ certificate: Certificate, at time: Date) -> [String] {
+        var problems: [String] = []
+        do {
+            if let eku = try certificate.extensions.extendedKeyUsage {
+                if !eku.contains(ExtendedKeyUsage.Usage(oid: readerAuthEKU)) { problems.append("its extended key usage lacks 1.0.18013.5.1.6 (mdoc reader authentication)") }
+            } else {
+                problems.append("it has no extended key usage (1.0.18013.5.1.6 is required)")
+            }
+        } catch { problems.append("its extended key usage extension is malformed") }
+        do {
+            if let usage = try certificate.extensions.keyUsage {
+                if !usage.digitalSignature { problems.append("its keyUsage lacks digitalSignature") }
+            } else {
+                problems.append("it has no keyUsage extension (digitalSignature is required)")
+            }
+        } catch { problems.append("its keyUsage extension is malformed") }
+        if case .isCertificateAuthority = (try? certificate.extensions.basicConstraints) ?? .notCertificateAuthority {
+            problems.append("it is a CA certificate (basicConstraints cA)")
+        }
+        if time < certificate.notValidBefore || time > certificate.notValidAfter {
+            problems.append("it is not valid at \(RFC3339Time.format(time)) (valid from \(RFC3339Time.format(certificate.notValidBefore)) to \(RFC3339Time.format(certificate.notValidAfter)))")
+        }
+        return problems
+    }
+}
+
+public struct ReaderAuthError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,157 @@
+import Crypto
+import Foundation
+import Testing
+import Mdoc
+import VerificationCore
+import WalletCBOR
+import WalletCOSE
+import WebIdentity
+import WalletVerifierTestSupport
+import X509
+
+private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
+
+/// ISO/IEC 18013-5 §9.1.4 reader authentication: requests we sign verify, every tampering fails, and a
+/// real request signed by someone else verifies over its bytes as received.
+@Suite struct ReaderAuthTests {
+    let origin = "https://verifier.example"
+    let time = Date(timeIntervalSince1970: 1_700_000_000)
+    let request = WebDocumentRequest(docType: "org.iso.18013.5.1.mDL", elements: [
+        .init(nameSpace: "org.iso.18013.5.1", identifier: "age_over_21"),
+        .init(nameSpace: "org.iso.18013.5.1", identifier: "portrait", intentToRetain: true),
+    ])
+
+    func signedRequest(_ pki: ReaderPKI, all: Bool = false) throws -> WebPresentationRequest {
+        let signer = try ReaderAuthSigner(key: pki.readerKey, chain: pki.chainDER)
+        return try WebPresentationRequest(request: request, origin: origin, nonce: Array(repeating: 4, count: 32),
+                                          recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey, readerAuth: signer, readerAuthAll: all)
+    }
+
+    func verify(_ bytes: [UInt8], transcript: SessionTranscript, roots: [Certificate], at time: Date? = nil) async -> VerificationReport {
+        await ReaderAuthVerifier(roots: roots).verify(deviceRequest: bytes, transcript: transcript, at: time ?? self.time)
+    }
+
+    /// The real Chrome/Android capture: its DocRequest's readerAuth (by "SMART Health Check-in Demo
+    /// Verifier", self-signed) verifies over the capture's own ItemsRequest bytes and transcript.
+    @Test func theRealCapturesReaderAuthVerifies() async throws {
+        let bytes = try TestVectors.data(capture + "device-request.cbor")
+        let transcript = try SessionTranscript(bytes: try TestVectors.data(capture + "session-transcript.cbor"))
+        let received = try ReceivedDeviceRequest(cborBytes: bytes)
+        let leaf = try Certificate(derEncoded: Array(try #require(received.docRequests.first?.readerAuth).headers.x5chainBytes()[0]))
+        #expect("\(leaf.subject)".contains("SMART Health Check-in Demo Verifier"))
+        let time = RFC3339Time.parse("2026-05-01T17:30:00Z")!
+        let report = await verify(bytes, transcript: transcript, roots: [leaf], at: time)
+        #expect(report.check(.readerAuthSignature)?.status == .passed, "\(report.failures.map(\.message))")
+        #expect(report.check(.readerAuthChain)?.status == .passed)
+        #expect(report.check(.readerAuthChain)?.details["pinned"] == "true")
+        // The demo certificate has no reader-authentication EKU: the profile check says so.
+        #expect(report.check(.readerAuthProfile)?.reason == .readerProfileViolation)
+        #expect(report.check(.readerAuthProfile)?.message.contains("1.0.18013.5.1.6") == true)
+        // Another origin makes another transcript: the signature no longer verifies.
+        let other = SessionTranscript.dcapi(encryptionInfoBase64URL: try TestVectors.text(capture + "encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines), origin: "https://127.0.0.1:3010")
+        #expect(await verify(bytes, transcript: other, roots: [leaf], at: time).check(.readerAuthSignature)?.reason == .readerSignatureInvalid)
+        // The right origin rebuilds the capture's transcript exactly.
+        let rebuilt = SessionTranscript.dcapi(encryptionInfoBase64URL: try TestVectors.text(capture + "encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines), origin: "http://127.0.0.1:3010")
+        #expect(rebuilt.bytes == transcript.bytes)
+        // Not trusted without the pin.
+        #expect(await verify(bytes, transcript: transcript, roots: [try ReaderPKI().root], at: time).check(.readerAuthChain)?.reason == .untrustedReader)
+    }
+
+    @Test(arguments: [(ReaderPKI.Curve.p256, false), (.p256, true), (.p384, false), (.p384, true)])
+    func signedRequestsVerify(curve: ReaderPKI.Curve, intermediate: Bool) async throws {
+        var options = ReaderPKI.Options(); options.curve = curve; options.intermediate = intermediate
+        let pki = try ReaderPKI(options)
+        let presentation = try signedRequest(pki)
+        let report = await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: [pki.root])
+        #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
+        #expect(report.check(.readerAuthChain)?.details["chainLength"] == (intermediate ? "3" : "2"))
+
+        // The signed bytes are ReaderAuthenticationBytes built independently from the request's own
+        // ItemsRequest bytes and transcript.
+        let received = try ReceivedDeviceRequest(cborBytes: presentation.deviceRequest)
+        #expect(received.version == "1.0")
+        let items = try CBORDecoder.decode(Array(received.docRequests[0].itemsRequestBytes))
+        let independent = CBORNode.embedded(CBORNode.array([.text("ReaderAuthentication"), presentation.sessionTranscript.node, items]))
+        #expect(ReaderAuthentication.bytes(transcript: presentation.sessionTranscript, itemsRequestBytes: received.docRequests[0].itemsRequestBytes) == Array(independent.encodedBytes))
+        let signature = try #require(received.docRequests[0].readerAuth)
+        #expect(signature.payload == nil)
+        #expect(try signature.algorithm == (curve == .p256 ? .es256 : .es384))
+        let key: COSEPublicKey = curve == .p256 ? .p256(P256.Signing.PublicKey(pki.reader.publicKey)!) : .p384(P384.Signing.PublicKey(pki.reader.publicKey)!)
+        #expect(try signature.isValidSignature(key: key, detachedPayload: Array(independent.encodedBytes)))
+        // x5chain: one byte string for one certificate, an array otherwise.
+        let x5chain = try #require(signature.headers[33])
+        #expect(intermediate ? x5chain.arrayValue?.count == 2 : x5chain.bytesValue != nil)
+    }
+
+    @Test func readerAuthAllVerifies() async throws {
+        let pki = try ReaderPKI()
+        let presentation = try signedRequest(pki, all: true)
+        let received = try ReceivedDeviceRequest(cborBytes: presentation.deviceRequest)
+        #expect(received.version == "1.1")
+        #expect(received.readerAuthAll.count == 1)
+        #expect(received.docRequests.allSatisfy { $0.readerAuth == nil })
+        let report = await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: [pki.root])
+        #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
+        #expect(report.check(.readerAuthSignature)?.scope == "readerAuthAll[0]")
+        // ["ReaderAuthenticationAll", SessionTranscript, [ItemsRequestBytes], null], built independently.
+        let items = try CBORDecoder.decode(Array(received.docRequests[0].itemsRequestBytes))
+        let independent = CBORNode.embedded(CBORNode.array([.text("ReaderAuthenticationAll"), presentation.sessionTranscript.node, .array([items]), .null]))
+        let key = COSEPublicKey.p256(P256.Signing.PublicKey(pki.reader.publicKey)!)
+        #expect(try received.readerAuthAll[0].isValidSignature(key: key, detachedPayload: Array(independent.encodedBytes)))
+    }
+
+    @Test func tamperingFailsTheSignature() async throws {
+        let pki = try ReaderPKI()
+        let presentation = try signedRequest(pki)
+        let good = presentation.deviceRequest
+        // Every byte of the ItemsRequest (inside the tag-24 item): flip it, the signature fails (or
+        // the request no longer decodes).
+        let received = try ReceivedDeviceRequest(cborBytes: good)
+        let range = received.docRequests[0].itemsRequestBytes.indices
+        for index in stride(from: range.lowerBound + 4, to: range.upperBound, by: 7) {
+            var bytes = good
+            bytes[index] ^= 0x01
+            let report = await verify(bytes, transcript: presentation.sessionTranscript, roots: [pki.root])
+            #expect(report.verdict == .rejected, "byte \(index)")
+            let status = report.check(.readerAuthSignature)?.reason
+            #expect(status == .readerSignatureInvalid || report.check(.readerRequestStructure)?.status == .failed, "byte \(index)")
+        }
+        // Another origin or another encryption info: another transcript.
+        let otherOrigin = SessionTranscript.dcapi(encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: "https://attacker.example")
+        #expect(await verify(good, transcript: otherOrigin, roots: [pki.root]).check(.readerAuthSignature)?.reason == .readerSignatureInvalid)
+        let otherInfo = try DCAPIEncryptionInfo(nonce: Array(repeating: 5, count: 32), recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey)
+        let otherTranscript = SessionTranscript.dcapi(encryptionInfoBase64URL: otherInfo.base64URL, origin: origin)
+        #expect(await verify(good, transcript: otherTranscript, roots: [pki.root]).check(.readerAuthSignature)?.reason == .readerSignatureInvalid)
+    }
+
+    @Test func untrustedRootsAndProfileViolationsFail() async throws {
+        let pki = try ReaderPKI()
+        let presentation = try signedRequest(pki)
+        let untrusted = await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: [try ReaderPKI().root])
+        #expect(untrusted.check(.readerAuthChain)?.reason == .untrustedReader)
+        #expect(untrusted.check(.readerAuthSignature)?.status == .passed)
+        #expect(await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: []).check(.readerAuthChain)?.reason == "noTrustAnchor")
+        var noEKU = ReaderPKI.Options(); noEKU.readerHasEKU = false
+        let withoutEKU = try ReaderPKI(noEKU)
+        let unprofiled = try signedRequest(withoutEKU)
+        let report = await verify(unprofiled.deviceRequest, transcript: unprofiled.sessionTranscript, roots: [withoutEKU.root])
+        #expect(report.check(.readerAuthProfile)?.reason == .readerProfileViolation)
+        #expect(report.verdict == .rejected)
+        let signer = try ReaderAuthSigner(key: withoutEKU.readerKey, chain: withoutEKU.chainDER)
+        #expect(signer.profileViolations(at: time).contains { $0.contains("1.0.18013.5.1.6") })
+        #expect(try ReaderAuthSigner(key: pki.readerKey, chain: pki.chainDER).profileViolations(at: time).isEmpty)
+        // Expired at the verification time.
+        let late = await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: [pki.root], at: Date(timeIntervalSince1970: 2_100_000_000))
+        #expect(late.check(.readerAuthChain)?.reason == "certificateExpired")
+        // An unsigned request is not authenticated.
+        let unsigned = try WebPresentationRequest(request: request, origin: origin, nonce: Array(repeating: 4, count: 32), recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey)
+        #expect(await verify(unsigned.deviceRequest, transcript: unsigned.sessionTranscript, roots: [pki.root]).check(.readerRequestStructure)?.reason == .readerAuthMissing)
+    }
+
+    @Test func aKeyThatDoesNotMatchTheLeafIsRefused() throws {
+        let pki = try ReaderPKI()
+        #expect(throws: ReaderAuthError.self) { try ReaderAuthSigner(key: .p256(P256.Signing.PrivateKey()), chain: pki.chainDER) }
+        #expect(throws: ReaderAuthError.self) { try ReaderAuthSigner(key: pki.readerKey, chain: []) }
+        #expect(throws: ReaderAuthError.self) { try ReaderAuthSigner(key: .p521(P521.Signing.PrivateKey()), chain: pki.chainDER) }
+    }
+}
