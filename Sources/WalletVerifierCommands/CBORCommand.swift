@@ -1,5 +1,6 @@
 import ArgumentParser
 import WalletCBOR
+import X509
 
 struct CBORCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,6 +38,42 @@ struct CBORCommand: AsyncParsableCommand {
             }
             let diagnostic = CBORDiagnostic(style: compact ? .compact : .pretty, decodeEmbedded: !raw)
             CLIOutput.current.out(diagnostic.format(node))
+            // COSE x5chain parameters (label 33: issuerAuth, readerAuth, revocation lists) by subject,
+            // so a reader or issuer certificate can be named without another tool.
+            let chains = Self.x5chains(in: node, depth: 1)
+            if !chains.isEmpty { CLIOutput.current.out("") }
+            for (index, chain) in chains.enumerated() {
+                for (position, der) in chain.enumerated() {
+                    let subject = (try? Certificate(derEncoded: Array(der))).map { "\($0.subject)" } ?? "(not an X.509 certificate)"
+                    CLIOutput.current.out("/ x5chain \(index) certificate \(position): \(subject) /")
+                }
+            }
+        }
+
+        /// The certificates of every map entry with key 33 holding a byte string or an array of byte
+        /// strings (COSE x5chain), in order, within the depth budget.
+        static func x5chains(in node: CBORNode, depth: Int) -> [[ArraySlice<UInt8>]] {
+            guard depth <= CBORDecoder.Limits.default.maxDepth else { return [] }
+            switch node.value {
+            case .array(let items):
+                return items.flatMap { x5chains(in: $0, depth: depth + 1) }
+            case .map(let map):
+                var found: [[ArraySlice<UInt8>]] = []
+                for entry in map.entries {
+                    if case .unsignedInt(33) = entry.key.value {
+                        if let bytes = entry.value.bytesValue { found.append([bytes]); continue }
+                        if case .array(let items) = entry.value.value, !items.isEmpty, items.allSatisfy({ $0.bytesValue != nil }) {
+                            found.append(items.compactMap(\.bytesValue)); continue
+                        }
+                    }
+                    found += x5chains(in: entry.value, depth: depth + 1)
+                }
+                return found
+            case .tagged(_, let content):
+                return x5chains(in: content, depth: depth + 1)
+            default:
+                return []
+            }
         }
     }
 }

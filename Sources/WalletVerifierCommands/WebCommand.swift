@@ -17,7 +17,7 @@ struct WebCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "web",
         abstract: "Verify with Wallet on the Web (W3C Digital Credentials API, org-iso-mdoc, ISO/IEC 18013-7 Annex C).",
-        subcommands: [Request.self, Verify.self]
+        subcommands: [Request.self, Verify.self, VerifyRequest.self]
     )
 
     enum PolicyName: String, ExpressibleByArgument, CaseIterable {
@@ -54,12 +54,25 @@ struct WebCommand: AsyncParsableCommand {
         @Option(name: .long, help: "How long the session stays usable, in seconds (default 600).")
         var lifetime: Int = 600
 
+        @Option(name: .long, help: "Sign the request (ISO/IEC 18013-5 reader authentication) with this P-256 or P-384 key (PEM or JWK).")
+        var readerKey: String?
+
+        @Option(name: .long, help: "The reader certificate of --reader-key, then its intermediates (PEM or DER). Repeatable; leaf first.")
+        var readerCert: [String] = []
+
+        @Flag(name: .long, help: "One readerAuthAll signature for the whole request (DeviceRequest 1.1, ISO/IEC 18013-5 second edition) instead of readerAuth per DocRequest (1.0).")
+        var readerAuthAll = false
+
         func validate() throws {
             if elements.isEmpty { throw ValidationError("at least one --element NAMESPACE/IDENTIFIER[:retain] is required") }
             if lifetime <= 0 { throw ValidationError("--lifetime must be positive") }
             guard let url = URL(string: origin), url.scheme != nil, url.host != nil else {
                 throw ValidationError("--origin must be an origin such as https://shop.example")
             }
+            if (readerKey == nil) != readerCert.isEmpty {
+                throw ValidationError("--reader-key and --reader-cert go together (the key and its certificate, leaf first)")
+            }
+            if readerAuthAll && readerKey == nil { throw ValidationError("--reader-auth-all needs --reader-key and --reader-cert") }
         }
 
         func run() async throws {
@@ -74,9 +87,17 @@ struct WebCommand: AsyncParsableCommand {
             var nonce = [UInt8](repeating: 0, count: 32)
             var generator = SystemRandomNumberGenerator()
             for index in nonce.indices { nonce[index] = UInt8.random(in: 0...255, using: &generator) }
+            let signer = try readerKey.map { try ReaderKeyFiles.signer(key: $0, certificates: readerCert) }
+            if let signer {
+                // A certificate outside the reader profile is said, not silently used: wallets may refuse it.
+                for problem in signer.profileViolations(at: Date()) {
+                    CLIOutput.current.err("warning: the reader certificate \(signer.leaf.subject) breaks the ISO/IEC 18013-5 Annex B reader-authentication profile: \(problem)")
+                }
+            }
             let presentation: WebPresentationRequest
             do {
-                presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: key.publicKey)
+                presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: key.publicKey,
+                                                          readerAuth: signer, readerAuthAll: readerAuthAll)
             } catch {
                 throw CLIInputError("the request could not be built: \(error)")
             }
