@@ -44,6 +44,7 @@ extension ReasonCode {
 /// on every run; an array literal there would allocate each time).
 enum MdocPrerequisites {
     static let documentStructure: [CheckID] = [.mdocDocumentStructure]
+    static let documentStructureAndSignature: [CheckID] = [.mdocDocumentStructure, .mdocIssuerSignature]
     static let msoStructure: [CheckID] = [.mdocMSOStructure]
     static let issuerChain: [CheckID] = [.mdocIssuerChain]
     static let issuerChainAndDigests: [CheckID] = [.mdocIssuerChain, .mdocValueDigests]

@@ -50,6 +50,31 @@ import WalletVerifierTestSupport
     }
 }
 
+/// The review's certificate mesh through the command line: a failed check, quickly.
+@Suite struct MeshCommandTests {
+    @Test func identityVerifyRefusesAMeshQuickly() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let mesh = try CertificateMesh(width: 3, depth: 12)
+        var mdoc = MdocFixture()
+        mdoc.additionalCertificates = mesh.meshDER
+        let pki = MdocPKI(iacaKey: fixture.mdocPKI.iacaKey, iaca: fixture.mdocPKI.iaca, dsKey: mesh.leafKey, ds: mesh.leaf)
+        let nonce = [UInt8](repeating: 3, count: 32)
+        let envelope = fixture.directory.appendingPathComponent("mesh.cbor").path
+        try Data(try fixture.identityResponse(nonce: nonce, fixture: mdoc, pki: pki)).write(to: URL(fileURLWithPath: envelope))
+        let start = ContinuousClock.now
+        let result = await WalletVerifierCommand.runCapturing([
+            "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
+            "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
+            "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time),
+        ])
+        let elapsed = ContinuousClock.now - start
+        #expect(result.code == 1)
+        #expect(result.stdout.contains("chainTooLong"))
+        #expect(elapsed < .milliseconds(200), "\(elapsed)")
+    }
+}
+
 /// Control characters in what the input says (docTypes, identifiers, subjects) never reach the
 /// operator's terminal as such.
 @Suite struct TerminalTextTests {

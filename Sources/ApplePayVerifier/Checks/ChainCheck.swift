@@ -2,7 +2,7 @@ import VerificationCore
 
 /// `applepay.signature.chain`: leaf → intermediate → trust anchor, validated with swift-certificates'
 /// `Verifier` (RFC 5280 at the verification time, marker OIDs on the path), with validated chains
-/// cached.
+/// cached. Only the leaf and the one intermediate that issued it are used.
 struct ChainCheck: VerificationCheck {
     let id = CheckID.applePaySignatureChain
     let prerequisites: [CheckID]
@@ -17,7 +17,16 @@ struct ChainCheck: VerificationCheck {
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let leaf = state.leaf else { throw MissingPrerequisite("the signer certificate") }
-        switch await cache.validate(leaf: leaf, candidates: state.otherCertificates, anchor: anchor, at: context.time) {
+        // Exactly the leaf and the intermediate that issued it (the marked one when several name the
+        // leaf's issuer) go to path building: attacker-supplied certificates that could all sign each
+        // other never make the search grow.
+        guard let intermediate = state.intermediate else {
+            return .failed(.untrustedChain, "no certificate in the SignedData issued the leaf \"\(leaf.displayName)\"", details: [
+                "root": anchor.parsed.displayName,
+                "rootFingerprint": anchor.fingerprint,
+            ])
+        }
+        switch await cache.validate(leaf: leaf, candidates: [intermediate], anchor: anchor, at: context.time) {
         case .valid(let path, _):
             return .passed("chain \(path) is valid", details: [
                 "root": anchor.parsed.displayName,

@@ -7,6 +7,8 @@ struct SignatureCMSCheck: VerificationCheck {
     let id = CheckID.applePaySignatureCMS
     let prerequisites: [CheckID] = [.applePayTokenStructure]
     let certificates: CertificateParseCache
+    /// The most certificates read from a SignedData.
+    static let maxCertificates = 4
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let token = state.token else { throw MissingPrerequisite("the token") }
@@ -21,6 +23,11 @@ struct SignatureCMSCheck: VerificationCheck {
         state.signer = signer
         guard !signedData.certificates.isEmpty else {
             return .failed(.signerCertificateNotFound, "the SignedData holds no certificates; Apple includes the leaf and the intermediate")
+        }
+        // Apple includes two certificates; more is not an Apple Pay signature, and every certificate
+        // read costs a parse (and could feed path building).
+        guard signedData.certificates.count <= Self.maxCertificates else {
+            return .failed(.malformedCMS, "the SignedData holds \(signedData.certificates.count) certificates; Apple includes the leaf and the intermediate, and at most \(Self.maxCertificates) are read")
         }
         var parsed: [ParsedCertificate] = []
         for (index, der) in signedData.certificates.enumerated() {

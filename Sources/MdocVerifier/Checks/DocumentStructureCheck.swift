@@ -7,6 +7,8 @@ import X509
 /// issuerAuth, DeviceSigned), and its x5chain certificates parse.
 struct DocumentStructureCheck: VerificationCheck {
     var id: CheckID { .mdocDocumentStructure }
+    /// The most x5chain certificates read.
+    static let maxCertificates = 4
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         let document: Document
@@ -19,6 +21,14 @@ struct DocumentStructureCheck: VerificationCheck {
         state.document = document
         do {
             let ders = try document.issuerSigned.issuerAuth.headers.x5chainBytes()
+            // The document signer, and perhaps a certificate or two an issuer adds: more is not read
+            // (each one costs a parse, and the chain is built from the trust store alone).
+            guard ders.count <= Self.maxCertificates else {
+                state.certificates = .failure(MdocCheckFailure("chainTooLong", "x5chain holds \(ders.count) certificates; at most \(Self.maxCertificates) are read (the document signer is issued directly by the IACA, ISO 18013-5 Annex B)."))
+                let itemCount = document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count }
+                return .passed("The document \(document.docType) decodes: \(itemCount) issuer-signed elements in \(document.issuerSigned.nameSpaces.count) namespaces.",
+                               details: ["docType": document.docType])
+            }
             var certificates: [ValidatedChainCache.ParsedCertificate] = []
             certificates.reserveCapacity(ders.count)
             var failure: MdocCheckFailure?

@@ -3,11 +3,17 @@ import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
 import VerificationCore
 
-/// `mdoc.issuer.chain` (ISO 18013-5 §9.1.2.4, §9.3.3): x5chain (DS, optional intermediates) chains
-/// to a trusted IACA root for this docType, every certificate valid at the verification time.
+/// `mdoc.issuer.chain` (ISO 18013-5 §9.1.2.4, §9.3.3): the document signer is issued by a trusted
+/// IACA root for this docType (or is itself trusted), every x5chain certificate valid at the
+/// verification time.
+///
+/// Bounded work against hostile input: the chain check runs only after the issuer signature verified
+/// with the signer's key, and the path is built from the trust store alone — Annex B has the IACA
+/// issue the document signer directly, so other x5chain certificates are never candidates (a mesh of
+/// certificates that can all sign each other cannot make path search exponential).
 struct IssuerChainCheck: VerificationCheck {
     var id: CheckID { .mdocIssuerChain }
-    var prerequisites: [CheckID] { MdocPrerequisites.documentStructure }
+    var prerequisites: [CheckID] { MdocPrerequisites.documentStructureAndSignature }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let certificates = state.certificates else {
@@ -65,7 +71,7 @@ struct IssuerChainCheck: VerificationCheck {
             RFC5280Policy(fixedExpiryValidationTime: time)
             MdocExtensionsPolicy()
         }
-        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(parsed.dropFirst().map(\.certificate)))
+        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore())
         switch result {
         case .validCertificate(let validated):
             let entry = state.chainCache.store(Array(validated), for: cacheKey)
@@ -74,7 +80,10 @@ struct IssuerChainCheck: VerificationCheck {
         case .couldNotValidate(let failures):
             let reasons = failures.map { $0.policyFailureReason.description }
             let rootNames = roots.map(\.subjectSummary).joined(separator: "; ")
-            let detail = reasons.isEmpty ? "no chain from \(leaf.subjectSummary) to a trusted root could be built" : reasons.joined(separator: "; ")
+            var detail = reasons.isEmpty ? "no trusted root issued \(leaf.subjectSummary)" : reasons.joined(separator: "; ")
+            if parsed.count > 1 {
+                detail += "; the other \(parsed.count - 1) x5chain certificate(s) are not used: ISO 18013-5 Annex B has the IACA issue the document signer directly"
+            }
             return .failed("untrustedIssuer", "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
                            details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
         }

@@ -23,6 +23,8 @@ public struct ApplePayCMSBuilder {
     public var leafFirst = true
     public var includeIntermediate = true
     public var includeLeaf = true
+    /// Further DER certificates after the leaf and the intermediate.
+    public var extraCertificates: [[UInt8]] = []
     public var digestAlgorithmNullParameters = true
     public var digestAlgorithm: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 1]
     /// Default: ecdsa-with-SHA256 for a P-256 key, sha256WithRSAEncryption for RSA.
@@ -130,6 +132,7 @@ public struct ApplePayCMSBuilder {
         if includeLeaf { certificates.append(try ApplePayFixturePKI.der(leaf)) }
         if includeIntermediate { certificates.append(try ApplePayFixturePKI.der(intermediate)) }
         if !leafFirst { certificates.reverse() }
+        certificates += extraCertificates
 
         let eContent = attachContent ? constructed(0xA0, Self.tlv(0x04, content)) : []
         let encapsulated = constructed(0x30, try Self.der(encapsulatedContentType) + eContent)

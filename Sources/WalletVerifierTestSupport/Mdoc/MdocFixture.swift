@@ -45,6 +45,8 @@ public struct MdocFixture: Sendable {
     public var validFrom = Date(timeIntervalSince1970: 1_700_000_000)
     public var validUntil = Date(timeIntervalSince1970: 1_700_000_000 + 365 * 86400)
     public var includeX5Chain = true
+    /// Further DER certificates after the document signer in x5chain.
+    public var additionalCertificates: [[UInt8]] = []
     /// The iOS Simulator's responses: all-zero issuer and device signatures, no issuer certificate.
     public var simulatorStyle = false
     /// Replace this element's value after the digests were computed.
@@ -130,7 +132,8 @@ public struct MdocFixture: Sendable {
             ]),
         ])
         let payload = wrapMSOInTag24 ? Array(CBORNode.embedded(mso).encodedBytes) : Array(mso.encodedBytes)
-        let unprotected: [(CBORNode, CBORNode)] = (includeX5Chain && !simulatorStyle) ? [(.int(33), .bytes(pki.dsDER))] : []
+        let x5chain: CBORNode = additionalCertificates.isEmpty ? .bytes(pki.dsDER) : .array([.bytes(pki.dsDER)] + additionalCertificates.map { .bytes($0) })
+        let unprotected: [(CBORNode, CBORNode)] = (includeX5Chain && !simulatorStyle) ? [(.int(33), x5chain)] : []
         var protected: [(CBORNode, CBORNode)] = []
         var issuerAuth = try COSESign1.sign(payload: payload, key: .p256(pki.dsKey), unprotected: unprotected).node
         if let algorithm = issuerAlgorithm {

@@ -24,6 +24,14 @@ public struct MdocPKI: Sendable {
         public init() {}
     }
 
+    /// A PKI from given parts (hostile tests: a document signer issued by something else).
+    public init(iacaKey: P256.Signing.PrivateKey, iaca: Certificate, dsKey: P256.Signing.PrivateKey, ds: Certificate) {
+        self.iacaKey = iacaKey
+        self.iaca = iaca
+        self.dsKey = dsKey
+        self.ds = ds
+    }
+
     public init(_ options: Options = Options()) throws {
         iacaKey = P256.Signing.PrivateKey()
         dsKey = P256.Signing.PrivateKey()
