@@ -20,8 +20,11 @@ public struct RevocationListSigner: Sendable, Hashable {
 /// — the same root as the document signer's when that is known — and every certificate is valid at
 /// the verification time.
 enum ListSignerValidation {
+    /// At most this many x5chain certificates are read (leaf and intermediate, and one more).
+    static let maxChainLength = 4
+
     static func validate(token: RevocationListToken, reference: MSOStatusReference, docType: String, trustStore: IACATrustStore,
-                         documentRoot: Certificate?, pinnedKeys: [COSEPublicKey], at time: Date) async throws(RevocationFailure) -> RevocationListSigner {
+                         documentRoot: Certificate?, pinnedDocumentSigner: Certificate? = nil, pinnedKeys: [COSEPublicKey], at time: Date) async throws(RevocationFailure) -> RevocationListSigner {
         var ders: [[UInt8]]
         do {
             ders = try token.sign1.headers.x5chain()
@@ -29,6 +32,9 @@ enum ListSignerValidation {
             ders = []
         } catch {
             throw RevocationFailure("malformedList", "The revocation list's x5chain is malformed (\(error.message)).")
+        }
+        guard ders.count <= maxChainLength else {
+            throw RevocationFailure("malformedList", "The revocation list's x5chain holds \(ders.count) certificates; at most \(maxChainLength) are read.")
         }
         if ders.isEmpty, let certificate = reference.certificate { ders = [certificate] }
         if let certificate = reference.certificate, let leaf = ders.first, leaf != certificate {
@@ -61,6 +67,12 @@ enum ListSignerValidation {
         guard valid else {
             throw RevocationFailure("signatureInvalid", "The revocation list's COSE_Sign1 signature does not verify with the key of \(leaf.subject): the list was altered or signed by another key.")
         }
+        // The list-signer profile: a certificate made for another mdoc role (a document signer, a
+        // reader, a VICAL signer) or a CA does not sign revocation lists.
+        let violations = listSignerViolations(leaf)
+        guard violations.isEmpty else {
+            throw RevocationFailure("untrustedSigner", "The revocation list signer \(leaf.subject) is not a list signer: \(violations.joined(separator: "; ")).")
+        }
         for (position, certificate) in certificates.enumerated() {
             if time < certificate.notValidBefore {
                 throw RevocationFailure("signerCertificateNotYetValid", "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) is not valid before \(RFC3339Time.format(certificate.notValidBefore)).")
@@ -70,6 +82,14 @@ enum ListSignerValidation {
             }
         }
 
+        if let pinned = pinnedDocumentSigner {
+            // A pinned document signer has no IACA: only a list signer configured (pinned) beside it
+            // for the same issuer is trusted, never whatever root the docType has.
+            guard trustStore.roots(for: docType).contains(leaf), leaf.issuer == pinned.issuer else {
+                throw RevocationFailure("untrustedSigner", "The document signer \(pinned.subject) is pinned, so its revocation list must be signed by a certificate pinned in the trust store for the same issuer (\(pinned.issuer)); \(leaf.subject) is not.")
+            }
+            return RevocationListSigner(signer: leaf.subject.description, root: leaf.subject.description)
+        }
         var roots = trustStore.roots(for: docType)
         if let documentRoot {
             // The same root as the document signer's, not merely another root trusted for the docType.
@@ -93,6 +113,28 @@ enum ListSignerValidation {
             let expected = documentRoot.map { " (the document's root is \($0.subject))" } ?? ""
             throw RevocationFailure("untrustedSigner", "The revocation list signer \(leaf.subject) does not chain to a trusted root for \(docType)\(expected)\(reasons.isEmpty ? "" : ": " + reasons).")
         }
+    }
+
+    static let otherRoleEKUs: [(ASN1ObjectIdentifier, String)] = [
+        ([1, 0, 18013, 5, 1, 2], "1.0.18013.5.1.2 (document signer)"),
+        ([1, 0, 18013, 5, 1, 6], "1.0.18013.5.1.6 (reader authentication)"),
+        ([1, 0, 18013, 5, 1, 8], "1.0.18013.5.1.8 (VICAL signer)"),
+    ]
+
+    static func listSignerViolations(_ certificate: Certificate) -> [String] {
+        var problems: [String] = []
+        if let eku = try? certificate.extensions.extendedKeyUsage {
+            for (oid, name) in otherRoleEKUs where eku.contains(ExtendedKeyUsage.Usage(oid: oid)) {
+                problems.append("its extended key usage \(name) is for another role")
+            }
+        }
+        if let usage = try? certificate.extensions.keyUsage, !usage.digitalSignature {
+            problems.append("its key usage lacks digitalSignature")
+        }
+        if case .isCertificateAuthority = (try? certificate.extensions.basicConstraints) ?? .notCertificateAuthority {
+            problems.append("it is a CA certificate")
+        }
+        return problems
     }
 
     static func publicKey(_ certificate: Certificate) -> COSEPublicKey? {

@@ -80,9 +80,11 @@ public struct RevocationChecker: Sendable {
             if ready, let status = document.msoStatus {
                 do {
                     let references = try MSOStatusReference.references(in: status)
-                    // The document's own root (nil for a pinned document signer: any root for the docType).
+                    // The document's own root; for a pinned document signer, the signer itself (its list
+                    // must be signed by a certificate pinned beside it for the same issuer).
                     let root = document.validatedChain.count > 1 ? document.validatedChain.last : nil
-                    evaluation = await evaluate(references: references, docType: document.docType, documentRoot: root, at: runner.context.time)
+                    let pinned = document.validatedChain.count == 1 ? document.validatedChain.first : nil
+                    evaluation = await evaluate(references: references, docType: document.docType, documentRoot: root, pinnedDocumentSigner: pinned, at: runner.context.time)
                 } catch {
                     statusFailure = error
                 }
@@ -165,12 +167,14 @@ public struct RevocationChecker: Sendable {
 
     /// Looks up every reference. Never throws: what cannot be decided is an undetermined answer.
     /// `documentRoot` is the trusted root the document signer chained to; the list must chain to it.
-    public func evaluate(references: [MSOStatusReference], docType: String, documentRoot: Certificate?, at time: Date) async -> RevocationEvaluation {
+    /// `pinnedDocumentSigner` is the document signer when it is trusted directly (no IACA): the list
+    /// must then be signed by a certificate pinned beside it for the same issuer.
+    public func evaluate(references: [MSOStatusReference], docType: String, documentRoot: Certificate?, pinnedDocumentSigner: Certificate? = nil, at time: Date) async -> RevocationEvaluation {
         var lists: [RevocationEvaluation.ListReport] = []
         for reference in references {
             var report = RevocationEvaluation.ListReport(mechanism: reference.mechanism, uri: reference.uri, answer: .notRevoked)
             do {
-                try await lookUp(reference, docType: docType, documentRoot: documentRoot, at: time, report: &report)
+                try await lookUp(reference, docType: docType, documentRoot: documentRoot, pinnedDocumentSigner: pinnedDocumentSigner, at: time, report: &report)
             } catch let failure as RevocationFailure {
                 report.answer = .undetermined(failure)
             } catch {
@@ -181,7 +185,7 @@ public struct RevocationChecker: Sendable {
         return RevocationEvaluation(lists: lists)
     }
 
-    private func lookUp(_ reference: MSOStatusReference, docType: String, documentRoot: Certificate?, at time: Date, report: inout RevocationEvaluation.ListReport) async throws {
+    private func lookUp(_ reference: MSOStatusReference, docType: String, documentRoot: Certificate?, pinnedDocumentSigner: Certificate?, at time: Date, report: inout RevocationEvaluation.ListReport) async throws {
         let document = try await source.list(for: reference.uri, at: time)
         report.origin = document.origin
         let token = try RevocationListToken(bytes: document.bytes)
@@ -197,7 +201,7 @@ public struct RevocationChecker: Sendable {
         report.issuedAt = token.issuedAt
         report.expiresAt = token.expiresAt
         report.signer = try await ListSignerValidation.validate(token: token, reference: reference, docType: docType, trustStore: trustStore,
-                                                                documentRoot: documentRoot, pinnedKeys: pinnedSignerKeys, at: time)
+                                                                documentRoot: documentRoot, pinnedDocumentSigner: pinnedDocumentSigner, pinnedKeys: pinnedSignerKeys, at: time)
         let skew = Double(policy.clockSkew.components.seconds)
         if let issuedAt = token.issuedAt, issuedAt.timeIntervalSince(time) > skew {
             throw RevocationFailure("listNotYetValid", "The revocation list was issued at \(RFC3339Time.format(issuedAt)), after the verification time \(RFC3339Time.format(time)).")

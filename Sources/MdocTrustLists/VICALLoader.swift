@@ -79,6 +79,11 @@ public struct VICALLoader: Sendable {
         if let vical {
             do {
                 chainDERs = try vical.sign1.headers.x5chain()
+                // A signer, an issuing CA and a root (AAMVA's VICAL): more is not read.
+                if chainDERs.count > VICALSignerProfile.maxChainLength {
+                    chainProblem = ("chainTooLong", "The VICAL's x5chain holds \(chainDERs.count) certificates; at most \(VICALSignerProfile.maxChainLength) are read.")
+                    chainDERs = []
+                }
                 for (position, der) in chainDERs.enumerated() {
                     do { certificates.append(try Certificate(derEncoded: der)) } catch {
                         chainProblem = ("invalidCertificate", "Certificate \(position) of the VICAL's x5chain does not parse.")
@@ -118,6 +123,12 @@ public struct VICALLoader: Sendable {
                     return .failed("certificateExpired", "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) expired at \(RFC3339Time.format(certificate.notValidAfter)); the verification time is \(RFC3339Time.format(time)).",
                                    details: ["subject": certificate.subject.description, "notAfter": RFC3339Time.format(certificate.notValidAfter)])
                 }
+            }
+            // The VICAL-signer profile (ISO/IEC 18013-5 Annex C): a document signer or any other
+            // mdoc certificate cannot sign a trust list.
+            let violations = VICALSignerProfile.violations(leaf)
+            guard violations.isEmpty else {
+                return .failed("signerProfileViolation", "The VICAL signer \(leaf.subject) is not a VICAL signer: \(violations.joined(separator: "; ")).", details: ["signer": leaf.subject.description])
             }
             if anchors.contains(leaf) {
                 return .passed("The VICAL signer \(leaf.subject) is itself a configured anchor.", details: ["signer": leaf.subject.description])
@@ -187,5 +198,35 @@ struct VICALExtensionsPolicy: VerifierPolicy {
 
     func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         .meetsPolicy
+    }
+}
+
+
+/// The VICAL signer certificate profile: extended key usage 1.0.18013.5.1.8 (VICAL signing) and a key
+/// usage that allows signing — nonRepudiation or digitalSignature (AAMVA's real signer
+/// `CN=AAMVA Prod Vical-Signer-01` has nonRepudiation only, critical) — and not a CA.
+enum VICALSignerProfile {
+    static let vicalSignerEKU: ASN1ObjectIdentifier = [1, 0, 18013, 5, 1, 8]
+    /// Signer, issuing CA and root, and one more.
+    static let maxChainLength = 4
+
+    static func violations(_ certificate: Certificate) -> [String] {
+        var problems: [String] = []
+        do {
+            if let eku = try certificate.extensions.extendedKeyUsage {
+                if !eku.contains(ExtendedKeyUsage.Usage(oid: vicalSignerEKU)) { problems.append("its extended key usage lacks 1.0.18013.5.1.8 (VICAL signer)") }
+            } else {
+                problems.append("it has no extended key usage (1.0.18013.5.1.8 is required)")
+            }
+        } catch { problems.append("its extended key usage extension is malformed") }
+        do {
+            if let usage = try certificate.extensions.keyUsage, !usage.digitalSignature && !usage.nonRepudiation {
+                problems.append("its key usage allows neither digitalSignature nor nonRepudiation")
+            }
+        } catch { problems.append("its key usage extension is malformed") }
+        if case .isCertificateAuthority = (try? certificate.extensions.basicConstraints) ?? .notCertificateAuthority {
+            problems.append("it is a CA certificate")
+        }
+        return problems
     }
 }

@@ -62,7 +62,7 @@ public struct RevocationSignerPKI: Sendable {
     /// [signer, intermediate] as DER: what goes into x5chain.
     public var x5chain: [[UInt8]] { [Self.der(signer), Self.der(intermediate)] }
 
-    static func der(_ certificate: Certificate) -> [UInt8] {
+    public static func der(_ certificate: Certificate) -> [UInt8] {
         var serializer = DER.Serializer()
         try! serializer.serialize(certificate)
         return serializer.serializedBytes

@@ -63,6 +63,11 @@ public struct VICALFixture: Sendable {
 
     /// The signed VICAL (COSE_Sign1, x5chain [signer, anchor] unprotected like AAMVA's).
     public func signed() throws -> [UInt8] {
+        try signed(key: signerKey, x5chain: [Self.der(signer), Self.der(anchor)])
+    }
+
+    /// The VICAL signed by another key and x5chain (a certificate made for another role).
+    public func signed(key: P256.Signing.PrivateKey, x5chain: [[UInt8]]) throws -> [UInt8] {
         var infos: [CBORNode] = []
         for entry in entries {
             infos.append(try CBORNode.map([
@@ -80,8 +85,7 @@ public struct VICALFixture: Sendable {
         ]
         if let nextUpdate { fields.append((.text("nextUpdate"), CBORDateTime(date: nextUpdate).cborNode())) }
         let payload = Array(try CBORNode.map(fields).encodedBytes)
-        let sign1 = try COSESign1.sign(payload: payload, key: .p256(signerKey),
-                                       unprotected: [(.int(33), .array([.bytes(Self.der(signer)), .bytes(Self.der(anchor))]))])
+        let sign1 = try COSESign1.sign(payload: payload, key: .p256(key), unprotected: [(.int(33), .array(x5chain.map { .bytes($0) }))])
         return Array(sign1.node.encodedBytes)
     }
 }
