@@ -78,6 +78,26 @@ public struct IACATrustStore: Sendable {
         }
     }
 
+    /// Reads a scoped trust entry, `DOCTYPE[,DOCTYPE...]=PATH` (docTypes may also be separated by
+    /// `|`, which environment lists need): the roots at PATH vouch only for those docTypes.
+    public static func scopedEntry(_ value: String) throws -> (docTypes: Set<String>, path: String) {
+        guard let equals = value.firstIndex(of: "=") else {
+            throw TrustStoreError("\"\(value)\" is not DOCTYPE[,DOCTYPE...]=PATH")
+        }
+        let path = String(value[value.index(after: equals)...])
+        let docTypes = value[..<equals].split(whereSeparator: { $0 == "," || $0 == "|" }).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !path.isEmpty, !docTypes.isEmpty, docTypes.allSatisfy({ !$0.isEmpty && !$0.contains("/") && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f } }) else {
+            throw TrustStoreError("\"\(value)\" is not DOCTYPE[,DOCTYPE...]=PATH")
+        }
+        return (Set(docTypes), path)
+    }
+
+    /// Adds the roots of a scoped entry (see ``scopedEntry(_:)``), trusted only for its docTypes.
+    public mutating func load(scoped value: String) throws {
+        let entry = try Self.scopedEntry(value)
+        try load(path: entry.path, docTypes: entry.docTypes)
+    }
+
     /// Roots that may vouch for a docType.
     public func roots(for docType: String) -> [Certificate] {
         anchors.filter { $0.docTypes == nil || $0.docTypes!.contains(docType) }.map(\.certificate)

@@ -1,4 +1,5 @@
 import Foundation
+import MdocVerifier
 
 /// Everything `wallet-verifier serve` can be told. Each setting comes, in this order of precedence,
 /// from a command-line flag, the environment (`WALLET_VERIFIER_*`), a JSON config file
@@ -19,6 +20,8 @@ public struct ServerSettings: Sendable, Hashable {
     public var teamID: String?
     /// IACA roots: PEM/DER files or directories.
     public var trust: [String] = []
+    /// `DOCTYPE[|DOCTYPE...]=PATH` entries: roots trusted only for those docTypes.
+    public var trustDocTypes: [String] = []
     /// Apple Pay payment-processing certificates and keys, paired in order.
     public var applePayCertificates: [String] = []
     public var applePayKeys: [String] = []
@@ -40,7 +43,7 @@ public struct ServerSettings: Sendable, Hashable {
         "host": "WALLET_VERIFIER_HOST", "port": "WALLET_VERIFIER_PORT", "dataDir": "WALLET_VERIFIER_DATA_DIR",
         "store": "WALLET_VERIFIER_STORE", "postgresUrl": "WALLET_VERIFIER_STORE_POSTGRES_URL",
         "identityKeys": "WALLET_VERIFIER_IDENTITY_KEYS", "merchantId": "WALLET_VERIFIER_MERCHANT_ID",
-        "teamId": "WALLET_VERIFIER_TEAM_ID", "trust": "WALLET_VERIFIER_TRUST",
+        "teamId": "WALLET_VERIFIER_TEAM_ID", "trust": "WALLET_VERIFIER_TRUST", "trustDocTypes": "WALLET_VERIFIER_TRUST_DOCTYPES",
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
@@ -86,6 +89,10 @@ public struct ServerSettings: Sendable, Hashable {
         settings.merchantID = single("merchantId")
         settings.teamID = single("teamId")
         settings.trust = value("trust") ?? []
+        settings.trustDocTypes = value("trustDocTypes") ?? []
+        for entry in settings.trustDocTypes {
+            do { _ = try IACATrustStore.scopedEntry(entry) } catch { throw SettingsError("trustDocTypes: \(error)") }
+        }
         settings.applePayCertificates = value("applepayCerts") ?? []
         settings.applePayKeys = value("applepayKeys") ?? []
         settings.applePayRoot = single("applepayRoot")
@@ -104,7 +111,7 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `applepayCerts`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {

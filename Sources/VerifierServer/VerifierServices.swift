@@ -89,6 +89,9 @@ public struct VerifierServices: Sendable {
         for path in settings.trust {
             do { try trust.load(path: path) } catch { throw SettingsError("--trust \(path): \(error)") }
         }
+        for entry in settings.trustDocTypes {
+            do { try trust.load(scoped: entry) } catch { throw SettingsError("--trust-doctype \(entry): \(error)") }
+        }
         if trust.anchors.isEmpty {
             logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
         }

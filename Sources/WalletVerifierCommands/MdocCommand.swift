@@ -39,6 +39,9 @@ struct MdocCommand: AsyncParsableCommand {
         @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory of them. Repeatable.")
         var trust: [String] = []
 
+        @Option(name: .long, help: "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable.")
+        var trustDoctype: [String] = []
+
         @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
         var at: String?
 
@@ -51,13 +54,13 @@ struct MdocCommand: AsyncParsableCommand {
         @OptionGroup var trustLists: TrustListOptions
 
         func validate() throws {
-            if trust.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR (or --vical FILE) is required") }
+            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required") }
             if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
         }
 
         func run() async throws {
             let time = try CommandSupport.verificationTime(at)
-            var store = try CommandSupport.trustStore(trust)
+            var store = try CommandSupport.trustStore(trust, scoped: trustDoctype)
             let responseBytes = try InputFiles.readCBORFile(deviceResponse).bytes
             let transcriptBytes = try InputFiles.readCBORFile(sessionTranscript).bytes
             let transcript: SessionTranscript
@@ -87,10 +90,15 @@ enum CommandSupport {
         return date
     }
 
-    static func trustStore(_ paths: [String]) throws -> IACATrustStore {
+    /// `--trust PATH` roots vouch for any docType; `--trust-doctype DOCTYPE[,DOCTYPE...]=PATH` roots
+    /// only for the docTypes named.
+    static func trustStore(_ paths: [String], scoped: [String] = []) throws -> IACATrustStore {
         var store = IACATrustStore()
         for path in paths {
             do { try store.load(path: path) } catch { throw CLIInputError("--trust \(path): \(error)") }
+        }
+        for entry in scoped {
+            do { try store.load(scoped: entry) } catch { throw CLIInputError("--trust-doctype \(entry): \(error)") }
         }
         return store
     }

@@ -141,6 +141,9 @@ struct WebCommand: AsyncParsableCommand {
         @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory. Repeatable.")
         var trust: [String] = []
 
+        @Option(name: .long, help: "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable.")
+        var trustDoctype: [String] = []
+
         @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
         var at: String?
 
@@ -156,7 +159,7 @@ struct WebCommand: AsyncParsableCommand {
         @OptionGroup var trustLists: TrustListOptions
 
         func validate() throws {
-            if trust.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR (or --vical FILE) is required") }
+            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required") }
             if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
             if session != nil {
                 if encryptionInfo != nil || origin != nil {
@@ -169,7 +172,7 @@ struct WebCommand: AsyncParsableCommand {
 
         func run() async throws {
             let time = try CommandSupport.verificationTime(at)
-            var store = try CommandSupport.trustStore(trust)
+            var store = try CommandSupport.trustStore(trust, scoped: trustDoctype)
             let prepared = try await trustLists.prepare(store: &store, at: time)
             let responseBytes = try CommandSupport.webResponseBytes(response)
 

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import VerificationCore
 import WalletCBOR
 @testable import VerifierServer
 import WalletVerifierTestSupport
@@ -82,6 +83,41 @@ import WalletVerifierTestSupport
             #expect(identityTime < .milliseconds(50), "\(identityTime)")
             #expect(payTime < .milliseconds(50), "\(payTime)")
             #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+        }
+    }
+
+    /// Trust scoped to docTypes from flags, the environment (docTypes separated by "|") and the config
+    /// file; a root scoped to passports does not vouch for a licence through the API.
+    @Test func trustScopedToDocTypes() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let fromEnvironment = try ServerSettings.resolve(flags: [:], environment: ["WALLET_VERIFIER_TRUST_DOCTYPES": "org.iso.23220.photoid.1|org.iso.18013.5.1.mDL=\(fixture.iacaPath),org.iso.23220.photoid.1=/roots"], configFile: nil)
+        #expect(fromEnvironment.trustDocTypes == ["org.iso.23220.photoid.1|org.iso.18013.5.1.mDL=\(fixture.iacaPath)", "org.iso.23220.photoid.1=/roots"])
+        #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: ["trustDocTypes": ["no-equals-sign"]], environment: [:], configFile: nil) }
+        let config = fixture.directory.appendingPathComponent("config.json").path
+        try Data(#"{"trustDocTypes": ["org.iso.23220.photoid.1=\#(fixture.iacaPath)"]}"#.utf8).write(to: URL(fileURLWithPath: config))
+        #expect(try ServerSettings.resolve(flags: [:], environment: [:], configFile: config).trustDocTypes.count == 1)
+
+        let flags: ServerSettings.Source = [
+            "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path],
+            "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID],
+            "trustDocTypes": ["org.iso.23220.photoid.1=\(fixture.iacaPath)"],
+        ]
+        let settings = try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil)
+        let services = try await VerifierServices.make(settings: settings, logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
+        let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
+            let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["descriptor": descriptor]))
+            let request = try RouterTests.json(created.body)
+            let requestID = try #require(request["requestId"] as? String)
+            let nonce = try #require((request["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+            let envelope = try fixture.identityResponse(nonce: [UInt8](nonce))
+            let answer = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                                                  body: try RouterTests.body(["requestId": requestID, "encryptedData": Data(envelope).base64EncodedString()]))
+            let report = try RouterTests.json(answer.body)
+            #expect(report["verdict"] as? String == "rejected")
+            #expect((report["checks"] as? [[String: Any]])?.contains { $0["id"] as? String == "mdoc.issuer.chain" && $0["reason"] as? String == "noTrustAnchor" } == true)
         }
     }
 }

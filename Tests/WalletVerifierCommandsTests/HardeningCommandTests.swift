@@ -75,6 +75,32 @@ import WalletVerifierTestSupport
     }
 }
 
+/// `--trust-doctype DOCTYPE=PATH`: a root scoped to the passport does not vouch for a licence.
+@Suite struct ScopedTrustCommandTests {
+    @Test func aRootScopedToPassportsDoesNotVouchForALicence() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let nonce = [UInt8](repeating: 6, count: 32)
+        let envelope = fixture.directory.appendingPathComponent("licence.cbor").path
+        try Data(try fixture.identityResponse(nonce: nonce)).write(to: URL(fileURLWithPath: envelope))
+        func run(_ trust: [String]) async -> (code: Int32, stdout: String, stderr: String) {
+            await WalletVerifierCommand.runCapturing([
+                "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
+                "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
+                "--at", RFC3339Time.format(ServiceFixture.time),
+            ] + trust)
+        }
+        let passportOnly = await run(["--trust-doctype", "org.iso.23220.photoid.1=\(fixture.iacaPath)"])
+        #expect(passportOnly.code == 1)
+        #expect(passportOnly.stdout.contains("noTrustAnchor"))
+        let licence = await run(["--trust-doctype", "org.iso.23220.photoid.1,org.iso.18013.5.1.mDL=\(fixture.iacaPath)"])
+        #expect(licence.code == 0, "\(licence.stdout)")
+        let malformed = await run(["--trust-doctype", fixture.iacaPath])
+        #expect(malformed.code == 2)
+        #expect(malformed.stderr.contains("DOCTYPE[,DOCTYPE...]=PATH"))
+    }
+}
+
 /// Control characters in what the input says (docTypes, identifiers, subjects) never reach the
 /// operator's terminal as such.
 @Suite struct TerminalTextTests {
