@@ -172,14 +172,25 @@ struct APIRoutes: Sendable {
         return reportResponse(ApplePayOutput.json(result), report: result.report)
     }
 
-    /// The key web responses are encrypted to: the first configured identity key.
-    var webKey: P256.KeyAgreement.PrivateKey { services.identity.verifier.keyRing.keys[0].privateKey }
+    /// The web endpoints need configured origins: without one a request could be bound to any origin
+    /// a caller names, voiding Annex C's origin binding.
+    func requireWebOrigins() throws {
+        guard !services.webOrigins.isEmpty else {
+            throw Problem.unavailable("Verify with Wallet on the Web is not configured on this server: start it with --web-origin https://your.site (repeatable)")
+        }
+    }
 
     func createWebRequest(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        try requireWebOrigins()
         let object = try await jsonObject(request)
         guard let docType = try object.optionalString("docType"), !docType.isEmpty else { throw Problem.badRequest("missing \"docType\"") }
-        guard let origin = try object.optionalString("origin"), origin.hasPrefix("http://") || origin.hasPrefix("https://") else {
-            throw Problem.badRequest("\"origin\" must be the page's origin, such as https://example.com")
+        guard let given = try object.optionalString("origin") else {
+            throw Problem.badRequest("/origin: missing; it must be the page's origin, such as https://example.com")
+        }
+        let origin: String
+        do { origin = try WebOrigin.parse(given) } catch { throw Problem.badRequest("/origin: \(error)") }
+        guard services.webOrigins.contains(origin) else {
+            throw Problem.badRequest("/origin: \(origin) is not an origin this server is configured for (--web-origin)")
         }
         let names = object.value("elements")?.array?.compactMap(\.string) ?? []
         guard !names.isEmpty, names.count == object.value("elements")?.array?.count else {
@@ -192,7 +203,7 @@ struct APIRoutes: Sendable {
         let created: WebRequestSessions.Created
         do {
             created = try await services.web.create(request: WebDocumentRequest(docType: docType, elements: elements), origin: origin,
-                                                    recipientPublicKey: webKey.publicKey, now: services.clock.now())
+                                                    recipientPublicKey: services.webKeys[0].publicKey, now: services.clock.now())
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
         } catch {
@@ -203,6 +214,7 @@ struct APIRoutes: Sendable {
     }
 
     func verifyWeb(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        try requireWebOrigins()
         let object = try await jsonObject(request)
         guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
         let responseBytes: [UInt8]
@@ -217,7 +229,7 @@ struct APIRoutes: Sendable {
             throw Problem.badRequest("send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
         }
         let start = ContinuousClock.now
-        let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKey: webKey, at: services.clock.now())
+        let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKeys: services.webKeys, at: services.clock.now())
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documents)), report: result.report)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MdocVerifier
+import WebIdentity
 
 /// Everything `wallet-verifier serve` can be told. Each setting comes, in this order of precedence,
 /// from a command-line flag, the environment (`WALLET_VERIFIER_*`), a JSON config file
@@ -22,6 +23,11 @@ public struct ServerSettings: Sendable, Hashable {
     public var trust: [String] = []
     /// `DOCTYPE[|DOCTYPE...]=PATH` entries: roots trusted only for those docTypes.
     public var trustDocTypes: [String] = []
+    /// The origins web requests may be made from (normalized, see ``WebOrigin``); none disables the
+    /// web endpoints (503).
+    public var webOrigins: [String] = []
+    /// Recipient keys of web responses (PEM or JWK), the first used for new requests.
+    public var webKeys: [String] = []
     /// Apple Pay payment-processing certificates and keys, paired in order.
     public var applePayCertificates: [String] = []
     public var applePayKeys: [String] = []
@@ -44,6 +50,7 @@ public struct ServerSettings: Sendable, Hashable {
         "store": "WALLET_VERIFIER_STORE", "postgresUrl": "WALLET_VERIFIER_STORE_POSTGRES_URL",
         "identityKeys": "WALLET_VERIFIER_IDENTITY_KEYS", "merchantId": "WALLET_VERIFIER_MERCHANT_ID",
         "teamId": "WALLET_VERIFIER_TEAM_ID", "trust": "WALLET_VERIFIER_TRUST", "trustDocTypes": "WALLET_VERIFIER_TRUST_DOCTYPES",
+        "webOrigins": "WALLET_VERIFIER_WEB_ORIGINS", "webKeys": "WALLET_VERIFIER_WEB_KEYS",
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
@@ -93,6 +100,10 @@ public struct ServerSettings: Sendable, Hashable {
         for entry in settings.trustDocTypes {
             do { _ = try IACATrustStore.scopedEntry(entry) } catch { throw SettingsError("trustDocTypes: \(error)") }
         }
+        settings.webKeys = value("webKeys") ?? []
+        for origin in value("webOrigins") ?? [] {
+            do { settings.webOrigins.append(try WebOrigin.parse(origin)) } catch { throw SettingsError("--web-origin: \(error)") }
+        }
         settings.applePayCertificates = value("applepayCerts") ?? []
         settings.applePayKeys = value("applepayKeys") ?? []
         settings.applePayRoot = single("applepayRoot")
@@ -111,7 +122,7 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `applepayCerts`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {

@@ -18,8 +18,12 @@ public struct VerifierServices: Sendable {
     public let identity: IdentityRequestSessions
     /// Nil when no Apple Pay merchant key is configured.
     public let applePay: ApplePayTokenVerifier?
-    /// Verify with Wallet on the Web (ISO 18013-7 Annex C); encrypts to the first identity key.
+    /// Verify with Wallet on the Web (ISO 18013-7 Annex C).
     public let web: WebRequestSessions
+    /// Recipient keys of web responses; new requests use the first.
+    public let webKeys: [P256.KeyAgreement.PrivateKey]
+    /// The origins web requests may be made from (normalized); empty: the web endpoints answer 503.
+    public var webOrigins: Set<String> { Set(settings.webOrigins) }
     public let metrics: ServerMetrics
     public let clock: any VerificationClock
     /// Long-running pieces (the PostgreSQL pool) for the application's service group.
@@ -127,19 +131,37 @@ public struct VerifierServices: Sendable {
             logger.notice("applepay: no --applepay-cert/--applepay-key configured; /v1/applepay/decrypt answers 503")
         }
 
+        // Web: its own recipient keys (not the in-app identity key) and its configured origins.
+        var webKeys: [P256.KeyAgreement.PrivateKey] = []
+        let webKeyPaths = settings.webKeys.isEmpty ? [try developmentKey(directory: settings.dataDirectory, name: "dev-web-key.pem")] : settings.webKeys
+        if settings.webKeys.isEmpty {
+            logger.warning("web: no --web-key given; using a development key generated at \(webKeyPaths[0])")
+        }
+        for path in webKeyPaths {
+            warnIfReadableByOthers(path, logger: logger)
+            guard let contents = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --web-key \(path)") }
+            do { webKeys.append(try WebRecipientKey.load(contents: [UInt8](contents), name: path)) } catch { throw SettingsError("--web-key \(path): \(error)") }
+        }
+        if settings.webOrigins.isEmpty {
+            logger.notice("web: no --web-origin configured; /v1/web/requests and /v1/web/verify answer 503")
+        }
         let web = WebRequestSessions(store: store, verifier: WebIdentityVerifier(mdocVerifier: verifier.mdocVerifier), lifetime: .seconds(settings.requestLifetime))
-        return VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, metrics: ServerMetrics(),
+        return VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: ServerMetrics(),
                                 clock: clock, backgroundServices: background, prepare: prepare, shutdown: shutdown)
     }
 
     /// A P-256 key for development, created once (mode 0600) in the data directory.
     static func developmentIdentityKey(directory: String) throws -> String {
-        let path = (directory as NSString).appendingPathComponent("dev-identity-key.pem")
+        try developmentKey(directory: directory, name: "dev-identity-key.pem")
+    }
+
+    static func developmentKey(directory: String, name: String) throws -> String {
+        let path = (directory as NSString).appendingPathComponent(name)
         if FileManager.default.fileExists(atPath: path) { return path }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let key = P256.KeyAgreement.PrivateKey()
         guard FileManager.default.createFile(atPath: path, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw SettingsError("cannot write the development identity key to \(path)")
+            throw SettingsError("cannot write the development key to \(path)")
         }
         return path
     }

@@ -29,6 +29,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Team identifier of the app.") var teamId: String?
     @Option(name: .long, help: "Trusted IACA root (file or directory). Repeatable.") var trust: [String] = []
     @Option(name: .long, help: "DOCTYPE[|DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes. Repeatable.") var trustDoctype: [String] = []
+    @Option(name: .long, help: "An origin web requests may be made from, e.g. https://shop.example. Repeatable; without one the web endpoints answer 503.") var webOrigin: [String] = []
+    @Option(name: .long, help: "P-256 recipient key of web responses (PEM or JWK). Repeatable: the first is used for new requests, the others still open responses to earlier ones.") var webKey: [String] = []
     @Option(name: .long, help: "Apple Pay payment-processing certificate. Repeatable, paired with --applepay-key.") var applepayCert: [String] = []
     @Option(name: .long, help: "Apple Pay merchant private key. Repeatable.") var applepayKey: [String] = []
     @Option(name: .long, help: "Apple Pay root other than Apple Root CA - G3 (tests only).") var applepayRoot: String?
@@ -41,7 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
         func set(_ key: String, _ values: [String]) { if !values.isEmpty { flags[key] = values } }
         set("host", host); set("port", port.map(String.init)); set("dataDir", dataDir); set("store", store)
         set("postgresUrl", postgresUrl); set("identityKeys", identityKey); set("merchantId", merchantId); set("teamId", teamId)
-        set("trust", trust); set("trustDocTypes", trustDoctype); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
+        set("trust", trust); set("trustDocTypes", trustDoctype); set("webOrigins", webOrigin); set("webKeys", webKey); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
         set("maxAge", maxAge.map(String.init)); set("clockSkew", clockSkew.map(String.init))
         let settings: ServerSettings
         do {

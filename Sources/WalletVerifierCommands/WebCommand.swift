@@ -66,8 +66,8 @@ struct WebCommand: AsyncParsableCommand {
         func validate() throws {
             if elements.isEmpty { throw ValidationError("at least one --element NAMESPACE/IDENTIFIER[:retain] is required") }
             if lifetime <= 0 { throw ValidationError("--lifetime must be positive") }
-            guard let url = URL(string: origin), url.scheme != nil, url.host != nil else {
-                throw ValidationError("--origin must be an origin such as https://shop.example")
+            do { _ = try WebOrigin.parse(origin) } catch {
+                throw ValidationError("--origin: \(error)")
             }
             if (readerKey == nil) != readerCert.isEmpty {
                 throw ValidationError("--reader-key and --reader-cert go together (the key and its certificate, leaf first)")
@@ -96,13 +96,13 @@ struct WebCommand: AsyncParsableCommand {
             }
             let presentation: WebPresentationRequest
             do {
-                presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: key.publicKey,
+                presentation = try WebPresentationRequest(request: request, origin: try WebOrigin.parse(origin), nonce: nonce, recipientPublicKey: key.publicKey,
                                                           readerAuth: signer, readerAuthAll: readerAuthAll)
             } catch {
                 throw CLIInputError("the request could not be built: \(error)")
             }
             let now = Date()
-            let session = WebSessionFile(version: 1, origin: origin, encryptionInfo: presentation.encryptionInfo.base64URL,
+            let session = WebSessionFile(version: 1, origin: presentation.origin, encryptionInfo: presentation.encryptionInfo.base64URL,
                                          deviceRequest: Base64URL.encode(presentation.deviceRequest), request: request,
                                          recipientKey: keyPath, recipientKeyThumbprint: WebRecipientKey.thumbprint(key.publicKey),
                                          createdAt: RFC3339Time.format(now), expiresAt: RFC3339Time.format(now.addingTimeInterval(Double(lifetime))))

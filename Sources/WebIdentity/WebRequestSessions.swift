@@ -31,6 +31,9 @@ public struct WebRequestSessions: Sendable {
         var encryptionInfo: String
         var origin: String
         var request: WebDocumentRequest
+        /// Thumbprint of the recipient key the request was issued for (absent in sessions stored
+        /// before keys rotated: then the first key is used).
+        var recipientKey: String?
     }
 
     /// Creates a request with a 32-byte nonce from the system CSPRNG, encrypted responses going to
@@ -40,7 +43,8 @@ public struct WebRequestSessions: Sendable {
         let presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey)
         let requestID = Base64URL.encode(Self.randomBytes(18))
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
-        let payload = try JSONEncoder().encode(Payload(encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, request: request))
+        let payload = try JSONEncoder().encode(Payload(encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, request: request,
+                                                       recipientKey: WebRecipientKey.thumbprint(recipientPublicKey)))
         try await store.issueNonce(requestID, payload: [UInt8](payload), expiresAt: expiresAt)
         return Created(requestID: requestID, presentation: presentation, expiresAt: expiresAt)
     }
@@ -50,9 +54,25 @@ public struct WebRequestSessions: Sendable {
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
+    /// As ``verify(requestID:response:recipientKey:at:)`` with a key ring: the response is decrypted
+    /// with the key its request was issued for (rotated keys keep opening responses to requests
+    /// issued before the rotation, until those expire).
+    public func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], at time: Date) async -> WebVerificationResult {
+        await verify(requestID: requestID, response: response, recipientKeys: recipientKeys, recipientKey: nil, at: time)
+    }
+
     /// Consumes the request and verifies the response against it. A second use is rejected by
     /// `replay.nonce`; a store failure makes the verdict indeterminate.
     public func verify(requestID: String, response: [UInt8], recipientKey: P256.KeyAgreement.PrivateKey, at time: Date) async -> WebVerificationResult {
+        await verify(requestID: requestID, response: response, recipientKeys: [recipientKey], recipientKey: recipientKey, at: time)
+    }
+
+    private func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], recipientKey fixed: P256.KeyAgreement.PrivateKey?, at time: Date) async -> WebVerificationResult {
+        // Before the session is read, failures are reported with any key (nothing is decrypted).
+        guard let recipientKey = fixed ?? recipientKeys.first else {
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: P256.KeyAgreement.PrivateKey(), at: time,
+                                         nonceOutcome: .error("noRecipientKey", "No web recipient key is configured.", retryable: false))
+        }
         let consumption: NonceConsumption
         do {
             consumption = try await store.consumeNonce(requestID, now: time)
@@ -66,7 +86,8 @@ public struct WebRequestSessions: Sendable {
                 return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
                                              nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
             }
-            return await verifier.verify(response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: recipientKey,
+            let key = fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } } ?? recipientKey
+            return await verifier.verify(response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
                                          request: payload.request, at: time,
                                          nonceOutcome: .passed("The request was issued here, had not expired, and is now used."))
         case .alreadyConsumed:

@@ -15,6 +15,7 @@ import WalletVerifierTestSupport
         var flags: ServerSettings.Source = [
             "store": [store.rawValue], "dataDir": [fixture.directory.appendingPathComponent("data").path],
             "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID], "trust": [fixture.iacaPath],
+            "webKeys": [fixture.webKeyPath], "webOrigins": [fixture.webOrigin],
         ]
         if applePay {
             flags["applepayCerts"] = [fixture.merchantCertificatePath]
@@ -103,7 +104,7 @@ import WalletVerifierTestSupport
         defer { fixture.remove() }
         var services = try await Self.services(fixture)
         services = VerifierServices(settings: { var s = services.settings; s.bodyLimit = 4096; return s }(), store: services.store, identity: services.identity,
-                                    applePay: services.applePay, web: services.web, metrics: services.metrics, clock: services.clock, backgroundServices: [],
+                                    applePay: services.applePay, web: services.web, webKeys: services.webKeys, metrics: services.metrics, clock: services.clock, backgroundServices: [],
                                     prepare: {}, shutdown: {})
         let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
         try await app.test(.router) { client in

@@ -39,7 +39,7 @@ import WalletVerifierTestSupport
             mdoc.elements = [.init(MdocFixture.isoNameSpace, "family_name", .text("Mustermann")), .init(MdocFixture.isoNameSpace, "age_over_21", .bool(true))]
             let deviceResponse = try mdoc.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
             let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
-            var sender = try HPKE.Sender(recipientKey: fixture.identityKey.publicKey, ciphersuite: suite, info: Data(transcript.bytes))
+            var sender = try HPKE.Sender(recipientKey: fixture.webKey.publicKey, ciphersuite: suite, info: Data(transcript.bytes))
             let cipherText = try sender.seal(deviceResponse, authenticating: Data())
             let encrypted = CBORNode.array([.text("dcapi"), try .map(["enc": .bytes(sender.encapsulatedKey), "cipherText": .bytes(cipherText)])])
             let response = Data(encrypted.encodedBytes).base64EncodedString()
@@ -64,5 +64,116 @@ import WalletVerifierTestSupport
                                                                                  "elements": ["org.iso.18013.5.1/family_name", "org.iso.18013.5.1/family_name"]]))
             #expect(duplicate.status == .badRequest, "\(String(buffer: duplicate.body))")
         }
+    }
+}
+
+/// Annex C binds a response to the page's origin: the service accepts only the origins it is
+/// configured for, and encrypts web responses to its own, rotatable web keys.
+@Suite struct WebOriginTests {
+    /// A wallet's answer to a created request, encrypted to `recipient`.
+    static func answer(_ created: [String: Any], origin: String, fixture: ServiceFixture, recipient: P256.KeyAgreement.PublicKey) throws -> String {
+        let argument = try #require(created["navigatorCredentialsGetArgument"] as? [String: Any])
+        let first = try #require(((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?.first)
+        let encryptionInfo = try #require((first["data"] as? [String: Any])?["encryptionInfo"] as? String)
+        let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
+        var mdoc = MdocFixture()
+        mdoc.elements = [.init(MdocFixture.isoNameSpace, "family_name", .text("Mustermann"))]
+        let deviceResponse = try mdoc.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
+        var sender = try HPKE.Sender(recipientKey: recipient, ciphersuite: suite, info: Data(transcript.bytes))
+        let cipherText = try sender.seal(deviceResponse, authenticating: Data())
+        let encrypted = CBORNode.array([.text("dcapi"), try .map(["enc": .bytes(sender.encapsulatedKey), "cipherText": .bytes(cipherText)])])
+        return Data(encrypted.encodedBytes).base64EncodedString()
+    }
+
+    static var body: [String: Any] { ["docType": MdocFixture.mDL, "elements": ["org.iso.18013.5.1/family_name"]] }
+
+    @Test func onlyConfiguredOriginsAreAccepted() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            func create(_ origin: String) async throws -> (HTTPResponse.Status, [String: Any]) {
+                var body = Self.body
+                body["origin"] = origin
+                let response = try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(body))
+                return (response.status, try RouterTests.json(response.body))
+            }
+            // The attack: a request bound to an origin the caller names.
+            let attacker = try await create("https://attacker.example")
+            #expect(attacker.0 == .badRequest)
+            #expect((attacker.1["detail"] as? String)?.hasPrefix("/origin:") == true)
+            for bad in ["https://shop.example/path", "https://user@shop.example", "https://shop.example\u{0}", "https://shop.example\nX: y",
+                        "http://shop.example", "ftp://shop.example", "https://shop.example?x=1", "https://shop.example#f", " https://shop.example"] {
+                #expect(try await create(bad).0 == .badRequest, "\(bad.debugDescription)")
+            }
+            // The configured origin, also written with its default port or a trailing slash.
+            for good in ["https://shop.example", "https://SHOP.example:443", "https://shop.example/"] {
+                #expect(try await create(good).0 == .created, "\(good)")
+            }
+        }
+    }
+
+    @Test func withoutConfiguredOriginsTheWebEndpointsAre503() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let services = try await RouterTests.services(fixture)
+        var settings = services.settings
+        settings.webOrigins = []
+        let unconfigured = VerifierServices(settings: settings, store: services.store, identity: services.identity, applePay: services.applePay, web: services.web,
+                                            webKeys: services.webKeys, metrics: services.metrics, clock: services.clock, backgroundServices: [], prepare: {}, shutdown: {})
+        let app = VerifierApplication.build(services: unconfigured, logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            var body = Self.body
+            body["origin"] = fixture.webOrigin
+            for path in ["/v1/web/requests", "/v1/web/verify"] {
+                let response = try await client.execute(uri: path, method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(body))
+                #expect(response.status == .serviceUnavailable, "\(path)")
+                #expect(response.headers[.contentType] == "application/problem+json")
+                #expect((try RouterTests.json(response.body)["detail"] as? String)?.contains("--web-origin") == true)
+            }
+        }
+    }
+
+    /// Web responses go to the web key, not the in-app identity key; after a rotation (a new key
+    /// first), responses to requests issued before still open with the key they were issued for.
+    @Test func webKeysRotate() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let services = try await RouterTests.services(fixture)
+        #expect(services.webKeys[0].publicKey.rawRepresentation == fixture.webKey.publicKey.rawRepresentation)
+        #expect(services.webKeys[0].publicKey.rawRepresentation != fixture.identityKey.publicKey.rawRepresentation)
+        var body = Self.body
+        body["origin"] = fixture.webOrigin
+        let requestBody = try JSONSerialization.data(withJSONObject: body)
+        let createdData: Data = try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+            Data(buffer: try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders, body: ByteBuffer(data: requestBody)).body)
+        }
+        let createdBefore = try #require(try JSONSerialization.jsonObject(with: createdData) as? [String: Any])
+        let beforeID = try #require(createdBefore["requestId"] as? String)
+        let beforeResponse = try Self.answer(createdBefore, origin: fixture.webOrigin, fixture: fixture, recipient: fixture.webKey.publicKey)
+        // Rotate: a new key first, the old one kept; same store.
+        let newKey = P256.KeyAgreement.PrivateKey()
+        let rotated = VerifierServices(settings: services.settings, store: services.store, identity: services.identity, applePay: services.applePay, web: services.web,
+                                       webKeys: [newKey, fixture.webKey], metrics: services.metrics, clock: services.clock, backgroundServices: [], prepare: {}, shutdown: {})
+        try await VerifierApplication.build(services: rotated, logger: Logger(label: "test")).test(.router) { client in
+            let verified = try await client.execute(uri: "/v1/web/verify", method: .post, headers: RouterTests.jsonHeaders,
+                                                    body: try RouterTests.body(["requestId": beforeID, "response": beforeResponse]))
+            #expect(try RouterTests.json(verified.body)["verdict"] as? String == "accepted", "\(String(buffer: verified.body))")
+            // A new request goes to the new key.
+            let created = try RouterTests.json(try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders, body: ByteBuffer(data: requestBody)).body)
+            let toNew = try Self.answer(created, origin: fixture.webOrigin, fixture: fixture, recipient: newKey.publicKey)
+            let second = try await client.execute(uri: "/v1/web/verify", method: .post, headers: RouterTests.jsonHeaders,
+                                                  body: try RouterTests.body(["requestId": created["requestId"] as! String, "response": toNew]))
+            #expect(try RouterTests.json(second.body)["verdict"] as? String == "accepted")
+        }
+    }
+
+    @Test func badOriginsAreRefusedAtStart() throws {
+        for bad in ["shop.example", "https://shop.example/x", "http://shop.example", "https://a b"] {
+            #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: ["webOrigins": [bad]], environment: [:], configFile: nil) }
+        }
+        let settings = try ServerSettings.resolve(flags: [:], environment: ["WALLET_VERIFIER_WEB_ORIGINS": "https://a.example, http://127.0.0.1:3010"], configFile: nil)
+        #expect(settings.webOrigins == ["https://a.example", "http://127.0.0.1:3010"])
     }
 }

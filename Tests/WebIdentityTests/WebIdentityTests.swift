@@ -322,3 +322,21 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(report.verdict == .rejected)
     }
 }
+
+@Suite struct WebOriginParserTests {
+    @Test func originsAsBrowsersSerializeThem() throws {
+        let good: [(String, String)] = [
+            ("https://shop.example", "https://shop.example"), ("HTTPS://Shop.Example", "https://shop.example"),
+            ("https://shop.example:443", "https://shop.example"), ("https://shop.example:8443", "https://shop.example:8443"),
+            ("https://shop.example/", "https://shop.example"), ("http://127.0.0.1:3010", "http://127.0.0.1:3010"),
+            ("http://localhost:8080", "http://localhost:8080"), ("http://[::1]:80", "http://[::1]"), ("https://[2001:db8::1]", "https://[2001:db8::1]"),
+        ]
+        for (text, expected) in good { #expect(try WebOrigin.parse(text) == expected, "\(text)") }
+        let bad = ["", "shop.example", "ftp://shop.example", "http://shop.example", "http://10.0.0.1", "https://shop.example/a",
+                   "https://shop.example?q", "https://shop.example#f", "https://u:p@shop.example", "https://shop.example:0",
+                   "https://shop.example:65536", "https://shop.example:x", "https://shop..example", "https://.shop.example",
+                   "https://shop example", "https://shop.example\u{0}", "https://shop.example\r\n", "https://shöp.example", "https://[::1",
+                   "https://shop.example//", "https://sh\\op.example"]
+        for text in bad { #expect(throws: WebRequestError.self, "\(text.debugDescription)") { try WebOrigin.parse(text) } }
+    }
+}

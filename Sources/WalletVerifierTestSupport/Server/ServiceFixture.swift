@@ -10,6 +10,11 @@ public struct ServiceFixture: @unchecked Sendable {
     public let directory: URL
     public let identityKey: P256.KeyAgreement.PrivateKey
     public let identityKeyPath: String
+    /// The recipient key of web responses (separate from the identity key).
+    public let webKey: P256.KeyAgreement.PrivateKey
+    public let webKeyPath: String
+    /// The origin the service accepts web requests from.
+    public let webOrigin = "https://shop.example"
     public let mdocPKI: MdocPKI
     public let iacaPath: String
     public let merchant: ApplePayFixtureMerchant
@@ -35,6 +40,9 @@ public struct ServiceFixture: @unchecked Sendable {
         let identityKey = P256.KeyAgreement.PrivateKey()
         self.identityKey = identityKey
         identityKeyPath = try write("identity-key.pem", identityKey.pemRepresentation)
+        let webKey = P256.KeyAgreement.PrivateKey()
+        self.webKey = webKey
+        webKeyPath = try write("web-key.pem", webKey.pemRepresentation)
         let mdocPKI = try MdocPKI()
         self.mdocPKI = mdocPKI
         iacaPath = try write("iaca.pem", mdocPKI.iacaPEM)
@@ -48,6 +56,7 @@ public struct ServiceFixture: @unchecked Sendable {
     /// `serve` flags for this fixture (without host, port and store).
     public var serveArguments: [String] {
         ["--identity-key", identityKeyPath, "--merchant-id", merchantID, "--team-id", teamID, "--trust", iacaPath,
+         "--web-key", webKeyPath, "--web-origin", webOrigin,
          "--applepay-cert", merchantCertificatePath, "--applepay-key", merchantKeyPath, "--applepay-root", applePayRootPath]
     }
 
