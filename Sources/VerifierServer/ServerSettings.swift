@@ -6,6 +6,11 @@ import WebIdentity
 /// from a command-line flag, the environment (`WALLET_VERIFIER_*`), a JSON config file
 /// (`--config FILE`), or the default.
 public struct ServerSettings: Sendable, Hashable {
+    public struct ListenAddress: Sendable, Hashable {
+        public var host: String
+        public var port: Int
+    }
+
     public enum StoreKind: String, Sendable, Hashable, CaseIterable {
         case sqlite, postgres, memory
     }
@@ -28,6 +33,11 @@ public struct ServerSettings: Sendable, Hashable {
     public var webOrigins: [String] = []
     /// Recipient keys of web responses (PEM or JWK), the first used for new requests.
     public var webKeys: [String] = []
+    /// Where the operators' web page listens (`--ui-listen [ADDR:]PORT`, loopback by default); nil:
+    /// the page is off.
+    public var uiListen: ListenAddress?
+    /// The page token's file; nil: a token is generated at start and logged once.
+    public var uiTokenFile: String?
     /// Apple Pay payment-processing certificates and keys, paired in order.
     public var applePayCertificates: [String] = []
     public var applePayKeys: [String] = []
@@ -51,6 +61,7 @@ public struct ServerSettings: Sendable, Hashable {
         "identityKeys": "WALLET_VERIFIER_IDENTITY_KEYS", "merchantId": "WALLET_VERIFIER_MERCHANT_ID",
         "teamId": "WALLET_VERIFIER_TEAM_ID", "trust": "WALLET_VERIFIER_TRUST", "trustDocTypes": "WALLET_VERIFIER_TRUST_DOCTYPES",
         "webOrigins": "WALLET_VERIFIER_WEB_ORIGINS", "webKeys": "WALLET_VERIFIER_WEB_KEYS",
+        "uiListen": "WALLET_VERIFIER_UI_LISTEN", "uiTokenFile": "WALLET_VERIFIER_UI_TOKEN_FILE",
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
@@ -104,6 +115,8 @@ public struct ServerSettings: Sendable, Hashable {
         for origin in value("webOrigins") ?? [] {
             do { settings.webOrigins.append(try WebOrigin.parse(origin)) } catch { throw SettingsError("--web-origin: \(error)") }
         }
+        if let listen = single("uiListen") { settings.uiListen = try Self.listenAddress(listen) }
+        settings.uiTokenFile = single("uiTokenFile")
         settings.applePayCertificates = value("applepayCerts") ?? []
         settings.applePayKeys = value("applepayKeys") ?? []
         settings.applePayRoot = single("applepayRoot")
@@ -121,8 +134,24 @@ public struct ServerSettings: Sendable, Hashable {
         return settings
     }
 
+    /// `PORT`, `ADDR:PORT` or `[IPv6]:PORT`; the address defaults to 127.0.0.1 (loopback).
+    static func listenAddress(_ text: String) throws -> ListenAddress {
+        var host = "127.0.0.1"
+        var portText = Substring(text)
+        if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+                throw SettingsError("--ui-listen takes [ADDR:]PORT, got \"\(text)\"")
+            }
+        }
+        guard let port = Int(portText), (0...65535).contains(port) else { throw SettingsError("--ui-listen takes [ADDR:]PORT, got \"\(text)\"") }
+        return ListenAddress(host: host, port: port)
+    }
+
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `applepayCerts`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {

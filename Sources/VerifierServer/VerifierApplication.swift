@@ -13,7 +13,7 @@ public enum VerifierApplication {
         router.add(middleware: RequestLogMiddleware(logger: logger))
         let api = APIRoutes(services: services)
         api.register(on: router)
-        WebPage(services: services).register(on: router)
+        // The web page is never on the API listener (see buildWebPage).
         api.registerMethodNotAllowed(on: router)
         var app = Application(
             router: router,
@@ -24,6 +24,20 @@ public enum VerifierApplication {
         )
         app.beforeServerStarts { try await services.prepare() }
         return app
+    }
+
+    /// The operators' web page on its own listener (`--ui-listen`), behind the page token.
+    public static func buildWebPage(services: VerifierServices, access: WebPageAccess, host: String, port: Int, logger: Logger,
+                                    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(logger: logger))
+        WebPage(services: services, access: access).register(on: router)
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: "wallet-verifier-ui"),
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
     }
 }
 

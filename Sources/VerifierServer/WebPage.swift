@@ -8,16 +8,30 @@ import WalletCBOR
 import WalletIdentity
 import WalletJSON
 
-/// `GET /`: a server-rendered page to paste or upload an encrypted identity response, an mdoc
-/// DeviceResponse or an Apple Pay token, and see the report: each check green or red with its reason,
-/// the disclosed elements, the portrait, the Apple Pay amount and currency with the account number
-/// masked. No front-end build step; the only script reads an uploaded file into the text field.
-/// The page shows personal data: serve it only where operators may see it.
+/// The operators' web page, on its own listener (`serve --ui-listen`), never on the API listener:
+/// paste or upload an encrypted identity response (for a request this service issued), an mdoc
+/// DeviceResponse or an Apple Pay token, and see the report — each check green or red with its
+/// reason, the disclosed elements, the portrait, the Apple Pay amount and currency with the account
+/// number masked. It shows personal data and decrypts with the service's keys, so:
+/// - every request carries the page token (a cookie set by opening `/?token=…` once, or
+///   `Authorization: Bearer`), compared in constant time; anything else is a 401;
+/// - every form carries a CSRF token derived from the page token (a 403 without it), and the cookie
+///   is `SameSite=Strict`, so another site cannot submit a form in an operator's browser;
+/// - identity responses verify only against outstanding request sessions (the nonce is consumed, as
+///   through the API), and every verification uses the server's clock: no caller-chosen time,
+///   merchant or team; offline debugging of old captures is the CLI's job;
+/// - responses carry a Content-Security-Policy without inline script or style, `nosniff`,
+///   `frame-ancestors 'none'` and `no-store`; every text from the input is escaped per Unicode scalar.
 struct WebPage: Sendable {
     let services: VerifierServices
+    let access: WebPageAccess
 
     func register(on router: Router<BasicRequestContext>) {
+        router.add(middleware: WebPageHeadersMiddleware())
+        router.add(middleware: WebPageAuthMiddleware(access: access))
         router.get("") { _, _ in html(page(result: nil)) }
+        router.get("ui/page.css") { _, _ in asset(Self.stylesheet, type: "text/css; charset=utf-8") }
+        router.get("ui/page.js") { _, _ in asset(Self.script, type: "text/javascript; charset=utf-8") }
         router.post("ui/verify") { request, _ -> Response in
             let buffer: ByteBuffer
             do {
@@ -28,32 +42,35 @@ struct WebPage: Sendable {
                 return response
             }
             let form = FormData(String(buffer: buffer))
+            guard access.isValidCSRF(form["csrf"] ?? "") else {
+                var response = html(page(result: errorBox("The form is not one this page served (missing or wrong CSRF token): reload the page and submit again.")))
+                response.status = .forbidden
+                return response
+            }
             return html(page(result: await verify(form)))
         }
+    }
+
+    func asset(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     func html(_ text: String) -> Response {
         Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// The result section for one submitted form.
+    /// The result section for one submitted form. Every verification uses the server's clock.
     func verify(_ form: FormData) async -> String {
-        let time: Date
-        if let at = form["at"], !at.isEmpty {
-            guard let parsed = RFC3339Time.parse(at) else { return errorBox("The verification time \"\(at)\" is not an RFC 3339 time such as 2022-04-01T00:00:00Z.") }
-            time = parsed
-        } else {
-            time = services.clock.now()
-        }
+        let time = services.clock.now()
         switch form["kind"] {
         case "identity":
+            // Only against a request this service issued and that is still outstanding: the nonce is
+            // consumed exactly as through POST /v1/identity/verify.
+            guard let requestID = form["requestId"]?.trimmingCharacters(in: .whitespacesAndNewlines), !requestID.isEmpty else {
+                return errorBox("Give the requestId of the identity request this service created (POST /v1/identity/requests).")
+            }
             guard let data = Self.binary(form["envelope"] ?? "") else { return errorBox("The encrypted response is not base64 or hex.") }
-            guard let nonce = Hex.decode(form["nonce"] ?? ""), !nonce.isEmpty else { return errorBox("The nonce must be hex.") }
-            let base = services.identity.verifier
-            let merchant = (form["merchantId"] ?? "").isEmpty ? base.merchantID : form["merchantId"]!
-            let team = (form["teamId"] ?? "").isEmpty ? base.teamID : form["teamId"]!
-            let verifier = AppleIdentityVerifier(keyRing: base.keyRing, merchantID: merchant, teamID: team, trustStore: base.mdocVerifier.trustStore, policy: base.policy)
-            let result = await verifier.verify(encryptedData: data, nonce: nonce, at: time)
+            let result = await services.identity.verify(requestID: requestID, encryptedData: data, sessionBinding: nil, at: time)
             return reportSection(result.report) + documentsSection(result.documents, accepted: result.report.verdict == .accepted)
         case "mdoc":
             guard let response = Self.binary(form["deviceResponse"] ?? "") else { return errorBox("The DeviceResponse is not base64 or hex.") }
@@ -148,82 +165,92 @@ struct WebPage: Sendable {
     }
 
     func page(result: String?) -> String {
-        """
+        let csrf = "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(access.csrfToken))\">"
+        return """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><title>wallet-verifier</title>
-        <style>
-        body { font-family: system-ui, sans-serif; margin: 2rem; max-width: 70rem; }
-        textarea { width: 100%; height: 6rem; font-family: monospace; }
-        fieldset { margin-bottom: 1rem; }
-        table.checks { border-collapse: collapse; width: 100%; }
-        table.checks td { border-bottom: 1px solid #ddd; padding: .3rem; vertical-align: top; }
-        tr.passed td:first-child { color: #fff; background: #1a7f37; }
-        tr.failed td:first-child { color: #fff; background: #cf222e; }
-        tr.error td:first-child { color: #000; background: #d4a72c; }
-        tr.skipped td:first-child { color: #000; background: #ddd; }
-        .verdict.accepted { color: #1a7f37; } .verdict.rejected { color: #cf222e; } .verdict.indeterminate { color: #9a6700; }
-        img.portrait { max-width: 12rem; border: 1px solid #ccc; }
-        .error { color: #cf222e; }
-        </style></head><body>
+        <link rel="stylesheet" href="/ui/page.css">
+        </head><body>
         <h1>wallet-verifier</h1>
-        <p>Paste or upload what Apple Wallet handed over. Binary data as base64 or hex. Leave the time empty to verify now.</p>
+        <p>Paste or upload what Apple Wallet handed over. Binary data as base64 or hex. Everything is verified at the server's time.</p>
         <form method="post" action="/ui/verify" id="identity-form">
-        <fieldset><legend>Verify with Wallet identity response (encryptedData)</legend>
-        <input type="hidden" name="kind" value="identity">
+        <fieldset><legend>Verify with Wallet identity response (encryptedData) for a request this service created</legend>
+        <input type="hidden" name="kind" value="identity">\(csrf)
+        <label>requestId <input name="requestId" id="requestId" size="40"></label>
         <textarea name="envelope" id="envelope" placeholder="base64 or hex of PKIdentityDocument.encryptedData"></textarea>
         <input type="file" data-target="envelope">
-        <label>nonce (hex) <input name="nonce" id="nonce" size="70"></label>
-        <label>merchant id <input name="merchantId" id="merchantId" placeholder="\(escape(services.identity.verifier.merchantID))"></label>
-        <label>team id <input name="teamId" id="teamId" placeholder="\(escape(services.identity.verifier.teamID))"></label>
-        <label>time <input name="at" id="identity-at" placeholder="2022-04-01T00:00:00Z"></label>
         <button type="submit" id="verify-identity">Verify identity response</button>
         </fieldset></form>
         <form method="post" action="/ui/verify" id="mdoc-form">
         <fieldset><legend>ISO 18013-5 DeviceResponse</legend>
-        <input type="hidden" name="kind" value="mdoc">
+        <input type="hidden" name="kind" value="mdoc">\(csrf)
         <textarea name="deviceResponse" placeholder="DeviceResponse, base64 or hex"></textarea>
         <input type="file" data-target="deviceResponse">
         <textarea name="sessionTranscript" placeholder="SessionTranscript, base64 or hex"></textarea>
-        <label>time <input name="at" placeholder="2021-01-01T00:00:00Z"></label>
         <button type="submit">Verify DeviceResponse</button>
         </fieldset></form>
         <form method="post" action="/ui/verify" id="applepay-form">
         <fieldset><legend>Apple Pay payment token</legend>
-        <input type="hidden" name="kind" value="applepay">
+        <input type="hidden" name="kind" value="applepay">\(csrf)
         <textarea name="token" placeholder="paymentData JSON or a whole PKPaymentToken"></textarea>
-        <label>time <input name="at" placeholder="2014-10-27T19:52:43Z"></label>
         <button type="submit">Verify and decrypt token</button>
         </fieldset></form>
         \(result ?? "")
-        <script>
-        for (const input of document.querySelectorAll('input[type=file]')) {
-          input.addEventListener('change', async () => {
-            const file = input.files[0]; if (!file) return;
-            const bytes = new Uint8Array(await file.arrayBuffer());
-            let text = ''; for (const b of bytes) text += String.fromCharCode(b);
-            input.form.elements[input.dataset.target].value = /^[\\x20-\\x7e\\s]*$/.test(text) ? text : btoa(text);
-          });
-        }
-        </script>
+        <script src="/ui/page.js"></script>
         </body></html>
         """
     }
+
+    static let stylesheet = """
+    body { font-family: system-ui, sans-serif; margin: 2rem; max-width: 70rem; }
+    textarea { width: 100%; height: 6rem; font-family: monospace; }
+    fieldset { margin-bottom: 1rem; }
+    table.checks { border-collapse: collapse; width: 100%; }
+    table.checks td { border-bottom: 1px solid #ddd; padding: .3rem; vertical-align: top; }
+    tr.passed td:first-child { color: #fff; background: #1a7f37; }
+    tr.failed td:first-child { color: #fff; background: #cf222e; }
+    tr.error td:first-child { color: #000; background: #d4a72c; }
+    tr.skipped td:first-child { color: #000; background: #ddd; }
+    .verdict.accepted { color: #1a7f37; } .verdict.rejected { color: #cf222e; } .verdict.indeterminate { color: #9a6700; }
+    img.portrait { max-width: 12rem; border: 1px solid #ccc; }
+    .error { color: #cf222e; }
+    """
+
+    /// The only script: reads an uploaded file into its text field (served from the page's origin,
+    /// so the Content-Security-Policy allows no inline script).
+    static let script = """
+    for (const input of document.querySelectorAll('input[type=file]')) {
+      input.addEventListener('change', async () => {
+        const file = input.files[0]; if (!file) return;
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        let text = ''; for (const b of bytes) text += String.fromCharCode(b);
+        input.form.elements[input.dataset.target].value = /^[\\x20-\\x7e\\s]*$/.test(text) ? text : btoa(text);
+      });
+    }
+    """
 }
 
+/// HTML text and attribute escaping, per Unicode scalar: walking characters (grapheme clusters) would
+/// let `"\u{600}<"` or `">\u{301}"` carry a raw `<` or `>` through as part of one cluster.
 func escape(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.count)
-    for character in text {
-        switch character {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        default: out.append(character)
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+        case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+        case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+        case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+        case "'": out.append(contentsOf: "&#39;".unicodeScalars)
+        default:
+            // Controls other than tab and line breaks have no business in the page.
+            if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" || scalar.value == 0x7f {
+                out.append(contentsOf: "&#xFFFD;".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
         }
     }
-    return out
+    return String(out)
 }
 
 /// `application/x-www-form-urlencoded` fields.

@@ -30,6 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Trusted IACA root (file or directory). Repeatable.") var trust: [String] = []
     @Option(name: .long, help: "DOCTYPE[|DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes. Repeatable.") var trustDoctype: [String] = []
     @Option(name: .long, help: "An origin web requests may be made from, e.g. https://shop.example. Repeatable; without one the web endpoints answer 503.") var webOrigin: [String] = []
+    @Option(name: .long, help: "Serve the operators' web page on its own listener, [ADDR:]PORT (loopback by default). Off unless given.") var uiListen: String?
+    @Option(name: .long, help: "The web page's token (a file of at least 16 characters); without it a token is generated and logged once.") var uiTokenFile: String?
     @Option(name: .long, help: "P-256 recipient key of web responses (PEM or JWK). Repeatable: the first is used for new requests, the others still open responses to earlier ones.") var webKey: [String] = []
     @Option(name: .long, help: "Apple Pay payment-processing certificate. Repeatable, paired with --applepay-key.") var applepayCert: [String] = []
     @Option(name: .long, help: "Apple Pay merchant private key. Repeatable.") var applepayKey: [String] = []
@@ -43,7 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
         func set(_ key: String, _ values: [String]) { if !values.isEmpty { flags[key] = values } }
         set("host", host); set("port", port.map(String.init)); set("dataDir", dataDir); set("store", store)
         set("postgresUrl", postgresUrl); set("identityKeys", identityKey); set("merchantId", merchantId); set("teamId", teamId)
-        set("trust", trust); set("trustDocTypes", trustDoctype); set("webOrigins", webOrigin); set("webKeys", webKey); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
+        set("trust", trust); set("trustDocTypes", trustDoctype); set("webOrigins", webOrigin); set("webKeys", webKey); set("uiListen", uiListen); set("uiTokenFile", uiTokenFile); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
         set("maxAge", maxAge.map(String.init)); set("clockSkew", clockSkew.map(String.init))
         let settings: ServerSettings
         do {
@@ -69,7 +71,27 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         do {
-            try await app.runService()
+            if let listen = settings.uiListen {
+                let access: WebPageAccess
+                do { access = try WebPageAccess.load(tokenFile: settings.uiTokenFile) } catch { throw CLIInputError("cannot start: \(error)") }
+                let page = VerifierApplication.buildWebPage(services: services, access: access, host: listen.host, port: listen.port, logger: logger) { channel in
+                    let port = channel.localAddress?.port ?? listen.port
+                    // The one place the page token is logged: once, when it was generated here.
+                    if access.generated {
+                        logger.notice("web page on \(access.signInURL(host: listen.host, port: port)) (open once; the token was generated for this run)")
+                    } else {
+                        logger.notice("web page on http://\(listen.host):\(port)/ (open /?token=… with the token of --ui-token-file)")
+                    }
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await app.runService() }
+                    group.addTask { try await page.runService() }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            } else {
+                try await app.runService()
+            }
         } catch {
             await services.shutdown()
             throw error

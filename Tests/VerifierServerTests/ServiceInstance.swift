@@ -8,6 +8,8 @@ import WalletVerifierTestSupport
 final class ServiceInstance: @unchecked Sendable {
     let process = Process()
     let port: Int
+    /// The web page's port, when started with `--ui-listen`.
+    private(set) var uiPort: Int?
     private let output = Pipe()
 
     init(arguments: [String], environment extra: [String: String] = [:]) throws {
@@ -25,7 +27,9 @@ final class ServiceInstance: @unchecked Sendable {
         var collected = ""
         let deadline = Date().addingTimeInterval(60)
         var found: Int?
-        while found == nil && Date() < deadline && process.isRunning {
+        let wantsPage = arguments.contains("--ui-listen")
+        var pagePort: Int?
+        while (found == nil || (wantsPage && pagePort == nil)) && Date() < deadline && process.isRunning {
             let data = output.fileHandleForReading.availableData
             if data.isEmpty { Thread.sleep(forTimeInterval: 0.05); continue }
             collected += String(decoding: data, as: UTF8.self)
@@ -33,7 +37,11 @@ final class ServiceInstance: @unchecked Sendable {
                 let digits = collected[range.upperBound...].prefix { $0.isNumber }
                 found = Int(digits)
             }
+            if let range = collected.range(of: "web page on http://127.0.0.1:") {
+                pagePort = Int(collected[range.upperBound...].prefix { $0.isNumber })
+            }
         }
+        uiPort = pagePort
         guard let found else {
             process.terminate()
             throw VectorError("the service did not start: \(collected)")
