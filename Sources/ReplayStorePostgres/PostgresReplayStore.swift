@@ -286,6 +286,17 @@ public final class PostgresReplayStore: ReplayStore, Service {
         return Int(clamping: deleted)
     }
 
+    public func outstandingNonceCount(now: Date) async throws -> Int {
+        let nowMillis = EpochMillis.of(now)
+        let counted = try await perform("outstandingNonceCount") { client in
+            let rows = try await client.query("SELECT count(*) FROM replay_nonces WHERE expires_at > \(nowMillis) AND consumed_at IS NULL")
+            var total: Int64 = 0
+            for try await row in rows { total = try row.decode(Int64.self) }
+            return total
+        }
+        return Int(clamping: counted)
+    }
+
     public func ping() async throws {
         try await perform("ping") { client in
             // Also proves the tables exist (createTables ran) and are readable.

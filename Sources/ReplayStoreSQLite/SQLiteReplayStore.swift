@@ -221,6 +221,14 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
+    public nonisolated(nonsending) func outstandingNonceCount(now: Date) async throws -> Int {
+        let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
+        return try await perform("outstandingNonceCount") { db in
+            // A range scan of the expires_at index.
+            Int(try db.integer("SELECT count(*) FROM replay_nonces WHERE expires_at > ?1 AND consumed_at IS NULL", [nowMillis]) ?? 0)
+        }
+    }
+
     public nonisolated(nonsending) func ping() async throws {
         try await perform("ping") { db in
             _ = try db.integer("SELECT count(*) FROM replay_nonces WHERE 0")

@@ -48,6 +48,10 @@ public protocol ReplayStore: Sendable {
 
     /// Throws if the store cannot be reached (readiness probes).
     nonisolated(nonsending) func ping() async throws
+
+    /// How many issued nonces are outstanding (unconsumed and unexpired) at `now`: what a caps on
+    /// request sessions counts, so that the store cannot be grown without bound.
+    nonisolated(nonsending) func outstandingNonceCount(now: Date) async throws -> Int
 }
 
 /// A process-local store for tests and single-process use.
@@ -114,4 +118,8 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     }
 
     public nonisolated(nonsending) func ping() async throws {}
+
+    public nonisolated(nonsending) func outstandingNonceCount(now: Date) async throws -> Int {
+        entries.withLock { entries in entries.nonces.values.reduce(0) { $0 + (!$1.consumed && $1.expiresAt > now ? 1 : 0) } }
+    }
 }

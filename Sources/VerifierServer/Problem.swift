@@ -10,6 +10,16 @@ struct Problem: Error {
     let type: String
     let title: String
     let detail: String
+    /// Seconds for Retry-After (429 and 503 carry one; 503 defaults to 1).
+    var retryAfter: Int?
+
+    init(status: HTTPResponse.Status, type: String, title: String, detail: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.type = type
+        self.title = title
+        self.detail = detail
+        self.retryAfter = retryAfter
+    }
 
     static func badRequest(_ detail: String) -> Problem {
         Problem(status: .badRequest, type: "invalid-request", title: "The request cannot be read", detail: detail)
@@ -30,7 +40,7 @@ struct Problem: Error {
         body.raw("}")
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
-        if status == .serviceUnavailable { headers[.retryAfter] = "1" }
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) } else if status == .serviceUnavailable { headers[.retryAfter] = "1" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.bytes)))
     }
 }

@@ -17,8 +17,18 @@ import WebIdentity
 /// be read. The JSON of a verification is exactly what the CLI prints for the same input.
 struct APIRoutes: Sendable {
     let services: VerifierServices
+    let admission: RequestAdmission
 
-    func register(on router: Router<BasicRequestContext>) {
+    init(services: VerifierServices) {
+        self.services = services
+        self.admission = RequestAdmission(ratePerMinute: services.settings.requestRate, maxOutstanding: services.settings.maxOutstandingRequests,
+                                          maxConcurrent: services.settings.maxConcurrentVerifications)
+    }
+
+    func register(on router: Router<VerifierRequestContext>) {
+        if let token = services.apiToken {
+            router.add(middleware: APITokenMiddleware(token: token, metrics: services.metrics))
+        }
         router.get("healthz") { _, _ in jsonResponse(#"{"status":"ok"}"#) }
         router.get("readyz") { _, _ -> Response in
             do {
@@ -34,16 +44,16 @@ struct APIRoutes: Sendable {
         router.get("openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
         }
-        router.post("v1/identity/requests") { request, context in try await handle { try await createIdentityRequest(request, context) } }
-        router.post("v1/identity/verify") { request, context in try await handle { try await verifyIdentity(request, context) } }
-        router.post("v1/applepay/decrypt") { request, context in try await handle { try await decryptApplePay(request, context) } }
-        router.post("v1/web/requests") { request, context in try await handle { try await createWebRequest(request, context) } }
-        router.post("v1/web/verify") { request, context in try await handle { try await verifyWeb(request, context) } }
+        router.post("v1/identity/requests") { request, context in try await handle { try await admitCreation(context); return try await createIdentityRequest(request, context) } }
+        router.post("v1/identity/verify") { request, context in try await handle { try await inSlot { try await verifyIdentity(request, context) } } }
+        router.post("v1/applepay/decrypt") { request, context in try await handle { try await inSlot { try await decryptApplePay(request, context) } } }
+        router.post("v1/web/requests") { request, context in try await handle { try await admitCreation(context); return try await createWebRequest(request, context) } }
+        router.post("v1/web/verify") { request, context in try await handle { try await inSlot { try await verifyWeb(request, context) } } }
     }
 
     /// Another method on a path the router serves is a 405 naming the allowed ones, not a 404. Derived
     /// from the routes already registered, so call it after all of them (the web page's included).
-    func registerMethodNotAllowed(on router: Router<BasicRequestContext>) {
+    func registerMethodNotAllowed(on router: Router<VerifierRequestContext>) {
         for routes in Dictionary(grouping: router.routes, by: { $0.path.description }).values {
             let path = routes[0].path
             let methods = Set(routes.map(\.method))
@@ -81,18 +91,52 @@ struct APIRoutes: Sendable {
                        detail: "request bodies are limited to \(services.settings.bodyLimit) bytes").response()
     }
 
-    /// Reads a JSON object body (415 for another media type, 413 past the limit, 400 for anything but
-    /// one strict JSON object).
+    /// Request creation: the client's rate (429) and the cap on outstanding sessions (503).
+    func admitCreation(_ context: VerifierRequestContext) async throws {
+        if let wait = admission.takeCreationToken(client: context.clientKey) {
+            services.metrics.requestRejected(reason: "rate-limited")
+            var problem = Problem(status: .tooManyRequests, type: "rate-limited", title: "Too many requests",
+                                  detail: "this client creates requests faster than \(services.settings.requestRate) a minute; retry in \(wait) s")
+            problem.retryAfter = wait
+            throw problem
+        }
+        let allowed: Bool
+        do {
+            allowed = try await admission.mayCreateSession { try await services.store.outstandingNonceCount(now: services.clock.now()) }
+        } catch {
+            throw Problem.unavailable("the request store does not answer")
+        }
+        guard allowed else {
+            var problem = Problem.unavailable("\(services.settings.maxOutstandingRequests) request sessions are outstanding, the most this server keeps; retry when some are answered or expire")
+            problem.retryAfter = 30
+            throw problem
+        }
+    }
+
+    /// A verification in one of the limited slots (503 with Retry-After when none frees up in time).
+    func inSlot(_ body: () async throws -> Response) async throws -> Response {
+        guard let response = try await admission.withVerificationSlot(body) else {
+            services.metrics.requestRejected(reason: "busy")
+            var problem = Problem.unavailable("every verification slot is busy; retry shortly")
+            problem.retryAfter = 1
+            throw problem
+        }
+        return response
+    }
+
+    /// Reads a JSON object body (415 for another or a missing media type, 413 past the limit, 400 for
+    /// anything but one strict JSON object).
     func jsonObject(_ request: Request) async throws -> JSONBody {
-        if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/json") {
+        let mediaType = request.headers[.contentType]?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard mediaType == "application/json" else {
             throw Problem(status: .unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
-                          detail: "send application/json")
+                          detail: mediaType == nil ? "send the body as application/json (Content-Type is missing)" : "send application/json, not \(mediaType!)")
         }
         let buffer = try await request.body.collect(upTo: services.settings.bodyLimit)
         return try JSONBody(bytes: Array(buffer: buffer))
     }
 
-    func createIdentityRequest(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func createIdentityRequest(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
         guard let descriptorJSON = object.raw("descriptor") else { throw Problem.badRequest("missing \"descriptor\"") }
         let descriptor: IdentityRequestDescriptor
@@ -120,7 +164,7 @@ struct APIRoutes: Sendable {
         return jsonResponse(body.text, status: .created)
     }
 
-    func verifyIdentity(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func verifyIdentity(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
         guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
         guard let encoded = try object.optionalString("encryptedData") else { throw Problem.badRequest("missing \"encryptedData\" (base64)") }
@@ -133,7 +177,7 @@ struct APIRoutes: Sendable {
         return reportResponse(IdentityOutput.json(result), report: result.report)
     }
 
-    func decryptApplePay(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func decryptApplePay(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         guard let verifier = services.applePay else {
             throw Problem.unavailable("Apple Pay is not configured on this server (--applepay-cert/--applepay-key)")
         }
@@ -180,7 +224,7 @@ struct APIRoutes: Sendable {
         }
     }
 
-    func createWebRequest(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func createWebRequest(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         try requireWebOrigins()
         let object = try await jsonObject(request)
         guard let docType = try object.optionalString("docType"), !docType.isEmpty else { throw Problem.badRequest("missing \"docType\"") }
@@ -213,7 +257,7 @@ struct APIRoutes: Sendable {
         return jsonResponse(json, status: .created)
     }
 
-    func verifyWeb(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func verifyWeb(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         try requireWebOrigins()
         let object = try await jsonObject(request)
         guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
@@ -243,4 +287,29 @@ struct APIRoutes: Sendable {
 
 func jsonResponse(_ json: String, status: HTTPResponse.Status = .ok) -> Response {
     Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+}
+
+
+/// `--api-token-file`: every /v1 request carries `Authorization: Bearer <token>` (compared in
+/// constant time), or gets a 401 problem; /healthz, /readyz, /metrics and /openapi.yaml stay open.
+struct APITokenMiddleware: RouterMiddleware {
+    typealias Context = VerifierRequestContext
+    let token: String
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.uri.path.hasPrefix("/v1/") else { return try await next(request, context) }
+        var presented = ""
+        if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
+            presented = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
+        guard WebPageAccess.constantTimeEqual(presented, token) else {
+            metrics.requestRejected(reason: "unauthorized")
+            var response = Problem(status: .unauthorized, type: "unauthorized", title: "Unauthorized",
+                                   detail: "send Authorization: Bearer with the token of --api-token-file").response()
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        }
+        return try await next(request, context)
+    }
 }

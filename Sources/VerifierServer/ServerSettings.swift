@@ -38,6 +38,14 @@ public struct ServerSettings: Sendable, Hashable {
     public var uiListen: ListenAddress?
     /// The page token's file; nil: a token is generated at start and logged once.
     public var uiTokenFile: String?
+    /// A file holding the API's bearer token; nil: the API takes no token.
+    public var apiTokenFile: String?
+    /// Request creations per minute per client address (0: no limit).
+    public var requestRate = 600
+    /// Outstanding (unexpired, unconsumed) request sessions allowed in the store.
+    public var maxOutstandingRequests = 100_000
+    /// Verifications running at once in this process; more wait for a slot.
+    public var maxConcurrentVerifications = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     /// Apple Pay payment-processing certificates and keys, paired in order.
     public var applePayCertificates: [String] = []
     public var applePayKeys: [String] = []
@@ -62,6 +70,8 @@ public struct ServerSettings: Sendable, Hashable {
         "teamId": "WALLET_VERIFIER_TEAM_ID", "trust": "WALLET_VERIFIER_TRUST", "trustDocTypes": "WALLET_VERIFIER_TRUST_DOCTYPES",
         "webOrigins": "WALLET_VERIFIER_WEB_ORIGINS", "webKeys": "WALLET_VERIFIER_WEB_KEYS",
         "uiListen": "WALLET_VERIFIER_UI_LISTEN", "uiTokenFile": "WALLET_VERIFIER_UI_TOKEN_FILE",
+        "apiTokenFile": "WALLET_VERIFIER_API_TOKEN_FILE", "requestRate": "WALLET_VERIFIER_REQUEST_RATE",
+        "maxOutstandingRequests": "WALLET_VERIFIER_MAX_OUTSTANDING_REQUESTS", "maxConcurrentVerifications": "WALLET_VERIFIER_MAX_CONCURRENT_VERIFICATIONS",
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
@@ -117,6 +127,10 @@ public struct ServerSettings: Sendable, Hashable {
         }
         if let listen = single("uiListen") { settings.uiListen = try Self.listenAddress(listen) }
         settings.uiTokenFile = single("uiTokenFile")
+        settings.apiTokenFile = single("apiTokenFile")
+        if let rate = try integer("requestRate", 0...1_000_000) { settings.requestRate = rate }
+        if let cap = try integer("maxOutstandingRequests", 1...100_000_000) { settings.maxOutstandingRequests = cap }
+        if let slots = try integer("maxConcurrentVerifications", 1...4096) { settings.maxConcurrentVerifications = slots }
         settings.applePayCertificates = value("applepayCerts") ?? []
         settings.applePayKeys = value("applepayKeys") ?? []
         settings.applePayRoot = single("applepayRoot")
@@ -151,7 +165,7 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `applepayCerts`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `requestRate`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {

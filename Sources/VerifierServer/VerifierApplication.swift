@@ -9,7 +9,7 @@ import ServiceLifecycle
 public enum VerifierApplication {
     public static func build(services: VerifierServices, logger: Logger,
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: VerifierRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
         let api = APIRoutes(services: services)
         api.register(on: router)
@@ -29,7 +29,7 @@ public enum VerifierApplication {
     /// The operators' web page on its own listener (`--ui-listen`), behind the page token.
     public static func buildWebPage(services: VerifierServices, access: WebPageAccess, host: String, port: Int, logger: Logger,
                                     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: VerifierRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
         WebPage(services: services, access: access).register(on: router)
         return Application(
@@ -42,7 +42,7 @@ public enum VerifierApplication {
 }
 
 struct RequestLogMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = VerifierRequestContext
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -22,6 +22,8 @@ public struct VerifierServices: Sendable {
     public let web: WebRequestSessions
     /// Recipient keys of web responses; new requests use the first.
     public let webKeys: [P256.KeyAgreement.PrivateKey]
+    /// The API's bearer token (`--api-token-file`); nil: the API takes none.
+    public var apiToken: String? = nil
     /// The origins web requests may be made from (normalized); empty: the web endpoints answer 503.
     public var webOrigins: Set<String> { Set(settings.webOrigins) }
     public let metrics: ServerMetrics
@@ -146,8 +148,18 @@ public struct VerifierServices: Sendable {
             logger.notice("web: no --web-origin configured; /v1/web/requests and /v1/web/verify answer 503")
         }
         let web = WebRequestSessions(store: store, verifier: WebIdentityVerifier(mdocVerifier: verifier.mdocVerifier), lifetime: .seconds(settings.requestLifetime))
-        return VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: ServerMetrics(),
-                                clock: clock, backgroundServices: background, prepare: prepare, shutdown: shutdown)
+        var services = VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: ServerMetrics(),
+                                        clock: clock, backgroundServices: background, prepare: prepare, shutdown: shutdown)
+        if let tokenFile = settings.apiTokenFile {
+            guard let data = FileManager.default.contents(atPath: tokenFile) else { throw SettingsError("cannot read --api-token-file \(tokenFile)") }
+            let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard token.utf8.count >= 16, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) else {
+                throw SettingsError("--api-token-file \(tokenFile) must hold a token of at least 16 visible ASCII characters")
+            }
+            warnIfReadableByOthers(tokenFile, logger: logger)
+            services.apiToken = token
+        }
+        return services
     }
 
     /// A P-256 key for development, created once (mode 0600) in the data directory.

@@ -26,7 +26,7 @@ struct WebPage: Sendable {
     let services: VerifierServices
     let access: WebPageAccess
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<VerifierRequestContext>) {
         router.add(middleware: WebPageHeadersMiddleware())
         router.add(middleware: WebPageAuthMiddleware(access: access))
         router.get("") { _, _ in html(page(result: nil)) }

@@ -62,7 +62,7 @@ public struct WebPageAccess: Sendable {
 /// Every page response: a Content-Security-Policy without inline script or style, no sniffing, no
 /// framing, no referrer, no caching.
 struct WebPageHeadersMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = VerifierRequestContext
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -79,7 +79,7 @@ struct WebPageHeadersMiddleware: RouterMiddleware {
 /// The page token on every request: `/?token=` sets the cookie and redirects to `/`; otherwise the
 /// cookie or a bearer token must match, or the answer is a 401.
 struct WebPageAuthMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = VerifierRequestContext
     let access: WebPageAccess
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -32,6 +32,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "An origin web requests may be made from, e.g. https://shop.example. Repeatable; without one the web endpoints answer 503.") var webOrigin: [String] = []
     @Option(name: .long, help: "Serve the operators' web page on its own listener, [ADDR:]PORT (loopback by default). Off unless given.") var uiListen: String?
     @Option(name: .long, help: "The web page's token (a file of at least 16 characters); without it a token is generated and logged once.") var uiTokenFile: String?
+    @Option(name: .long, help: "A file holding a bearer token every /v1 request must carry (Authorization: Bearer).") var apiTokenFile: String?
+    @Option(name: .long, help: "Request creations per minute per client address (default 600; 0: no limit).") var requestRate: Int?
+    @Option(name: .long, help: "Outstanding request sessions allowed in the store (default 100000).") var maxOutstandingRequests: Int?
+    @Option(name: .long, help: "Verifications running at once (default twice the cores); more wait up to 10 s for a slot.") var maxConcurrentVerifications: Int?
     @Option(name: .long, help: "P-256 recipient key of web responses (PEM or JWK). Repeatable: the first is used for new requests, the others still open responses to earlier ones.") var webKey: [String] = []
     @Option(name: .long, help: "Apple Pay payment-processing certificate. Repeatable, paired with --applepay-key.") var applepayCert: [String] = []
     @Option(name: .long, help: "Apple Pay merchant private key. Repeatable.") var applepayKey: [String] = []
@@ -45,7 +49,9 @@ struct ServeCommand: AsyncParsableCommand {
         func set(_ key: String, _ values: [String]) { if !values.isEmpty { flags[key] = values } }
         set("host", host); set("port", port.map(String.init)); set("dataDir", dataDir); set("store", store)
         set("postgresUrl", postgresUrl); set("identityKeys", identityKey); set("merchantId", merchantId); set("teamId", teamId)
-        set("trust", trust); set("trustDocTypes", trustDoctype); set("webOrigins", webOrigin); set("webKeys", webKey); set("uiListen", uiListen); set("uiTokenFile", uiTokenFile); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
+        set("trust", trust); set("trustDocTypes", trustDoctype); set("webOrigins", webOrigin); set("webKeys", webKey); set("uiListen", uiListen); set("uiTokenFile", uiTokenFile); set("apiTokenFile", apiTokenFile);
+        set("requestRate", requestRate.map(String.init)); set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))
+        set("maxConcurrentVerifications", maxConcurrentVerifications.map(String.init)); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
         set("maxAge", maxAge.map(String.init)); set("clockSkew", clockSkew.map(String.init))
         let settings: ServerSettings
         do {

@@ -557,6 +557,7 @@ struct UnreachableReplayStore: ReplayStore {
     func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption { throw OperationalError("storeUnavailable", "down") }
     func purgeExpired(now: Date) async throws -> Int { throw OperationalError("storeUnavailable", "down") }
     func ping() async throws { throw OperationalError("storeUnavailable", "down") }
+    func outstandingNonceCount(now: Date) async throws -> Int { throw OperationalError("storeUnavailable", "down") }
 }
 
 func hexBytes(_ text: String) -> [UInt8] {
