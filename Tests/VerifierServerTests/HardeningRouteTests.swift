@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import Mdoc
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -121,6 +123,42 @@ import WalletVerifierTestSupport
             let report = try RouterTests.json(answer.body)
             #expect(report["verdict"] as? String == "rejected")
             #expect((report["checks"] as? [[String: Any]])?.contains { $0["id"] as? String == "mdoc.issuer.chain" && $0["reason"] as? String == "noTrustAnchor" } == true)
+        }
+    }
+
+    /// The same nesting through the web flow (POST /v1/web/verify) and through the page's mdoc form.
+    @Test func deepTag24NestingThroughTheWebFlowAndThePage() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let services = try await RouterTests.services(fixture)
+        var nested = MdocFixture()
+        nested.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "family_name", try HostileCBOR.nestedTag24Node(levels: 20_000))]
+        let mdoc = nested
+        try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+            let created = try RouterTests.json(try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["docType": MdocFixture.mDL, "origin": fixture.webOrigin, "elements": ["org.iso.18013.5.1/family_name"]])).body)
+            let argument = try #require(created["navigatorCredentialsGetArgument"] as? [String: Any])
+            let first = try #require(((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?.first)
+            let encryptionInfo = try #require((first["data"] as? [String: Any])?["encryptionInfo"] as? String)
+            let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: fixture.webOrigin)
+            let plaintext = try mdoc.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+            let response = try DCAPIResponseFixture.encrypt(plaintext, encryptionInfoBase64URL: encryptionInfo, origin: fixture.webOrigin, recipientPublicKey: fixture.webKey.publicKey)
+            let answer = try await client.execute(uri: "/v1/web/verify", method: .post, headers: RouterTests.jsonHeaders,
+                                                  body: try RouterTests.body(["requestId": created["requestId"] as! String, "response": Data(response).base64EncodedString()]))
+            #expect(answer.status == .ok)
+            let report = try RouterTests.json(answer.body)
+            #expect((report["checks"] as? [[String: Any]])?.contains { $0["id"] as? String == "mdoc.document.structure" && $0["reason"] as? String == "depthLimitExceeded" } == true)
+            #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+        }
+        let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: fixture.webOrigin)
+        let deviceResponse = try mdoc.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        try await WebPageSecurityTests.pageApp(services).test(.router) { client in
+            let body = WebPageSecurityTests.form(["kind": "mdoc", "deviceResponse": Data(deviceResponse).base64EncodedString(),
+                                                  "sessionTranscript": Data(transcript.bytes).base64EncodedString(),
+                                                  "csrf": WebPageAccess(token: WebPageSecurityTests.token, generated: false).csrfToken])
+            let page = try await client.execute(uri: "/ui/verify", method: .post, headers: WebPageSecurityTests.cookie, body: body)
+            #expect(page.status == .ok)
+            #expect(String(buffer: page.body).contains("depthLimitExceeded"))
         }
     }
 }
