@@ -311,7 +311,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VerifierServerTests",
-            dependencies: ["VerifierServer", "VerificationCore", "WalletIdentity", "WalletVerifierTestSupport",
+            dependencies: ["VerifierServer", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE", "WalletVerifierTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log")],

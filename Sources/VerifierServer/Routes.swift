@@ -247,7 +247,8 @@ struct APIRoutes: Sendable {
         let created: WebRequestSessions.Created
         do {
             created = try await services.web.create(request: WebDocumentRequest(docType: docType, elements: elements), origin: origin,
-                                                    recipientPublicKey: services.webKeys[0].publicKey, now: services.clock.now())
+                                                    recipientPublicKey: services.webKeys[0].publicKey, now: services.clock.now(),
+                                                    readerAuth: services.readerAuth, readerAuthAll: services.settings.readerAuthAll)
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
         } catch {

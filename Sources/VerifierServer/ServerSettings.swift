@@ -38,6 +38,11 @@ public struct ServerSettings: Sendable, Hashable {
     public var uiListen: ListenAddress?
     /// The page token's file; nil: a token is generated at start and logged once.
     public var uiTokenFile: String?
+    /// Reader authentication of web requests: the signing key and its certificates (leaf first).
+    public var readerKey: String?
+    public var readerCertificates: [String] = []
+    /// One readerAuthAll signature per request (DeviceRequest 1.1) instead of one per DocRequest.
+    public var readerAuthAll = false
     /// A file holding the API's bearer token; nil: the API takes no token.
     public var apiTokenFile: String?
     /// Request creations per minute per client address (0: no limit).
@@ -70,7 +75,8 @@ public struct ServerSettings: Sendable, Hashable {
         "teamId": "WALLET_VERIFIER_TEAM_ID", "trust": "WALLET_VERIFIER_TRUST", "trustDocTypes": "WALLET_VERIFIER_TRUST_DOCTYPES",
         "webOrigins": "WALLET_VERIFIER_WEB_ORIGINS", "webKeys": "WALLET_VERIFIER_WEB_KEYS",
         "uiListen": "WALLET_VERIFIER_UI_LISTEN", "uiTokenFile": "WALLET_VERIFIER_UI_TOKEN_FILE",
-        "apiTokenFile": "WALLET_VERIFIER_API_TOKEN_FILE", "requestRate": "WALLET_VERIFIER_REQUEST_RATE",
+        "apiTokenFile": "WALLET_VERIFIER_API_TOKEN_FILE",
+        "readerKey": "WALLET_VERIFIER_READER_KEY", "readerCerts": "WALLET_VERIFIER_READER_CERTS", "readerAuthAll": "WALLET_VERIFIER_READER_AUTH_ALL", "requestRate": "WALLET_VERIFIER_REQUEST_RATE",
         "maxOutstandingRequests": "WALLET_VERIFIER_MAX_OUTSTANDING_REQUESTS", "maxConcurrentVerifications": "WALLET_VERIFIER_MAX_CONCURRENT_VERIFICATIONS",
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
@@ -128,6 +134,15 @@ public struct ServerSettings: Sendable, Hashable {
         if let listen = single("uiListen") { settings.uiListen = try Self.listenAddress(listen) }
         settings.uiTokenFile = single("uiTokenFile")
         settings.apiTokenFile = single("apiTokenFile")
+        settings.readerKey = single("readerKey")
+        settings.readerCertificates = value("readerCerts") ?? []
+        if let all = single("readerAuthAll") {
+            guard let flag = Bool(all.lowercased()) else { throw SettingsError("readerAuthAll must be true or false, got \"\(all)\"") }
+            settings.readerAuthAll = flag
+        }
+        if (settings.readerKey == nil) != settings.readerCertificates.isEmpty {
+            throw SettingsError("--reader-key and --reader-cert go together (the key and its certificate, leaf first)")
+        }
         if let rate = try integer("requestRate", 0...1_000_000) { settings.requestRate = rate }
         if let cap = try integer("maxOutstandingRequests", 1...100_000_000) { settings.maxOutstandingRequests = cap }
         if let slots = try integer("maxConcurrentVerifications", 1...4096) { settings.maxConcurrentVerifications = slots }
@@ -165,7 +180,7 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `requestRate`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `applepayCerts`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {

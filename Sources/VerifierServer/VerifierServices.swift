@@ -22,6 +22,8 @@ public struct VerifierServices: Sendable {
     public let web: WebRequestSessions
     /// Recipient keys of web responses; new requests use the first.
     public let webKeys: [P256.KeyAgreement.PrivateKey]
+    /// Signs web requests (reader authentication) when configured.
+    public var readerAuth: ReaderAuthSigner? = nil
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String? = nil
     /// The origins web requests may be made from (normalized); empty: the web endpoints answer 503.
@@ -150,6 +152,25 @@ public struct VerifierServices: Sendable {
         let web = WebRequestSessions(store: store, verifier: WebIdentityVerifier(mdocVerifier: verifier.mdocVerifier), lifetime: .seconds(settings.requestLifetime))
         var services = VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: ServerMetrics(),
                                         clock: clock, backgroundServices: background, prepare: prepare, shutdown: shutdown)
+        if let keyPath = settings.readerKey {
+            warnIfReadableByOthers(keyPath, logger: logger)
+            guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --reader-key \(keyPath)") }
+            var certificates: [(name: String, contents: [UInt8])] = []
+            for path in settings.readerCertificates {
+                guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --reader-cert \(path)") }
+                certificates.append((path, [UInt8](data)))
+            }
+            let signer: ReaderAuthSigner
+            do { signer = try ReaderAuthSigner.load(keyContents: [UInt8](key), keyName: "--reader-key \(keyPath)", certificateFiles: certificates) } catch {
+                throw SettingsError("\(error)")
+            }
+            // A certificate outside the reader profile is said, not silently used: wallets may refuse it.
+            for problem in signer.profileViolations(at: clock.now()) {
+                logger.warning("web: the reader certificate \(signer.leaf.subject) breaks the ISO/IEC 18013-5 Annex B reader-authentication profile: \(problem)")
+            }
+            logger.notice("web: requests are signed by \(signer.leaf.subject) (\(settings.readerAuthAll ? "readerAuthAll, DeviceRequest 1.1" : "readerAuth per DocRequest, DeviceRequest 1.0"))")
+            services.readerAuth = signer
+        }
         if let tokenFile = settings.apiTokenFile {
             guard let data = FileManager.default.contents(atPath: tokenFile) else { throw SettingsError("cannot read --api-token-file \(tokenFile)") }
             let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

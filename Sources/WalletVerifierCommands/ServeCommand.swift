@@ -33,6 +33,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Serve the operators' web page on its own listener, [ADDR:]PORT (loopback by default). Off unless given.") var uiListen: String?
     @Option(name: .long, help: "The web page's token (a file of at least 16 characters); without it a token is generated and logged once.") var uiTokenFile: String?
     @Option(name: .long, help: "A file holding a bearer token every /v1 request must carry (Authorization: Bearer).") var apiTokenFile: String?
+    @Option(name: .long, help: "Sign every web request (reader authentication) with this P-256 or P-384 key (PEM or JWK).") var readerKey: String?
+    @Option(name: .long, help: "The reader certificate of --reader-key, then its intermediates. Repeatable; leaf first.") var readerCert: [String] = []
+    @Flag(name: .long, help: "One readerAuthAll signature per web request (DeviceRequest 1.1) instead of readerAuth per DocRequest.") var readerAuthAll = false
     @Option(name: .long, help: "Request creations per minute per client address (default 600; 0: no limit).") var requestRate: Int?
     @Option(name: .long, help: "Outstanding request sessions allowed in the store (default 100000).") var maxOutstandingRequests: Int?
     @Option(name: .long, help: "Verifications running at once (default twice the cores); more wait up to 10 s for a slot.") var maxConcurrentVerifications: Int?
@@ -50,6 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
         set("host", host); set("port", port.map(String.init)); set("dataDir", dataDir); set("store", store)
         set("postgresUrl", postgresUrl); set("identityKeys", identityKey); set("merchantId", merchantId); set("teamId", teamId)
         set("trust", trust); set("trustDocTypes", trustDoctype); set("webOrigins", webOrigin); set("webKeys", webKey); set("uiListen", uiListen); set("uiTokenFile", uiTokenFile); set("apiTokenFile", apiTokenFile);
+        set("readerKey", readerKey); set("readerCerts", readerCert); if readerAuthAll { set("readerAuthAll", "true") }
         set("requestRate", requestRate.map(String.init)); set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))
         set("maxConcurrentVerifications", maxConcurrentVerifications.map(String.init)); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
         set("maxAge", maxAge.map(String.init)); set("clockSkew", clockSkew.map(String.init))

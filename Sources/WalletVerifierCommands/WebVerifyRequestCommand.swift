@@ -100,48 +100,15 @@ extension WebCommand {
     }
 }
 
-/// A reader-authentication signing key and its certificates, for `web request` and `serve`.
+/// A reader-authentication signing key and its certificates, for `web request`.
 enum ReaderKeyFiles {
-    /// A P-256 or P-384 private key: PEM (SEC1 or PKCS#8) or a private JWK.
-    static func signingKey(_ path: String) throws -> COSESigningKey {
-        let bytes = try InputFiles.readFile(path)
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("{") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                  object["kty"] as? String == "EC", let curve = object["crv"] as? String, let d = (object["d"] as? String).flatMap(Base64URL.decode) else {
-                throw CLIInputError("--reader-key \(path): not a private EC JWK (kty EC, crv, d)")
-            }
-            switch curve {
-            case "P-256": if let key = try? P256.Signing.PrivateKey(rawRepresentation: d) { return .p256(key) }
-            case "P-384": if let key = try? P384.Signing.PrivateKey(rawRepresentation: d) { return .p384(key) }
-            default: throw CLIInputError("--reader-key \(path): the JWK curve is \(curve); reader keys are P-256 or P-384")
-            }
-            throw CLIInputError("--reader-key \(path): the JWK's d is not a \(curve) private key")
-        }
-        if text.contains("-----BEGIN") {
-            if let key = try? P256.Signing.PrivateKey(pemRepresentation: text) { return .p256(key) }
-            if let key = try? P384.Signing.PrivateKey(pemRepresentation: text) { return .p384(key) }
-        }
-        throw CLIInputError("--reader-key \(path): not a P-256 or P-384 private key (PEM SEC1 or PKCS#8, or a private JWK)")
-    }
-
-    /// The signer for a key and its certificate files (leaf first, then intermediates; each file may
-    /// hold several PEM certificates).
     static func signer(key keyPath: String, certificates paths: [String]) throws -> ReaderAuthSigner {
-        let key = try signingKey(keyPath)
-        var chain: [[UInt8]] = []
-        for path in paths {
-            let bytes = try InputFiles.readFile(path)
-            do {
-                for certificate in try IACATrustStore.certificates(in: bytes, name: path) {
-                    var serializer = DER.Serializer()
-                    try serializer.serialize(certificate)
-                    chain.append(serializer.serializedBytes)
-                }
-            } catch {
-                throw CLIInputError("--reader-cert \(path): \(error)")
-            }
+        let key = try InputFiles.readFile(keyPath)
+        let certificates = try paths.map { (name: $0, contents: try InputFiles.readFile($0)) }
+        do {
+            return try ReaderAuthSigner.load(keyContents: key, keyName: "--reader-key \(keyPath)", certificateFiles: certificates)
+        } catch {
+            throw CLIInputError("\(error)")
         }
-        do { return try ReaderAuthSigner(key: key, chain: chain) } catch { throw CLIInputError("\(error)") }
     }
 }

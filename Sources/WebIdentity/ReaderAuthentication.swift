@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Mdoc
+import MdocVerifier
 import SwiftASN1
 import VerificationCore
 import WalletCBOR
@@ -87,6 +88,47 @@ public struct ReaderAuthSigner: Sendable {
         self.key = key
         self.chain = chain
         self.leaf = leaf
+    }
+
+    /// A signer from file contents: a P-256 or P-384 private key (PEM SEC1 or PKCS#8, or a private
+    /// JWK) and certificate files (PEM, one or more blocks, or DER), leaf first.
+    public static func load(keyContents: [UInt8], keyName: String, certificateFiles: [(name: String, contents: [UInt8])]) throws(ReaderAuthError) -> ReaderAuthSigner {
+        let key = try signingKey(contents: keyContents, name: keyName)
+        var chain: [[UInt8]] = []
+        for file in certificateFiles {
+            do {
+                for certificate in try IACATrustStore.certificates(in: file.contents, name: file.name) {
+                    var serializer = DER.Serializer()
+                    try serializer.serialize(certificate)
+                    chain.append(serializer.serializedBytes)
+                }
+            } catch {
+                throw ReaderAuthError("reader certificate \(file.name): \(error)")
+            }
+        }
+        return try ReaderAuthSigner(key: key, chain: chain)
+    }
+
+    /// A P-256 or P-384 signing key: PEM (SEC1 or PKCS#8) or a private JWK.
+    public static func signingKey(contents: [UInt8], name: String) throws(ReaderAuthError) -> COSESigningKey {
+        let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("{") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                  object["kty"] as? String == "EC", let curve = object["crv"] as? String, let d = (object["d"] as? String).flatMap(Base64URL.decode) else {
+                throw ReaderAuthError("\(name): not a private EC JWK (kty EC, crv, d)")
+            }
+            switch curve {
+            case "P-256": if let key = try? P256.Signing.PrivateKey(rawRepresentation: d) { return .p256(key) }
+            case "P-384": if let key = try? P384.Signing.PrivateKey(rawRepresentation: d) { return .p384(key) }
+            default: throw ReaderAuthError("\(name): the JWK curve is \(curve); reader keys are P-256 or P-384")
+            }
+            throw ReaderAuthError("\(name): the JWK's d is not a \(curve) private key")
+        }
+        if text.contains("-----BEGIN") {
+            if let key = try? P256.Signing.PrivateKey(pemRepresentation: text) { return .p256(key) }
+            if let key = try? P384.Signing.PrivateKey(pemRepresentation: text) { return .p384(key) }
+        }
+        throw ReaderAuthError("\(name): not a P-256 or P-384 private key (PEM SEC1 or PKCS#8, or a private JWK)")
     }
 
     /// Where the leaf breaks the reader-authentication certificate profile of ISO/IEC 18013-5 Annex B

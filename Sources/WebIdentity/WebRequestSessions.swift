@@ -38,9 +38,13 @@ public struct WebRequestSessions: Sendable {
 
     /// Creates a request with a 32-byte nonce from the system CSPRNG, encrypted responses going to
     /// `recipientPublicKey`.
-    public func create(request: WebDocumentRequest, origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, now: Date) async throws -> Created {
+    /// With `readerAuth`, the DeviceRequest is signed (ISO/IEC 18013-5 §9.1.4) for this request's own
+    /// transcript: per DocRequest, or once with `readerAuthAll`.
+    public func create(request: WebDocumentRequest, origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, now: Date,
+                       readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false) async throws -> Created {
         let nonce = Self.randomBytes(32)
-        let presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey)
+        let presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey,
+                                                      readerAuth: readerAuth, readerAuthAll: readerAuthAll)
         let requestID = Base64URL.encode(Self.randomBytes(18))
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
         let payload = try JSONEncoder().encode(Payload(encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, request: request,

@@ -9,6 +9,8 @@ import Testing
 import VerificationCore
 @testable import VerifierServer
 import WalletCBOR
+import WalletCOSE
+import WebIdentity
 import WalletVerifierTestSupport
 
 /// The web flow (ISO/IEC 18013-7 Annex C) through the service: create a request, answer it as a
@@ -175,5 +177,60 @@ import WalletVerifierTestSupport
         }
         let settings = try ServerSettings.resolve(flags: [:], environment: ["WALLET_VERIFIER_WEB_ORIGINS": "https://a.example, http://127.0.0.1:3010"], configFile: nil)
         #expect(settings.webOrigins == ["https://a.example", "http://127.0.0.1:3010"])
+    }
+}
+
+/// serve --reader-key/--reader-cert: every /v1/web/requests answer carries reader authentication that
+/// an independent verifier accepts; a key that does not match the leaf stops the start.
+@Suite struct WebReaderAuthTests {
+    static func pemKey(_ key: COSESigningKey) -> String {
+        switch key {
+        case .p256(let k): return k.pemRepresentation
+        case .p384(let k): return k.pemRepresentation
+        default: return ""
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func webRequestsAreSigned(all: Bool) async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        var options = ReaderPKI.Options(); options.intermediate = true
+        let reader = try ReaderPKI(options)
+        let key = fixture.directory.appendingPathComponent("reader-key.pem").path
+        try Data(Self.pemKey(reader.readerKey).utf8).write(to: URL(fileURLWithPath: key))
+        let leaf = fixture.directory.appendingPathComponent("reader.pem").path
+        try Data((ReaderPKI.pem(reader.reader) + ReaderPKI.pem(reader.intermediate!)).utf8).write(to: URL(fileURLWithPath: leaf))
+        let base = try await RouterTests.services(fixture)
+        var flags: ServerSettings.Source = [
+            "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path], "identityKeys": [fixture.identityKeyPath],
+            "webKeys": [fixture.webKeyPath], "webOrigins": [fixture.webOrigin], "readerKey": [key], "readerCerts": [leaf],
+        ]
+        if all { flags["readerAuthAll"] = ["true"] }
+        let services = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil),
+                                                       logger: Logger(label: "test"), clock: base.clock)
+        #expect(services.readerAuth != nil)
+        let body = try JSONSerialization.data(withJSONObject: ["docType": MdocFixture.mDL, "origin": fixture.webOrigin, "elements": ["org.iso.18013.5.1/family_name"]])
+        let data: Data = try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+            Data(buffer: try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders, body: ByteBuffer(data: body)).body)
+        }
+        let created = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let argument = try #require(created["navigatorCredentialsGetArgument"] as? [String: Any])
+        let request = try #require(((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?.first?["data"] as? [String: Any])
+        let deviceRequest = try #require((request["deviceRequest"] as? String).flatMap(Base64URL.decode))
+        let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: try #require(request["encryptionInfo"] as? String), origin: fixture.webOrigin)
+        let report = await ReaderAuthVerifier(roots: [reader.root]).verify(deviceRequest: deviceRequest, transcript: transcript, at: ServiceFixture.time)
+        #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
+        #expect(try ReceivedDeviceRequest(cborBytes: deviceRequest).version == (all ? "1.1" : "1.0"))
+
+        // A key that is not the leaf's: the service does not start.
+        let other = fixture.directory.appendingPathComponent("other-key.pem").path
+        try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: URL(fileURLWithPath: other))
+        flags["readerKey"] = [other]
+        await #expect(throws: SettingsError.self) {
+            _ = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil), logger: Logger(label: "test"))
+        }
+        flags["readerCerts"] = nil
+        #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil) }
     }
 }
