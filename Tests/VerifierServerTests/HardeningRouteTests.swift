@@ -14,6 +14,16 @@ import WalletVerifierTestSupport
 /// Attacks from the security review, through the HTTP API: each gets a clean answer and the service
 /// keeps answering.
 @Suite struct HardeningRouteTests {
+    /// Creates an identity request through the API: its id and nonce.
+    static func createIdentityRequest(_ client: some TestClientProtocol) async throws -> (String, Data) {
+        let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
+        let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["descriptor": descriptor]))
+        let request = try RouterTests.json(created.body)
+        let requestID = try #require(request["requestId"] as? String)
+        let nonce = try #require((request["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+        return (requestID, nonce)
+    }
+
     /// 20,000 nested tag-24 items in an element value (≈114 KB, under the body limit) used to overflow
     /// the stack of the process while the verified elements were rendered.
     @Test func deepTag24NestingIsAFailedCheckAndTheServiceKeepsAnswering() async throws {
@@ -22,11 +32,7 @@ import WalletVerifierTestSupport
         let services = try await RouterTests.services(fixture)
         let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
         try await app.test(.router) { client in
-            let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
-            let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["descriptor": descriptor]))
-            let request = try RouterTests.json(created.body)
-            let requestID = try #require(request["requestId"] as? String)
-            let nonce = try #require((request["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+            let (requestID, nonce) = try await Self.createIdentityRequest(client)
             var mdoc = MdocFixture()
             mdoc.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "given_name", try HostileCBOR.nestedTag24Node(levels: 20_000))]
             let envelope = try fixture.identityResponse(nonce: [UInt8](nonce), fixture: mdoc)
@@ -55,11 +61,7 @@ import WalletVerifierTestSupport
             var identityTime = Duration.seconds(60)
             var payTime = Duration.seconds(60)
             for _ in 0..<3 {
-                let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
-                let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["descriptor": descriptor]))
-                let request = try RouterTests.json(created.body)
-                let requestID = try #require(request["requestId"] as? String)
-                let nonce = try #require((request["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+                let (requestID, nonce) = try await Self.createIdentityRequest(client)
                 var mdoc = MdocFixture()
                 mdoc.additionalCertificates = mesh.meshDER
                 let pki = MdocPKI(iacaKey: fixture.mdocPKI.iacaKey, iaca: fixture.mdocPKI.iaca, dsKey: mesh.leafKey, ds: mesh.leaf)
@@ -112,11 +114,7 @@ import WalletVerifierTestSupport
         let services = try await VerifierServices.make(settings: settings, logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
         let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
         try await app.test(.router) { client in
-            let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
-            let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["descriptor": descriptor]))
-            let request = try RouterTests.json(created.body)
-            let requestID = try #require(request["requestId"] as? String)
-            let nonce = try #require((request["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+            let (requestID, nonce) = try await Self.createIdentityRequest(client)
             let envelope = try fixture.identityResponse(nonce: [UInt8](nonce))
             let answer = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
                                                   body: try RouterTests.body(["requestId": requestID, "encryptedData": Data(envelope).base64EncodedString()]))

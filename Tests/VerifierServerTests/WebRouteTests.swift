@@ -183,14 +183,6 @@ import WalletVerifierTestSupport
 /// serve --reader-key/--reader-cert: every /v1/web/requests answer carries reader authentication that
 /// an independent verifier accepts; a key that does not match the leaf stops the start.
 @Suite struct WebReaderAuthTests {
-    static func pemKey(_ key: COSESigningKey) -> String {
-        switch key {
-        case .p256(let k): return k.pemRepresentation
-        case .p384(let k): return k.pemRepresentation
-        default: return ""
-        }
-    }
-
     @Test(arguments: [false, true])
     func webRequestsAreSigned(all: Bool) async throws {
         let fixture = try ServiceFixture()
@@ -198,7 +190,7 @@ import WalletVerifierTestSupport
         var options = ReaderPKI.Options(); options.intermediate = true
         let reader = try ReaderPKI(options)
         let key = fixture.directory.appendingPathComponent("reader-key.pem").path
-        try Data(Self.pemKey(reader.readerKey).utf8).write(to: URL(fileURLWithPath: key))
+        try Data(reader.readerKeyPEM.utf8).write(to: URL(fileURLWithPath: key))
         let leaf = fixture.directory.appendingPathComponent("reader.pem").path
         try Data((ReaderPKI.pem(reader.reader) + ReaderPKI.pem(reader.intermediate!)).utf8).write(to: URL(fileURLWithPath: leaf))
         let base = try await RouterTests.services(fixture)

@@ -11,20 +11,12 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
 
 /// `web request --reader-key/--reader-cert` and `web verify-request`, end to end.
 @Suite struct ReaderAuthCommandTests {
-    func keyPEM(_ key: COSESigningKey) -> String {
-        switch key {
-        case .p256(let k): return k.pemRepresentation
-        case .p384(let k): return k.pemRepresentation
-        default: return ""
-        }
-    }
-
     @Test(arguments: [false, true])
     func aSignedRequestVerifiesOnTheCommandLine(all: Bool) async throws {
         let scratch = try Scratch()
         var options = ReaderPKI.Options(); options.intermediate = true; options.curve = .p384
         let pki = try ReaderPKI(options)
-        let key = try scratch.write("reader-key.pem", keyPEM(pki.readerKey))
+        let key = try scratch.write("reader-key.pem", pki.readerKeyPEM)
         let leaf = try scratch.write("reader.pem", ReaderPKI.pem(pki.reader))
         let intermediate = try scratch.write("intermediate.pem", ReaderPKI.pem(pki.intermediate!))
         let root = try scratch.write("root.pem", ReaderPKI.pem(pki.root))
@@ -72,7 +64,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         // A leaf without the reader EKU: a warning, the request is still signed.
         var noEKU = ReaderPKI.Options(); noEKU.readerHasEKU = false
         let unprofiled = try ReaderPKI(noEKU)
-        let key = try scratch.write("key.pem", keyPEM(unprofiled.readerKey))
+        let key = try scratch.write("key.pem", unprofiled.readerKeyPEM)
         let cert = try scratch.write("unprofiled.pem", ReaderPKI.pem(unprofiled.reader))
         let warned = await WalletVerifierCommand.runCapturing(base + ["--reader-key", key, "--reader-cert", cert])
         #expect(warned.code == 0)

@@ -90,4 +90,14 @@ public struct ReaderPKI: Sendable {
     }
 
     public static func pem(_ certificate: Certificate) -> String { try! certificate.serializeAsPEM().pemString }
+
+    /// The reader key as PEM (PKCS#8).
+    public var readerKeyPEM: String {
+        switch readerKey {
+        case .p256(let key): return key.pemRepresentation
+        case .p384(let key): return key.pemRepresentation
+        case .p521(let key): return key.pemRepresentation
+        case .ed25519: return ""
+        }
+    }
 }
