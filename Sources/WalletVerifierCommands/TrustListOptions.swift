@@ -106,12 +106,16 @@ extension CommandSupport {
         }
         var runner = CheckRunner.resuming(result.report, policy: requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew),
                                           prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
-        await finishTrustLists(documents: result.documents, documentCount: result.documents.count, runner: &runner, prepared: prepared)
+        // The in-app verifier ran the photo ID checks itself.
+        await finishTrustLists(documents: result.documents, documentCount: result.documents.count, runner: &runner, prepared: prepared, photoIDChecks: false)
         return result.replacingReport(runner.report(flow: result.report.flow))
     }
 
-    static func finishTrustLists(documents: [VerifiedDocument], documentCount: Int, runner: inout CheckRunner, prepared: TrustListOptions.Prepared) async {
-        PhotoIDChecks.run(documents: documents, documentCount: documentCount, requirePhotoID: false, runner: &runner)
+    static func finishTrustLists(documents: [VerifiedDocument], documentCount: Int, runner: inout CheckRunner, prepared: TrustListOptions.Prepared,
+                                 photoIDChecks: Bool = true) async {
+        if photoIDChecks {
+            PhotoIDChecks.run(documents: documents, documentCount: documentCount, requirePhotoID: false, runner: &runner)
+        }
         if let revocation = prepared.revocation {
             await revocation.run(documents: documents, runner: &runner)
         } else if documents.contains(where: { $0.msoStatus != nil }) {

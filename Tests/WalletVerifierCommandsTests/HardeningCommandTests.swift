@@ -101,6 +101,29 @@ import WalletVerifierTestSupport
     }
 }
 
+/// A passport through `identity verify` gets each photo ID check once (the in-app verifier runs them).
+@Suite struct PassportCommandTests {
+    @Test func photoIDChecksAppearOnce() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let nonce = [UInt8](repeating: 8, count: 32)
+        var mdoc = MdocFixture()
+        mdoc.docType = "org.iso.23220.photoid.1"
+        mdoc.elements = [MdocFixture.Element("org.iso.23220.1", "given_name_unicode", .text("Erika"))]
+        let envelope = fixture.directory.appendingPathComponent("passport.cbor").path
+        try Data(try fixture.identityResponse(nonce: nonce, fixture: mdoc)).write(to: URL(fileURLWithPath: envelope))
+        let result = await WalletVerifierCommand.runCapturing([
+            "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
+            "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
+            "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time), "--format", "json",
+        ])
+        #expect(result.code == 0, "\(result.stdout)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let ids = (object["checks"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+        #expect(ids.filter { $0 == "photoid.elements" }.count == 1, "\(ids)")
+    }
+}
+
 /// Control characters in what the input says (docTypes, identifiers, subjects) never reach the
 /// operator's terminal as such.
 @Suite struct TerminalTextTests {
