@@ -200,7 +200,7 @@ let package = Package(
         .target(
             name: "VerifierServer",
             dependencies: [
-                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier",
+                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "PhotoID", "WalletIdentity", "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -311,7 +311,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VerifierServerTests",
-            dependencies: ["VerifierServer", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE", "WalletVerifierTestSupport",
+            dependencies: ["VerifierServer", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE", "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log")],

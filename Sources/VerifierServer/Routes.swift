@@ -5,7 +5,9 @@ import Hummingbird
 import Logging
 import NIOCore
 import Crypto
+import Mdoc
 import MdocVerifier
+import PhotoID
 import VerificationCore
 import VerifierPresentation
 import WalletIdentity
@@ -49,6 +51,7 @@ struct APIRoutes: Sendable {
         router.post("v1/applepay/decrypt") { request, context in try await handle { try await inSlot { try await decryptApplePay(request, context) } } }
         router.post("v1/web/requests") { request, context in try await handle { try await admitCreation(context); return try await createWebRequest(request, context) } }
         router.post("v1/web/verify") { request, context in try await handle { try await inSlot { try await verifyWeb(request, context) } } }
+        router.post("v1/mdoc/verify") { request, context in try await handle { try await inSlot { try await verifyMdoc(request, context) } } }
     }
 
     /// Another method on a path the router serves is a 405 naming the allowed ones, not a 404. Derived
@@ -277,6 +280,46 @@ struct APIRoutes: Sendable {
         let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKeys: services.webKeys, at: services.clock.now())
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documents)), report: result.report)
+    }
+
+    /// ISO/IEC 18013-5 terminal input as it comes (ProximityReader's raw data, an ISO reader): the
+    /// DeviceResponse, the SessionTranscript and, for deviceMac, the reader's ephemeral key — the same
+    /// checks and report as `mdoc verify` (ISO strict policy; the passport rules by docType).
+    func verifyMdoc(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
+        let object = try await jsonObject(request)
+        guard let responseText = try object.optionalString("deviceResponse"), let responseBytes = Base64Decoding.lenient(responseText), !responseBytes.isEmpty else {
+            throw Problem.badRequest("/deviceResponse: missing or not base64")
+        }
+        guard let transcriptText = try object.optionalString("sessionTranscript"), let transcriptBytes = Base64Decoding.lenient(transcriptText),
+              let transcript = try? SessionTranscript(bytes: transcriptBytes) else {
+            throw Problem.badRequest("/sessionTranscript: missing, not base64, or not a SessionTranscript (the array or its tag-24 wrapping)")
+        }
+        var readerKey: P256.KeyAgreement.PrivateKey?
+        if let keyText = try object.optionalString("readerKey") {
+            do { readerKey = try ReaderKeyAgreementKey.load(contents: Array(keyText.utf8), name: "readerKey") } catch {
+                throw Problem.badRequest("/readerKey: the reader's ephemeral P-256 private key as base64 of its 32-byte scalar or of a COSE_Key")
+            }
+        }
+        var policy = MdocVerificationPolicy.iso18013Strict
+        policy.clockSkew = .seconds(services.settings.clockSkew)
+        let time = services.clock.now()
+        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
+        let start = ContinuousClock.now
+        var documents: [VerifiedDocument] = []
+        switch Result(catching: { () throws(MdocDecodingError) -> DeviceResponse in try DeviceResponse(cborBytes: responseBytes) }) {
+        case .success(let response):
+            let verifier = MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy)
+            documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documents
+            PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: false, runner: &runner)
+            if documents.contains(where: { $0.msoStatus != nil }) {
+                runner.warn("revocationNotChecked", "The MSO names a revocation list; revocation was not checked.")
+            }
+        case .failure(let error):
+            runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
+        }
+        let report = runner.report(flow: "mdoc")
+        services.metrics.record(flow: "mdoc", report: report, duration: ContinuousClock.now - start)
+        return reportResponse(IdentityOutput.json(MdocVerificationResult(report: report, documents: documents)), report: report)
     }
 
     func reportResponse(_ json: String, report: VerificationReport) -> Response {

@@ -103,17 +103,12 @@ enum CommandSupport {
         return store
     }
 
+    /// The reader's ephemeral key: PEM, a private JWK, the 32-byte scalar (hex, base64 or binary) or a
+    /// COSE_Key — as a terminal or ProximityReader hands it over.
     static func readerKey(_ path: String) throws -> P256.KeyAgreement.PrivateKey {
-        let raw = try InputFiles.readFile(path)
-        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.contains("-----BEGIN") {
-            if let key = try? P256.KeyAgreement.PrivateKey(pemRepresentation: text) { return key }
-            throw CLIInputError("\(path) is not a P-256 private key (PEM SEC1 or PKCS#8)")
+        do { return try ReaderKeyAgreementKey.load(contents: try InputFiles.readFile(path), name: path) } catch let error as ReaderKeyError {
+            throw CLIInputError("--reader-key \(error)")
         }
-        if let scalar = Hex.decode(text), scalar.count == 32, let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: scalar) {
-            return key
-        }
-        throw CLIInputError("\(path) is neither a PEM P-256 private key nor the hex of a 32-byte P-256 scalar")
     }
 
     static func print(result: MdocVerificationResult, format: OutputFormat, extra: [(key: String, rawJSON: String)] = []) {

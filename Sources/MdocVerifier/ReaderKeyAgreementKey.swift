@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+import WalletCBOR
+
+/// The mdoc reader's ephemeral private key (EReaderKey, P-256), which deviceMac needs, in the forms a
+/// terminal or ProximityReader hands it over: PEM (SEC1 or PKCS#8), a private JWK, the 32-byte scalar
+/// (hex, base64 or binary), or a COSE_Key (`{1: 2, -1: 1, -4: d, …}`; binary, hex or base64). Errors
+/// never show key material.
+public enum ReaderKeyAgreementKey {
+    public static func load(contents: [UInt8], name: String) throws(ReaderKeyError) -> P256.KeyAgreement.PrivateKey {
+        let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.contains("-----BEGIN") {
+            if let key = try? P256.KeyAgreement.PrivateKey(pemRepresentation: text) { return key }
+            throw ReaderKeyError("\(name) is not a P-256 private key (PEM SEC1 or PKCS#8)")
+        }
+        if text.hasPrefix("{") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                  object["kty"] as? String == "EC", object["crv"] as? String == "P-256",
+                  let d = (object["d"] as? String).flatMap(base64URL), d.count == 32,
+                  let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: d) else {
+                throw ReaderKeyError("\(name) is not a private P-256 JWK (kty EC, crv P-256, d)")
+            }
+            return key
+        }
+        // Text that is hex or base64, or the binary itself.
+        var candidates: [[UInt8]] = [contents]
+        if let hex = Hex.decode(text) { candidates.insert(hex, at: 0) }
+        if let base64 = Data(base64Encoded: text) { candidates.append([UInt8](base64)) }
+        for bytes in candidates {
+            if bytes.count == 32, let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: bytes) { return key }
+            if let key = coseKey(bytes) { return key }
+        }
+        throw ReaderKeyError("\(name) is not a P-256 private key: PEM, a private JWK, the 32-byte scalar (hex or base64) or a COSE_Key with d")
+    }
+
+    /// A COSE_Key map with kty EC2 (2), crv P-256 (1) and the private scalar d (-4).
+    static func coseKey(_ bytes: [UInt8]) -> P256.KeyAgreement.PrivateKey? {
+        guard let node = try? CBORDecoder(limits: .init(maxDepth: 4, maxItems: 64, maxInputSize: 4096)).decode(bytes),
+              case .map(let map) = node.value else { return nil }
+        func value(_ label: Int64) -> CBORNode? {
+            map.entries.first { entry in
+                switch entry.key.value {
+                case .unsignedInt(let v): return label >= 0 && v == UInt64(label)
+                case .negativeInt(let v): return label < 0 && v == UInt64(-1 - label)
+                default: return false
+                }
+            }?.value
+        }
+        guard case .unsignedInt(2)? = value(1)?.value, case .unsignedInt(1)? = value(-1)?.value,
+              let d = value(-4)?.bytesValue, d.count == 32 else { return nil }
+        return try? P256.KeyAgreement.PrivateKey(rawRepresentation: d)
+    }
+
+    static func base64URL(_ text: String) -> [UInt8]? {
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while standard.utf8.count % 4 != 0 { standard += "=" }
+        return Data(base64Encoded: standard).map { [UInt8]($0) }
+    }
+}
+
+public struct ReaderKeyError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

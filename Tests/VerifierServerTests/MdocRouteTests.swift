@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import VerificationCore
+@testable import VerifierServer
+import WalletCBOR
+import WalletVerifierCommands
+import WalletVerifierTestSupport
+
+/// ISO/IEC 18013-5 terminal input through the service (POST /v1/mdoc/verify) and the CLI
+/// (`mdoc verify`), as ProximityReader or a reader hands it over: the same report from both.
+@Suite struct MdocRouteTests {
+    static let annexD = "mdoc/iso18013-5-annex-d/"
+
+    static func readerScalar() throws -> [UInt8] { try TestVectors.hex(annexD + "ereader_key_private_d.hex") }
+
+    /// The reader key as a COSE_Key with d.
+    static func coseKey() throws -> [UInt8] {
+        let key = try P256.KeyAgreement.PrivateKey(rawRepresentation: try readerScalar())
+        let point = Array(key.publicKey.x963Representation)
+        return Array(try CBORNode.map([(.int(1), .int(2)), (.int(-1), .int(1)), (.int(-2), .bytes(point[1...32])), (.int(-3), .bytes(point[33...])),
+                                       (.int(-4), .bytes(try readerScalar()))]).encodedBytes)
+    }
+
+    @Test func theServiceAndTheCLIGiveTheSameReport() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mdoc-route-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let time = RFC3339Time.parse("2021-01-01T00:00:00Z")!
+        let flags: ServerSettings.Source = ["store": ["memory"], "dataDir": [directory.appendingPathComponent("data").path],
+                                            "trust": [TestVectors.path(Self.annexD + "document_signer.pem")]]
+        let services = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil),
+                                                       logger: Logger(label: "test"), clock: FixedClock(time))
+        let response = try TestVectors.data(Self.annexD + "device_response.cbor")
+        let transcript = try TestVectors.data(Self.annexD + "session_transcript_bytes.cbor")
+        let scalar = Data(try Self.readerScalar()).base64EncodedString()
+        let cose = Data(try Self.coseKey()).base64EncodedString()
+        let bodies = [scalar, cose].map { key in
+            ["deviceResponse": Data(response).base64EncodedString(), "sessionTranscript": Data(transcript).base64EncodedString(), "readerKey": key]
+        }
+        let answers: [Data] = try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+            var answers: [Data] = []
+            for body in bodies {
+                let answer = try await client.execute(uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(body))
+                #expect(answer.status == .ok)
+                answers.append(Data(buffer: answer.body))
+            }
+            var withoutKey = bodies[0]
+            withoutKey["readerKey"] = nil
+            let indeterminate = try await client.execute(uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(withoutKey))
+            #expect(indeterminate.status == .serviceUnavailable)
+            let bad = try await client.execute(uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders,
+                                               body: try RouterTests.body(["deviceResponse": "AAAA", "sessionTranscript": "not base64!"]))
+            #expect(bad.status == .badRequest)
+            return answers
+        }
+        func summary(_ data: Data) throws -> [String] {
+            let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            return ((object["checks"] as? [[String: Any]]) ?? []).map { "\($0["id"] as? String ?? "") \($0["status"] as? String ?? "") \($0["reason"] as? String ?? "")" }
+                + ["verdict \(object["verdict"] as? String ?? "")"]
+        }
+        let service = try summary(answers[0])
+        #expect(service.last == "verdict accepted", "\(service)")
+        #expect(try summary(answers[1]) == service)
+
+        // The CLI with the reader key in each form it takes.
+        let jwk = #"{"kty":"EC","crv":"P-256","d":"\#(Data(try Self.readerScalar()).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ""))"}"#
+        let forms: [(String, [UInt8])] = [("scalar.hex", Array(Hex.encode(try Self.readerScalar()).utf8)), ("scalar.bin", try Self.readerScalar()),
+                                          ("cose.cbor", try Self.coseKey()), ("cose.hex", Array(Hex.encode(try Self.coseKey()).utf8)),
+                                          ("key.jwk", Array(jwk.utf8)), ("key.pem", Array(try P256.KeyAgreement.PrivateKey(rawRepresentation: try Self.readerScalar()).pemRepresentation.utf8))]
+        for (name, contents) in forms {
+            let path = directory.appendingPathComponent(name).path
+            try Data(contents).write(to: URL(fileURLWithPath: path))
+            let result = await WalletVerifierCommand.runCapturing([
+                "mdoc", "verify", "--device-response", TestVectors.path(Self.annexD + "device_response.cbor"),
+                "--session-transcript", TestVectors.path(Self.annexD + "session_transcript_bytes.cbor"),
+                "--trust", TestVectors.path(Self.annexD + "document_signer.pem"), "--reader-key", path,
+                "--at", "2021-01-01T00:00:00Z", "--format", "json",
+            ])
+            #expect(result.code == 0, "\(name): \(result.stderr)")
+            #expect(try summary(Data(result.stdout.utf8)) == service, "\(name)")
+        }
+    }
+}
