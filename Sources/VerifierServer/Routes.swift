@@ -149,9 +149,13 @@ struct APIRoutes: Sendable {
             throw Problem.badRequest("descriptor: \(error)")
         }
         let binding = try object.optionalString("sessionBinding")
+        let merchantID = try object.optionalString("merchantId") ?? services.identity.verifier.merchantID
+        guard services.identity.merchants.contains(where: { $0.merchantID == merchantID }) else {
+            throw Problem.badRequest("/merchantId: \(merchantID) is not a merchant identifier this server is configured for (--merchant-id)")
+        }
         let created: IdentityRequestSessions.Created
         do {
-            created = try await services.identity.create(descriptor: descriptor, sessionBinding: binding, now: services.clock.now())
+            created = try await services.identity.create(descriptor: descriptor, sessionBinding: binding, merchantID: merchantID, now: services.clock.now())
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
         } catch {
@@ -161,7 +165,7 @@ struct APIRoutes: Sendable {
         body.sortedStringObject([
             "requestId": created.requestID,
             "nonce": Data(created.nonce).base64EncodedString(),
-            "merchantId": services.identity.verifier.merchantID,
+            "merchantId": merchantID,
             "expiresAt": RFC3339Time.format(created.expiresAt),
         ])
         return jsonResponse(body.text, status: .created)

@@ -24,6 +24,13 @@ public struct ServerSettings: Sendable, Hashable {
     public var identityKeys: [String] = []
     public var merchantID: String?
     public var teamID: String?
+    /// Further (merchant identifier, team identifier) pairs for identity requests, after the first.
+    public var otherMerchants: [MerchantPair] = []
+
+    public struct MerchantPair: Sendable, Hashable {
+        public var merchantID: String
+        public var teamID: String
+    }
     /// IACA roots: PEM/DER files or directories.
     public var trust: [String] = []
     /// `DOCTYPE[|DOCTYPE...]=PATH` entries: roots trusted only for those docTypes.
@@ -120,8 +127,16 @@ public struct ServerSettings: Sendable, Hashable {
         }
         settings.postgresURL = single("postgresUrl")
         settings.identityKeys = value("identityKeys") ?? []
-        settings.merchantID = single("merchantId")
-        settings.teamID = single("teamId")
+        // Several --merchant-id/--team-id pairs, in order: the first is the default.
+        let merchants = value("merchantId") ?? [], teams = value("teamId") ?? []
+        if merchants.count > 1 || teams.count > 1 {
+            guard merchants.count == teams.count else {
+                throw SettingsError("each --merchant-id needs a --team-id (got \(merchants.count) merchant identifiers and \(teams.count) team identifiers)")
+            }
+            settings.otherMerchants = zip(merchants.dropFirst(), teams.dropFirst()).map { MerchantPair(merchantID: $0, teamID: $1) }
+        }
+        settings.merchantID = merchants.first
+        settings.teamID = teams.first
         settings.trust = value("trust") ?? []
         settings.trustDocTypes = value("trustDocTypes") ?? []
         for entry in settings.trustDocTypes {

@@ -106,7 +106,8 @@ public struct VerifierServices: Sendable {
         var identityPolicy = IdentityPolicy.production
         identityPolicy.mdoc.clockSkew = .seconds(settings.clockSkew)
         let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: merchantID, teamID: teamID, trustStore: trust, policy: identityPolicy)
-        let sessions = IdentityRequestSessions(store: store, verifier: verifier, lifetime: .seconds(settings.requestLifetime))
+        let sessions = IdentityRequestSessions(store: store, verifier: verifier, lifetime: .seconds(settings.requestLifetime),
+                                               otherMerchants: settings.otherMerchants.map { ($0.merchantID, $0.teamID) })
 
         // Apple Pay.
         var applePay: ApplePayTokenVerifier?

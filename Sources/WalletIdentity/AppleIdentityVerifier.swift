@@ -34,6 +34,19 @@ public struct AppleIdentityVerifier: Sendable {
         self.mdocVerifier = MdocVerifier(trustStore: trustStore, policy: policy.mdoc)
     }
 
+    private init(keyRing: IdentityKeyRing, merchantID: String, teamID: String, policy: IdentityPolicy, mdocVerifier: MdocVerifier) {
+        self.keyRing = keyRing
+        self.merchantID = merchantID
+        self.teamID = teamID
+        self.policy = policy
+        self.mdocVerifier = mdocVerifier
+    }
+
+    /// The same verifier (keys, trust, policy, caches) for another merchant and team.
+    public func with(merchantID: String, teamID: String) -> AppleIdentityVerifier {
+        AppleIdentityVerifier(keyRing: keyRing, merchantID: merchantID, teamID: teamID, policy: policy, mdocVerifier: mdocVerifier)
+    }
+
     /// Verifies `PKIdentityDocument.encryptedData` for the nonce the app used. `request` adds the
     /// response-against-request checks and the claims. `nonceOutcome` is the result of consuming the
     /// nonce (request sessions record it as `replay.nonce`).

@@ -19,20 +19,34 @@ public struct IdentityRequestSessions: Sendable {
     }
 
     public let store: any ReplayStore
+    /// The verifier of the first (default) merchant.
     public let verifier: AppleIdentityVerifier
+    /// Every configured (merchant identifier, team identifier) pair, the default first: a request
+    /// records the pair it was made for, and its response is verified with that pair.
+    public let merchants: [(merchantID: String, teamID: String)]
     /// How long a nonce stays usable (default 10 minutes).
     public var lifetime: Duration
 
-    public init(store: any ReplayStore, verifier: AppleIdentityVerifier, lifetime: Duration = .seconds(600)) {
+    public init(store: any ReplayStore, verifier: AppleIdentityVerifier, lifetime: Duration = .seconds(600),
+                otherMerchants: [(merchantID: String, teamID: String)] = []) {
         self.store = store
         self.verifier = verifier
         self.lifetime = lifetime
+        self.merchants = [(verifier.merchantID, verifier.teamID)] + otherMerchants
     }
 
     struct Payload: Codable {
         var nonce: String
         var descriptor: IdentityRequestDescriptor
         var sessionBinding: String?
+        /// The merchant the request was made for (absent: the default merchant).
+        var merchantId: String?
+    }
+
+    /// The verifier for a recorded merchant (the default one when none or an unknown one is recorded).
+    func verifier(forMerchant merchantID: String?) -> AppleIdentityVerifier {
+        guard let merchantID, merchantID != verifier.merchantID, let pair = merchants.first(where: { $0.merchantID == merchantID }) else { return verifier }
+        return verifier.with(merchantID: pair.merchantID, teamID: pair.teamID)
     }
 
     /// The stored payload (as `create` wrote it with JSONEncoder), read with the strict reader; the
@@ -55,18 +69,23 @@ public struct IdentityRequestSessions: Sendable {
             }
             descriptor = decoded
         }
-        return Payload(nonce: nonce, descriptor: descriptor, sessionBinding: binding?.string)
+        return Payload(nonce: nonce, descriptor: descriptor, sessionBinding: binding?.string, merchantId: object["merchantId"]?.string)
     }
 
     private static let descriptorCache = Mutex<[[UInt8]: IdentityRequestDescriptor]>([:])
 
-    /// Creates a request: a 32-byte nonce from the system CSPRNG and a random request identifier.
-    public func create(descriptor: IdentityRequestDescriptor, sessionBinding: String? = nil, now: Date) async throws -> Created {
+    /// Creates a request: a 32-byte nonce from the system CSPRNG and a random request identifier, for
+    /// `merchantID` (one of ``merchants``; nil: the default).
+    public func create(descriptor: IdentityRequestDescriptor, sessionBinding: String? = nil, merchantID: String? = nil, now: Date) async throws -> Created {
         try descriptor.validate()
+        if let merchantID, !merchants.contains(where: { $0.merchantID == merchantID }) {
+            throw DescriptorError("merchant identifier \(merchantID) is not configured on this server")
+        }
         let nonce = Self.randomBytes(32)
         let requestID = Base64URL.encode(Self.randomBytes(18))
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
-        let payload = try JSONEncoder().encode(Payload(nonce: Hex.encode(nonce), descriptor: descriptor, sessionBinding: sessionBinding))
+        let recorded = merchantID == verifier.merchantID ? nil : merchantID
+        let payload = try JSONEncoder().encode(Payload(nonce: Hex.encode(nonce), descriptor: descriptor, sessionBinding: sessionBinding, merchantId: recorded))
         try await store.issueNonce(requestID, payload: [UInt8](payload), expiresAt: expiresAt)
         return Created(requestID: requestID, nonce: nonce, expiresAt: expiresAt)
     }
@@ -92,12 +111,13 @@ public struct IdentityRequestSessions: Sendable {
                 return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
                                              nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
             }
+            let merchantVerifier = verifier(forMerchant: payload.merchantId)
             if let expected = payload.sessionBinding, expected != sessionBinding {
-                return await verifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
-                                             nonceOutcome: .failed("sessionMismatch", "The request was created for another session."))
+                return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
+                                                     nonceOutcome: .failed("sessionMismatch", "The request was created for another session."))
             }
-            return await verifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
-                                         nonceOutcome: .passed("The request nonce was issued here, had not expired, and is now used."))
+            return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
+                                                 nonceOutcome: .passed("The request nonce was issued here, had not expired, and is now used."))
         case .alreadyConsumed:
             return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
                                          nonceOutcome: .failed("nonceReused", "This request's nonce was used already: a response is accepted once (replay)."))

@@ -25,8 +25,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "sqlite (default), postgres or memory.") var store: String?
     @Option(name: .long, help: "PostgreSQL URL for --store postgres.") var postgresUrl: String?
     @Option(name: .long, help: "PEM P-256 private key of the identity encryption certificate. Repeatable.") var identityKey: [String] = []
-    @Option(name: .long, help: "Merchant identifier of the identity requests.") var merchantId: String?
-    @Option(name: .long, help: "Team identifier of the app.") var teamId: String?
+    @Option(name: .long, help: "Merchant identifier of the identity requests. Repeatable, paired in order with --team-id; the first is the default.") var merchantId: [String] = []
+    @Option(name: .long, help: "Team identifier of the app. Repeatable, paired with --merchant-id.") var teamId: [String] = []
     @Option(name: .long, help: "Trusted IACA root (file or directory). Repeatable.") var trust: [String] = []
     @Option(name: .long, help: "DOCTYPE[|DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes. Repeatable.") var trustDoctype: [String] = []
     @Option(name: .long, help: "An origin web requests may be made from, e.g. https://shop.example. Repeatable; without one the web endpoints answer 503.") var webOrigin: [String] = []

@@ -86,3 +86,50 @@ import WalletVerifierTestSupport
         }
     }
 }
+
+/// Several --merchant-id/--team-id pairs: a request records the merchant it was made for, and its
+/// response is verified with that merchant's transcript.
+@Suite struct SeveralMerchantsTests {
+    @Test func eachRequestIsVerifiedForItsMerchant() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let flags: ServerSettings.Source = [
+            "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path], "identityKeys": [fixture.identityKeyPath],
+            "merchantId": [fixture.merchantID, "merchant.com.example.second"], "teamId": [fixture.teamID, "TEAMSECOND"], "trust": [fixture.iacaPath],
+        ]
+        let services = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil),
+                                                       logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
+        let second = (merchantID: "merchant.com.example.second", teamID: "TEAMSECOND")
+        try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+            func create(_ merchant: String?) async throws -> (HTTPResponse.Status, [String: Any]) {
+                var body: [String: Any] = ["descriptor": try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))]
+                if let merchant { body["merchantId"] = merchant }
+                let response = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(body))
+                return (response.status, try RouterTests.json(response.body))
+            }
+            func verify(_ created: [String: Any], merchant: (merchantID: String, teamID: String)) async throws -> [String: Any] {
+                let nonce = try #require((created["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+                let envelope = try fixture.identityResponse(nonce: [UInt8](nonce), merchant: merchant)
+                let answer = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                                                      body: try RouterTests.body(["requestId": created["requestId"] as! String, "encryptedData": Data(envelope).base64EncodedString()]))
+                return try RouterTests.json(answer.body)
+            }
+            let (status, forSecond) = try await create(second.merchantID)
+            #expect(status == .created)
+            #expect(forSecond["merchantId"] as? String == second.merchantID)
+            #expect(try await verify(forSecond, merchant: second)["verdict"] as? String == "accepted")
+            // A response made for the default merchant does not answer a request for the second.
+            let (_, another) = try await create(second.merchantID)
+            let mismatch = try await verify(another, merchant: (fixture.merchantID, fixture.teamID))
+            #expect((mismatch["checks"] as? [[String: Any]])?.contains { $0["id"] as? String == "identity.envelope.transcript" && $0["reason"] as? String == "infoHashMismatch" } == true)
+            // The default merchant without merchantId, and an unknown one refused.
+            let (_, byDefault) = try await create(nil)
+            #expect(byDefault["merchantId"] as? String == fixture.merchantID)
+            #expect(try await verify(byDefault, merchant: (fixture.merchantID, fixture.teamID))["verdict"] as? String == "accepted")
+            #expect(try await create("merchant.com.unknown").0 == .badRequest)
+        }
+        #expect(throws: SettingsError.self) {
+            try ServerSettings.resolve(flags: ["merchantId": ["a", "b"], "teamId": ["A"]], environment: [:], configFile: nil)
+        }
+    }
+}

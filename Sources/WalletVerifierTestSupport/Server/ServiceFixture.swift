@@ -61,7 +61,9 @@ public struct ServiceFixture: @unchecked Sendable {
     }
 
     /// An encrypted identity response for a nonce the service issued.
-    public func identityResponse(nonce: [UInt8], fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil) throws -> [UInt8] {
+    public func identityResponse(nonce: [UInt8], fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil,
+                                 merchant: (merchantID: String, teamID: String)? = nil) throws -> [UInt8] {
+        let (merchantID, teamID) = merchant ?? (self.merchantID, self.teamID)
         let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: merchantID, teamID: teamID, recipient: identityKey.publicKey)
         let response = try fixture.deviceResponse(pki: pki ?? mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         return try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: identityKey.publicKey, nonce: nonce, merchantID: merchantID, teamID: teamID)
