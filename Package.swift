@@ -319,7 +319,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ApplePayVerifierTests",
-            dependencies: ["ApplePayVerifier", "VerificationCore", "WalletVerifierTestSupport"],
+            dependencies: ["ApplePayVerifier", "VerificationCore", "VerifierPresentation", "WalletVerifierTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -23,6 +23,13 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
     public let details: Details
     /// The decrypted JSON, byte for byte.
     public let rawJSON: [UInt8]
+    /// Merchant tokens (recurring, deferred and automatic-reload payments): the token's identifier,
+    /// when present.
+    public let merchantTokenIdentifier: String?
+    /// `merchantTokenMetadata` and `authenticationResponses`, when present, as the JSON Apple sent
+    /// (their members vary by card network; every member passes through unchanged).
+    public let merchantTokenMetadataJSON: [UInt8]?
+    public let authenticationResponsesJSON: [UInt8]?
 
     public struct Details: Sendable, Hashable {
         /// 3-D Secure.
@@ -120,6 +127,16 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
             encryptedPINData: try string("encryptedPINData", in: details, path: "paymentData", required: false)
         )
         self.rawJSON = bytes
+        self.merchantTokenIdentifier = try string("merchantTokenIdentifier", in: object, required: false)
+        func member(_ name: String, _ kind: String, _ accepts: (StrictJSON.Value) -> Bool) throws(DecryptionError) -> [UInt8]? {
+            guard let value = object[name], value != .null else { return nil }
+            guard accepts(value), let range = object.range(of: name) else {
+                throw DecryptionError(.malformedPaymentData, "the decrypted payment data's \(name) is \(value.typeName), not \(kind)")
+            }
+            return Array(bytes[range])
+        }
+        self.merchantTokenMetadataJSON = try member("merchantTokenMetadata", "an object") { $0.object != nil }
+        self.authenticationResponsesJSON = try member("authenticationResponses", "an array") { $0.array != nil }
     }
 
     /// Whole numbers (what Apple sends) without Foundation's scanner; anything else through it.

@@ -24,6 +24,22 @@ public struct ApplePayToken: Sendable, Hashable {
     public var header: Header
     /// `transactionIdentifier` of a whole PKPaymentToken, when one was given (not signed).
     public var outerTransactionIdentifier: String?
+    /// `paymentMethod` of a whole PKPaymentToken (not signed): what the device says of the card.
+    public var paymentMethod: PaymentMethod?
+
+    /// PKPaymentMethod as a PKPaymentToken carries it: `displayName` ("Visa 0224"), `network`
+    /// ("Visa"), `type` ("debit", "credit", "prepaid", "store"). Not signed: for display only.
+    public struct PaymentMethod: Sendable, Hashable {
+        public var displayName: String?
+        public var network: String?
+        public var type: String?
+
+        public init(displayName: String?, network: String?, type: String?) {
+            self.displayName = displayName
+            self.network = network
+            self.type = type
+        }
+    }
 
     public struct Header: Sendable, Hashable {
         /// `ephemeralPublicKey` (EC_v1), base64-decoded: a SubjectPublicKeyInfo.
@@ -107,6 +123,7 @@ extension ApplePayToken {
         if let parsed { object = parsed } else { object = try Self.jsonObject(bytes, what: "the token") }
         var paymentData = object
         var outerTransactionIdentifier: String?
+        var paymentMethod: PaymentMethod?
         if object["version"] == nil, let inner = object["paymentData"] {
             // A whole PKPaymentToken.
             switch inner {
@@ -128,6 +145,19 @@ extension ApplePayToken {
                     throw ApplePayTokenError(.malformedJSON, "transactionIdentifier is not a string", field: "transactionIdentifier")
                 }
                 outerTransactionIdentifier = text
+            }
+            if let method = object["paymentMethod"] {
+                guard let fields = method.object else {
+                    throw ApplePayTokenError(.malformedJSON, "paymentMethod is \(method.typeName), not a JSON object", field: "paymentMethod")
+                }
+                func text(_ name: String) throws(ApplePayTokenError) -> String? {
+                    guard let value = fields[name], value != .null else { return nil }
+                    guard let string = value.string else {
+                        throw ApplePayTokenError(.malformedJSON, "paymentMethod.\(name) is \(value.typeName), not a string", field: "paymentMethod.\(name)")
+                    }
+                    return string
+                }
+                paymentMethod = PaymentMethod(displayName: try text("displayName"), network: try text("network"), type: try text("type"))
             }
         } else if object["version"] == nil {
             throw ApplePayTokenError(.missingField, "the JSON object has neither `version` (a paymentData object) nor `paymentData` (a PKPaymentToken)", field: "version")
@@ -203,6 +233,7 @@ extension ApplePayToken {
             applicationDataBytes: applicationDataBytes
         )
         self.outerTransactionIdentifier = outerTransactionIdentifier
+        self.paymentMethod = paymentMethod
     }
 
     private static func jsonObject(_ bytes: [UInt8], what: String) throws(ApplePayTokenError) -> StrictJSON.Object {

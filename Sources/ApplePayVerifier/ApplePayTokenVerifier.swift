@@ -21,6 +21,10 @@ public struct ApplePayResult: Sendable {
         public var signingTime: Date?
         /// The leaf certificate's common name.
         public var signer: String?
+        /// The PKPaymentToken's `transactionIdentifier` and `paymentMethod`, when the whole token was
+        /// given (not signed).
+        public var transactionIdentifier: String?
+        public var paymentMethod: ApplePayToken.PaymentMethod?
     }
 }
 
@@ -132,7 +136,9 @@ public struct ApplePayTokenVerifier: Sendable {
                 publicKeyHash: token.header.publicKeyHash,
                 applicationData: token.header.applicationData,
                 signingTime: state.signingTime,
-                signer: state.leaf?.displayName
+                signer: state.leaf?.displayName,
+                transactionIdentifier: token.outerTransactionIdentifier,
+                paymentMethod: token.paymentMethod
             )
         }
         return ApplePayResult(report: report, payment: verdict == .accepted ? state.payment : nil, summary: summary, verdict: verdict)

@@ -25,8 +25,27 @@ public enum ApplePayOutput {
             if let applicationData = summary.applicationData { token["applicationData"] = applicationData }
             if let signingTime = summary.signingTime { token["signingTime"] = RFC3339Time.format(signingTime) }
             if let signer = summary.signer { token["signer"] = signer }
+            if let identifier = summary.transactionIdentifier { token["transactionIdentifier"] = identifier }
             var writer = JSONWriter(capacity: 512)
-            writer.sortedStringObject(token)
+            if let method = summary.paymentMethod {
+                // The PKPaymentToken's paymentMethod (not signed), as an object beside the strings.
+                var methodWriter = JSONWriter(capacity: 128)
+                methodWriter.sortedStringObject([("displayName", method.displayName), ("network", method.network), ("type", method.type)]
+                    .reduce(into: [String: String]()) { if let value = $1.1 { $0[$1.0] = value } })
+                var members = token.map { (key: $0.key, json: { var w = JSONWriter(capacity: 64); w.string($0.value); return w.text }($0)) }
+                members.append((key: "paymentMethod", json: methodWriter.text))
+                members.sort { $0.key < $1.key }
+                writer.raw("{")
+                for (index, member) in members.enumerated() {
+                    if index > 0 { writer.raw(",") }
+                    writer.string(member.key)
+                    writer.raw(":")
+                    writer.raw(member.json)
+                }
+                writer.raw("}")
+            } else {
+                writer.sortedStringObject(token)
+            }
             extra.append(("token", writer.text))
         }
         if result.verdict == .accepted, let payment = result.payment {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ApplePayVerifier
+import VerifierPresentation
 import VerificationCore
 import WalletVerifierTestSupport
 
@@ -30,5 +31,48 @@ import WalletVerifierTestSupport
         var builder = Fixture.builder()
         builder.cms = { $0.extraCertificates = mesh.meshDER }
         try await Fixture.verify(try builder.build()).expectAccepted()
+    }
+}
+
+/// What the seed's newer fields carry, typed where the library reads them: the PKPaymentToken's
+/// paymentMethod and transactionIdentifier (not signed), merchant tokens and authentication responses
+/// in the payment data; everything else passes through as received.
+@Suite struct TokenFieldsTests {
+    @Test func paymentMethodAndTransactionIdentifierOfAWholeToken() async throws {
+        let builder = Fixture.builder()
+        let token = try builder.build()
+        let result = try await Fixture.verify(json: try token.json(asPKPaymentToken: true))
+        result.expectAccepted()
+        let summary = try #require(result.summary)
+        #expect(summary.paymentMethod == ApplePayToken.PaymentMethod(displayName: "Visa 0492", network: "Visa", type: "debit"))
+        #expect(summary.transactionIdentifier == token.transactionId.uppercased())
+        let json = ApplePayOutput.json(result)
+        #expect(json.contains(#""paymentMethod":{"displayName":"Visa 0492","network":"Visa","type":"debit"}"#))
+        #expect(json.contains(#""transactionIdentifier":""#))
+        // The paymentData alone has neither.
+        let alone = try await Fixture.verify(json: try token.json(asPKPaymentToken: false))
+        #expect(alone.summary?.paymentMethod == nil)
+    }
+
+    @Test func merchantTokensAndAuthenticationResponses() async throws {
+        let metadata = #"{"cardRefreshTimestamp":"2026-01-01","recurring":{"amount":"1999"}}"#
+        let responses = #"[{"merchantIdentifier":"merchant.com.example","authenticationData":"AQID","transactionAmount":1999}]"#
+        let plaintext = #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":1999,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","merchantTokenIdentifier":"DNITHE302308980427388297","merchantTokenMetadata":\#(metadata),"authenticationResponses":\#(responses),"somethingNew":{"kept":true},"paymentData":{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"7"}}"#
+        var builder = Fixture.builder()
+        builder.plaintext = Array(plaintext.utf8)
+        let result = try await Fixture.verify(try builder.build())
+        result.expectAccepted()
+        let payment = try #require(result.payment)
+        #expect(payment.merchantTokenIdentifier == "DNITHE302308980427388297")
+        #expect(payment.merchantTokenMetadataJSON.map { String(decoding: $0, as: UTF8.self) } == metadata)
+        #expect(payment.authenticationResponsesJSON.map { String(decoding: $0, as: UTF8.self) } == responses)
+        // The answer passes every member through as received.
+        #expect(ApplePayOutput.json(result).contains(#""somethingNew":{"kept":true}"#))
+        // The wrong kinds are refused, naming the field.
+        var wrong = Fixture.builder()
+        wrong.plaintext = Array(plaintext.replacingOccurrences(of: "\"merchantTokenMetadata\":\(metadata)", with: "\"merchantTokenMetadata\":5").utf8)
+        let refused = try await Fixture.verify(try wrong.build())
+        refused.expectRejected(.applePayPaymentData, .malformedPaymentData)
+        #expect(refused.report.check(.applePayPaymentData)?.message.contains("merchantTokenMetadata") == true)
     }
 }
