@@ -11,6 +11,10 @@ public struct MdocVerificationPolicy: Sendable {
     public var requireCountryName: Bool
     /// Document types accepted; nil accepts any.
     public var acceptedDocTypes: Set<String>?
+    /// Whether the Annex B rules Apple's test issuer does not follow (validity lengths, issuerAltName,
+    /// CRL distribution point, key identifiers) fail `mdoc.issuer.certificateProfile` (ISO strict,
+    /// passports) or are warnings (Apple's in-app policy).
+    public var requireFullCertificateProfile = true
 
     public init(requirements: VerificationPolicy, clockSkew: Duration = .seconds(60), requireCountryName: Bool = true, acceptedDocTypes: Set<String>? = nil) {
         self.requirements = requirements
@@ -24,5 +28,9 @@ public struct MdocVerificationPolicy: Sendable {
 
     /// Apple's Verify with Wallet in-app flow: as strict, except that a missing countryName is a
     /// warning (Apple's own test issuer has none).
-    public static let appleInApp = MdocVerificationPolicy(requirements: VerificationPolicy(name: "wallet-identity/production@1"), requireCountryName: false)
+    public static let appleInApp: MdocVerificationPolicy = {
+        var policy = MdocVerificationPolicy(requirements: VerificationPolicy(name: "wallet-identity/production@1"), requireCountryName: false)
+        policy.requireFullCertificateProfile = false
+        return policy
+    }()
 }

@@ -142,6 +142,9 @@ public struct MdocVerifier: Sendable {
             await runner.run(IssuerSignatureCheck(), state: &state, scope: scope)
             await runner.run(IssuerChainCheck(), state: &state, scope: scope)
             await runner.run(CertificateProfileCheck(), state: &state, scope: scope)
+            if let profile = runner.results.last, profile.id == .mdocIssuerCertificateProfile, let warnings = profile.details["profileWarnings"] {
+                runner.warn("certificateProfileWarning", "The issuer's certificates break Annex B rules this policy reports as warnings: \(warnings).", scope: scope)
+            }
             await runner.run(IssuingCountryCheck(), state: &state, scope: scope)
             if let country = runner.results.last, country.id == .mdocIssuerCountry, country.reason == "countryNameAbsent" {
                 runner.warn("countryNameAbsent", country.message, scope: scope)

@@ -18,6 +18,9 @@ final class ValidatedChainCache: Sendable {
         let subjects: [String]
         /// Annex B profile violations of this chain (computed once).
         let profileViolations: [String]
+        /// The Annex B rules Apple's test issuer breaks, broken by this chain (warnings or failures
+        /// by policy).
+        let profileWarnings: [String]
         /// countryName of the document signer and of the root (computed once).
         let countryNames: (documentSigner: String?, iaca: String?)
         let notBefore: Date
@@ -32,6 +35,7 @@ final class ValidatedChainCache: Sendable {
             notAfter = chain.map(\.notValidAfter).min() ?? .distantFuture
             profileViolations = chain.count == 1 ? CertificateProfileCheck.documentSignerViolations(chain[0])
                 : CertificateProfileCheck.violations(documentSigner: chain[0], iaca: chain[chain.count - 1])
+            profileWarnings = CertificateProfileCheck.extendedViolations(documentSigner: chain[0], iaca: chain.count == 1 ? nil : chain[chain.count - 1])
             countryNames = (IssuingCountryCheck.countryName(chain[0].subject), IssuingCountryCheck.countryName(chain[chain.count - 1].subject))
             subjects = chain.map(\.subject.description)
         }

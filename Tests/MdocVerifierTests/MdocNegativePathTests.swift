@@ -359,3 +359,73 @@ import X509
         #expect(ElementValue(try HostileCBOR.nestedTag24Node(levels: 2)) == .text("abc"))
     }
 }
+
+/// mdoc.issuer.certificateProfile, Table B.3 whole: the key identifiers match, algorithms and
+/// critical extensions are Annex B's, and the rules Apple's test issuer breaks fail under the strict
+/// policy and warn under the in-app one.
+@Suite struct CertificateProfileTableB3Tests {
+    let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 7, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 1, count: 32))
+    let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
+
+    /// A document signer issued by `base`'s IACA with the given extensions and validity.
+    func signer(_ base: MdocPKI, notAfter: Date = Date(timeIntervalSince1970: 1_700_000_000 + 86_400 * 100), extensions: [Certificate.Extension]) throws -> MdocPKI {
+        let key = P256.Signing.PrivateKey()
+        let ds = try Certificate(version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
+                                 notValidBefore: Date(timeIntervalSince1970: 1_690_000_000), notValidAfter: notAfter,
+                                 issuer: base.iaca.subject, subject: try DistinguishedName { CountryName("US"); CommonName("Test DS") },
+                                 signatureAlgorithm: .ecdsaWithSHA256, extensions: try Certificate.Extensions(extensions), issuerPrivateKey: .init(base.iacaKey))
+        return MdocPKI(iacaKey: base.iacaKey, iaca: base.iaca, dsKey: key, ds: ds)
+    }
+
+    func verify(_ pki: MdocPKI, policy: MdocVerificationPolicy = .iso18013Strict) async throws -> VerificationReport {
+        let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        return await MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: policy).verify(deviceResponse: bytes, transcript: transcript, at: time).report
+    }
+
+    @Test func theFixtureFollowsTheWholeProfile() async throws {
+        let report = try await verify(try MdocPKI())
+        #expect(report.check(.mdocIssuerCertificateProfile)?.status == .passed, "\(report.failures.map(\.message))")
+        #expect(report.check(.mdocIssuerCertificateProfile)?.details["profileWarnings"] == nil)
+    }
+
+    @Test func aMismatchedAuthorityKeyIdentifierAndUnknownCriticalExtensionsFail() async throws {
+        let base = try MdocPKI()
+        func common() throws -> [Certificate.Extension] {
+            [try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
+             try Certificate.Extension(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]), critical: true),
+             try Certificate.Extension(SubjectKeyIdentifier(keyIdentifier: [1, 2, 3]), critical: false),
+             AnnexBExtensions.issuerAltName(email: "a@b.example"), AnnexBExtensions.crlDistributionPoint("https://b.example/crl")]
+        }
+        let wrongAKI = try signer(base, extensions: try common() + [try Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: [9, 9, 9]), critical: false)])
+        let report = try await verify(wrongAKI)
+        #expect(report.check(.mdocIssuerCertificateProfile)?.message.contains("authority key identifier does not equal") == true)
+        #expect(report.verdict == .rejected)
+        let criticalUnknown = try signer(base, extensions: try common() + [
+            try Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: .init(base.iacaKey.publicKey)).keyIdentifier), critical: false),
+            Certificate.Extension(oid: [1, 3, 6, 1, 4, 1, 99999, 1], critical: true, value: [0x05, 0x00]),
+        ])
+        // Path validation already refuses a critical extension nobody understands; the profile names it too.
+        let unknown = try await verify(criticalUnknown)
+        #expect(unknown.verdict == .rejected)
+        #expect(unknown.check(.mdocIssuerChain)?.status == .failed)
+        #expect(CertificateProfileCheck.violations(documentSigner: criticalUnknown.ds, iaca: base.iaca).contains { $0.contains("critical extension 1.3.6.1.4.1.99999.1") })
+    }
+
+    @Test func appleStyleSignersFailStrictAndWarnInApp() async throws {
+        let base = try MdocPKI()
+        // Valid 600 days, no issuerAltName, no CRL distribution point, no key identifiers.
+        let loose = try signer(base, notAfter: Date(timeIntervalSince1970: 1_690_000_000 + 600 * 86_400), extensions: [
+            try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
+            try Certificate.Extension(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]), critical: true),
+        ])
+        let strict = try await verify(loose)
+        let profile = try #require(strict.check(.mdocIssuerCertificateProfile))
+        #expect(profile.status == .failed)
+        for rule in ["valid for 600 days", "no issuerAltName", "no CRL distribution point", "no subject key identifier", "no authority key identifier"] {
+            #expect(profile.message.contains(rule), "\(rule)")
+        }
+        let inApp = try await verify(loose, policy: .appleInApp)
+        #expect(inApp.check(.mdocIssuerCertificateProfile)?.status == .passed)
+        #expect(inApp.warnings.contains { $0.code == "certificateProfileWarning" && $0.message.contains("600 days") })
+    }
+}

@@ -69,7 +69,15 @@ func appleSampleTranscript() throws -> SessionTranscript {
         // The sample discloses issuing_country, which cannot be compared with the IACA's missing
         // countryName either.
         #expect(result.report.check(.mdocIssuingCountryElement)?.reason == "countryNameMissing")
-        #expect(result.report.failures.map(\.id) == [.mdocIssuerCountry, .mdocIssuingCountryElement])
+        // And Apple's test issuer breaks Annex B's validity and issuerAltName rules, which the strict
+        // policy requires (the in-app policy reports them as warnings).
+        #expect(result.report.failures.map(\.id) == [.mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocIssuingCountryElement])
+        let profile = try #require(result.report.check(.mdocIssuerCertificateProfile))
+        #expect(profile.message.contains("457") && profile.message.contains("issuerAltName"))
+        let inApp = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), at: date("2022-04-01T00:00:00Z"))
+        #expect(inApp.report.check(.mdocIssuerCertificateProfile)?.status == .passed)
+        #expect(inApp.report.check(.mdocIssuerCertificateProfile)?.details["profileWarnings"]?.contains("457") == true)
+        #expect(inApp.report.warnings.contains { $0.code == "certificateProfileWarning" })
     }
 
     @Test func laterVerificationTimeExpiresTheMSO() async throws {
@@ -326,6 +334,8 @@ private let profile = "mdoc/isomdl-cert-profile/"
 
     @Test func goodDocumentSignerFollowsTheProfile() throws {
         #expect(CertificateProfileCheck.violations(documentSigner: try cert("isomdl_iaca_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem")).isEmpty)
+        // Table B.3 whole: validity, issuerAltName, CRL distribution point, key identifiers.
+        #expect(CertificateProfileCheck.extendedViolations(documentSigner: try cert("isomdl_iaca_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem")).isEmpty)
     }
 
     @Test func negativeSerialNumberIsRefused() throws {

@@ -4,8 +4,12 @@ import X509
 
 /// `mdoc.issuer.certificateProfile` (ISO 18013-5 Annex B, Table B.3 and B.1): the document signer
 /// has key usage digitalSignature and extended key usage 1.0.18013.5.1.2, is not a CA, and is
-/// issued directly by the IACA (its issuer name equals the IACA's subject); the IACA is a CA with
-/// keyCertSign. Always required.
+/// issued directly by the IACA (its issuer name equals the IACA's subject, its authority key
+/// identifier the IACA's subject key identifier); the IACA is a CA with keyCertSign; both are signed
+/// with ECDSA (SHA-256/384/512) or EdDSA and mark critical only extensions Annex B defines. The
+/// rules Apple's test issuer breaks (validity at most 457 days for the DS and 20 years for the IACA,
+/// issuerAltName, the DS's CRL distribution point and key identifiers) fail under
+/// ``MdocVerificationPolicy/requireFullCertificateProfile`` and are warnings otherwise.
 struct CertificateProfileCheck: VerificationCheck {
     static let documentSignerEKU: ASN1ObjectIdentifier = [1, 0, 18013, 5, 1, 2]
 
@@ -16,8 +20,13 @@ struct CertificateProfileCheck: VerificationCheck {
         guard let entry = state.chain, let signer = entry.subjects.first, let iaca = entry.subjects.last else {
             return .failed("profileViolation", "No validated chain of a document signer and an IACA.")
         }
-        // The violations were computed once, when the chain was validated.
-        let violations = entry.profileViolations
+        // The violations were computed once, when the chain was validated. The rules Apple's own test
+        // issuer does not follow are failures under a policy that requires the whole profile, and
+        // warnings (details.profileWarnings) otherwise.
+        let extended = entry.profileWarnings
+        let violations = entry.profileViolations + (state.policy.requireFullCertificateProfile ? extended : [])
+        let warned = state.policy.requireFullCertificateProfile ? [] : extended
+        var warning: [String: String] { warned.isEmpty ? [:] : ["profileWarnings": warned.joined(separator: "; ")] }
         if entry.chain.count == 1 {
             // A pinned document signer: only its own rules can be checked.
             guard violations.isEmpty else {
@@ -25,17 +34,30 @@ struct CertificateProfileCheck: VerificationCheck {
                                details: ["signer": signer])
             }
             return .passed("The pinned document signer follows the document-signer rules of ISO 18013-5 Annex B; no IACA was involved, so its rules were not checked.",
-                           details: ["signer": signer, "pinned": "true"])
+                           details: ["signer": signer, "pinned": "true"].merging(warning) { a, _ in a })
         }
         guard violations.isEmpty else {
             return .failed("profileViolation", "The certificates do not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
                            details: ["signer": signer, "iaca": iaca])
         }
-        return .passed("The document signer and IACA follow the ISO 18013-5 Annex B profile.")
+        return .passed("The document signer and IACA follow the ISO 18013-5 Annex B profile" + (warned.isEmpty ? "." : ", except for rules this policy reports as warnings."), details: warning)
     }
 
     static func violations(documentSigner ds: Certificate, iaca: Certificate) -> [String] {
         var problems = documentSignerViolations(ds)
+        problems += Self.algorithmAndExtensionViolations(iaca, name: "IACA")
+        // The DS's authority key identifier names the IACA's subject key identifier (Table B.3).
+        do {
+            if let ski = try iaca.extensions.subjectKeyIdentifier, let aki = try ds.extensions.authorityKeyIdentifier?.keyIdentifier,
+               !aki.elementsEqual(ski.keyIdentifier) {
+                problems.append("the document signer's authority key identifier does not equal the IACA's subject key identifier")
+            }
+        } catch { problems.append("the key identifier extensions are malformed") }
+        return problems + Self.issuerViolations(ds: ds, iaca: iaca)
+    }
+
+    private static func issuerViolations(ds: Certificate, iaca: Certificate) -> [String] {
+        var problems: [String] = []
         if ds.issuer != iaca.subject {
             problems.append("the document signer's issuer (\(ds.issuer)) is not the IACA's subject (\(iaca.subject)); a document signer must be issued directly by the IACA")
         }
@@ -56,7 +78,7 @@ struct CertificateProfileCheck: VerificationCheck {
     }
 
     static func documentSignerViolations(_ ds: Certificate) -> [String] {
-        var problems: [String] = []
+        var problems = algorithmAndExtensionViolations(ds, name: "document signer")
         do {
             if let usage = try ds.extensions.keyUsage {
                 if !usage.digitalSignature { problems.append("the document signer's key usage lacks digitalSignature") }
@@ -79,6 +101,47 @@ struct CertificateProfileCheck: VerificationCheck {
                 problems.append("the document signer is marked as a CA")
             }
         } catch { problems.append("the document signer's basic constraints are malformed") }
+        return problems
+    }
+
+    /// Signature algorithms of ISO/IEC 18013-5 (ECDSA with SHA-256/384/512 on the curves it lists,
+    /// and EdDSA), and the extensions Annex B defines: any other extension marked critical is not
+    /// understood and breaks the profile.
+    static let allowedSignatureAlgorithms: [Certificate.SignatureAlgorithm] = [.ecdsaWithSHA256, .ecdsaWithSHA384, .ecdsaWithSHA512, .ed25519]
+    static let understoodExtensions: [ASN1ObjectIdentifier] = [
+        [2, 5, 29, 14], [2, 5, 29, 15], [2, 5, 29, 17], [2, 5, 29, 18], [2, 5, 29, 19],
+        [2, 5, 29, 30], [2, 5, 29, 31], [2, 5, 29, 32], [2, 5, 29, 35], [2, 5, 29, 37],
+    ]
+
+    static func algorithmAndExtensionViolations(_ certificate: Certificate, name: String) -> [String] {
+        var problems: [String] = []
+        if !allowedSignatureAlgorithms.contains(certificate.signatureAlgorithm) {
+            problems.append("the \(name) is signed with \(certificate.signatureAlgorithm), not ECDSA with SHA-256/384/512 or EdDSA")
+        }
+        for ext in certificate.extensions where ext.critical && !understoodExtensions.contains(ext.oid) {
+            problems.append("the \(name) has a critical extension \(ext.oid) that Annex B does not define")
+        }
+        return problems
+    }
+
+    /// Annex B rules that Apple's own test issuer does not follow (its certificates are valid for a
+    /// century and carry no issuerAltName or CRL distribution point): failures under a policy that
+    /// requires the whole profile (ISO strict, passports), warnings under Apple's in-app policy.
+    /// `iaca` is nil for a pinned document signer.
+    static func extendedViolations(documentSigner ds: Certificate, iaca: Certificate?) -> [String] {
+        var problems: [String] = []
+        func has(_ certificate: Certificate, _ oid: ASN1ObjectIdentifier) -> Bool { certificate.extensions.contains { $0.oid == oid } }
+        func days(_ certificate: Certificate) -> Double { certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore) / 86_400 }
+        if days(ds) > 457 { problems.append("the document signer is valid for \(Int(days(ds))) days; Annex B allows at most 457") }
+        if !has(ds, [2, 5, 29, 18]) { problems.append("the document signer has no issuerAltName") }
+        if !has(ds, [2, 5, 29, 31]) { problems.append("the document signer has no CRL distribution point") }
+        if !has(ds, [2, 5, 29, 14]) { problems.append("the document signer has no subject key identifier") }
+        if iaca != nil, !has(ds, [2, 5, 29, 35]) { problems.append("the document signer has no authority key identifier") }
+        if let iaca {
+            if !has(iaca, [2, 5, 29, 14]) { problems.append("the IACA has no subject key identifier") }
+            if days(iaca) > 20 * 365.25 { problems.append("the IACA is valid for \(Int(days(iaca) / 365.25)) years; Annex B allows at most 20") }
+            if !has(iaca, [2, 5, 29, 18]) { problems.append("the IACA has no issuerAltName") }
+        }
         return problems
     }
 }

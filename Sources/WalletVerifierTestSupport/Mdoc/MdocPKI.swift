@@ -20,6 +20,9 @@ public struct MdocPKI: Sendable {
         public var iacaHasKeyCertSign = true
         public var notBefore = Date(timeIntervalSince1970: 1_600_000_000) // 2020-09-13
         public var notAfter = Date(timeIntervalSince1970: 2_000_000_000)  // 2033-05-18
+        /// The document signer's validity: 2023-06-01 for 456 days (Annex B allows 457) by default,
+        /// around the fixtures' signing time (2023-11-14).
+        public var dsNotBefore: Date? = MdocPKI.dsNotBefore
         public var dsNotAfter: Date? = nil
         public init() {}
     }
@@ -30,6 +33,19 @@ public struct MdocPKI: Sendable {
         self.iaca = iaca
         self.dsKey = dsKey
         self.ds = ds
+    }
+
+    public static let dsNotBefore = Date(timeIntervalSince1970: 1_685_577_600)
+    public static let dsValidity: Double = 456 * 86_400
+
+    /// A PKI for the service fixtures, whose document signer must be valid at any time (real clocks
+    /// in process tests): valid 2020–2033, which breaks only Annex B's validity-length rule, a
+    /// warning under the in-app policy the service runs.
+    public static func longLived() throws -> MdocPKI {
+        var options = Options()
+        options.dsNotBefore = options.notBefore
+        options.dsNotAfter = options.notAfter
+        return try MdocPKI(options)
     }
 
     public init(_ options: Options = Options()) throws {
@@ -45,6 +61,8 @@ public struct MdocPKI: Sendable {
             OrganizationName("Test Issuing Authority")
             CommonName("Test Document Signer")
         }
+        let iacaKeyIdentifier = SubjectKeyIdentifier(hash: .init(iacaKey.publicKey)).keyIdentifier
+        let signerPublicKey = dsKey.publicKey
         iaca = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(iacaKey.publicKey),
             notValidBefore: options.notBefore, notValidAfter: options.notAfter,
@@ -52,16 +70,23 @@ public struct MdocPKI: Sendable {
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: options.iacaHasKeyCertSign, cRLSign: true))
+                SubjectKeyIdentifier(keyIdentifier: iacaKeyIdentifier)
+                AnnexBExtensions.issuerAltName(email: "iaca@issuer.example")
             },
             issuerPrivateKey: .init(iacaKey))
+        let dsNotBefore = options.dsNotBefore ?? options.notBefore
         ds = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(dsKey.publicKey),
-            notValidBefore: options.notBefore, notValidAfter: options.dsNotAfter ?? options.notAfter,
+            notValidBefore: dsNotBefore, notValidAfter: options.dsNotAfter ?? min(options.notAfter, dsNotBefore.addingTimeInterval(MdocPKI.dsValidity)),
             issuer: iacaName, subject: dsName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 if options.dsIsCA { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)) }
                 Critical(KeyUsage(digitalSignature: options.dsKeyUsageDigitalSignature, keyCertSign: options.dsIsCA))
                 if options.dsHasEKU { Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])])) }
+                SubjectKeyIdentifier(hash: .init(signerPublicKey))
+                AuthorityKeyIdentifier(keyIdentifier: iacaKeyIdentifier)
+                AnnexBExtensions.issuerAltName(email: "iaca@issuer.example")
+                AnnexBExtensions.crlDistributionPoint("https://issuer.example/crl")
             },
             issuerPrivateKey: .init(iacaKey))
     }

@@ -43,7 +43,7 @@ public struct ServiceFixture: @unchecked Sendable {
         let webKey = P256.KeyAgreement.PrivateKey()
         self.webKey = webKey
         webKeyPath = try write("web-key.pem", webKey.pemRepresentation)
-        let mdocPKI = try MdocPKI()
+        let mdocPKI = try MdocPKI.longLived()
         self.mdocPKI = mdocPKI
         iacaPath = try write("iaca.pem", mdocPKI.iacaPEM)
         let merchant = try ApplePayFixtureMerchant.ec()

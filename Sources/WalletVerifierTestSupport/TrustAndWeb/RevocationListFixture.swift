@@ -267,6 +267,8 @@ public struct PassportPKI: Sendable {
         }
         let notBefore = Date(timeIntervalSince1970: 1_600_000_000)
         let notAfter = Date(timeIntervalSince1970: 2_000_000_000)
+        let iacaKeyIdentifier = SubjectKeyIdentifier(hash: .init(iacaKey.publicKey)).keyIdentifier
+        let signerPublicKey = dsKey.publicKey
         iaca = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(iacaKey.publicKey),
             notValidBefore: notBefore, notValidAfter: notAfter,
@@ -274,15 +276,23 @@ public struct PassportPKI: Sendable {
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 1))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(keyIdentifier: iacaKeyIdentifier)
+                AnnexBExtensions.issuerAltName(email: "iaca@passport.example")
             },
             issuerPrivateKey: .init(iacaKey))
+        // Annex B: a document signer valid at most 457 days, around the fixtures' signing time.
+        let dsNotBefore = MdocPKI.dsNotBefore
         ds = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(dsKey.publicKey),
-            notValidBefore: notBefore, notValidAfter: notAfter,
+            notValidBefore: dsNotBefore, notValidAfter: dsNotBefore.addingTimeInterval(MdocPKI.dsValidity),
             issuer: iacaName, subject: dsName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(KeyUsage(digitalSignature: true))
                 Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]))
+                SubjectKeyIdentifier(hash: .init(signerPublicKey))
+                AuthorityKeyIdentifier(keyIdentifier: iacaKeyIdentifier)
+                AnnexBExtensions.issuerAltName(email: "iaca@passport.example")
+                AnnexBExtensions.crlDistributionPoint("https://passport.example/crl")
             },
             issuerPrivateKey: .init(iacaKey))
         revocation = try RevocationSignerPKI(rootKey: iacaKey, root: iaca, options: revocationOptions)
