@@ -286,5 +286,7 @@ enum SQLiteSchema {
         ) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS replay_nonces_expires_at ON replay_nonces (expires_at)",
+        // Counting outstanding sessions (--max-outstanding-requests) scans only unconsumed rows.
+        "CREATE INDEX IF NOT EXISTS replay_nonces_outstanding ON replay_nonces (expires_at) WHERE consumed_at IS NULL",
     ]
 }

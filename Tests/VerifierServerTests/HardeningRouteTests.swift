@@ -86,9 +86,9 @@ import WalletVerifierTestSupport
             }
             // The library-level tests hold the 50 ms target; through the in-process HTTP stack, with the
             // other suites running in parallel on two cores, the bound is looser — an exponential path
-            // search took 5–9 s.
-            #expect(identityTime < .milliseconds(250), "\(identityTime)")
-            #expect(payTime < .milliseconds(250), "\(payTime)")
+            // search took 5–9 s for one such request.
+            #expect(identityTime < .seconds(1), "\(identityTime)")
+            #expect(payTime < .seconds(1), "\(payTime)")
             #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
         }
     }
