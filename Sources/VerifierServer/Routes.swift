@@ -31,8 +31,9 @@ struct APIRoutes: Sendable {
         if let token = services.apiToken {
             router.add(middleware: APITokenMiddleware(token: token, metrics: services.metrics))
         }
-        router.get("healthz") { _, _ in jsonResponse(#"{"status":"ok"}"#) }
-        router.get("readyz") { _, _ -> Response in
+        router.add(middleware: NotFoundProblemMiddleware())
+        getAndHead("healthz", on: router) { _, _ in jsonResponse(#"{"status":"ok"}"#) }
+        getAndHead("readyz", on: router) { _, _ -> Response in
             do {
                 try await services.store.ping()
                 return jsonResponse(#"{"status":"ready"}"#)
@@ -40,10 +41,10 @@ struct APIRoutes: Sendable {
                 return Problem.unavailable("the replay store does not answer").response()
             }
         }
-        router.get("metrics") { _, _ in
+        getAndHead("metrics", on: router) { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(string: services.metrics.text())))
         }
-        router.get("openapi.yaml") { _, _ in
+        getAndHead("openapi.yaml", on: router) { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
         }
         router.post("v1/identity/requests") { request, context in try await handle { try await admitCreation(context); return try await createIdentityRequest(request, context) } }
@@ -54,6 +55,17 @@ struct APIRoutes: Sendable {
         router.post("v1/mdoc/verify") { request, context in try await handle { try await inSlot { try await verifyMdoc(request, context) } } }
     }
 
+    /// A GET route and its HEAD (RFC 9110 §9.3.2: the same answer without the body).
+    func getAndHead(_ path: RouterPath, on router: Router<VerifierRequestContext>,
+                    _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response) {
+        router.get(path, use: handler)
+        router.head(path) { request, context in
+            var response = try await handler(request, context)
+            response.body = .init()
+            return response
+        }
+    }
+
     /// Another method on a path the router serves is a 405 naming the allowed ones, not a 404. Derived
     /// from the routes already registered, so call it after all of them (the web page's included).
     func registerMethodNotAllowed(on router: Router<VerifierRequestContext>) {
@@ -62,7 +74,7 @@ struct APIRoutes: Sendable {
             let methods = Set(routes.map(\.method))
             let allow = methods.map(\.rawValue).sorted().joined(separator: ", ")
             let shown = path.description.hasPrefix("/") ? path.description : "/" + path.description
-            for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where !methods.contains(method) {
+            for method in [HTTPRequest.Method.get, .head, .post, .put, .delete, .patch, .trace, .options] where !methods.contains(method) {
                 router.on(path, method: method) { _, _ in
                     services.metrics.requestRejected(reason: "method-not-allowed")
                     var response = Problem(status: .methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
@@ -359,5 +371,19 @@ struct APITokenMiddleware: RouterMiddleware {
             return response
         }
         return try await next(request, context)
+    }
+}
+
+
+/// An unknown path is a 404 problem (RFC 9457), not an empty body.
+struct NotFoundProblemMiddleware: RouterMiddleware {
+    typealias Context = VerifierRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return Problem(status: .notFound, type: "not-found", title: "Not found", detail: "no such path; see /openapi.yaml").response()
+        }
     }
 }
