@@ -246,7 +246,8 @@ struct APIRoutes: Sendable {
     func createWebRequest(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         try requireWebOrigins()
         let object = try await jsonObject(request)
-        guard let docType = try object.optionalString("docType"), !docType.isEmpty else { throw Problem.badRequest("missing \"docType\"") }
+        guard let docType = try object.optionalString("docType"), !docType.isEmpty else { throw Problem.badRequest("/docType: missing") }
+        guard WebDocumentRequest.isName(docType) else { throw Problem.badRequest("/docType: 1 to 256 characters without whitespace or control characters") }
         guard let given = try object.optionalString("origin") else {
             throw Problem.badRequest("/origin: missing; it must be the page's origin, such as https://example.com")
         }
@@ -259,9 +260,17 @@ struct APIRoutes: Sendable {
         guard !names.isEmpty, names.count == object.value("elements")?.array?.count else {
             throw Problem.badRequest("\"elements\" must list NAMESPACE/IDENTIFIER[:retain] strings")
         }
-        let elements: [WebDocumentRequest.Element]
-        do { elements = try names.map { (name) throws(WebRequestError) in try WebDocumentRequest.Element(argument: name) } } catch {
-            throw Problem.badRequest("elements: \(error)")
+        var elements: [WebDocumentRequest.Element] = []
+        for (index, name) in names.enumerated() {
+            do {
+                let element = try WebDocumentRequest.Element(argument: name)
+                guard WebDocumentRequest.isName(element.nameSpace), WebDocumentRequest.isName(element.identifier) else {
+                    throw WebRequestError("namespace and identifier must be 1 to 256 characters without whitespace or control characters")
+                }
+                elements.append(element)
+            } catch {
+                throw Problem.badRequest("/elements/\(index): \(error)")
+            }
         }
         let created: WebRequestSessions.Created
         do {

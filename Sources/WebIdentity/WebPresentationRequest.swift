@@ -45,9 +45,19 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
         self.elements = elements
     }
 
+    /// A docType, namespace or element identifier: 1 to 256 visible characters (no whitespace or
+    /// control characters), as every name in ISO/IEC 18013-5 and 23220 is.
+    public static func isName(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 256 && text.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.value >= 0x20 && !(0x7f...0x9f).contains($0.value) }
+    }
+
     public func validate() throws(WebRequestError) {
         guard !docType.isEmpty else { throw WebRequestError("the request names no docType") }
+        guard Self.isName(docType) else { throw WebRequestError("the docType must be 1 to 256 characters without whitespace or control characters") }
         guard !elements.isEmpty else { throw WebRequestError("the request names no element") }
+        for element in elements where !Self.isName(element.nameSpace) || !Self.isName(element.identifier) {
+            throw WebRequestError("namespaces and element identifiers must be 1 to 256 characters without whitespace or control characters")
+        }
         var seen = Set<String>()
         for element in elements where !seen.insert(element.nameSpace + "/" + element.identifier).inserted {
             throw WebRequestError("\(element.nameSpace)/\(element.identifier) is requested twice")

@@ -116,6 +116,30 @@ import WalletVerifierTestSupport
         }
     }
 
+    /// docTypes, namespaces and identifiers are names: no control characters, no whitespace, bounded;
+    /// the problem's detail names the field by JSON pointer.
+    @Test func namesWithControlCharactersAreRefused() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            func create(_ docType: String, _ elements: [String]) async throws -> (HTTPResponse.Status, String?) {
+                let response = try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
+                                                        body: try RouterTests.body(["docType": docType, "origin": fixture.webOrigin, "elements": elements]))
+                return (response.status, try RouterTests.json(response.body)["detail"] as? String)
+            }
+            let control = try await create("org.iso.18013.5.1.mDL\u{0}", ["org.iso.18013.5.1/family_name"])
+            #expect(control.0 == .badRequest)
+            #expect(control.1?.hasPrefix("/docType:") == true)
+            #expect(try await create(String(repeating: "a", count: 300), ["org.iso.18013.5.1/family_name"]).0 == .badRequest)
+            let element = try await create(MdocFixture.mDL, ["org.iso.18013.5.1/family_name", "org.iso.18013.5.1/given\nname"])
+            #expect(element.0 == .badRequest)
+            #expect(element.1?.hasPrefix("/elements/1:") == true)
+            #expect(try await create(MdocFixture.mDL, ["org.iso 18013/x"]).0 == .badRequest)
+            #expect(try await create(MdocFixture.mDL, ["org.iso.18013.5.1/family_name"]).0 == .created)
+        }
+    }
+
     @Test func withoutConfiguredOriginsTheWebEndpointsAre503() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
