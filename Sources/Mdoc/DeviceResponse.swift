@@ -78,7 +78,7 @@ public struct DeviceResponse: Sendable {
                     status = value.unsignedInt()
                     return status != nil
                 case 9 where TextKeys.equal(key, "documents"):
-                    results.reserveCapacity(value.definiteArrayCount() ?? 0)
+                    results.reserveCapacity(min(value.definiteArrayCount() ?? 0, 64))
                     return value.array(maxItems: 64) { item in
                         guard let document = Document.read(&item) else { return false }
                         results.append(.success(document))

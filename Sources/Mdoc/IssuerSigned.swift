@@ -24,11 +24,12 @@ public struct IssuerSigned: Sendable {
         let read = reader.textKeyedMap { key, value in
             switch key.count {
             case 10 where TextKeys.equal(key, "nameSpaces"):
-                spaces.reserveCapacity(value.definiteMapCount() ?? 0)
+                // Declared counts are the input's word: capacity never beyond what the read accepts.
+                spaces.reserveCapacity(min(value.definiteMapCount() ?? 0, 64))
                 return value.textKeyedMap(maxEntries: 64) { nameBytes, list in
                     let name = String(decoding: nameBytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
                     var items: [EmbeddedCBOR<IssuerSignedItem>] = []
-                    items.reserveCapacity(list.definiteArrayCount() ?? 0)
+                    items.reserveCapacity(min(list.definiteArrayCount() ?? 0, 4096))
                     let read = list.array(maxItems: 4096) { item in
                         guard let embedded = EmbeddedCBOR<IssuerSignedItem>(reading: &item, limits: .default) else { return false }
                         items.append(embedded)

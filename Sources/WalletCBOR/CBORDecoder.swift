@@ -588,13 +588,16 @@ public struct CBORValueReader {
     }
 
     /// The number of entries of the definite-length map at the reader, without reading it (nil for
-    /// anything else). For sizing what the entries are read into; the read itself checks every limit.
+    /// anything else, and for a count the remaining input cannot hold: each entry takes at least two
+    /// bytes). For sizing what the entries are read into; the read itself checks every limit. A
+    /// declared count is the input's word: size with `min(count, what the read accepts)`.
     public func definiteMapCount() -> Int? {
-        guard let head = peek(major: 5), let count = head.argument, count <= UInt64(Int.max) else { return nil }
+        guard let head = peek(major: 5), let count = head.argument, count <= UInt64(parser.pointee.remaining) / 2 else { return nil }
         return Int(count)
     }
 
-    /// The number of items of the definite-length array at the reader, without reading it.
+    /// The number of items of the definite-length array at the reader, without reading it (nil when
+    /// the remaining input cannot hold that many items).
     public func definiteArrayCount() -> Int? {
         guard let head = peek(major: 4), let count = head.argument, count <= UInt64(parser.pointee.remaining) else { return nil }
         return Int(count)
