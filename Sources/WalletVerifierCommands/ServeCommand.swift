@@ -38,7 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "One readerAuthAll signature per web request (DeviceRequest 1.1) instead of readerAuth per DocRequest.") var readerAuthAll = false
     @Option(name: .long, help: "Request creations per minute per client address (default 600; 0: no limit).") var requestRate: Int?
     @Option(name: .long, help: "Outstanding request sessions allowed in the store (default 100000).") var maxOutstandingRequests: Int?
-    @Option(name: .long, help: "Verifications running at once (default twice the cores); more wait up to 10 s for a slot.") var maxConcurrentVerifications: Int?
+    @Option(name: .long, help: "Verifications running at once (default 16 per core); more wait up to 10 s for a slot.") var maxConcurrentVerifications: Int?
     @Option(name: .long, help: "P-256 recipient key of web responses (PEM or JWK). Repeatable: the first is used for new requests, the others still open responses to earlier ones.") var webKey: [String] = []
     @Option(name: .long, help: "Apple Pay payment-processing certificate. Repeatable, paired with --applepay-key.") var applepayCert: [String] = []
     @Option(name: .long, help: "Apple Pay merchant private key. Repeatable.") var applepayKey: [String] = []

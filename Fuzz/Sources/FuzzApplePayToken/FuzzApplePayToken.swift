@@ -1,0 +1,47 @@
+import ApplePayVerifier
+import Foundation
+import VerificationCore
+
+// The `applepay-token` target: token JSON (strict JSON reader) → CMS SignedData BER walk → checks →
+// EC_v1 decryption with the merchant key of Apple's 2014 token, at its signing time, with a fresh
+// replay store per input. Aborts on an accepted verdict whose decrypted payment differs from the
+// seed's.
+
+let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../TestVectors/applepay/seatgeek-2014-ec").standardized
+func file(_ name: String) -> [UInt8] { [UInt8]((try? Data(contentsOf: folder.appendingPathComponent(name))) ?? Data()) }
+let key = try! MerchantKey(certificateFile: file("certificate.pem"), privateKeyFile: file("private_key.pem"))
+let time = ISO8601DateFormatter().date(from: "2014-10-27T19:52:43Z")!
+let seedPayment = #"{"applicationPrimaryAccountNumber":"4109370251004320","applicationExpirationDate":"200731","currencyCode":"840","transactionAmount":100,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"Af9x/QwAA/DjmU65oyc1MAABAAA=","eciIndicator":"5"}}"#
+
+func run(_ bytes: [UInt8]) async {
+    var policy = ApplePayPolicy.production
+    policy.maximumSigningAge = .seconds(86_400 * 365 * 20)
+    guard let verifier = try? ApplePayTokenVerifier(keyRing: try MerchantKeyRing([key]), replayStore: InMemoryReplayStore(), policy: policy) else { return }
+    let result = await verifier.verify(bytes, context: VerificationContext(time: time))
+    if result.verdict == .accepted {
+        guard let payment = result.payment, String(decoding: payment.rawJSON, as: UTF8.self) == seedPayment else {
+            fatalError("accepted with another payment than the seed's")
+        }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let done = DispatchSemaphore(value: 0)
+    Task { await run(bytes); done.signal() }
+    done.wait()
+    return 0
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+
+/// SwiftPM links an executable's entry point as `<Target>_main`; libFuzzer's driver runs from it.
+@_cdecl("FuzzApplePayToken_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzz(data, size) }
+}
