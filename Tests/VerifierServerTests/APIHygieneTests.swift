@@ -187,8 +187,9 @@ import WalletVerifierTestSupport
             for try await result in group { if let result { worst = result } }
             return worst
         }
-        // Before the bounds, a few hostile posts kept /healthz from answering for minutes; with the other
-        // suites running beside this one on two cores, a couple of seconds is the margin.
-        #expect(try #require(worst) < .seconds(2), "slowest /healthz under load: \(String(describing: worst))")
+        // Before the bounds, a few hostile posts kept /healthz from answering for minutes. With every other
+        // suite (PostgreSQL, SQLite, Chromium) running beside this one on two cores, CI has seen 2.7 s, so the
+        // bound is 10 s: far enough from scheduler noise, still two orders of magnitude below the failure.
+        #expect(try #require(worst) < .seconds(10), "slowest /healthz under load: \(String(describing: worst))")
     }
 }
