@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "WebIdentity", targets: ["WebIdentity"]),
         .library(name: "ReplayStoreSQLite", targets: ["ReplayStoreSQLite"]),
         .library(name: "ReplayStorePostgres", targets: ["ReplayStorePostgres"]),
+        // The HTTP service as a library: for embedding, and for the fuzz target of its request bodies.
+        .library(name: "VerifierServer", targets: ["VerifierServer"]),
         .executable(name: "wallet-verifier", targets: ["wallet-verifier"]),
         .executable(name: "wallet-verifier-bench", targets: ["wallet-verifier-bench"]),
     ],

@@ -1,5 +1,6 @@
 import ApplePayVerifier
 import Foundation
+import FuzzSupport
 import VerificationCore
 
 // The `applepay-token` target: token JSON (strict JSON reader) → CMS SignedData BER walk → checks →
@@ -7,8 +8,7 @@ import VerificationCore
 // replay store per input. Aborts on an accepted verdict whose decrypted payment differs from the
 // seed's.
 
-let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../TestVectors/applepay/seatgeek-2014-ec").standardized
-func file(_ name: String) -> [UInt8] { [UInt8]((try? Data(contentsOf: folder.appendingPathComponent(name))) ?? Data()) }
+func file(_ name: String) -> [UInt8] { testVector("applepay/seatgeek-2014-ec/" + name) }
 let key = try! MerchantKey(certificateFile: file("certificate.pem"), privateKeyFile: file("private_key.pem"))
 let time = ISO8601DateFormatter().date(from: "2014-10-27T19:52:43Z")!
 let seedPayment = #"{"applicationPrimaryAccountNumber":"4109370251004320","applicationExpirationDate":"200731","currencyCode":"840","transactionAmount":100,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"Af9x/QwAA/DjmU65oyc1MAABAAA=","eciIndicator":"5"}}"#
@@ -22,26 +22,18 @@ func run(_ bytes: [UInt8]) async {
         guard let payment = result.payment, String(decoding: payment.rawJSON, as: UTF8.self) == seedPayment else {
             fatalError("accepted with another payment than the seed's")
         }
+        AcceptedInputs.record()
     }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    let done = DispatchSemaphore(value: 0)
-    Task { await run(bytes); done.signal() }
-    done.wait()
+    runBlocking { await run(bytes) }
     return 0
 }
 
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
-/// SwiftPM links an executable's entry point as `<Target>_main`; libFuzzer's driver runs from it.
 @_cdecl("FuzzApplePayToken_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

@@ -1,0 +1,125 @@
+import Foundation
+import FuzzSupport
+import Mdoc
+import WalletCBOR
+
+// The `cbor` target, differential: every input goes through the generic decoder (and diagnostic
+// notation) and through each in-place reader (IssuerSignedItem, MobileSecurityObject,
+// DeviceResponse), whose documentation promises the generic path's result and errors. Any
+// difference — one succeeds where the other fails, other values, other error codes — aborts.
+
+func itemSummary(_ item: IssuerSignedItem) -> String {
+    "\(item.digestID)|\(Array(item.random))|\(item.elementIdentifier)|\(Array(item.elementValue.encodedBytes))"
+}
+
+func msoSummary(_ mso: MobileSecurityObject) -> String {
+    let digests = mso.valueDigests.sorted { $0.key < $1.key }.map { space in
+        space.key + ":" + space.value.sorted { $0.key < $1.key }.map { "\($0.key)=\(Array($0.value))" }.joined(separator: ",")
+    }
+    let authorizations = mso.keyAuthorizations.map { "\($0.nameSpaces)|\($0.dataElements.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })" } ?? "-"
+    let validity = mso.validityInfo
+    return [mso.version, mso.digestAlgorithm, mso.docType, digests.joined(separator: ";"), "\(Array(mso.deviceKeyNode.encodedBytes))", authorizations,
+            "\(validity.signed.timeIntervalSince1970)|\(validity.validFrom.timeIntervalSince1970)|\(validity.validUntil.timeIntervalSince1970)|\(validity.expectedUpdate?.timeIntervalSince1970 ?? -1)",
+            "\(mso.status.map { Array($0.encodedBytes) } ?? [])"].joined(separator: "\n")
+}
+
+func documentSummary(_ document: Document) -> String {
+    var parts = [document.docType, "\(Array(document.encodedBytes))", "\(Array(document.issuerSigned.issuerAuth.node.encodedBytes))",
+                 "\(document.deviceSigned.map { Array($0.nameSpacesBytes.encodedBytes) } ?? [])", "\(document.errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.sorted { $0.key < $1.key })" })"]
+    for space in document.issuerSigned.nameSpaces {
+        parts.append(space.name + ":" + space.items.map { "\(Array($0.taggedBytes))=" + itemSummary($0.value) }.joined(separator: ","))
+    }
+    return parts.joined(separator: "\n")
+}
+
+func responseSummary(_ response: DeviceResponse) -> String {
+    let documents = response.documentResults.map { result -> String in
+        switch result {
+        case .success(let document): return documentSummary(document)
+        case .failure(let error): return "error \(error.code)"
+        }
+    }
+    return ([response.version, "\(response.status)", "\(Array(response.encodedBytes))", "\(response.documentErrors.sorted { $0.key < $1.key })"] + documents).joined(separator: "\n")
+}
+
+func compare<T>(_ what: String, _ inPlace: Result<T, some Error>, _ generic: Result<T, some Error>, code: (any Error) -> String, _ summary: (T) -> String) {
+    switch (inPlace, generic) {
+    case (.success(let a), .success(let b)):
+        guard summary(a) == summary(b) else { fatalError("\(what): the in-place and generic readers decode different values") }
+    case (.failure(let a), .failure(let b)):
+        guard code(a) == code(b) else { fatalError("\(what): the in-place and generic readers fail differently: \(code(a)) / \(code(b))") }
+    case (.success, .failure(let error)):
+        fatalError("\(what): the in-place reader accepts what the generic one rejects (\(code(error)))")
+    case (.failure(let error), .success):
+        fatalError("\(what): the in-place reader rejects what the generic one accepts (\(code(error)))")
+    }
+}
+
+func cborCode(_ error: any Error) -> String { (error as? CBORError).map { $0.code.rawValue } ?? "\(type(of: error))" }
+
+func run(_ bytes: [UInt8]) {
+    let generic = Result { () throws(CBORError) in try CBORDecoder().decode(bytes) }
+    if case .success(let node) = generic {
+        _ = CBORDiagnostic(style: .compact).format(node)
+        guard Array(node.encodedBytes) == bytes else { fatalError("a decoded item's encodedBytes are not the bytes received") }
+    }
+    // IssuerSignedItem.
+    compare("IssuerSignedItem",
+            Result { () throws(CBORError) in try IssuerSignedItem(embeddedCBOR: bytes[...], limits: .default) },
+            generic.flatMap { node in Result { () throws(CBORError) in try IssuerSignedItem(cbor: node) } },
+            code: cborCode, itemSummary)
+    // MobileSecurityObject.
+    compare("MobileSecurityObject",
+            Result { () throws(CBORError) in try MobileSecurityObject(embeddedCBOR: bytes[...], limits: .default) },
+            generic.flatMap { node in Result { () throws(CBORError) in try MobileSecurityObject(cbor: node) } },
+            code: cborCode, msoSummary)
+    // DeviceResponse: the in-place reader declines anything unusual (nil); what it reads, the generic
+    // path reads the same.
+    var inPlace: DeviceResponse?
+    if CBORDecoder().read(bytes[...], { inPlace = DeviceResponse(reading: &$0); return inPlace != nil }), let inPlace {
+        guard case .success(let node) = generic else { fatalError("DeviceResponse: read in place from bytes the generic decoder rejects") }
+        guard let response = try? DeviceResponse(cbor: node) else { fatalError("DeviceResponse: read in place, rejected by the generic path") }
+        guard responseSummary(inPlace) == responseSummary(response) else { fatalError("DeviceResponse: the in-place and generic readers decode different values") }
+        AcceptedInputs.record()
+    }
+    // The public entry point picks one of the two and must agree with the generic path.
+    let entry = Result { () throws(MdocDecodingError) in try DeviceResponse(cborBytes: bytes) }
+    let genericResponse = generic.mapError { MdocDecodingError(code: $0.code.rawValue, message: "") }.flatMap { node in
+        Result { () throws(MdocDecodingError) in try DeviceResponse(cbor: node) }
+    }
+    switch (entry, genericResponse) {
+    case (.success(let a), .success(let b)):
+        guard responseSummary(a) == responseSummary(b) else { fatalError("DeviceResponse(cborBytes:) and the generic path decode different values") }
+    case (.failure, .failure): break
+    default: fatalError("DeviceResponse(cborBytes:) and the generic path disagree on whether the input decodes")
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    run(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+/// Writes the seed corpus (FUZZ_WRITE_SEEDS=DIR): whole responses, and one item and one MSO from
+/// each, as the in-place readers receive them (the content of their tag-24 byte strings).
+func writeSeeds(to directory: String) {
+    for (name, path) in [("annex-d", "mdoc/iso18013-5-annex-d/device_response.cbor"), ("chrome", "mdoc/dcapi-annex-c-chrome-android-jmandel/response/device-response.cbor")] {
+        let bytes = testVector(path)
+        FileManager.default.createFile(atPath: "\(directory)/\(name)-response.cbor", contents: Data(bytes))
+        let document = try! DeviceResponse(cborBytes: bytes).documents[0]
+        FileManager.default.createFile(atPath: "\(directory)/\(name)-item.cbor", contents: Data(document.issuerSigned.nameSpaces[0].items[0].innerBytes))
+        let payload = try! CBORDecoder.decode(Array(document.issuerSigned.issuerAuth.payload!))
+        guard case .tagged(24, let inner) = payload.value, let mso = inner.bytesValue else { fatalError("the MSO is not a tag-24 item") }
+        FileManager.default.createFile(atPath: "\(directory)/\(name)-mso.cbor", contents: Data(mso))
+    }
+}
+
+@_cdecl("FuzzCBOR_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    if let directory = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"] {
+        writeSeeds(to: directory)
+        return 0
+    }
+    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import FuzzSupport
+import MdocVerifier
+import VerificationCore
+import WalletIdentity
+
+// The `identity-envelope` target: arbitrary bytes as `PKIdentityDocument.encryptedData` → the
+// APPLE-HPKE-v1 envelope → HPKE open with Apple's sample merchant key → the plaintext → mdoc
+// verification against Apple's sample IACA, with the sample's nonce, merchant and team, at 2022-04-01.
+// Oracle: FuzzSupport.requireSeedResult.
+
+func sample(_ name: String) -> [UInt8] { testVector("mdoc/apple-verify-with-wallet-sample/sample/" + name) }
+let nonce: [UInt8] = {
+    let text = String(decoding: sample("session_transcript_parameters.txt"), as: UTF8.self)
+    let line = text.split(separator: "\n").first { $0.hasPrefix("Nonce") }!
+    let hex = String(line.split(separator: ":")[1]).trimmingCharacters(in: .whitespaces)
+    return stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+}()
+let verifier = AppleIdentityVerifier(
+    keyRing: IdentityKeyRing([try! IdentityKeyRing.loadPrivateKey(pem: String(decoding: sample("merchant_encryption.key"), as: UTF8.self), name: "merchant_encryption.key")]),
+    merchantID: "PassKit_Identity_Test_Merchant_ID", teamID: "PassKit_Identity_Test_Team_ID",
+    trustStore: IACATrustStore(certificates: try! IACATrustStore.certificates(in: sample("issuer_root.crt"), name: "issuer_root.crt")))
+let time = RFC3339Time.parse("2022-04-01T00:00:00Z")!
+/// The envelope is hex in the vectors; the seed corpus holds its bytes.
+let envelope: [UInt8] = {
+    let hex = String(decoding: sample("hpke_envelope.cbor"), as: UTF8.self).filter(\.isHexDigit)
+    return stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+}()
+let seed: (docTypes: [String], elements: [String: String]) = seedResult {
+    let result = await verifier.verify(encryptedData: envelope, nonce: nonce, at: time)
+    precondition(result.report.verdict == .accepted, "the seed does not verify: \(result.report.failures.map(\.message))")
+    return (result.documents.map(\.docType), disclosedElements(result.documents))
+}
+
+func run(_ bytes: [UInt8]) async {
+    let result = await verifier.verify(encryptedData: bytes, nonce: nonce, at: time)
+    requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements)
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    runBlocking { await run(bytes) }
+    return 0
+}
+
+@_cdecl("FuzzIdentityEnvelope_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    if let directory = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"] {
+        FileManager.default.createFile(atPath: directory + "/apple-sample-envelope.cbor", contents: Data(envelope))
+        return 0
+    }
+    _ = seed.elements.count // the seed's result, computed before fuzzing starts
+    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+}

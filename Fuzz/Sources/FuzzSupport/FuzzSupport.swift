@@ -1,0 +1,90 @@
+import Foundation
+import MdocVerifier
+import VerificationCore
+
+// What every target shares: the bridge from libFuzzer's synchronous callback to async verifiers,
+// libFuzzer's driver, the count of accepted inputs, and the acceptance oracle for mdoc results.
+
+/// Runs `body` to completion from libFuzzer's synchronous callback.
+public func runBlocking(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        await body()
+        done.signal()
+    }
+    done.wait()
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+
+/// Hands control to libFuzzer. SwiftPM links an executable's entry point as `<Target>_main`; each
+/// target defines that symbol and calls this. At exit the number of inputs that were accepted (with
+/// the seed's result) is printed for `scripts/fuzz`.
+public func runFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                      _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt {
+    atexit {
+        FileHandle.standardError.write(Data("fuzz: accepted executions with the seed's result: \(AcceptedInputs.count)\n".utf8))
+    }
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments, callback)
+}
+
+/// Executions whose verdict was accepted (each already compared with the seed's result).
+public enum AcceptedInputs {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var value = 0
+    public static func record() {
+        lock.lock()
+        value += 1
+        lock.unlock()
+    }
+    public static var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+
+/// The loaded bytes of a file in TestVectors/, relative to this package.
+public func testVector(_ path: String, file: StaticString = #filePath) -> [UInt8] {
+    let root = URL(fileURLWithPath: "\(file)").deletingLastPathComponent().appendingPathComponent("../../../TestVectors").standardized
+    guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) else {
+        fatalError("fuzz: cannot read TestVectors/\(path)")
+    }
+    return [UInt8](data)
+}
+
+/// Issuer-signed elements of verified documents: "docType|namespace/identifier" → JSON value.
+public func disclosedElements(_ documents: [VerifiedDocument]) -> [String: String] {
+    var elements: [String: String] = [:]
+    for document in documents {
+        for space in document.issuerSigned {
+            for element in space.elements { elements["\(document.docType)|\(space.name)/\(element.identifier)"] = element.value.json }
+        }
+    }
+    return elements
+}
+
+/// The acceptance oracle of the mdoc flows: an accepted result has the seed's docTypes and discloses
+/// only elements the seed discloses, with the seed's values. Fewer elements are allowed: items are
+/// disclosed selectively and nothing signs which of them a response carries (docs/fuzzing.md).
+public func requireSeedResult(_ report: VerificationReport, _ documents: [VerifiedDocument], seedDocTypes: [String], seedElements: [String: String]) {
+    guard report.verdict == .accepted else { return }
+    guard documents.map(\.docType) == seedDocTypes else {
+        fatalError("accepted with other documents than the seed's: \(documents.map(\.docType))")
+    }
+    for (name, value) in disclosedElements(documents) where seedElements[name] != value {
+        fatalError("accepted with an element the seed does not disclose, or another value: \(name)")
+    }
+    AcceptedInputs.record()
+}
+
+/// Computes a value once with an async body (a seed's verification result), for a global's initialiser.
+public func seedResult<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+    nonisolated(unsafe) var value: T?
+    runBlocking { value = await body() }
+    return value!
+}

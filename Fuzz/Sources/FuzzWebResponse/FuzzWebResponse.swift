@@ -1,0 +1,52 @@
+import Foundation
+import FuzzSupport
+import Mdoc
+import MdocVerifier
+import VerificationCore
+import WebIdentity
+import X509
+
+// The `web-response` target: arbitrary bytes as what a page submits (`web verify --response`, the
+// service's `credential`/`response`): the DC API credential JSON, base64url text or CBOR →
+// EncryptedResponse → HPKE open with the real Chrome capture's recipient key → mdoc verification
+// of the capture (its demo signer pinned, its origin and EncryptionInfo, at its README's time).
+// Oracle: FuzzSupport.requireSeedResult.
+
+func capture(_ name: String) -> [UInt8] { testVector("mdoc/dcapi-annex-c-chrome-android-jmandel/" + name) }
+let origin = "http://127.0.0.1:3010"
+let encryptionInfo = String(decoding: capture("request/encryption-info.b64u"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+let recipientKey = try! WebRecipientKey.load(contents: capture("request/recipient-private.jwk.json"), name: "recipient-private.jwk.json")
+let time = RFC3339Time.parse("2026-05-01T17:30:00Z")!
+let verifier: WebIdentityVerifier = {
+    let response = try! DeviceResponse(cborBytes: capture("response/device-response.cbor"))
+    let signer = try! Certificate(derEncoded: response.documents[0].issuerSigned.issuerAuth.headers.x5chain()[0])
+    // ISO strict, except that the demo document signer has no Annex B extensions and no country.
+    var policy = MdocVerificationPolicy.iso18013Strict
+    policy.requirements = policy.requirements.with(.mdocIssuerCertificateProfile, .advisory).with(.mdocIssuerCountry, .advisory)
+    return WebIdentityVerifier(trustStore: IACATrustStore(certificates: [signer]), policy: policy)
+}()
+let seed: (docTypes: [String], elements: [String: String]) = seedResult {
+    let bytes = try! DCAPIEncryptedResponse.responseBytes(fromSubmission: capture("response/wallet-response.digital-credential.json"))
+    let result = await verifier.verify(response: bytes, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, at: time)
+    precondition(result.report.verdict == .accepted, "the seed does not verify: \(result.report.failures.map(\.message))")
+    return (result.documents.map(\.docType), disclosedElements(result.documents))
+}
+
+func run(_ bytes: [UInt8]) async {
+    let response = (try? DCAPIEncryptedResponse.responseBytes(fromSubmission: bytes)) ?? bytes
+    let result = await verifier.verify(response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, at: time)
+    requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements)
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    runBlocking { await run(bytes) }
+    return 0
+}
+
+@_cdecl("FuzzWebResponse_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    _ = seed.elements.count // the seed's result, computed before fuzzing starts
+    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+}
