@@ -20,6 +20,8 @@ import WebIdentity
 struct APIRoutes: Sendable {
     let services: VerifierServices
     let admission: RequestAdmission
+    /// Path → the methods it takes ("GET, HEAD"), filled once all routes are registered.
+    let knownPaths = KnownPaths()
 
     init(services: VerifierServices) {
         self.services = services
@@ -31,7 +33,7 @@ struct APIRoutes: Sendable {
         if let token = services.apiToken {
             router.add(middleware: APITokenMiddleware(token: token, metrics: services.metrics))
         }
-        router.add(middleware: NotFoundProblemMiddleware())
+        router.add(middleware: NotFoundProblemMiddleware(knownPaths: knownPaths, metrics: services.metrics))
         getAndHead("healthz", on: router) { _, _ in jsonResponse(#"{"status":"ok"}"#) }
         getAndHead("readyz", on: router) { _, _ -> Response in
             do {
@@ -66,24 +68,16 @@ struct APIRoutes: Sendable {
         }
     }
 
-    /// Another method on a path the router serves is a 405 naming the allowed ones, not a 404. Derived
-    /// from the routes already registered, so call it after all of them (the web page's included).
+    /// Another method on a path the router serves — any method, also ones HTTPTypes has no name for,
+    /// such as QUERY — is a 405 naming the allowed ones, not a 404. Derived from the routes already
+    /// registered, so call it after all of them; the answer comes from ``NotFoundProblemMiddleware``.
     func registerMethodNotAllowed(on router: Router<VerifierRequestContext>) {
+        var allowed: [String: String] = [:]
         for routes in Dictionary(grouping: router.routes, by: { $0.path.description }).values {
-            let path = routes[0].path
-            let methods = Set(routes.map(\.method))
-            let allow = methods.map(\.rawValue).sorted().joined(separator: ", ")
-            let shown = path.description.hasPrefix("/") ? path.description : "/" + path.description
-            for method in [HTTPRequest.Method.get, .head, .post, .put, .delete, .patch, .trace, .options] where !methods.contains(method) {
-                router.on(path, method: method) { _, _ in
-                    services.metrics.requestRejected(reason: "method-not-allowed")
-                    var response = Problem(status: .methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
-                                           detail: "\(shown) takes \(allow)").response()
-                    response.headers[.allow] = allow
-                    return response
-                }
-            }
+            let path = routes[0].path.description
+            allowed[path.hasPrefix("/") ? path : "/" + path] = Set(routes.map(\.method.rawValue)).sorted().joined(separator: ", ")
         }
+        knownPaths.set(allowed)
     }
 
     /// Turns a ``Problem`` into its response; anything else unexpected is a 500 without details.
@@ -201,7 +195,11 @@ struct APIRoutes: Sendable {
             throw Problem.unavailable("Apple Pay is not configured on this server (--applepay-cert/--applepay-key)")
         }
         let object = try await jsonObject(request)
-        // The token goes to the verifier as the bytes received, never re-serialized.
+        // The token goes to the verifier as the bytes received, never re-serialized. Exactly one of the
+        // two forms: with both, which one was meant is a guess.
+        if object.value("token") != nil, object.value("paymentData") != nil {
+            throw Problem.badRequest("/token, /paymentData: send exactly one of them, not both")
+        }
         let name = object.value("token") != nil ? "token" : "paymentData"
         guard let value = object.value(name) else {
             throw Problem.badRequest("send {\"token\": PKPaymentToken} or {\"paymentData\": {...}}")
@@ -290,15 +288,29 @@ struct APIRoutes: Sendable {
         try requireWebOrigins()
         let object = try await jsonObject(request)
         guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
+        // Exactly one of the two forms, each exactly as the document describes it.
+        let credential = object.value("credential"), response = object.value("response")
         let responseBytes: [UInt8]
-        if let credential = object.value("credential"), credential.object != nil || credential.array != nil, let raw = object.raw("credential") {
-            guard let bytes = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: Array(raw)) else {
-                throw Problem.badRequest("\"credential\" is not an org-iso-mdoc response")
+        switch (credential, response) {
+        case (.some, .some):
+            throw Problem.badRequest("/credential, /response: send exactly one of them, not both")
+        case (.some(let credential), nil):
+            guard let fields = credential.object else { throw Problem.badRequest("/credential: must be the object navigator.credentials.get returned") }
+            guard fields["protocol"]?.string == "org-iso-mdoc" else { throw Problem.badRequest("/credential/protocol: must be \"org-iso-mdoc\"") }
+            guard let text = fields["data"]?.object?["response"]?.string, text.utf8.allSatisfy(Self.isBase64URLCharacter),
+                  let bytes = Base64Decoding.lenient(text), !bytes.isEmpty else {
+                throw Problem.badRequest("/credential/data/response: missing or not base64url")
+            }
+            guard let raw = object.raw("credential"), let decoded = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: Array(raw)) else {
+                throw Problem.badRequest("/credential: not an org-iso-mdoc response")
+            }
+            responseBytes = decoded
+        case (nil, .some(let response)):
+            guard let text = response.string, let bytes = Base64Decoding.lenient(text), !bytes.isEmpty else {
+                throw Problem.badRequest("/response: must be the base64url EncryptedResponse")
             }
             responseBytes = bytes
-        } else if let text = object.value("response")?.string, let bytes = Base64Decoding.lenient(text), !bytes.isEmpty {
-            responseBytes = bytes
-        } else {
+        case (nil, nil):
             throw Problem.badRequest("send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
         }
         let start = ContinuousClock.now
@@ -347,6 +359,11 @@ struct APIRoutes: Sendable {
         return reportResponse(IdentityOutput.json(MdocVerificationResult(report: report, documents: documents)), report: report)
     }
 
+    /// The base64url alphabet (RFC 4648 §5) and padding.
+    static func isBase64URLCharacter(_ c: UInt8) -> Bool {
+        (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c == 0x2d || c == 0x5f || c == 0x3d
+    }
+
     func reportResponse(_ json: String, report: VerificationReport) -> Response {
         var response = jsonResponse(json, status: report.verdict == .indeterminate ? .serviceUnavailable : .ok)
         if report.verdict == .indeterminate { response.headers[.retryAfter] = "1" }
@@ -384,14 +401,38 @@ struct APITokenMiddleware: RouterMiddleware {
 }
 
 
-/// An unknown path is a 404 problem (RFC 9457), not an empty body.
+/// The paths the router serves and the methods each takes, set once before the server starts.
+final class KnownPaths: @unchecked Sendable {
+    private let lock = NSLock()
+    private var allowed: [String: String] = [:]
+
+    func set(_ allowed: [String: String]) {
+        lock.withLock { self.allowed = allowed }
+    }
+
+    func methods(for path: String) -> String? {
+        lock.withLock { allowed[path] }
+    }
+}
+
+/// An unknown path is a 404 problem (RFC 9457), not an empty body; a known path asked with another
+/// method is a 405 problem with `Allow` (RFC 9110 §15.5.6).
 struct NotFoundProblemMiddleware: RouterMiddleware {
     typealias Context = VerifierRequestContext
+    let knownPaths: KnownPaths
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
+            if let allow = knownPaths.methods(for: request.uri.path) {
+                metrics.requestRejected(reason: "method-not-allowed")
+                var response = Problem(status: .methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
+                                       detail: "\(request.uri.path) takes \(allow)").response()
+                response.headers[.allow] = allow
+                return response
+            }
             return Problem(status: .notFound, type: "not-found", title: "Not found", detail: "no such path; see /openapi.yaml").response()
         }
     }

@@ -41,8 +41,8 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
             guard let days = try? container.decode(Days.self) else {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "intentToStore must be \"willNotStore\", \"mayStore\" or {\"mayStoreDays\": N}")
             }
-            guard days.mayStoreDays > 0 else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "mayStoreDays must be at least 1")
+            guard (1...36_500).contains(days.mayStoreDays) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "mayStoreDays must be from 1 to 36500 (100 years)")
             }
             self = .mayStoreDays(days.mayStoreDays)
         }

@@ -185,6 +185,13 @@ import WalletVerifierTestSupport
             let trace = try await client.execute(uri: "/v1/identity/verify", method: .trace)
             #expect(trace.status == .methodNotAllowed)
             #expect(trace.headers[.allow] == "POST")
+            // Methods HTTPTypes has no name for (QUERY, PROPFIND) as well.
+            for name in ["QUERY", "PROPFIND"] {
+                let other = try await client.execute(uri: "/v1/web/requests", method: try #require(HTTPRequest.Method(name)))
+                #expect(other.status == .methodNotAllowed, "\(name)")
+                #expect(other.headers[.allow] == "POST")
+                #expect(other.headers[.contentType] == "application/problem+json")
+            }
             let head = try await client.execute(uri: "/healthz", method: .head)
             #expect(head.status == .ok)
             #expect(head.body.readableBytes == 0)

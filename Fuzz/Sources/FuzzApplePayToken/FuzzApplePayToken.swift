@@ -22,7 +22,7 @@ func run(_ bytes: [UInt8]) async {
         guard let payment = result.payment, String(decoding: payment.rawJSON, as: UTF8.self) == seedPayment else {
             fatalError("accepted with another payment than the seed's")
         }
-        AcceptedInputs.record()
+        AcceptedInputs.record(bytes)
     }
 }
 

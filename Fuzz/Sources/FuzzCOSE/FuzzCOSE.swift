@@ -51,13 +51,13 @@ func run(_ input: [UInt8]) async {
         guard let sign1 = try? COSESign1(cborBytes: bytes) else { return }
         if (try? sign1.isValidSignature(key: .p256(signingKey.publicKey))) == true {
             guard (try? sign1.signatureStructure()) == seedSigStructure else { fatalError("a COSE_Sign1 verified over another Sig_structure than the seed's") }
-            AcceptedInputs.record()
+            AcceptedInputs.record(input)
         }
     case 1:
         guard let node = try? CBORDecoder.decode(bytes), let mac0 = try? COSEMac0(cbor: node) else { return }
         if (try? mac0.isValidTag(key: macKey)) == true {
             guard (try? mac0.macStructure()) == seedMacStructure else { fatalError("a COSE_Mac0 verified over another MAC_structure than the seed's") }
-            AcceptedInputs.record()
+            AcceptedInputs.record(input)
         }
     case 2:
         guard let node = try? CBORDecoder.decode(bytes), let key = try? COSEPublicKey(coseKey: node) else { return }
@@ -71,7 +71,7 @@ func run(_ input: [UInt8]) async {
                   received.docRequests.allSatisfy({ captureItems.contains(Array($0.itemsRequestBytes)) }) else {
                 fatalError("reader authentication passed for ItemsRequest bytes the capture does not sign")
             }
-            AcceptedInputs.record()
+            AcceptedInputs.record(input)
         }
     }
 }

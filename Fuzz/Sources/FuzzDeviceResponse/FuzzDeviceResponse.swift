@@ -29,7 +29,7 @@ func run(_ bytes: [UInt8]) async {
     }
     let result = await verifier.verify(deviceResponse: bytes, transcript: transcript, readerKey: readerKey, at: time)
     _ = disclosedElements(result.documents)
-    requireSeedResult(result.report, result.documents, seedDocTypes: ["org.iso.18013.5.1.mDL"], seedElements: seed)
+    requireSeedResult(result.report, result.documents, seedDocTypes: ["org.iso.18013.5.1.mDL"], seedElements: seed, input: bytes)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

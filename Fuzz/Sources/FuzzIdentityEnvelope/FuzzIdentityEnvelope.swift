@@ -34,7 +34,7 @@ let seed: (docTypes: [String], elements: [String: String]) = seedResult {
 
 func run(_ bytes: [UInt8]) async {
     let result = await verifier.verify(encryptedData: bytes, nonce: nonce, at: time)
-    requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements)
+    requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements, input: bytes)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

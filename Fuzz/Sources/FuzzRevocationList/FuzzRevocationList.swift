@@ -64,7 +64,7 @@ func run(_ input: [UInt8]) async {
         for (answer, seed) in zip(answers, seedDecisions) where answer != "undetermined" {
             guard answer == seed else { fatalError("a list decided an index otherwise than the example list: \(answers) / \(seedDecisions)") }
         }
-        if answers.contains(where: { $0 != "undetermined" }) { AcceptedInputs.record() }
+        if answers.contains(where: { $0 != "undetermined" }) { AcceptedInputs.record(input) }
     case 1:
         if let output = try? Zlib.decompress(bytes, maximumOutputSize: 4096), output.count > 4096 { fatalError("zlib output past its cap") }
     default:

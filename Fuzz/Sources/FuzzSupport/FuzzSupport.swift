@@ -36,11 +36,17 @@ public func runFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePo
 public enum AcceptedInputs {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var value = 0
-    public static func record() {
+    /// Counts an accepted input; with FUZZ_ACCEPTED_DIR set, also keeps it there (the first 500), so the
+    /// mutations that were accepted can be compared with the seeds (docs/fuzzing.md).
+    public static func record(_ input: [UInt8]) {
         lock.lock()
         value += 1
+        let keep = value <= 500 ? directory : nil
+        let name = "accepted-\(value)"
         lock.unlock()
+        if let keep { FileManager.default.createFile(atPath: keep + "/" + name, contents: Data(input)) }
     }
+    private static let directory = ProcessInfo.processInfo.environment["FUZZ_ACCEPTED_DIR"]
     public static var count: Int {
         lock.lock()
         defer { lock.unlock() }
@@ -71,7 +77,7 @@ public func disclosedElements(_ documents: [VerifiedDocument]) -> [String: Strin
 /// The acceptance oracle of the mdoc flows: an accepted result has the seed's docTypes and discloses
 /// only elements the seed discloses, with the seed's values. Fewer elements are allowed: items are
 /// disclosed selectively and nothing signs which of them a response carries (docs/fuzzing.md).
-public func requireSeedResult(_ report: VerificationReport, _ documents: [VerifiedDocument], seedDocTypes: [String], seedElements: [String: String]) {
+public func requireSeedResult(_ report: VerificationReport, _ documents: [VerifiedDocument], seedDocTypes: [String], seedElements: [String: String], input: [UInt8]) {
     guard report.verdict == .accepted else { return }
     guard documents.map(\.docType) == seedDocTypes else {
         fatalError("accepted with other documents than the seed's: \(documents.map(\.docType))")
@@ -79,7 +85,7 @@ public func requireSeedResult(_ report: VerificationReport, _ documents: [Verifi
     for (name, value) in disclosedElements(documents) where seedElements[name] != value {
         fatalError("accepted with an element the seed does not disclose, or another value: \(name)")
     }
-    AcceptedInputs.record()
+    AcceptedInputs.record(input)
 }
 
 /// Computes a value once with an async body (a seed's verification result), for a global's initialiser.

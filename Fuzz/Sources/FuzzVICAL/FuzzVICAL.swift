@@ -28,7 +28,7 @@ func run(_ bytes: [UInt8]) async {
             fatalError("a trusted VICAL yields a root or docTypes the real VICAL does not: \(root.certificate.subject)")
         }
     }
-    AcceptedInputs.record()
+    AcceptedInputs.record(bytes)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -35,7 +35,7 @@ let seed: (docTypes: [String], elements: [String: String]) = seedResult {
 func run(_ bytes: [UInt8]) async {
     let response = (try? DCAPIEncryptedResponse.responseBytes(fromSubmission: bytes)) ?? bytes
     let result = await verifier.verify(response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, at: time)
-    requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements)
+    requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements, input: bytes)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
