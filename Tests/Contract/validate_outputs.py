@@ -1,0 +1,25 @@
+"""Validates accepted answers (which schemathesis cannot produce: it cannot make a response a wallet
+signed) against the response schemas of the OpenAPI document. The JSON comes from the CLI, which
+prints exactly what the service answers for the same input. Usage: validate_outputs.py OPENAPI NAME=FILE..."""
+import json
+import sys
+
+import jsonschema
+import yaml
+
+document = yaml.safe_load(open(sys.argv[1]))
+failures = 0
+for argument in sys.argv[2:]:
+    name, path = argument.split("=", 1)
+    answer = json.load(open(path))
+    schema = {"$ref": f"#/components/schemas/{name}", "components": document["components"]}
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(answer))
+    if answer.get("verdict") != "accepted":
+        print(f"{path}: expected an accepted answer, got {answer.get('verdict')}")
+        failures += 1
+    for error in errors:
+        print(f"{path} against {name}: {'/'.join(map(str, error.absolute_path))}: {error.message}")
+        failures += 1
+    if not errors:
+        print(f"{path}: an accepted answer, valid against {name}")
+sys.exit(1 if failures else 0)
