@@ -63,7 +63,7 @@ import WalletVerifierTestSupport
         try await app.test(.router) { client in
             let document = String(buffer: try await client.execute(uri: "/openapi.yaml", method: .get).body)
             for rule in ["- { required: [token] }", "- { required: [paymentData] }", "- { required: [credential] }", "- { required: [response] }",
-                         "protocol: { const: org-iso-mdoc }", "maximum: 36500", "operationId: verifyWeb", "links:"] {
+                         "protocol: { type: string, enum: [org-iso-mdoc] }", "maximum: 36500", "operationId: verifyWeb", "links:"] {
                 #expect(document.contains(rule), "\(rule)")
             }
         }
