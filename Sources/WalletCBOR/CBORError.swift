@@ -35,6 +35,9 @@ public struct CBORError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidChunk = Code(rawValue: "invalidChunk")
         /// A map has the same key twice.
         public static let duplicateMapKey = Code(rawValue: "duplicateMapKey")
+        /// A map key that is an array, a map or a tag. No structure this verifier reads has one, and
+        /// comparing such keys for duplicates costs work that grows with their nesting.
+        public static let unsupportedMapKey = Code(rawValue: "unsupportedMapKey")
         /// A typed decoder found a different major type or tag than it needed.
         public static let typeMismatch = Code(rawValue: "typeMismatch")
         /// A typed decoder did not find a required map entry.

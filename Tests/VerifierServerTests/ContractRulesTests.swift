@@ -62,7 +62,7 @@ import WalletVerifierTestSupport
         let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
         try await app.test(.router) { client in
             let document = String(buffer: try await client.execute(uri: "/openapi.yaml", method: .get).body)
-            for rule in ["- { required: [token] }", "- { required: [paymentData] }", "- { required: [credential] }", "- { required: [response] }",
+            for rule in ["title: WithToken", "title: WithPaymentData", "title: WithCredential", "title: WithResponse", "uniqueItems: true",
                          "protocol: { type: string, enum: [org-iso-mdoc] }", "maximum: 36500", "operationId: verifyWeb", "links:"] {
                 #expect(document.contains(rule), "\(rule)")
             }
