@@ -30,7 +30,7 @@ struct JSONBody {
     /// Nil when absent (or null); a 400 when present with another type.
     func optionalString(_ name: String) throws(Problem) -> String? {
         guard let value = object[name], value != .null else { return nil }
-        guard let text = value.string else { throw Problem.badRequest("\"\(name)\" must be a string") }
+        guard let text = value.string else { throw Problem.badRequest("/\(name): must be a string") }
         return text
     }
 }

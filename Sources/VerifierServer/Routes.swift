@@ -147,12 +147,12 @@ struct APIRoutes: Sendable {
 
     func createIdentityRequest(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
-        guard let descriptorJSON = object.raw("descriptor") else { throw Problem.badRequest("missing \"descriptor\"") }
+        guard let descriptorJSON = object.raw("descriptor") else { throw Problem.badRequest("/descriptor: missing") }
         let descriptor: IdentityRequestDescriptor
         do {
             descriptor = try IdentityRequestDescriptor.decode(json: Data(descriptorJSON))
         } catch {
-            throw Problem.badRequest("descriptor: \(error)")
+            throw Problem.badRequest("/descriptor: \(error)")
         }
         let binding = try object.optionalString("sessionBinding")
         let merchantID = try object.optionalString("merchantId") ?? services.identity.verifier.merchantID
@@ -165,7 +165,7 @@ struct APIRoutes: Sendable {
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
         } catch {
-            throw Problem.badRequest("descriptor: \(error)")
+            throw Problem.badRequest("/descriptor: \(error)")
         }
         var body = JSONWriter(capacity: 256)
         body.sortedStringObject([
@@ -179,9 +179,9 @@ struct APIRoutes: Sendable {
 
     func verifyIdentity(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
-        guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
-        guard let encoded = try object.optionalString("encryptedData") else { throw Problem.badRequest("missing \"encryptedData\" (base64)") }
-        guard let data = Base64Decoding.lenient(encoded), !data.isEmpty else { throw Problem.badRequest("\"encryptedData\" is not base64") }
+        guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("/requestId: missing") }
+        guard let encoded = try object.optionalString("encryptedData") else { throw Problem.badRequest("/encryptedData: missing (base64 of PKIdentityDocument.encryptedData)") }
+        guard let data = Base64Decoding.lenient(encoded), !data.isEmpty else { throw Problem.badRequest("/encryptedData: not base64") }
         let binding = try object.optionalString("sessionBinding")
         let start = ContinuousClock.now
         let result = await services.identity.verify(requestID: requestID, encryptedData: data,
@@ -202,26 +202,26 @@ struct APIRoutes: Sendable {
         }
         let name = object.value("token") != nil ? "token" : "paymentData"
         guard let value = object.value(name) else {
-            throw Problem.badRequest("send {\"token\": PKPaymentToken} or {\"paymentData\": {...}}")
+            throw Problem.badRequest("/token or /paymentData: send {\"token\": PKPaymentToken} or {\"paymentData\": {...}}")
         }
         guard value.object != nil, let tokenData = object.raw(name) else {
-            throw Problem.badRequest("the token must be a JSON object")
+            throw Problem.badRequest("/\(name): must be a JSON object")
         }
         var expectations = ApplePayExpectations.none
         if let expectValue = object.value("expect") {
-            guard let expect = expectValue.object else { throw Problem.badRequest("\"expect\" must be an object") }
+            guard let expect = expectValue.object else { throw Problem.badRequest("/expect: must be an object") }
             if let currency = expect["currency"] {
-                guard let text = currency.string else { throw Problem.badRequest("expect.currency must be a string") }
+                guard let text = currency.string else { throw Problem.badRequest("/expect/currency: must be a string") }
                 expectations.currencyCode = text
             }
             if let amount = expect["amount"] {
                 guard let text = amount.number ?? amount.string, let value = ApplePayExpectations.minorUnits(text) else {
-                    throw Problem.badRequest("expect.amount must be the amount in the currency's minor units, as tokens carry it: a whole number (1999 for 19.99 USD)")
+                    throw Problem.badRequest("/expect/amount: must be the amount in the currency's minor units, as tokens carry it: a whole number (1999 for 19.99 USD)")
                 }
                 expectations.transactionAmount = value
             }
             if let applicationData = expect["applicationData"] {
-                guard let text = applicationData.string else { throw Problem.badRequest("expect.applicationData must be a string") }
+                guard let text = applicationData.string else { throw Problem.badRequest("/expect/applicationData: must be a string") }
                 expectations.applicationData = text
             }
         }
@@ -256,7 +256,7 @@ struct APIRoutes: Sendable {
         }
         let names = object.value("elements")?.array?.compactMap(\.string) ?? []
         guard !names.isEmpty, names.count == object.value("elements")?.array?.count else {
-            throw Problem.badRequest("\"elements\" must list NAMESPACE/IDENTIFIER[:retain] strings")
+            throw Problem.badRequest("/elements: must list NAMESPACE/IDENTIFIER[:retain] strings")
         }
         var elements: [WebDocumentRequest.Element] = []
         for (index, name) in names.enumerated() {
@@ -278,7 +278,8 @@ struct APIRoutes: Sendable {
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
         } catch {
-            throw Problem.badRequest("\(error)")
+            // What is left to refuse here is the element list as a whole (an element requested twice).
+            throw Problem.badRequest("/elements: \(error)")
         }
         let json = #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339Time.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.presentation.navigatorCredentialsGetArgument)}"#
         return jsonResponse(json, status: .created)
@@ -287,7 +288,7 @@ struct APIRoutes: Sendable {
     func verifyWeb(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         try requireWebOrigins()
         let object = try await jsonObject(request)
-        guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("missing \"requestId\"") }
+        guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("/requestId: missing") }
         // Exactly one of the two forms, each exactly as the document describes it.
         let credential = object.value("credential"), response = object.value("response")
         let responseBytes: [UInt8]
@@ -311,7 +312,7 @@ struct APIRoutes: Sendable {
             }
             responseBytes = bytes
         case (nil, nil):
-            throw Problem.badRequest("send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
+            throw Problem.badRequest("/credential or /response: send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
         }
         let start = ContinuousClock.now
         let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKeys: services.webKeys, at: services.clock.now())

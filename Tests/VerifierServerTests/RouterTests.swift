@@ -118,7 +118,7 @@ import WalletVerifierTestSupport
             #expect(notJSON.1["status"] as? Int == 400)
             #expect(try await problem("/v1/identity/verify", ByteBuffer(string: "x"), headers: [.contentType: "text/plain"]).0 == .unsupportedMediaType)
             #expect(try await problem("/v1/identity/verify", ByteBuffer(string: "{\"requestId\":\"" + String(repeating: "a", count: 8000) + "\"}")).0 == .contentTooLarge)
-            #expect(try await problem("/v1/identity/verify", try Self.body(["requestId": "r"])).1["detail"] as? String == "missing \"encryptedData\" (base64)")
+            #expect(try await problem("/v1/identity/verify", try Self.body(["requestId": "r"])).1["detail"] as? String == "/encryptedData: missing (base64 of PKIdentityDocument.encryptedData)")
             #expect(try await problem("/v1/identity/verify", try Self.body(["requestId": "r", "encryptedData": "%%%"])).0 == .badRequest)
             let badDescriptor = try await problem("/v1/identity/requests", try Self.body(["descriptor": ["document": "driversLicense", "elements": [["element": "age", "atLeast": 300, "intentToStore": "willNotStore"]]]]))
             #expect(badDescriptor.0 == .badRequest)
@@ -165,7 +165,7 @@ import WalletVerifierTestSupport
             let wrongType = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: Self.jsonHeaders,
                                                      body: ByteBuffer(string: #"{"requestId": 5, "encryptedData": "AAAA"}"#))
             #expect(wrongType.status == .badRequest)
-            #expect(try Self.json(wrongType.body)["detail"] as? String == "\"requestId\" must be a string")
+            #expect(try Self.json(wrongType.body)["detail"] as? String == "/requestId: must be a string")
         }
     }
 
