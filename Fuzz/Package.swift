@@ -25,7 +25,7 @@ let package = Package(
         fuzzTarget("FuzzCOSE", ["WalletCBOR", "WalletCOSE", "Mdoc", "VerificationCore", "WebIdentity"],
                    extra: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates")]),
         fuzzTarget("FuzzDeviceResponse", ["WalletCBOR", "Mdoc", "MdocVerifier", "VerificationCore"], extra: [.product(name: "Crypto", package: "swift-crypto")]),
-        fuzzTarget("FuzzIdentityEnvelope", ["WalletIdentity", "MdocVerifier", "VerificationCore"]),
+        fuzzTarget("FuzzIdentityEnvelope", ["WalletIdentity", "MdocVerifier", "VerificationCore", "WalletCBOR"]),
         fuzzTarget("FuzzWebResponse", ["WebIdentity", "Mdoc", "MdocVerifier", "VerificationCore"], extra: [.product(name: "X509", package: "swift-certificates")]),
         fuzzTarget("FuzzApplePayToken", ["ApplePayVerifier", "VerificationCore"]),
         fuzzTarget("FuzzRevocationList", ["MdocRevocation", "MdocVerifier", "WalletCOSE"], extra: [.product(name: "Crypto", package: "swift-crypto")]),

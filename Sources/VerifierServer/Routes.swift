@@ -298,7 +298,7 @@ struct APIRoutes: Sendable {
         case (.some(let credential), nil):
             guard let fields = credential.object else { throw Problem.badRequest("/credential: must be the object navigator.credentials.get returned") }
             guard fields["protocol"]?.string == "org-iso-mdoc" else { throw Problem.badRequest("/credential/protocol: must be \"org-iso-mdoc\"") }
-            guard let text = fields["data"]?.object?["response"]?.string, text.utf8.allSatisfy(Self.isBase64URLCharacter),
+            guard let text = fields["data"]?.object?["response"]?.string, text.utf8.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: "=") }),
                   let bytes = Base64Decoding.lenient(text), !bytes.isEmpty else {
                 throw Problem.badRequest("/credential/data/response: missing or not base64url")
             }
@@ -358,11 +358,6 @@ struct APIRoutes: Sendable {
         let report = runner.report(flow: "mdoc")
         services.metrics.record(flow: "mdoc", report: report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(MdocVerificationResult(report: report, documents: documents)), report: report)
-    }
-
-    /// The base64url alphabet (RFC 4648 §5) and padding.
-    static func isBase64URLCharacter(_ c: UInt8) -> Bool {
-        (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c == 0x2d || c == 0x5f || c == 0x3d
     }
 
     func reportResponse(_ json: String, report: VerificationReport) -> Response {

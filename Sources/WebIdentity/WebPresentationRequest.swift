@@ -260,7 +260,8 @@ public enum Base64URL {
         return Data(base64Encoded: standard).map { [UInt8]($0) }
     }
 
-    static func isAlphabet(_ c: UInt8) -> Bool {
+    /// The base64url alphabet (RFC 4648 §5), without padding.
+    public static func isAlphabet(_ c: UInt8) -> Bool {
         (65...90).contains(c) || (97...122).contains(c) || (48...57).contains(c) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
     }
 }

@@ -111,9 +111,7 @@ func run(_ input: [UInt8]) async {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    runBlocking { await run(bytes) }
-    return 0
+    fuzzOneInput(data, size) { await run($0) }
 }
 
 @_cdecl("FuzzHTTPJSON_main")

@@ -2,6 +2,7 @@ import Foundation
 import FuzzSupport
 import MdocVerifier
 import VerificationCore
+import WalletCBOR
 import WalletIdentity
 
 // The `identity-envelope` target: arbitrary bytes as `PKIdentityDocument.encryptedData` → the
@@ -13,8 +14,7 @@ func sample(_ name: String) -> [UInt8] { testVector("mdoc/apple-verify-with-wall
 let nonce: [UInt8] = {
     let text = String(decoding: sample("session_transcript_parameters.txt"), as: UTF8.self)
     let line = text.split(separator: "\n").first { $0.hasPrefix("Nonce") }!
-    let hex = String(line.split(separator: ":")[1]).trimmingCharacters(in: .whitespaces)
-    return stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+    return Hex.decode(String(line.split(separator: ":")[1]).trimmingCharacters(in: .whitespaces))!
 }()
 let verifier = AppleIdentityVerifier(
     keyRing: IdentityKeyRing([try! IdentityKeyRing.loadPrivateKey(pem: String(decoding: sample("merchant_encryption.key"), as: UTF8.self), name: "merchant_encryption.key")]),
@@ -23,8 +23,7 @@ let verifier = AppleIdentityVerifier(
 let time = RFC3339Time.parse("2022-04-01T00:00:00Z")!
 /// The envelope is hex in the vectors; the seed corpus holds its bytes.
 let envelope: [UInt8] = {
-    let hex = String(decoding: sample("hpke_envelope.cbor"), as: UTF8.self).filter(\.isHexDigit)
-    return stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+    Hex.decode(String(decoding: sample("hpke_envelope.cbor"), as: UTF8.self).filter(\.isHexDigit))!
 }()
 let seed: (docTypes: [String], elements: [String: String]) = seedResult {
     let result = await verifier.verify(encryptedData: envelope, nonce: nonce, at: time)
@@ -39,9 +38,7 @@ func run(_ bytes: [UInt8]) async {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    runBlocking { await run(bytes) }
-    return 0
+    fuzzOneInput(data, size) { await run($0) }
 }
 
 @_cdecl("FuzzIdentityEnvelope_main")

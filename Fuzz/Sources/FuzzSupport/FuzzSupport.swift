@@ -15,6 +15,14 @@ public func runBlocking(_ body: @escaping @Sendable () async -> Void) {
     done.wait()
 }
 
+/// The body of a target's `LLVMFuzzerTestOneInput`: copies libFuzzer's input and runs `body` on it
+/// to completion.
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int, _ body: @escaping @Sendable ([UInt8]) async -> Void) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    runBlocking { await body(bytes) }
+    return 0
+}
+
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
                          _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
