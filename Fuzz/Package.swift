@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(name: "FuzzSupport", dependencies: [
@@ -32,7 +33,7 @@ let package = Package(
         fuzzTarget("FuzzVICAL", ["MdocTrustLists", "MdocVerifier", "VerificationCore"], extra: [.product(name: "X509", package: "swift-certificates")]),
         fuzzTarget("FuzzPEMKeys", ["ApplePayVerifier", "MdocVerifier", "WalletIdentity", "WebIdentity"]),
         fuzzTarget("FuzzHTTPJSON", ["VerifierServer", "VerificationCore"], extra: [
-            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

@@ -9,14 +9,8 @@ import ServiceLifecycle
 public enum VerifierApplication {
     public static func build(services: VerifierServices, logger: Logger,
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = Router(context: VerifierRequestContext.self)
-        router.add(middleware: RequestLogMiddleware(logger: logger))
-        let api = APIRoutes(services: services)
-        api.register(on: router)
-        // The web page is never on the API listener (see buildWebPage).
-        api.registerMethodNotAllowed(on: router)
         var app = Application(
-            router: router,
+            router: buildRouter(services: services, logger: logger),
             configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "wallet-verifier"),
             services: services.backgroundServices,
             onServerRunning: onServerRunning,
@@ -24,6 +18,19 @@ public enum VerifierApplication {
         )
         app.beforeServerStarts { try await services.prepare() }
         return app
+    }
+
+    /// The API's router alone: every route and middleware of ``build(services:logger:onServerRunning:)``
+    /// without a listener or background services (for in-process harnesses; call
+    /// `services.prepare()` first).
+    public static func buildRouter(services: VerifierServices, logger: Logger) -> Router<VerifierRequestContext> {
+        let router = Router(context: VerifierRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(logger: logger))
+        let api = APIRoutes(services: services)
+        api.register(on: router)
+        // The web page is never on the API listener (see buildWebPage).
+        api.registerMethodNotAllowed(on: router)
+        return router
     }
 
     /// The operators' web page on its own listener (`--ui-listen`), behind the page token.

@@ -2,13 +2,14 @@ import Foundation
 import FuzzSupport
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import NIOCore
+import NIOEmbedded
 import Logging
 import VerificationCore
 import VerifierServer
 
 // The `http-json` target: the service's request-body parsing, through its real router in process
-// (Hummingbird's router test client), on the in-memory store with every flow configured (Apple's
+// (its responder called directly, as the server does), on the in-memory store with every flow configured (Apple's
 // sample identity key and IACA, the 2014 Apple Pay merchant pair, a web origin and key). The first
 // byte picks the route; the rest is the body, sent as application/json. In a body, the text
 // REQUESTID is replaced by the id of a created request (identity or web, by route), so
@@ -46,33 +47,66 @@ let settings: ServerSettings = {
     return settings
 }()
 
-/// The router's test client, kept open for the whole run.
-nonisolated(unsafe) var client: (any TestClientProtocol)?
+/// The service's router, driven in process: one responder and one test channel for the whole run
+/// (a channel per request, as Hummingbird's router test client makes, is never freed).
+nonisolated(unsafe) var responder: RouterResponder<VerifierRequestContext>?
+let channel = NIOAsyncTestingChannel()
+let quietLogger = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
 
-func startClient() {
+func startResponder() {
     let ready = DispatchSemaphore(value: 0)
     Task {
-        let services = try await VerifierServices.make(settings: settings, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
+        let services = try await VerifierServices.make(settings: settings, logger: quietLogger,
                                                       clock: FixedClock(RFC3339Time.parse("2022-04-01T00:00:00Z")!))
-        let app = VerifierApplication.build(services: services, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }))
-        try await app.test(.router) { testClient in
-            client = testClient
-            ready.signal()
-            try await Task.sleep(for: .seconds(86_400 * 365))
-        }
+        try await services.prepare()
+        responder = VerifierApplication.buildRouter(services: services, logger: quietLogger).buildResponder()
+        ready.signal()
     }
     ready.wait()
 }
 
-func post(_ path: String, _ body: [UInt8]) async -> TestResponse {
-    try! await client!.execute(uri: path, method: .post, headers: jsonHeaders, body: ByteBuffer(bytes: body))
+/// A collected answer: status, headers and the whole body.
+struct Answer {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var body: [UInt8]
+}
+
+/// Collects a response body in memory.
+final class BodyCollector: @unchecked Sendable {
+    var bytes: [UInt8] = []
+}
+struct CollectingWriter: ResponseBodyWriter {
+    let collector: BodyCollector
+    mutating func write(_ buffer: ByteBuffer) async throws { collector.bytes += buffer.readableBytesView }
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
+
+func post(_ path: String, _ body: [UInt8]) async -> Answer {
+    var headers = jsonHeaders
+    headers[.contentLength] = String(body.count)
+    let request = Request(head: HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: path, headerFields: headers),
+                          body: RequestBody(buffer: ByteBuffer(bytes: body)))
+    let context = VerifierRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: quietLogger))
+    let response: Response
+    do {
+        response = try await responder!.respond(to: request, context: context)
+    } catch let error as any HTTPResponseError {
+        // What the server does with a thrown HTTP error (for example a body past the size limit).
+        response = try! error.response(from: request, context: context)
+    } catch {
+        fatalError("\(path) threw \(type(of: error)), which the server answers with 500")
+    }
+    let collector = BodyCollector()
+    try! await response.body.write(CollectingWriter(collector: collector))
+    return Answer(status: response.status, headers: response.headers, body: collector.bytes)
 }
 
 func requestID(web: Bool) async -> String {
     let body = web ? #"{"docType":"org.iso.18013.5.1.mDL","origin":"https://fuzz.example","elements":["org.iso.18013.5.1/age_over_21"]}"#
         : #"{"descriptor":{"document":"driversLicense","elements":[{"element":"age","atLeast":21,"intentToStore":"willNotStore"}]}}"#
     let response = await post(web ? "/v1/web/requests" : "/v1/identity/requests", Array(body.utf8))
-    guard response.status == .created, let object = try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any],
+    guard response.status == .created, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
           let id = object["requestId"] as? String else { fatalError("fuzz: cannot create a request (\(response.status))") }
     return id
 }
@@ -100,7 +134,7 @@ func run(_ input: [UInt8]) async {
     let response = await post(route, body)
     let status = response.status.code
     guard status < 500 || status == 503 else { fatalError("\(route) answered \(status)") }
-    let object = try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+    let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
     if status >= 400, !(status == 503 && object?["verdict"] as? String == "indeterminate") {
         guard response.headers[.contentType] == "application/problem+json", object?["status"] as? Int == status else {
             fatalError("\(route) answered \(status) without a problem+json body")
@@ -116,6 +150,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 @_cdecl("FuzzHTTPJSON_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    startClient()
+    startResponder()
     return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }
