@@ -18,7 +18,8 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
             self.intentToRetain = intentToRetain
         }
 
-        /// Parses `NAMESPACE/IDENTIFIER[:retain]` (the namespace is everything before the first `/`).
+        /// Parses `NAMESPACE/IDENTIFIER[:retain]` (the namespace is everything before the first `/`). An
+        /// identifier holds no `/` or `:`, so `:retain` is never part of one.
         public init(argument: String) throws(WebRequestError) {
             guard let slash = argument.firstIndex(of: "/") else {
                 throw WebRequestError("\"\(argument)\" is not NAMESPACE/IDENTIFIER[:retain]")
@@ -30,7 +31,7 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
                 retain = true
                 identifier.removeLast(":retain".count)
             }
-            guard !nameSpace.isEmpty, !identifier.isEmpty, !identifier.contains("/") else {
+            guard !nameSpace.isEmpty, !identifier.isEmpty, !identifier.contains("/"), !identifier.contains(":") else {
                 throw WebRequestError("\"\(argument)\" is not NAMESPACE/IDENTIFIER[:retain]")
             }
             self.init(nameSpace: nameSpace, identifier: identifier, intentToRetain: retain)

@@ -1,6 +1,7 @@
 """Validates accepted answers (which schemathesis cannot produce: it cannot make a response a wallet
 signed) against the response schemas of the OpenAPI document. The JSON comes from the CLI, which
-prints exactly what the service answers for the same input. Usage: validate_outputs.py OPENAPI NAME=FILE..."""
+prints exactly what the service answers for the same input, and from the service itself in the tests
+(fixtures signed in code; see ContractSamples.swift). Usage: validate_outputs.py OPENAPI NAME=FILE..."""
 import json
 import sys
 

@@ -65,6 +65,7 @@ import WalletVerifierTestSupport
         }
         let service = try summary(answers[0])
         #expect(service.last == "verdict accepted", "\(service)")
+        ContractSamples.record(ByteBuffer(bytes: answers[0]), schema: "IdentityResult", name: "mdoc-verify-annex-d")
         #expect(try summary(answers[1]) == service)
 
         // The CLI with the reader key in each form it takes.

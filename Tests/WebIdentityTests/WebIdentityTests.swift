@@ -202,7 +202,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(retained.nameSpace == "org.iso.23220.1" && retained.identifier == "document_number" && retained.intentToRetain)
         let plain = try WebDocumentRequest.Element(argument: "org.iso.18013.5.1/age_over_21")
         #expect(!plain.intentToRetain)
-        for bad in ["no-slash", "/x", "ns/", "ns/a/b", "ns/:retain"] {
+        for bad in ["no-slash", "/x", "ns/", "ns/a/b", "ns/:retain", "ns/a:b", "ns/x:retain:retain", "H/,:retain*"] {
             #expect(throws: WebRequestError.self) { try WebDocumentRequest.Element(argument: bad) }
         }
         #expect(throws: WebRequestError.self) { try WebDocumentRequest(docType: "d", elements: [plain, plain]).validate() }
