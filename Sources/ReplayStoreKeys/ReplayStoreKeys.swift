@@ -43,4 +43,9 @@ package enum EpochMillis {
         if millis <= -9.2e18 { return Int64.min }
         return Int64(millis)
     }
+
+    /// The date of a stored value.
+    package static func date(_ millis: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(millis) / 1000)
+    }
 }

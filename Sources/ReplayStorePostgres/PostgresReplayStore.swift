@@ -194,22 +194,37 @@ public final class PostgresReplayStore: ReplayStore, Service {
 
     // MARK: - ReplayStore
 
-    public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
+    public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date, idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
         let id = ByteBuffer(bytes: ReplayKeyDigest.replay(namespace: namespace, key: key))
         let expires = EpochMillis.of(expiresAt)
         let nowMillis = EpochMillis.of(now)
-        let recorded = try await perform("recordFirstUse") { client in
+        let tagKey = idempotency.map { ByteBuffer(bytes: $0.key) }, tagBody = idempotency.map { ByteBuffer(bytes: $0.body) }
+        let tagUntil = idempotency.map { EpochMillis.of($0.retryUntil) }
+        return try await perform("recordFirstUse") { client -> ReplayOutcome in
             let rows = try await client.query(
                 """
-                INSERT INTO replay_keys (id, expires_at) VALUES (\(id), \(expires))
-                ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+                INSERT INTO replay_keys (id, expires_at, recorded_at, idem_key, idem_body, idem_until)
+                VALUES (\(id), \(expires), \(nowMillis), \(tagKey), \(tagBody), \(tagUntil))
+                ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at, recorded_at = EXCLUDED.recorded_at,
+                    idem_key = EXCLUDED.idem_key, idem_body = EXCLUDED.idem_body, idem_until = EXCLUDED.idem_until
                 WHERE replay_keys.expires_at <= \(nowMillis)
                 RETURNING 1
                 """
             )
-            return try await Self.count(rows)
+            if try await Self.count(rows) > 0 { return .firstUse }
+            // Recorded already: by the same submission (same tag, window open) or a replay. A read only.
+            guard let tagKey, let tagBody else { return .alreadyUsed }
+            let same = try await client.query(
+                """
+                SELECT recorded_at FROM replay_keys
+                WHERE id = \(id) AND idem_key = \(tagKey) AND idem_body = \(tagBody)
+                    AND idem_until > \(nowMillis) AND expires_at > \(nowMillis)
+                """
+            )
+            var first: Int64?
+            for try await row in same { first = try row.decode(Int64?.self) ?? nowMillis }
+            return first.map { .idempotentRetry(firstUse: EpochMillis.date($0)) } ?? .alreadyUsed
         }
-        return recorded > 0 ? .firstUse : .alreadyUsed
     }
 
     public func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
@@ -232,13 +247,15 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
-    public func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
+    public func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
         let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
         let nowMillis = EpochMillis.of(now)
+        let tagKey = idempotency.map { ByteBuffer(bytes: $0.key) }, tagBody = idempotency.map { ByteBuffer(bytes: $0.body) }
+        let tagUntil = idempotency.map { EpochMillis.of($0.retryUntil) }
         return try await perform("consumeNonce") { client in
             let consumed = try await client.query(
                 """
-                UPDATE replay_nonces SET consumed_at = \(nowMillis)
+                UPDATE replay_nonces SET consumed_at = \(nowMillis), idem_key = \(tagKey), idem_body = \(tagBody), idem_until = \(tagUntil)
                 WHERE id = \(id) AND consumed_at IS NULL AND expires_at > \(nowMillis)
                 RETURNING payload
                 """
@@ -250,6 +267,22 @@ public final class PostgresReplayStore: ReplayStore, Service {
             }
             if let payload {
                 return .consumed(payload: payload)
+            }
+            if let tagKey, let tagBody {
+                // Consumed by the same submission (same tag, window open, request not expired)?
+                let again = try await client.query(
+                    """
+                    SELECT payload, consumed_at FROM replay_nonces
+                    WHERE id = \(id) AND consumed_at IS NOT NULL AND idem_key = \(tagKey) AND idem_body = \(tagBody)
+                        AND idem_until > \(nowMillis) AND expires_at > \(nowMillis)
+                    """
+                )
+                var found: (payload: [UInt8], consumed: Int64)?
+                for try await row in again {
+                    let (buffer, consumedAt) = try row.decode((ByteBuffer?, Int64).self)
+                    found = (buffer.map { Array($0.readableBytesView) } ?? [], consumedAt)
+                }
+                if let found { return .consumedAgain(payload: found.payload, firstConsumed: EpochMillis.date(found.consumed)) }
             }
             // Not consumed by this call: say why. States only move forward (unused → used, valid →
             // expired → purged), so this read cannot turn a rejection into an acceptance.
@@ -266,6 +299,58 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    public func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
+        let id = ByteBuffer(bytes: tag.key), body = ByteBuffer(bytes: tag.body)
+        let nowMillis = EpochMillis.of(now), until = EpochMillis.of(tag.retryUntil), lease = EpochMillis.of(leaseUntil)
+        return try await perform("beginIdempotentRequest") { client -> IdempotencyStart in
+            // New, or its window passed: (re)start it. One statement, so two instances cannot both start it.
+            let started = try await client.query(
+                """
+                INSERT INTO idempotency_keys (id, body, first_seen, expires_at, lease_until, finished, result)
+                VALUES (\(id), \(body), \(nowMillis), \(until), \(lease), false, NULL)
+                ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body, first_seen = EXCLUDED.first_seen, expires_at = EXCLUDED.expires_at,
+                    lease_until = EXCLUDED.lease_until, finished = false, result = NULL
+                WHERE idempotency_keys.expires_at <= \(nowMillis)
+                RETURNING 1
+                """
+            )
+            if try await Self.count(started) > 0 { return .proceed(firstSeen: nil) }
+            let rows = try await client.query("SELECT body, first_seen, lease_until, finished, result FROM idempotency_keys WHERE id = \(id)")
+            var existing: (body: [UInt8], firstSeen: Int64, lease: Int64?, finished: Bool, result: [UInt8]?)?
+            for try await row in rows {
+                let (storedBody, firstSeen, storedLease, finished, result) = try row.decode((ByteBuffer, Int64, Int64?, Bool, ByteBuffer?).self)
+                existing = (Array(storedBody.readableBytesView), firstSeen, storedLease, finished, result.map { Array($0.readableBytesView) })
+            }
+            guard let existing else { return .proceed(firstSeen: nil) }
+            guard existing.body == tag.body else { return .conflict }
+            if existing.finished { return .completed(result: existing.result, firstSeen: EpochMillis.date(existing.firstSeen)) }
+            if let current = existing.lease, current > nowMillis { return .inProgress(leaseUntil: EpochMillis.date(current)) }
+            // An attempt that never finished (its process died): take its lease over, once.
+            let taken = try await client.query(
+                """
+                UPDATE idempotency_keys SET lease_until = \(lease)
+                WHERE id = \(id) AND NOT finished AND (lease_until IS NULL OR lease_until <= \(nowMillis))
+                RETURNING 1
+                """
+            )
+            return try await Self.count(taken) > 0 ? .proceed(firstSeen: EpochMillis.date(existing.firstSeen)) : .inProgress(leaseUntil: leaseUntil)
+        }
+    }
+
+    public func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws {
+        let id = ByteBuffer(bytes: key), stored = result.map { ByteBuffer(bytes: $0) }
+        try await perform("finishIdempotentRequest") { client in
+            _ = try await Self.count(try await client.query("UPDATE idempotency_keys SET finished = true, lease_until = NULL, result = \(stored) WHERE id = \(id)"))
+        }
+    }
+
+    public func abandonIdempotentRequest(key: [UInt8]) async throws {
+        let id = ByteBuffer(bytes: key)
+        try await perform("abandonIdempotentRequest") { client in
+            _ = try await Self.count(try await client.query("DELETE FROM idempotency_keys WHERE id = \(id) AND NOT finished"))
+        }
+    }
+
     @discardableResult
     public func purgeExpired(now: Date) async throws -> Int {
         let nowMillis = EpochMillis.of(now)
@@ -273,8 +358,9 @@ public final class PostgresReplayStore: ReplayStore, Service {
             let rows = try await client.query(
                 """
                 WITH keys AS (DELETE FROM replay_keys WHERE expires_at <= \(nowMillis) RETURNING 1),
-                     nonces AS (DELETE FROM replay_nonces WHERE expires_at <= \(nowMillis) RETURNING 1)
-                SELECT (SELECT count(*) FROM keys) + (SELECT count(*) FROM nonces)
+                     nonces AS (DELETE FROM replay_nonces WHERE expires_at <= \(nowMillis) RETURNING 1),
+                     submissions AS (DELETE FROM idempotency_keys WHERE expires_at <= \(nowMillis) RETURNING 1)
+                SELECT (SELECT count(*) FROM keys) + (SELECT count(*) FROM nonces) + (SELECT count(*) FROM submissions)
                 """
             )
             var total: Int64 = 0
@@ -378,5 +464,25 @@ enum PostgresSchema {
         "CREATE INDEX IF NOT EXISTS replay_nonces_expires_at ON replay_nonces (expires_at)",
         // Counting outstanding sessions (--max-outstanding-requests) scans only unconsumed rows.
         "CREATE INDEX IF NOT EXISTS replay_nonces_outstanding ON replay_nonces (expires_at) WHERE consumed_at IS NULL",
+        // Idempotency keys (digests only, docs/stores.md); the tag beside each recorded value (NULL without a key).
+        "ALTER TABLE replay_keys ADD COLUMN IF NOT EXISTS recorded_at BIGINT",
+        "ALTER TABLE replay_keys ADD COLUMN IF NOT EXISTS idem_key BYTEA",
+        "ALTER TABLE replay_keys ADD COLUMN IF NOT EXISTS idem_body BYTEA",
+        "ALTER TABLE replay_keys ADD COLUMN IF NOT EXISTS idem_until BIGINT",
+        "ALTER TABLE replay_nonces ADD COLUMN IF NOT EXISTS idem_key BYTEA",
+        "ALTER TABLE replay_nonces ADD COLUMN IF NOT EXISTS idem_body BYTEA",
+        "ALTER TABLE replay_nonces ADD COLUMN IF NOT EXISTS idem_until BIGINT",
+        """
+        CREATE TABLE IF NOT EXISTS idempotency_keys (
+            id BYTEA PRIMARY KEY,
+            body BYTEA NOT NULL,
+            first_seen BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            lease_until BIGINT,
+            finished BOOLEAN NOT NULL,
+            result BYTEA
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS idempotency_keys_expires_at ON idempotency_keys (expires_at)",
     ]
 }

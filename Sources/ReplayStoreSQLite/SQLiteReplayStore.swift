@@ -34,7 +34,7 @@ public final class SQLiteReplayStore: ReplayStore {
     /// The file name used by ``open(dataDirectory:fileName:busyTimeout:)`` by default.
     public static let defaultFileName = "replay-store.sqlite"
     /// The schema this code writes (`PRAGMA user_version`).
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// Absolute or relative path of the database file.
     public let path: String
@@ -112,7 +112,20 @@ public final class SQLiteReplayStore: ReplayStore {
                 try db.execute(statement)
             }
             if version < Int64(Self.schemaVersion) {
-                try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
+                // One writer at a time: another process opening the same file migrates it first, and
+                // this one then sees the new version.
+                try db.execute("BEGIN IMMEDIATE")
+                do {
+                    let current = try db.integer("PRAGMA user_version") ?? 0
+                    if current < 2 {
+                        for statement in SQLiteSchema.version2 { try db.execute(statement) }
+                    }
+                    try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
+                    try db.execute("COMMIT")
+                } catch {
+                    if !db.isAutocommit { try? db.execute("ROLLBACK") }
+                    throw error
+                }
             }
         }
     }
@@ -144,24 +157,39 @@ public final class SQLiteReplayStore: ReplayStore {
 
     // MARK: - ReplayStore
 
-    public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
+    public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date,
+                                                       idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
         let values: [SQLiteValue] = [
             .blob(ReplayKeyDigest.replay(namespace: namespace, key: key)),
             .integer(EpochMillis.of(expiresAt)),
             .integer(EpochMillis.of(now)),
-        ]
-        return try await perform("recordFirstUse") { db in
+        ] + Self.tagValues(idempotency)
+        return try await perform("recordFirstUse") { db -> ReplayOutcome in
             let recorded = try db.integer(
                 """
-                INSERT INTO replay_keys (id, expires_at) VALUES (?1, ?2)
-                ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at
+                INSERT INTO replay_keys (id, expires_at, recorded_at, idem_key, idem_body, idem_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at, recorded_at = excluded.recorded_at,
+                    idem_key = excluded.idem_key, idem_body = excluded.idem_body, idem_until = excluded.idem_until
                 WHERE replay_keys.expires_at <= ?3
                 RETURNING 1 AS recorded
                 """,
                 values
             )
-            return recorded == nil ? .alreadyUsed : .firstUse
+            if recorded != nil { return .firstUse }
+            // Recorded already: by the same submission (same tag, window open) or a replay. A read
+            // only: it cannot turn a replay into a first use.
+            guard idempotency != nil, let first = try db.integer(
+                "SELECT recorded_at FROM replay_keys WHERE id = ?1 AND idem_key = ?4 AND idem_body = ?5 AND idem_until > ?3 AND expires_at > ?3",
+                Array(values.prefix(5))
+            ) else { return .alreadyUsed }
+            return .idempotentRetry(firstUse: EpochMillis.date(first))
         }
+    }
+
+    /// ?4, ?5, ?6 of the statements that record a tag: key digest, request digest, window end.
+    static func tagValues(_ tag: IdempotencyTag?) -> [SQLiteValue] {
+        guard let tag else { return [.null, .null, .null] }
+        return [.blob(tag.key), .blob(tag.body), .integer(EpochMillis.of(tag.retryUntil))]
     }
 
     public nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
@@ -185,28 +213,89 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
-    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
+    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
         let id = SQLiteValue.blob(ReplayKeyDigest.nonce(nonce))
         let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
+        let values = [id, nowMillis] + Self.tagValues(idempotency)
         return try await perform("consumeNonce") { db -> NonceConsumption in
             var payload: [UInt8]?
             try db.execute(
                 """
-                UPDATE replay_nonces SET consumed_at = ?2
+                UPDATE replay_nonces SET consumed_at = ?2, idem_key = ?3, idem_body = ?4, idem_until = ?5
                 WHERE id = ?1 AND consumed_at IS NULL AND expires_at > ?2
                 RETURNING payload
                 """,
-                [id, nowMillis]
+                values
             ) { row in
                 if payload == nil { payload = row.isNull(0) ? [] : row.blob(0) }
             }
             if let payload { return .consumed(payload: payload) }
+            if idempotency != nil {
+                // Consumed by the same submission (same tag, window open, request not expired)?
+                var again: (payload: [UInt8], consumed: Int64)?
+                try db.execute(
+                    """
+                    SELECT payload, consumed_at FROM replay_nonces
+                    WHERE id = ?1 AND consumed_at IS NOT NULL AND idem_key = ?3 AND idem_body = ?4 AND idem_until > ?2 AND expires_at > ?2
+                    """,
+                    Array(values.prefix(4))
+                ) { row in
+                    if again == nil { again = (row.isNull(0) ? [] : row.blob(0), row.integer(1)) }
+                }
+                if let again { return .consumedAgain(payload: again.payload, firstConsumed: EpochMillis.date(again.consumed)) }
+            }
             // Nothing consumed: say why. States only move forward (unused → used, valid → expired →
             // purged), so this read cannot turn a rejection into an acceptance.
             guard let used = try db.integer("SELECT consumed_at IS NOT NULL FROM replay_nonces WHERE id = ?1", [id]) else {
                 return .unknown
             }
             return used != 0 ? .alreadyConsumed : .expired
+        }
+    }
+
+    public nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
+        let values: [SQLiteValue] = [.blob(tag.key), .blob(tag.body), .integer(EpochMillis.of(now)), .integer(EpochMillis.of(tag.retryUntil)),
+                                     .integer(EpochMillis.of(leaseUntil))]
+        return try await perform("beginIdempotentRequest") { db -> IdempotencyStart in
+            // New, or its window passed: (re)start it. One statement, so two instances cannot both start it.
+            let started = try db.integer(
+                """
+                INSERT INTO idempotency_keys (id, body, first_seen, expires_at, lease_until, finished, result) VALUES (?1, ?2, ?3, ?4, ?5, 0, NULL)
+                ON CONFLICT (id) DO UPDATE SET body = excluded.body, first_seen = excluded.first_seen, expires_at = excluded.expires_at,
+                    lease_until = excluded.lease_until, finished = 0, result = NULL
+                WHERE idempotency_keys.expires_at <= ?3
+                RETURNING 1
+                """,
+                values
+            )
+            if started != nil { return .proceed(firstSeen: nil) }
+            var existing: (body: [UInt8], firstSeen: Int64, lease: Int64?, finished: Bool, result: [UInt8]?)?
+            try db.execute("SELECT body, first_seen, lease_until, finished, result FROM idempotency_keys WHERE id = ?1", [values[0]]) { row in
+                existing = (row.blob(0), row.integer(1), row.isNull(2) ? nil : row.integer(2), row.integer(3) != 0, row.isNull(4) ? nil : row.blob(4))
+            }
+            guard let existing else { return .proceed(firstSeen: nil) }
+            guard existing.body == tag.body else { return .conflict }
+            if existing.finished { return .completed(result: existing.result, firstSeen: EpochMillis.date(existing.firstSeen)) }
+            if let lease = existing.lease, lease > EpochMillis.of(now) { return .inProgress(leaseUntil: EpochMillis.date(lease)) }
+            // An attempt that never finished (its process died): take its lease over, once.
+            let taken = try db.integer(
+                "UPDATE idempotency_keys SET lease_until = ?5 WHERE id = ?1 AND finished = 0 AND (lease_until IS NULL OR lease_until <= ?3) RETURNING 1",
+                values
+            )
+            return taken != nil ? .proceed(firstSeen: EpochMillis.date(existing.firstSeen)) : .inProgress(leaseUntil: leaseUntil)
+        }
+    }
+
+    public nonisolated(nonsending) func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws {
+        let values: [SQLiteValue] = [.blob(key), result.map { .blob($0) } ?? .null]
+        try await perform("finishIdempotentRequest") { db in
+            try db.execute("UPDATE idempotency_keys SET finished = 1, lease_until = NULL, result = ?2 WHERE id = ?1", values)
+        }
+    }
+
+    public nonisolated(nonsending) func abandonIdempotentRequest(key: [UInt8]) async throws {
+        try await perform("abandonIdempotentRequest") { db in
+            try db.execute("DELETE FROM idempotency_keys WHERE id = ?1 AND finished = 0", [.blob(key)])
         }
     }
 
@@ -217,6 +306,7 @@ public final class SQLiteReplayStore: ReplayStore {
             var count = 0
             try db.execute("DELETE FROM replay_keys WHERE expires_at <= ?1 RETURNING 1", [nowMillis]) { _ in count += 1 }
             try db.execute("DELETE FROM replay_nonces WHERE expires_at <= ?1 RETURNING 1", [nowMillis]) { _ in count += 1 }
+            try db.execute("DELETE FROM idempotency_keys WHERE expires_at <= ?1 RETURNING 1", [nowMillis]) { _ in count += 1 }
             return count
         }
     }
@@ -288,5 +378,29 @@ enum SQLiteSchema {
         "CREATE INDEX IF NOT EXISTS replay_nonces_expires_at ON replay_nonces (expires_at)",
         // Counting outstanding sessions (--max-outstanding-requests) scans only unconsumed rows.
         "CREATE INDEX IF NOT EXISTS replay_nonces_outstanding ON replay_nonces (expires_at) WHERE consumed_at IS NULL",
+        // Idempotency keys (schema 2): digests only, see docs/stores.md.
+        """
+        CREATE TABLE IF NOT EXISTS idempotency_keys (
+            id BLOB NOT NULL PRIMARY KEY,      -- SHA-256 of the caller's scope and key
+            body BLOB NOT NULL,                 -- SHA-256 of method, path and body
+            first_seen INTEGER NOT NULL,        -- milliseconds since the Unix epoch
+            expires_at INTEGER NOT NULL,        -- end of the retry window
+            lease_until INTEGER,                -- while an attempt runs; NULL once finished
+            finished INTEGER NOT NULL,          -- 1 once answered
+            result BLOB                         -- a request creation's answer (no personal data)
+        ) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS idempotency_keys_expires_at ON idempotency_keys (expires_at)",
+    ]
+
+    /// From schema 1 to 2: the idempotency tag beside each recorded value (all NULL without a key).
+    static let version2 = [
+        "ALTER TABLE replay_keys ADD COLUMN recorded_at INTEGER",
+        "ALTER TABLE replay_keys ADD COLUMN idem_key BLOB",
+        "ALTER TABLE replay_keys ADD COLUMN idem_body BLOB",
+        "ALTER TABLE replay_keys ADD COLUMN idem_until INTEGER",
+        "ALTER TABLE replay_nonces ADD COLUMN idem_key BLOB",
+        "ALTER TABLE replay_nonces ADD COLUMN idem_body BLOB",
+        "ALTER TABLE replay_nonces ADD COLUMN idem_until INTEGER",
     ]
 }

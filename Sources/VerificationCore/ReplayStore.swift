@@ -11,6 +11,9 @@ public enum ReplayOutcome: Sendable, Hashable {
     case firstUse
     /// Seen before (and not yet expired): a replay.
     case alreadyUsed
+    /// Seen before, recorded by a submission with the same ``IdempotencyTag`` whose retry window is
+    /// still open: the same submission retried, not a replay. `firstUse` is when it was recorded.
+    case idempotentRetry(firstUse: Date)
 }
 
 /// What happened when a request nonce was consumed.
@@ -24,6 +27,10 @@ public enum NonceConsumption: Sendable, Hashable {
     case expired
     /// No such nonce was issued (or it was purged long ago).
     case unknown
+    /// The nonce was consumed by a submission with the same ``IdempotencyTag``, its retry window is
+    /// open and the request has not expired: the same submission retried. Carries the payload again
+    /// and when the nonce was first consumed.
+    case consumedAgain(payload: [UInt8], firstConsumed: Date)
 }
 
 /// One-time values shared by every instance of a service: Apple Pay transaction identifiers and
@@ -33,14 +40,31 @@ public enum NonceConsumption: Sendable, Hashable {
 /// the same value can never both succeed. Operational failures are thrown as ``OperationalError``
 /// and make the verdict indeterminate (never accepted, never silently rejected).
 public protocol ReplayStore: Sendable {
-    /// Records `key` in `namespace` until `expiresAt`, if it is not already recorded and unexpired.
-    nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome
+    /// Records `key` in `namespace` until `expiresAt`, if it is not already recorded and unexpired,
+    /// with `idempotency` beside it (in the same statement). When the key is recorded already with the
+    /// same tag and the tag's window is open, answers ``ReplayOutcome/idempotentRetry(firstUse:)``.
+    nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date,
+                                                idempotency: IdempotencyTag?) async throws -> ReplayOutcome
 
     /// Stores an issued nonce with its payload until `expiresAt`. Issuing the same nonce twice throws.
     nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws
 
-    /// Atomically marks an issued nonce as used and returns its payload.
-    nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption
+    /// Atomically marks an issued nonce as used (recording `idempotency` beside it) and returns its
+    /// payload. A nonce consumed with the same tag, within the tag's window and before the request
+    /// expires, is ``NonceConsumption/consumedAgain(payload:firstConsumed:)``.
+    nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption
+
+    /// Starts a submission with an idempotency key, atomically: records the key (until
+    /// `tag.retryUntil`) with the request's digest and a lease until `leaseUntil` when the key is new
+    /// or its window has passed; otherwise says what became of the earlier attempt.
+    nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart
+
+    /// Marks the submission with `key` finished, storing `result` (nil: nothing to store).
+    nonisolated(nonsending) func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws
+
+    /// Forgets an unfinished submission with `key` (it ended without an answer worth keeping), so a
+    /// retry is processed anew at once.
+    nonisolated(nonsending) func abandonIdempotentRequest(key: [UInt8]) async throws
 
     /// Deletes entries that expired before `now`; returns how many.
     @discardableResult
@@ -54,6 +78,18 @@ public protocol ReplayStore: Sendable {
     nonisolated(nonsending) func outstandingNonceCount(now: Date) async throws -> Int
 }
 
+extension ReplayStore {
+    /// ``recordFirstUse(namespace:key:expiresAt:now:idempotency:)`` without an idempotency key.
+    public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
+        try await recordFirstUse(namespace: namespace, key: key, expiresAt: expiresAt, now: now, idempotency: nil)
+    }
+
+    /// ``consumeNonce(_:now:idempotency:)`` without an idempotency key.
+    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
+        try await consumeNonce(nonce, now: now, idempotency: nil)
+    }
+}
+
 /// A process-local store for tests and single-process use.
 ///
 /// A class with a lock rather than an actor: each operation is a few dictionary accesses, done on
@@ -64,23 +100,49 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     private struct Nonce {
         var payload: [UInt8]
         var expiresAt: Date
-        var consumed: Bool
+        var consumed: Date?
+        var tag: IdempotencyTag?
+    }
+
+    private struct Used {
+        var expiresAt: Date
+        var recorded: Date
+        var tag: IdempotencyTag?
+    }
+
+    private struct Submission {
+        var body: [UInt8]
+        var firstSeen: Date
+        var expiresAt: Date
+        var leaseUntil: Date?
+        var finished: Bool
+        var result: [UInt8]?
     }
 
     private struct Entries {
-        var used: [String: Date] = [:]
+        var used: [String: Used] = [:]
         var nonces: [String: Nonce] = [:]
+        var submissions: [[UInt8]: Submission] = [:]
+    }
+
+    /// The same submission retried: the same tag, inside its window.
+    private static func isRetry(_ recorded: IdempotencyTag?, _ given: IdempotencyTag?, now: Date) -> Bool {
+        guard let recorded, let given else { return false }
+        return recorded.key == given.key && recorded.body == given.body && recorded.retryUntil > now
     }
 
     private let entries = Mutex(Entries())
 
     public init() {}
 
-    public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
+    public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date,
+                                                       idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
         let compound = namespace + "\u{0}" + key
         return entries.withLock { entries in
-            if let existing = entries.used[compound], existing > now { return .alreadyUsed }
-            entries.used[compound] = expiresAt
+            if let existing = entries.used[compound], existing.expiresAt > now {
+                return Self.isRetry(existing.tag, idempotency, now: now) ? .idempotentRetry(firstUse: existing.recorded) : .alreadyUsed
+            }
+            entries.used[compound] = Used(expiresAt: expiresAt, recorded: now, tag: idempotency)
             return .firstUse
         }
     }
@@ -88,7 +150,7 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     public nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
         let issued = entries.withLock { entries in
             guard entries.nonces[nonce] == nil else { return false }
-            entries.nonces[nonce] = Nonce(payload: payload, expiresAt: expiresAt, consumed: false)
+            entries.nonces[nonce] = Nonce(payload: payload, expiresAt: expiresAt, consumed: nil, tag: nil)
             return true
         }
         guard issued else {
@@ -96,30 +158,66 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         }
     }
 
-    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
+    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
         entries.withLock { entries in
             guard var entry = entries.nonces[nonce] else { return .unknown }
-            if entry.consumed { return .alreadyConsumed }
+            if let consumed = entry.consumed {
+                if entry.expiresAt > now, Self.isRetry(entry.tag, idempotency, now: now) {
+                    return .consumedAgain(payload: entry.payload, firstConsumed: consumed)
+                }
+                return .alreadyConsumed
+            }
             if entry.expiresAt <= now { return .expired }
-            entry.consumed = true
+            entry.consumed = now
+            entry.tag = idempotency
             entries.nonces[nonce] = entry
             return .consumed(payload: entry.payload)
+        }
+    }
+
+    public nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
+        entries.withLock { entries in
+            guard var existing = entries.submissions[tag.key], existing.expiresAt > now else {
+                entries.submissions[tag.key] = Submission(body: tag.body, firstSeen: now, expiresAt: tag.retryUntil, leaseUntil: leaseUntil, finished: false)
+                return .proceed(firstSeen: nil)
+            }
+            guard existing.body == tag.body else { return .conflict }
+            if existing.finished { return .completed(result: existing.result, firstSeen: existing.firstSeen) }
+            if let lease = existing.leaseUntil, lease > now { return .inProgress(leaseUntil: lease) }
+            existing.leaseUntil = leaseUntil
+            entries.submissions[tag.key] = existing
+            return .proceed(firstSeen: existing.firstSeen)
+        }
+    }
+
+    public nonisolated(nonsending) func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws {
+        entries.withLock { entries in
+            entries.submissions[key]?.finished = true
+            entries.submissions[key]?.leaseUntil = nil
+            entries.submissions[key]?.result = result
+        }
+    }
+
+    public nonisolated(nonsending) func abandonIdempotentRequest(key: [UInt8]) async throws {
+        entries.withLock { entries in
+            if entries.submissions[key]?.finished == false { entries.submissions[key] = nil }
         }
     }
 
     @discardableResult
     public nonisolated(nonsending) func purgeExpired(now: Date) async throws -> Int {
         entries.withLock { entries in
-            let before = entries.used.count + entries.nonces.count
-            entries.used = entries.used.filter { $0.value > now }
+            let before = entries.used.count + entries.nonces.count + entries.submissions.count
+            entries.used = entries.used.filter { $0.value.expiresAt > now }
             entries.nonces = entries.nonces.filter { $0.value.expiresAt > now }
-            return before - entries.used.count - entries.nonces.count
+            entries.submissions = entries.submissions.filter { $0.value.expiresAt > now }
+            return before - entries.used.count - entries.nonces.count - entries.submissions.count
         }
     }
 
     public nonisolated(nonsending) func ping() async throws {}
 
     public nonisolated(nonsending) func outstandingNonceCount(now: Date) async throws -> Int {
-        entries.withLock { entries in entries.nonces.values.reduce(0) { $0 + (!$1.consumed && $1.expiresAt > now ? 1 : 0) } }
+        entries.withLock { entries in entries.nonces.values.reduce(0) { $0 + ($1.consumed == nil && $1.expiresAt > now ? 1 : 0) } }
     }
 }

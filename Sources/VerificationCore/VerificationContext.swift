@@ -29,10 +29,14 @@ public struct VerificationContext: Sendable, Hashable {
     public var time: Date
     /// Tolerance for clocks that disagree (issuer, device and server), applied where documented.
     public var clockSkew: Duration
+    /// The submission's idempotency key, when the caller sent one: one-time values it consumed are
+    /// recognised on its retries (``IdempotencyTag``).
+    public var idempotency: IdempotencyTag?
 
-    public init(time: Date, clockSkew: Duration = .seconds(0)) {
+    public init(time: Date, clockSkew: Duration = .seconds(0), idempotency: IdempotencyTag? = nil) {
         self.time = time
         self.clockSkew = clockSkew
+        self.idempotency = idempotency
     }
 
     public var clockSkewSeconds: Double {

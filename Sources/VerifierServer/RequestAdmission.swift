@@ -3,12 +3,15 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization
+import VerificationCore
 
 /// The request context of the service: Hummingbird's basic context plus the client's address (for
 /// the per-client rate limit).
 public struct VerifierRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// The submission's Idempotency-Key (digests), set by ``IdempotentSubmissions`` for the handler.
+    public var idempotency: IdempotencyTag?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

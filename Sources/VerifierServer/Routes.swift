@@ -49,11 +49,28 @@ struct APIRoutes: Sendable {
         getAndHead("openapi.yaml", on: router) { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
         }
-        router.post("v1/identity/requests") { request, context in try await handle { try await admitCreation(context); return try await createIdentityRequest(request, context) } }
-        router.post("v1/identity/verify") { request, context in try await handle { try await inSlot { try await verifyIdentity(request, context) } } }
-        router.post("v1/applepay/decrypt") { request, context in try await handle { try await inSlot { try await decryptApplePay(request, context) } } }
-        router.post("v1/web/requests") { request, context in try await handle { try await admitCreation(context); return try await createWebRequest(request, context) } }
-        router.post("v1/web/verify") { request, context in try await handle { try await inSlot { try await verifyWeb(request, context) } } }
+        // Idempotency-Key (IdempotentSubmissions) on every POST that changes the store.
+        let idempotent = IdempotentSubmissions(services: services)
+        router.post("v1/identity/requests") { request, context in
+            try await handle { try await idempotent.run(request, context, kind: .creation, route: "identity-requests") { request, context in
+                try await admitCreation(context); return try await createIdentityRequest(request, context) } }
+        }
+        router.post("v1/identity/verify") { request, context in
+            try await handle { try await idempotent.run(request, context, kind: .verification, route: "identity-verify") { request, context in
+                try await inSlot { try await verifyIdentity(request, context) } } }
+        }
+        router.post("v1/applepay/decrypt") { request, context in
+            try await handle { try await idempotent.run(request, context, kind: .verification, route: "applepay-decrypt") { request, context in
+                try await inSlot { try await decryptApplePay(request, context) } } }
+        }
+        router.post("v1/web/requests") { request, context in
+            try await handle { try await idempotent.run(request, context, kind: .creation, route: "web-requests") { request, context in
+                try await admitCreation(context); return try await createWebRequest(request, context) } }
+        }
+        router.post("v1/web/verify") { request, context in
+            try await handle { try await idempotent.run(request, context, kind: .verification, route: "web-verify") { request, context in
+                try await inSlot { try await verifyWeb(request, context) } } }
+        }
         router.post("v1/mdoc/verify") { request, context in try await handle { try await inSlot { try await verifyMdoc(request, context) } } }
     }
 
@@ -185,7 +202,7 @@ struct APIRoutes: Sendable {
         let binding = try object.optionalString("sessionBinding")
         let start = ContinuousClock.now
         let result = await services.identity.verify(requestID: requestID, encryptedData: data,
-                                                    sessionBinding: binding, at: services.clock.now())
+                                                    sessionBinding: binding, at: services.clock.now(), idempotency: context.idempotency)
         services.metrics.record(flow: "identity", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(result), report: result.report)
     }
@@ -226,7 +243,7 @@ struct APIRoutes: Sendable {
             }
         }
         let start = ContinuousClock.now
-        let context = VerificationContext(time: services.clock.now(), clockSkew: .seconds(services.settings.clockSkew))
+        let context = VerificationContext(time: services.clock.now(), clockSkew: .seconds(services.settings.clockSkew), idempotency: context.idempotency)
         // The body was parsed once, strictly; the token's part of that parse is handed over with its bytes.
         let result = await verifier.verify(Array(tokenData), parsed: value.object, context: context, expectations: expectations)
         services.metrics.record(flow: "applepay", report: result.report, duration: ContinuousClock.now - start)
@@ -315,7 +332,8 @@ struct APIRoutes: Sendable {
             throw Problem.badRequest("/credential or /response: send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
         }
         let start = ContinuousClock.now
-        let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKeys: services.webKeys, at: services.clock.now())
+        let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKeys: services.webKeys, at: services.clock.now(),
+                                               idempotency: context.idempotency)
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documents)), report: result.report)
     }

@@ -12,7 +12,7 @@ public final class ServerMetrics: Sendable {
     private let latency: DurationHistogram
 
     private enum Metric: Hashable, Sendable {
-        case verifications, checkFailures, unreadableRequests
+        case verifications, checkFailures, unreadableRequests, idempotentRetries, idempotencyConflicts
     }
 
     private struct CounterKey: Hashable, Sendable {
@@ -43,6 +43,16 @@ public final class ServerMetrics: Sendable {
         counter(.unreadableRequests, reason, "").increment()
     }
 
+    /// A submission retried with its Idempotency-Key (answered again, not as a replay).
+    public func idempotentRetry(route: String) {
+        counter(.idempotentRetries, route, "").increment()
+    }
+
+    /// An Idempotency-Key refused: used with another request (422) or still in progress (409).
+    public func idempotencyConflict(route: String, kind: String) {
+        counter(.idempotencyConflicts, route, kind).increment()
+    }
+
     /// The registry's counter for a metric and its label values, looked up there the first time only.
     private func counter(_ metric: Metric, _ first: String, _ second: String) -> Counter {
         let key = CounterKey(metric: metric, first: first, second: second)
@@ -52,6 +62,8 @@ public final class ServerMetrics: Sendable {
         case .verifications: counter = registry.makeCounter(descriptor: Self.verifications, labels: [("flow", first), ("verdict", second)])
         case .checkFailures: counter = registry.makeCounter(descriptor: Self.checkFailures, labels: [("check", first), ("reason", second)])
         case .unreadableRequests: counter = registry.makeCounter(descriptor: Self.unreadableRequests, labels: [("reason", first)])
+        case .idempotentRetries: counter = registry.makeCounter(descriptor: Self.idempotentRetries, labels: [("route", first)])
+        case .idempotencyConflicts: counter = registry.makeCounter(descriptor: Self.idempotencyConflicts, labels: [("route", first), ("kind", second)])
         }
         counters.withLock { $0[key] = counter }
         return counter
@@ -66,6 +78,16 @@ public final class ServerMetrics: Sendable {
     private static var checkFailures: MetricNameDescriptor {
         MetricNameDescriptor(namespace: "wallet_verifier", metricName: "check_failures", unitName: "total",
                              helpText: "Checks that failed or could not be decided, by check id and reason")
+    }
+
+    private static var idempotentRetries: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "idempotent_retries", unitName: "total",
+                             helpText: "Submissions retried with their Idempotency-Key, by route")
+    }
+
+    private static var idempotencyConflicts: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "idempotency_conflicts", unitName: "total",
+                             helpText: "Idempotency-Keys refused, by route and kind (other-request: 422, in-progress: 409)")
     }
 
     private static var unreadableRequests: MetricNameDescriptor {

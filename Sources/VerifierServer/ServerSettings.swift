@@ -52,6 +52,8 @@ public struct ServerSettings: Sendable, Hashable {
     public var readerAuthAll = false
     /// A file holding the API's bearer token; nil: the API takes no token.
     public var apiTokenFile: String?
+    /// How long a submission with an Idempotency-Key may be retried with it, seconds.
+    public var idempotencyWindow = 600
     /// Request creations per minute per client address (0: no limit).
     public var requestRate = 600
     /// Outstanding (unexpired, unconsumed) request sessions allowed in the store.
@@ -86,6 +88,7 @@ public struct ServerSettings: Sendable, Hashable {
         "uiListen": "WALLET_VERIFIER_UI_LISTEN", "uiTokenFile": "WALLET_VERIFIER_UI_TOKEN_FILE",
         "apiTokenFile": "WALLET_VERIFIER_API_TOKEN_FILE",
         "readerKey": "WALLET_VERIFIER_READER_KEY", "readerCerts": "WALLET_VERIFIER_READER_CERTS", "readerAuthAll": "WALLET_VERIFIER_READER_AUTH_ALL", "requestRate": "WALLET_VERIFIER_REQUEST_RATE",
+        "idempotencyWindow": "WALLET_VERIFIER_IDEMPOTENCY_WINDOW",
         "maxOutstandingRequests": "WALLET_VERIFIER_MAX_OUTSTANDING_REQUESTS", "maxConcurrentVerifications": "WALLET_VERIFIER_MAX_CONCURRENT_VERIFICATIONS",
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
@@ -161,6 +164,7 @@ public struct ServerSettings: Sendable, Hashable {
             throw SettingsError("--reader-key and --reader-cert go together (the key and its certificate, leaf first)")
         }
         if let rate = try integer("requestRate", 0...1_000_000) { settings.requestRate = rate }
+        if let window = try integer("idempotencyWindow", 1...86_400) { settings.idempotencyWindow = window }
         if let cap = try integer("maxOutstandingRequests", 1...100_000_000) { settings.maxOutstandingRequests = cap }
         if let slots = try integer("maxConcurrentVerifications", 1...4096) { settings.maxConcurrentVerifications = slots }
         settings.applePayCertificates = value("applepayCerts") ?? []
@@ -197,7 +201,7 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `applepayCerts`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {

@@ -97,16 +97,38 @@ public struct IdentityRequestSessions: Sendable {
 
     /// Consumes the request's nonce and verifies the response against it. A second use of the same
     /// request is rejected by `replay.nonce`; a store failure makes the verdict indeterminate.
-    public func verify(requestID: String, encryptedData: [UInt8], sessionBinding: String? = nil, at time: Date) async -> IdentityVerificationResult {
+    /// With `idempotency`, a retry of the same submission (same key and body, within its window,
+    /// before the request expires) finds the nonce it consumed and is verified again, its
+    /// `replay.nonce` passing as `idempotentRetry`.
+    public func verify(requestID: String, encryptedData: [UInt8], sessionBinding: String? = nil, at time: Date,
+                       idempotency: IdempotencyTag? = nil) async -> IdentityVerificationResult {
         let consumption: NonceConsumption
         do {
-            consumption = try await store.consumeNonce(requestID, now: time)
+            consumption = try await store.consumeNonce(requestID, now: time, idempotency: idempotency)
         } catch {
             let outcome = CheckOutcome.error("storeUnavailable", "The nonce store could not be reached; try again.", retryable: true)
             return await verifier.verify(encryptedData: encryptedData, nonce: [], request: nil, at: time, nonceOutcome: outcome)
         }
+        let payloadBytes: [UInt8], consumedOutcome: CheckOutcome
         switch consumption {
-        case .consumed(let payloadBytes):
+        case .consumed(let bytes):
+            payloadBytes = bytes
+            consumedOutcome = .passed("The request nonce was issued here, had not expired, and is now used.")
+        case .consumedAgain(let bytes, let firstConsumed):
+            payloadBytes = bytes
+            consumedOutcome = .idempotentRetry("The request nonce was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
+                                               firstSeen: firstConsumed)
+        case .alreadyConsumed:
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+                                         nonceOutcome: .failed("nonceReused", "This request's nonce was used already: a response is accepted once (replay)."))
+        case .expired:
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+                                         nonceOutcome: .failed("nonceExpired", "The request expired before the response arrived; create a new request."))
+        case .unknown:
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+                                         nonceOutcome: .failed("unknownRequest", "No such request was issued (or it was purged)."))
+        }
+        do {
             guard let payload = Self.readPayload(payloadBytes), let nonce = Hex.decode(payload.nonce) else {
                 return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
                                              nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
@@ -117,16 +139,7 @@ public struct IdentityRequestSessions: Sendable {
                                                      nonceOutcome: .failed("sessionMismatch", "The request was created for another session."))
             }
             return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
-                                                 nonceOutcome: .passed("The request nonce was issued here, had not expired, and is now used."))
-        case .alreadyConsumed:
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
-                                         nonceOutcome: .failed("nonceReused", "This request's nonce was used already: a response is accepted once (replay)."))
-        case .expired:
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
-                                         nonceOutcome: .failed("nonceExpired", "The request expired before the response arrived; create a new request."))
-        case .unknown:
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
-                                         nonceOutcome: .failed("unknownRequest", "No such request was issued (or it was purged)."))
+                                                 nonceOutcome: consumedOutcome)
         }
     }
 }

@@ -38,6 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "One readerAuthAll signature per web request (DeviceRequest 1.1) instead of readerAuth per DocRequest.") var readerAuthAll = false
     @Option(name: .long, help: "Request creations per minute per client address (default 600; 0: no limit).") var requestRate: Int?
     @Option(name: .long, help: "Outstanding request sessions allowed in the store (default 100000).") var maxOutstandingRequests: Int?
+    @Option(name: .long, help: "Seconds a submission with an Idempotency-Key may be retried with it (default 600).") var idempotencyWindow: Int?
     @Option(name: .long, help: "Verifications running at once (default 16 per core); more wait up to 10 s for a slot.") var maxConcurrentVerifications: Int?
     @Option(name: .long, help: "P-256 recipient key of web responses (PEM or JWK). Repeatable: the first is used for new requests, the others still open responses to earlier ones.") var webKey: [String] = []
     @Option(name: .long, help: "Apple Pay payment-processing certificate. Repeatable, paired with --applepay-key.") var applepayCert: [String] = []
@@ -54,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
         set("postgresUrl", postgresUrl); set("identityKeys", identityKey); set("merchantId", merchantId); set("teamId", teamId)
         set("trust", trust); set("trustDocTypes", trustDoctype); set("webOrigins", webOrigin); set("webKeys", webKey); set("uiListen", uiListen); set("uiTokenFile", uiTokenFile); set("apiTokenFile", apiTokenFile);
         set("readerKey", readerKey); set("readerCerts", readerCert); if readerAuthAll { set("readerAuthAll", "true") }
-        set("requestRate", requestRate.map(String.init)); set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))
+        set("requestRate", requestRate.map(String.init)); set("idempotencyWindow", idempotencyWindow.map(String.init)); set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))
         set("maxConcurrentVerifications", maxConcurrentVerifications.map(String.init)); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
         set("maxAge", maxAge.map(String.init)); set("clockSkew", clockSkew.map(String.init))
         let settings: ServerSettings

@@ -61,8 +61,11 @@ public struct WebRequestSessions: Sendable {
     /// As ``verify(requestID:response:recipientKey:at:)`` with a key ring: the response is decrypted
     /// with the key its request was issued for (rotated keys keep opening responses to requests
     /// issued before the rotation, until those expire).
-    public func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], at time: Date) async -> WebVerificationResult {
-        await verify(requestID: requestID, response: response, recipientKeys: recipientKeys, recipientKey: nil, at: time)
+    /// With `idempotency`, a retry of the same submission (same key and body, within its window,
+    /// before the request expires) is verified again, its `replay.nonce` passing as `idempotentRetry`.
+    public func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], at time: Date,
+                       idempotency: IdempotencyTag? = nil) async -> WebVerificationResult {
+        await verify(requestID: requestID, response: response, recipientKeys: recipientKeys, recipientKey: nil, at: time, idempotency: idempotency)
     }
 
     /// Consumes the request and verifies the response against it. A second use is rejected by
@@ -71,7 +74,8 @@ public struct WebRequestSessions: Sendable {
         await verify(requestID: requestID, response: response, recipientKeys: [recipientKey], recipientKey: recipientKey, at: time)
     }
 
-    private func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], recipientKey fixed: P256.KeyAgreement.PrivateKey?, at time: Date) async -> WebVerificationResult {
+    private func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], recipientKey fixed: P256.KeyAgreement.PrivateKey?, at time: Date,
+                        idempotency: IdempotencyTag? = nil) async -> WebVerificationResult {
         // Before the session is read, failures are reported with any key (nothing is decrypted).
         guard let recipientKey = fixed ?? recipientKeys.first else {
             return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: P256.KeyAgreement.PrivateKey(), at: time,
@@ -79,21 +83,20 @@ public struct WebRequestSessions: Sendable {
         }
         let consumption: NonceConsumption
         do {
-            consumption = try await store.consumeNonce(requestID, now: time)
+            consumption = try await store.consumeNonce(requestID, now: time, idempotency: idempotency)
         } catch {
             return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
                                          nonceOutcome: .error("storeUnavailable", "The request store could not be reached; try again.", retryable: true))
         }
+        let bytes: [UInt8], consumedOutcome: CheckOutcome
         switch consumption {
-        case .consumed(let bytes):
-            guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
-                return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
-                                             nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
-            }
-            let key = fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } } ?? recipientKey
-            return await verifier.verify(response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
-                                         request: payload.request, at: time,
-                                         nonceOutcome: .passed("The request was issued here, had not expired, and is now used."))
+        case .consumed(let payloadBytes):
+            bytes = payloadBytes
+            consumedOutcome = .passed("The request was issued here, had not expired, and is now used.")
+        case .consumedAgain(let payloadBytes, let firstConsumed):
+            bytes = payloadBytes
+            consumedOutcome = .idempotentRetry("The request was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
+                                               firstSeen: firstConsumed)
         case .alreadyConsumed:
             return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
                                          nonceOutcome: .failed("nonceReused", "This request was answered already: a response is accepted once (replay)."))
@@ -103,6 +106,16 @@ public struct WebRequestSessions: Sendable {
         case .unknown:
             return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
                                          nonceOutcome: .failed("unknownRequest", "No such request was issued (or it was purged)."))
+        }
+        do {
+            guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
+                return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+                                             nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
+            }
+            let key = fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } } ?? recipientKey
+            return await verifier.verify(response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
+                                         request: payload.request, at: time,
+                                         nonceOutcome: consumedOutcome)
         }
     }
 }

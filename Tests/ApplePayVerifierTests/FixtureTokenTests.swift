@@ -550,11 +550,14 @@ import WalletVerifierTestSupport
 
 /// A replay store whose backend cannot be reached (the operational-error channel).
 struct UnreachableReplayStore: ReplayStore {
-    func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date) async throws -> ReplayOutcome {
+    func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date, idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
         throw OperationalError("storeUnavailable", "the replay store did not answer", retryable: true)
     }
     func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws { throw OperationalError("storeUnavailable", "down") }
-    func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption { throw OperationalError("storeUnavailable", "down") }
+    func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption { throw OperationalError("storeUnavailable", "down") }
+    func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart { throw OperationalError("storeUnavailable", "down") }
+    func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws { throw OperationalError("storeUnavailable", "down") }
+    func abandonIdempotentRequest(key: [UInt8]) async throws { throw OperationalError("storeUnavailable", "down") }
     func purgeExpired(now: Date) async throws -> Int { throw OperationalError("storeUnavailable", "down") }
     func ping() async throws { throw OperationalError("storeUnavailable", "down") }
     func outstandingNonceCount(now: Date) async throws -> Int { throw OperationalError("storeUnavailable", "down") }
