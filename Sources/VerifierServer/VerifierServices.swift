@@ -72,7 +72,7 @@ public struct VerifierServices: Sendable {
             logger.notice("store: PostgreSQL (shared by every instance)")
         }
         if settings.store != .postgres {
-            let purger = ReplayStorePurger(store: store, interval: .seconds(300))
+            let purger = ReplayStorePurger(store: store, interval: .seconds(300), clock: clock)
             background.append(PurgerService(purger: purger))
         }
 
