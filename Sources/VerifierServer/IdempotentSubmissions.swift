@@ -95,14 +95,18 @@ struct IdempotentSubmissions: Sendable {
         }
     }
 
-    /// 16 to 255 visible ASCII characters, bare or as a structured-field string ("…").
+    /// 16 to 255 visible ASCII characters, bare or as a structured-field string ("…", without `"` or
+    /// `\` inside): the OpenAPI document's pattern, exactly.
     static func parseKey(_ field: String) throws -> String {
-        var key = field.trimmingCharacters(in: .whitespaces)
-        if key.count >= 2, key.hasPrefix("\""), key.hasSuffix("\"") {
-            key = String(key.dropFirst().dropLast())
-            guard !key.contains("\""), !key.contains("\\") else { throw invalidKey }
+        let key = field.trimmingCharacters(in: .whitespaces)
+        func valid(_ text: Substring, excluding: Set<UInt8> = []) -> Bool {
+            (16...255).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7e).contains($0) && !excluding.contains($0) }
         }
-        guard (16...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else { throw invalidKey }
+        if key.hasPrefix("\""), key.hasSuffix("\""), key.utf8.count >= 2,
+           case let inner = key.dropFirst().dropLast(), valid(inner, excluding: [UInt8(ascii: "\""), UInt8(ascii: "\\")]) {
+            return String(inner)
+        }
+        guard valid(Substring(key)) else { throw invalidKey }
         return key
     }
 

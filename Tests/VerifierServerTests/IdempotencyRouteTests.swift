@@ -196,7 +196,7 @@ import WalletVerifierTestSupport
         let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
         let creation = try Self.bytes(["descriptor": descriptor])
         try await app.test(.router) { client in
-            for bad in ["short", String(repeating: "k", count: 256), "with space inside the key", "tab\tinside-the-key-0000", "ключ-ключ-ключ-ключ", "\"quoted\"with\"-inside\""] {
+            for bad in ["short", String(repeating: "k", count: 256), "with space inside the key", "tab\tinside-the-key-0000", "ключ-ключ-ключ-ключ", "\"short\""] {
                 let refused = try await Self.post(client, "/v1/identity/requests", creation, key: bad, token: "s3cret-api-token-for-tests-0123456789")
                 #expect(refused.status == .badRequest, "\(bad)")
                 #expect((refused.json["detail"] as? String)?.hasPrefix("Idempotency-Key:") == true)
@@ -214,5 +214,36 @@ import WalletVerifierTestSupport
         #expect(IdempotentSubmissions.keyDigest("k", scope: "token-a") != IdempotentSubmissions.keyDigest("k", scope: "token-b"))
         #expect(IdempotentSubmissions.requestDigest(method: "POST", path: "/a", body: ByteBuffer(string: "{}"))
                 != IdempotentSubmissions.requestDigest(method: "POST", path: "/b", body: ByteBuffer(string: "{}")))
+    }
+
+    /// The server's key rule is the document's pattern: the same verdict on random candidates and edges.
+    @Test func theKeyRuleIsTheDocumentsPattern() throws {
+        let lines = OpenAPIDocument.text.split(separator: "\n")
+        let start = try #require(lines.firstIndex { $0.contains("name: Idempotency-Key") })
+        let line = try #require(lines[start...].first { $0.contains("pattern: '") })
+        let pattern = String(try #require(line.split(separator: "pattern: '").last?.split(separator: "'").first))
+        let regex = try NSRegularExpression(pattern: pattern)
+        func documented(_ text: String) -> Bool {
+            regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)).map { $0.range.length == (text as NSString).length } ?? false
+        }
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "Z", "0", "-", "\"", "\\", "!", "~", " ", "\t", "é", "\u{7f}", "\u{0}"]
+        var candidates = ["\"" + String(repeating: "k", count: 16) + "\"", "\"" + String(repeating: "k", count: 255) + "\"",
+                          "\"" + String(repeating: "k", count: 15) + "\"", "\"" + String(repeating: "k", count: 256) + "\"",
+                          String(repeating: "k", count: 15), String(repeating: "k", count: 16), String(repeating: "k", count: 255),
+                          String(repeating: "k", count: 256), "\"" + String(repeating: "k", count: 14) + "\\\"", "\"abc"]
+        for _ in 0..<3000 {
+            let length = [Int.random(in: 0...20, using: &generator), Int.random(in: 14...18, using: &generator), Int.random(in: 250...260, using: &generator)].randomElement(using: &generator)!
+            var text = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            if Bool.random(using: &generator) { text = "\"" + text + "\"" }
+            candidates.append(text)
+        }
+        var agreed = 0
+        for candidate in candidates where candidate.first?.isWhitespace != true && candidate.last?.isWhitespace != true {
+            let parsed = (try? IdempotentSubmissions.parseKey(candidate)) != nil
+            #expect(parsed == documented(candidate), "\(candidate.debugDescription)")
+            agreed += 1
+        }
+        #expect(agreed > 2000)
     }
 }

@@ -59,14 +59,35 @@ final class ServiceInstance: @unchecked Sendable {
         }
     }
 
-    func post(_ path: String, _ object: [String: Any]) async throws -> (status: Int, body: [String: Any]) {
+    /// Kills the process at once (SIGKILL): no graceful shutdown, nothing flushed but what the store
+    /// committed.
+    func kill() {
+        output.fileHandleForReading.readabilityHandler = nil
+        if process.isRunning {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    func post(_ path: String, _ object: [String: Any], headers: [String: String] = [:]) async throws -> (status: Int, body: [String: Any]) {
+        try await post(path, body: try JSONSerialization.data(withJSONObject: object), headers: headers)
+    }
+
+    /// POSTs `body` as it is (a retry sends the same bytes), answering the status, the JSON and the headers.
+    func post(_ path: String, body: Data, headers: [String: String] = [:]) async throws -> (status: Int, body: [String: Any]) {
+        let answer = try await postForHeaders(path, body: body, headers: headers)
+        return (answer.status, answer.body)
+    }
+
+    func postForHeaders(_ path: String, body: Data, headers: [String: String] = [:]) async throws -> (status: Int, body: [String: Any], headers: [AnyHashable: Any]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONSerialization.data(withJSONObject: object)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body
         let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:], http?.allHeaderFields ?? [:])
     }
 
     func get(_ path: String) async throws -> Int {
