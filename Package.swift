@@ -334,7 +334,8 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletVerifierCommandsTests",
-            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "VerificationCore", "VerifierPresentation"],
+            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "VerificationCore", "VerifierPresentation", "Mdoc", "WebIdentity",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -33,7 +33,7 @@ import WalletVerifierTestSupport
         defer { fixture.remove() }
         let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
         try await app.test(.router) { client in
-            for path in ["/v1/identity/requests", "/v1/identity/verify", "/v1/applepay/decrypt", "/v1/web/requests", "/v1/web/verify"] {
+            for path in ["/v1/identity/requests", "/v1/identity/verify", "/v1/applepay/decrypt", "/v1/web/requests", "/v1/web/verify", "/v1/mdoc/verify"] {
                 let missing = try await client.execute(uri: path, method: .post, body: Self.descriptorBody)
                 #expect(missing.status == .unsupportedMediaType, "\(path)")
                 #expect(missing.headers[.contentType] == "application/problem+json")
@@ -92,6 +92,11 @@ import WalletVerifierTestSupport
             let limited = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
             #expect(limited.headers[.retryAfter] != nil)
             #expect(limited.headers[.contentType] == "application/problem+json")
+            // Web request creation draws on the same per-client bucket.
+            let web = try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
+                                               body: try RouterTests.body(["docType": "org.iso.18013.5.1.mDL", "origin": fixture.webOrigin, "elements": ["org.iso.18013.5.1/age_over_21"]]))
+            #expect(web.status == .tooManyRequests)
+            #expect(web.headers[.retryAfter] != nil)
             // Verifications are not rate limited.
             let verify = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
                                                   body: ByteBuffer(string: #"{"requestId": "x", "encryptedData": "AAAA"}"#))

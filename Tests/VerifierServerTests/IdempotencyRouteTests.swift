@@ -257,8 +257,6 @@ import WalletVerifierTestSupport
         let app = VerifierApplication.build(services: try await Self.services(fixture, clock: clock), logger: Logger(label: "test"))
         let origin = fixture.webOrigin
         let creation = try Self.bytes(["docType": MdocFixture.mDL, "origin": origin, "elements": ["org.iso.18013.5.1/family_name", "org.iso.18013.5.1/age_over_21"]])
-        let webKey = fixture.webKey
-        let pki = fixture.mdocPKI
         try await app.test(.router) { client in
             let created = try await Self.post(client, "/v1/web/requests", creation, key: "web-create-key-000001")
             #expect(created.status == .created)
@@ -272,17 +270,9 @@ import WalletVerifierTestSupport
             #expect((((again.json["navigatorCredentialsGetArgument"] as? [String: Any])?["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?
                 .first.flatMap { ($0["data"] as? [String: Any])?["encryptionInfo"] as? String } == encryptionInfo)
 
-            // The wallet's side (as in WebRouteTests).
-            let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
             var mdoc = MdocFixture()
             mdoc.elements = [.init(MdocFixture.isoNameSpace, "family_name", .text("Mustermann")), .init(MdocFixture.isoNameSpace, "age_over_21", .bool(true))]
-            let deviceResponse = try mdoc.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-            let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
-            var sender = try HPKE.Sender(recipientKey: webKey.publicKey, ciphersuite: suite, info: Data(transcript.bytes))
-            let cipherText = try sender.seal(deviceResponse, authenticating: Data())
-            let encrypted = CBORNode.array([.text("dcapi"), try .map(["enc": .bytes(sender.encapsulatedKey), "cipherText": .bytes(cipherText)])])
-            let response = Data(encrypted.encodedBytes).base64EncodedString()
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let response = try fixture.webResponse(encryptionInfo: encryptionInfo, origin: origin, fixture: mdoc).base64URL
             let submission = try Self.bytes(["requestId": requestID, "response": response])
 
             let first = try await Self.post(client, "/v1/web/verify", submission, key: "web-verify-key-000001")

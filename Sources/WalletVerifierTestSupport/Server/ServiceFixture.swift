@@ -69,6 +69,21 @@ public struct ServiceFixture: @unchecked Sendable {
         return try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: identityKey.publicKey, nonce: nonce, merchantID: merchantID, teamID: teamID)
     }
 
+    /// A wallet's answer to a web request (ISO/IEC 18013-7 Annex C): a DeviceResponse signed for the
+    /// request's transcript (`encryptionInfo`, `origin`), sealed with HPKE to the web key, as the
+    /// EncryptedResponse CBOR and as the base64url text a page submits.
+    public func webResponse(encryptionInfo: String, origin: String, fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil) throws -> (cbor: [UInt8], base64URL: String) {
+        let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
+        let deviceResponse = try fixture.deviceResponse(pki: pki ?? mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
+        var sender = try HPKE.Sender(recipientKey: webKey.publicKey, ciphersuite: suite, info: Data(transcript.bytes))
+        let cipherText = try sender.seal(deviceResponse, authenticating: Data())
+        let encrypted = Array(CBORNode.array([.text("dcapi"), try .map(["enc": .bytes(sender.encapsulatedKey), "cipherText": .bytes(cipherText)])]).encodedBytes)
+        let text = Data(encrypted).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return (encrypted, text)
+    }
+
     /// A fresh Apple Pay token (new transaction id) as PKPaymentToken JSON.
     public func applePayToken(signedAt signingTime: Date = ApplePayFixturePKI.epoch.addingTimeInterval(3600)) throws -> [UInt8] {
         try ApplePayTokenBuilder(merchant: merchant, signingTime: signingTime).build().json(asPKPaymentToken: true)
