@@ -58,6 +58,7 @@ import WalletVerifierTestSupport
             #expect(bearer.status == .ok)
             for response in [anonymous, page] {
                 let csp = try #require(response.headers[.contentSecurityPolicy])
+                #expect(csp.contains("img-src data:"))
                 #expect(csp.contains("default-src 'none'") && csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'") && csp.contains("form-action 'self'"))
                 #expect(!csp.contains("unsafe-inline"))
                 #expect(response.headers[.xContentTypeOptions] == "nosniff")
@@ -103,6 +104,50 @@ import WalletVerifierTestSupport
             let stranger = String(buffer: try await client.execute(uri: "/ui/verify", method: .post, headers: Self.cookie, body: Self.form(unknown)).body)
             #expect(stranger.contains(#"data-check="replay.nonce" data-status="failed""#))
             #expect(stranger.contains(#"data-check="identity.envelope.decryption" data-status="skipped""#))
+        }
+    }
+
+    /// `--ui-listen PORT` is loopback; the token file is checked; a generated token is one of 43 characters.
+    @Test func listenerAndTokenSettings() throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        #expect(try ServerSettings.resolve(flags: ["uiListen": ["8081"]], environment: [:], configFile: nil).uiListen == .init(host: "127.0.0.1", port: 8081))
+        #expect(try ServerSettings.resolve(flags: ["uiListen": ["[::1]:8082"]], environment: [:], configFile: nil).uiListen == .init(host: "::1", port: 8082))
+        for bad in ["", "host:", "a b:80", "99999", "x"] {
+            #expect(throws: SettingsError.self, "\(bad)") { try ServerSettings.resolve(flags: ["uiListen": [bad]], environment: [:], configFile: nil) }
+        }
+        let file = fixture.directory.appendingPathComponent("ui-token").path
+        for bad in ["short", "has space inside the token", "semicolon;inside-the-token", ""] {
+            try Data(bad.utf8).write(to: URL(fileURLWithPath: file))
+            #expect(throws: SettingsError.self, "\(bad)") { try WebPageAccess.load(tokenFile: file) }
+        }
+        #expect(throws: SettingsError.self) { try WebPageAccess.load(tokenFile: fixture.directory.appendingPathComponent("missing").path) }
+        try Data("a-good-page-token-0123456789\n".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try WebPageAccess.load(tokenFile: file).isValid("a-good-page-token-0123456789"))
+        let generated = try WebPageAccess.load(tokenFile: nil)
+        #expect(generated.generated)
+        #expect(generated.signInURL(host: "127.0.0.1", port: 8081).count == "http://127.0.0.1:8081/?token=".count + 43)
+        #expect(try WebPageAccess.load(tokenFile: nil).signInURL(host: "h", port: 1) != generated.signInURL(host: "h", port: 1))
+    }
+
+    /// Fields the page no longer has — a verification time, a merchant, a team — are ignored when posted:
+    /// an Apple Pay token signed long before the server's clock stays outside its signing window.
+    @Test func postedTimesAndMerchantsAreIgnored() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let services = try await RouterTests.services(fixture)
+        let csrf = WebPageAccess(token: Self.token, generated: false).csrfToken
+        let signedAt = ServiceFixture.time.addingTimeInterval(-86_400)
+        let token = String(decoding: try fixture.applePayToken(signedAt: signedAt), as: UTF8.self)
+        try await Self.pageApp(services).test(.router) { client in
+            let answer = try await client.execute(uri: "/ui/verify", method: .post, headers: Self.cookie, body: Self.form([
+                "kind": "applepay", "token": token, "csrf": csrf, "at": RFC3339Time.format(signedAt),
+                "merchantId": "merchant.com.attacker", "teamId": "ATTACKER01",
+            ]))
+            #expect(answer.status == .ok)
+            let html = String(buffer: answer.body)
+            #expect(html.contains(#"data-check="applepay.signingTime" data-status="failed""#), "\(html.prefix(400))")
+            #expect(html.contains(#"class="verdict rejected""#))
         }
     }
 
