@@ -51,27 +51,33 @@ struct APIRoutes: Sendable {
         }
         // Idempotency-Key (IdempotentSubmissions) on every POST that changes the store.
         let idempotent = IdempotentSubmissions(services: services)
-        router.post("v1/identity/requests") { request, context in
-            try await handle { try await idempotent.run(request, context, kind: .creation, route: "identity-requests") { request, context in
-                try await admitCreation(context); return try await createIdentityRequest(request, context) } }
-        }
-        router.post("v1/identity/verify") { request, context in
-            try await handle { try await idempotent.run(request, context, kind: .verification, route: "identity-verify") { request, context in
-                try await inSlot { try await verifyIdentity(request, context) } } }
-        }
-        router.post("v1/applepay/decrypt") { request, context in
-            try await handle { try await idempotent.run(request, context, kind: .verification, route: "applepay-decrypt") { request, context in
-                try await inSlot { try await decryptApplePay(request, context) } } }
-        }
-        router.post("v1/web/requests") { request, context in
-            try await handle { try await idempotent.run(request, context, kind: .creation, route: "web-requests") { request, context in
-                try await admitCreation(context); return try await createWebRequest(request, context) } }
-        }
-        router.post("v1/web/verify") { request, context in
-            try await handle { try await idempotent.run(request, context, kind: .verification, route: "web-verify") { request, context in
-                try await inSlot { try await verifyWeb(request, context) } } }
-        }
+        storePost("v1/identity/requests", .creation, route: "identity-requests", idempotent, on: router) { try await createIdentityRequest($0, $1) }
+        storePost("v1/identity/verify", .verification, route: "identity-verify", idempotent, on: router) { try await verifyIdentity($0, $1) }
+        storePost("v1/applepay/decrypt", .verification, route: "applepay-decrypt", idempotent, on: router) { try await decryptApplePay($0, $1) }
+        storePost("v1/web/requests", .creation, route: "web-requests", idempotent, on: router) { try await createWebRequest($0, $1) }
+        storePost("v1/web/verify", .verification, route: "web-verify", idempotent, on: router) { try await verifyWeb($0, $1) }
         router.post("v1/mdoc/verify") { request, context in try await handle { try await inSlot { try await verifyMdoc(request, context) } } }
+    }
+
+    /// A POST that changes the store: its Idempotency-Key first (``IdempotentSubmissions``), then what
+    /// its kind needs — a request creation is admitted (rate and outstanding sessions), a verification
+    /// waits for a slot.
+    func storePost(_ path: RouterPath, _ kind: IdempotentSubmissions.Kind, route: String, _ idempotent: IdempotentSubmissions,
+                   on router: Router<VerifierRequestContext>,
+                   _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response) {
+        router.post(path) { request, context in
+            try await handle {
+                try await idempotent.run(request, context, kind: kind, route: route) { request, context in
+                    switch kind {
+                    case .creation:
+                        try await admitCreation(context)
+                        return try await handler(request, context)
+                    case .verification:
+                        return try await inSlot { try await handler(request, context) }
+                    }
+                }
+            }
+        }
     }
 
     /// A GET route and its HEAD (RFC 9110 §9.3.2: the same answer without the body).

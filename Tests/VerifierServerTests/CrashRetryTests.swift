@@ -68,6 +68,17 @@ import WalletVerifierTestSupport
         }
     }
 
+    /// One round: fresh submissions to `instance`, sent all at once, the instance killed after a random
+    /// 5–60 ms; what happened is added to `figures`.
+    static func burstRound(_ fixture: ServiceFixture, on instance: ServiceInstance, figures: inout Figures) async throws -> [Submission] {
+        let submissions = try await submissions(fixture, on: instance, count: 24)
+        let result = await burstAndKill(submissions, to: instance, after: .milliseconds(Int.random(in: 5...60)))
+        figures.submissions += submissions.count
+        figures.answeredBeforeKill += result.answered
+        figures.lostAtKill += result.lost
+        return submissions
+    }
+
     /// Retries every submission with its key (waiting out 409s), then sends a copy without it.
     static func retryAll(_ submissions: [Submission], to instance: ServiceInstance, figures: inout Figures) async throws {
         for submission in submissions {
@@ -95,17 +106,11 @@ import WalletVerifierTestSupport
         defer { fixture.remove() }
         let arguments = ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + fixture.serveArguments
         var figures = Figures()
-        for round in 0..<3 {
-            let instance = try ServiceInstance(arguments: arguments)
-            let submissions = try await Self.submissions(fixture, on: instance, count: 24)
-            let result = await Self.burstAndKill(submissions, to: instance, after: .milliseconds(Int.random(in: 5...60)))
-            figures.submissions += submissions.count
-            figures.answeredBeforeKill += result.answered
-            figures.lostAtKill += result.lost
+        for _ in 0..<3 {
+            let submissions = try await Self.burstRound(fixture, on: try ServiceInstance(arguments: arguments), figures: &figures)
             let restarted = try ServiceInstance(arguments: arguments)
             defer { restarted.stop() }
             try await Self.retryAll(submissions, to: restarted, figures: &figures)
-            _ = round
         }
         print("crash figures, SQLite, 3 kills: \(figures)")
         #expect(figures.retriesAccepted == figures.submissions)
@@ -124,12 +129,7 @@ import WalletVerifierTestSupport
         defer { other.stop() }
         var figures = Figures()
         for _ in 0..<2 {
-            let instance = try ServiceInstance(arguments: arguments)
-            let submissions = try await Self.submissions(fixture, on: instance, count: 24)
-            let result = await Self.burstAndKill(submissions, to: instance, after: .milliseconds(Int.random(in: 5...60)))
-            figures.submissions += submissions.count
-            figures.answeredBeforeKill += result.answered
-            figures.lostAtKill += result.lost
+            let submissions = try await Self.burstRound(fixture, on: try ServiceInstance(arguments: arguments), figures: &figures)
             try await Self.retryAll(submissions, to: other, figures: &figures)
         }
         print("crash figures, PostgreSQL, 2 kills, retries on the other instance: \(figures)")

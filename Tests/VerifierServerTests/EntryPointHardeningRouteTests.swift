@@ -112,11 +112,8 @@ import WalletVerifierTestSupport
         defer { fixture.remove() }
         let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
         try await app.test(.router) { client in
-            let descriptor = try JSONSerialization.jsonObject(with: Data(#"{"document":"driversLicense","elements":[{"element":"age","atLeast":21,"intentToStore":"willNotStore"}]}"#.utf8))
-            let created = try RouterTests.json(try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders,
-                                                                        body: try RouterTests.body(["descriptor": descriptor])).body)
-            let requestID = try #require(created["requestId"] as? String)
-            let nonce = try #require((created["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
+            let (requestID, nonce) = try await HardeningRouteTests.createIdentityRequest(
+                client, descriptorJSON: #"{"document":"driversLicense","elements":[{"element":"age","atLeast":21,"intentToStore":"willNotStore"}]}"#)
             var mdoc = MdocFixture()
             mdoc.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "age_over_21", .bool(false))]
             let envelope = try fixture.identityResponse(nonce: [UInt8](nonce), fixture: mdoc)

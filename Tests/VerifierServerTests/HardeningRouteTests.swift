@@ -15,8 +15,8 @@ import WalletVerifierTestSupport
 /// keeps answering.
 @Suite struct HardeningRouteTests {
     /// Creates an identity request through the API: its id and nonce.
-    static func createIdentityRequest(_ client: some TestClientProtocol) async throws -> (String, Data) {
-        let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
+    static func createIdentityRequest(_ client: some TestClientProtocol, descriptorJSON: String = ServiceFixture.descriptorJSON) async throws -> (String, Data) {
+        let descriptor = try JSONSerialization.jsonObject(with: Data(descriptorJSON.utf8))
         let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["descriptor": descriptor]))
         let request = try RouterTests.json(created.body)
         let requestID = try #require(request["requestId"] as? String)

@@ -23,9 +23,9 @@ import WalletVerifierTestSupport
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            let all = metadata.merging(extra ?? [:]) { _, new in new }
-            box.records.withLock { $0.append("\(level) \(message) \(all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))") }
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
+            box.records.withLock { $0.append("\(event.level) \(event.message) \(all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))") }
         }
     }
 
