@@ -23,8 +23,9 @@ extension WebCommand {
             rebuilds the session transcript from the encryption info and --origin, verifies every reader signature \
             over the bytes as received, validates the reader's chain to the --trust roots at --at, and checks the \
             reader certificate's ISO/IEC 18013-5 Annex B profile. Checks: reader.request.structure, \
-            reader.auth.signature, reader.auth.chain, reader.auth.profile. \
-            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+            reader.request.items, reader.auth.signature, reader.auth.chain, reader.auth.profile. \
+            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input (every check is local, so 3, \
+            indeterminate, does not occur).
             """
         )
 

@@ -10,6 +10,8 @@ import WalletCOSE
 extension CheckID {
     /// The DeviceRequest decodes and carries reader authentication (readerAuth or readerAuthAll).
     public static let readerRequestStructure: CheckID = "reader.request.structure"
+    /// A DocRequest's ItemsRequest (inside its tag-24 item) decodes: docType and nameSpaces.
+    public static let readerRequestItems: CheckID = "reader.request.items"
     /// The COSE_Sign1 verifies with the leaf certificate's key over ReaderAuthentication(All)Bytes.
     public static let readerAuthSignature: CheckID = "reader.auth.signature"
     /// The x5chain chains to a trusted reader root (or the leaf is pinned), valid at the verification time.
@@ -23,6 +25,7 @@ extension ReasonCode {
     public static let readerSignatureInvalid: ReasonCode = "readerSignatureInvalid"
     public static let untrustedReader: ReasonCode = "untrustedReader"
     public static let readerProfileViolation: ReasonCode = "profileViolation"
+    public static let unsupportedRequestVersion: ReasonCode = "unsupportedVersion"
 }
 
 /// A DeviceRequest as received: each DocRequest's ItemsRequestBytes (the tag-24 item) and readerAuth,
@@ -31,7 +34,11 @@ public struct ReceivedDeviceRequest: Sendable {
     public struct DocRequest: Sendable {
         /// `#6.24(bstr .cbor ItemsRequest)` exactly as received.
         public let itemsRequestBytes: ArraySlice<UInt8>
-        public let docType: String
+        /// The ItemsRequest's docType; nil when the embedded ItemsRequest does not decode (see
+        /// `itemsRequestProblem`). The signature covers the bytes whatever they hold.
+        public let docType: String?
+        /// Why the embedded ItemsRequest does not decode, when it does not.
+        public let itemsRequestProblem: String?
         public let readerAuth: COSESign1?
     }
 
@@ -57,10 +64,22 @@ public struct ReceivedDeviceRequest: Sendable {
             for request in requests {
                 let entry = try request.map("DocRequest")
                 let items = try entry.required("itemsRequest", in: "DocRequest")
-                let embedded = try EmbeddedCBOR<CBORNode>(cbor: items)
-                let docType = try embedded.value.map("ItemsRequest").required("docType", in: "ItemsRequest").text("docType")
+                guard case .tagged(24, let inner) = items.value, inner.bytesValue != nil else {
+                    throw ReaderAuthError("a DocRequest's itemsRequest is not a tag-24 byte string (#6.24(bstr .cbor ItemsRequest))")
+                }
+                // The signature is over the tag-24 item as received; what it embeds is read on its own
+                // (reader.request.items), so a damaged ItemsRequest still fails the signature.
+                var docType: String?
+                var problem: String?
+                do {
+                    let itemsRequest = try EmbeddedCBOR<CBORNode>(cbor: items).value.map("ItemsRequest")
+                    docType = try itemsRequest.required("docType", in: "ItemsRequest").text("docType")
+                    _ = try itemsRequest.required("nameSpaces", in: "ItemsRequest").map("nameSpaces")
+                } catch {
+                    problem = error.message.isEmpty ? error.code.rawValue : error.message
+                }
                 let readerAuth = try entry["readerAuth"].map { node throws(COSEError) in try COSESign1(cbor: node) }
-                parsed.append(DocRequest(itemsRequestBytes: items.encodedBytes, docType: docType, readerAuth: readerAuth))
+                parsed.append(DocRequest(itemsRequestBytes: items.encodedBytes, docType: docType, itemsRequestProblem: problem, readerAuth: readerAuth))
             }
             docRequests = parsed
             if let all = map["readerAuthAll"] {
@@ -111,11 +130,35 @@ public struct ReaderAuthVerifier: Sendable {
             if decoded.readerAuthAll.isEmpty && !unsigned.isEmpty {
                 return .failed(.readerAuthMissing, "DocRequest \(unsigned.map(String.init).joined(separator: ", ")) carries no readerAuth and the request has no readerAuthAll: the reader is not authenticated.")
             }
+            // readerAuthAll and deviceRequestInfo are DeviceRequest 1.1 (second edition); a 1.0 reader
+            // would ignore them, so a 1.0 request carrying them is refused rather than half-read.
+            let parts = decoded.version.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "1", let minor = Int(parts[1]), parts[1].allSatisfy(\.isASCII) else {
+                return .failed(.unsupportedRequestVersion, "The DeviceRequest version is \"\(decoded.version.prefix(16))\"; versions 1.x are read (1.0, or 1.1 for readerAuthAll).")
+            }
+            if minor < 1 && (!decoded.readerAuthAll.isEmpty || decoded.deviceRequestInfoBytes != nil) {
+                return .failed(.unsupportedRequestVersion, "The DeviceRequest says version \(decoded.version) but carries \(decoded.readerAuthAll.isEmpty ? "deviceRequestInfo" : "readerAuthAll"), which needs version 1.1 (ISO/IEC 18013-5 second edition); a first-edition wallet ignores it. Send version 1.1.")
+            }
             request = decoded
             let form = decoded.readerAuthAll.isEmpty ? "readerAuth on each of \(decoded.docRequests.count) DocRequest(s)" : "readerAuthAll (\(decoded.readerAuthAll.count) signature(s))"
             return .passed("DeviceRequest version \(decoded.version) with \(form).")
         }
-        guard let request else { return runner.report(flow: "readerAuth") }
+        guard let request else {
+            // The dependants are reported as skipped, not left out.
+            runner.run(.readerRequestItems, requires: [.readerRequestStructure]) { .failed(.malformedInput, "The DeviceRequest could not be read.") }
+            runner.run(.readerAuthSignature, requires: [.readerRequestStructure]) { .failed(.malformedInput, "The DeviceRequest could not be read.") }
+            runner.run(.readerAuthChain, requires: [.readerAuthSignature]) { .failed(.malformedInput, "The DeviceRequest could not be read.") }
+            runner.run(.readerAuthProfile, requires: [.readerAuthSignature]) { .failed(.malformedInput, "The DeviceRequest could not be read.") }
+            return runner.report(flow: "readerAuth")
+        }
+        for (index, docRequest) in request.docRequests.enumerated() {
+            runner.run(.readerRequestItems, requires: [.readerRequestStructure], scope: "docRequest[\(index)]") {
+                if let problem = docRequest.itemsRequestProblem {
+                    return .failed(.malformedInput, "The ItemsRequest of DocRequest \(index) does not decode (\(problem)): a wallet cannot tell what is asked.")
+                }
+                return .passed("The ItemsRequest asks for \(docRequest.docType ?? "?").", details: ["docType": docRequest.docType ?? ""])
+            }
+        }
 
         if !request.readerAuthAll.isEmpty {
             let signed = ReaderAuthentication.allBytes(transcript: transcript, itemsRequestBytes: request.docRequests.map(\.itemsRequestBytes), deviceRequestInfoBytes: request.deviceRequestInfoBytes)
@@ -158,7 +201,8 @@ public struct ReaderAuthVerifier: Sendable {
                     return .failed(.readerSignatureInvalid, "The reader signed an attached payload that is not the \(structure) of this request: the transcript (origin or encryption info) or the items request differ.")
                 }
                 guard try signature.isValidSignature(key: key, detachedPayload: signature.payload == nil ? signed : nil) else {
-                    return .failed(.readerSignatureInvalid, "The reader signature (\(algorithm)) does not verify over \(structure)Bytes: the items request, the origin or the encryption info differ from what the reader signed.")
+                    let shape = structure == "ReaderAuthenticationAll" ? " (the four-element [\"ReaderAuthenticationAll\", SessionTranscript, [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])" : ""
+                    return .failed(.readerSignatureInvalid, "The reader signature (\(algorithm)) does not verify over \(structure)Bytes\(shape): the items request, the origin or the encryption info differ from what the reader signed.")
                 }
                 return .passed("The reader signature (\(algorithm)) by \(chain[0].subject) verifies over \(structure)Bytes as received.", details: ["reader": "\(chain[0].subject)"])
             } catch let error as COSEError {

@@ -19,8 +19,16 @@ import X509
 ///   `readerAuthAll` is an array of COSE_Sign1, each over
 ///   `ReaderAuthenticationAllBytes = #6.24(bstr .cbor ["ReaderAuthenticationAll", SessionTranscript,
 ///   [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])` — the items requests of every DocRequest
-///   in order, and the DeviceRequest's `deviceRequestInfo` tag-24 item, or null when it has none. This
-///   is the structure the second edition's CDDL gives and that Multipaz and Apple Wallet verify.
+///   in order, and the DeviceRequest's `deviceRequestInfo` tag-24 item, or null when it has none.
+///   The ISO text is not available to us; this four-element form is the one that independent
+///   second-edition implementations agree on: walt.id's verifier (`ReaderAuthenticationAll(context,
+///   sessionTranscript, itemsRequestBytesAll, docRequestsInfoBytes)`), the California DMV / Digital
+///   Bazaar reader (`["ReaderAuthenticationAll", SessionTranscript, [ItemsRequestBytes…],
+///   DeviceRequestInfoBytes / null]`, stating that it follows Multipaz's `deviceRequestInfo ?: null`),
+///   and a Go reader that signs `readerAuthenticationAll(transcript, items, deviceRequestInfo)`.
+///   Multipaz's `DeviceRequest.verifyReaderAuthentication` as of September 2025 (the snapshot we could
+///   read) still built the three-element array without the last member; a request signed that way
+///   fails `reader.auth.signature` here, and the message says which structure was expected.
 ///
 /// The protected header is `{1: alg}` (ES256 for a P-256 key, ES384 for P-384); the unprotected header
 /// carries `{33: x5chain}`: one byte string for a single certificate, an array (leaf first) otherwise.

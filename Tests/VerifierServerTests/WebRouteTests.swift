@@ -229,8 +229,22 @@ import WalletVerifierTestSupport
             "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path], "identityKeys": [fixture.identityKeyPath],
             "webKeys": [fixture.webKeyPath], "webOrigins": [fixture.webOrigin], "readerKey": [key], "readerCerts": [leaf],
         ]
-        if all { flags["readerAuthAll"] = ["true"] }
-        let services = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil),
+        var environment: [String: String] = [:]
+        if all {
+            // The same configuration from the environment: a SEC1 key, the leaf and the intermediate
+            // in separate files (comma-separated), and readerAuthAll.
+            flags["readerKey"] = nil; flags["readerCerts"] = nil
+            let sec1 = fixture.directory.appendingPathComponent("reader-sec1.pem").path
+            try Data(reader.readerKeySEC1PEM.utf8).write(to: URL(fileURLWithPath: sec1))
+            let leafOnly = fixture.directory.appendingPathComponent("leaf.pem").path, intermediate = fixture.directory.appendingPathComponent("intermediate.der").path
+            try Data(ReaderPKI.pem(reader.reader).utf8).write(to: URL(fileURLWithPath: leafOnly))
+            try Data(reader.chainDER[1]).write(to: URL(fileURLWithPath: intermediate))
+            environment = ["WALLET_VERIFIER_READER_KEY": sec1, "WALLET_VERIFIER_READER_CERTS": "\(leafOnly), \(intermediate)", "WALLET_VERIFIER_READER_AUTH_ALL": "true"]
+            let settings = try ServerSettings.resolve(flags: flags, environment: environment, configFile: nil)
+            #expect(settings.readerKey == sec1 && settings.readerCertificates == [leafOnly, intermediate] && settings.readerAuthAll)
+            #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: flags, environment: environment.merging(["WALLET_VERIFIER_READER_AUTH_ALL": "yes"]) { $1 }, configFile: nil) }
+        }
+        let services = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: environment, configFile: nil),
                                                        logger: Logger(label: "test"), clock: base.clock)
         #expect(services.readerAuth != nil)
         let body = try JSONSerialization.data(withJSONObject: ["docType": MdocFixture.mDL, "origin": fixture.webOrigin, "elements": ["org.iso.18013.5.1/family_name"]])
@@ -246,10 +260,12 @@ import WalletVerifierTestSupport
         #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
         #expect(try ReceivedDeviceRequest(cborBytes: deviceRequest).version == (all ? "1.1" : "1.0"))
 
+        #expect(report.check(.readerAuthChain)?.details["chainLength"] == "3")
+
         // A key that is not the leaf's: the service does not start.
         let other = fixture.directory.appendingPathComponent("other-key.pem").path
         try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: URL(fileURLWithPath: other))
-        flags["readerKey"] = [other]
+        flags["readerKey"] = [other]; flags["readerCerts"] = [leaf]
         await #expect(throws: SettingsError.self) {
             _ = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil), logger: Logger(label: "test"))
         }

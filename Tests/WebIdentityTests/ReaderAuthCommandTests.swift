@@ -105,7 +105,60 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         let result = await WalletVerifierCommand.runCapturing(["cbor", "inspect", TestVectors.path("mdoc/dcapi-annex-c-chrome-android-jmandel/request/device-request.cbor")])
         #expect(result.code == 0)
         #expect(result.stdout.contains("\"readerAuth\": ["))
-        #expect(result.stdout.contains("<< {\n"))
+        // The protected header decoded ({1: -7}, ES256), the x5chain certificate in the unprotected
+        // header, the detached payload as null, then the signature.
+        let out = result.stdout.replacingOccurrences(of: " ", with: "")
+        #expect(out.contains("\"readerAuth\":[\n<<{\n1:-7\n}>>,\n{\n33:[\nh'30820151"))
+        #expect(out.contains("]\n},\nnull,\nh'4de108e1"))
+        #expect(out.contains("\"itemsRequest\":24(<<{\n\"docType\":\"org.smarthealthit.checkin.1\""))
         #expect(result.stdout.contains("/ x5chain 0 certificate 0: CN=SMART Health Check-in Demo Verifier /"))
+    }
+}
+
+/// README's reader-authentication example, run as written: the OpenSSL lines by a shell in a scratch
+/// directory, the wallet-verifier lines in process with their file arguments in that directory.
+@Suite struct ReaderAuthReadmeExampleTests {
+    @Test func theReadmeExampleRuns() async throws {
+        let readme = try String(contentsOf: TestVectors.root.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "Example: a reader root and a reader certificate"))
+        let block = readme[start.upperBound...]
+        let open = try #require(block.range(of: "```sh\n")), close = try #require(block[open.upperBound...].range(of: "\n```"))
+        let lines = String(block[open.upperBound..<close.lowerBound]).replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n").map(String.init)
+        let openssl = lines.filter { $0.hasPrefix("openssl ") || $0.hasPrefix("printf ") }
+        let commands = lines.filter { $0.hasPrefix("swift run wallet-verifier ") }
+        #expect(openssl.count == 7 && commands.count == 2)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("openssl is not installed (scripts/test installs it)") }
+            return
+        }
+        let scratch = try Scratch()
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+        shell.arguments = ["-euc", openssl.joined(separator: "\n")]
+        shell.currentDirectoryURL = scratch.url
+        shell.standardOutput = FileHandle.nullDevice; shell.standardError = FileHandle.nullDevice
+        try shell.run(); shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0)
+
+        let fileOptions: Set<String> = ["--recipient-key", "--out", "--reader-key", "--reader-cert", "--request", "--trust"]
+        func run(_ line: String) async -> (code: Int32, stdout: String, stderr: String, redirect: String?) {
+            var words = line.dropFirst("swift run wallet-verifier ".count).split(separator: " ").map(String.init)
+            var redirect: String?
+            if let index = words.firstIndex(of: ">") { redirect = words[index + 1]; words.removeSubrange(index...) }
+            for index in words.indices.dropFirst() where fileOptions.contains(words[index - 1]) { words[index] = scratch.path(words[index]) }
+            let result = await WalletVerifierCommand.runCapturing(words)
+            return (result.code, result.stdout, result.stderr, redirect)
+        }
+        let created = await run(commands[0])
+        #expect(created.code == 0, "\(created.stderr)")
+        _ = try scratch.write(try #require(created.redirect), created.stdout)
+        let verified = await run(commands[1])
+        #expect(verified.code == 0, "\(verified.stdout)")
+        for id in ["reader.request.structure", "reader.request.items", "reader.auth.signature", "reader.auth.chain", "reader.auth.profile"] {
+            #expect(verified.stdout.contains("PASS  \(id)"), "\(id)")
+        }
+        #expect(verified.stdout.contains("verdict: accepted"))
+        let other = await run(commands[1].replacingOccurrences(of: "--origin https://shop.example", with: "--origin https://other.example"))
+        #expect(other.code == 1 && other.stdout.contains("FAIL  reader.auth.signature"))
     }
 }

@@ -104,18 +104,25 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         let pki = try ReaderPKI()
         let presentation = try signedRequest(pki)
         let good = presentation.deviceRequest
-        // Every byte of the ItemsRequest (inside the tag-24 item): flip it, the signature fails (or
-        // the request no longer decodes).
+        // Every byte of the ItemsRequest (the content of the tag-24 byte string): flip it and the
+        // signature fails, whether or not the damaged ItemsRequest still decodes.
         let received = try ReceivedDeviceRequest(cborBytes: good)
-        let range = received.docRequests[0].itemsRequestBytes.indices
-        for index in stride(from: range.lowerBound + 4, to: range.upperBound, by: 7) {
+        let item = received.docRequests[0].itemsRequestBytes
+        guard case .tagged(24, let inner) = try CBORDecoder.decode(Array(item)).value, let content = inner.bytesValue else { Issue.record("not tag 24"); return }
+        let start = item.startIndex + (item.count - content.count)
+        var undecodable = 0
+        for index in start..<item.endIndex {
             var bytes = good
             bytes[index] ^= 0x01
             let report = await verify(bytes, transcript: presentation.sessionTranscript, roots: [pki.root])
             #expect(report.verdict == .rejected, "byte \(index)")
-            let status = report.check(.readerAuthSignature)?.reason
-            #expect(status == .readerSignatureInvalid || report.check(.readerRequestStructure)?.status == .failed, "byte \(index)")
+            #expect(report.check(.readerRequestStructure)?.status == .passed, "byte \(index)")
+            #expect(report.check(.readerAuthSignature)?.reason == .readerSignatureInvalid, "byte \(index)")
+            if report.check(.readerRequestItems)?.status == .failed { undecodable += 1 }
         }
+        #expect(content.count > 60)
+        // Some flips leave a decodable ItemsRequest, some do not; both fail the signature.
+        #expect(undecodable > 0 && undecodable < content.count)
         // Another origin or another encryption info: another transcript.
         let otherOrigin = SessionTranscript.dcapi(encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: "https://attacker.example")
         #expect(await verify(good, transcript: otherOrigin, roots: [pki.root]).check(.readerAuthSignature)?.reason == .readerSignatureInvalid)
@@ -146,6 +153,65 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         // An unsigned request is not authenticated.
         let unsigned = try WebPresentationRequest(request: request, origin: origin, nonce: Array(repeating: 4, count: 32), recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey)
         #expect(await verify(unsigned.deviceRequest, transcript: unsigned.sessionTranscript, roots: [pki.root]).check(.readerRequestStructure)?.reason == .readerAuthMissing)
+    }
+
+    /// readerAuthAll and deviceRequestInfo need DeviceRequest 1.1; other major versions are not read.
+    @Test func versionsAreChecked() async throws {
+        let pki = try ReaderPKI()
+        let presentation = try signedRequest(pki, all: true)
+        let entries = try CBORDecoder.decode(presentation.deviceRequest).map().entries
+        func withVersion(_ version: String) throws -> [UInt8] {
+            Array(try CBORNode.map(entries.map { ($0.key, $0.key.textValue == "version" ? CBORNode.text(version) : $0.value) }).encodedBytes)
+        }
+        for (version, accepted) in [("1.1", true), ("1.2", true), ("1.0", false), ("2.0", false), ("1", false), ("1.x", false)] {
+            let report = await verify(try withVersion(version), transcript: presentation.sessionTranscript, roots: [pki.root])
+            if accepted {
+                #expect(report.check(.readerRequestStructure)?.status == .passed, "\(version)")
+            } else {
+                #expect(report.check(.readerRequestStructure)?.reason == .unsupportedRequestVersion, "\(version)")
+                #expect(report.check(.readerAuthSignature)?.status == .skipped, "\(version)")
+                #expect(report.verdict == .rejected)
+            }
+        }
+        // Per-DocRequest readerAuth under 1.0 is the first edition's form.
+        let perDocument = try signedRequest(pki)
+        #expect(await verify(perDocument.deviceRequest, transcript: perDocument.sessionTranscript, roots: [pki.root]).check(.readerRequestItems)?.details["docType"] == "org.iso.18013.5.1.mDL")
+    }
+
+    /// The key and certificate formats the CLI and the service load: SEC1 and PKCS#8 PEM, private JWKs
+    /// on both curves, certificates as PEM (one file holding the chain, or one file each) or DER.
+    @Test(arguments: [ReaderPKI.Curve.p256, .p384])
+    func keyAndCertificateFormatsLoad(curve: ReaderPKI.Curve) throws {
+        var options = ReaderPKI.Options(); options.curve = curve; options.intermediate = true
+        let pki = try ReaderPKI(options)
+        let (sec1, pkcs8) = (pki.readerKeySEC1PEM, pki.readerKeyPEM)
+        let (jwk, d): (String, [UInt8]) = switch pki.readerKey {
+        case .p256(let k): ("P-256", Array(k.rawRepresentation))
+        case .p384(let k): ("P-384", Array(k.rawRepresentation))
+        default: ("", [])
+        }
+        #expect(sec1.contains("BEGIN EC PRIVATE KEY") && pkcs8.contains("BEGIN PRIVATE KEY"))
+        let jwkText = "{\"kty\":\"EC\",\"crv\":\"\(jwk)\",\"d\":\"\(Base64URL.encode(d))\"}"
+        let leafDER = pki.chainDER[0], intermediateDER = pki.chainDER[1]
+        let chainPEM = Array((ReaderPKI.pem(pki.reader) + ReaderPKI.pem(pki.intermediate!)).utf8)
+        let certificateSets: [[(name: String, contents: [UInt8])]] = [
+            [("chain.pem", chainPEM)],
+            [("leaf.der", leafDER), ("intermediate.der", intermediateDER)],
+            [("leaf.pem", Array(ReaderPKI.pem(pki.reader).utf8)), ("intermediate.der", intermediateDER)],
+        ]
+        for key in [sec1, pkcs8, jwkText] {
+            for certificates in certificateSets {
+                let signer = try ReaderAuthSigner.load(keyContents: Array(key.utf8), keyName: "key", certificateFiles: certificates)
+                #expect(signer.chain == pki.chainDER)
+                #expect(signer.profileViolations(at: time).isEmpty)
+            }
+        }
+        // A public JWK, a JWK on another curve, an RSA-looking file and garbage are refused by name.
+        for bad in ["{\"kty\":\"EC\",\"crv\":\"\(jwk)\",\"x\":\"AA\",\"y\":\"AA\"}", "{\"kty\":\"EC\",\"crv\":\"P-521\",\"d\":\"AAAA\"}",
+                    "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----", "not a key"] {
+            #expect { try ReaderAuthSigner.signingKey(contents: Array(bad.utf8), name: "reader.key") } throws: { "\($0)".contains("reader.key") }
+        }
+        #expect { try ReaderAuthSigner.load(keyContents: Array(sec1.utf8), keyName: "k", certificateFiles: [("broken.pem", Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----".utf8))]) } throws: { "\($0)".contains("broken.pem") }
     }
 
     @Test func aKeyThatDoesNotMatchTheLeafIsRefused() throws {

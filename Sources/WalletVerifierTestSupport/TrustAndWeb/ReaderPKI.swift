@@ -92,6 +92,25 @@ public struct ReaderPKI: Sendable {
     public static func pem(_ certificate: Certificate) -> String { try! certificate.serializeAsPEM().pemString }
 
     /// The reader key as PEM (PKCS#8).
+    /// The reader key as SEC1 PEM ("EC PRIVATE KEY", RFC 5915), the form `openssl ecparam -genkey`
+    /// writes; `readerKeyPEM` is PKCS#8.
+    public var readerKeySEC1PEM: String {
+        let (scalar, point, curve): ([UInt8], [UInt8], ASN1ObjectIdentifier)
+        switch readerKey {
+        case .p256(let key): (scalar, point, curve) = (Array(key.rawRepresentation), Array(key.publicKey.x963Representation), [1, 2, 840, 10045, 3, 1, 7])
+        case .p384(let key): (scalar, point, curve) = (Array(key.rawRepresentation), Array(key.publicKey.x963Representation), [1, 3, 132, 0, 34])
+        default: return ""
+        }
+        var serializer = DER.Serializer()
+        try? serializer.appendConstructedNode(identifier: .sequence) { coder in
+            try coder.serialize(1)
+            try coder.serialize(ASN1OctetString(contentBytes: ArraySlice(scalar)))
+            try coder.serialize(explicitlyTaggedWithTagNumber: 0, tagClass: .contextSpecific) { try $0.serialize(curve) }
+            try coder.serialize(explicitlyTaggedWithTagNumber: 1, tagClass: .contextSpecific) { try $0.serialize(ASN1BitString(bytes: ArraySlice(point))) }
+        }
+        return PEMDocument(type: "EC PRIVATE KEY", derBytes: serializer.serializedBytes).pemString
+    }
+
     public var readerKeyPEM: String {
         switch readerKey {
         case .p256(let key): return key.pemRepresentation
