@@ -93,6 +93,8 @@ let package = Package(
             dependencies: [
                 "Mdoc",
                 "MdocVerifier",
+                // The MSO revocation checks, as in the web and mdoc flows.
+                "MdocRevocation",
                 // Passports (photo ID) get their rules in every flow.
                 "PhotoID",
                 "WalletCBOR",
@@ -202,7 +204,7 @@ let package = Package(
         .target(
             name: "VerifierServer",
             dependencies: [
-                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "PhotoID", "WalletIdentity", "ApplePayVerifier",
+                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocation", "PhotoID", "WalletIdentity", "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -70,6 +70,16 @@ public struct RevocationChecker: Sendable {
 
     static let prerequisites: [CheckID] = [.mdocMSOStructure, .mdocIssuerSignature, .mdocIssuerChain]
 
+    /// Every flow's revocation step: `checker` runs the revocation checks; without one, a document
+    /// whose MSO names a list gets the warning `revocationNotChecked` (the same words in every flow).
+    public static func run(_ checker: RevocationChecker?, documents: [VerifiedDocument], runner: inout CheckRunner) async {
+        if let checker {
+            await checker.run(documents: documents, runner: &runner)
+        } else if documents.contains(where: { $0.msoStatus != nil }) {
+            runner.warn(.revocationNotChecked, "The MSO names a revocation list, but no revocation source is configured: revocation was not checked.")
+        }
+    }
+
     /// Records the two revocation checks for every document, in the documents' scopes.
     public func run(documents: [VerifiedDocument], runner: inout CheckRunner) async {
         for document in documents {

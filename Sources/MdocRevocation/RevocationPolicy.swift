@@ -48,3 +48,8 @@ extension CheckID {
     /// The document is not revoked (identifier absent from the identifier list; status-list entry 0).
     public static let mdocRevocationStatus: CheckID = "mdoc.revocation.status"
 }
+
+extension ReasonCode {
+    /// A warning: the MSO names a revocation list and no revocation source was configured.
+    public static let revocationNotChecked: ReasonCode = "revocationNotChecked"
+}

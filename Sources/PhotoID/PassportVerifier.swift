@@ -22,14 +22,15 @@ extension MdocVerificationPolicy {
 
 /// The photo ID checks, for any flow that verified a DeviceResponse into a runner.
 public enum PhotoIDChecks {
-    /// The policy a flow verifies `response` under: `policy` as given, with the passport rule that
-    /// the document signer and the IACA carry countryName when any document is a photo ID
-    /// (`org.iso.23220.photoid.1`). Every flow (in-app, web, mdoc) applies it by docType, so the
+    /// The policy a flow verifies `response` under: `policy` as given, with the passport rules when
+    /// any document is a photo ID (`org.iso.23220.photoid.1`): the document signer and the IACA carry
+    /// countryName, and the whole Annex B certificate profile is required (as ``MdocVerificationPolicy/passport``). Every flow (in-app, web, mdoc) applies it by docType, so the
     /// same passport gets the same report whichever way it came.
     public static func policy(_ policy: MdocVerificationPolicy, for response: DeviceResponse) -> MdocVerificationPolicy {
-        guard response.documents.contains(where: { $0.docType == PhotoIDDocument.docType }), !policy.requireCountryName else { return policy }
+        guard response.documents.contains(where: { $0.docType == PhotoIDDocument.docType }) else { return policy }
         var passport = policy
         passport.requireCountryName = true
+        passport.requireFullCertificateProfile = true
         return passport
     }
 
@@ -122,11 +123,7 @@ public struct PassportVerifier: Sendable {
     public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String) async -> PassportVerificationResult {
         let documents = await mdocVerifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow).documents
         PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: true, runner: &runner)
-        if let revocation {
-            await revocation.run(documents: documents, runner: &runner)
-        } else if documents.contains(where: { $0.msoStatus != nil }) {
-            runner.warn("revocationNotChecked", "The MSO names a revocation list, but no revocation source is configured: revocation was not checked.")
-        }
+        await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         let passport = documents.first { $0.docType == PhotoIDDocument.docType }.map(PhotoIDDocument.init(document:))
         return PassportVerificationResult(report: runner.report(flow: flow), documents: documents, passport: passport)
     }

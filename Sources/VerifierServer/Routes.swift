@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import Crypto
 import Mdoc
+import MdocRevocation
 import MdocVerifier
 import PhotoID
 import VerificationCore
@@ -373,9 +374,7 @@ struct APIRoutes: Sendable {
             let verifier = MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy)
             documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documents
             PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: false, runner: &runner)
-            if documents.contains(where: { $0.msoStatus != nil }) {
-                runner.warn("revocationNotChecked", "The MSO names a revocation list; revocation was not checked.")
-            }
+            await RevocationChecker.run(nil, documents: documents, runner: &runner)
         case .failure(let error):
             runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
         }

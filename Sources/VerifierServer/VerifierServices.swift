@@ -150,7 +150,12 @@ public struct VerifierServices: Sendable {
         if settings.webOrigins.isEmpty {
             logger.notice("web: no --web-origin configured; /v1/web/requests and /v1/web/verify answer 503")
         }
-        let web = WebRequestSessions(store: store, verifier: WebIdentityVerifier(mdocVerifier: verifier.mdocVerifier), lifetime: .seconds(settings.requestLifetime))
+        // The web flow's policy is the one `web verify` uses (ISO/IEC 18013-5 as written), sharing the
+        // trust store and caches of the in-app verifier.
+        var webPolicy = WebIdentityVerifier.productionPolicy
+        webPolicy.clockSkew = .seconds(settings.clockSkew)
+        let webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy))
+        let web = WebRequestSessions(store: store, verifier: webVerifier, lifetime: .seconds(settings.requestLifetime))
         var services = VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: ServerMetrics(),
                                         clock: clock, backgroundServices: background, prepare: prepare, shutdown: shutdown)
         if let keyPath = settings.readerKey {

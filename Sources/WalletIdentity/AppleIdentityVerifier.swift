@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Mdoc
+import MdocRevocation
 import MdocVerifier
 import PhotoID
 import VerificationCore
@@ -23,28 +24,34 @@ public struct AppleIdentityVerifier: Sendable {
     public let teamID: String
     public let policy: IdentityPolicy
     public let mdocVerifier: MdocVerifier
+    /// The MSO revocation checks; nil leaves revocation unchecked (a warning says so when the MSO
+    /// names a list), as in the web and mdoc flows.
+    public let revocation: RevocationChecker?
 
     static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
 
-    public init(keyRing: IdentityKeyRing, merchantID: String, teamID: String, trustStore: IACATrustStore, policy: IdentityPolicy = .production) {
+    public init(keyRing: IdentityKeyRing, merchantID: String, teamID: String, trustStore: IACATrustStore, policy: IdentityPolicy = .production,
+                revocation: RevocationChecker? = nil) {
         self.keyRing = keyRing
         self.merchantID = merchantID
         self.teamID = teamID
         self.policy = policy
         self.mdocVerifier = MdocVerifier(trustStore: trustStore, policy: policy.mdoc)
+        self.revocation = revocation
     }
 
-    private init(keyRing: IdentityKeyRing, merchantID: String, teamID: String, policy: IdentityPolicy, mdocVerifier: MdocVerifier) {
+    private init(keyRing: IdentityKeyRing, merchantID: String, teamID: String, policy: IdentityPolicy, mdocVerifier: MdocVerifier, revocation: RevocationChecker?) {
         self.keyRing = keyRing
         self.merchantID = merchantID
         self.teamID = teamID
         self.policy = policy
         self.mdocVerifier = mdocVerifier
+        self.revocation = revocation
     }
 
-    /// The same verifier (keys, trust, policy, caches) for another merchant and team.
+    /// The same verifier (keys, trust, policy, caches, revocation) for another merchant and team.
     public func with(merchantID: String, teamID: String) -> AppleIdentityVerifier {
-        AppleIdentityVerifier(keyRing: keyRing, merchantID: merchantID, teamID: teamID, policy: policy, mdocVerifier: mdocVerifier)
+        AppleIdentityVerifier(keyRing: keyRing, merchantID: merchantID, teamID: teamID, policy: policy, mdocVerifier: mdocVerifier, revocation: revocation)
     }
 
     /// Verifies `PKIdentityDocument.encryptedData` for the nonce the app used. `request` adds the
@@ -141,10 +148,12 @@ public struct AppleIdentityVerifier: Sendable {
             var mdocPolicy = PhotoIDChecks.policy(policy.mdoc, for: response)
             if let request { mdocPolicy.acceptedDocTypes = request.document.docTypes }
             let changed = request != nil || mdocPolicy.requireCountryName != policy.mdoc.requireCountryName
+                || mdocPolicy.requireFullCertificateProfile != policy.mdoc.requireFullCertificateProfile
             let verifier = changed ? MdocVerifier(sharing: mdocVerifier, policy: mdocPolicy) : mdocVerifier
             // PassKit only uses ECDSA: a deviceMac is a failure here, not a missing reader key.
             documents = await verifier.verify(response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity", deviceMacAllowed: false).documents
             PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: request?.document == .photoID, runner: &runner)
+            await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         } else {
             runner.run(.mdocResponseStructure, requires: [.identityPlaintextStructure]) { .failed(.malformedInput, "unreachable") }
         }

@@ -1,3 +1,4 @@
+import MdocRevocation
 import MdocVerifier
 import VerificationCore
 
@@ -10,11 +11,12 @@ public struct IdentityPolicy: Sendable {
     public static let production = IdentityPolicy(mdoc: .appleInApp)
 
     /// Apple's developer profile and test devices: the issuer is a test issuer, so the issuer checks
-    /// are reported but not required; the device signature still is. Every report made under this
+    /// are reported but not required (and so is revocation, which depends on them); the device
+    /// signature still is. Every report made under this
     /// policy is marked test-only and must never be trusted in production.
     public static let developer: IdentityPolicy = {
         var requirements = VerificationPolicy(name: "wallet-identity/developer@1", testOnly: true)
-        for id in [CheckID.mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry] {
+        for id in [CheckID.mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocRevocationList, .mdocRevocationStatus] {
             requirements = requirements.with(id, .advisory)
         }
         var mdoc = MdocVerificationPolicy.appleInApp

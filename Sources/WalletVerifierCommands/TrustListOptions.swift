@@ -96,18 +96,12 @@ extension CommandSupport {
         return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: documents)
     }
 
-    /// An in-app identity result with the trust-list checks added (VICAL checks first, revocation
-    /// and photo ID checks after). Under the developer policy revocation is advisory, like the
-    /// issuer checks it depends on.
+    /// An in-app identity result with the VICAL checks put first (the verifier itself ran the
+    /// photo ID and revocation checks, with the revocation source of the options).
     static func extendIdentity(_ result: IdentityVerificationResult, policy: IdentityPolicy, at time: Date, prepared: TrustListOptions.Prepared) async -> IdentityVerificationResult {
-        var requirements = policy.mdoc.requirements
-        if requirements.testOnly {
-            requirements = requirements.with(.mdocRevocationList, .advisory).with(.mdocRevocationStatus, .advisory)
-        }
-        var runner = CheckRunner.resuming(result.report, policy: requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew),
+        guard !prepared.vicalChecks.isEmpty || !prepared.vicalWarnings.isEmpty else { return result }
+        let runner = CheckRunner.resuming(result.report, policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew),
                                           prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
-        // The in-app verifier ran the photo ID checks itself.
-        await finishTrustLists(documents: result.documents, documentCount: result.documents.count, runner: &runner, prepared: prepared, photoIDChecks: false)
         return result.replacingReport(runner.report(flow: result.report.flow))
     }
 
@@ -116,10 +110,6 @@ extension CommandSupport {
         if photoIDChecks {
             PhotoIDChecks.run(documents: documents, documentCount: documentCount, requirePhotoID: false, runner: &runner)
         }
-        if let revocation = prepared.revocation {
-            await revocation.run(documents: documents, runner: &runner)
-        } else if documents.contains(where: { $0.msoStatus != nil }) {
-            runner.warn("revocationNotChecked", "The MSO names a revocation list; revocation was not checked (use --revocation-list FILE or --fetch-revocation).")
-        }
+        await RevocationChecker.run(prepared.revocation, documents: documents, runner: &runner)
     }
 }

@@ -176,14 +176,7 @@ struct WebCommand: AsyncParsableCommand {
             let prepared = try await trustLists.prepare(store: &store, at: time)
             let responseBytes = try CommandSupport.webResponseBytes(response)
 
-            var mdocPolicy = MdocVerificationPolicy.iso18013Strict
-            if policy == .developer {
-                var requirements = VerificationPolicy(name: "web-identity/developer@1", testOnly: true)
-                for id in [CheckID.mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocRevocationList, .mdocRevocationStatus] {
-                    requirements = requirements.with(id, .advisory)
-                }
-                mdocPolicy.requirements = requirements
-            }
+            var mdocPolicy = policy == .developer ? WebIdentityVerifier.developerPolicy : WebIdentityVerifier.productionPolicy
             mdocPolicy.clockSkew = .seconds(clockSkew)
             let verifier = WebIdentityVerifier(trustStore: store, policy: mdocPolicy, revocation: prepared.revocation)
 

@@ -40,6 +40,22 @@ public struct WebIdentityVerifier: Sendable {
 
     static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
 
+    /// Production: ISO/IEC 18013-5 as written (`web verify` and the service's `/v1/web/verify`).
+    public static let productionPolicy = MdocVerificationPolicy.iso18013Strict
+
+    /// Test issuers (a demo wallet, a capture): the issuer checks and revocation are reported but not
+    /// required; the device signature and the envelope still are. Every report made under this
+    /// policy is marked test-only and must never be trusted in production.
+    public static let developerPolicy: MdocVerificationPolicy = {
+        var requirements = VerificationPolicy(name: "web-identity/developer@1", testOnly: true)
+        for id in [CheckID.mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocRevocationList, .mdocRevocationStatus] {
+            requirements = requirements.with(id, .advisory)
+        }
+        var policy = MdocVerificationPolicy.iso18013Strict
+        policy.requirements = requirements
+        return policy
+    }()
+
     public init(trustStore: IACATrustStore, policy: MdocVerificationPolicy = .iso18013Strict, revocation: RevocationChecker? = nil) {
         self.mdocVerifier = MdocVerifier(trustStore: trustStore, policy: policy)
         self.revocation = revocation
@@ -116,7 +132,8 @@ public struct WebIdentityVerifier: Sendable {
             if let request, policy.acceptedDocTypes == nil {
                 narrowed.acceptedDocTypes = [request.docType]
             }
-            if narrowed.acceptedDocTypes != policy.acceptedDocTypes || narrowed.requireCountryName != policy.requireCountryName {
+            if narrowed.acceptedDocTypes != policy.acceptedDocTypes || narrowed.requireCountryName != policy.requireCountryName
+                || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile {
                 verifier = MdocVerifier(sharing: mdocVerifier, policy: narrowed)
             }
             // The DC API gives the reader no key agreement with the device: a deviceMac is a failure.
@@ -132,11 +149,7 @@ public struct WebIdentityVerifier: Sendable {
                 Self.elementsOutcome(documents: documents, request: request)
             }
         }
-        if let revocation {
-            await revocation.run(documents: documents, runner: &runner)
-        } else if documents.contains(where: { $0.msoStatus != nil }) {
-            runner.warn("revocationNotChecked", "The MSO names a revocation list, but no revocation source is configured: revocation was not checked.")
-        }
+        await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
     }
 

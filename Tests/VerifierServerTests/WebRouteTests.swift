@@ -39,7 +39,7 @@ import WalletVerifierTestSupport
             let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
             var mdoc = MdocFixture()
             mdoc.elements = [.init(MdocFixture.isoNameSpace, "family_name", .text("Mustermann")), .init(MdocFixture.isoNameSpace, "age_over_21", .bool(true))]
-            let deviceResponse = try mdoc.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+            let deviceResponse = try mdoc.deviceResponse(pki: fixture.webPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
             let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
             var sender = try HPKE.Sender(recipientKey: fixture.webKey.publicKey, ciphersuite: suite, info: Data(transcript.bytes))
             let cipherText = try sender.seal(deviceResponse, authenticating: Data())
@@ -81,7 +81,7 @@ import WalletVerifierTestSupport
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
         var mdoc = MdocFixture()
         mdoc.elements = [.init(MdocFixture.isoNameSpace, "family_name", .text("Mustermann"))]
-        let deviceResponse = try mdoc.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let deviceResponse = try mdoc.deviceResponse(pki: fixture.webPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
         var sender = try HPKE.Sender(recipientKey: recipient, ciphersuite: suite, info: Data(transcript.bytes))
         let cipherText = try sender.seal(deviceResponse, authenticating: Data())

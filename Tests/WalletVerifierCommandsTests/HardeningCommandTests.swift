@@ -111,7 +111,7 @@ import WalletVerifierTestSupport
         mdoc.docType = "org.iso.23220.photoid.1"
         mdoc.elements = [MdocFixture.Element("org.iso.23220.1", "given_name_unicode", .text("Erika"))]
         let envelope = fixture.directory.appendingPathComponent("passport.cbor").path
-        try Data(try fixture.identityResponse(nonce: nonce, fixture: mdoc)).write(to: URL(fileURLWithPath: envelope))
+        try Data(try fixture.identityResponse(nonce: nonce, fixture: mdoc, pki: fixture.webPKI)).write(to: URL(fileURLWithPath: envelope))
         let result = await WalletVerifierCommand.runCapturing([
             "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
             "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
@@ -146,7 +146,7 @@ import WalletVerifierTestSupport
         var mdoc = MdocFixture()
         mdoc.docType = "org.iso.18013.5.1.mDL\u{1b}]0;owned\u{7}\u{9b}31m\nverdict: rejected"
         let envelope = fixture.directory.appendingPathComponent("envelope.cbor").path
-        try Data(try fixture.identityResponse(nonce: nonce, fixture: mdoc)).write(to: URL(fileURLWithPath: envelope))
+        try Data(try fixture.identityResponse(nonce: nonce, fixture: mdoc, pki: fixture.webPKI)).write(to: URL(fileURLWithPath: envelope))
         let result = await WalletVerifierCommand.runCapturing([
             "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
             "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,

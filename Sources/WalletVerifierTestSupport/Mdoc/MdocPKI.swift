@@ -62,7 +62,6 @@ public struct MdocPKI: Sendable {
             CommonName("Test Document Signer")
         }
         let iacaKeyIdentifier = SubjectKeyIdentifier(hash: .init(iacaKey.publicKey)).keyIdentifier
-        let signerPublicKey = dsKey.publicKey
         iaca = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(iacaKey.publicKey),
             notValidBefore: options.notBefore, notValidAfter: options.notAfter,
@@ -74,8 +73,26 @@ public struct MdocPKI: Sendable {
                 AnnexBExtensions.issuerAltName(email: "iaca@issuer.example")
             },
             issuerPrivateKey: .init(iacaKey))
+        ds = try Self.documentSigner(options, key: dsKey, subject: dsName, iacaName: iacaName, iacaKey: iacaKey, iacaKeyIdentifier: iacaKeyIdentifier)
+    }
+
+    /// Another document signer of the same IACA: a new key, the Annex B profile, valid from
+    /// `notBefore` for 456 days (Annex B allows 457).
+    public func anotherDocumentSigner(notBefore: Date = MdocPKI.dsNotBefore) throws -> MdocPKI {
+        var options = Options()
+        options.dsNotBefore = notBefore
+        options.notAfter = iaca.notValidAfter
+        let key = P256.Signing.PrivateKey()
+        let identifier = SubjectKeyIdentifier(hash: .init(iacaKey.publicKey)).keyIdentifier
+        let signer = try Self.documentSigner(options, key: key, subject: ds.subject, iacaName: iaca.subject, iacaKey: iacaKey, iacaKeyIdentifier: identifier)
+        return MdocPKI(iacaKey: iacaKey, iaca: iaca, dsKey: key, ds: signer)
+    }
+
+    static func documentSigner(_ options: Options, key dsKey: P256.Signing.PrivateKey, subject dsName: DistinguishedName, iacaName: DistinguishedName,
+                               iacaKey: P256.Signing.PrivateKey, iacaKeyIdentifier: ArraySlice<UInt8>) throws -> Certificate {
+        let signerPublicKey = dsKey.publicKey
         let dsNotBefore = options.dsNotBefore ?? options.notBefore
-        ds = try Certificate(
+        return try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(dsKey.publicKey),
             notValidBefore: dsNotBefore, notValidAfter: options.dsNotAfter ?? min(options.notAfter, dsNotBefore.addingTimeInterval(MdocPKI.dsValidity)),
             issuer: iacaName, subject: dsName, signatureAlgorithm: .ecdsaWithSHA256,

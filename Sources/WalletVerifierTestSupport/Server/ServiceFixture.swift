@@ -15,7 +15,13 @@ public struct ServiceFixture: @unchecked Sendable {
     public let webKeyPath: String
     /// The origin the service accepts web requests from.
     public let webOrigin = "https://shop.example"
+    /// The in-app flow's issuer: a long-lived document signer (valid 2020–2033, so real-clock
+    /// processes can use it), which breaks Annex B's validity length — a warning under the in-app
+    /// policy.
     public let mdocPKI: MdocPKI
+    /// The same IACA with a document signer that keeps all of Annex B (valid 2023-06-01 for 456
+    /// days, around `time`): the web and mdoc flows verify ISO/IEC 18013-5 as written.
+    public let webPKI: MdocPKI
     public let iacaPath: String
     public let merchant: ApplePayFixtureMerchant
     public let merchantCertificatePath: String
@@ -45,6 +51,7 @@ public struct ServiceFixture: @unchecked Sendable {
         webKeyPath = try write("web-key.pem", webKey.pemRepresentation)
         let mdocPKI = try MdocPKI.longLived()
         self.mdocPKI = mdocPKI
+        webPKI = try mdocPKI.anotherDocumentSigner()
         iacaPath = try write("iaca.pem", mdocPKI.iacaPEM)
         let merchant = try ApplePayFixtureMerchant.ec()
         self.merchant = merchant
@@ -74,7 +81,7 @@ public struct ServiceFixture: @unchecked Sendable {
     /// EncryptedResponse CBOR and as the base64url text a page submits.
     public func webResponse(encryptionInfo: String, origin: String, fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil) throws -> (cbor: [UInt8], base64URL: String) {
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
-        let deviceResponse = try fixture.deviceResponse(pki: pki ?? mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let deviceResponse = try fixture.deviceResponse(pki: pki ?? webPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
         var sender = try HPKE.Sender(recipientKey: webKey.publicKey, ciphersuite: suite, info: Data(transcript.bytes))
         let cipherText = try sender.seal(deviceResponse, authenticating: Data())
