@@ -298,6 +298,10 @@ import WalletVerifierTestSupport
                 let request = IdentityRequestDescriptor(document: document, elements: [.init(.age, atLeast: 21, intentToStore: .willNotStore), .init(.dateOfBirth, intentToStore: .willNotStore)])
                 let created = try await sessions.create(descriptor: request, now: time)
                 var fixture = MdocFixture()
+                // The MSO was signed and became valid 30 days before the verification day, so an
+                // age computed at validFrom (not at the verification time) would differ at the boundary.
+                fixture.signed = time.addingTimeInterval(-30 * 86_400)
+                fixture.validFrom = fixture.signed
                 if document == .photoID {
                     fixture.docType = "org.iso.23220.photoid.1"
                     fixture.elements = [MdocFixture.Element(IdentityElement.photoIDNameSpace, "birth_date", try .map(["birth_date": .tagged(1004, .text(date))]))]

@@ -41,6 +41,8 @@ public struct MdocFixture: Sendable {
     public var msoVersion = "1.0"
     public var responseVersion = "1.0"
     public var status: UInt64 = 0
+    /// The MSO `status` entry (a revocation list reference), when set.
+    public var msoStatus: CBORNode?
     public var signed = Date(timeIntervalSince1970: 1_700_000_000)      // 2023-11-14T22:13:20Z
     public var validFrom = Date(timeIntervalSince1970: 1_700_000_000)
     public var validUntil = Date(timeIntervalSince1970: 1_700_000_000 + 365 * 86400)
@@ -119,7 +121,7 @@ public struct MdocFixture: Sendable {
             }
             deviceKeyInfo.append((.text("keyAuthorizations"), try .map(entries)))
         }
-        let mso = try CBORNode.map([
+        var mso = try CBORNode.map([
             "version": .text(msoVersion),
             "digestAlgorithm": .text(digestAlgorithm),
             "valueDigests": try .map(digests.map { space in (.text(space.key), try .map(space.value.map { (.unsigned($0.0), .bytes($0.1)) })) }),
@@ -131,6 +133,9 @@ public struct MdocFixture: Sendable {
                 "validUntil": CBORDateTime(date: validUntil).cborNode(),
             ]),
         ])
+        if let msoStatus, let entries = mso.mapValue?.entries {
+            mso = try CBORNode.map(entries.map { ($0.key, $0.value) } + [(.text("status"), msoStatus)])
+        }
         let payload = wrapMSOInTag24 ? Array(CBORNode.embedded(mso).encodedBytes) : Array(mso.encodedBytes)
         let x5chain: CBORNode = additionalCertificates.isEmpty ? .bytes(pki.dsDER) : .array([.bytes(pki.dsDER)] + additionalCertificates.map { .bytes($0) })
         let unprotected: [(CBORNode, CBORNode)] = (includeX5Chain && !simulatorStyle) ? [(.int(33), x5chain)] : []

@@ -1,0 +1,273 @@
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import VerificationCore
+import VerifierServer
+import WalletCBOR
+import WalletVerifierCommands
+import WalletVerifierTestSupport
+
+/// The CLI and the service give the same report for the same input, in the in-app and the web flow:
+/// the same checks (id, scope, status, reason), the same warnings and the same verdict. The service
+/// adds only what a request session adds (`replay.nonce`, and on the web `web.request.elements` and
+/// `photoid.docType` for a request of a photo ID, which the CLI runs only with `--session`).
+@Suite struct SameAnswerTests {
+    /// What both answers are compared on.
+    struct Answer: Equatable, CustomStringConvertible {
+        var verdict: String
+        var checks: [String]
+        var warnings: [String]
+
+        init(_ report: [String: Any], ignoring: Set<String>) {
+            verdict = report["verdict"] as? String ?? "?"
+            checks = ((report["checks"] as? [[String: Any]]) ?? []).compactMap { check -> String? in
+                guard let id = check["id"] as? String, !ignoring.contains(id) else { return nil }
+                return [id, check["scope"] as? String ?? "", check["status"] as? String ?? "", check["reason"] as? String ?? ""].joined(separator: "|")
+            }.sorted()
+            warnings = ((report["warnings"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String }.sorted()
+        }
+
+        func check(_ id: String) -> [String] { checks.filter { $0.hasPrefix(id + "|") } }
+        var description: String { "\(verdict) \(checks) \(warnings)" }
+    }
+
+    struct Outcome {
+        var service: Answer
+        var status: Int
+        var retryAfter: String?
+        var cli: Answer
+        var exitCode: Int32
+    }
+
+    static let passportDescriptor = #"{"document":"photoID","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"documentNumber","intentToStore":"willNotStore"},{"element":"issuingAuthority","intentToStore":"willNotStore"},{"element":"documentExpirationDate","intentToStore":"willNotStore"},{"element":"nationality","intentToStore":"willNotStore"}]}"#
+
+    static func passport(expiry: String = "2031-02-28", country: String = "US") -> MdocFixture {
+        var mdoc = MdocFixture()
+        mdoc.docType = PhotoIDFixture.docType
+        let ns = PhotoIDFixture.nameSpace
+        mdoc.elements = [
+            .init(ns, "given_name_unicode", .text("Åsa")), .init(ns, "family_name_unicode", .text("Søndergård")),
+            .init(ns, "birth_date", try! .map(["birth_date": .tagged(1004, .text("1990-07-04"))])),
+            .init(ns, "document_number", .text("X12345678")), .init(ns, "issuing_authority_unicode", .text("Test Passport Authority")),
+            .init(ns, "issuing_country", .text(country)), .init(ns, "expiry_date", .tagged(1004, .text(expiry))), .init(ns, "nationality", .text("US")),
+        ]
+        return mdoc
+    }
+
+    static func licence(expiry: String? = nil, country: String? = nil) -> MdocFixture {
+        var mdoc = MdocFixture()
+        if let expiry { mdoc.elements.append(.init(MdocFixture.isoNameSpace, "expiry_date", .tagged(1004, .text(expiry)))) }
+        if let country { mdoc.elements.append(.init(MdocFixture.isoNameSpace, "issuing_country", .text(country))) }
+        return mdoc
+    }
+
+    static func licenceDescriptor(for mdoc: MdocFixture, requireUnexpired: Bool = false) -> String {
+        var elements = [#"{"element":"givenName","intentToStore":"willNotStore"}"#, #"{"element":"familyName","intentToStore":"willNotStore"}"#,
+                        #"{"element":"dateOfBirth","intentToStore":"willNotStore"}"#, #"{"element":"age","atLeast":21,"intentToStore":"willNotStore"}"#,
+                        #"{"element":"portrait","intentToStore":"willNotStore"}"#, #"{"element":"documentNumber","intentToStore":"willNotStore"}"#]
+        if mdoc.elements.contains(where: { $0.identifier == "expiry_date" }) { elements.append(#"{"element":"documentExpirationDate","intentToStore":"willNotStore"}"#) }
+        if mdoc.elements.contains(where: { $0.identifier == "issuing_country" }) { elements.append(#"{"element":"issuingAuthority","intentToStore":"willNotStore"}"#) }
+        return #"{"document":"driversLicense","elements":["# + elements.joined(separator: ",") + "]" + (requireUnexpired ? #","requireUnexpired":true}"# : "}")
+    }
+
+    /// One in-app submission, through `POST /v1/identity/verify` and through `identity verify`.
+    static func inApp(_ mdoc: MdocFixture, descriptor: String, pki choose: (ServiceFixture) -> MdocPKI, cliFlags: [String] = []) async throws -> Outcome {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let pki = try trusting(choose(fixture), in: fixture)
+        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        struct Served: Sendable { var body: Data; var status: Int; var retryAfter: String?; var envelope: [UInt8]; var nonce: [UInt8] }
+        let served: Served = try await app.test(.router) { client in
+            let descriptorObject = try JSONSerialization.jsonObject(with: Data(descriptor.utf8))
+            let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["descriptor": descriptorObject]))
+            #expect(created.status == .created, "\(String(buffer: created.body))")
+            let request = try RouterTests.json(created.body)
+            let nonce = [UInt8](try #require((request["nonce"] as? String).flatMap { Data(base64Encoded: $0) }))
+            let envelope = try fixture.identityResponse(nonce: nonce, fixture: mdoc, pki: pki)
+            let verified = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                                                    body: try RouterTests.body(["requestId": try #require(request["requestId"] as? String), "encryptedData": Data(envelope).base64EncodedString()]))
+            return Served(body: Data(buffer: verified.body), status: Int(verified.status.code), retryAfter: verified.headers[.retryAfter], envelope: envelope, nonce: nonce)
+        }
+        let (envelope, nonce) = (served.envelope, served.nonce)
+        let serviceJSON = try #require(try JSONSerialization.jsonObject(with: served.body) as? [String: Any])
+        let envelopePath = fixture.directory.appendingPathComponent("envelope.cbor").path
+        try Data(envelope).write(to: URL(fileURLWithPath: envelopePath))
+        let descriptorPath = fixture.directory.appendingPathComponent("descriptor.json").path
+        try Data(descriptor.utf8).write(to: URL(fileURLWithPath: descriptorPath))
+        let cli = await WalletVerifierCommand.runCapturing([
+            "identity", "verify", "--envelope", envelopePath, "--merchant-key", fixture.identityKeyPath, "--nonce", Hex.encode(nonce),
+            "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID, "--trust", fixture.iacaPath, "--request", descriptorPath,
+            "--at", RFC3339Time.format(ServiceFixture.time), "--format", "json",
+        ] + cliFlags)
+        let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
+        let ignoring: Set<String> = ["replay.nonce"]
+        return Outcome(service: Answer(serviceJSON, ignoring: ignoring), status: served.status, retryAfter: served.retryAfter,
+                       cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
+    }
+
+    /// One web submission, through `POST /v1/web/verify` and through `web verify`.
+    static func web(_ mdoc: MdocFixture, pki choose: (ServiceFixture) -> MdocPKI) async throws -> Outcome {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let pki = try trusting(choose(fixture), in: fixture)
+        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        struct Served: Sendable { var body: Data; var status: Int; var retryAfter: String?; var response: [UInt8]; var encryptionInfo: String }
+        let served: Served = try await app.test(.router) { client in
+            let elements = mdoc.elements.map { "\($0.nameSpace)/\($0.identifier)" }
+            let created = try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
+                                                   body: try RouterTests.body(["docType": mdoc.docType, "origin": fixture.webOrigin, "elements": elements]))
+            #expect(created.status == .created, "\(String(buffer: created.body))")
+            let request = try RouterTests.json(created.body)
+            let argument = try #require(request["navigatorCredentialsGetArgument"] as? [String: Any])
+            let data = try #require(((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?.first?["data"] as? [String: Any])
+            let encryptionInfo = try #require(data["encryptionInfo"] as? String)
+            let sealed = try fixture.webResponse(encryptionInfo: encryptionInfo, origin: fixture.webOrigin, fixture: mdoc, pki: pki)
+            let credential: [String: Any] = ["protocol": "org-iso-mdoc", "data": ["response": sealed.base64URL]]
+            let verified = try await client.execute(uri: "/v1/web/verify", method: .post, headers: RouterTests.jsonHeaders,
+                                                    body: try RouterTests.body(["requestId": try #require(request["requestId"] as? String), "credential": credential]))
+            return Served(body: Data(buffer: verified.body), status: Int(verified.status.code), retryAfter: verified.headers[.retryAfter], response: sealed.cbor, encryptionInfo: encryptionInfo)
+        }
+        let (response, encryptionInfo) = (served.response, served.encryptionInfo)
+        let serviceJSON = try #require(try JSONSerialization.jsonObject(with: served.body) as? [String: Any])
+        let responsePath = fixture.directory.appendingPathComponent("response.cbor").path
+        try Data(response).write(to: URL(fileURLWithPath: responsePath))
+        let cli = await WalletVerifierCommand.runCapturing([
+            "web", "verify", "--response", responsePath, "--encryption-info", encryptionInfo, "--origin", fixture.webOrigin,
+            "--recipient-key", fixture.webKeyPath, "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time), "--format", "json",
+        ])
+        let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
+        // What the request session adds: the nonce, and the request's docType and elements.
+        let ignoring: Set<String> = ["replay.nonce", "web.request.elements", "photoid.docType"]
+        return Outcome(service: Answer(serviceJSON, ignoring: ignoring), status: served.status, retryAfter: served.retryAfter,
+                       cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
+    }
+
+    /// A PKI of another IACA becomes the one the fixture's service and CLI trust.
+    static func trusting(_ pki: MdocPKI, in fixture: ServiceFixture) throws -> MdocPKI {
+        if pki.iaca != fixture.mdocPKI.iaca { try Data(pki.iacaPEM.utf8).write(to: URL(fileURLWithPath: fixture.iacaPath)) }
+        return pki
+    }
+
+    static func expectSame(_ outcome: Outcome, verdict: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(outcome.service == outcome.cli, "service \(outcome.service)\ncli     \(outcome.cli)", sourceLocation: sourceLocation)
+        #expect(outcome.service.verdict == verdict, "\(outcome.service)", sourceLocation: sourceLocation)
+        #expect(outcome.status == (verdict == "indeterminate" ? 503 : 200), sourceLocation: sourceLocation)
+        #expect(outcome.exitCode == (verdict == "accepted" ? 0 : verdict == "rejected" ? 1 : 3), sourceLocation: sourceLocation)
+        if verdict != "indeterminate" { #expect(outcome.retryAfter == nil, sourceLocation: sourceLocation) }
+    }
+
+    // MARK: Passports: the passport rules in every path (seed 002, issue item 3).
+
+    @Test func aPassportGetsThePassportRulesInApp() async throws {
+        let good = try await Self.inApp(Self.passport(), descriptor: Self.passportDescriptor, pki: { $0.webPKI })
+        Self.expectSame(good, verdict: "accepted")
+        #expect(good.service.check("photoid.docType") == ["photoid.docType||passed|ok"])
+        #expect(good.service.check("photoid.elements") == ["photoid.elements|document[0]|passed|ok"])
+        #expect(good.service.check("mdoc.issuingCountry.element") == ["mdoc.issuingCountry.element|document[0]|passed|ok"])
+        // The long-lived document signer breaks Annex B's validity length: a warning for a licence
+        // in the in-app flow, a failure for a passport — in the CLI and the service alike.
+        let longLived = try await Self.inApp(Self.passport(), descriptor: Self.passportDescriptor, pki: { $0.mdocPKI })
+        Self.expectSame(longLived, verdict: "rejected")
+        #expect(longLived.service.check("mdoc.issuer.certificateProfile").first?.contains("|failed|") == true)
+        let licence = try await Self.inApp(Self.licence(), descriptor: Self.licenceDescriptor(for: Self.licence()), pki: { $0.mdocPKI })
+        Self.expectSame(licence, verdict: "accepted")
+        #expect(licence.service.check("mdoc.issuer.certificateProfile") == ["mdoc.issuer.certificateProfile|document[0]|passed|ok"])
+    }
+
+    @Test func aPassportGetsThePassportRulesOnTheWeb() async throws {
+        Self.expectSame(try await Self.web(Self.passport(), pki: { $0.webPKI }), verdict: "accepted")
+        let longLived = try await Self.web(Self.passport(), pki: { $0.mdocPKI })
+        Self.expectSame(longLived, verdict: "rejected")
+        #expect(longLived.service.check("mdoc.issuer.certificateProfile").first?.contains("|failed|") == true)
+        Self.expectSame(try await Self.web(Self.licence(), pki: { $0.webPKI }), verdict: "accepted")
+    }
+
+    /// A passport whose IACA and document signer have no countryName: countryName is required for
+    /// passports in every flow; a licence from the same issuer only gets a warning in the in-app flow.
+    @Test func aPassportWithoutCountryNameIsRejectedEverywhere() async throws {
+        var options = MdocPKI.Options(); options.iacaCountry = nil; options.dsCountry = nil
+        let noCountry = try MdocPKI(options)
+        var passport = Self.passport()
+        passport.elements.removeAll { $0.identifier == "issuing_country" }
+        let inApp = try await Self.inApp(passport, descriptor: Self.passportDescriptor, pki: { _ in noCountry })
+        Self.expectSame(inApp, verdict: "rejected")
+        #expect(inApp.service.check("mdoc.issuer.country") == ["mdoc.issuer.country|document[0]|failed|countryNameMissing"])
+        let web = try await Self.web(passport, pki: { _ in noCountry })
+        Self.expectSame(web, verdict: "rejected")
+        #expect(web.service.check("mdoc.issuer.country") == ["mdoc.issuer.country|document[0]|failed|countryNameMissing"])
+        let licence = try await Self.inApp(Self.licence(), descriptor: Self.licenceDescriptor(for: Self.licence()), pki: { _ in noCountry })
+        Self.expectSame(licence, verdict: "accepted")
+        #expect(licence.service.check("mdoc.issuer.country").first?.contains("|skipped|") == true)
+    }
+
+    // MARK: issuing_country (item 2)
+
+    @Test func issuingCountryMustBeTheIACAs() async throws {
+        let passport = try await Self.inApp(Self.passport(country: "FR"), descriptor: Self.passportDescriptor, pki: { $0.webPKI })
+        Self.expectSame(passport, verdict: "rejected")
+        #expect(passport.service.check("mdoc.issuingCountry.element") == ["mdoc.issuingCountry.element|document[0]|failed|issuingCountryMismatch"])
+        let webPassport = try await Self.web(Self.passport(country: "FR"), pki: { $0.webPKI })
+        Self.expectSame(webPassport, verdict: "rejected")
+        #expect(webPassport.service.check("mdoc.issuingCountry.element") == ["mdoc.issuingCountry.element|document[0]|failed|issuingCountryMismatch"])
+        let licence = Self.licence(country: "DE")
+        let inApp = try await Self.inApp(licence, descriptor: Self.licenceDescriptor(for: licence), pki: { $0.mdocPKI })
+        Self.expectSame(inApp, verdict: "rejected")
+        #expect(inApp.service.check("mdoc.issuingCountry.element") == ["mdoc.issuingCountry.element|document[0]|failed|issuingCountryMismatch"])
+        let same = Self.licence(country: "US")
+        let matching = try await Self.inApp(same, descriptor: Self.licenceDescriptor(for: same), pki: { $0.mdocPKI })
+        Self.expectSame(matching, verdict: "accepted")
+        #expect(matching.service.check("mdoc.issuingCountry.element") == ["mdoc.issuingCountry.element|document[0]|passed|ok"])
+    }
+
+    // MARK: deviceMac where it cannot be carried (item 1)
+
+    @Test func aDeviceMacIsRejectedNotRetried() async throws {
+        var mac = Self.licence()
+        mac.macReaderKey = P256.KeyAgreement.PrivateKey().publicKey
+        let inApp = try await Self.inApp(mac, descriptor: Self.licenceDescriptor(for: mac), pki: { $0.mdocPKI })
+        Self.expectSame(inApp, verdict: "rejected")
+        #expect(inApp.service.check("mdoc.device.authentication") == ["mdoc.device.authentication|document[0]|failed|deviceMacNotAllowed"])
+        let web = try await Self.web(mac, pki: { $0.webPKI })
+        Self.expectSame(web, verdict: "rejected")
+        #expect(web.service.check("mdoc.device.authentication") == ["mdoc.device.authentication|document[0]|failed|deviceMacNotAllowed"])
+    }
+
+    // MARK: the physical document's expiry (item 5)
+
+    @Test func anExpiredDocumentWarnsOrFails() async throws {
+        let expired = Self.licence(expiry: "2023-12-31")
+        let advisory = try await Self.inApp(expired, descriptor: Self.licenceDescriptor(for: expired), pki: { $0.mdocPKI })
+        Self.expectSame(advisory, verdict: "accepted")
+        #expect(advisory.service.check("identity.document.expiry") == ["identity.document.expiry||failed|documentExpired"])
+        // Required by the request descriptor.
+        let required = try await Self.inApp(expired, descriptor: Self.licenceDescriptor(for: expired, requireUnexpired: true), pki: { $0.mdocPKI })
+        Self.expectSame(required, verdict: "rejected")
+        // Required by the CLI flag only: the service (no flag) warns, the CLI rejects.
+        let flag = try await Self.inApp(expired, descriptor: Self.licenceDescriptor(for: expired), pki: { $0.mdocPKI }, cliFlags: ["--require-unexpired"])
+        #expect(flag.service.verdict == "accepted" && flag.cli.verdict == "rejected" && flag.exitCode == 1)
+        #expect(flag.cli.check("identity.document.expiry") == ["identity.document.expiry||failed|documentExpired"])
+        // Unexpired (expiry on the day after the verification time): passed.
+        let valid = Self.licence(expiry: "2024-01-02")
+        let passed = try await Self.inApp(valid, descriptor: Self.licenceDescriptor(for: valid, requireUnexpired: true), pki: { $0.mdocPKI })
+        Self.expectSame(passed, verdict: "accepted")
+        #expect(passed.service.check("identity.document.expiry") == ["identity.document.expiry||passed|ok"])
+    }
+
+    // MARK: revocation without a source: the same warning in both
+
+    @Test func anUncheckedRevocationListIsTheSameWarning() async throws {
+        var listed = Self.licence()
+        listed.msoStatus = try RevocationListFixture.identifierListStatus(id: [1, 2, 3], uri: "https://issuer.example/list")
+        let inApp = try await Self.inApp(listed, descriptor: Self.licenceDescriptor(for: listed), pki: { $0.mdocPKI })
+        Self.expectSame(inApp, verdict: "accepted")
+        #expect(inApp.service.warnings.filter { $0 == "revocationNotChecked" }.count == 1)
+        var passport = Self.passport()
+        passport.msoStatus = listed.msoStatus
+        let web = try await Self.web(passport, pki: { $0.webPKI })
+        Self.expectSame(web, verdict: "accepted")
+        #expect(web.service.warnings == ["revocationNotChecked"])
+    }
+}
