@@ -305,7 +305,9 @@ let package = Package(
         .testTarget(
             name: "MdocVerifierTests",
             dependencies: ["MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore", "WalletVerifierTestSupport",
-                           .product(name: "X509", package: "swift-certificates")],
+                           .product(name: "X509", package: "swift-certificates"),
+                           // RSA issuers for the Annex B algorithm rules.
+                           .product(name: "CryptoExtras", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

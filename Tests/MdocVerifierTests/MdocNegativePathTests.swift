@@ -1,4 +1,5 @@
 import Crypto
+import CryptoExtras
 import Foundation
 import Testing
 import Mdoc
@@ -427,5 +428,89 @@ import X509
         let inApp = try await verify(loose, policy: .appleInApp)
         #expect(inApp.check(.mdocIssuerCertificateProfile)?.status == .passed)
         #expect(inApp.warnings.contains { $0.code == "certificateProfileWarning" && $0.message.contains("600 days") })
+    }
+
+    /// An IACA made to order, and a document signer with the whole DS profile issued by it.
+    func issuer(key: Certificate.PrivateKey, publicKey: Certificate.PublicKey, algorithm: Certificate.SignatureAlgorithm, years: Double = 10,
+                altName: Bool = true, keyIdentifier: Bool = true) throws -> (iaca: Certificate, ds: Certificate, dsKey: P256.Signing.PrivateKey) {
+        let name = try DistinguishedName { CountryName("US"); CommonName("Test IACA \(UUID().uuidString.prefix(8))") }
+        let identifier = SubjectKeyIdentifier(hash: publicKey).keyIdentifier
+        let start = Date(timeIntervalSince1970: 1_600_000_000)
+        let iaca = try Certificate(version: .v3, serialNumber: .init(), publicKey: publicKey, notValidBefore: start, notValidAfter: start.addingTimeInterval(years * 365.25 * 86_400),
+                                   issuer: name, subject: name, signatureAlgorithm: algorithm, extensions: try Certificate.Extensions {
+                                       Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                                       Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                                       if keyIdentifier { SubjectKeyIdentifier(keyIdentifier: identifier) }
+                                       if altName { AnnexBExtensions.issuerAltName(email: "iaca@issuer.example") }
+                                   }, issuerPrivateKey: key)
+        let dsKey = P256.Signing.PrivateKey()
+        let ds = try Certificate(version: .v3, serialNumber: .init(), publicKey: .init(dsKey.publicKey),
+                                 notValidBefore: Date(timeIntervalSince1970: 1_690_000_000), notValidAfter: Date(timeIntervalSince1970: 1_690_000_000 + 400 * 86_400),
+                                 issuer: name, subject: try DistinguishedName { CountryName("US"); CommonName("Test DS") }, signatureAlgorithm: algorithm,
+                                 extensions: try Certificate.Extensions {
+                                     Critical(KeyUsage(digitalSignature: true))
+                                     Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]))
+                                     SubjectKeyIdentifier(hash: .init(dsKey.publicKey))
+                                     AuthorityKeyIdentifier(keyIdentifier: identifier)
+                                     AnnexBExtensions.issuerAltName(email: "iaca@issuer.example")
+                                     AnnexBExtensions.crlDistributionPoint("https://issuer.example/crl")
+                                 }, issuerPrivateKey: key)
+        return (iaca, ds, dsKey)
+    }
+
+    /// The IACA rules Apple's test issuer breaks: at most 20 years, an issuerAltName, a subject key
+    /// identifier. Failures under the strict policy, each named; warnings in the in-app flow.
+    @Test func aLooseIACAFailsStrictAndWarnsInApp() async throws {
+        let key = P256.Signing.PrivateKey()
+        let loose = try issuer(key: .init(key), publicKey: .init(key.publicKey), algorithm: .ecdsaWithSHA256, years: 25, altName: false, keyIdentifier: false)
+        let pki = MdocPKI(iacaKey: key, iaca: loose.iaca, dsKey: loose.dsKey, ds: loose.ds)
+        let strict = try await verify(pki)
+        let profile = try #require(strict.check(.mdocIssuerCertificateProfile))
+        #expect(profile.status == .failed && strict.verdict == .rejected)
+        for rule in ["the IACA is valid for 25 years; Annex B allows at most 20", "the IACA has no issuerAltName", "the IACA has no subject key identifier"] {
+            #expect(profile.message.contains(rule), "\(rule): \(profile.message)")
+        }
+        let inApp = try await verify(pki, policy: .appleInApp)
+        #expect(inApp.check(.mdocIssuerCertificateProfile)?.status == .passed)
+        #expect(inApp.warnings.contains { $0.code == "certificateProfileWarning" && $0.message.contains("25 years") && $0.message.contains("no issuerAltName") })
+        // 20 years exactly is allowed.
+        let twenty = try issuer(key: .init(key), publicKey: .init(key.publicKey), algorithm: .ecdsaWithSHA256, years: 20)
+        #expect(CertificateProfileCheck.extendedViolations(documentSigner: twenty.ds, iaca: twenty.iaca).isEmpty)
+        #expect(CertificateProfileCheck.violations(documentSigner: twenty.ds, iaca: twenty.iaca).isEmpty)
+    }
+
+    /// Signature algorithms and keys outside ISO/IEC 18013-5's list fail under every policy: an RSA
+    /// IACA (sha256WithRSAEncryption) is named twice, for its key and for its signatures.
+    @Test func rsaIssuersFailUnderEveryPolicy() async throws {
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let issued = try issuer(key: .init(rsa), publicKey: .init(rsa.publicKey), algorithm: .sha256WithRSAEncryption)
+        let problems = CertificateProfileCheck.violations(documentSigner: issued.ds, iaca: issued.iaca)
+        #expect(problems.contains("the IACA's public key is an RSA key (RSA2048.PublicKey); Annex B allows ECDSA keys on P-256, P-384 or P-521 and Ed25519 keys"), "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("the IACA is signed with") && $0.contains("not ECDSA with SHA-256/384/512 or EdDSA") })
+        #expect(problems.contains { $0.hasPrefix("the document signer is signed with") })
+        let bytes = try MdocFixture().deviceResponse(pki: MdocPKI(iacaKey: P256.Signing.PrivateKey(), iaca: issued.iaca, dsKey: issued.dsKey, ds: issued.ds), deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        for policy in [MdocVerificationPolicy.iso18013Strict, .appleInApp] {
+            let report = await MdocVerifier(trustStore: IACATrustStore(certificates: [issued.iaca]), policy: policy).verify(deviceResponse: bytes, transcript: transcript, at: time).report
+            #expect(report.check(.mdocIssuerChain)?.status == .passed, "\(report.failures.map(\.message))")
+            #expect(report.check(.mdocIssuerCertificateProfile)?.status == .failed)
+            #expect(report.check(.mdocIssuerCertificateProfile)?.message.contains("RSA key") == true)
+            #expect(report.verdict == .rejected)
+        }
+    }
+
+    /// The other curves the standard lists are allowed: a P-384 and a P-521 IACA signing with
+    /// SHA-384 and SHA-512.
+    @Test(arguments: [384, 521])
+    func largerCurvesAreAllowed(bits: Int) throws {
+        let issued: (iaca: Certificate, ds: Certificate, dsKey: P256.Signing.PrivateKey)
+        if bits == 384 {
+            let key = P384.Signing.PrivateKey()
+            issued = try issuer(key: .init(key), publicKey: .init(key.publicKey), algorithm: .ecdsaWithSHA384)
+        } else {
+            let key = P521.Signing.PrivateKey()
+            issued = try issuer(key: .init(key), publicKey: .init(key.publicKey), algorithm: .ecdsaWithSHA512)
+        }
+        #expect(CertificateProfileCheck.violations(documentSigner: issued.ds, iaca: issued.iaca) == [])
+        #expect(CertificateProfileCheck.extendedViolations(documentSigner: issued.ds, iaca: issued.iaca) == [])
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import SwiftASN1
 import VerificationCore
 import X509
@@ -118,10 +119,24 @@ struct CertificateProfileCheck: VerificationCheck {
         if !allowedSignatureAlgorithms.contains(certificate.signatureAlgorithm) {
             problems.append("the \(name) is signed with \(certificate.signatureAlgorithm), not ECDSA with SHA-256/384/512 or EdDSA")
         }
+        if let problem = keyViolation(certificate.publicKey) {
+            problems.append("the \(name)'s public key is \(problem); Annex B allows ECDSA keys on P-256, P-384 or P-521 and Ed25519 keys")
+        }
         for ext in certificate.extensions where ext.critical && !understoodExtensions.contains(ext.oid) {
             problems.append("the \(name) has a critical extension \(ext.oid) that Annex B does not define")
         }
         return problems
+    }
+
+    /// The curve of a certificate's key, when it is not one ISO/IEC 18013-5 lists for issuer
+    /// certificates (of those this library can read: P-256, P-384, P-521, Ed25519; a brainpool or
+    /// Ed448 key does not parse as a certificate here, so it fails the chain instead).
+    static func keyViolation(_ key: Certificate.PublicKey) -> String? {
+        if P256.Signing.PublicKey(key) != nil || P384.Signing.PublicKey(key) != nil || P521.Signing.PublicKey(key) != nil || Curve25519.Signing.PublicKey(key) != nil {
+            return nil
+        }
+        // The only other keys a certificate can hold here are RSA keys ("RSA2048.PublicKey").
+        return "\(key)".hasPrefix("RSA") ? "an RSA key (\(key))" : "\(key)"
     }
 
     /// Annex B rules that Apple's own test issuer does not follow (its certificates are valid for a
