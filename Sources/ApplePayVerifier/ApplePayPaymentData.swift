@@ -30,6 +30,39 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
     /// (their members vary by card network; every member passes through unchanged).
     public let merchantTokenMetadataJSON: [UInt8]?
     public let authenticationResponsesJSON: [UInt8]?
+    /// `authenticationResponses`, typed: one per merchant of a multi-merchant payment. Empty when
+    /// the payment data has none.
+    public let authenticationResponses: [AuthenticationResponse]
+
+    /// `merchantTokenMetadata` as a JSON object (its members vary by card network and token kind:
+    /// recurring, deferred, automatic reload), when present.
+    public var merchantTokenMetadata: StrictJSON.Object? {
+        merchantTokenMetadataJSON.flatMap { try? StrictJSON.parse($0).object }
+    }
+
+    /// One entry of `authenticationResponses`: the merchant it authenticates the payment for, its
+    /// authentication data (a cryptogram: kept out of `description`) and amount. Members that are
+    /// not these pass through in ``ApplePayPaymentData/authenticationResponsesJSON``.
+    public struct AuthenticationResponse: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+        public let merchantIdentifier: String?
+        public let authenticationData: String?
+        /// In the currency's minor units, as Apple sends it.
+        public let transactionAmount: Decimal?
+
+        public init(merchantIdentifier: String?, authenticationData: String?, transactionAmount: Decimal?) {
+            self.merchantIdentifier = merchantIdentifier
+            self.authenticationData = authenticationData
+            self.transactionAmount = transactionAmount
+        }
+
+        public var description: String {
+            "AuthenticationResponse(merchant \(merchantIdentifier ?? "-"), amount \(transactionAmount.map { "\($0)" } ?? "-")"
+                + (authenticationData == nil ? ")" : ", authenticationData present (hidden))")
+        }
+
+        public var debugDescription: String { description }
+        public var customMirror: Mirror { Mirror(self, children: ["redacted": description], displayStyle: .struct) }
+    }
 
     public struct Details: Sendable, Hashable {
         /// 3-D Secure.
@@ -65,6 +98,8 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         if details.emvData != nil { parts.append("emvData present (hidden)") }
         if details.encryptedPINData != nil { parts.append("encryptedPINData present (hidden)") }
         if cardholderName != nil { parts.append("cardholder name present (hidden)") }
+        if let token = merchantTokenIdentifier { parts.append("merchant token \(token)") }
+        if !authenticationResponses.isEmpty { parts.append("\(authenticationResponses.count) authentication response(s), data hidden") }
         return "ApplePayPaymentData(" + parts.joined(separator: ", ") + ")"
     }
 
@@ -137,6 +172,24 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         }
         self.merchantTokenMetadataJSON = try member("merchantTokenMetadata", "an object") { $0.object != nil }
         self.authenticationResponsesJSON = try member("authenticationResponses", "an array") { $0.array != nil }
+        var responses: [AuthenticationResponse] = []
+        for (position, element) in (object["authenticationResponses"]?.array ?? []).enumerated() {
+            let path = "authenticationResponses[\(position)]"
+            guard let entry = element.object else {
+                throw DecryptionError(.malformedPaymentData, "the decrypted payment data's \(path) is \(element.typeName), not an object")
+            }
+            var amount: Decimal?
+            if let value = entry["transactionAmount"], value != .null {
+                guard case .number(let text) = value, let parsed = Self.decimal(text) else {
+                    throw DecryptionError(.malformedPaymentData, "the decrypted payment data's \(path).transactionAmount is \(value.typeName), not a number")
+                }
+                amount = parsed
+            }
+            responses.append(AuthenticationResponse(merchantIdentifier: try string("merchantIdentifier", in: entry, path: path, required: false),
+                                                    authenticationData: try string("authenticationData", in: entry, path: path, required: false),
+                                                    transactionAmount: amount))
+        }
+        self.authenticationResponses = responses
     }
 
     /// Whole numbers (what Apple sends) without Foundation's scanner; anything else through it.

@@ -77,6 +77,14 @@ public enum ApplePayOutput {
         if let eci = payment.details.eciIndicator { rows.append(("eciIndicator", eci)) }
         if payment.details.emvData != nil { rows.append(("emvData", "(present, not shown; use --format json)")) }
         if payment.details.encryptedPINData != nil { rows.append(("encryptedPINData", "(present, not shown; use --format json)")) }
+        if let token = payment.merchantTokenIdentifier { rows.append(("merchantTokenIdentifier", token)) }
+        if let metadata = payment.merchantTokenMetadata {
+            rows.append(("merchantTokenMetadata", "members " + metadata.members.map(\.name).joined(separator: ", ") + " (use --format json)"))
+        }
+        for (position, response) in payment.authenticationResponses.enumerated() {
+            let amount = response.transactionAmount.map { "\($0)" } ?? "-"
+            rows.append(("authenticationResponses[\(position)]", "merchant \(response.merchantIdentifier ?? "-"), amount \(amount)" + (response.authenticationData == nil ? "" : ", authenticationData (present, not shown)")))
+        }
         let width = rows.map(\.0.count).max() ?? 0
         lines.append("payment:")
         for (name, value) in rows {

@@ -66,6 +66,12 @@ import WalletVerifierTestSupport
         #expect(payment.merchantTokenIdentifier == "DNITHE302308980427388297")
         #expect(payment.merchantTokenMetadataJSON.map { String(decoding: $0, as: UTF8.self) } == metadata)
         #expect(payment.authenticationResponsesJSON.map { String(decoding: $0, as: UTF8.self) } == responses)
+        // Typed: the metadata as a JSON object, each authentication response's members.
+        #expect(payment.merchantTokenMetadata?.members.map(\.name) == ["cardRefreshTimestamp", "recurring"])
+        #expect(payment.merchantTokenMetadata?["recurring"]?.object?["amount"]?.string == "1999")
+        #expect(payment.authenticationResponses == [.init(merchantIdentifier: "merchant.com.example", authenticationData: "AQID", transactionAmount: 1999)])
+        #expect(!"\(payment.authenticationResponses[0])".contains("AQID") && !"\(payment)".contains("AQID"))
+        #expect("\(payment)".contains("merchant token DNITHE302308980427388297"))
         // The answer passes every member through as received.
         #expect(ApplePayOutput.json(result).contains(#""somethingNew":{"kept":true}"#))
         // The wrong kinds are refused, naming the field.
@@ -74,5 +80,14 @@ import WalletVerifierTestSupport
         let refused = try await Fixture.verify(try wrong.build())
         refused.expectRejected(.applePayPaymentData, .malformedPaymentData)
         #expect(refused.report.check(.applePayPaymentData)?.message.contains("merchantTokenMetadata") == true)
+        // An authentication response that is not an object, or whose amount is text, names its place.
+        for (replacement, field) in [("[5]", "authenticationResponses[0] is"), (#"[{"merchantIdentifier":"m","transactionAmount":"1999"}]"#, "authenticationResponses[0].transactionAmount"),
+                                     (#"[{},{"merchantIdentifier":7}]"#, "authenticationResponses[1].merchantIdentifier")] {
+            var bad = Fixture.builder()
+            bad.plaintext = Array(plaintext.replacingOccurrences(of: "\"authenticationResponses\":\(responses)", with: "\"authenticationResponses\":\(replacement)").utf8)
+            let rejected = try await Fixture.verify(try bad.build())
+            rejected.expectRejected(.applePayPaymentData, .malformedPaymentData)
+            #expect(rejected.report.check(.applePayPaymentData)?.message.contains(field) == true, "\(field)")
+        }
     }
 }

@@ -270,4 +270,44 @@ import WalletVerifierTestSupport
         Self.expectSame(web, verdict: "accepted")
         #expect(web.service.warnings == ["revocationNotChecked"])
     }
+
+    // MARK: Apple Pay: merchant tokens and authentication responses (item 8)
+
+    /// A merchant-token payment with authentication responses and a member nobody knows: the CLI and
+    /// the service answer with the same payment, byte for byte, and the text output names the typed
+    /// fields without the authentication data.
+    @Test func merchantTokenPaymentsReadTheSame() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let plaintext = #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":1999,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","merchantTokenIdentifier":"DNITHE302308980427388297","merchantTokenMetadata":{"recurring":{"amount":"1999"}},"authenticationResponses":[{"merchantIdentifier":"merchant.com.example.partner","authenticationData":"QUJDREVGR0g=","transactionAmount":500}],"somethingNew":{"kept":true},"paymentData":{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"7"}}"#
+        var builder = ApplePayTokenBuilder(merchant: fixture.merchant)
+        builder.plaintext = Array(plaintext.utf8)
+        let token = try builder.build().json(asPKPaymentToken: true)
+        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        let served: Data = try await app.test(.router) { client in
+            let body = try RouterTests.body(["token": try JSONSerialization.jsonObject(with: Data(token))])
+            let answer = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: RouterTests.jsonHeaders, body: body)
+            #expect(answer.status == .ok)
+            return Data(buffer: answer.body)
+        }
+        let tokenPath = fixture.directory.appendingPathComponent("token.json").path
+        try Data(token).write(to: URL(fileURLWithPath: tokenPath))
+        let arguments = ["applepay", "decrypt", "--token", tokenPath, "--merchant-cert", fixture.merchantCertificatePath, "--merchant-key", fixture.merchantKeyPath,
+                         "--root", fixture.applePayRootPath, "--at", RFC3339Time.format(ServiceFixture.time)]
+        let cli = await WalletVerifierCommand.runCapturing(arguments + ["--format", "json"])
+        #expect(cli.code == 0, "\(cli.stdout)\(cli.stderr)")
+        let service = String(decoding: served, as: UTF8.self)
+        for answer in [service, cli.stdout] {
+            #expect(answer.contains(#""payment":"# + plaintext), "\(answer.prefix(400))")
+        }
+        let serviceJSON = try #require(try JSONSerialization.jsonObject(with: served) as? [String: Any])
+        let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any])
+        #expect(Answer(serviceJSON, ignoring: ["applepay.replay"]) == Answer(cliJSON, ignoring: ["applepay.replay"]))
+        #expect(NSDictionary(dictionary: serviceJSON["payment"] as? [String: Any] ?? [:]).isEqual(to: cliJSON["payment"] as? [String: Any] ?? ["": 0]))
+        let text = await WalletVerifierCommand.runCapturing(arguments)
+        #expect(text.stdout.contains("merchantTokenIdentifier") && text.stdout.contains("DNITHE302308980427388297"))
+        #expect(text.stdout.contains("merchantTokenMetadata") && text.stdout.contains("members recurring"))
+        #expect(text.stdout.contains("authenticationResponses[0]") && text.stdout.contains("merchant merchant.com.example.partner, amount 500, authenticationData (present, not shown)"))
+        #expect(!text.stdout.contains("QUJDREVGR0g="))
+    }
 }
