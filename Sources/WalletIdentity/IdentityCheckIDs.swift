@@ -17,16 +17,9 @@ extension CheckID {
     public static let identityRequestElements: CheckID = "identity.request.elements"
     /// age(atLeast:) is answered (age_over_NN, or age_in_years / birth_date as PassKit falls back).
     public static let identityRequestAge: CheckID = "identity.request.age"
-    /// A disclosed `expiry_date` of the physical document is not before the verification time
-    /// (advisory unless the request sets `requireUnexpired`).
-    public static let identityDocumentExpiry: CheckID = "identity.document.expiry"
 }
 
 extension ReasonCode {
     /// `identity.request.age`: the response answers age(atLeast: N) with "no".
     public static let ageBelowMinimum: ReasonCode = "ageBelowMinimum"
-    /// `identity.document.expiry`: the disclosed expiry_date is before the verification day.
-    public static let documentExpired: ReasonCode = "documentExpired"
-    /// `identity.document.expiry`: the request requires an unexpired document and no expiry_date was disclosed.
-    public static let expiryNotDisclosed: ReasonCode = "expiryNotDisclosed"
 }

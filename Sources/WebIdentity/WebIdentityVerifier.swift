@@ -73,7 +73,7 @@ public struct WebIdentityVerifier: Sendable {
                        request: WebDocumentRequest? = nil, at time: Date, nonceOutcome: CheckOutcome? = nil,
                        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []) async -> WebVerificationResult {
         let policy = mdocVerifier.policy
-        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
+        var runner = CheckRunner(policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: VerificationContext(time: time, clockSkew: policy.clockSkew))
         for result in prefix { runner.record(result) }
         for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
         if let nonceOutcome { runner.run(.webNonce) { nonceOutcome } }
@@ -144,6 +144,13 @@ public struct WebIdentityVerifier: Sendable {
             runner.run(.mdocResponseStructure, requires: [.webPlaintextStructure]) { .failed(.malformedInput, "unreachable") }
         }
 
+        // The physical document's own expiry: a warning here (the web request has no requireUnexpired),
+        // as in the in-app flow when the request does not require an unexpired document.
+        for document in documents {
+            runner.run(.identityDocumentExpiry, requires: [.mdocResponseStructure], scope: documents.count > 1 ? "document[\(document.index)]" : nil) {
+                DocumentExpiry.outcome(document: document, requireUnexpired: false, at: time)
+            }
+        }
         if let request {
             runner.run(.webRequestElements, requires: [.mdocResponseStructure]) {
                 Self.elementsOutcome(documents: documents, request: request)
