@@ -204,7 +204,7 @@ let package = Package(
         .target(
             name: "VerifierServer",
             dependencies: [
-                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocation", "PhotoID", "WalletIdentity", "ApplePayVerifier",
+                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocation", "MdocRevocationHTTP", "PhotoID", "WalletIdentity", "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -320,7 +320,7 @@ let package = Package(
             dependencies: ["VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE", "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -331,6 +331,8 @@ let package = Package(
         .testTarget(
             name: "ReplayStoreTests",
             dependencies: ["ReplayStoreSQLite", "ReplayStorePostgres", "ReplayStoreKeys", "VerificationCore",
+                           // The revocation-list cache shared through the stores.
+                           "MdocRevocation", "MdocRevocationHTTP", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "SQLiteNIO", package: "sqlite-nio"),
                            .product(name: "PostgresNIO", package: "postgres-nio")],

@@ -61,11 +61,29 @@ public struct RevocationChecker: Sendable {
     /// Keys trusted directly for lists that carry no x5chain (for example the IETF examples).
     public let pinnedSignerKeys: [COSEPublicKey]
 
+    /// Revocation turned off by configuration: both checks are skipped with reason `disabled` for a
+    /// document whose MSO names a list.
+    public let isDisabled: Bool
+
     public init(source: any RevocationListSource, trustStore: IACATrustStore, policy: RevocationPolicy = .strict, pinnedSignerKeys: [COSEPublicKey] = []) {
         self.source = source
         self.trustStore = trustStore
         self.policy = policy
         self.pinnedSignerKeys = pinnedSignerKeys
+        self.isDisabled = false
+    }
+
+    private init(disabledWith trustStore: IACATrustStore) {
+        self.source = RevocationListSources([])
+        self.trustStore = trustStore
+        self.policy = .strict
+        self.pinnedSignerKeys = []
+        self.isDisabled = true
+    }
+
+    /// A checker that checks nothing and says so in every report (`serve --revocation off`).
+    public static func disabled(trustStore: IACATrustStore = IACATrustStore()) -> RevocationChecker {
+        RevocationChecker(disabledWith: trustStore)
     }
 
     static let prerequisites: [CheckID] = [.mdocMSOStructure, .mdocIssuerSignature, .mdocIssuerChain]
@@ -82,6 +100,17 @@ public struct RevocationChecker: Sendable {
 
     /// Records the two revocation checks for every document, in the documents' scopes.
     public func run(documents: [VerifiedDocument], runner: inout CheckRunner) async {
+        if isDisabled {
+            for document in documents {
+                let scope = "document[\(document.index)]"
+                let outcome: CheckOutcome = document.msoStatus == nil
+                    ? .notApplicable("The MSO carries no status entry.")
+                    : CheckOutcome(status: .skipped, reason: .revocationDisabled, message: "Revocation checking is turned off by the configuration: the document is not known to be valid or revoked.")
+                runner.run(.mdocRevocationList, requires: Self.prerequisites, scope: scope) { outcome }
+                runner.run(.mdocRevocationStatus, requires: Self.prerequisites, scope: scope) { outcome }
+            }
+            return
+        }
         for document in documents {
             let scope = "document[\(document.index)]"
             let ready = Self.prerequisites.allSatisfy { runner.passed($0, scope: scope) }

@@ -52,4 +52,6 @@ extension CheckID {
 extension ReasonCode {
     /// A warning: the MSO names a revocation list and no revocation source was configured.
     public static let revocationNotChecked: ReasonCode = "revocationNotChecked"
+    /// Both revocation checks, skipped: revocation checking is turned off (`serve --revocation off`).
+    public static let revocationDisabled: ReasonCode = "disabled"
 }

@@ -401,7 +401,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
 
     /// Runs `operation` with the deadline; every failure becomes an ``OperationalError`` whose
     /// message names the operation and the error's kind (never a statement, a value or a password).
-    private func perform<T: Sendable>(
+    func perform<T: Sendable>(
         _ operation: String,
         _ body: @escaping @Sendable (PostgresClient) async throws -> T
     ) async throws -> T {
@@ -484,5 +484,15 @@ enum PostgresSchema {
         )
         """,
         "CREATE INDEX IF NOT EXISTS idempotency_keys_expires_at ON idempotency_keys (expires_at)",
+        // Fetched documents: revocation lists by uri, fetched once per validity period by all instances.
+        """
+        CREATE TABLE IF NOT EXISTS cached_documents (
+            key TEXT PRIMARY KEY,
+            bytes BYTEA NOT NULL,
+            fetched_at BIGINT NOT NULL,
+            fresh_until BIGINT NOT NULL,
+            usable_until BIGINT NOT NULL
+        )
+        """,
     ]
 }

@@ -34,7 +34,7 @@ public final class SQLiteReplayStore: ReplayStore {
     /// The file name used by ``open(dataDirectory:fileName:busyTimeout:)`` by default.
     public static let defaultFileName = "replay-store.sqlite"
     /// The schema this code writes (`PRAGMA user_version`).
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// Absolute or relative path of the database file.
     public let path: String
@@ -330,7 +330,7 @@ public final class SQLiteReplayStore: ReplayStore {
     /// Runs an operation on the store's thread (in the next commit group unless `grouped` is false)
     /// unless the store is closed; every failure becomes an ``OperationalError`` (the message names
     /// the operation and SQLite's result code, never a value).
-    private nonisolated(nonsending) func perform<T: Sendable>(
+    nonisolated(nonsending) func perform<T: Sendable>(
         _ operation: String,
         grouped: Bool = true,
         _ body: @escaping @Sendable (SQLiteDatabase) throws -> T
@@ -391,6 +391,16 @@ enum SQLiteSchema {
         ) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS idempotency_keys_expires_at ON idempotency_keys (expires_at)",
+        // Fetched documents (schema 3): revocation lists by uri, shared by restarts.
+        """
+        CREATE TABLE IF NOT EXISTS cached_documents (
+            key BLOB NOT NULL PRIMARY KEY,     -- the uri (UTF-8)
+            bytes BLOB NOT NULL,                -- the document as fetched
+            fetched_at INTEGER NOT NULL,        -- milliseconds since the Unix epoch
+            fresh_until INTEGER NOT NULL,       -- refetch after
+            usable_until INTEGER NOT NULL       -- never used after (the list's exp)
+        ) WITHOUT ROWID
+        """,
     ]
 
     /// From schema 1 to 2: the idempotency tag beside each recorded value (all NULL without a key).

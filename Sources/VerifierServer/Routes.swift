@@ -374,7 +374,7 @@ struct APIRoutes: Sendable {
             let verifier = MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy)
             documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documents
             PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: false, runner: &runner)
-            await RevocationChecker.run(nil, documents: documents, runner: &runner)
+            await RevocationChecker.run(services.revocation, documents: documents, runner: &runner)
         case .failure(let error):
             runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
         }

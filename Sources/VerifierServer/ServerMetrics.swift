@@ -1,3 +1,4 @@
+import MdocRevocation
 import Prometheus
 import Synchronization
 import VerificationCore
@@ -12,7 +13,7 @@ public final class ServerMetrics: Sendable {
     private let latency: DurationHistogram
 
     private enum Metric: Hashable, Sendable {
-        case verifications, checkFailures, unreadableRequests, idempotentRetries, idempotencyConflicts
+        case verifications, checkFailures, unreadableRequests, idempotentRetries, idempotencyConflicts, revocationFetches, revocationCacheHits
     }
 
     private struct CounterKey: Hashable, Sendable {
@@ -22,6 +23,7 @@ public final class ServerMetrics: Sendable {
     }
 
     private let counters = Mutex<[CounterKey: Counter]>([:])
+    private let listAges = Mutex<[String: Gauge]>([:])
 
     public init() {
         latency = registry.makeDurationHistogram(
@@ -64,12 +66,52 @@ public final class ServerMetrics: Sendable {
         case .unreadableRequests: counter = registry.makeCounter(descriptor: Self.unreadableRequests, labels: [("reason", first)])
         case .idempotentRetries: counter = registry.makeCounter(descriptor: Self.idempotentRetries, labels: [("route", first)])
         case .idempotencyConflicts: counter = registry.makeCounter(descriptor: Self.idempotencyConflicts, labels: [("route", first), ("kind", second)])
+        case .revocationFetches: counter = registry.makeCounter(descriptor: Self.revocationFetches, labels: [("outcome", first)])
+        case .revocationCacheHits: counter = registry.makeCounter(descriptor: Self.revocationCacheHits, labels: [("copy", first)])
         }
         counters.withLock { $0[key] = counter }
         return counter
     }
 
     public func text() -> String { registry.emitToString() }
+
+    /// A revocation-list lookup or fetch (``SharedRevocationListCache/Event``).
+    public func revocation(_ event: SharedRevocationListCache.Event) {
+        switch event {
+        case .hit: counter(.revocationCacheHits, "fresh", "").increment()
+        case .usedStale: counter(.revocationCacheHits, "refetchFailed", "").increment()
+        case .fetched: counter(.revocationFetches, "fetched", "").increment()
+        case .fetchFailed(let reason): counter(.revocationFetches, reason, "").increment()
+        }
+    }
+
+    /// The age of each cached revocation list, seconds since it was fetched.
+    public func revocationListAges(_ ages: [(uri: String, seconds: Double)]) {
+        for (uri, seconds) in ages {
+            let gauge = listAges.withLock { gauges in
+                if let gauge = gauges[uri] { return gauge }
+                let gauge = registry.makeGauge(descriptor: Self.revocationListAge, labels: [("uri", uri)])
+                gauges[uri] = gauge
+                return gauge
+            }
+            gauge.set(seconds)
+        }
+    }
+
+    private static var revocationFetches: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "revocation_list_fetches", unitName: "total",
+                             helpText: "Revocation list fetches by outcome (fetched, or the failure's reason code)")
+    }
+
+    private static var revocationCacheHits: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "revocation_list_cache_hits", unitName: "total",
+                             helpText: "Revocation lists answered from the cache (fresh, or a usable copy after a failed refetch)")
+    }
+
+    private static var revocationListAge: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "revocation_list_age", unitName: "seconds",
+                             helpText: "Seconds since each cached revocation list was fetched")
+    }
 
     private static var verifications: MetricNameDescriptor {
         MetricNameDescriptor(namespace: "wallet_verifier", metricName: "verifications", unitName: "total", helpText: "Verifications by flow and verdict")

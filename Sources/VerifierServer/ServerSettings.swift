@@ -15,6 +15,16 @@ public struct ServerSettings: Sendable, Hashable {
         case sqlite, postgres, memory
     }
 
+    /// What an MSO revocation list that cannot be obtained or trusted means (`--revocation`).
+    public enum RevocationMode: String, Sendable, Hashable, CaseIterable {
+        /// `mdoc.revocation.list` is an error: verdict indeterminate, HTTP 503 with Retry-After.
+        case required
+        /// A warning; the verdict is decided by the other checks.
+        case bestEffort = "best-effort"
+        /// Not checked: both checks skipped with reason `disabled`.
+        case off
+    }
+
     public var host = "127.0.0.1"
     public var port = 8080
     public var dataDirectory = "data"
@@ -75,6 +85,10 @@ public struct ServerSettings: Sendable, Hashable {
     public var bodyLimit = 1_048_576
     /// Lifetime of an identity request nonce, seconds.
     public var requestLifetime = 600
+    /// MSO revocation lists: how an undecidable answer counts, and lists given as files (used for
+    /// their `sub` before any fetch).
+    public var revocation: RevocationMode = .required
+    public var revocationLists: [String] = []
 
     public init() {}
 
@@ -94,6 +108,7 @@ public struct ServerSettings: Sendable, Hashable {
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
         "requestLifetime": "WALLET_VERIFIER_REQUEST_LIFETIME",
+        "revocation": "WALLET_VERIFIER_REVOCATION", "revocationLists": "WALLET_VERIFIER_REVOCATION_LISTS",
     ]
 
     /// A value from one source: a string or a list of strings (lists in the environment are
@@ -174,6 +189,11 @@ public struct ServerSettings: Sendable, Hashable {
         if let skew = try integer("clockSkew", 0...3600) { settings.clockSkew = skew }
         if let limit = try integer("bodyLimit", 1024...(64 * 1_048_576)) { settings.bodyLimit = limit }
         if let lifetime = try integer("requestLifetime", 10...86400) { settings.requestLifetime = lifetime }
+        if let mode = single("revocation") {
+            guard let parsed = RevocationMode(rawValue: mode) else { throw SettingsError("revocation must be required, best-effort or off, got \"\(mode)\"") }
+            settings.revocation = parsed
+        }
+        settings.revocationLists = value("revocationLists") ?? []
 
         if settings.store == .postgres && settings.postgresURL == nil {
             throw SettingsError("--store postgres needs --postgres-url (or WALLET_VERIFIER_STORE_POSTGRES_URL)")
@@ -202,7 +222,7 @@ public struct ServerSettings: Sendable, Hashable {
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `applepayCerts`,
-    /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`); values
+    /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }

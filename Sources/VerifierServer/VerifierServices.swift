@@ -2,6 +2,8 @@ import ApplePayVerifier
 import Crypto
 import Foundation
 import Logging
+import MdocRevocation
+import MdocRevocationHTTP
 import MdocVerifier
 import ReplayStorePostgres
 import ReplayStoreSQLite
@@ -24,6 +26,10 @@ public struct VerifierServices: Sendable {
     public let webKeys: [P256.KeyAgreement.PrivateKey]
     /// Signs web requests (reader authentication) when configured.
     public var readerAuth: ReaderAuthSigner? = nil
+    /// The MSO revocation checks of every identity flow (`--revocation`), and the shared list cache
+    /// behind them (nil with `--revocation off`).
+    public var revocation: RevocationChecker? = nil
+    public var revocationCache: SharedRevocationListCache? = nil
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String? = nil
     /// The origins web requests may be made from (normalized); empty: the web endpoints answer 503.
@@ -40,21 +46,25 @@ public struct VerifierServices: Sendable {
     public static func make(settings: ServerSettings, logger: Logger, clock: any VerificationClock = SystemClock()) async throws -> VerifierServices {
         // Store.
         let store: any ReplayStore
+        let documentCache: any DocumentCacheStore
         var background: [any Service] = []
         var prepare: @Sendable () async throws -> Void = {}
         var shutdown: @Sendable () async -> Void = {}
         switch settings.store {
         case .memory:
             store = InMemoryReplayStore()
+            documentCache = InMemoryDocumentCache()
             logger.warning("store: in memory; nonces and transaction ids are lost on restart (tests only)")
         case .sqlite:
             let sqlite = try await SQLiteReplayStore.open(dataDirectory: settings.dataDirectory)
             store = sqlite
+            documentCache = sqlite
             shutdown = { await sqlite.close() }
             logger.notice("store: embedded SQLite", metadata: ["path": "\(sqlite.path)"])
         case .postgres:
             let postgres = try PostgresReplayStore(url: settings.postgresURL ?? "", purgeInterval: .seconds(300))
             store = postgres
+            documentCache = postgres
             background.append(postgres)
             // At start-up the database may be slow or still starting: keep trying for a minute.
             prepare = {
@@ -103,9 +113,40 @@ public struct VerifierServices: Sendable {
         if trust.anchors.isEmpty {
             logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
         }
+        // Revocation: lists from files first, then fetched and kept in the store (shared by instances).
+        let metrics = ServerMetrics()
+        let revocation: RevocationChecker
+        var revocationCache: SharedRevocationListCache?
+        switch settings.revocation {
+        case .off:
+            revocation = .disabled(trustStore: trust)
+            logger.warning("revocation: off (--revocation off); MSO revocation lists are not checked and every report says so")
+        case .required, .bestEffort:
+            var sources: [any RevocationListSource] = []
+            if !settings.revocationLists.isEmpty {
+                var offline = OfflineRevocationLists()
+                for path in settings.revocationLists {
+                    guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --revocation-list \(path)") }
+                    do { try offline.add(bytes: [UInt8](data), name: (path as NSString).lastPathComponent) } catch {
+                        throw SettingsError("--revocation-list \(path): \(error.message)")
+                    }
+                }
+                sources.append(offline)
+            }
+            let cache = SharedRevocationListCache(store: documentCache, transport: URLSessionRevocationTransport(), clock: clock,
+                                                  observe: { metrics.revocation($0) })
+            sources.append(cache)
+            revocationCache = cache
+            var policy = settings.revocation == .required ? RevocationPolicy.strict : .warnWhenUndetermined
+            policy.clockSkew = .seconds(settings.clockSkew)
+            revocation = RevocationChecker(source: RevocationListSources(sources), trustStore: trust, policy: policy)
+            background.append(RevocationRefreshService(cache: cache, metrics: metrics, clock: clock, logger: logger))
+            logger.notice("revocation: \(settings.revocation.rawValue); \(settings.revocationLists.count) list file(s), others fetched from their uri and kept in the store")
+        }
+
         var identityPolicy = IdentityPolicy.production
         identityPolicy.mdoc.clockSkew = .seconds(settings.clockSkew)
-        let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: merchantID, teamID: teamID, trustStore: trust, policy: identityPolicy)
+        let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: merchantID, teamID: teamID, trustStore: trust, policy: identityPolicy, revocation: revocation)
         let sessions = IdentityRequestSessions(store: store, verifier: verifier, lifetime: .seconds(settings.requestLifetime),
                                                otherMerchants: settings.otherMerchants.map { ($0.merchantID, $0.teamID) })
 
@@ -154,10 +195,12 @@ public struct VerifierServices: Sendable {
         // trust store and caches of the in-app verifier.
         var webPolicy = WebIdentityVerifier.productionPolicy
         webPolicy.clockSkew = .seconds(settings.clockSkew)
-        let webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy))
+        let webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy), revocation: revocation)
         let web = WebRequestSessions(store: store, verifier: webVerifier, lifetime: .seconds(settings.requestLifetime))
-        var services = VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: ServerMetrics(),
+        var services = VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: metrics,
                                         clock: clock, backgroundServices: background, prepare: prepare, shutdown: shutdown)
+        services.revocation = revocation
+        services.revocationCache = revocationCache
         if let keyPath = settings.readerKey {
             warnIfReadableByOthers(keyPath, logger: logger)
             guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --reader-key \(keyPath)") }
@@ -210,6 +253,29 @@ public struct VerifierServices: Sendable {
               let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue else { return }
         if mode & 0o077 != 0 {
             logger.warning("key file \(path) is readable by other users (mode \(String(mode, radix: 8))); restrict it with chmod 600")
+        }
+    }
+}
+
+/// Refreshes cached revocation lists before they stop being fresh (every minute, and a minute after
+/// start), purges lists past their `exp`, and publishes each list's age.
+struct RevocationRefreshService: Service {
+    let cache: SharedRevocationListCache
+    let metrics: ServerMetrics
+    let clock: any VerificationClock
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: .seconds(60)) } catch { return }
+                let refreshed = await cache.refresh(margin: .seconds(120))
+                if refreshed > 0 { logger.info("revocation: refreshed \(refreshed) cached list(s)") }
+                if let entries = try? await cache.entries() {
+                    let now = clock.now()
+                    metrics.revocationListAges(entries.map { ($0.uri, now.timeIntervalSince($0.fetchedAt)) })
+                }
+            }
         }
     }
 }

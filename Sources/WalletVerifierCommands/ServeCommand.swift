@@ -12,7 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
         Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
         _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
-        _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _REQUEST_LIFETIME; lists comma-separated) or a JSON \
+        _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS; lists \
+        comma-separated) or a JSON \
         config file (--config); flags win over the environment, the environment over the file. Without keys, \
         it starts with a generated development identity key and says so.
         """
@@ -46,6 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Apple Pay root other than Apple Root CA - G3 (tests only).") var applepayRoot: String?
     @Option(name: .long, help: "Apple Pay signing-time window in seconds (default 300).") var maxAge: Int?
     @Option(name: .long, help: "Allowed clock skew in seconds (default 60).") var clockSkew: Int?
+    @Option(name: .long, help: "MSO revocation lists: required (default: a list that cannot be obtained or trusted makes the answer 503), best-effort (a warning) or off.") var revocation: String?
+    @Option(name: .long, help: "A revocation list file, used for its sub claim before any fetch (offline deployments). Repeatable.") var revocationList: [String] = []
 
     func run() async throws {
         var flags: ServerSettings.Source = [:]
@@ -58,6 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         set("requestRate", requestRate.map(String.init)); set("idempotencyWindow", idempotencyWindow.map(String.init)); set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))
         set("maxConcurrentVerifications", maxConcurrentVerifications.map(String.init)); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
         set("maxAge", maxAge.map(String.init)); set("clockSkew", clockSkew.map(String.init))
+        set("revocation", revocation); set("revocationLists", revocationList)
         let settings: ServerSettings
         do {
             settings = try ServerSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)

@@ -81,6 +81,8 @@ import WalletVerifierTestSupport
                 "--session-transcript", TestVectors.path(Self.annexD + "session_transcript_bytes.cbor"),
                 "--trust", TestVectors.path(Self.annexD + "document_signer.pem"), "--reader-key", path,
                 "--at", "2021-01-01T00:00:00Z", "--format", "json",
+                // The service checks revocation by default (--revocation required): the same here.
+                "--fetch-revocation",
             ])
             #expect(result.code == 0, "\(name): \(result.stderr)")
             #expect(try summary(Data(result.stdout.utf8)) == service, "\(name)")

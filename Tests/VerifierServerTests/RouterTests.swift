@@ -11,7 +11,8 @@ import WalletVerifierTestSupport
 
 /// In-process tests of the API (Hummingbird's router test framework), on the in-memory store.
 @Suite struct RouterTests {
-    static func services(_ fixture: ServiceFixture, store: ServerSettings.StoreKind = .memory, applePay: Bool = true) async throws -> VerifierServices {
+    static func services(_ fixture: ServiceFixture, store: ServerSettings.StoreKind = .memory, applePay: Bool = true,
+                         extra: ServerSettings.Source = [:]) async throws -> VerifierServices {
         var flags: ServerSettings.Source = [
             "store": [store.rawValue], "dataDir": [fixture.directory.appendingPathComponent("data").path],
             "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID], "trust": [fixture.iacaPath],
@@ -22,6 +23,7 @@ import WalletVerifierTestSupport
             flags["applepayKeys"] = [fixture.merchantKeyPath]
             flags["applepayRoot"] = [fixture.applePayRootPath]
         }
+        flags.merge(extra) { $1 }
         let settings = try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil)
         return try await VerifierServices.make(settings: settings, logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
     }

@@ -9,6 +9,7 @@ import VerifierServer
 import WalletCBOR
 import WalletVerifierCommands
 import WalletVerifierTestSupport
+import X509
 
 /// The CLI and the service give the same report for the same input, in the in-app and the web flow:
 /// the same checks (id, scope, status, reason), the same warnings and the same verdict. The service
@@ -74,11 +75,12 @@ import WalletVerifierTestSupport
     }
 
     /// One in-app submission, through `POST /v1/identity/verify` and through `identity verify`.
-    static func inApp(_ mdoc: MdocFixture, descriptor: String, pki choose: (ServiceFixture) -> MdocPKI, cliFlags: [String] = []) async throws -> Outcome {
-        let fixture = try ServiceFixture()
-        defer { fixture.remove() }
+    static func inApp(_ mdoc: MdocFixture, descriptor: String, pki choose: (ServiceFixture) -> MdocPKI, cliFlags: [String] = [],
+                      serviceFlags: ServerSettings.Source = [:], fixture given: ServiceFixture? = nil) async throws -> Outcome {
+        let fixture = try given ?? ServiceFixture()
+        defer { if given == nil { fixture.remove() } }
         let pki = try trusting(choose(fixture), in: fixture)
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(services: try await RouterTests.services(fixture, extra: serviceFlags), logger: Logger(label: "test"))
         struct Served: Sendable { var body: Data; var status: Int; var retryAfter: String?; var envelope: [UInt8]; var nonce: [UInt8] }
         let served: Served = try await app.test(.router) { client in
             let descriptorObject = try JSONSerialization.jsonObject(with: Data(descriptor.utf8))
@@ -101,7 +103,10 @@ import WalletVerifierTestSupport
             "identity", "verify", "--envelope", envelopePath, "--merchant-key", fixture.identityKeyPath, "--nonce", Hex.encode(nonce),
             "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID, "--trust", fixture.iacaPath, "--request", descriptorPath,
             "--at", RFC3339Time.format(ServiceFixture.time), "--format", "json",
-        ] + cliFlags)
+        ] + (cliFlags.contains("--revocation-list") ? [] : [
+            // The service checks revocation by default (--revocation required, lists fetched).
+            "--fetch-revocation",
+        ]) + cliFlags)
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
         let ignoring: Set<String> = ["replay.nonce"]
         return Outcome(service: Answer(serviceJSON, ignoring: ignoring), status: served.status, retryAfter: served.retryAfter,
@@ -109,9 +114,9 @@ import WalletVerifierTestSupport
     }
 
     /// One web submission, through `POST /v1/web/verify` and through `web verify`.
-    static func web(_ mdoc: MdocFixture, pki choose: (ServiceFixture) -> MdocPKI) async throws -> Outcome {
-        let fixture = try ServiceFixture()
-        defer { fixture.remove() }
+    static func web(_ mdoc: MdocFixture, pki choose: (ServiceFixture) -> MdocPKI, fixture given: ServiceFixture? = nil) async throws -> Outcome {
+        let fixture = try given ?? ServiceFixture()
+        defer { if given == nil { fixture.remove() } }
         let pki = try trusting(choose(fixture), in: fixture)
         let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
         struct Served: Sendable { var body: Data; var status: Int; var retryAfter: String?; var response: [UInt8]; var encryptionInfo: String }
@@ -137,6 +142,7 @@ import WalletVerifierTestSupport
         let cli = await WalletVerifierCommand.runCapturing([
             "web", "verify", "--response", responsePath, "--encryption-info", encryptionInfo, "--origin", fixture.webOrigin,
             "--recipient-key", fixture.webKeyPath, "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time), "--format", "json",
+            "--fetch-revocation",
         ])
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
         // What the request session adds: the nonce, and the request's docType and elements.
@@ -270,19 +276,76 @@ import WalletVerifierTestSupport
         #expect(webPassport.service.check("identity.document.expiry") == ["identity.document.expiry||failed|documentExpired"])
     }
 
-    // MARK: revocation without a source: the same warning in both
+    // MARK: revocation: the service checks MSO revocation lists as the CLI does
 
-    @Test func anUncheckedRevocationListIsTheSameWarning() async throws {
-        var listed = Self.licence()
-        listed.msoStatus = try RevocationListFixture.identifierListStatus(id: [1, 2, 3], uri: "https://issuer.example/list")
-        let inApp = try await Self.inApp(listed, descriptor: Self.licenceDescriptor(for: listed), pki: { $0.mdocPKI })
-        Self.expectSame(inApp, verdict: "accepted")
-        #expect(inApp.service.warnings.filter { $0 == "revocationNotChecked" }.count == 1)
-        var passport = Self.passport()
-        passport.msoStatus = listed.msoStatus
-        let web = try await Self.web(passport, pki: { $0.webPKI })
-        Self.expectSame(web, verdict: "accepted")
-        #expect(web.service.warnings == ["revocationNotChecked"])
+    /// A licence whose MSO names an identifier list, served at a loopback URL and signed under the
+    /// document's IACA: the service (default `--revocation required`) and `identity verify
+    /// --fetch-revocation` give the same answer when the list says valid, when it says revoked, and
+    /// when it cannot be fetched (indeterminate: HTTP 503 with Retry-After, exit 3); the same with the
+    /// list given as a file. `best-effort` makes an unreachable list a warning, `off` skips with reason
+    /// `disabled`.
+    @Test func revocationListsAreCheckedTheSameWay() async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        // The fixture's IACA allows no intermediate (path length 0): the list signer is issued by it directly.
+        let signerKey = P256.Signing.PrivateKey()
+        let signerCertificate = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(signerKey.publicKey),
+            notValidBefore: fixture.mdocPKI.iaca.notValidBefore, notValidAfter: fixture.mdocPKI.iaca.notValidAfter,
+            issuer: fixture.mdocPKI.iaca.subject, subject: try DistinguishedName { CountryName("US"); CommonName("Test Revocation List Signer") },
+            signatureAlgorithm: .ecdsaWithSHA256, extensions: try Certificate.Extensions { Critical(KeyUsage(digitalSignature: true)) },
+            issuerPrivateKey: .init(fixture.mdocPKI.iacaKey))
+        func list(revoking ids: [[UInt8]], uri: String) throws -> [UInt8] {
+            try RevocationListFixture(content: .identifiers(ids), uri: uri, issuedAt: ServiceFixture.time.addingTimeInterval(-3600),
+                                      expiresAt: ServiceFixture.time.addingTimeInterval(86_400)).signed(key: signerKey, x5chain: [RevocationSignerPKI.der(signerCertificate)])
+        }
+        func listed(_ uri: String) throws -> MdocFixture {
+            var mdoc = Self.licence()
+            mdoc.msoStatus = try RevocationListFixture.identifierListStatus(id: [1, 2, 3], uri: uri)
+            return mdoc
+        }
+        let valid = server.url("/valid"), revoked = server.url("/revoked")
+        server.set("/valid", .init(body: try list(revoking: [[9, 9]], uri: valid)))
+        server.set("/revoked", .init(body: try list(revoking: [[1, 2, 3]], uri: revoked)))
+        let descriptor = Self.licenceDescriptor(for: Self.licence())
+
+        let notRevoked = try await Self.inApp(try listed(valid), descriptor: descriptor, pki: { $0.mdocPKI }, fixture: fixture)
+        Self.expectSame(notRevoked, verdict: "accepted")
+        #expect(notRevoked.service.check("mdoc.revocation.status") == ["mdoc.revocation.status|document[0]|passed|ok"])
+        let isRevoked = try await Self.inApp(try listed(revoked), descriptor: descriptor, pki: { $0.mdocPKI }, fixture: fixture)
+        Self.expectSame(isRevoked, verdict: "rejected")
+        #expect(isRevoked.service.check("mdoc.revocation.status").first?.contains("|failed|") == true)
+        let unreachable = LocalHTTPServer.unreachableURL("/gone")
+        let unavailable = try await Self.inApp(try listed(unreachable), descriptor: descriptor, pki: { $0.mdocPKI }, fixture: fixture)
+        Self.expectSame(unavailable, verdict: "indeterminate")
+        #expect(unavailable.retryAfter != nil)
+        #expect(unavailable.service.check("mdoc.revocation.list") == ["mdoc.revocation.list|document[0]|error|listUnavailable"])
+
+        // The list as a file, on both sides, for a uri that cannot be fetched.
+        let offlineURI = "https://issuer.example/offline-list"
+        let file = fixture.directory.appendingPathComponent("list.cwt").path
+        try Data(try list(revoking: [[1, 2, 3]], uri: offlineURI)).write(to: URL(fileURLWithPath: file))
+        let offline = try await Self.inApp(try listed(offlineURI), descriptor: descriptor, pki: { $0.mdocPKI }, cliFlags: ["--revocation-list", file],
+                                           serviceFlags: ["revocationLists": [file]], fixture: fixture)
+        Self.expectSame(offline, verdict: "rejected")
+        #expect(offline.service.check("mdoc.revocation.status").first?.contains("|failed|") == true)
+
+        // best-effort: unreachable is a warning; off: skipped, disabled.
+        let bestEffort = try await Self.inApp(try listed(unreachable), descriptor: descriptor, pki: { $0.mdocPKI }, serviceFlags: ["revocation": ["best-effort"]], fixture: fixture)
+        #expect(bestEffort.service.verdict == "accepted" && bestEffort.status == 200)
+        #expect(bestEffort.service.warnings.contains("listUnavailable"))
+        let off = try await Self.inApp(try listed(revoked), descriptor: descriptor, pki: { $0.mdocPKI }, serviceFlags: ["revocation": ["off"]], fixture: fixture)
+        #expect(off.service.verdict == "accepted")
+        #expect(off.service.check("mdoc.revocation.list") == ["mdoc.revocation.list|document[0]|skipped|disabled"])
+        #expect(off.service.check("mdoc.revocation.status") == ["mdoc.revocation.status|document[0]|skipped|disabled"])
+        // The web flow checks the same list.
+        let web = try await Self.web(try listed(revoked), pki: { $0.webPKI }, fixture: fixture)
+        Self.expectSame(web, verdict: "rejected")
+        #expect(web.service.check("mdoc.revocation.status").first?.contains("|failed|") == true)
+        // Shared caching across instances and restarts is DocumentCacheTests' subject; here every
+        // service and every CLI run starts with an empty cache.
     }
 
     // MARK: Apple Pay: merchant tokens and authentication responses (item 8)

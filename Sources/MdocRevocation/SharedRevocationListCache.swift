@@ -1,0 +1,160 @@
+import Foundation
+import VerificationCore
+
+/// Revocation lists fetched from their uri and kept in a ``DocumentCacheStore`` (the service's
+/// SQLite or PostgreSQL store), so that instances sharing the store fetch a list once per validity
+/// period and a restart does not refetch a fresh list.
+///
+/// - A list is fresh until the earliest of its `exp`, its `ttl` after the fetch and ``maximumAge``
+///   after the fetch; after that it is fetched again (at most one fetch per uri in flight in this
+///   process).
+/// - A list that can no longer be fetched is used until its own `exp` (or ``maximumAge`` after the
+///   fetch when it has none), never after; the checker still judges it at the verification time.
+/// - Only `https` uris are fetched, and `http` to a loopback address (tests), as
+///   ``RevocationListCache/fetchableURL(_:)`` says.
+/// - The bytes are never trusted because they were cached: every verification verifies the list.
+public actor SharedRevocationListCache: RevocationListSource {
+    /// What happened to a lookup or a fetch, for metrics.
+    public enum Event: Sendable, Equatable {
+        /// A fresh copy was used (from this process or from the store).
+        case hit
+        /// A list was fetched and stored.
+        case fetched
+        /// A fetch failed (the reason code).
+        case fetchFailed(String)
+        /// A fetch failed and a copy that is still usable was used instead.
+        case usedStale
+    }
+
+    /// A cached list as the operator sees it (`GET /v1/trust`).
+    public struct Entry: Sendable, Equatable {
+        public let uri: String
+        public let issuedAt: Date?
+        public let expiresAt: Date?
+        public let fetchedAt: Date
+        public let freshUntil: Date
+        public let usableUntil: Date
+    }
+
+    public let store: any DocumentCacheStore
+    public let transport: any RevocationListTransport
+    public let clock: any VerificationClock
+    public let maximumAge: Duration
+    public let maximumSize: Int
+    private let observe: @Sendable (Event) -> Void
+    private var memory: [String: CachedDocument] = [:]
+    private var inFlight: [String: Task<CachedDocument, any Error>] = [:]
+
+    public init(store: any DocumentCacheStore, transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
+                maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024, observe: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.store = store
+        self.transport = transport
+        self.clock = clock
+        self.maximumAge = maximumAge
+        self.maximumSize = maximumSize
+        self.observe = observe
+    }
+
+    public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
+        let now = clock.now()
+        if let copy = memory[uri], now < copy.freshUntil {
+            observe(.hit)
+            return Self.document(copy, "cached")
+        }
+        // Another instance (or this one before a restart) may have fetched it.
+        let stored = try? await store.cachedDocument(uri)
+        if let stored, now < stored.freshUntil {
+            memory[uri] = stored
+            observe(.hit)
+            return Self.document(stored, "cached")
+        }
+        do {
+            return Self.document(try await fetch(uri, now: now), "fetched")
+        } catch {
+            let copies = [memory[uri], stored].compactMap { $0 }.filter { now < $0.usableUntil }
+            if let usable = copies.max(by: { $0.fetchedAt < $1.fetchedAt }) {
+                observe(.usedStale)
+                return Self.document(usable, "cached; refetching failed")
+            }
+            throw error
+        }
+    }
+
+    static func document(_ copy: CachedDocument, _ how: String) -> RevocationListDocument {
+        RevocationListDocument(bytes: copy.bytes, origin: "\(how) (fetched \(RFC3339Time.format(copy.fetchedAt)))")
+    }
+
+    private func fetch(_ uri: String, now: Date) async throws -> CachedDocument {
+        guard let url = RevocationListCache.fetchableURL(uri) else {
+            observe(.fetchFailed("unsupportedURI"))
+            throw RevocationFailure("unsupportedURI", "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
+        }
+        if let running = inFlight[uri] {
+            return try await running.value
+        }
+        let task = Task { [transport, maximumSize, maximumAge] () async throws -> CachedDocument in
+            let bytes = try await transport.fetch(url, maximumSize: maximumSize)
+            return Self.copy(uri: uri, bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
+        }
+        inFlight[uri] = task
+        defer { inFlight[uri] = nil }
+        let copy: CachedDocument
+        do {
+            copy = try await task.value
+        } catch {
+            observe(.fetchFailed((error as? RevocationFailure)?.reason.rawValue ?? "listUnavailable"))
+            throw error
+        }
+        observe(.fetched)
+        // A list that does not even decode is returned (the checker says why) but never kept.
+        if copy.freshUntil > now {
+            memory[uri] = copy
+            try? await store.storeDocument(copy)
+        }
+        return copy
+    }
+
+    /// The dates a fetched list is kept by. Unverified: used only to decide how long to keep the
+    /// bytes, never to trust them.
+    static func copy(uri: String, bytes: [UInt8], fetchedAt: Date, maximumAge: Duration) -> CachedDocument {
+        let ageLimit = fetchedAt.addingTimeInterval(Double(maximumAge.components.seconds))
+        guard let token = try? RevocationListToken(bytes: bytes) else {
+            return CachedDocument(key: uri, bytes: bytes, fetchedAt: fetchedAt, freshUntil: fetchedAt, usableUntil: fetchedAt)
+        }
+        var freshUntil = ageLimit
+        if let ttl = token.timeToLive, ttl < UInt64(Int32.max) { freshUntil = min(freshUntil, fetchedAt.addingTimeInterval(Double(ttl))) }
+        if let exp = token.expiresAt { freshUntil = min(freshUntil, exp) }
+        let usableUntil = token.expiresAt ?? ageLimit
+        return CachedDocument(key: uri, bytes: bytes, fetchedAt: fetchedAt, freshUntil: freshUntil, usableUntil: max(usableUntil, freshUntil))
+    }
+
+    /// Fetches again every stored list that stops being fresh within `margin` (and is still
+    /// usable), unless another instance already did; returns how many were fetched. Failures are
+    /// counted through the observer and leave the stored copy in place.
+    @discardableResult
+    public func refresh(margin: Duration = .seconds(120)) async -> Int {
+        let now = clock.now()
+        let horizon = now.addingTimeInterval(Double(margin.components.seconds))
+        guard let stored = try? await store.cachedDocuments() else { return 0 }
+        var fetched = 0
+        for copy in stored where copy.freshUntil <= horizon && now < copy.usableUntil {
+            // Re-read: another instance may have refreshed it meanwhile.
+            if let current = try? await store.cachedDocument(copy.key), current.freshUntil > horizon {
+                memory[copy.key] = current
+                continue
+            }
+            if (try? await fetch(copy.key, now: now)) != nil { fetched += 1 }
+        }
+        _ = try? await store.purgeDocuments(now: now)
+        return fetched
+    }
+
+    /// The lists in the store, for the operator's view.
+    public func entries() async throws -> [Entry] {
+        try await store.cachedDocuments().map { copy in
+            let token = try? RevocationListToken(bytes: copy.bytes)
+            return Entry(uri: copy.key, issuedAt: token?.issuedAt, expiresAt: token?.expiresAt, fetchedAt: copy.fetchedAt,
+                         freshUntil: copy.freshUntil, usableUntil: copy.usableUntil)
+        }
+    }
+}

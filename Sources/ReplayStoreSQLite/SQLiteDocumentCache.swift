@@ -1,0 +1,53 @@
+import Foundation
+import ReplayStoreKeys
+import VerificationCore
+
+/// Fetched documents (revocation lists) in the `cached_documents` table (schema 3): one row per
+/// uri, replaced only by a copy fetched later.
+extension SQLiteReplayStore: DocumentCacheStore {
+    public nonisolated(nonsending) func cachedDocument(_ key: String) async throws -> CachedDocument? {
+        let id = SQLiteValue.blob(Array(key.utf8))
+        return try await perform("cachedDocument") { db in
+            var found: CachedDocument?
+            try db.execute("SELECT bytes, fetched_at, fresh_until, usable_until FROM cached_documents WHERE key = ?1", [id]) { row in
+                found = CachedDocument(key: key, bytes: row.blob(0), fetchedAt: EpochMillis.date(row.integer(1)),
+                                       freshUntil: EpochMillis.date(row.integer(2)), usableUntil: EpochMillis.date(row.integer(3)))
+            }
+            return found
+        }
+    }
+
+    public nonisolated(nonsending) func storeDocument(_ document: CachedDocument) async throws {
+        let values: [SQLiteValue] = [.blob(Array(document.key.utf8)), .blob(document.bytes), .integer(EpochMillis.of(document.fetchedAt)),
+                                     .integer(EpochMillis.of(document.freshUntil)), .integer(EpochMillis.of(document.usableUntil))]
+        try await perform("storeDocument") { db in
+            try db.execute(
+                """
+                INSERT INTO cached_documents (key, bytes, fetched_at, fresh_until, usable_until) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT (key) DO UPDATE SET bytes = excluded.bytes, fetched_at = excluded.fetched_at,
+                    fresh_until = excluded.fresh_until, usable_until = excluded.usable_until
+                WHERE excluded.fetched_at >= cached_documents.fetched_at
+                """, values)
+        }
+    }
+
+    public nonisolated(nonsending) func cachedDocuments() async throws -> [CachedDocument] {
+        try await perform("cachedDocuments") { db in
+            var documents: [CachedDocument] = []
+            try db.execute("SELECT key, bytes, fetched_at, fresh_until, usable_until FROM cached_documents ORDER BY key") { row in
+                documents.append(CachedDocument(key: String(decoding: row.blob(0), as: UTF8.self), bytes: row.blob(1), fetchedAt: EpochMillis.date(row.integer(2)),
+                                                freshUntil: EpochMillis.date(row.integer(3)), usableUntil: EpochMillis.date(row.integer(4))))
+            }
+            return documents
+        }
+    }
+
+    public nonisolated(nonsending) func purgeDocuments(now: Date) async throws -> Int {
+        let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
+        return try await perform("purgeDocuments") { db in
+            var count = 0
+            try db.execute("DELETE FROM cached_documents WHERE usable_until <= ?1 RETURNING 1", [nowMillis]) { _ in count += 1 }
+            return count
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Synchronization
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A document fetched from the network and kept for every instance that shares a store: a
+/// revocation list by its uri, a VICAL by its URL. The store keeps bytes and dates only; what the
+/// bytes mean (and whether they are trusted) is decided by whoever reads them, each time.
+public struct CachedDocument: Sendable, Equatable {
+    /// What the document is kept under (a uri).
+    public let key: String
+    public let bytes: [UInt8]
+    public let fetchedAt: Date
+    /// Refetch after this time (the list's ttl, a maximum age).
+    public let freshUntil: Date
+    /// Never use after this time (the list's own exp); the store purges it then.
+    public let usableUntil: Date
+
+    public init(key: String, bytes: [UInt8], fetchedAt: Date, freshUntil: Date, usableUntil: Date) {
+        self.key = key
+        self.bytes = bytes
+        self.fetchedAt = fetchedAt
+        self.freshUntil = freshUntil
+        self.usableUntil = usableUntil
+    }
+}
+
+/// Where fetched documents are shared: the in-memory, SQLite and PostgreSQL stores implement it
+/// beside ``ReplayStore``, so instances on one PostgreSQL database fetch a list once per validity
+/// period, and a restart does not refetch a list that is still fresh.
+public protocol DocumentCacheStore: Sendable {
+    /// The stored copy, if any (whatever its dates: the caller decides).
+    nonisolated(nonsending) func cachedDocument(_ key: String) async throws -> CachedDocument?
+    /// Stores `document`, replacing an older copy (one fetched earlier); a newer stored copy wins.
+    nonisolated(nonsending) func storeDocument(_ document: CachedDocument) async throws
+    /// Every stored copy (for refreshing and for the operator's view), bytes included.
+    nonisolated(nonsending) func cachedDocuments() async throws -> [CachedDocument]
+    /// Removes copies no longer usable at `now`; returns how many.
+    nonisolated(nonsending) func purgeDocuments(now: Date) async throws -> Int
+}
+
+/// The in-memory store's documents (tests, `--store memory`).
+public final class InMemoryDocumentCache: DocumentCacheStore, Sendable {
+    private let documents = Mutex<[String: CachedDocument]>([:])
+
+    public init() {}
+
+    public nonisolated(nonsending) func cachedDocument(_ key: String) async throws -> CachedDocument? {
+        documents.withLock { $0[key] }
+    }
+
+    public nonisolated(nonsending) func storeDocument(_ document: CachedDocument) async throws {
+        documents.withLock { stored in
+            if let existing = stored[document.key], existing.fetchedAt > document.fetchedAt { return }
+            stored[document.key] = document
+        }
+    }
+
+    public nonisolated(nonsending) func cachedDocuments() async throws -> [CachedDocument] {
+        documents.withLock { $0.values.sorted { $0.key < $1.key } }
+    }
+
+    public nonisolated(nonsending) func purgeDocuments(now: Date) async throws -> Int {
+        documents.withLock { stored in
+            let expired = stored.filter { $0.value.usableUntil <= now }.map(\.key)
+            for key in expired { stored[key] = nil }
+            return expired.count
+        }
+    }
+}
