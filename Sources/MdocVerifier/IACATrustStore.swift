@@ -9,7 +9,7 @@ public struct IACATrustStore: Sendable {
         public let certificate: Certificate
         /// The docTypes this root may vouch for; nil for any.
         public let docTypes: Set<String>?
-        /// Where it came from (a file name), for reports.
+        /// Where it came from (the file path as configured, or a VICAL), for reports and `GET /v1/trust`.
         public let source: String
     }
 
@@ -49,7 +49,7 @@ public struct IACATrustStore: Sendable {
             throw TrustStoreError("cannot read \(path)")
         }
         for certificate in try Self.certificates(in: [UInt8](data), name: path) {
-            add(certificate, docTypes: docTypes, source: (path as NSString).lastPathComponent)
+            add(certificate, docTypes: docTypes, source: path)
         }
     }
 

@@ -42,14 +42,26 @@ public struct VerifiedDocument: Sendable, CustomStringConvertible {
         "VerifiedDocument(\(docType), \(issuerSigned.reduce(0) { $0 + $1.elements.count }) issuer-signed elements, values redacted)"
     }
 
-    /// `{"docType", "elements": {namespace: {identifier: value}}, "deviceSignedElements": {...}}`.
+    /// The kind of document its docType names: `mDL` (ISO/IEC 18013-5 `org.iso.18013.5.1.mDL`: a
+    /// driver's licence or a state ID), `photoID` (ISO/IEC 23220 `org.iso.23220.photoid.1`: Apple's
+    /// passport Digital ID), `myNumberCard` (`org.iso.23220.1.jp.mnc`) or `other`.
+    public var kind: String {
+        switch docType {
+        case "org.iso.18013.5.1.mDL": return "mDL"
+        case "org.iso.23220.photoid.1": return "photoID"
+        case "org.iso.23220.1.jp.mnc": return "myNumberCard"
+        default: return "other"
+        }
+    }
+
+    /// `{"docType", "kind", "elements": {namespace: {identifier: value}}, "deviceSignedElements": {...}}`.
     public func json(includeElements: Bool) -> String {
         func spaces(_ list: [NameSpace]) -> String {
             "{" + list.map { space in
                 JSONText.quote(space.name) + ":{" + space.elements.map { JSONText.quote($0.identifier) + ":" + $0.value.json }.joined(separator: ",") + "}"
             }.joined(separator: ",") + "}"
         }
-        var fields = [JSONText.quote("docType") + ":" + JSONText.quote(docType)]
+        var fields = [JSONText.quote("docType") + ":" + JSONText.quote(docType), JSONText.quote("kind") + ":" + JSONText.quote(kind)]
         if includeElements {
             fields.append(JSONText.quote("elements") + ":" + spaces(issuerSigned))
             fields.append(JSONText.quote("deviceSignedElements") + ":" + spaces(deviceSigned))

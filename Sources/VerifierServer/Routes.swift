@@ -50,6 +50,8 @@ struct APIRoutes: Sendable {
         getAndHead("openapi.yaml", on: router) { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
         }
+        // What the service trusts right now (behind the API token like every /v1 route).
+        getAndHead("v1/trust", on: router) { _, _ in jsonResponse(await TrustView.json(services)) }
         // Idempotency-Key (IdempotentSubmissions) on every POST that changes the store.
         let idempotent = IdempotentSubmissions(services: services)
         storePost("v1/identity/requests", .creation, route: "identity-requests", idempotent, on: router) { try await createIdentityRequest($0, $1) }

@@ -37,6 +37,8 @@ import X509
 
     struct Outcome {
         var service: Answer
+        /// "docType kind" of each document in the service's answer.
+        var serviceDocuments: [String] = []
         var status: Int
         var retryAfter: String?
         var cli: Answer
@@ -109,8 +111,9 @@ import X509
         ]) + cliFlags)
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
         let ignoring: Set<String> = ["replay.nonce"]
-        return Outcome(service: Answer(serviceJSON, ignoring: ignoring), status: served.status, retryAfter: served.retryAfter,
-                       cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
+        return Outcome(service: Answer(serviceJSON, ignoring: ignoring),
+                       serviceDocuments: ((serviceJSON["documents"] as? [[String: Any]]) ?? []).map { "\($0["docType"] as? String ?? "") \($0["kind"] as? String ?? "")" },
+                       status: served.status, retryAfter: served.retryAfter, cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
     }
 
     /// One web submission, through `POST /v1/web/verify` and through `web verify`.
@@ -147,8 +150,9 @@ import X509
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
         // What the request session adds: the nonce, and the request's docType and elements.
         let ignoring: Set<String> = ["replay.nonce", "web.request.elements", "photoid.docType"]
-        return Outcome(service: Answer(serviceJSON, ignoring: ignoring), status: served.status, retryAfter: served.retryAfter,
-                       cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
+        return Outcome(service: Answer(serviceJSON, ignoring: ignoring),
+                       serviceDocuments: ((serviceJSON["documents"] as? [[String: Any]]) ?? []).map { "\($0["docType"] as? String ?? "") \($0["kind"] as? String ?? "")" },
+                       status: served.status, retryAfter: served.retryAfter, cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
     }
 
     /// A PKI of another IACA becomes the one the fixture's service and CLI trust.
@@ -173,6 +177,7 @@ import X509
         #expect(good.service.check("photoid.docType") == ["photoid.docType||passed|ok"])
         #expect(good.service.check("photoid.elements") == ["photoid.elements|document[0]|passed|ok"])
         #expect(good.service.check("mdoc.issuingCountry.element") == ["mdoc.issuingCountry.element|document[0]|passed|ok"])
+        #expect(good.serviceDocuments == [PhotoIDFixture.docType + " photoID"])
         // The long-lived document signer breaks Annex B's validity length: a warning for a licence
         // in the in-app flow, a failure for a passport — in the CLI and the service alike.
         let longLived = try await Self.inApp(Self.passport(), descriptor: Self.passportDescriptor, pki: { $0.mdocPKI })

@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+import MdocRevocation
+import MdocVerifier
+import SwiftASN1
+import VerificationCore
+import WebIdentity
+import X509
+
+/// `GET /v1/trust`: what the service trusts right now, for operators. Certificates, fingerprints,
+/// key hashes and dates only: never a private key, never a list's content.
+enum TrustView {
+    static func json(_ services: VerifierServices) async -> String {
+        var object: [String: Any] = [:]
+        object["anchors"] = services.identity.verifier.mdocVerifier.trustStore.anchors.map { anchor -> [String: Any] in
+            var serializer = DER.Serializer()
+            let der: [UInt8] = (try? serializer.serialize(anchor.certificate)).map { serializer.serializedBytes } ?? []
+            var entry: [String: Any] = [
+                "subject": "\(anchor.certificate.subject)",
+                "sha256": SHA256.hash(data: der).map { String(format: "%02x", $0) }.joined(),
+                "notBefore": RFC3339Time.format(anchor.certificate.notValidBefore),
+                "notAfter": RFC3339Time.format(anchor.certificate.notValidAfter),
+                "source": anchor.source,
+            ]
+            entry["docTypes"] = anchor.docTypes.map { Array($0).sorted() } ?? NSNull()
+            return entry
+        }
+        var revocation: [String: Any] = ["mode": services.settings.revocation.rawValue, "files": services.settings.revocationLists]
+        var lists: [[String: Any]] = []
+        if let cache = services.revocationCache, let entries = try? await cache.entries() {
+            for entry in entries {
+                var list: [String: Any] = ["uri": entry.uri, "fetchedAt": RFC3339Time.format(entry.fetchedAt),
+                                           "freshUntil": RFC3339Time.format(entry.freshUntil), "usableUntil": RFC3339Time.format(entry.usableUntil)]
+                list["issuedAt"] = entry.issuedAt.map(RFC3339Time.format) ?? NSNull()
+                list["expiresAt"] = entry.expiresAt.map(RFC3339Time.format) ?? NSNull()
+                lists.append(list)
+            }
+        }
+        revocation["cachedLists"] = lists
+        object["revocation"] = revocation
+        object["identityKeys"] = services.identity.verifier.keyRing.keys.map { ["label": $0.label, "pkRHash": $0.publicKeyHash.map { String(format: "%02x", $0) }.joined()] }
+        object["webKeys"] = services.webKeys.map { ["thumbprint": WebRecipientKey.thumbprint($0.publicKey)] }
+        object["applePayKeys"] = (services.applePay?.keyRing.keys ?? []).map { ["publicKeyHash": $0.publicKeyHash] }
+        if let signer = services.readerAuth {
+            object["readerAuthentication"] = ["subject": "\(signer.leaf.subject)", "notAfter": RFC3339Time.format(signer.leaf.notValidAfter),
+                                              "form": services.settings.readerAuthAll ? "readerAuthAll" : "readerAuth"]
+        } else {
+            object["readerAuthentication"] = NSNull()
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
