@@ -19,15 +19,27 @@ import WebIdentity
 /// 503 for indeterminate (a store is down; retry), 400/413/415 problem+json for requests that cannot
 /// be read. The JSON of a verification is exactly what the CLI prints for the same input.
 struct APIRoutes: Sendable {
-    let services: VerifierServices
+    let live: LiveServices
+    /// The configuration of the request being answered (``current()`` takes it when a request starts).
+    private(set) var services: VerifierServices
     let admission: RequestAdmission
     /// Path → the methods it takes ("GET, HEAD"), filled once all routes are registered.
     let knownPaths = KnownPaths()
 
-    init(services: VerifierServices) {
+    init(live: LiveServices) {
+        self.live = live
+        let services = live.current
         self.services = services
         self.admission = RequestAdmission(ratePerMinute: services.settings.requestRate, maxOutstanding: services.settings.maxOutstandingRequests,
                                           maxConcurrent: services.settings.maxConcurrentVerifications)
+    }
+
+    /// These routes with the configuration current now: a request keeps it to the end, whatever a
+    /// reload does meanwhile.
+    func current() -> APIRoutes {
+        var routes = self
+        routes.services = live.current
+        return routes
     }
 
     func register(on router: Router<VerifierRequestContext>) {
@@ -51,15 +63,15 @@ struct APIRoutes: Sendable {
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
         }
         // What the service trusts right now (behind the API token like every /v1 route).
-        getAndHead("v1/trust", on: router) { _, _ in jsonResponse(await TrustView.json(services)) }
+        getAndHead("v1/trust", on: router) { _, _ in jsonResponse(await TrustView.json(live.current)) }
         // Idempotency-Key (IdempotentSubmissions) on every POST that changes the store.
         let idempotent = IdempotentSubmissions(services: services)
-        storePost("v1/identity/requests", .creation, route: "identity-requests", idempotent, on: router) { try await createIdentityRequest($0, $1) }
-        storePost("v1/identity/verify", .verification, route: "identity-verify", idempotent, on: router) { try await verifyIdentity($0, $1) }
-        storePost("v1/applepay/decrypt", .verification, route: "applepay-decrypt", idempotent, on: router) { try await decryptApplePay($0, $1) }
-        storePost("v1/web/requests", .creation, route: "web-requests", idempotent, on: router) { try await createWebRequest($0, $1) }
-        storePost("v1/web/verify", .verification, route: "web-verify", idempotent, on: router) { try await verifyWeb($0, $1) }
-        router.post("v1/mdoc/verify") { request, context in try await handle { try await inSlot { try await verifyMdoc(request, context) } } }
+        storePost("v1/identity/requests", .creation, route: "identity-requests", idempotent, on: router) { try await current().createIdentityRequest($0, $1) }
+        storePost("v1/identity/verify", .verification, route: "identity-verify", idempotent, on: router) { try await current().verifyIdentity($0, $1) }
+        storePost("v1/applepay/decrypt", .verification, route: "applepay-decrypt", idempotent, on: router) { try await current().decryptApplePay($0, $1) }
+        storePost("v1/web/requests", .creation, route: "web-requests", idempotent, on: router) { try await current().createWebRequest($0, $1) }
+        storePost("v1/web/verify", .verification, route: "web-verify", idempotent, on: router) { try await current().verifyWeb($0, $1) }
+        router.post("v1/mdoc/verify") { request, context in try await handle { try await inSlot { try await current().verifyMdoc(request, context) } } }
     }
 
     /// A POST that changes the store: its Idempotency-Key first (``IdempotentSubmissions``), then what

@@ -9,10 +9,18 @@ import ServiceLifecycle
 public enum VerifierApplication {
     public static func build(services: VerifierServices, logger: Logger,
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        build(live: LiveServices(services), logger: logger, onServerRunning: onServerRunning)
+    }
+
+    /// The service over a replaceable configuration (``LiveServices``); `extraServices` run beside the
+    /// background services (``ReloadOnSignalService`` for SIGHUP).
+    public static func build(live: LiveServices, logger: Logger, extraServices: [any Service] = [],
+                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let services = live.current
         var app = Application(
-            router: buildRouter(services: services, logger: logger),
+            router: buildRouter(live: live, logger: logger),
             configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "wallet-verifier"),
-            services: services.backgroundServices,
+            services: services.backgroundServices + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )
@@ -24,9 +32,13 @@ public enum VerifierApplication {
     /// without a listener or background services (for in-process harnesses; call
     /// `services.prepare()` first).
     public static func buildRouter(services: VerifierServices, logger: Logger) -> Router<VerifierRequestContext> {
+        buildRouter(live: LiveServices(services), logger: logger)
+    }
+
+    public static func buildRouter(live: LiveServices, logger: Logger) -> Router<VerifierRequestContext> {
         let router = Router(context: VerifierRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
-        let api = APIRoutes(services: services)
+        let api = APIRoutes(live: live)
         api.register(on: router)
         // The web page is never on the API listener (see buildWebPage).
         api.registerMethodNotAllowed(on: router)
@@ -36,9 +48,14 @@ public enum VerifierApplication {
     /// The operators' web page on its own listener (`--ui-listen`), behind the page token.
     public static func buildWebPage(services: VerifierServices, access: WebPageAccess, host: String, port: Int, logger: Logger,
                                     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        buildWebPage(live: LiveServices(services), access: access, host: host, port: port, logger: logger, onServerRunning: onServerRunning)
+    }
+
+    public static func buildWebPage(live: LiveServices, access: WebPageAccess, host: String, port: Int, logger: Logger,
+                                    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: VerifierRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
-        WebPage(services: services, access: access).register(on: router)
+        WebPage(live: live, services: live.current, access: access).register(on: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "wallet-verifier-ui"),

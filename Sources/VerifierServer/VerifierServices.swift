@@ -30,6 +30,19 @@ public struct VerifierServices: Sendable {
     /// behind them (nil with `--revocation off`).
     public var revocation: RevocationChecker? = nil
     public var revocationCache: SharedRevocationListCache? = nil
+    /// What a reload keeps (nil only for services put together by hand).
+    public internal(set) var base: Base? = nil
+    /// Identity and web keys no longer configured since a reload, kept until the requests issued for
+    /// them have expired.
+    public internal(set) var retiredKeys: [RetiredKey] = []
+
+    public struct RetiredKey: Sendable {
+        public enum Kind: String, Sendable { case identity, web }
+        public let kind: Kind
+        public let key: P256.KeyAgreement.PrivateKey
+        public let label: String
+        public let until: Date
+    }
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String? = nil
     /// The origins web requests may be made from (normalized); empty: the web endpoints answer 503.
@@ -44,6 +57,24 @@ public struct VerifierServices: Sendable {
     public let shutdown: @Sendable () async -> Void
 
     public static func make(settings: ServerSettings, logger: Logger, clock: any VerificationClock = SystemClock()) async throws -> VerifierServices {
+        let base = try await makeBase(settings: settings, logger: logger, clock: clock)
+        return try await configure(settings: settings, base: base, logger: logger, previous: nil)
+    }
+
+    /// What a reload keeps: the store (and its shared document cache), the metrics, the clock, the
+    /// background services and the revocation-list cache.
+    public struct Base: Sendable {
+        let store: any ReplayStore
+        let documentCache: any DocumentCacheStore
+        let background: [any Service]
+        let prepare: @Sendable () async throws -> Void
+        let shutdown: @Sendable () async -> Void
+        let metrics: ServerMetrics
+        let clock: any VerificationClock
+        let revocationCache: SharedRevocationListCache
+    }
+
+    static func makeBase(settings: ServerSettings, logger: Logger, clock: any VerificationClock) async throws -> Base {
         // Store.
         let store: any ReplayStore
         let documentCache: any DocumentCacheStore
@@ -86,6 +117,20 @@ public struct VerifierServices: Sendable {
             background.append(PurgerService(purger: purger))
         }
 
+        // The revocation-list cache lives in the store, across reloads; a background task refreshes it.
+        let metrics = ServerMetrics()
+        let cache = SharedRevocationListCache(store: documentCache, transport: URLSessionRevocationTransport(), clock: clock,
+                                              observe: { metrics.revocation($0) })
+        background.append(RevocationRefreshService(cache: cache, metrics: metrics, clock: clock, logger: logger))
+        return Base(store: store, documentCache: documentCache, background: background, prepare: prepare, shutdown: shutdown,
+                    metrics: metrics, clock: clock, revocationCache: cache)
+    }
+
+    /// Everything a reload re-reads — trust roots, revocation-list files, identity, web, reader and
+    /// Apple Pay keys — built on `base`. With `previous` (a reload), identity and web keys that are no
+    /// longer configured keep opening responses to requests issued before, until those expire.
+    static func configure(settings: ServerSettings, base: Base, logger: Logger, previous: VerifierServices?) async throws -> VerifierServices {
+        let store = base.store, clock = base.clock, metrics = base.metrics
         // Identity.
         var ring = IdentityKeyRing()
         if settings.identityKeys.isEmpty {
@@ -96,6 +141,22 @@ public struct VerifierServices: Sendable {
             for path in settings.identityKeys {
                 warnIfReadableByOthers(path, logger: logger)
                 do { try ring.load(path: path) } catch { throw SettingsError("--identity-key \(path): \(error)") }
+            }
+        }
+        // After a reload, keys that were removed keep opening responses to earlier requests.
+        var retired: [RetiredKey] = []
+        if let previous {
+            let now = clock.now()
+            let newHashes = Set(ring.keys.map(\.publicKeyHash))
+            for key in previous.identity.verifier.keyRing.keys where !newHashes.contains(key.publicKeyHash) {
+                let hash = key.publicKeyHash
+                let earlier = previous.retiredKeys.first { $0.kind == .identity && Array(SHA256.hash(data: $0.key.publicKey.x963Representation)) == hash }
+                let until = earlier?.until ?? now.addingTimeInterval(TimeInterval(previous.settings.requestLifetime))
+                guard until > now else { continue }
+                let label = earlier?.label ?? key.label
+                ring.add(key.privateKey, label: label + " (retired until " + RFC3339Time.format(until) + ")")
+                retired.append(RetiredKey(kind: .identity, key: key.privateKey, label: label, until: until))
+                logger.notice("identity: key \(label) is no longer configured; it opens responses to earlier requests until \(RFC3339Time.format(until))")
             }
         }
         let merchantID = settings.merchantID ?? "merchant.dev.wallet-verifier"
@@ -114,7 +175,6 @@ public struct VerifierServices: Sendable {
             logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
         }
         // Revocation: lists from files first, then fetched and kept in the store (shared by instances).
-        let metrics = ServerMetrics()
         let revocation: RevocationChecker
         var revocationCache: SharedRevocationListCache?
         switch settings.revocation {
@@ -133,14 +193,12 @@ public struct VerifierServices: Sendable {
                 }
                 sources.append(offline)
             }
-            let cache = SharedRevocationListCache(store: documentCache, transport: URLSessionRevocationTransport(), clock: clock,
-                                                  observe: { metrics.revocation($0) })
+            let cache = base.revocationCache
             sources.append(cache)
             revocationCache = cache
             var policy = settings.revocation == .required ? RevocationPolicy.strict : .warnWhenUndetermined
             policy.clockSkew = .seconds(settings.clockSkew)
             revocation = RevocationChecker(source: RevocationListSources(sources), trustStore: trust, policy: policy)
-            background.append(RevocationRefreshService(cache: cache, metrics: metrics, clock: clock, logger: logger))
             logger.notice("revocation: \(settings.revocation.rawValue); \(settings.revocationLists.count) list file(s), others fetched from their uri and kept in the store")
         }
 
@@ -188,6 +246,19 @@ public struct VerifierServices: Sendable {
             guard let contents = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --web-key \(path)") }
             do { webKeys.append(try WebRecipientKey.load(contents: [UInt8](contents), name: path)) } catch { throw SettingsError("--web-key \(path): \(error)") }
         }
+        if let previous {
+            let now = clock.now()
+            let configured = Set(webKeys.map { WebRecipientKey.thumbprint($0.publicKey) })
+            for key in previous.webKeys where !configured.contains(WebRecipientKey.thumbprint(key.publicKey)) {
+                let earlier = previous.retiredKeys.first { $0.kind == .web && $0.key.publicKey.x963Representation == key.publicKey.x963Representation }
+                let until = earlier?.until ?? now.addingTimeInterval(TimeInterval(previous.settings.requestLifetime))
+                guard until > now else { continue }
+                webKeys.append(key)
+                let label = earlier?.label ?? "web key " + WebRecipientKey.thumbprint(key.publicKey).prefix(16)
+                retired.append(RetiredKey(kind: .web, key: key, label: label, until: until))
+                logger.notice("web: \(label) is no longer configured; it opens responses to earlier requests until \(RFC3339Time.format(until))")
+            }
+        }
         if settings.webOrigins.isEmpty {
             logger.notice("web: no --web-origin configured; /v1/web/requests and /v1/web/verify answer 503")
         }
@@ -198,8 +269,10 @@ public struct VerifierServices: Sendable {
         let webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy), revocation: revocation)
         let web = WebRequestSessions(store: store, verifier: webVerifier, lifetime: .seconds(settings.requestLifetime))
         var services = VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: metrics,
-                                        clock: clock, backgroundServices: background, prepare: prepare, shutdown: shutdown)
+                                        clock: clock, backgroundServices: base.background, prepare: base.prepare, shutdown: base.shutdown)
         services.revocation = revocation
+        services.base = base
+        services.retiredKeys = retired
         services.revocationCache = revocationCache
         if let keyPath = settings.readerKey {
             warnIfReadableByOthers(keyPath, logger: logger)

@@ -23,8 +23,16 @@ import WalletJSON
 /// - responses carry a Content-Security-Policy without inline script or style, `nosniff`,
 ///   `frame-ancestors 'none'` and `no-store`; every text from the input is escaped per Unicode scalar.
 struct WebPage: Sendable {
-    let services: VerifierServices
+    let live: LiveServices
+    /// The configuration of the submission being answered (taken when it starts).
+    var services: VerifierServices
     let access: WebPageAccess
+
+    func current() -> WebPage {
+        var page = self
+        page.services = live.current
+        return page
+    }
 
     func register(on router: Router<VerifierRequestContext>) {
         router.add(middleware: WebPageHeadersMiddleware())
@@ -47,7 +55,7 @@ struct WebPage: Sendable {
                 response.status = .forbidden
                 return response
             }
-            return html(page(result: await verify(form)))
+            return html(page(result: await current().verify(form)))
         }
     }
 

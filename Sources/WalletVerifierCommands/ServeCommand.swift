@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
         _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS; lists \
         comma-separated) or a JSON \
         config file (--config); flags win over the environment, the environment over the file. Without keys, \
-        it starts with a generated development identity key and says so.
+        it starts with a generated development identity key and says so. SIGHUP re-reads the trust roots, \
+        revocation-list files and every key (and the config file) without a restart; a configuration that \
+        does not load is refused as a whole and the running one stays.
         """
     )
 
@@ -80,7 +82,13 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIInputError("cannot start: \(error)")
         }
-        let app = VerifierApplication.build(services: services, logger: logger) { channel in
+        // SIGHUP: the same flags, the environment and the config file, read again.
+        let live = LiveServices(services)
+        let flagsAtStart = flags, configFile = config
+        let reload = ReloadOnSignalService(live: live, logger: logger) {
+            try ServerSettings.resolve(flags: flagsAtStart, environment: ProcessInfo.processInfo.environment, configFile: configFile)
+        }
+        let app = VerifierApplication.build(live: live, logger: logger, extraServices: [reload]) { channel in
             if let address = channel.localAddress {
                 logger.notice("listening on http://\(settings.host):\(address.port ?? settings.port)")
             }
@@ -89,7 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let listen = settings.uiListen {
                 let access: WebPageAccess
                 do { access = try WebPageAccess.load(tokenFile: settings.uiTokenFile) } catch { throw CLIInputError("cannot start: \(error)") }
-                let page = VerifierApplication.buildWebPage(services: services, access: access, host: listen.host, port: listen.port, logger: logger) { channel in
+                let page = VerifierApplication.buildWebPage(live: live, access: access, host: listen.host, port: listen.port, logger: logger) { channel in
                     let port = channel.localAddress?.port ?? listen.port
                     // The one place the page token is logged: once, when it was generated here.
                     if access.generated {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,6 +12,10 @@ final class ServiceInstance: @unchecked Sendable {
     /// The web page's port, when started with `--ui-listen`.
     private(set) var uiPort: Int?
     private let output = Pipe()
+    /// Everything the process wrote (its log), kept for tests that read it.
+    private final class LogBuffer: Sendable { let text = Mutex("") }
+    private let logBuffer = LogBuffer()
+    var log: String { logBuffer.text.withLock { $0 } }
 
     init(arguments: [String], environment extra: [String: String] = [:]) throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wallet-verifier")
@@ -47,8 +52,12 @@ final class ServiceInstance: @unchecked Sendable {
             throw VectorError("the service did not start: \(collected)")
         }
         port = found
-        // Keep draining the output so the process never blocks on a full pipe.
-        output.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+        // Keep draining the output so the process never blocks on a full pipe; keep it for the tests.
+        logBuffer.text.withLock { $0 = collected }
+        output.fileHandleForReading.readabilityHandler = { [logBuffer] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            logBuffer.text.withLock { $0 += text }
+        }
     }
 
     func stop() {
@@ -88,6 +97,16 @@ final class ServiceInstance: @unchecked Sendable {
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
         return (http?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:], http?.allHeaderFields ?? [:])
+    }
+
+    func getJSON(_ path: String) async throws -> [String: Any] {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    /// Sends a signal (SIGHUP: reload).
+    func signal(_ number: Int32) {
+        Foundation.kill(process.processIdentifier, number)
     }
 
     func get(_ path: String) async throws -> Int {

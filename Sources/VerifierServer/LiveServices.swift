@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+import VerificationCore
+
+/// The configuration the service answers with, replaceable while it runs (`SIGHUP`). Every request
+/// takes the configuration current when it starts and finishes with it; a reload builds the whole new
+/// configuration first and swaps it in only when every file loaded.
+public final class LiveServices: Sendable {
+    private let state: Mutex<VerifierServices>
+    private let reloads = Mutex<Int>(0)
+
+    public init(_ services: VerifierServices) {
+        state = Mutex(services)
+    }
+
+    /// The configuration for a request starting now.
+    public var current: VerifierServices { state.withLock { $0 } }
+
+    /// How many reloads took effect.
+    public var reloadCount: Int { reloads.withLock { $0 } }
+
+    /// Settings a running process cannot change: its listeners and its store.
+    static func restartOnly(_ old: ServerSettings, _ new: ServerSettings) -> [String] {
+        var changed: [String] = []
+        if old.host != new.host || old.port != new.port { changed.append("host/port") }
+        if old.store != new.store || old.postgresURL != new.postgresURL || old.dataDirectory != new.dataDirectory { changed.append("store") }
+        if old.uiListen != new.uiListen || old.uiTokenFile != new.uiTokenFile { changed.append("web page listener") }
+        if old.apiTokenFile != new.apiTokenFile { changed.append("API token file") }
+        if old.requestRate != new.requestRate || old.maxOutstandingRequests != new.maxOutstandingRequests
+            || old.maxConcurrentVerifications != new.maxConcurrentVerifications || old.idempotencyWindow != new.idempotencyWindow {
+            changed.append("admission limits")
+        }
+        return changed
+    }
+
+    /// Re-reads trust roots, revocation-list files and every key from `settings` onto the running
+    /// store. Throws, and keeps the current configuration, when anything does not load; the error says
+    /// which file and why.
+    public func reload(settings: ServerSettings, logger: Logger) async throws {
+        let previous = current
+        guard let base = previous.base else {
+            throw SettingsError("this configuration was not built by VerifierServices.make and cannot be reloaded")
+        }
+        var settings = settings
+        let ignored = Self.restartOnly(previous.settings, settings)
+        if !ignored.isEmpty {
+            logger.warning("reload: \(ignored.joined(separator: ", ")) changed; that takes a restart, the running values stay")
+            settings.host = previous.settings.host; settings.port = previous.settings.port
+            settings.store = previous.settings.store; settings.postgresURL = previous.settings.postgresURL; settings.dataDirectory = previous.settings.dataDirectory
+            settings.uiListen = previous.settings.uiListen; settings.uiTokenFile = previous.settings.uiTokenFile
+            settings.apiTokenFile = previous.settings.apiTokenFile
+            settings.requestRate = previous.settings.requestRate; settings.maxOutstandingRequests = previous.settings.maxOutstandingRequests
+            settings.maxConcurrentVerifications = previous.settings.maxConcurrentVerifications; settings.idempotencyWindow = previous.settings.idempotencyWindow
+        }
+        var next = try await VerifierServices.configure(settings: settings, base: base, logger: logger, previous: previous)
+        next.apiToken = previous.apiToken
+        state.withLock { $0 = next }
+        reloads.withLock { $0 += 1 }
+    }
+
+    /// Drops retired keys whose requests have all expired (a reload with the settings in use).
+    func pruneRetiredKeys(logger: Logger) async {
+        let services = current
+        let now = services.clock.now()
+        guard services.retiredKeys.contains(where: { $0.until <= now }) else { return }
+        do {
+            try await reload(settings: services.settings, logger: logger)
+        } catch {
+            logger.warning("reload: retired keys could not be dropped: \(error)")
+        }
+    }
+}
+
+/// `SIGHUP` reloads the configuration: `settings()` is asked again (flags, environment and the
+/// config file re-read) and every file re-loaded. A failure is logged with its reason and the
+/// running configuration stays. Every 30 s it also drops retired keys whose requests have expired.
+public struct ReloadOnSignalService: Service {
+    let live: LiveServices
+    let settings: @Sendable () throws -> ServerSettings
+    let logger: Logger
+
+    public init(live: LiveServices, logger: Logger, settings: @escaping @Sendable () throws -> ServerSettings) {
+        self.live = live
+        self.settings = settings
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in signals {
+                    await reloadOnce()
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(30))
+                    await live.pruneRetiredKeys(logger: logger)
+                }
+            }
+            try await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+
+    func reloadOnce() async {
+        logger.notice("reload: SIGHUP received; re-reading the configuration")
+        do {
+            try await live.reload(settings: try settings(), logger: logger)
+            let services = live.current
+            logger.notice("reload: done; \(services.identity.verifier.mdocVerifier.trustStore.anchors.count) IACA root(s), \(services.identity.verifier.keyRing.keys.count) identity key(s), \(services.webKeys.count) web key(s), \(services.applePay?.keyRing.keys.count ?? 0) Apple Pay key(s)")
+        } catch {
+            logger.error("reload: the new configuration was not loaded, the running one stays: \(error)")
+        }
+    }
+}
