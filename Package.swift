@@ -204,7 +204,7 @@ let package = Package(
         .target(
             name: "VerifierServer",
             dependencies: [
-                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocation", "MdocRevocationHTTP", "PhotoID", "WalletIdentity", "ApplePayVerifier",
+                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "WalletIdentity", "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -35,7 +35,7 @@ public struct VICALLoadResult: Sendable {
 
     /// Adds the roots, each restricted to its docTypes, to a trust store.
     public func add(to store: inout IACATrustStore) {
-        let source = vical.map { "VICAL \($0.provider)" + ($0.issueID.map { " #\($0)" } ?? "") } ?? "VICAL"
+        let source = vical.map { "VICAL \($0.provider)" + ($0.issueID.map { " #\($0)" } ?? "") + " of " + RFC3339Time.format($0.date) } ?? "VICAL"
         for root in roots { store.add(root.certificate, docTypes: root.docTypes, source: source) }
     }
 }

@@ -89,6 +89,9 @@ public struct ServerSettings: Sendable, Hashable {
     /// their `sub` before any fetch).
     public var revocation: RevocationMode = .required
     public var revocationLists: [String] = []
+    /// VICALs (files or https URLs) and, paired in order, the anchor their signer must chain to.
+    public var vicals: [String] = []
+    public var vicalTrust: [String] = []
 
     public init() {}
 
@@ -109,6 +112,7 @@ public struct ServerSettings: Sendable, Hashable {
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
         "requestLifetime": "WALLET_VERIFIER_REQUEST_LIFETIME",
         "revocation": "WALLET_VERIFIER_REVOCATION", "revocationLists": "WALLET_VERIFIER_REVOCATION_LISTS",
+        "vicals": "WALLET_VERIFIER_VICALS", "vicalTrust": "WALLET_VERIFIER_VICAL_TRUST",
     ]
 
     /// A value from one source: a string or a list of strings (lists in the environment are
@@ -194,6 +198,11 @@ public struct ServerSettings: Sendable, Hashable {
             settings.revocation = parsed
         }
         settings.revocationLists = value("revocationLists") ?? []
+        settings.vicals = value("vicals") ?? []
+        settings.vicalTrust = value("vicalTrust") ?? []
+        guard settings.vicals.count == settings.vicalTrust.count else {
+            throw SettingsError("each --vical needs a --vical-trust (got \(settings.vicals.count) VICALs and \(settings.vicalTrust.count) anchors)")
+        }
 
         if settings.store == .postgres && settings.postgresURL == nil {
             throw SettingsError("--store postgres needs --postgres-url (or WALLET_VERIFIER_STORE_POSTGRES_URL)")
@@ -222,7 +231,7 @@ public struct ServerSettings: Sendable, Hashable {
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `applepayCerts`,
-    /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`); values
+    /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }

@@ -20,7 +20,7 @@ public enum VerifierApplication {
         var app = Application(
             router: buildRouter(live: live, logger: logger),
             configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "wallet-verifier"),
-            services: services.backgroundServices + extraServices,
+            services: services.backgroundServices + [VICALRefreshService(live: live, logger: logger)] + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )

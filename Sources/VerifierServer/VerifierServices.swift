@@ -72,6 +72,9 @@ public struct VerifierServices: Sendable {
         let metrics: ServerMetrics
         let clock: any VerificationClock
         let revocationCache: SharedRevocationListCache
+        /// Fetches revocation lists and VICALs.
+        let transport: any RevocationListTransport
+        let vicalCopies: VICALCopies
     }
 
     static func makeBase(settings: ServerSettings, logger: Logger, clock: any VerificationClock) async throws -> Base {
@@ -119,11 +122,12 @@ public struct VerifierServices: Sendable {
 
         // The revocation-list cache lives in the store, across reloads; a background task refreshes it.
         let metrics = ServerMetrics()
-        let cache = SharedRevocationListCache(store: documentCache, transport: URLSessionRevocationTransport(), clock: clock,
+        let transport = URLSessionRevocationTransport()
+        let cache = SharedRevocationListCache(store: documentCache, transport: transport, clock: clock,
                                               observe: { metrics.revocation($0) })
         background.append(RevocationRefreshService(cache: cache, metrics: metrics, clock: clock, logger: logger))
         return Base(store: store, documentCache: documentCache, background: background, prepare: prepare, shutdown: shutdown,
-                    metrics: metrics, clock: clock, revocationCache: cache)
+                    metrics: metrics, clock: clock, revocationCache: cache, transport: transport, vicalCopies: VICALCopies())
     }
 
     /// Everything a reload re-reads — trust roots, revocation-list files, identity, web, reader and
@@ -171,6 +175,7 @@ public struct VerifierServices: Sendable {
         for entry in settings.trustDocTypes {
             do { try trust.load(scoped: entry) } catch { throw SettingsError("--trust-doctype \(entry): \(error)") }
         }
+        try await ServiceVICALs.load(settings: settings, into: &trust, base: base, logger: logger)
         if trust.anchors.isEmpty {
             logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
         }

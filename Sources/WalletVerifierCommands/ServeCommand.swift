@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
         Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
         _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
-        _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS; lists \
+        _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS, _VICALS, _VICAL_TRUST; lists \
         comma-separated) or a JSON \
         config file (--config); flags win over the environment, the environment over the file. Without keys, \
         it starts with a generated development identity key and says so. SIGHUP re-reads the trust roots, \
@@ -51,6 +51,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Allowed clock skew in seconds (default 60).") var clockSkew: Int?
     @Option(name: .long, help: "MSO revocation lists: required (default: a list that cannot be obtained or trusted makes the answer 503), best-effort (a warning) or off.") var revocation: String?
     @Option(name: .long, help: "A revocation list file, used for its sub claim before any fetch (offline deployments). Repeatable.") var revocationList: [String] = []
+    @Option(name: .long, help: "A VICAL (file, or https URL re-fetched daily and at its nextUpdate): once verified, its IACA roots are trusted for their docTypes. Repeatable, paired with --vical-trust.") var vical: [String] = []
+    @Option(name: .long, help: "The anchor (PEM or DER) the VICAL signer of the --vical at the same position must chain to. Repeatable.") var vicalTrust: [String] = []
 
     func run() async throws {
         var flags: ServerSettings.Source = [:]
@@ -63,7 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
         set("requestRate", requestRate.map(String.init)); set("idempotencyWindow", idempotencyWindow.map(String.init)); set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))
         set("maxConcurrentVerifications", maxConcurrentVerifications.map(String.init)); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
         set("maxAge", maxAge.map(String.init)); set("clockSkew", clockSkew.map(String.init))
-        set("revocation", revocation); set("revocationLists", revocationList)
+        set("revocation", revocation); set("revocationLists", revocationList); set("vicals", vical); set("vicalTrust", vicalTrust)
         let settings: ServerSettings
         do {
             settings = try ServerSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)

@@ -39,7 +39,7 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         result.add(to: &store)
         #expect(store.roots(for: "org.iso.18013.5.1.mDL").count == 14)
         #expect(store.roots(for: "org.iso.23220.photoid.1").isEmpty)
-        #expect(store.anchors.first?.source == "VICAL AAMVA #227602")
+        #expect(store.anchors.first?.source == "VICAL AAMVA #227602 of " + RFC3339Time.format(vical.date))
 
         // The issuing CA works as an anchor too.
         #expect(await VICALLoader(anchors: try anchors("aamva_dts_issuing_ca.pem")).load(bytes: bytes, at: time).trusted)
