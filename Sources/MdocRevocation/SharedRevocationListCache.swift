@@ -43,7 +43,10 @@ public actor SharedRevocationListCache: RevocationListSource {
     public let maximumSize: Int
     private let observe: @Sendable (Event) -> Void
     private var memory: [String: CachedDocument] = [:]
-    private var inFlight: [String: Task<CachedDocument, any Error>] = [:]
+    private var inFlight: [String: Task<(copy: CachedDocument, fetched: Bool), any Error>] = [:]
+    /// How long an instance may hold the fetch of a uri (the transport's time-out and a margin); the
+    /// others wait that long at most for its copy, then fetch themselves.
+    static let claimSeconds: TimeInterval = 15
 
     public init(store: any DocumentCacheStore, transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
                 maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024, observe: @escaping @Sendable (Event) -> Void = { _ in }) {
@@ -90,28 +93,42 @@ public actor SharedRevocationListCache: RevocationListSource {
             throw RevocationFailure("unsupportedURI", "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
         }
         if let running = inFlight[uri] {
-            return try await running.value
+            return try await running.value.copy
         }
-        let task = Task { [transport, maximumSize, maximumAge] () async throws -> CachedDocument in
-            let bytes = try await transport.fetch(url, maximumSize: maximumSize)
-            return Self.copy(uri: uri, bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
+        let task = Task { [transport, maximumSize, maximumAge, store, clock] () async throws -> (copy: CachedDocument, fetched: Bool) in
+            // Instances sharing the store fetch a list once: the one that claims it fetches, the
+            // others wait for its copy in the store (and fetch themselves if none comes in time).
+            let claimed = (try? await store.claimFetch(uri, now: now, until: now.addingTimeInterval(Self.claimSeconds))) ?? true
+            if !claimed {
+                for _ in 0..<Int(Self.claimSeconds * 10) {
+                    try await Task.sleep(for: .milliseconds(100))
+                    if let stored = try? await store.cachedDocument(uri), clock.now() < stored.freshUntil { return (stored, false) }
+                }
+            }
+            do {
+                let bytes = try await transport.fetch(url, maximumSize: maximumSize)
+                let copy = Self.copy(uri: uri, bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
+                // A list that does not even decode is returned (the checker says why) but never kept.
+                if copy.freshUntil > now { try? await store.storeDocument(copy) }
+                if claimed { try? await store.releaseFetch(uri) }
+                return (copy, true)
+            } catch {
+                if claimed { try? await store.releaseFetch(uri) }
+                throw error
+            }
         }
         inFlight[uri] = task
         defer { inFlight[uri] = nil }
-        let copy: CachedDocument
+        let result: (copy: CachedDocument, fetched: Bool)
         do {
-            copy = try await task.value
+            result = try await task.value
         } catch {
             observe(.fetchFailed((error as? RevocationFailure)?.reason.rawValue ?? "listUnavailable"))
             throw error
         }
-        observe(.fetched)
-        // A list that does not even decode is returned (the checker says why) but never kept.
-        if copy.freshUntil > now {
-            memory[uri] = copy
-            try? await store.storeDocument(copy)
-        }
-        return copy
+        observe(result.fetched ? .fetched : .hit)
+        if result.copy.freshUntil > now { memory[uri] = result.copy }
+        return result.copy
     }
 
     /// The dates a fetched list is kept by. Unverified: used only to decide how long to keep the

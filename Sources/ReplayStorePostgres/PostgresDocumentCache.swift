@@ -50,6 +50,27 @@ extension PostgresReplayStore: DocumentCacheStore {
         }
     }
 
+    public func claimFetch(_ key: String, now: Date, until: Date) async throws -> Bool {
+        let untilMillis = EpochMillis.of(until), nowMillis = EpochMillis.of(now)
+        return try await perform("claimFetch") { client in
+            var claimed = false
+            for try await _ in try await client.query(
+                """
+                INSERT INTO document_fetch_claims (key, until) VALUES (\(key), \(untilMillis))
+                ON CONFLICT (key) DO UPDATE SET until = EXCLUDED.until WHERE document_fetch_claims.until <= \(nowMillis)
+                RETURNING 1
+                """
+            ) { claimed = true }
+            return claimed
+        }
+    }
+
+    public func releaseFetch(_ key: String) async throws {
+        try await perform("releaseFetch") { client in
+            _ = try await client.query("DELETE FROM document_fetch_claims WHERE key = \(key)")
+        }
+    }
+
     public func purgeDocuments(now: Date) async throws -> Int {
         let nowMillis = EpochMillis.of(now)
         return try await perform("purgeDocuments") { client in

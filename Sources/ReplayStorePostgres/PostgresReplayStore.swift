@@ -494,5 +494,6 @@ enum PostgresSchema {
             usable_until BIGINT NOT NULL
         )
         """,
+        "CREATE TABLE IF NOT EXISTS document_fetch_claims (key TEXT PRIMARY KEY, until BIGINT NOT NULL)",
     ]
 }

@@ -42,6 +42,25 @@ extension SQLiteReplayStore: DocumentCacheStore {
         }
     }
 
+    public nonisolated(nonsending) func claimFetch(_ key: String, now: Date, until: Date) async throws -> Bool {
+        let values: [SQLiteValue] = [.blob(Array(key.utf8)), .integer(EpochMillis.of(until)), .integer(EpochMillis.of(now))]
+        return try await perform("claimFetch") { db in
+            var claimed = false
+            try db.execute(
+                """
+                INSERT INTO document_fetch_claims (key, until) VALUES (?1, ?2)
+                ON CONFLICT (key) DO UPDATE SET until = excluded.until WHERE document_fetch_claims.until <= ?3
+                RETURNING 1
+                """, values) { _ in claimed = true }
+            return claimed
+        }
+    }
+
+    public nonisolated(nonsending) func releaseFetch(_ key: String) async throws {
+        let id = SQLiteValue.blob(Array(key.utf8))
+        try await perform("releaseFetch") { db in try db.execute("DELETE FROM document_fetch_claims WHERE key = ?1", [id]) }
+    }
+
     public nonisolated(nonsending) func purgeDocuments(now: Date) async throws -> Int {
         let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
         return try await perform("purgeDocuments") { db in

@@ -401,6 +401,13 @@ enum SQLiteSchema {
             usable_until INTEGER NOT NULL       -- never used after (the list's exp)
         ) WITHOUT ROWID
         """,
+        // Who fetches a document now (one instance at a time).
+        """
+        CREATE TABLE IF NOT EXISTS document_fetch_claims (
+            key BLOB NOT NULL PRIMARY KEY,     -- the uri (UTF-8)
+            until INTEGER NOT NULL              -- the claim ends then at the latest
+        ) WITHOUT ROWID
+        """,
     ]
 
     /// From schema 1 to 2: the idempotency tag beside each recorded value (all NULL without a key).

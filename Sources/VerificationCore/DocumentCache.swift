@@ -39,11 +39,18 @@ public protocol DocumentCacheStore: Sendable {
     nonisolated(nonsending) func cachedDocuments() async throws -> [CachedDocument]
     /// Removes copies no longer usable at `now`; returns how many.
     nonisolated(nonsending) func purgeDocuments(now: Date) async throws -> Int
+    /// Claims the fetch of `key` until `until`, so that instances sharing the store fetch a document
+    /// once: true when this caller may fetch (no claim, or an expired one), false while another
+    /// instance's claim runs.
+    nonisolated(nonsending) func claimFetch(_ key: String, now: Date, until: Date) async throws -> Bool
+    /// Ends this caller's claim (after storing the copy, or on failure).
+    nonisolated(nonsending) func releaseFetch(_ key: String) async throws
 }
 
 /// The in-memory store's documents (tests, `--store memory`).
 public final class InMemoryDocumentCache: DocumentCacheStore, Sendable {
     private let documents = Mutex<[String: CachedDocument]>([:])
+    private let claims = Mutex<[String: Date]>([:])
 
     public init() {}
 
@@ -60,6 +67,18 @@ public final class InMemoryDocumentCache: DocumentCacheStore, Sendable {
 
     public nonisolated(nonsending) func cachedDocuments() async throws -> [CachedDocument] {
         documents.withLock { $0.values.sorted { $0.key < $1.key } }
+    }
+
+    public nonisolated(nonsending) func claimFetch(_ key: String, now: Date, until: Date) async throws -> Bool {
+        claims.withLock { held in
+            if let current = held[key], current > now { return false }
+            held[key] = until
+            return true
+        }
+    }
+
+    public nonisolated(nonsending) func releaseFetch(_ key: String) async throws {
+        _ = claims.withLock { $0.removeValue(forKey: key) }
     }
 
     public nonisolated(nonsending) func purgeDocuments(now: Date) async throws -> Int {

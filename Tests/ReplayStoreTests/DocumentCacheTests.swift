@@ -128,4 +128,28 @@ final class MovingClock: VerificationClock, Sendable {
             #expect(entries.first?.fetchedAt == clock.now() && entries.first?.issuedAt != nil && entries.first?.expiresAt != nil)
         }
     }
+
+    /// Instances that miss the same list at the same moment fetch it once: the one that claims the
+    /// fetch in the store fetches, the others wait for its copy.
+    @Test(arguments: TestEnvironment.kinds.filter { $0 != .memory })
+    func concurrentMissesAcrossInstancesFetchOnce(kind: StoreKind) async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        let uri = server.url("/lists/3")
+        server.set("/lists/3", .init(body: try Self.list(uri: uri, issuedAt: t0), delay: 0.5))
+        let clock = MovingClock(t0)
+        try await Self.stores(kind) { stores in
+            let caches = stores.map { SharedRevocationListCache(store: $0, transport: URLSessionRevocationTransport(timeout: 5), clock: clock) }
+            let lists = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for index in 0..<10 {
+                    group.addTask { try await caches[index % 2].list(for: uri, at: t0).bytes }
+                }
+                var all: [[UInt8]] = []
+                for try await bytes in group { all.append(bytes) }
+                return all
+            }
+            #expect(lists.count == 10 && Set(lists).count == 1)
+            #expect(server.requestedPaths.count == 1, "\(server.requestedPaths)")
+        }
+    }
 }

@@ -13,11 +13,14 @@ public final class LocalHTTPServer: @unchecked Sendable {
         public var status: Int
         public var body: [UInt8]
         public var headers: [(String, String)]
+        /// Seconds to wait before answering (a slow server); connections are served concurrently.
+        public var delay: TimeInterval
 
-        public init(status: Int = 200, body: [UInt8] = [], headers: [(String, String)] = []) {
+        public init(status: Int = 200, body: [UInt8] = [], headers: [(String, String)] = [], delay: TimeInterval = 0) {
             self.status = status
             self.body = body
             self.headers = headers
+            self.delay = delay
         }
     }
 
@@ -114,8 +117,11 @@ public final class LocalHTTPServer: @unchecked Sendable {
                 if lock.withLock({ running }) { continue }
                 return
             }
-            handle(client)
-            close(client)
+            // Each connection on its own thread, so a slow answer does not hold the others.
+            Thread.detachNewThread { [self] in
+                handle(client)
+                close(client)
+            }
         }
     }
 
@@ -135,6 +141,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
             requests.append(path)
             return routes[path] ?? Response(status: 404, body: Array("not found".utf8))
         }
+        if response.delay > 0 { Thread.sleep(forTimeInterval: response.delay) }
         var head = "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Status")\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
         if !response.headers.contains(where: { $0.0.lowercased() == "content-type" }) { head += "Content-Type: application/cwt\r\n" }
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
