@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// Every check id and reason code the sources declare or return is documented in docs/checks.md or
+/// docs/applepay.md, so a reader of a report can always look its id and reason up.
+@Suite struct DocumentedChecksTests {
+    static let root: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }()
+
+    static func sources() throws -> [(path: String, text: String)] {
+        let base = root.appendingPathComponent("Sources")
+        guard let walker = FileManager.default.enumerator(atPath: base.path) else { return [] }
+        var files: [(String, String)] = []
+        for case let path as String in walker where path.hasSuffix(".swift") {
+            // Test fixtures and benchmarks make no verdicts.
+            if path.hasPrefix("WalletVerifierTestSupport/") || path.hasPrefix("wallet-verifier-bench/") { continue }
+            files.append((path, try String(contentsOf: base.appendingPathComponent(path), encoding: .utf8)))
+        }
+        return files
+    }
+
+    static func matches(_ pattern: String, in text: String) throws -> [String] {
+        let expression = try NSRegularExpression(pattern: pattern)
+        return expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
+            Range(match.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+
+    @Test func everyCheckIDAndReasonCodeIsDocumented() throws {
+        let docs = try ["docs/checks.md", "docs/applepay.md"].map { try String(contentsOf: Self.root.appendingPathComponent($0), encoding: .utf8) }.joined()
+        var ids: [String: String] = [:], reasons: [String: String] = [:]
+        for (path, text) in try Self.sources() {
+            for id in try Self.matches(#"CheckID\s*=\s*"([^"]+)""#, in: text) { ids[id] = path }
+            for pattern in [#"ReasonCode\s*=\s*"([^"]+)""#, #"\.(?:failed|error)\(\s*"([A-Za-z]+)""#, #"CheckOutcome\([^)]*reason:\s*"([A-Za-z]+)""#,
+                            #"RevocationFailure\(\s*"([A-Za-z]+)""#] {
+                for reason in try Self.matches(pattern, in: text) { reasons[reason] = path }
+            }
+        }
+        #expect(ids.count > 50 && reasons.count > 100, "the scan found \(ids.count) ids and \(reasons.count) reasons")
+        for (id, path) in ids.sorted(by: { $0.key < $1.key }) {
+            #expect(docs.contains("`\(id)`"), "check id \(id) (\(path)) is not in docs/checks.md or docs/applepay.md")
+        }
+        for (reason, path) in reasons.sorted(by: { $0.key < $1.key }) {
+            #expect(docs.contains("`\(reason)`"), "reason code \(reason) (\(path)) is not in docs/checks.md or docs/applepay.md")
+        }
+    }
+}
