@@ -98,12 +98,19 @@ public actor SharedRevocationListCache: RevocationListSource {
         let task = Task { [transport, maximumSize, maximumAge, store, clock] () async throws -> (copy: CachedDocument, fetched: Bool) in
             // Instances sharing the store fetch a list once: the one that claims it fetches, the
             // others wait for its copy in the store (and fetch themselves if none comes in time).
-            let claimed = (try? await store.claimFetch(uri, now: now, until: now.addingTimeInterval(Self.claimSeconds))) ?? true
-            if !claimed {
-                for _ in 0..<Int(Self.claimSeconds * 10) {
-                    try await Task.sleep(for: .milliseconds(100))
-                    if let stored = try? await store.cachedDocument(uri), clock.now() < stored.freshUntil { return (stored, false) }
-                }
+            // A claim released without a copy (the other instance's fetch failed) or expired (it
+            // died) passes to the next one that asks, which then fetches itself.
+            func claim() async -> Bool {
+                let at = clock.now()
+                return (try? await store.claimFetch(uri, now: at, until: at.addingTimeInterval(Self.claimSeconds))) ?? true
+            }
+            var claimed = await claim()
+            var waited = 0
+            while !claimed && waited < Int(Self.claimSeconds * 10) {
+                try await Task.sleep(for: .milliseconds(100))
+                waited += 1
+                if let stored = try? await store.cachedDocument(uri), clock.now() < stored.freshUntil { return (stored, false) }
+                claimed = await claim()
             }
             do {
                 let bytes = try await transport.fetch(url, maximumSize: maximumSize)

@@ -11,6 +11,9 @@ import VerificationCore
 public final class LiveServices: Sendable {
     private let state: Mutex<VerifierServices>
     private let reloads = Mutex<Int>(0)
+    /// Reloads run one after the other (SIGHUP, a VICAL refresh, retired keys expiring): each builds
+    /// on the configuration the previous one left.
+    private let tail = Mutex<Task<Void, Never>?>(nil)
 
     public init(_ services: VerifierServices) {
         state = Mutex(services)
@@ -40,6 +43,19 @@ public final class LiveServices: Sendable {
     /// store. Throws, and keeps the current configuration, when anything does not load; the error says
     /// which file and why.
     public func reload(settings: ServerSettings, logger: Logger) async throws {
+        let task: Task<Result<Void, any Error>, Never> = tail.withLock { tail in
+            let before = tail
+            let next = Task<Result<Void, any Error>, Never> {
+                _ = await before?.value
+                do { return .success(try await self.reloadNow(settings: settings, logger: logger)) } catch { return .failure(error) }
+            }
+            tail = Task { _ = await next.value }
+            return next
+        }
+        try await task.value.get()
+    }
+
+    private func reloadNow(settings: ServerSettings, logger: Logger) async throws {
         let previous = current
         guard let base = previous.base else {
             throw SettingsError("this configuration was not built by VerifierServices.make and cannot be reloaded")

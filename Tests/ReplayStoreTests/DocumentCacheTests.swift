@@ -152,4 +152,29 @@ final class MovingClock: VerificationClock, Sendable {
             #expect(server.requestedPaths.count == 1, "\(server.requestedPaths)")
         }
     }
+
+    /// When the instance that claimed a fetch fails, the others do not wait out the claim: they see
+    /// it released, try themselves, and answer at once.
+    @Test(arguments: TestEnvironment.kinds.filter { $0 != .memory })
+    func aFailedClaimedFetchDoesNotHoldTheOthers(kind: StoreKind) async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        let uri = server.url("/lists/4")
+        server.set("/lists/4", .init(status: 500, delay: 0.3))
+        let clock = MovingClock(t0)
+        try await Self.stores(kind) { stores in
+            let caches = stores.map { SharedRevocationListCache(store: $0, transport: URLSessionRevocationTransport(timeout: 5), clock: clock) }
+            let started = ContinuousClock.now
+            let failures = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<4 {
+                    group.addTask { (try? await caches[index % 2].list(for: uri, at: t0)) == nil }
+                }
+                var all: [Bool] = []
+                for await failed in group { all.append(failed) }
+                return all
+            }
+            #expect(failures == [true, true, true, true])
+            #expect(ContinuousClock.now - started < .seconds(5), "\(ContinuousClock.now - started)")
+        }
+    }
 }
