@@ -70,16 +70,24 @@ public struct VerifiedDocument: Sendable, CustomStringConvertible {
     }
 }
 
-/// The outcome of verifying a DeviceResponse: the report, and the documents with their elements.
-/// Use elements only when `report.verdict == .accepted`.
+/// The outcome of verifying a DeviceResponse: the report, and — only when the verdict is accepted —
+/// the documents with their elements (personal data). A rejected or indeterminate response's
+/// documents are in ``documentsRegardlessOfVerdict``, for diagnostics only.
 public struct MdocVerificationResult: Sendable {
     public let report: VerificationReport
-    public let documents: [VerifiedDocument]
+    private let decoded: [VerifiedDocument]
 
     public init(report: VerificationReport, documents: [VerifiedDocument]) {
         self.report = report
-        self.documents = documents
+        self.decoded = documents
     }
+
+    /// The documents of an accepted response; empty for any other verdict.
+    public var documents: [VerifiedDocument] { report.verdict == .accepted ? decoded : [] }
+
+    /// Every document that was decoded, whatever the verdict: for diagnostics (which docType was
+    /// sent) and for composing further checks, never for acting on its elements.
+    public var documentsRegardlessOfVerdict: [VerifiedDocument] { decoded }
 }
 
 /// Verifies ISO/IEC 18013-5 DeviceResponses (§9.1.2 issuer data authentication, §9.1.3 mdoc

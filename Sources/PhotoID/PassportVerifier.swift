@@ -78,9 +78,21 @@ public struct PassportPolicy: Sendable {
 /// The outcome of verifying a passport Digital ID response.
 public struct PassportVerificationResult: Sendable {
     public let report: VerificationReport
-    public let documents: [VerifiedDocument]
-    /// The typed elements of the first photo ID document. Use only when the verdict is accepted.
-    public let passport: PhotoIDDocument?
+    private let decoded: [VerifiedDocument]
+    private let typed: PhotoIDDocument?
+
+    init(report: VerificationReport, documents: [VerifiedDocument], passport: PhotoIDDocument?) {
+        self.report = report
+        self.decoded = documents
+        self.typed = passport
+    }
+
+    /// The documents of an accepted response; empty for any other verdict.
+    public var documents: [VerifiedDocument] { report.verdict == .accepted ? decoded : [] }
+    /// The typed elements of the first photo ID document of an accepted response; nil otherwise.
+    public var passport: PhotoIDDocument? { report.verdict == .accepted ? typed : nil }
+    /// Every document that was decoded, whatever the verdict: for diagnostics, never for acting on.
+    public var documentsRegardlessOfVerdict: [VerifiedDocument] { decoded }
 
     /// The response is not a usable passport Digital ID response (it did not decode, has no
     /// document, or holds another docType): let the person retry or fall back to another
@@ -121,7 +133,7 @@ public struct PassportVerifier: Sendable {
 
     /// Runs every check into an existing runner (flows that decrypt first).
     public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String) async -> PassportVerificationResult {
-        let documents = await mdocVerifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow).documents
+        let documents = await mdocVerifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow).documentsRegardlessOfVerdict
         PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: true, runner: &runner)
         await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         let passport = documents.first { $0.docType == PhotoIDDocument.docType }.map(PhotoIDDocument.init(document:))

@@ -12,12 +12,13 @@ public enum IdentityOutput {
 
     public static func json(_ result: MdocVerificationResult, extra: [(key: String, rawJSON: String)] = []) -> String {
         let accepted = result.report.verdict == .accepted
-        return ReportOutput.json(result.report, extra: [("documents", documentsJSON(result.documents, accepted: accepted))] + extra)
+        // docType and kind of every document whatever the verdict; elements only when accepted.
+        return ReportOutput.json(result.report, extra: [("documents", documentsJSON(result.documentsRegardlessOfVerdict, accepted: accepted))] + extra)
     }
 
     public static func json(_ result: IdentityVerificationResult) -> String {
         let accepted = result.report.verdict == .accepted
-        var extra: [(key: String, rawJSON: String)] = [("documents", documentsJSON(result.documents, accepted: accepted))]
+        var extra: [(key: String, rawJSON: String)] = [("documents", documentsJSON(result.documentsRegardlessOfVerdict, accepted: accepted))]
         if let claims = result.claims, accepted { extra.append(("claims", claims.json)) }
         return ReportOutput.json(result.report, extra: extra)
     }

@@ -356,7 +356,7 @@ struct APIRoutes: Sendable {
         let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKeys: services.webKeys, at: services.clock.now(),
                                                idempotency: context.idempotency)
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
-        return reportResponse(IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documents)), report: result.report)
+        return reportResponse(IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict)), report: result.report)
     }
 
     /// ISO/IEC 18013-5 terminal input as it comes (ProximityReader's raw data, an ISO reader): the
@@ -386,7 +386,7 @@ struct APIRoutes: Sendable {
         switch Result(catching: { () throws(MdocDecodingError) -> DeviceResponse in try DeviceResponse(cborBytes: responseBytes) }) {
         case .success(let response):
             let verifier = MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy)
-            documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documents
+            documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documentsRegardlessOfVerdict
             PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: false, runner: &runner)
             await RevocationChecker.run(services.revocation, documents: documents, runner: &runner)
         case .failure(let error):

@@ -79,7 +79,7 @@ struct WebPage: Sendable {
             }
             guard let data = Self.binary(form["envelope"] ?? "") else { return errorBox("The encrypted response is not base64 or hex.") }
             let result = await services.identity.verify(requestID: requestID, encryptedData: data, sessionBinding: nil, at: time)
-            return reportSection(result.report) + documentsSection(result.documents, accepted: result.report.verdict == .accepted)
+            return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "mdoc":
             guard let response = Self.binary(form["deviceResponse"] ?? "") else { return errorBox("The DeviceResponse is not base64 or hex.") }
             guard let transcriptBytes = Self.binary(form["sessionTranscript"] ?? ""), let transcript = try? SessionTranscript(bytes: transcriptBytes) else {
@@ -87,7 +87,7 @@ struct WebPage: Sendable {
             }
             let verifier = services.identity.verifier.mdocVerifier
             let result = await verifier.verify(deviceResponse: response, transcript: transcript, at: time)
-            return reportSection(result.report) + documentsSection(result.documents, accepted: result.report.verdict == .accepted)
+            return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "applepay":
             guard let verifier = services.applePay else { return errorBox("Apple Pay is not configured on this server.") }
             let token = Array((form["token"] ?? "").utf8)

@@ -7,13 +7,28 @@ import PhotoID
 import VerificationCore
 import WalletCBOR
 
-/// The result of an in-app identity verification: the report, the documents, and (when a request
-/// descriptor was given) the verified claims. Claims and elements are personal data; use them only
-/// when `report.verdict == .accepted`.
+/// The result of an in-app identity verification: the report and — only when the verdict is
+/// accepted — the documents and (when a request descriptor was given) the verified claims, which are
+/// personal data. ``documentsRegardlessOfVerdict`` serves diagnostics of other verdicts.
 public struct IdentityVerificationResult: Sendable {
     public let report: VerificationReport
-    public let documents: [VerifiedDocument]
-    public let claims: IdentityClaims?
+    private let decoded: [VerifiedDocument]
+    private let allClaims: IdentityClaims?
+
+    init(report: VerificationReport, documents: [VerifiedDocument], claims: IdentityClaims?) {
+        self.report = report
+        self.decoded = documents
+        self.allClaims = claims
+    }
+
+    /// The documents of an accepted response; empty for any other verdict.
+    public var documents: [VerifiedDocument] { report.verdict == .accepted ? decoded : [] }
+    /// The claims of an accepted response; nil for any other verdict.
+    public var claims: IdentityClaims? { report.verdict == .accepted ? allClaims : nil }
+    /// Every document that was decoded, whatever the verdict: for diagnostics, never for acting on.
+    public var documentsRegardlessOfVerdict: [VerifiedDocument] { decoded }
+    /// The claims computed whatever the verdict: for diagnostics, never for acting on.
+    public var claimsRegardlessOfVerdict: IdentityClaims? { allClaims }
 }
 
 /// Verify with Wallet in-app (Apple's "Verifying Wallet identity requests"): opens the APPLE-HPKE-v1
@@ -151,7 +166,7 @@ public struct AppleIdentityVerifier: Sendable {
                 || mdocPolicy.requireFullCertificateProfile != policy.mdoc.requireFullCertificateProfile
             let verifier = changed ? MdocVerifier(sharing: mdocVerifier, policy: mdocPolicy) : mdocVerifier
             // PassKit only uses ECDSA: a deviceMac is a failure here, not a missing reader key.
-            documents = await verifier.verify(response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity", deviceMacAllowed: false).documents
+            documents = await verifier.verify(response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity", deviceMacAllowed: false).documentsRegardlessOfVerdict
             PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: request?.document == .photoID, runner: &runner)
             await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         } else {

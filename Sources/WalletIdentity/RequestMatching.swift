@@ -93,7 +93,7 @@ enum RequestMatching {
         case nil:
             return .failed("ageNotAnswered", "age(atLeast: \(minimum)) was requested but the response carries no age_over_NN, age_in_years or birth_date that decides it.")
         case false?:
-            return .failed(.ageBelowMinimum, "The response answers age(atLeast: \(minimum)) with \"no\" (from \(answer.source)): the holder is younger than \(minimum). Do not admit the holder; the claims carry the answer.",
+            return .failed(.ageBelowMinimum, "The response answers age(atLeast: \(minimum)) with \"no\" (from \(answer.source)): the holder is younger than \(minimum). Do not admit the holder.",
                            details: ["source": answer.source])
         case true?:
             return .passed("age(atLeast: \(minimum)) is answered \"yes\" by \(answer.source).", details: ["source": answer.source])

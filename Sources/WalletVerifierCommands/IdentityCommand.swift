@@ -105,7 +105,7 @@ extension CommandSupport {
 
     static func print(identity result: IdentityVerificationResult, format: OutputFormat) {
         let accepted = result.report.verdict == .accepted
-        let mdoc = MdocVerificationResult(report: result.report, documents: result.documents)
+        let mdoc = MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict)
         var extra: [(key: String, rawJSON: String)] = []
         if let claims = result.claims, accepted { extra.append(("claims", claims.json)) }
         print(result: mdoc, format: format, extra: extra)

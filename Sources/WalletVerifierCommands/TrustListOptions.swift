@@ -91,7 +91,7 @@ extension CommandSupport {
             return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: [])
         }
         let verifier = MdocVerifier(trustStore: store, policy: policy)
-        let documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documents
+        let documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documentsRegardlessOfVerdict
         await finishTrustLists(documents: documents, documentCount: response.documentResults.count, runner: &runner, prepared: prepared)
         return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: documents)
     }

@@ -198,7 +198,7 @@ struct WebCommand: AsyncParsableCommand {
             } else {
                 throw CLIInputError("give --session SESSION_FILE, or --encryption-info B64URL --origin URL --recipient-key FILE")
             }
-            CommandSupport.print(result: MdocVerificationResult(report: result.report, documents: result.documents), format: format)
+            CommandSupport.print(result: MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict), format: format)
             throw CommandExit(code: result.report.verdict.exitCode)
         }
     }

@@ -22,11 +22,21 @@ extension CheckID {
     public static let webRequestElements: CheckID = "web.request.elements"
 }
 
-/// The result of verifying a Digital Credentials API response. Use elements only when
-/// `report.verdict == .accepted`.
+/// The result of verifying a Digital Credentials API response: the report and — only when the
+/// verdict is accepted — the documents (personal data).
 public struct WebVerificationResult: Sendable {
     public let report: VerificationReport
-    public let documents: [VerifiedDocument]
+    private let decoded: [VerifiedDocument]
+
+    init(report: VerificationReport, documents: [VerifiedDocument]) {
+        self.report = report
+        self.decoded = documents
+    }
+
+    /// The documents of an accepted response; empty for any other verdict.
+    public var documents: [VerifiedDocument] { report.verdict == .accepted ? decoded : [] }
+    /// Every document that was decoded, whatever the verdict: for diagnostics, never for acting on.
+    public var documentsRegardlessOfVerdict: [VerifiedDocument] { decoded }
 }
 
 /// Verify with Wallet on the Web: ISO/IEC 18013-7 Annex C (`org-iso-mdoc` over the W3C Digital
@@ -137,7 +147,7 @@ public struct WebIdentityVerifier: Sendable {
                 verifier = MdocVerifier(sharing: mdocVerifier, policy: narrowed)
             }
             // The DC API gives the reader no key agreement with the device: a deviceMac is a failure.
-            documents = await verifier.verify(deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity", deviceMacAllowed: false).documents
+            documents = await verifier.verify(deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity", deviceMacAllowed: false).documentsRegardlessOfVerdict
             let requirePhotoID = request?.docType == PhotoIDDocument.docType
             PhotoIDChecks.run(documents: documents, documentCount: deviceResponse.documentResults.count, requirePhotoID: requirePhotoID, runner: &runner)
         } else {

@@ -268,12 +268,14 @@ import WalletVerifierTestSupport
             let created = try await sessions.create(descriptor: request, now: time)
             var fixture = MdocFixture(); fixture.elements = elements
             let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
-            // A "no" is not an acceptance: the check fails (ageBelowMinimum); the claims still show it.
+            // A "no" is not an acceptance: the check fails (ageBelowMinimum); the claims (diagnostics
+            // accessor: a rejected result's claims are not in `claims`) still show it.
             #expect(result.report.verdict == (expected ? .accepted : .rejected), "\(source): \(result.report.failures.map(\.message))")
             #expect(result.report.check(.identityRequestAge)?.status == (expected ? .passed : .failed))
             #expect(result.report.check(.identityRequestAge)?.reason == (expected ? "ok" : .ageBelowMinimum))
-            #expect(result.claims?.ageAtLeast?.source == source)
-            #expect(result.claims?.ageAtLeast?.value == expected)
+            #expect(result.claimsRegardlessOfVerdict?.ageAtLeast?.source == source)
+            #expect(result.claimsRegardlessOfVerdict?.ageAtLeast?.value == expected)
+            #expect((result.claims == nil) == !expected)
         }
     }
 
@@ -309,13 +311,31 @@ import WalletVerifierTestSupport
                     fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "birth_date", .tagged(1004, .text(date)))]
                 }
                 let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
-                #expect(result.claims?.ageAtLeast?.value == expected, "\(document) birthday offset \(offset)")
-                #expect(result.claims?.ageAtLeast?.source == "birth_date")
-                #expect(result.claims?.dateOfBirth?.description == date, "\(document)")
-                #expect(result.claims?.json.contains(#""dateOfBirth":{"value":"\#(date)""#) == true, "\(document)")
+                let claims = result.claimsRegardlessOfVerdict
+                #expect(claims?.ageAtLeast?.value == expected, "\(document) birthday offset \(offset)")
+                #expect(claims?.ageAtLeast?.source == "birth_date")
+                #expect(claims?.dateOfBirth?.description == date, "\(document)")
+                #expect(claims?.json.contains(#""dateOfBirth":{"value":"\#(date)""#) == true, "\(document)")
                 #expect(result.report.verdict == (expected ? .accepted : .rejected), "\(document) birthday offset \(offset): \(result.report.failures.map(\.message))")
             }
         }
+    }
+
+    /// Personal data only for an accepted verdict, in the library too: a rejected response's
+    /// documents and claims are not in `documents`/`claims`, only in the diagnostics accessors.
+    @Test func aRejectedResultHoldsNoElements() async throws {
+        let (sessions, recipient, pki) = try setup()
+        let created = try await sessions.create(descriptor: Self.descriptor, now: time)
+        var tampered = MdocFixture(); tampered.tamperedElement = "family_name"
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: tampered), at: time)
+        #expect(result.report.verdict == .rejected)
+        #expect(result.documents.isEmpty && result.claims == nil)
+        #expect(result.documentsRegardlessOfVerdict.first?.docType == MdocFixture.mDL)
+        #expect(result.claimsRegardlessOfVerdict != nil)
+        let good = try await sessions.create(descriptor: Self.descriptor, now: time)
+        let accepted = await sessions.verify(requestID: good.requestID, encryptedData: try response(for: good, recipient: recipient, pki: pki, fixture: MdocFixture()), at: time)
+        #expect(accepted.report.verdict == .accepted)
+        #expect(accepted.documents.count == 1 && accepted.claims != nil)
     }
 
     @Test func simulatorStyleResponseIsNeverAcceptedInProduction() async throws {

@@ -1,5 +1,3 @@
-import VerificationCore
-
 extension CheckRunner {
     /// A runner that continues a finished report: its checks and warnings are recorded first, so
     /// checks added afterwards can name them as prerequisites (revocation after an in-app or web
