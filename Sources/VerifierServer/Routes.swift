@@ -380,21 +380,11 @@ struct APIRoutes: Sendable {
         var policy = MdocVerificationPolicy.iso18013Strict
         policy.clockSkew = .seconds(services.settings.clockSkew)
         let time = services.clock.now()
-        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
         let start = ContinuousClock.now
-        var documents: [VerifiedDocument] = []
-        switch Result(catching: { () throws(MdocDecodingError) -> DeviceResponse in try DeviceResponse(cborBytes: responseBytes) }) {
-        case .success(let response):
-            let verifier = MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy)
-            documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documentsRegardlessOfVerdict
-            PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: false, runner: &runner)
-            await RevocationChecker.run(services.revocation, documents: documents, runner: &runner)
-        case .failure(let error):
-            runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
-        }
-        let report = runner.report(flow: "mdoc")
-        services.metrics.record(flow: "mdoc", report: report, duration: ContinuousClock.now - start)
-        return reportResponse(IdentityOutput.json(MdocVerificationResult(report: report, documents: documents)), report: report)
+        let verifier = MdocFlowVerifier(mdocVerifier: MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy), revocation: services.revocation)
+        let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, at: time)
+        services.metrics.record(flow: "mdoc", report: result.report, duration: ContinuousClock.now - start)
+        return reportResponse(IdentityOutput.json(result), report: result.report)
     }
 
     func reportResponse(_ json: String, report: VerificationReport) -> Response {

@@ -80,20 +80,8 @@ extension CommandSupport {
     /// the photo ID checks for photo ID documents, and revocation.
     static func verifyMdoc(response bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?,
                            store: IACATrustStore, policy: MdocVerificationPolicy, at time: Date, prepared: TrustListOptions.Prepared) async -> MdocVerificationResult {
-        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
-        for result in prepared.vicalChecks { runner.record(result) }
-        for warning in prepared.vicalWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
-        let response: DeviceResponse
-        do {
-            response = try DeviceResponse(cborBytes: bytes)
-        } catch {
-            runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
-            return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: [])
-        }
-        let verifier = MdocVerifier(trustStore: store, policy: policy)
-        let documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documentsRegardlessOfVerdict
-        await finishTrustLists(documents: documents, documentCount: response.documentResults.count, runner: &runner, prepared: prepared)
-        return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: documents)
+        await MdocFlowVerifier(mdocVerifier: MdocVerifier(trustStore: store, policy: policy), revocation: prepared.revocation)
+            .verify(deviceResponse: bytes, transcript: transcript, readerKey: readerKey, at: time, prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
     }
 
     /// An in-app identity result with the VICAL checks put first (the verifier itself ran the
@@ -103,13 +91,5 @@ extension CommandSupport {
         let runner = CheckRunner.resuming(result.report, policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew),
                                           prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
         return result.replacingReport(runner.report(flow: result.report.flow))
-    }
-
-    static func finishTrustLists(documents: [VerifiedDocument], documentCount: Int, runner: inout CheckRunner, prepared: TrustListOptions.Prepared,
-                                 photoIDChecks: Bool = true) async {
-        if photoIDChecks {
-            PhotoIDChecks.run(documents: documents, documentCount: documentCount, requirePhotoID: false, runner: &runner)
-        }
-        await RevocationChecker.run(prepared.revocation, documents: documents, runner: &runner)
     }
 }

@@ -1,0 +1,44 @@
+import Crypto
+import Foundation
+import Mdoc
+import MdocRevocation
+import MdocVerifier
+import VerificationCore
+
+/// ISO/IEC 18013-5 input as it comes (`mdoc verify`, `POST /v1/mdoc/verify`: a ProximityReader raw
+/// response, an ISO reader): the mdoc checks, the passport rules for a photo ID document (whatever the
+/// given policy), the photo ID element checks, and the revocation checks. The CLI and the service
+/// both call this, so they give the same report.
+public struct MdocFlowVerifier: Sendable {
+    public let mdocVerifier: MdocVerifier
+    /// Nil leaves revocation unchecked (a warning says so when an MSO names a list).
+    public let revocation: RevocationChecker?
+
+    public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker?) {
+        self.mdocVerifier = mdocVerifier
+        self.revocation = revocation
+    }
+
+    /// `prefix` results and warnings (a VICAL's checks) go first in the report.
+    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, at time: Date,
+                       prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []) async -> MdocVerificationResult {
+        let policy = mdocVerifier.policy
+        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
+        for result in prefix { runner.record(result) }
+        for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
+        let response: DeviceResponse
+        do {
+            response = try DeviceResponse(cborBytes: bytes)
+        } catch {
+            runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
+            return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: [])
+        }
+        let narrowed = PhotoIDChecks.policy(policy, for: response)
+        let changed = narrowed.requireCountryName != policy.requireCountryName || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile
+        let verifier = changed ? MdocVerifier(sharing: mdocVerifier, policy: narrowed) : mdocVerifier
+        let documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documentsRegardlessOfVerdict
+        PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: false, runner: &runner)
+        await RevocationChecker.run(revocation, documents: documents, runner: &runner)
+        return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: documents)
+    }
+}
