@@ -345,7 +345,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletVerifierCommandsTests",
-            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "VerificationCore", "VerifierPresentation", "Mdoc", "WebIdentity",
+            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore", "VerifierPresentation", "Mdoc", "WebIdentity",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
