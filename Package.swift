@@ -4,6 +4,7 @@ import PackageDescription
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -325,7 +326,8 @@ let package = Package(
             dependencies: ["VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE", "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
-                           .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates")],
+                           .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

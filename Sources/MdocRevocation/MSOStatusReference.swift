@@ -1,4 +1,5 @@
 import WalletCBOR
+import VerificationCore
 
 /// Where an MSO says its revocation status is published (ISO/IEC 18013-5 second edition, the MSO
 /// `status` entry):

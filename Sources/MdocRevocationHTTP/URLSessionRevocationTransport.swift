@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import MdocRevocation
+import VerificationCore
 
 /// Fetches revocation lists with URLSession: one GET, no cookies, no URL cache (the
 /// ``RevocationListCache`` decides freshness), redirects not followed, a time-out, and the body

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import WalletCOSE
 import X509
+import SwiftASN1
 
 /// Per-verifier caches, so that one document signer (which signs many documents) costs one
 /// certificate parse and one chain validation:

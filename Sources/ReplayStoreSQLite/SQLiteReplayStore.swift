@@ -5,6 +5,7 @@ import Foundation
 #endif
 import ReplayStoreKeys
 import VerificationCore
+import Synchronization
 
 /// The embedded replay store: one SQLite file (WAL mode) under the service's data directory.
 ///

@@ -4,6 +4,9 @@ import ServiceLifecycle
 import Synchronization
 import UnixSignals
 import VerificationCore
+import ApplePayVerifier
+import MdocVerifier
+import WalletIdentity
 
 /// The configuration the service answers with, replaceable while it runs (`SIGHUP`). Every request
 /// takes the configuration current when it starts and finishes with it; a reload builds the whole new

@@ -6,6 +6,8 @@ import SwiftASN1
 import VerificationCore
 import WebIdentity
 import X509
+import ApplePayVerifier
+import WalletIdentity
 
 /// `GET /v1/trust`: what the service trusts right now, for operators. Certificates, fingerprints,
 /// key hashes and dates only: never a private key, never a list's content.

@@ -11,6 +11,7 @@ import ServiceLifecycle
 import VerificationCore
 import WalletIdentity
 import WebIdentity
+import X509
 
 /// What the service verifies with, built once at start-up from ``ServerSettings``: the store, the
 /// identity request sessions, the Apple Pay verifier, the metrics and the clock.

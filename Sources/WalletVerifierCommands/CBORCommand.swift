@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCBOR
 import X509
+import SwiftASN1
 
 struct CBORCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

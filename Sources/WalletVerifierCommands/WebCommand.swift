@@ -5,6 +5,7 @@ import MdocVerifier
 import VerificationCore
 import WalletCBOR
 import WebIdentity
+import X509
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

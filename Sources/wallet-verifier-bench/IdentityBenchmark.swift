@@ -5,6 +5,8 @@ import MdocVerifier
 import WalletCBOR
 import WalletIdentity
 import WalletVerifierTestSupport
+import VerificationCore
+import WalletCOSE
 
 /// A whole in-app verification (HPKE open + full mdoc verification) against HPKE open + two ECDSA
 /// verifications alone.

@@ -5,6 +5,7 @@ import MdocVerifier
 import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
+import VerificationCore
 
 /// One mDL response (issuer signature + chain + ~15 digests + device signature) against the cost of
 /// its two ECDSA P-256 verifications alone. One core: everything runs sequentially on one task.

@@ -6,6 +6,7 @@ import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
 import X509
+import SwiftASN1
 
 /// Costs of the stages of one mdoc verification, to see where time goes (`wallet-verifier-bench mdoc-stages`).
 enum MdocStages {

@@ -1,4 +1,5 @@
 import Foundation
+import CDispatch
 
 /// Runs `body` repeatedly for about `seconds` on the current task and returns operations per second.
 func measure(_ label: String, seconds: Double, _ body: () async throws -> Void) async rethrows -> Double {

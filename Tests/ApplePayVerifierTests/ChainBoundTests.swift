@@ -4,6 +4,7 @@ import ApplePayVerifier
 import VerifierPresentation
 import VerificationCore
 import WalletVerifierTestSupport
+import WalletJSON
 
 /// Attacker-supplied certificates in the CMS never feed path building: at most 4 are read, and only
 /// the leaf and the intermediate that issued it are used.

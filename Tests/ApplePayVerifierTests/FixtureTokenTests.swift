@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import VerificationCore
 import WalletVerifierTestSupport
+import SwiftASN1
 
 /// EC_v1 and RSA_v1 tokens from the fixture PKI: the good paths, then one test per failure.
 @Suite struct FixtureTokenTests {

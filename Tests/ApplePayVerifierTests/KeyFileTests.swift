@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import VerificationCore
 import WalletVerifierTestSupport
+import Crypto
 
 /// Merchant key files in the forms people have them, and the errors for the forms we cannot use.
 @Suite struct KeyFileTests {

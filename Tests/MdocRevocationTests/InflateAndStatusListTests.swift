@@ -5,6 +5,8 @@ import Testing
 import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
+import MdocVerifier
+import VerificationCore
 
 private let ietf = "mdoc/ietf-token-status-list/"
 

@@ -4,6 +4,7 @@ import Testing
 @testable import Mdoc
 import WalletCBOR
 import WalletVerifierTestSupport
+import WalletCOSE
 
 /// `DeviceResponse(cborBytes:)` reads the usual response in place; it must give exactly what the
 /// generic decoder followed by `DeviceResponse(cbor:)` gives: the same model, or the same error.

@@ -3,6 +3,7 @@ import Testing
 import Mdoc
 import WalletCBOR
 import WalletVerifierTestSupport
+import WalletCOSE
 
 /// `IssuerSignedItem(embeddedCBOR:limits:)` reads the map in place; it must give exactly what the
 /// generic decoder followed by `init(cbor:)` gives: the same item, or the same error.

@@ -9,6 +9,7 @@ import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
 import X509
+import SwiftASN1
 
 /// One test per check, with responses built by the fixture builder (own IACA, DS, device key).
 @Suite struct MdocNegativePathTests {

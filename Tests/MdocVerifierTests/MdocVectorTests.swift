@@ -8,6 +8,7 @@ import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
 import X509
+import SwiftASN1
 
 func date(_ text: String) -> Date { RFC3339Time.parse(text)! }
 

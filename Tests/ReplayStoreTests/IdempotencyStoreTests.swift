@@ -5,6 +5,7 @@ import ReplayStoreSQLite
 import SQLiteNIO
 import Testing
 import VerificationCore
+import ReplayStorePostgres
 
 /// Idempotency keys, asserted on every store (in-memory, SQLite, PostgreSQL): the same submission
 /// retried with its key finds what it consumed; another key, no key, another body or a closed window

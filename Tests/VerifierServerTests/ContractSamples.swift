@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOFoundationEssentialsCompat
 
 /// Accepted answers of the service, kept for the contract test: when `WALLET_VERIFIER_CONTRACT_SAMPLES`
 /// names a directory (scripts/test sets it), each is written there as `SCHEMA.NAME.json`, and

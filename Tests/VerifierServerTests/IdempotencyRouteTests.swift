@@ -12,6 +12,7 @@ import Testing
 import VerificationCore
 @testable import VerifierServer
 import WalletVerifierTestSupport
+import NIOFoundationEssentialsCompat
 
 /// Idempotency-Key through the router (in process, in-memory store): retries answered, replays
 /// still rejected, conflicts refused.

@@ -10,6 +10,7 @@ import VerificationCore
 import WalletCBOR
 import WalletVerifierCommands
 import WalletVerifierTestSupport
+import NIOFoundationEssentialsCompat
 
 /// ISO/IEC 18013-5 terminal input through the service (POST /v1/mdoc/verify) and the CLI
 /// (`mdoc verify`), as ProximityReader or a reader hands it over: the same report from both.

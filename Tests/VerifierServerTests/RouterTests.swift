@@ -8,6 +8,7 @@ import VerificationCore
 import WalletIdentity
 @testable import VerifierServer
 import WalletVerifierTestSupport
+import NIOFoundationEssentialsCompat
 
 /// In-process tests of the API (Hummingbird's router test framework), on the in-memory store.
 @Suite struct RouterTests {

@@ -10,6 +10,7 @@ import WalletCBOR
 import WalletVerifierCommands
 import WalletVerifierTestSupport
 import X509
+import NIOFoundationEssentialsCompat
 
 /// The CLI and the service give the same report for the same input, in the in-app and the web flow:
 /// the same checks (id, scope, status, reason), the same warnings and the same verdict. The service

@@ -7,6 +7,9 @@ import Testing
 import VerificationCore
 import VerifierServer
 import WalletVerifierTestSupport
+import MdocVerifier
+import WalletIdentity
+import X509
 
 /// `serve --vical FILE|URL --vical-trust FILE`: roots from a verified VICAL are trusted for their
 /// docTypes; a URL is refreshed; an update that fails to verify keeps the previous roots.

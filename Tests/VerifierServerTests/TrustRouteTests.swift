@@ -8,6 +8,8 @@ import VerificationCore
 import VerifierServer
 import WalletCBOR
 import WalletVerifierTestSupport
+import MdocRevocation
+import X509
 
 /// `GET /v1/trust`: the operator's view of what the service trusts, without a private key.
 @Suite struct TrustRouteTests {

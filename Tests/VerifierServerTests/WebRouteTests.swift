@@ -12,6 +12,7 @@ import WalletCBOR
 import WalletCOSE
 import WebIdentity
 import WalletVerifierTestSupport
+import NIOFoundationEssentialsCompat
 
 /// The web flow (ISO/IEC 18013-7 Annex C) through the service: create a request, answer it as a
 /// wallet would (HPKE to the service's key, transcript from the request), verify once.

@@ -1,6 +1,7 @@
 import Testing
 import WalletCBOR
 import WalletVerifierTestSupport
+import Foundation
 
 /// Every example of RFC 8949 Appendix A (also published as cbor/test-vectors appendix_a.json, which
 /// still carries RFC 7049's `f818` simple(24): RFC 8949 §3.3 made that encoding not well-formed, and

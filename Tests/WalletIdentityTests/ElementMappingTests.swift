@@ -3,6 +3,7 @@ import Testing
 import WalletCBOR
 @testable import WalletIdentity
 import WalletVerifierTestSupport
+import VerificationCore
 
 /// PassKit's elements, their mdoc identifiers per document profile, and whole verifications of
 /// driver's licence, photo ID and Japanese national ID responses that use them.

@@ -5,6 +5,8 @@ import VerificationCore
 import WalletCBOR
 @testable import WalletIdentity
 import WalletVerifierTestSupport
+import Mdoc
+import MdocVerifier
 
 /// The envelope fixture builds what Wallet builds: Apple's sample plaintext, sealed by the fixture to
 /// the sample's merchant key with the sample's nonce, merchant and team, has the sample envelope's

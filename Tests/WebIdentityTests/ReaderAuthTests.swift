@@ -8,6 +8,7 @@ import WalletCOSE
 import WebIdentity
 import WalletVerifierTestSupport
 import X509
+import SwiftASN1
 
 private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
 

@@ -11,6 +11,7 @@ import WalletCOSE
 @testable import WebIdentity
 import WalletVerifierTestSupport
 import X509
+import SwiftASN1
 
 private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 

@@ -1,5 +1,6 @@
 import VerificationCore
 import X509
+import SwiftASN1
 
 /// `applepay.signature.cms`: `signature` is a detached CMS SignedData with exactly one signer whose
 /// certificate is in it.

@@ -2,6 +2,7 @@ import Crypto
 import SwiftASN1
 import VerificationCore
 import X509
+import FoundationEssentials
 
 /// `mdoc.issuer.certificateProfile` (ISO 18013-5 Annex B, Table B.3 and B.1): the document signer
 /// has key usage digitalSignature and extended key usage 1.0.18013.5.1.2, is not a CA, and is

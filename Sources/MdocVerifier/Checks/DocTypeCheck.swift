@@ -1,4 +1,5 @@
 import VerificationCore
+import Mdoc
 
 /// `mdoc.docType`: the MSO's docType equals the document's, and the policy accepts it.
 struct DocTypeCheck: VerificationCheck {

@@ -2,6 +2,7 @@ import Foundation
 import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
 import VerificationCore
+import Mdoc
 
 /// `mdoc.issuer.chain` (ISO 18013-5 §9.1.2.4, §9.3.3): the document signer is issued by a trusted
 /// IACA root for this docType (or is itself trusted), every x5chain certificate valid at the

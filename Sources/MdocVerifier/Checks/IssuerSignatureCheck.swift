@@ -2,6 +2,7 @@ import Crypto
 import VerificationCore
 import WalletCOSE
 import X509
+import Mdoc
 
 /// `mdoc.issuer.signature` (ISO 18013-5 §9.1.2.4): the issuerAuth COSE_Sign1 verifies with the
 /// document signer's key from x5chain, over the MSO bytes as received.

@@ -1,5 +1,6 @@
 import Mdoc
 import VerificationCore
+import WalletCBOR
 
 /// `mdoc.issuingCountry.element`: a disclosed `issuing_country` element (ISO 18013-5 mDL and ISO
 /// 23220 photo ID alike) equals the IACA's countryName. Apple's "Verifying Wallet identity requests"

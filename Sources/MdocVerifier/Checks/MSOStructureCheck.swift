@@ -1,6 +1,7 @@
 import Mdoc
 import VerificationCore
 import WalletCBOR
+import WalletCOSE
 
 /// `mdoc.mso.structure`: the issuerAuth payload is `#6.24(bstr .cbor MobileSecurityObject)` and the
 /// MSO decodes (version, digest algorithm, value digests, device key, docType, validity).

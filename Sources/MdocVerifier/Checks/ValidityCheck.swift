@@ -1,6 +1,7 @@
 import Foundation
 import VerificationCore
 import WalletCBOR
+import Mdoc
 
 /// `mdoc.validity` (ISO 18013-5 §9.1.2.4): signed ≤ validFrom ≤ time ≤ validUntil, at the caller's
 /// verification time, with the policy's clock-skew allowance on both ends of the window.

@@ -1,6 +1,8 @@
 import Crypto
 import Mdoc
 import VerificationCore
+import FoundationEssentials
+import WalletCBOR
 
 /// `mdoc.valueDigests` (ISO 18013-5 §9.1.2.5): for every received IssuerSignedItem, the digest over its
 /// tag-24 bytes as received equals `valueDigests[namespace][digestID]`. The MSO may hold more digests
