@@ -111,6 +111,11 @@ public actor SharedRevocationListCache: RevocationListSource {
                 waited += 1
                 if let stored = try? await store.cachedDocument(uri), clock.now() < stored.freshUntil { return (stored, false) }
                 claimed = await claim()
+                // Claimed just after the other instance stored its copy and let go: use that copy.
+                if claimed, let stored = try? await store.cachedDocument(uri), clock.now() < stored.freshUntil {
+                    try? await store.releaseFetch(uri)
+                    return (stored, false)
+                }
             }
             do {
                 let bytes = try await transport.fetch(url, maximumSize: maximumSize)
