@@ -87,13 +87,19 @@ public actor SharedRevocationListCache: RevocationListSource {
         RevocationListDocument(bytes: copy.bytes, origin: "\(how) (fetched \(RFC3339Time.format(copy.fetchedAt)))")
     }
 
-    private func fetch(_ uri: String, now: Date) async throws -> CachedDocument {
+    /// Fetches `uri` unless a copy fresh beyond `freshBeyond` (now, or the refresh horizon) is in
+    /// memory or appears in the store meanwhile.
+    private func fetch(_ uri: String, now: Date, freshBeyond: Date? = nil) async throws -> CachedDocument {
+        let freshBeyond = freshBeyond ?? now
         guard let url = RevocationListCache.fetchableURL(uri) else {
             observe(.fetchFailed("unsupportedURI"))
             throw RevocationFailure("unsupportedURI", "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
         }
         if let running = inFlight[uri] {
             return try await running.value.copy
+        }
+        if let copy = memory[uri], copy.freshUntil > max(clock.now(), freshBeyond) {
+            return copy
         }
         let task = Task { [transport, maximumSize, maximumAge, store, clock] () async throws -> (copy: CachedDocument, fetched: Bool) in
             // Instances sharing the store fetch a list once: the one that claims it fetches, the
@@ -106,16 +112,17 @@ public actor SharedRevocationListCache: RevocationListSource {
             }
             var claimed = await claim()
             var waited = 0
-            while !claimed && waited < Int(Self.claimSeconds * 10) {
-                try await Task.sleep(for: .milliseconds(100))
-                waited += 1
-                if let stored = try? await store.cachedDocument(uri), clock.now() < stored.freshUntil { return (stored, false) }
-                claimed = await claim()
-                // Claimed just after the other instance stored its copy and let go: use that copy.
-                if claimed, let stored = try? await store.cachedDocument(uri), clock.now() < stored.freshUntil {
-                    try? await store.releaseFetch(uri)
+            while true {
+                // Fetched meanwhile (by another instance, or by this one for a caller that read the
+                // store before the copy was there): use that copy.
+                if let stored = try? await store.cachedDocument(uri), stored.freshUntil > max(clock.now(), freshBeyond) {
+                    if claimed { try? await store.releaseFetch(uri) }
                     return (stored, false)
                 }
+                if claimed || waited >= Int(Self.claimSeconds * 10) { break }
+                try await Task.sleep(for: .milliseconds(100))
+                waited += 1
+                claimed = await claim()
             }
             do {
                 let bytes = try await transport.fetch(url, maximumSize: maximumSize)
@@ -172,7 +179,7 @@ public actor SharedRevocationListCache: RevocationListSource {
                 memory[copy.key] = current
                 continue
             }
-            if (try? await fetch(copy.key, now: now)) != nil { fetched += 1 }
+            if let copy = try? await fetch(copy.key, now: now, freshBeyond: horizon), copy.fetchedAt == now { fetched += 1 }
         }
         _ = try? await store.purgeDocuments(now: now)
         return fetched
