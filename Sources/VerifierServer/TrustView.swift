@@ -4,6 +4,7 @@ import MdocRevocation
 import MdocVerifier
 import SwiftASN1
 import VerificationCore
+import WalletCBOR
 import WebIdentity
 import X509
 import ApplePayVerifier
@@ -19,7 +20,7 @@ enum TrustView {
             let der: [UInt8] = (try? serializer.serialize(anchor.certificate)).map { serializer.serializedBytes } ?? []
             var entry: [String: Any] = [
                 "subject": "\(anchor.certificate.subject)",
-                "sha256": SHA256.hash(data: der).map { String(format: "%02x", $0) }.joined(),
+                "sha256": Hex.encode(Array(SHA256.hash(data: der))),
                 "notBefore": RFC3339Time.format(anchor.certificate.notValidBefore),
                 "notAfter": RFC3339Time.format(anchor.certificate.notValidAfter),
                 "source": anchor.source,
@@ -40,7 +41,7 @@ enum TrustView {
         }
         revocation["cachedLists"] = lists
         object["revocation"] = revocation
-        object["identityKeys"] = services.identity.verifier.keyRing.keys.map { ["label": $0.label, "pkRHash": $0.publicKeyHash.map { String(format: "%02x", $0) }.joined()] }
+        object["identityKeys"] = services.identity.verifier.keyRing.keys.map { ["label": $0.label, "pkRHash": Hex.encode($0.publicKeyHash)] }
         object["webKeys"] = services.webKeys.map { ["thumbprint": WebRecipientKey.thumbprint($0.publicKey)] }
         object["applePayKeys"] = (services.applePay?.keyRing.keys ?? []).map { ["publicKeyHash": $0.publicKeyHash] }
         if let signer = services.readerAuth {

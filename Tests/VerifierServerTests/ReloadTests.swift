@@ -99,23 +99,16 @@ import WalletVerifierTestSupport
         let instance = try ServiceInstance(arguments: ["--store", "memory"] + arguments)
         defer { instance.stop() }
         func anchors() async throws -> Int { (try await instance.getJSON("/v1/trust")["anchors"] as? [[String: Any]])?.count ?? -1 }
-        func waitFor(_ condition: () async throws -> Bool) async throws -> Bool {
-            for _ in 0..<200 {
-                if try await condition() { return true }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            return false
-        }
         #expect(try await anchors() == 1)
         try Data(try MdocPKI().iacaPEM.utf8).write(to: roots.appendingPathComponent("second.pem"))
         instance.signal(SIGHUP)
-        #expect(try await waitFor { try await anchors() == 2 }, "\(instance.log.suffix(2000))")
+        #expect(try await ServiceInstance.waitFor { try await anchors() == 2 }, "\(instance.log.suffix(2000))")
         #expect(instance.log.contains("reload: done; 2 IACA root(s)"))
         // A broken root: refused whole, the log names the file, the two roots stay.
         let broken = roots.appendingPathComponent("third.pem")
         try Data("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8).write(to: broken)
         instance.signal(SIGHUP)
-        #expect(try await waitFor { instance.log.contains("reload: the new configuration was not loaded") }, "\(instance.log.suffix(2000))")
+        #expect(try await ServiceInstance.waitFor { instance.log.contains("reload: the new configuration was not loaded") }, "\(instance.log.suffix(2000))")
         #expect(instance.log.contains("third.pem"))
         #expect(try await anchors() == 2)
         #expect(try await instance.get("/healthz") == 200)

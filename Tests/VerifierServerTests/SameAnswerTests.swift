@@ -296,16 +296,10 @@ import NIOFoundationEssentialsCompat
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         // The fixture's IACA allows no intermediate (path length 0): the list signer is issued by it directly.
-        let signerKey = P256.Signing.PrivateKey()
-        let signerCertificate = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(signerKey.publicKey),
-            notValidBefore: fixture.mdocPKI.iaca.notValidBefore, notValidAfter: fixture.mdocPKI.iaca.notValidAfter,
-            issuer: fixture.mdocPKI.iaca.subject, subject: try DistinguishedName { CountryName("US"); CommonName("Test Revocation List Signer") },
-            signatureAlgorithm: .ecdsaWithSHA256, extensions: try Certificate.Extensions { Critical(KeyUsage(digitalSignature: true)) },
-            issuerPrivateKey: .init(fixture.mdocPKI.iacaKey))
+        let signer = try ServiceRevocationProcessTests.ListSigner(fixture.mdocPKI)
         func list(revoking ids: [[UInt8]], uri: String) throws -> [UInt8] {
-            try RevocationListFixture(content: .identifiers(ids), uri: uri, issuedAt: ServiceFixture.time.addingTimeInterval(-3600),
-                                      expiresAt: ServiceFixture.time.addingTimeInterval(86_400)).signed(key: signerKey, x5chain: [RevocationSignerPKI.der(signerCertificate)])
+            try signer.sign(RevocationListFixture(content: .identifiers(ids), uri: uri, issuedAt: ServiceFixture.time.addingTimeInterval(-3600),
+                                                  expiresAt: ServiceFixture.time.addingTimeInterval(86_400)))
         }
         func listed(_ uri: String) throws -> MdocFixture {
             var mdoc = Self.licence()

@@ -104,6 +104,15 @@ final class ServiceInstance: @unchecked Sendable {
         return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 
+    /// Polls `condition` every 50 ms for up to 10 s (a reload, a log line): whether it became true.
+    static func waitFor(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<200 {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
     /// Sends a signal (SIGHUP: reload).
     func signal(_ number: Int32) {
         Foundation.kill(process.processIdentifier, number)

@@ -178,13 +178,6 @@ import X509
         if let index = arguments.firstIndex(of: fixture.iacaPath) { arguments[index] = roots.path }
         let instance = try ServiceInstance(arguments: ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + arguments)
         defer { instance.stop() }
-        func waitFor(_ condition: () async throws -> Bool) async throws -> Bool {
-            for _ in 0..<200 {
-                if try await condition() { return true }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            return false
-        }
         let licence = DeploymentTests.currentFixture()
         let before = try await Self.verify(licence, pki: fixture.mdocPKI, fixture: fixture, on: instance)
         #expect(before.body["verdict"] as? String == "rejected")
@@ -192,7 +185,7 @@ import X509
 
         try Data(fixture.mdocPKI.iacaPEM.utf8).write(to: roots.appendingPathComponent("issuer.pem"))
         instance.signal(SIGHUP)
-        #expect(try await waitFor { (try await instance.getJSON("/v1/trust")["anchors"] as? [[String: Any]])?.count == 2 })
+        #expect(try await ServiceInstance.waitFor { (try await instance.getJSON("/v1/trust")["anchors"] as? [[String: Any]])?.count == 2 })
         let after = try await Self.verify(licence, pki: fixture.mdocPKI, fixture: fixture, on: instance)
         #expect(after.body["verdict"] as? String == "accepted", "\(after.body)")
 
@@ -201,7 +194,7 @@ import X509
         let goodKey = try Data(contentsOf: keyFile)
         try Data("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n".utf8).write(to: keyFile)
         instance.signal(SIGHUP)
-        #expect(try await waitFor { instance.log.contains("reload: the new configuration was not loaded") })
+        #expect(try await ServiceInstance.waitFor { instance.log.contains("reload: the new configuration was not loaded") })
         #expect(instance.log.contains(fixture.identityKeyPath))
         let stillGood = try await Self.verify(licence, pki: fixture.mdocPKI, fixture: fixture, on: instance)
         #expect(stillGood.body["verdict"] as? String == "accepted")
@@ -224,6 +217,6 @@ import X509
             return all
         }
         #expect(answers.filter { $0 == "accepted" }.count == 24, "\(answers)")
-        #expect(try await waitFor { instance.log.components(separatedBy: "reload: done").count - 1 >= 2 })
+        #expect(try await ServiceInstance.waitFor { instance.log.components(separatedBy: "reload: done").count - 1 >= 2 })
     }
 }
