@@ -45,8 +45,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
-        // Layer 1: the CBOR codec. No dependencies at all.
-        .target(name: "WalletCBOR", swiftSettings: swiftSettings),
+        // Layer 0: text encodings every layer uses (hex, Base64, RFC 3339, PEM). No dependencies; its
+        // names are `package`, not part of the public API.
+        .target(name: "WalletEncoding", swiftSettings: swiftSettings),
+
+        // Layer 1: the CBOR codec. No third-party dependencies.
+        .target(name: "WalletCBOR", dependencies: ["WalletEncoding"], swiftSettings: swiftSettings),
 
         // Layer 1: strict JSON reading (byte ranges of values as received) and fast JSON writing. No dependencies.
         .target(name: "WalletJSON", swiftSettings: swiftSettings),
@@ -62,12 +66,12 @@ let package = Package(
         ),
 
         // Layer 3: the verification vocabulary (report, checks, policy, clock, replay store).
-        .target(name: "VerificationCore", dependencies: ["WalletCBOR", "WalletJSON"], swiftSettings: swiftSettings),
+        .target(name: "VerificationCore", dependencies: ["WalletEncoding", "WalletJSON"], swiftSettings: swiftSettings),
 
         // Layer 4: the ISO 18013-5 mdoc model (no policy) and its verifier.
         .target(
             name: "Mdoc",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "WalletCBOR",
                 "WalletCOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -76,7 +80,7 @@ let package = Package(
         ),
         .target(
             name: "MdocVerifier",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "Mdoc",
                 "WalletCBOR",
                 "WalletCOSE",
@@ -91,7 +95,7 @@ let package = Package(
         // Layer 5: Verify with Wallet (Apple in-app): HPKE envelope, transcript, request sessions.
         .target(
             name: "WalletIdentity",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "Mdoc",
                 "MdocVerifier",
                 // The MSO revocation checks, as in the web and mdoc flows.
@@ -111,7 +115,7 @@ let package = Package(
         // module so the others stay free of networking.
         .target(
             name: "MdocRevocation",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "Mdoc", "MdocVerifier", "WalletCBOR", "WalletCOSE", "VerificationCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -122,7 +126,7 @@ let package = Package(
         .target(name: "MdocRevocationHTTP", dependencies: ["MdocRevocation"], swiftSettings: swiftSettings),
         .target(
             name: "MdocTrustLists",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "MdocVerifier", "WalletCBOR", "WalletCOSE", "VerificationCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -137,7 +141,7 @@ let package = Package(
         ),
         .target(
             name: "WebIdentity",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "Mdoc", "MdocVerifier", "MdocRevocation", "PhotoID", "WalletCBOR", "WalletCOSE", "VerificationCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // Reader authentication: the reader's certificate chain and its Annex B profile.
@@ -150,7 +154,7 @@ let package = Package(
         // Layer 5: Apple Pay payment tokens.
         .target(
             name: "ApplePayVerifier",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "VerificationCore", "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -197,14 +201,14 @@ let package = Package(
         // and the HTTP service so that both answer with the same JSON.
         .target(
             name: "VerifierPresentation",
-            dependencies: ["VerificationCore", "WalletJSON", "MdocVerifier", "WalletIdentity", "ApplePayVerifier"],
+            dependencies: ["WalletEncoding", "VerificationCore", "WalletJSON", "MdocVerifier", "WalletIdentity", "ApplePayVerifier"],
             swiftSettings: swiftSettings
         ),
 
         // The HTTP service (Hummingbird): API, web page, metrics, stores.
         .target(
             name: "VerifierServer",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "WalletIdentity", "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -227,7 +231,7 @@ let package = Package(
         // Top: the command line. The commands live in a library so tests can run them in-process.
         .target(
             name: "WalletVerifierCommands",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "WalletCBOR",
                 "WalletJSON",
                 "WalletCOSE",
@@ -255,7 +259,7 @@ let package = Package(
         // Benchmarks: measure and print, never pass or fail on time (swift run -c release wallet-verifier-bench).
         .executableTarget(
             name: "wallet-verifier-bench",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "WalletCBOR", "WalletCOSE", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier", "VerificationCore",
                 "WalletVerifierTestSupport", "VerifierServer", "VerifierPresentation", "WalletJSON", "ReplayStoreSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -269,7 +273,7 @@ let package = Package(
         // Fixtures built in code (own PKI, own tokens, own mdocs) and access to the shared vectors.
         .target(
             name: "WalletVerifierTestSupport",
-            dependencies: [
+            dependencies: ["WalletEncoding", 
                 "WalletCBOR",
                 "WalletCOSE",
                 "VerificationCore",
@@ -300,17 +304,17 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletJSONTests",
-            dependencies: ["WalletJSON"],
+            dependencies: ["WalletEncoding", "WalletJSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "VerificationCoreTests",
-            dependencies: ["VerificationCore"],
+            dependencies: ["WalletEncoding", "VerificationCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MdocVerifierTests",
-            dependencies: ["MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore", "WalletVerifierTestSupport",
+            dependencies: ["WalletEncoding", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore", "WalletVerifierTestSupport",
                            .product(name: "X509", package: "swift-certificates"),
                            // RSA issuers for the Annex B algorithm rules.
                            .product(name: "CryptoExtras", package: "swift-crypto")],
@@ -318,12 +322,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletIdentityTests",
-            dependencies: ["WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "PhotoID", "WalletVerifierTestSupport"],
+            dependencies: ["WalletEncoding", "WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "PhotoID", "WalletVerifierTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "VerifierServerTests",
-            dependencies: ["VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE", "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
+            dependencies: ["WalletEncoding", "VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE", "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates"),
@@ -332,7 +336,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ApplePayVerifierTests",
-            dependencies: ["ApplePayVerifier", "VerificationCore", "VerifierPresentation", "WalletVerifierTestSupport"],
+            dependencies: ["WalletEncoding", "ApplePayVerifier", "VerificationCore", "VerifierPresentation", "WalletVerifierTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -347,13 +351,13 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletVerifierCommandsTests",
-            dependencies: ["WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore", "VerifierPresentation", "Mdoc", "WebIdentity",
+            dependencies: ["WalletEncoding", "WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore", "VerifierPresentation", "Mdoc", "WebIdentity",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MdocRevocationTests",
-            dependencies: ["MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE",
+            dependencies: ["WalletEncoding", "MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE",
                            "VerificationCore", "WalletVerifierTestSupport",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "X509", package: "swift-certificates")],
@@ -361,7 +365,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebIdentityTests",
-            dependencies: ["WebIdentity", "MdocRevocation", "PhotoID", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
+            dependencies: ["WalletEncoding", "WebIdentity", "MdocRevocation", "PhotoID", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
                            "WalletVerifierCommands", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "X509", package: "swift-certificates")],
             swiftSettings: swiftSettings

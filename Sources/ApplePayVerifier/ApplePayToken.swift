@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import VerificationCore
 import WalletJSON
+import WalletEncoding
 
 /// The `version` of a payment token.
 public enum ApplePayTokenVersion: String, Sendable, Hashable, CaseIterable {
@@ -132,7 +133,7 @@ extension ApplePayToken {
             case .string(let text):
                 if let members = try? Self.jsonObject(Array(text.utf8), what: "paymentData") {
                     paymentData = members
-                } else if let decoded = TokenEncoding.base64Decode(text), let members = try? Self.jsonObject(decoded, what: "paymentData") {
+                } else if let decoded = Base64.decodeStrict(text), let members = try? Self.jsonObject(decoded, what: "paymentData") {
                     paymentData = members
                 } else {
                     throw ApplePayTokenError(.malformedJSON, "paymentData is a string but neither JSON text nor base64 of JSON", field: "paymentData")
@@ -195,7 +196,7 @@ extension ApplePayToken {
         }
 
         let publicKeyHash = try Self.string(header, "publicKeyHash", path: "header.publicKeyHash")
-        guard let hashBytes = TokenEncoding.base64Decode(publicKeyHash) else {
+        guard let hashBytes = Base64.decodeStrict(publicKeyHash) else {
             throw ApplePayTokenError(.invalidBase64, "header.publicKeyHash is not base64", field: "header.publicKeyHash")
         }
         guard hashBytes.count == 32 else {
@@ -203,7 +204,7 @@ extension ApplePayToken {
         }
 
         let transactionId = try Self.string(header, "transactionId", path: "header.transactionId")
-        guard let transactionIdBytes = TokenEncoding.hexDecode(transactionId), !transactionIdBytes.isEmpty else {
+        guard let transactionIdBytes = Hex.decodeStrict(transactionId), !transactionIdBytes.isEmpty else {
             throw ApplePayTokenError(.invalidHex, "header.transactionId is not hex text", field: "header.transactionId")
         }
 
@@ -213,7 +214,7 @@ extension ApplePayToken {
             guard let text = value.string else {
                 throw ApplePayTokenError(.malformedJSON, "header.applicationData is \(value.typeName), not a string", field: "header.applicationData")
             }
-            guard let decoded = TokenEncoding.hexDecode(text) else {
+            guard let decoded = Hex.decodeStrict(text) else {
                 throw ApplePayTokenError(.invalidHex, "header.applicationData is not hex text", field: "header.applicationData")
             }
             applicationData = text
@@ -261,7 +262,7 @@ extension ApplePayToken {
 
     private static func base64(_ object: StrictJSON.Object, _ key: String, path: String) throws(ApplePayTokenError) -> [UInt8] {
         let text = try string(object, key, path: path)
-        guard let bytes = TokenEncoding.base64Decode(text) else {
+        guard let bytes = Base64.decodeStrict(text) else {
             throw ApplePayTokenError(.invalidBase64, "\(path) is not base64 (\(text.utf8.count) characters)", field: path)
         }
         return bytes

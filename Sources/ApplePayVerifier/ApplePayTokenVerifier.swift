@@ -1,6 +1,7 @@
 import Foundation
 import VerificationCore
 import WalletJSON
+import WalletEncoding
 
 /// The outcome of verifying one token: the report, and the payment data only when the verdict is
 /// accepted.
@@ -123,7 +124,7 @@ public struct ApplePayTokenVerifier: Sendable {
         await runner.run(replayCheck, state: &state)
 
         if let token = state.token, let outer = token.outerTransactionIdentifier,
-           TokenEncoding.hexDecode(outer) != token.header.transactionIdBytes {
+           Hex.decodeStrict(outer) != token.header.transactionIdBytes {
             runner.warn("transactionIdentifierMismatch", "the PKPaymentToken's transactionIdentifier (not signed) differs from the signed header.transactionId")
         }
 

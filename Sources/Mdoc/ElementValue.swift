@@ -1,4 +1,5 @@
 import WalletCBOR
+import WalletEncoding
 
 /// A data element's value as a typed value, and as JSON for reports and the API:
 /// tstr → string, int → number, bool, full-date (tag 1004) → "YYYY-MM-DD", tdate (tag 0) → RFC 3339,
@@ -100,30 +101,4 @@ public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
     public var boolValue: Bool? { if case .bool(let v) = self { return v }; return nil }
     public var bytesValue: [UInt8]? { if case .bytes(let v) = self { return v }; return nil }
     public var fullDateValue: CBORFullDate? { if case .fullDate(let v) = self { return v }; return nil }
-}
-
-/// Standard base64 without Foundation.
-public enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    public static func encode<C: Collection<UInt8>>(_ bytes: C) -> String {
-        let input = Array(bytes)
-        var out: [UInt8] = []
-        out.reserveCapacity((input.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= input.count {
-            let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
-            index += 3
-        }
-        let rest = input.count - index
-        if rest == 1 {
-            let n = UInt32(input[index]) << 16
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], UInt8(ascii: "="), UInt8(ascii: "=")]
-        } else if rest == 2 {
-            let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], UInt8(ascii: "=")]
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }

@@ -5,6 +5,7 @@ import SwiftASN1
 import VerificationCore
 import WalletCOSE
 @_spi(FixedExpiryValidationTime) import X509
+import WalletEncoding
 
 /// Who signed a revocation list, once verified.
 public struct RevocationListSigner: Sendable, Hashable {
@@ -75,10 +76,10 @@ enum ListSignerValidation {
         }
         for (position, certificate) in certificates.enumerated() {
             if time < certificate.notValidBefore {
-                throw RevocationFailure("signerCertificateNotYetValid", "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) is not valid before \(RFC3339Time.format(certificate.notValidBefore)).")
+                throw RevocationFailure("signerCertificateNotYetValid", "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore)).")
             }
             if time > certificate.notValidAfter {
-                throw RevocationFailure("signerCertificateExpired", "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) expired at \(RFC3339Time.format(certificate.notValidAfter)).")
+                throw RevocationFailure("signerCertificateExpired", "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)).")
             }
         }
 

@@ -4,6 +4,7 @@ import VerificationCore
 import WalletCBOR
 import WalletCOSE
 import X509
+import WalletEncoding
 
 /// What the revocation lists said about one MSO.
 public struct RevocationEvaluation: Sendable {
@@ -160,8 +161,8 @@ public struct RevocationChecker: Sendable {
         details["source"] = joined(evaluation.lists.map(\.origin))
         details["signer"] = joined(evaluation.lists.map { $0.signer?.signer })
         details["root"] = joined(evaluation.lists.map { $0.signer?.root })
-        details["issuedAt"] = joined(evaluation.lists.map { $0.issuedAt.map(RFC3339Time.format) })
-        details["expiresAt"] = joined(evaluation.lists.map { $0.expiresAt.map(RFC3339Time.format) })
+        details["issuedAt"] = joined(evaluation.lists.map { $0.issuedAt.map(RFC3339.format) })
+        details["expiresAt"] = joined(evaluation.lists.map { $0.expiresAt.map(RFC3339.format) })
         return details
     }
 
@@ -243,17 +244,17 @@ public struct RevocationChecker: Sendable {
                                                                 documentRoot: documentRoot, pinnedDocumentSigner: pinnedDocumentSigner, pinnedKeys: pinnedSignerKeys, at: time)
         let skew = Double(policy.clockSkew.components.seconds)
         if let issuedAt = token.issuedAt, issuedAt.timeIntervalSince(time) > skew {
-            throw RevocationFailure("listNotYetValid", "The revocation list was issued at \(RFC3339Time.format(issuedAt)), after the verification time \(RFC3339Time.format(time)).")
+            throw RevocationFailure("listNotYetValid", "The revocation list was issued at \(RFC3339.format(issuedAt)), after the verification time \(RFC3339.format(time)).")
         }
         if let expiresAt = token.expiresAt, time.timeIntervalSince(expiresAt) > skew {
-            throw RevocationFailure("listExpired", "The revocation list expired at \(RFC3339Time.format(expiresAt)); the verification time is \(RFC3339Time.format(time)). A current list is needed.", retryable: true)
+            throw RevocationFailure("listExpired", "The revocation list expired at \(RFC3339.format(expiresAt)); the verification time is \(RFC3339.format(time)). A current list is needed.", retryable: true)
         }
         if let maximumAge = policy.maximumListAge {
             guard let issuedAt = token.issuedAt else {
                 throw RevocationFailure("listStale", "The revocation list has no iat, so its age cannot be judged (the policy accepts lists up to \(maximumAge.components.seconds) s old).")
             }
             if time.timeIntervalSince(issuedAt) > Double(maximumAge.components.seconds) + skew {
-                throw RevocationFailure("listStale", "The revocation list was issued at \(RFC3339Time.format(issuedAt)), more than \(maximumAge.components.seconds) s before the verification time \(RFC3339Time.format(time)); a fresher list is needed.", retryable: true)
+                throw RevocationFailure("listStale", "The revocation list was issued at \(RFC3339.format(issuedAt)), more than \(maximumAge.components.seconds) s before the verification time \(RFC3339.format(time)); a fresher list is needed.", retryable: true)
             }
         }
 

@@ -1,5 +1,6 @@
 import Foundation
 import VerificationCore
+import WalletEncoding
 
 /// A revocation list as obtained, with where it came from (for reports).
 public struct RevocationListDocument: Sendable {
@@ -117,7 +118,7 @@ public actor RevocationListCache: RevocationListSource {
     public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
         let now = clock.now()
         if let entry = entries[uri], now < entry.freshUntil {
-            return RevocationListDocument(bytes: entry.document.bytes, origin: "cached (fetched \(RFC3339Time.format(entry.fetchedAt)))")
+            return RevocationListDocument(bytes: entry.document.bytes, origin: "cached (fetched \(RFC3339.format(entry.fetchedAt)))")
         }
         entries[uri] = nil
         guard let url = Self.fetchableURL(uri) else {

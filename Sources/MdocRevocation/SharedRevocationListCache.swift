@@ -1,5 +1,6 @@
 import Foundation
 import VerificationCore
+import WalletEncoding
 
 /// Revocation lists fetched from their uri and kept in a ``DocumentCacheStore`` (the service's
 /// SQLite or PostgreSQL store), so that instances sharing the store fetch a list once per validity
@@ -84,7 +85,7 @@ public actor SharedRevocationListCache: RevocationListSource {
     }
 
     static func document(_ copy: CachedDocument, _ how: String) -> RevocationListDocument {
-        RevocationListDocument(bytes: copy.bytes, origin: "\(how) (fetched \(RFC3339Time.format(copy.fetchedAt)))")
+        RevocationListDocument(bytes: copy.bytes, origin: "\(how) (fetched \(RFC3339.format(copy.fetchedAt)))")
     }
 
     /// Fetches `uri` unless a copy fresh beyond `freshBeyond` (now, or the refresh horizon) is in

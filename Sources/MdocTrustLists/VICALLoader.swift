@@ -5,6 +5,7 @@ import SwiftASN1
 import VerificationCore
 import WalletCOSE
 @_spi(FixedExpiryValidationTime) import X509
+import WalletEncoding
 
 extension CheckID {
     /// The VICAL is a COSE_Sign1 whose payload has the Annex C shape.
@@ -35,7 +36,7 @@ public struct VICALLoadResult: Sendable {
 
     /// Adds the roots, each restricted to its docTypes, to a trust store.
     public func add(to store: inout IACATrustStore) {
-        let source = vical.map { "VICAL \($0.provider)" + ($0.issueID.map { " #\($0)" } ?? "") + " of " + RFC3339Time.format($0.date) } ?? "VICAL"
+        let source = vical.map { "VICAL \($0.provider)" + ($0.issueID.map { " #\($0)" } ?? "") + " of " + RFC3339.format($0.date) } ?? "VICAL"
         for root in roots { store.add(root.certificate, docTypes: root.docTypes, source: source) }
     }
 }
@@ -67,7 +68,7 @@ public struct VICALLoader: Sendable {
                 let decoded = try VICAL(bytes: bytes)
                 vical = decoded
                 return .passed("VICAL version \(decoded.version) from \(decoded.provider) with \(decoded.entries.count) certificates.",
-                               details: ["provider": decoded.provider, "issueID": decoded.issueID.map(String.init) ?? "", "date": RFC3339Time.format(decoded.date)])
+                               details: ["provider": decoded.provider, "issueID": decoded.issueID.map(String.init) ?? "", "date": RFC3339.format(decoded.date)])
             } catch let error as VICALError {
                 return .failed(ReasonCode(error.reason), error.message)
             }
@@ -117,11 +118,11 @@ public struct VICALLoader: Sendable {
             guard !anchors.isEmpty else { return .failed("noTrustAnchor", "No VICAL anchor is configured (--vical-trust).") }
             for (position, certificate) in certificates.enumerated() {
                 if time < certificate.notValidBefore {
-                    return .failed("certificateNotYetValid", "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) is not valid before \(RFC3339Time.format(certificate.notValidBefore)).")
+                    return .failed("certificateNotYetValid", "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore)).")
                 }
                 if time > certificate.notValidAfter {
-                    return .failed("certificateExpired", "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) expired at \(RFC3339Time.format(certificate.notValidAfter)); the verification time is \(RFC3339Time.format(time)).",
-                                   details: ["subject": certificate.subject.description, "notAfter": RFC3339Time.format(certificate.notValidAfter)])
+                    return .failed("certificateExpired", "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)); the verification time is \(RFC3339.format(time)).",
+                                   details: ["subject": certificate.subject.description, "notAfter": RFC3339.format(certificate.notValidAfter)])
                 }
             }
             // The VICAL-signer profile (ISO/IEC 18013-5 Annex C): a document signer or any other
@@ -152,17 +153,17 @@ public struct VICALLoader: Sendable {
             guard let vical else { return .failed(.malformedInput, "No VICAL.") }
             let skew = Double(clockSkew.components.seconds)
             if vical.date.timeIntervalSince(time) > skew {
-                return .failed("vicalNotYetValid", "The VICAL is dated \(RFC3339Time.format(vical.date)), after the verification time \(RFC3339Time.format(time)).")
+                return .failed("vicalNotYetValid", "The VICAL is dated \(RFC3339.format(vical.date)), after the verification time \(RFC3339.format(time)).")
             }
             if let next = vical.nextUpdate, time.timeIntervalSince(next) > skew {
-                let message = "The VICAL's nextUpdate \(RFC3339Time.format(next)) has passed at the verification time \(RFC3339Time.format(time)): a newer VICAL should be used."
+                let message = "The VICAL's nextUpdate \(RFC3339.format(next)) has passed at the verification time \(RFC3339.format(time)): a newer VICAL should be used."
                 if allowOutdated {
                     outdated = message
                     return CheckOutcome(status: .skipped, reason: "vicalOutdated", message: message + " The policy reports this as a warning.")
                 }
-                return .failed("vicalOutdated", message, details: ["nextUpdate": RFC3339Time.format(next)])
+                return .failed("vicalOutdated", message, details: ["nextUpdate": RFC3339.format(next)])
             }
-            return .passed("The VICAL dated \(RFC3339Time.format(vical.date)) is current" + (vical.nextUpdate.map { " until \(RFC3339Time.format($0))" } ?? "") + ".")
+            return .passed("The VICAL dated \(RFC3339.format(vical.date)) is current" + (vical.nextUpdate.map { " until \(RFC3339.format($0))" } ?? "") + ".")
         }
         if let outdated { runner.warn("vicalOutdated", outdated, scope: scope) }
 

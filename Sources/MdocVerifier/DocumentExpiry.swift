@@ -2,6 +2,7 @@ import Foundation
 import Mdoc
 import VerificationCore
 import WalletCBOR
+import WalletEncoding
 
 extension CheckID {
     /// A disclosed `expiry_date` of the physical document is not before the verification time
@@ -34,7 +35,7 @@ package enum DocumentExpiry {
         let today = RFC3339Civil.date(time)
         let expiryDay = "\(expiry)"
         if (expiry.year, expiry.month, expiry.day) < (today.year, today.month, today.day) {
-            return .failed(.documentExpired, "The physical document expired on \(expiryDay) (\(nameSpace)/expiry_date); the verification time is \(RFC3339Time.format(time))." + (requireUnexpired ? "" : " This is a warning: the request does not require an unexpired document (requireUnexpired)."),
+            return .failed(.documentExpired, "The physical document expired on \(expiryDay) (\(nameSpace)/expiry_date); the verification time is \(RFC3339.format(time))." + (requireUnexpired ? "" : " This is a warning: the request does not require an unexpired document (requireUnexpired)."),
                            details: ["expiryDate": expiryDay])
         }
         return .passed("The physical document is valid through \(expiryDay) (\(nameSpace)/expiry_date).", details: ["expiryDate": expiryDay])
@@ -60,7 +61,7 @@ package enum DocumentExpiry {
 /// Civil date of an instant (UTC).
 package enum RFC3339Civil {
     package static func date(_ date: Date) -> (year: Int, month: Int, day: Int) {
-        let text = RFC3339Time.format(date)
+        let text = RFC3339.format(date)
         let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
         return parts.count == 3 ? (parts[0], parts[1], parts[2]) : (1970, 1, 1)
     }

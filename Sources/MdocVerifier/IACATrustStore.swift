@@ -1,6 +1,7 @@
 import Foundation
 import SwiftASN1
 import X509
+import WalletEncoding
 
 /// The issuing authorities' root certificates (IACA) a verifier trusts, optionally restricted per
 /// docType (a passport root need not vouch for a driving licence).
@@ -57,17 +58,19 @@ public struct IACATrustStore: Sendable {
     public static func certificates(in bytes: [UInt8], name: String) throws -> [Certificate] {
         let text = String(decoding: bytes, as: UTF8.self)
         if text.contains("-----BEGIN CERTIFICATE-----") {
+            let blocks: [PEM.Block]
+            do {
+                blocks = try PEM.blocks(in: text)
+            } catch {
+                throw TrustStoreError("\(name): a PEM certificate block could not be parsed (\(error))")
+            }
             var result: [Certificate] = []
-            var remainder = Substring(text)
-            while let start = remainder.range(of: "-----BEGIN CERTIFICATE-----"),
-                  let end = remainder.range(of: "-----END CERTIFICATE-----", range: start.upperBound..<remainder.endIndex) {
-                let block = String(remainder[start.lowerBound..<end.upperBound])
+            for block in blocks where block.label == "CERTIFICATE" {
                 do {
-                    result.append(try Certificate(pemEncoded: block))
+                    result.append(try Certificate(derEncoded: block.der))
                 } catch {
                     throw TrustStoreError("\(name): a PEM certificate block could not be parsed (\(error))")
                 }
-                remainder = remainder[end.upperBound...]
             }
             return result
         }

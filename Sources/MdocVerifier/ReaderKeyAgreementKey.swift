@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import WalletCBOR
+import WalletEncoding
 
 /// The mdoc reader's ephemeral private key (EReaderKey, P-256), which deviceMac needs, in the forms a
 /// terminal or ProximityReader hands it over: PEM (SEC1 or PKCS#8), a private JWK, the 32-byte scalar
@@ -9,14 +10,15 @@ import WalletCBOR
 public enum ReaderKeyAgreementKey {
     public static func load(contents: [UInt8], name: String) throws(ReaderKeyError) -> P256.KeyAgreement.PrivateKey {
         let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.contains("-----BEGIN") {
-            if let key = try? P256.KeyAgreement.PrivateKey(pemRepresentation: text) { return key }
+        if PEM.looksLikePEM(text) {
+            if let block = PEM.firstBlock(labeled: PEM.privateKeyLabels, in: text),
+               let key = try? P256.KeyAgreement.PrivateKey(derRepresentation: block.der) { return key }
             throw ReaderKeyError("\(name) is not a P-256 private key (PEM SEC1 or PKCS#8)")
         }
         if text.hasPrefix("{") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
                   object["kty"] as? String == "EC", object["crv"] as? String == "P-256",
-                  let d = (object["d"] as? String).flatMap(base64URL), d.count == 32,
+                  let d = (object["d"] as? String).flatMap(Base64.decodeURL), d.count == 32,
                   let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: d) else {
                 throw ReaderKeyError("\(name) is not a private P-256 JWK (kty EC, crv P-256, d)")
             }
@@ -25,7 +27,7 @@ public enum ReaderKeyAgreementKey {
         // Text that is hex or base64, or the binary itself.
         var candidates: [[UInt8]] = [contents]
         if let hex = Hex.decode(text) { candidates.insert(hex, at: 0) }
-        if let base64 = Data(base64Encoded: text) { candidates.append([UInt8](base64)) }
+        if let base64 = Base64.decodeStrict(text) { candidates.append(base64) }
         for bytes in candidates {
             if bytes.count == 32, let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: bytes) { return key }
             if let key = coseKey(bytes) { return key }
@@ -49,12 +51,6 @@ public enum ReaderKeyAgreementKey {
         guard case .unsignedInt(2)? = value(1)?.value, case .unsignedInt(1)? = value(-1)?.value,
               let d = value(-4)?.bytesValue, d.count == 32 else { return nil }
         return try? P256.KeyAgreement.PrivateKey(rawRepresentation: d)
-    }
-
-    static func base64URL(_ text: String) -> [UInt8]? {
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard).map { [UInt8]($0) }
     }
 }
 

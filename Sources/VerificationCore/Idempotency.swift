@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import WalletEncoding
 
 /// A submission's idempotency key, as a ``ReplayStore`` records it beside a one-time value it
 /// consumes (IETF draft "The Idempotency-Key HTTP Header Field").
@@ -49,7 +50,7 @@ extension CheckOutcome {
     /// consumed the first time (at `firstSeen`) is its own.
     public static func idempotentRetry(_ message: String, firstSeen: Date, details: [String: String] = [:]) -> CheckOutcome {
         var details = details
-        details["firstSeen"] = RFC3339Time.format(firstSeen)
+        details["firstSeen"] = RFC3339.format(firstSeen)
         return CheckOutcome(status: .passed, reason: "idempotentRetry", message: message, details: details)
     }
 }

@@ -1,4 +1,5 @@
 import WalletJSON
+import WalletEncoding
 
 extension VerificationReport {
     /// The report's JSON contract (the same members as its `Encodable` form, keys sorted), written
@@ -13,7 +14,7 @@ extension VerificationReport {
             check.writeJSON(into: &writer)
         }
         writer.raw("],\"evaluatedAt\":")
-        writer.string(RFC3339Time.format(evaluatedAt))
+        writer.string(RFC3339.format(evaluatedAt))
         writer.raw(",\"flow\":")
         writer.string(flow)
         writer.raw(",\"policy\":")

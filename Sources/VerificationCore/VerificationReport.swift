@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import WalletEncoding
 
 /// The overall answer of a verification, computed from the checks.
 public enum Verdict: String, Sendable, Codable, Hashable {
@@ -99,7 +100,7 @@ public struct VerificationReport: Sendable, Codable, Hashable {
         try c.encode(verdict, forKey: .verdict)
         try c.encode(flow, forKey: .flow)
         try c.encode(policy, forKey: .policy)
-        try c.encode(RFC3339Time.format(evaluatedAt), forKey: .evaluatedAt)
+        try c.encode(RFC3339.format(evaluatedAt), forKey: .evaluatedAt)
         try c.encode(testOnly, forKey: .testOnly)
         try c.encode(checks, forKey: .checks)
         try c.encode(warnings, forKey: .warnings)
@@ -110,7 +111,7 @@ public struct VerificationReport: Sendable, Codable, Hashable {
         flow = try c.decode(String.self, forKey: .flow)
         policy = try c.decode(String.self, forKey: .policy)
         let time = try c.decode(String.self, forKey: .evaluatedAt)
-        guard let date = RFC3339Time.parse(time) else {
+        guard let date = RFC3339.parse(time) else {
             throw DecodingError.dataCorruptedError(forKey: .evaluatedAt, in: c, debugDescription: "not an RFC 3339 time")
         }
         evaluatedAt = date

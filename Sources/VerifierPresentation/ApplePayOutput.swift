@@ -2,6 +2,7 @@ import ApplePayVerifier
 import Foundation
 import VerificationCore
 import WalletJSON
+import WalletEncoding
 
 /// Rendering of Apple Pay results, the same for `applepay decrypt` and the HTTP service.
 public enum ApplePayOutput {
@@ -23,7 +24,7 @@ public enum ApplePayOutput {
                 "publicKeyHash": summary.publicKeyHash,
             ]
             if let applicationData = summary.applicationData { token["applicationData"] = applicationData }
-            if let signingTime = summary.signingTime { token["signingTime"] = RFC3339Time.format(signingTime) }
+            if let signingTime = summary.signingTime { token["signingTime"] = RFC3339.format(signingTime) }
             if let signer = summary.signer { token["signer"] = signer }
             if let identifier = summary.transactionIdentifier { token["transactionIdentifier"] = identifier }
             var writer = JSONWriter(capacity: 512)
@@ -60,7 +61,7 @@ public enum ApplePayOutput {
         var lines = [ReportOutput.text(result.report)]
         if let summary = result.summary {
             var facts = "token: \(summary.version.rawValue), transactionId \(summary.transactionId), publicKeyHash \(summary.publicKeyHash)"
-            if let signingTime = summary.signingTime { facts += ", signed \(RFC3339Time.format(signingTime))" }
+            if let signingTime = summary.signingTime { facts += ", signed \(RFC3339.format(signingTime))" }
             lines.append(TerminalText.escape(facts))
         }
         guard result.verdict == .accepted, let payment = result.payment else { return lines.joined(separator: "\n") }

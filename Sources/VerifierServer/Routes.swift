@@ -14,6 +14,7 @@ import VerifierPresentation
 import WalletIdentity
 import WalletJSON
 import WebIdentity
+import WalletEncoding
 
 /// The HTTP API. Verification answers are 200 for accepted and rejected (a rejection is an answer),
 /// 503 for indeterminate (a store is down; retry), 400/413/415 problem+json for requests that cannot
@@ -208,9 +209,9 @@ struct APIRoutes: Sendable {
         var body = JSONWriter(capacity: 256)
         body.sortedStringObject([
             "requestId": created.requestID,
-            "nonce": Data(created.nonce).base64EncodedString(),
+            "nonce": Base64.encode(created.nonce),
             "merchantId": merchantID,
-            "expiresAt": RFC3339Time.format(created.expiresAt),
+            "expiresAt": RFC3339.format(created.expiresAt),
         ])
         return jsonResponse(body.text, status: .created)
     }
@@ -219,7 +220,7 @@ struct APIRoutes: Sendable {
         let object = try await jsonObject(request)
         guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("/requestId: missing") }
         guard let encoded = try object.optionalString("encryptedData") else { throw Problem.badRequest("/encryptedData: missing (base64 of PKIdentityDocument.encryptedData)") }
-        guard let data = Base64Decoding.lenient(encoded), !data.isEmpty else { throw Problem.badRequest("/encryptedData: not base64") }
+        guard let data = Base64.decodeLenient(encoded), !data.isEmpty else { throw Problem.badRequest("/encryptedData: not base64") }
         let binding = try object.optionalString("sessionBinding")
         let start = ContinuousClock.now
         let result = await services.identity.verify(requestID: requestID, encryptedData: data,
@@ -319,7 +320,7 @@ struct APIRoutes: Sendable {
             // What is left to refuse here is the element list as a whole (an element requested twice).
             throw Problem.badRequest("/elements: \(error)")
         }
-        let json = #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339Time.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.presentation.navigatorCredentialsGetArgument)}"#
+        let json = #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.presentation.navigatorCredentialsGetArgument)}"#
         return jsonResponse(json, status: .created)
     }
 
@@ -336,8 +337,8 @@ struct APIRoutes: Sendable {
         case (.some(let credential), nil):
             guard let fields = credential.object else { throw Problem.badRequest("/credential: must be the object navigator.credentials.get returned") }
             guard fields["protocol"]?.string == "org-iso-mdoc" else { throw Problem.badRequest("/credential/protocol: must be \"org-iso-mdoc\"") }
-            guard let text = fields["data"]?.object?["response"]?.string, text.utf8.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: "=") }),
-                  let bytes = Base64Decoding.lenient(text), !bytes.isEmpty else {
+            guard let text = fields["data"]?.object?["response"]?.string, text.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: "=") }),
+                  let bytes = Base64.decodeLenient(text), !bytes.isEmpty else {
                 throw Problem.badRequest("/credential/data/response: missing or not base64url")
             }
             guard let raw = object.raw("credential"), let decoded = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: Array(raw)) else {
@@ -345,7 +346,7 @@ struct APIRoutes: Sendable {
             }
             responseBytes = decoded
         case (nil, .some(let response)):
-            guard let text = response.string, let bytes = Base64Decoding.lenient(text), !bytes.isEmpty else {
+            guard let text = response.string, let bytes = Base64.decodeLenient(text), !bytes.isEmpty else {
                 throw Problem.badRequest("/response: must be the base64url EncryptedResponse")
             }
             responseBytes = bytes
@@ -364,10 +365,10 @@ struct APIRoutes: Sendable {
     /// checks and report as `mdoc verify` (ISO strict policy; the passport rules by docType).
     func verifyMdoc(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
-        guard let responseText = try object.optionalString("deviceResponse"), let responseBytes = Base64Decoding.lenient(responseText), !responseBytes.isEmpty else {
+        guard let responseText = try object.optionalString("deviceResponse"), let responseBytes = Base64.decodeLenient(responseText), !responseBytes.isEmpty else {
             throw Problem.badRequest("/deviceResponse: missing or not base64")
         }
-        guard let transcriptText = try object.optionalString("sessionTranscript"), let transcriptBytes = Base64Decoding.lenient(transcriptText),
+        guard let transcriptText = try object.optionalString("sessionTranscript"), let transcriptBytes = Base64.decodeLenient(transcriptText),
               let transcript = try? SessionTranscript(bytes: transcriptBytes) else {
             throw Problem.badRequest("/sessionTranscript: missing, not base64, or not a SessionTranscript (the array or its tag-24 wrapping)")
         }

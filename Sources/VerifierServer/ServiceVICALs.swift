@@ -7,6 +7,7 @@ import ServiceLifecycle
 import Synchronization
 import VerificationCore
 import X509
+import WalletEncoding
 
 /// The last copy of each VICAL URL that verified, kept across reloads (and in the store's document
 /// cache, so a restart or another instance starts from it).
@@ -77,12 +78,12 @@ enum ServiceVICALs {
             guard let copy else { continue }
             let result = await loader.load(bytes: copy.bytes, at: now)
             guard result.trusted else {
-                logger.error("vical: the copy of \(source) fetched \(RFC3339Time.format(copy.fetchedAt)) no longer verifies (\(reasons(result))); its roots are not trusted")
+                logger.error("vical: the copy of \(source) fetched \(RFC3339.format(copy.fetchedAt)) no longer verifies (\(reasons(result))); its roots are not trusted")
                 continue
             }
             base.vicalCopies.keep(source, copy)
             result.add(to: &trust)
-            logger.notice("vical: \(source): \(result.roots.count) IACA root(s) from \(result.vical?.provider ?? "?"), fetched \(RFC3339Time.format(copy.fetchedAt))")
+            logger.notice("vical: \(source): \(result.roots.count) IACA root(s) from \(result.vical?.provider ?? "?"), fetched \(RFC3339.format(copy.fetchedAt))")
         }
     }
 

@@ -9,6 +9,7 @@ import WebIdentity
 import X509
 import ApplePayVerifier
 import WalletIdentity
+import WalletEncoding
 
 /// `GET /v1/trust`: what the service trusts right now, for operators. Certificates, fingerprints,
 /// key hashes and dates only: never a private key, never a list's content.
@@ -21,8 +22,8 @@ enum TrustView {
             var entry: [String: Any] = [
                 "subject": "\(anchor.certificate.subject)",
                 "sha256": Hex.encode(Array(SHA256.hash(data: der))),
-                "notBefore": RFC3339Time.format(anchor.certificate.notValidBefore),
-                "notAfter": RFC3339Time.format(anchor.certificate.notValidAfter),
+                "notBefore": RFC3339.format(anchor.certificate.notValidBefore),
+                "notAfter": RFC3339.format(anchor.certificate.notValidAfter),
                 "source": anchor.source,
             ]
             entry["docTypes"] = anchor.docTypes.map { Array($0).sorted() } ?? NSNull()
@@ -32,10 +33,10 @@ enum TrustView {
         var lists: [[String: Any]] = []
         if let cache = services.revocationCache, let entries = try? await cache.entries() {
             for entry in entries {
-                var list: [String: Any] = ["uri": entry.uri, "fetchedAt": RFC3339Time.format(entry.fetchedAt),
-                                           "freshUntil": RFC3339Time.format(entry.freshUntil), "usableUntil": RFC3339Time.format(entry.usableUntil)]
-                list["issuedAt"] = entry.issuedAt.map(RFC3339Time.format) ?? NSNull()
-                list["expiresAt"] = entry.expiresAt.map(RFC3339Time.format) ?? NSNull()
+                var list: [String: Any] = ["uri": entry.uri, "fetchedAt": RFC3339.format(entry.fetchedAt),
+                                           "freshUntil": RFC3339.format(entry.freshUntil), "usableUntil": RFC3339.format(entry.usableUntil)]
+                list["issuedAt"] = entry.issuedAt.map(RFC3339.format) ?? NSNull()
+                list["expiresAt"] = entry.expiresAt.map(RFC3339.format) ?? NSNull()
                 lists.append(list)
             }
         }
@@ -45,7 +46,7 @@ enum TrustView {
         object["webKeys"] = services.webKeys.map { ["thumbprint": WebRecipientKey.thumbprint($0.publicKey)] }
         object["applePayKeys"] = (services.applePay?.keyRing.keys ?? []).map { ["publicKeyHash": $0.publicKeyHash] }
         if let signer = services.readerAuth {
-            object["readerAuthentication"] = ["subject": "\(signer.leaf.subject)", "notAfter": RFC3339Time.format(signer.leaf.notValidAfter),
+            object["readerAuthentication"] = ["subject": "\(signer.leaf.subject)", "notAfter": RFC3339.format(signer.leaf.notValidAfter),
                                               "form": services.settings.readerAuthAll ? "readerAuthAll" : "readerAuth"]
         } else {
             object["readerAuthentication"] = NSNull()

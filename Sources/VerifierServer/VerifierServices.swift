@@ -12,6 +12,7 @@ import VerificationCore
 import WalletIdentity
 import WebIdentity
 import X509
+import WalletEncoding
 
 /// What the service verifies with, built once at start-up from ``ServerSettings``: the store, the
 /// identity request sessions, the Apple Pay verifier, the metrics and the clock.
@@ -159,9 +160,9 @@ public struct VerifierServices: Sendable {
                 let until = earlier?.until ?? now.addingTimeInterval(TimeInterval(previous.settings.requestLifetime))
                 guard until > now else { continue }
                 let label = earlier?.label ?? key.label
-                ring.add(key.privateKey, label: label + " (retired until " + RFC3339Time.format(until) + ")")
+                ring.add(key.privateKey, label: label + " (retired until " + RFC3339.format(until) + ")")
                 retired.append(RetiredKey(kind: .identity, key: key.privateKey, label: label, until: until))
-                logger.notice("identity: key \(label) is no longer configured; it opens responses to earlier requests until \(RFC3339Time.format(until))")
+                logger.notice("identity: key \(label) is no longer configured; it opens responses to earlier requests until \(RFC3339.format(until))")
             }
         }
         let merchantID = settings.merchantID ?? "merchant.dev.wallet-verifier"
@@ -262,7 +263,7 @@ public struct VerifierServices: Sendable {
                 webKeys.append(key)
                 let label = earlier?.label ?? "web key " + WebRecipientKey.thumbprint(key.publicKey).prefix(16)
                 retired.append(RetiredKey(kind: .web, key: key, label: label, until: until))
-                logger.notice("web: \(label) is no longer configured; it opens responses to earlier requests until \(RFC3339Time.format(until))")
+                logger.notice("web: \(label) is no longer configured; it opens responses to earlier requests until \(RFC3339.format(until))")
             }
         }
         if settings.webOrigins.isEmpty {

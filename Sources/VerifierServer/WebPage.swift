@@ -7,6 +7,7 @@ import VerificationCore
 import WalletCBOR
 import WalletIdentity
 import WalletJSON
+import WalletEncoding
 
 /// The operators' web page, on its own listener (`serve --ui-listen`), never on the API listener:
 /// paste or upload an encrypted identity response (for a request this service issued), an mdoc
@@ -102,7 +103,7 @@ struct WebPage: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         if let hex = Hex.decode(trimmed), !hex.isEmpty, (try? CBORDecoder.decode(hex)) != nil { return hex }
-        return Base64Decoding.lenient(trimmed.replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "\r", with: ""))
+        return Base64.decodeLenient(trimmed.replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "\r", with: ""))
     }
 
     func errorBox(_ message: String) -> String {
@@ -121,7 +122,7 @@ struct WebPage: Sendable {
         return """
         <section id="result">
         <h2>Verdict: <span id="verdict" class="verdict \(report.verdict.rawValue)">\(report.verdict.rawValue)</span>\(testOnly)</h2>
-        <p>Policy \(escape(report.policy)), verified at \(escape(RFC3339Time.format(report.evaluatedAt))).</p>
+        <p>Policy \(escape(report.policy)), verified at \(escape(RFC3339.format(report.evaluatedAt))).</p>
         <table class="checks"><thead><tr><th>status</th><th>check</th><th>message</th></tr></thead><tbody>
         \(rows)</tbody></table>
         \(warnings.isEmpty ? "" : "<ul class=\"warnings\">\(warnings)</ul>")
@@ -149,7 +150,7 @@ struct WebPage: Sendable {
     func valueHTML(_ value: ElementValue, identifier: String) -> String {
         if case .bytes(let bytes) = value {
             if bytes.starts(with: [0xff, 0xd8]) {
-                return "<img class=\"portrait\" alt=\"\(escape(identifier))\" src=\"data:image/jpeg;base64,\(Data(bytes).base64EncodedString())\">"
+                return "<img class=\"portrait\" alt=\"\(escape(identifier))\" src=\"data:image/jpeg;base64,\(Base64.encode(bytes))\">"
             }
             return "&lt;\(bytes.count) bytes&gt;"
         }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import WalletEncoding
 
 /// Who may use the web page: whoever holds its token. The token comes from `--ui-token-file` or is
 /// generated at start (and logged once, with the page's address). A browser presents it as the
@@ -29,7 +30,7 @@ public struct WebPageAccess: Sendable {
             var bytes = [UInt8](repeating: 0, count: 32)
             var generator = SystemRandomNumberGenerator()
             for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
-            let token = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let token = Base64.encodeURL(bytes)
             return WebPageAccess(token: token, generated: true)
         }
         guard let data = FileManager.default.contents(atPath: tokenFile) else { throw SettingsError("cannot read --ui-token-file \(tokenFile)") }

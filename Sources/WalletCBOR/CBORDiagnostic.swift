@@ -1,3 +1,4 @@
+import WalletEncoding
 /// RFC 8949 §8 diagnostic notation, for people reading CBOR (the CLI's `cbor inspect`).
 ///
 /// Byte strings tagged 24 whose content is well-formed CBOR are shown decoded, nested as

@@ -6,6 +6,7 @@ import MdocVerifier
 import PhotoID
 import VerificationCore
 import WalletCBOR
+import WalletEncoding
 
 /// The result of an in-app identity verification: the report and — only when the verdict is
 /// accepted — the documents and (when a request descriptor was given) the verified claims, which are

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import WalletCBOR
+import WalletEncoding
 
 /// The merchant's identity encryption keys (several during a rotation). A response names its key by
 /// `pkRHash` = SHA-256(0x04‖X‖Y of the public key); selection happens before any decryption.
@@ -38,13 +39,9 @@ public struct IdentityKeyRing: Sendable, CustomStringConvertible {
     /// Loads a PEM P-256 private key (SEC1 "EC PRIVATE KEY" or PKCS#8 "PRIVATE KEY"; text before
     /// the PEM block, such as openssl's "Bag Attributes", is ignored).
     public static func loadPrivateKey(pem text: String, name: String) throws -> P256.KeyAgreement.PrivateKey {
-        let blocks = ["EC PRIVATE KEY", "PRIVATE KEY"]
-        for label in blocks {
-            guard let start = text.range(of: "-----BEGIN \(label)-----"),
-                  let end = text.range(of: "-----END \(label)-----", range: start.upperBound..<text.endIndex) else { continue }
-            let block = String(text[start.lowerBound..<end.upperBound])
-            if let key = try? P256.KeyAgreement.PrivateKey(pemRepresentation: block) { return key }
-            throw IdentityKeyError("\(name): the \(label) block is not a P-256 private key")
+        if let block = PEM.firstBlock(labeled: PEM.privateKeyLabels, in: text) {
+            if let key = try? P256.KeyAgreement.PrivateKey(derRepresentation: block.der) { return key }
+            throw IdentityKeyError("\(name): the \(block.label) block is not a P-256 private key")
         }
         if text.contains("ENCRYPTED PRIVATE KEY") {
             throw IdentityKeyError("\(name) is an encrypted PKCS#8 key; decrypt it first: openssl pkcs8 -in \(name) -out key.pem")

@@ -4,6 +4,7 @@ import VerificationCore
 import Synchronization
 import WalletCBOR
 import WalletJSON
+import WalletEncoding
 
 /// Server-side request sessions: the server creates the nonce the app puts in its PKIdentityRequest,
 /// bound to the caller's session and the descriptor, with an expiry; verifying a response consumes the
@@ -15,7 +16,7 @@ public struct IdentityRequestSessions: Sendable {
         public let expiresAt: Date
 
         /// The nonce is left out: it must not reach logs.
-        public var description: String { "IdentityRequest(\(requestID), expires \(RFC3339Time.format(expiresAt)))" }
+        public var description: String { "IdentityRequest(\(requestID), expires \(RFC3339.format(expiresAt)))" }
     }
 
     public let store: any ReplayStore
@@ -82,7 +83,7 @@ public struct IdentityRequestSessions: Sendable {
             throw DescriptorError("merchant identifier \(merchantID) is not configured on this server")
         }
         let nonce = Self.randomBytes(32)
-        let requestID = Base64URL.encode(Self.randomBytes(18))
+        let requestID = Base64.encodeURL(Self.randomBytes(18))
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
         let recorded = merchantID == verifier.merchantID ? nil : merchantID
         let payload = try JSONEncoder().encode(Payload(nonce: Hex.encode(nonce), descriptor: descriptor, sessionBinding: sessionBinding, merchantId: recorded))
@@ -141,11 +142,5 @@ public struct IdentityRequestSessions: Sendable {
             return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
                                                  nonceOutcome: consumedOutcome)
         }
-    }
-}
-
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

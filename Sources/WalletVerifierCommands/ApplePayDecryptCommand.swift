@@ -2,6 +2,7 @@ import ApplePayVerifier
 import ArgumentParser
 import Foundation
 import VerificationCore
+import WalletEncoding
 
 /// `wallet-verifier applepay decrypt`: every step of Apple's Payment Token Format Reference, each
 /// reported as a check, then the payment data when the token is accepted.
@@ -78,7 +79,7 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
     func run() async throws {
         let time: Date
         if let at {
-            guard let parsed = RFC3339Time.parse(at) else {
+            guard let parsed = RFC3339.parse(at) else {
                 throw CLIInputError("--at \(at) is not an RFC 3339 time (e.g. 2024-05-01T12:00:00Z)")
             }
             time = parsed

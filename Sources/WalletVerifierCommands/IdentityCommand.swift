@@ -5,6 +5,7 @@ import VerificationCore
 import WalletCBOR
 import VerifierPresentation
 import WalletIdentity
+import WalletEncoding
 
 struct IdentityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import Foundation
 import WalletCBOR
 import WalletJSON
+import WalletEncoding
 
 /// Reading the files people pass: binary, hex text or base64 text, detected automatically.
 public enum InputFiles {
@@ -34,7 +35,7 @@ public enum InputFiles {
         if let hex = Hex.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)), !hex.isEmpty, (try? CBORDecoder.decode(hex)) != nil {
             return (hex, .hex)
         }
-        if let b64 = Base64Text.decode(text), !b64.isEmpty, (try? CBORDecoder.decode(b64)) != nil {
+        if let b64 = Base64.decodeWrapped(text), !b64.isEmpty, (try? CBORDecoder.decode(b64)) != nil {
             return (b64, .base64)
         }
         return (raw, .binary)
@@ -42,12 +43,5 @@ public enum InputFiles {
 
     public static func readCBORFile(_ path: String) throws -> (bytes: [UInt8], encoding: Encoding) {
         cborBytes(fromFileContents: try readFile(path))
-    }
-}
-
-/// Base64 and base64url text, with or without padding, line breaks allowed anywhere (as files wrap it).
-public enum Base64Text {
-    public static func decode(_ text: String) -> [UInt8]? {
-        Base64Decoding.lenient(String(text.unicodeScalars.filter { !" \n\r\t".unicodeScalars.contains($0) }))
     }
 }

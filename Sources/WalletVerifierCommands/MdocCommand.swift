@@ -6,6 +6,7 @@ import MdocVerifier
 import VerificationCore
 import VerifierPresentation
 import WalletCBOR
+import WalletEncoding
 
 extension OutputFormat: ExpressibleByArgument {}
 
@@ -84,7 +85,7 @@ struct MdocCommand: AsyncParsableCommand {
 enum CommandSupport {
     static func verificationTime(_ text: String?) throws -> Date {
         guard let text else { return Date() }
-        guard let date = RFC3339Time.parse(text) else {
+        guard let date = RFC3339.parse(text) else {
             throw CLIInputError("--at \(text) is not an RFC 3339 time such as 2022-04-01T00:00:00Z")
         }
         return date

@@ -11,6 +11,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WalletEncoding
 
 /// Verify with Wallet on the Web: ISO/IEC 18013-7 Annex C (`org-iso-mdoc` over the W3C Digital
 /// Credentials API).
@@ -104,9 +105,9 @@ struct WebCommand: AsyncParsableCommand {
             }
             let now = Date()
             let session = WebSessionFile(version: 1, origin: presentation.origin, encryptionInfo: presentation.encryptionInfo.base64URL,
-                                         deviceRequest: Base64URL.encode(presentation.deviceRequest), request: request,
+                                         deviceRequest: Base64.encodeURL(presentation.deviceRequest), request: request,
                                          recipientKey: keyPath, recipientKeyThumbprint: WebRecipientKey.thumbprint(key.publicKey),
-                                         createdAt: RFC3339Time.format(now), expiresAt: RFC3339Time.format(now.addingTimeInterval(Double(lifetime))))
+                                         createdAt: RFC3339.format(now), expiresAt: RFC3339.format(now.addingTimeInterval(Double(lifetime))))
             try session.write(to: out)
             CLIOutput.current.out(presentation.navigatorCredentialsGetArgument)
         }
@@ -262,7 +263,7 @@ struct WebSessionFile: Codable {
             return .error("storeUnavailable", "The session could not be marked as used (\(marker)).", retryable: true)
         }
         close(fd)
-        if let expires = RFC3339Time.parse(expiresAt), time > expires {
+        if let expires = RFC3339.parse(expiresAt), time > expires {
             return .failed("nonceExpired", "The session expired at \(expiresAt); create a new request.")
         }
         return .passed("The session was created here, had not expired, and is now used.")

@@ -10,6 +10,7 @@ import WalletCBOR
 import WalletCOSE
 import WebIdentity
 import X509
+import WalletEncoding
 
 extension WebCommand {
     /// The wallet's side of reader authentication, for integrators who test their own requests.
@@ -90,7 +91,7 @@ extension WebCommand {
             } else if let inner = object["data"] as? [String: Any] {
                 data = inner
             }
-            guard let requestText = data["deviceRequest"] as? String, let bytes = Base64URL.decode(requestText) else {
+            guard let requestText = data["deviceRequest"] as? String, let bytes = Base64.decodeURL(requestText) else {
                 throw CLIInputError("--request \(name) has no base64url deviceRequest")
             }
             guard let info = data["encryptionInfo"] as? String else {

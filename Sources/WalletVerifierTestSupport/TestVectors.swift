@@ -1,5 +1,6 @@
 import Foundation
 import WalletCBOR
+import WalletEncoding
 
 /// Access to the real test data in `TestVectors/` at the repository root.
 public enum TestVectors {

@@ -6,6 +6,7 @@ import VerificationCore
 import WalletCBOR
 import WalletCOSE
 @_spi(FixedExpiryValidationTime) import X509
+import WalletEncoding
 
 extension CheckID {
     /// The DeviceRequest decodes and carries reader authentication (readerAuth or readerAuthAll).
@@ -218,7 +219,7 @@ public struct ReaderAuthVerifier: Sendable {
             }
             for (position, certificate) in chain.enumerated() where time < certificate.notValidBefore || time > certificate.notValidAfter {
                 return .failed(time < certificate.notValidBefore ? "certificateNotYetValid" : "certificateExpired",
-                               "Certificate \(position) of the x5chain (\(certificate.subject)) is not valid at \(RFC3339Time.format(time)) (valid from \(RFC3339Time.format(certificate.notValidBefore)) to \(RFC3339Time.format(certificate.notValidAfter))).")
+                               "Certificate \(position) of the x5chain (\(certificate.subject)) is not valid at \(RFC3339.format(time)) (valid from \(RFC3339.format(certificate.notValidBefore)) to \(RFC3339.format(certificate.notValidAfter))).")
             }
             if roots.contains(leaf) {
                 return .passed("The reader certificate \(leaf.subject) is itself trusted (pinned).", details: ["pinned": "true"])

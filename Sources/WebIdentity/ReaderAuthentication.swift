@@ -7,6 +7,7 @@ import VerificationCore
 import WalletCBOR
 import WalletCOSE
 import X509
+import WalletEncoding
 
 /// ISO/IEC 18013-5 §9.1.4 mdoc reader authentication: what a reader signs so that a wallet knows who
 /// asks.
@@ -122,7 +123,7 @@ public struct ReaderAuthSigner: Sendable {
         let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("{") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                  object["kty"] as? String == "EC", let curve = object["crv"] as? String, let d = (object["d"] as? String).flatMap(Base64URL.decode) else {
+                  object["kty"] as? String == "EC", let curve = object["crv"] as? String, let d = (object["d"] as? String).flatMap(Base64.decodeURL) else {
                 throw ReaderAuthError("\(name): not a private EC JWK (kty EC, crv, d)")
             }
             switch curve {
@@ -132,9 +133,9 @@ public struct ReaderAuthSigner: Sendable {
             }
             throw ReaderAuthError("\(name): the JWK's d is not a \(curve) private key")
         }
-        if text.contains("-----BEGIN") {
-            if let key = try? P256.Signing.PrivateKey(pemRepresentation: text) { return .p256(key) }
-            if let key = try? P384.Signing.PrivateKey(pemRepresentation: text) { return .p384(key) }
+        if let block = PEM.firstBlock(labeled: PEM.privateKeyLabels, in: text) {
+            if let key = try? P256.Signing.PrivateKey(derRepresentation: block.der) { return .p256(key) }
+            if let key = try? P384.Signing.PrivateKey(derRepresentation: block.der) { return .p384(key) }
         }
         throw ReaderAuthError("\(name): not a P-256 or P-384 private key (PEM SEC1 or PKCS#8, or a private JWK)")
     }
@@ -183,7 +184,7 @@ public enum ReaderCertificateProfile {
             problems.append("it is a CA certificate (basicConstraints cA)")
         }
         if time < certificate.notValidBefore || time > certificate.notValidAfter {
-            problems.append("it is not valid at \(RFC3339Time.format(time)) (valid from \(RFC3339Time.format(certificate.notValidBefore)) to \(RFC3339Time.format(certificate.notValidAfter)))")
+            problems.append("it is not valid at \(RFC3339.format(time)) (valid from \(RFC3339.format(certificate.notValidBefore)) to \(RFC3339.format(certificate.notValidAfter)))")
         }
         return problems
     }

@@ -3,6 +3,7 @@ import Foundation
 import Mdoc
 import WalletCBOR
 import WalletCOSE
+import WalletEncoding
 
 /// What a website asks for: one docType and its data elements, each with the intent to retain.
 public struct WebDocumentRequest: Sendable, Hashable, Codable {
@@ -119,7 +120,7 @@ public struct DCAPIEncryptionInfo: Sendable {
     public let bytes: [UInt8]
 
     /// The base64url text (no padding) that goes to the browser and into the session transcript.
-    public var base64URL: String { Base64URL.encode(bytes) }
+    public var base64URL: String { Base64.encodeURL(bytes) }
 
     public init(nonce: [UInt8], recipientPublicKey: P256.KeyAgreement.PublicKey) throws {
         self.nonce = nonce
@@ -131,7 +132,7 @@ public struct DCAPIEncryptionInfo: Sendable {
 
     /// Decodes the base64url text a request carried.
     public init(base64URL text: String) throws(WebRequestError) {
-        guard let bytes = Base64URL.decode(text) else { throw WebRequestError("the encryption info is not base64url text") }
+        guard let bytes = Base64.decodeURL(text) else { throw WebRequestError("the encryption info is not base64url text") }
         do {
             let items = try CBORDecoder.decode(bytes).array("EncryptionInfo")
             guard items.count == 2, items[0].textValue == "dcapi" else {
@@ -184,7 +185,7 @@ public struct WebPresentationRequest: Sendable {
     /// "data": {"deviceRequest": b64url, "encryptionInfo": b64url}}]}}`.
     public var navigatorCredentialsGetArgument: String {
         """
-        {"mediation":"required","digital":{"requests":[{"protocol":"org-iso-mdoc","data":{"deviceRequest":\(JSONText.quote(Base64URL.encode(deviceRequest))),"encryptionInfo":\(JSONText.quote(encryptionInfo.base64URL))}}]}}
+        {"mediation":"required","digital":{"requests":[{"protocol":"org-iso-mdoc","data":{"deviceRequest":\(JSONText.quote(Base64.encodeURL(deviceRequest))),"encryptionInfo":\(JSONText.quote(encryptionInfo.base64URL))}}]}}
         """
     }
 
@@ -231,38 +232,14 @@ public struct DCAPIEncryptedResponse: Sendable {
                 throw WebRequestError("the credential's protocol is \"\(proto)\", not \"org-iso-mdoc\"")
             }
             let data = object["data"] as? [String: Any] ?? object
-            guard let response = data["response"] as? String, let bytes = Base64URL.decode(response) else {
+            guard let response = data["response"] as? String, let bytes = Base64.decodeURL(response) else {
                 throw WebRequestError("the credential JSON has no base64url data.response")
             }
             return bytes
         }
-        if !text.isEmpty, text.utf8.allSatisfy({ Base64URL.isAlphabet($0) }), let bytes = Base64URL.decode(text), (try? CBORDecoder.decode(bytes)) != nil {
+        if !text.isEmpty, text.utf8.allSatisfy({ Base64.isURLAlphabet($0) }), let bytes = Base64.decodeURL(text), (try? CBORDecoder.decode(bytes)) != nil {
             return bytes
         }
         return raw
-    }
-}
-
-/// base64url without padding (RFC 4648 §5), as the Digital Credentials API uses it.
-public enum Base64URL {
-    public static func encode<C: Collection<UInt8>>(_ bytes: C) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    public static func decode(_ text: String) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ isAlphabet($0) || $0 == UInt8(ascii: "=") }) else { return nil }
-        var standard = text.replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        switch standard.utf8.count % 4 {
-        case 1: return nil
-        case 2: standard += "=="
-        case 3: standard += "="
-        default: break
-        }
-        return Data(base64Encoded: standard).map { [UInt8]($0) }
-    }
-
-    /// The base64url alphabet (RFC 4648 §5), without padding.
-    public static func isAlphabet(_ c: UInt8) -> Bool {
-        (65...90).contains(c) || (97...122).contains(c) || (48...57).contains(c) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WalletEncoding
 
 /// The website's HPKE recipient key (P-256), from a PEM file (SEC1 "EC PRIVATE KEY" or PKCS#8
 /// "PRIVATE KEY") or a JWK (`{"kty": "EC", "crv": "P-256", "d", "x", "y"}`). Errors never show key
@@ -8,12 +9,9 @@ public enum WebRecipientKey {
     public static func load(contents: [UInt8], name: String) throws -> P256.KeyAgreement.PrivateKey {
         let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("{") { return try jwk(text, name: name) }
-        for label in ["EC PRIVATE KEY", "PRIVATE KEY"] {
-            guard let start = text.range(of: "-----BEGIN \(label)-----"),
-                  let end = text.range(of: "-----END \(label)-----", range: start.upperBound..<text.endIndex) else { continue }
-            let block = String(text[start.lowerBound..<end.upperBound])
-            if let key = try? P256.KeyAgreement.PrivateKey(pemRepresentation: block) { return key }
-            throw WebKeyError("\(name): the \(label) block is not a P-256 private key")
+        if let block = PEM.firstBlock(labeled: PEM.privateKeyLabels, in: text) {
+            if let key = try? P256.KeyAgreement.PrivateKey(derRepresentation: block.der) { return key }
+            throw WebKeyError("\(name): the \(block.label) block is not a P-256 private key")
         }
         if text.contains("ENCRYPTED PRIVATE KEY") {
             throw WebKeyError("\(name) is an encrypted PKCS#8 key; decrypt it first (openssl pkcs8 -in \(name) -out key.pem)")
@@ -28,13 +26,13 @@ public enum WebRecipientKey {
         guard object["kty"] as? String == "EC", object["crv"] as? String == "P-256" else {
             throw WebKeyError("\(name) is not a P-256 EC JWK (kty \"EC\", crv \"P-256\")")
         }
-        guard let d = (object["d"] as? String).flatMap(Base64URL.decode) else {
+        guard let d = (object["d"] as? String).flatMap(Base64.decodeURL) else {
             throw WebKeyError("\(name) has no private part (d): a public JWK cannot open responses")
         }
         guard d.count == 32, let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: d) else {
             throw WebKeyError("\(name): d is not a 32-byte P-256 scalar")
         }
-        if let x = (object["x"] as? String).flatMap(Base64URL.decode), let y = (object["y"] as? String).flatMap(Base64URL.decode) {
+        if let x = (object["x"] as? String).flatMap(Base64.decodeURL), let y = (object["y"] as? String).flatMap(Base64.decodeURL) {
             guard [0x04] + x + y == Array(key.publicKey.x963Representation) else {
                 throw WebKeyError("\(name): x and y are not the public key of d")
             }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import VerificationCore
+import WalletEncoding
 
 /// Server-side sessions for Verify with Wallet on the Web, like the in-app request sessions: the
 /// server creates the request (a fresh nonce in the EncryptionInfo, the origin, the requested
@@ -13,7 +14,7 @@ public struct WebRequestSessions: Sendable {
         public let expiresAt: Date
 
         /// The nonce is left out.
-        public var description: String { "WebRequest(\(requestID), \(presentation.origin), expires \(RFC3339Time.format(expiresAt)))" }
+        public var description: String { "WebRequest(\(requestID), \(presentation.origin), expires \(RFC3339.format(expiresAt)))" }
     }
 
     public let store: any ReplayStore
@@ -45,7 +46,7 @@ public struct WebRequestSessions: Sendable {
         let nonce = Self.randomBytes(32)
         let presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey,
                                                       readerAuth: readerAuth, readerAuthAll: readerAuthAll)
-        let requestID = Base64URL.encode(Self.randomBytes(18))
+        let requestID = Base64.encodeURL(Self.randomBytes(18))
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
         let payload = try JSONEncoder().encode(Payload(encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, request: request,
                                                        recipientKey: WebRecipientKey.thumbprint(recipientPublicKey)))

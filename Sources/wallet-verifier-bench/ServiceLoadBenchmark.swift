@@ -12,6 +12,7 @@ import WalletIdentity
 import WalletJSON
 import VerifierPresentation
 import WalletVerifierTestSupport
+import WalletEncoding
 
 /// The HTTP service under load (`wallet-verifier-bench service`): the real application on loopback
 /// with its embedded SQLite store, driven by wrk (Debian's package) with distinct submissions, next
@@ -107,7 +108,7 @@ enum ServiceLoadBenchmark {
             }
             let base64 = Data(identityLibraryInputs[0].envelope).base64EncodedString()
             _ = await measure("stage: base64 of an envelope (\(base64.utf8.count) chars)", seconds: seconds) {
-                _ = Base64Decoding.lenient(base64)
+                _ = Base64.decodeLenient(base64)
             }
             return
         }

@@ -4,13 +4,14 @@ import Foundation
 import Testing
 import VerificationCore
 import WalletVerifierTestSupport
+import WalletEncoding
 
 /// The real tokens in TestVectors/applepay. Every Apple leaf has expired: they are verified at
 /// their signing time (from the READMEs).
 @Suite struct RealTokenTests {
-    static let seatgeekSigningTime = RFC3339Time.parse("2014-10-27T19:51:43Z")!
-    static let processoutRSASigningTime = RFC3339Time.parse("2017-02-01T21:56:53Z")!
-    static let processoutECSigningTime = RFC3339Time.parse("2017-02-01T18:45:06Z")!
+    static let seatgeekSigningTime = RFC3339.parse("2014-10-27T19:51:43Z")!
+    static let processoutRSASigningTime = RFC3339.parse("2017-02-01T21:56:53Z")!
+    static let processoutECSigningTime = RFC3339.parse("2017-02-01T18:45:06Z")!
     static let seatgeekPlaintext = #"{"applicationPrimaryAccountNumber":"4109370251004320","applicationExpirationDate":"200731","currencyCode":"840","transactionAmount":100,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"Af9x/QwAA/DjmU65oyc1MAABAAA=","eciIndicator":"5"}}"#
 
     static let signatureChecks: [CheckID] = [
@@ -119,11 +120,11 @@ import WalletVerifierTestSupport
     }
 
     @Test func seatgeekBeforeSigningIsRejectedAsFutureDated() async throws {
-        let result = try await Self.seatgeek(at: RFC3339Time.parse("2014-10-27T19:49:00Z")!)
+        let result = try await Self.seatgeek(at: RFC3339.parse("2014-10-27T19:49:00Z")!)
         #expect(result.verdict == .rejected)
         #expect(result.report.check(.applePaySigningTime)?.reason == .signingTimeInFuture)
         // 2010: before the leaf and the intermediate were issued, too.
-        let early = try await Self.seatgeek(at: RFC3339Time.parse("2010-01-02T00:00:00Z")!)
+        let early = try await Self.seatgeek(at: RFC3339.parse("2010-01-02T00:00:00Z")!)
         #expect(early.report.check(.applePaySignatureCertificateValidity)?.reason == .certificateNotYetValid)
         #expect(early.report.check(.applePaySigningTime)?.reason == .signingTimeInFuture)
         #expect(early.payment == nil)
@@ -132,7 +133,7 @@ import WalletVerifierTestSupport
     /// At today's clock the leaf has expired: "certificate expired" and "signing time outside the
     /// window" are two checks with two messages.
     @Test func seatgeekAfterLeafExpiryFailsTwoDistinctChecks() async throws {
-        let result = try await Self.seatgeek(at: RFC3339Time.parse("2021-06-01T00:00:00Z")!)
+        let result = try await Self.seatgeek(at: RFC3339.parse("2021-06-01T00:00:00Z")!)
         #expect(result.verdict == .rejected)
         let validity = try #require(result.report.check(.applePaySignatureCertificateValidity))
         #expect(validity.reason == .certificateExpired)
@@ -183,7 +184,7 @@ import WalletVerifierTestSupport
         ("token-ec.json", "2017-02-01T18:45:06Z", "hErQTIkV+XDB8kVuVvYI+1PUv/iIJPuFg2QF/+z1NIo=", "EC_v1"),
     ])
     func processoutSignaturesVerifyButNoKeyMatches(file: String, signingTime: String, publicKeyHash: String, version: String) async throws {
-        let time = try #require(RFC3339Time.parse(signingTime))
+        let time = try #require(RFC3339.parse(signingTime))
         // A ring with an unrelated key (seatgeek's) must not be tried: selection is by hash.
         let verifier = try Self.verifier([Self.seatgeekKey()])
         let result = await verifier.verify(try TestVectors.data("applepay/processout-signature-only/\(file)"), context: VerificationContext(time: time.addingTimeInterval(60)))

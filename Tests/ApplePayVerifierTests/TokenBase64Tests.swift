@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ApplePayVerifier
+import WalletEncoding
 
 /// The base64 decoder for token fields agrees with Foundation's on what Apple sends.
 @Suite struct Base64Tests {
@@ -10,15 +11,15 @@ import Testing
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             let text = Data(bytes).base64EncodedString()
             if length == 0 {
-                #expect(TokenEncoding.base64Decode(text) == nil)
+                #expect(Base64.decodeStrict(text) == nil)
             } else {
-                #expect(TokenEncoding.base64Decode(text) == bytes)
+                #expect(Base64.decodeStrict(text) == bytes)
             }
         }
     }
 
     @Test(arguments: ["A", "AB", "ABC", "AB=C", "A===", "====", "AB C", "AB\nCD==", "ABC-", "ABC_", "AAA=AAAA", "é123"])
     func rejects(text: String) {
-        #expect(TokenEncoding.base64Decode(text) == nil)
+        #expect(Base64.decodeStrict(text) == nil)
     }
 }

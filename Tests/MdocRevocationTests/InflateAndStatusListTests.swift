@@ -7,6 +7,7 @@ import WalletCOSE
 import WalletVerifierTestSupport
 import MdocVerifier
 import VerificationCore
+import WalletEncoding
 
 private let ietf = "mdoc/ietf-token-status-list/"
 

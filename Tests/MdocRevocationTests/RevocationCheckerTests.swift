@@ -8,6 +8,7 @@ import PhotoID
 import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport
+import WalletEncoding
 
 /// A passport Digital ID fixture with an identifier list or a status list, through the passport
 /// verifier: one test per outcome.

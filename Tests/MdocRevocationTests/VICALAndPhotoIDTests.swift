@@ -10,6 +10,7 @@ import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport
 import X509
+import WalletEncoding
 
 private let aamva = "mdoc/aamva-vical-isomdl/"
 
@@ -20,7 +21,7 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
 
     @Test func theRealVICALIsTrustedOnItsIssueDay() async throws {
         let bytes = try TestVectors.data(aamva + "aamva-vical-2025-11-18.cbor")
-        let time = try #require(RFC3339Time.parse("2025-11-18T19:00:00Z"))
+        let time = try #require(RFC3339.parse("2025-11-18T19:00:00Z"))
         let result = await VICALLoader(anchors: try anchors()).load(bytes: bytes, at: time)
         #expect(result.trusted, "\(result.checks.filter { $0.status != .passed }.map(\.message))")
         #expect(result.checks.map(\.id) == [.vicalStructure, .vicalSignature, .vicalChain, .vicalValidity])
@@ -29,7 +30,7 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         #expect(vical.provider == "AAMVA")
         #expect(vical.version == "1.0")
         #expect(vical.issueID == 227_602)
-        #expect(vical.nextUpdate == RFC3339Time.parse("2025-11-19T18:38:12Z"))
+        #expect(vical.nextUpdate == RFC3339.parse("2025-11-19T18:38:12Z"))
         #expect(vical.entries.count == 14)
         #expect(result.roots.count == 14)
         #expect(result.roots.allSatisfy { $0.docTypes == ["org.iso.18013.5.1.mDL"] })
@@ -39,7 +40,7 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         result.add(to: &store)
         #expect(store.roots(for: "org.iso.18013.5.1.mDL").count == 14)
         #expect(store.roots(for: "org.iso.23220.photoid.1").isEmpty)
-        #expect(store.anchors.first?.source == "VICAL AAMVA #227602 of " + RFC3339Time.format(vical.date))
+        #expect(store.anchors.first?.source == "VICAL AAMVA #227602 of " + RFC3339.format(vical.date))
 
         // The issuing CA works as an anchor too.
         #expect(await VICALLoader(anchors: try anchors("aamva_dts_issuing_ca.pem")).load(bytes: bytes, at: time).trusted)
@@ -49,7 +50,7 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
 
     @Test func todayTheSignerHasExpiredAndTheVICALIsOutdated() async throws {
         let bytes = try TestVectors.data(aamva + "aamva-vical-2025-11-18.cbor")
-        let result = await VICALLoader(anchors: try anchors()).load(bytes: bytes, at: try #require(RFC3339Time.parse("2026-11-21T00:00:00Z")))
+        let result = await VICALLoader(anchors: try anchors()).load(bytes: bytes, at: try #require(RFC3339.parse("2026-11-21T00:00:00Z")))
         #expect(!result.trusted)
         #expect(result.roots.isEmpty)
         let chain = try #require(result.checks.first { $0.id == .vicalChain })
@@ -60,7 +61,7 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         #expect(result.checks.first { $0.id == .vicalSignature }?.status == .passed)
 
         // A day after nextUpdate, while the signer is valid: outdated, or a warning when allowed.
-        let late = try #require(RFC3339Time.parse("2025-11-20T19:00:00Z"))
+        let late = try #require(RFC3339.parse("2025-11-20T19:00:00Z"))
         let strict = await VICALLoader(anchors: try anchors()).load(bytes: bytes, at: late)
         #expect(!strict.trusted)
         let lenient = await VICALLoader(anchors: try anchors(), allowOutdated: true).load(bytes: bytes, at: late)
@@ -70,7 +71,7 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
 
     @Test func aTamperedVICALOrAnotherAnchorIsRejected() async throws {
         var bytes = try TestVectors.data(aamva + "aamva-vical-2025-11-18.cbor")
-        let time = try #require(RFC3339Time.parse("2025-11-18T19:00:00Z"))
+        let time = try #require(RFC3339.parse("2025-11-18T19:00:00Z"))
         // Change one byte inside the first certificateInfo's certificate (the DER after "certificate" and its bstr head).
         let marker = try #require(findSubsequence(bytes, Array("certificate".utf8) + [0x59]))
         bytes[marker + 40] ^= 0x01

@@ -5,6 +5,7 @@ import Testing
 import WalletCBOR
 import WalletVerifierTestSupport
 import WalletCOSE
+import WalletEncoding
 
 /// `DeviceResponse(cborBytes:)` reads the usual response in place; it must give exactly what the
 /// generic decoder followed by `DeviceResponse(cbor:)` gives: the same model, or the same error.

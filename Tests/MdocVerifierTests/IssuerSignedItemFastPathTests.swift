@@ -4,6 +4,7 @@ import Mdoc
 import WalletCBOR
 import WalletVerifierTestSupport
 import WalletCOSE
+import WalletEncoding
 
 /// `IssuerSignedItem(embeddedCBOR:limits:)` reads the map in place; it must give exactly what the
 /// generic decoder followed by `init(cbor:)` gives: the same item, or the same error.

@@ -9,8 +9,9 @@ import WalletCOSE
 import WalletVerifierTestSupport
 import X509
 import SwiftASN1
+import WalletEncoding
 
-func date(_ text: String) -> Date { RFC3339Time.parse(text)! }
+func date(_ text: String) -> Date { RFC3339.parse(text)! }
 
 func trustStore(_ files: String...) throws -> IACATrustStore {
     var store = IACATrustStore()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VerificationCore
+import WalletEncoding
 
 /// The hand-written report JSON says exactly what the `Encodable` form says, and the hand-written
 /// time format is Foundation's.
@@ -65,20 +66,20 @@ import VerificationCore
             let date = Date(timeIntervalSince1970: seconds)
             let fractional = seconds != seconds.rounded(.down)
             let expected = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: fractional))
-            #expect(RFC3339Time.format(date) == expected, "\(seconds)")
-            if RFC3339Time.format(date) != expected { break }
+            #expect(RFC3339.format(date) == expected, "\(seconds)")
+            if RFC3339.format(date) != expected { break }
         }
-        #expect(RFC3339Time.format(Date(timeIntervalSince1970: 1_648_771_200)) == "2022-04-01T00:00:00Z")
-        #expect(RFC3339Time.format(Date(timeIntervalSince1970: 1_648_771_200.5)) == "2022-04-01T00:00:00.500Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 1_648_771_200)) == "2022-04-01T00:00:00Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 1_648_771_200.5)) == "2022-04-01T00:00:00.500Z")
     }
 
     @Test func civilDatesRoundTrip() {
-        #expect(RFC3339Time.daysSince1970(year: 1970, month: 1, day: 1) == 0)
-        #expect(RFC3339Time.daysSince1970(year: 2000, month: 3, day: 1) == 11_017)
-        #expect(RFC3339Time.daysSince1970(year: 1969, month: 12, day: 31) == -1)
+        #expect(RFC3339.daysFromCivil(year: 1970, month: 1, day: 1) == 0)
+        #expect(RFC3339.daysFromCivil(year: 2000, month: 3, day: 1) == 11_017)
+        #expect(RFC3339.daysFromCivil(year: 1969, month: 12, day: 31) == -1)
         for days in stride(from: -800_000, through: 3_000_000, by: 997) {
-            let date = RFC3339Time.civilDate(daysSince1970: days)
-            #expect(RFC3339Time.daysSince1970(year: date.year, month: date.month, day: date.day) == days)
+            let date = RFC3339.civilFromDays(days)
+            #expect(RFC3339.daysFromCivil(year: date.year, month: date.month, day: date.day) == days)
             #expect((1...12).contains(date.month) && (1...31).contains(date.day))
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import VerificationCore
+import WalletEncoding
 
 private let t0 = Date(timeIntervalSince1970: 1_648_771_200) // 2022-04-01T00:00:00Z
 
@@ -134,11 +135,11 @@ private func context() -> VerificationContext { VerificationContext(time: t0) }
     }
 
     @Test func rfc3339ParsesOffsetsAndFractions() {
-        #expect(RFC3339Time.parse("2022-04-01T00:00:00Z") == t0)
-        #expect(RFC3339Time.parse("2022-04-01T02:00:00+02:00") == t0)
-        #expect(RFC3339Time.parse("2022-04-01T00:00:00.500Z") == t0.addingTimeInterval(0.5))
-        #expect(RFC3339Time.parse("yesterday") == nil)
-        #expect(RFC3339Time.format(t0) == "2022-04-01T00:00:00Z")
+        #expect(RFC3339.parse("2022-04-01T00:00:00Z") == t0)
+        #expect(RFC3339.parse("2022-04-01T02:00:00+02:00") == t0)
+        #expect(RFC3339.parse("2022-04-01T00:00:00.500Z") == t0.addingTimeInterval(0.5))
+        #expect(RFC3339.parse("yesterday") == nil)
+        #expect(RFC3339.format(t0) == "2022-04-01T00:00:00Z")
     }
 }
 

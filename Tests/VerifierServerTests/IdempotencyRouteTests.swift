@@ -13,6 +13,7 @@ import VerificationCore
 @testable import VerifierServer
 import WalletVerifierTestSupport
 import NIOFoundationEssentialsCompat
+import WalletEncoding
 
 /// Idempotency-Key through the router (in process, in-memory store): retries answered, replays
 /// still rejected, conflicts refused.
@@ -77,7 +78,7 @@ import NIOFoundationEssentialsCompat
             let replay = try #require(Self.check(retry.json, "replay.transactionId"))
             #expect(replay["status"] as? String == "passed")
             #expect(replay["reason"] as? String == "idempotentRetry")
-            #expect((replay["details"] as? [String: Any])?["firstSeen"] as? String == RFC3339Time.format(ServiceFixture.time))
+            #expect((replay["details"] as? [String: Any])?["firstSeen"] as? String == RFC3339.format(ServiceFixture.time))
             #expect((retry.json["payment"] as? [String: Any])?["currencyCode"] as? String == "840")
             // Without the key, and with another key: rejected as a replay, exactly as before.
             for other in [nil, "another-key-0123456789"] {
@@ -181,7 +182,7 @@ import NIOFoundationEssentialsCompat
             #expect(retry.json["verdict"] as? String == "accepted", "\(retry.json)")
             let replay = try #require(Self.check(retry.json, "replay.transactionId"))
             #expect(replay["reason"] as? String == "idempotentRetry")
-            #expect((replay["details"] as? [String: Any])?["firstSeen"] as? String == RFC3339Time.format(diedAt))
+            #expect((replay["details"] as? [String: Any])?["firstSeen"] as? String == RFC3339.format(diedAt))
             // A copy without the key is still a replay.
             let copy = try await Self.post(client, "/v1/applepay/decrypt", body)
             #expect(Self.check(copy.json, "replay.transactionId")?["reason"] as? String == "replayed")

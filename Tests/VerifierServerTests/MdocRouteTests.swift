@@ -11,6 +11,7 @@ import WalletCBOR
 import WalletVerifierCommands
 import WalletVerifierTestSupport
 import NIOFoundationEssentialsCompat
+import WalletEncoding
 
 /// ISO/IEC 18013-5 terminal input through the service (POST /v1/mdoc/verify) and the CLI
 /// (`mdoc verify`), as ProximityReader or a reader hands it over: the same report from both.
@@ -31,7 +32,7 @@ import NIOFoundationEssentialsCompat
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mdoc-route-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let time = RFC3339Time.parse("2021-01-01T00:00:00Z")!
+        let time = RFC3339.parse("2021-01-01T00:00:00Z")!
         let flags: ServerSettings.Source = ["store": ["memory"], "dataDir": [directory.appendingPathComponent("data").path],
                                             "trust": [TestVectors.path(Self.annexD + "document_signer.pem")]]
         let services = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil),

@@ -11,6 +11,7 @@ import WalletVerifierCommands
 import WalletVerifierTestSupport
 import X509
 import NIOFoundationEssentialsCompat
+import WalletEncoding
 
 /// The CLI and the service give the same report for the same input, in the in-app and the web flow:
 /// the same checks (id, scope, status, reason), the same warnings and the same verdict. The service
@@ -105,7 +106,7 @@ import NIOFoundationEssentialsCompat
         let cli = await WalletVerifierCommand.runCapturing([
             "identity", "verify", "--envelope", envelopePath, "--merchant-key", fixture.identityKeyPath, "--nonce", Hex.encode(nonce),
             "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID, "--trust", fixture.iacaPath, "--request", descriptorPath,
-            "--at", RFC3339Time.format(ServiceFixture.time), "--format", "json",
+            "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
         ] + (cliFlags.contains("--revocation-list") ? [] : [
             // The service checks revocation by default (--revocation required, lists fetched).
             "--fetch-revocation",
@@ -145,7 +146,7 @@ import NIOFoundationEssentialsCompat
         try Data(response).write(to: URL(fileURLWithPath: responsePath))
         let cli = await WalletVerifierCommand.runCapturing([
             "web", "verify", "--response", responsePath, "--encryption-info", encryptionInfo, "--origin", fixture.webOrigin,
-            "--recipient-key", fixture.webKeyPath, "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time), "--format", "json",
+            "--recipient-key", fixture.webKeyPath, "--trust", fixture.iacaPath, "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
             "--fetch-revocation",
         ])
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
@@ -370,7 +371,7 @@ import NIOFoundationEssentialsCompat
         let tokenPath = fixture.directory.appendingPathComponent("token.json").path
         try Data(token).write(to: URL(fileURLWithPath: tokenPath))
         let arguments = ["applepay", "decrypt", "--token", tokenPath, "--merchant-cert", fixture.merchantCertificatePath, "--merchant-key", fixture.merchantKeyPath,
-                         "--root", fixture.applePayRootPath, "--at", RFC3339Time.format(ServiceFixture.time)]
+                         "--root", fixture.applePayRootPath, "--at", RFC3339.format(ServiceFixture.time)]
         let cli = await WalletVerifierCommand.runCapturing(arguments + ["--format", "json"])
         #expect(cli.code == 0, "\(cli.stdout)\(cli.stderr)")
         let service = String(decoding: served, as: UTF8.self)

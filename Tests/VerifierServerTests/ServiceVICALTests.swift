@@ -10,6 +10,7 @@ import WalletVerifierTestSupport
 import MdocVerifier
 import WalletIdentity
 import X509
+import WalletEncoding
 
 /// `serve --vical FILE|URL --vical-trust FILE`: roots from a verified VICAL are trusted for their
 /// docTypes; a URL is refreshed; an update that fails to verify keeps the previous roots.
@@ -54,7 +55,7 @@ import X509
             #expect(answer["verdict"] as? String == "accepted", "\(answer)")
             let trust = try RouterTests.json(try await client.execute(uri: "/v1/trust", method: .get).body)
             let source = try #require((trust["anchors"] as? [[String: Any]])?.first?["source"] as? String)
-            #expect(source.hasPrefix("VICAL Test Trust Service") && source.hasSuffix(" of " + RFC3339Time.format(ServiceFixture.time.addingTimeInterval(-86_400))), "\(source)")
+            #expect(source.hasPrefix("VICAL Test Trust Service") && source.hasSuffix(" of " + RFC3339.format(ServiceFixture.time.addingTimeInterval(-86_400))), "\(source)")
         }
         // A VICAL that does not verify against the given anchor: the configuration does not load.
         let otherAnchor = fixture.directory.appendingPathComponent("other-anchor.pem").path

@@ -10,6 +10,7 @@ import WalletCBOR
 import WalletVerifierTestSupport
 import MdocRevocation
 import X509
+import WalletEncoding
 
 /// `GET /v1/trust`: the operator's view of what the service trusts, without a private key.
 @Suite struct TrustRouteTests {
@@ -43,7 +44,7 @@ import X509
             #expect(revocation["mode"] as? String == "best-effort")
             let lists = try #require(revocation["cachedLists"] as? [[String: Any]])
             #expect(lists.first?["uri"] as? String == uri)
-            #expect(lists.first?["expiresAt"] as? String == RFC3339Time.format(ServiceFixture.time.addingTimeInterval(3600)))
+            #expect(lists.first?["expiresAt"] as? String == RFC3339.format(ServiceFixture.time.addingTimeInterval(3600)))
             let identity = try #require(trust["identityKeys"] as? [[String: Any]])
             let pkRHash = Hex.encode(Array(SHA256.hash(data: fixture.identityKey.publicKey.x963Representation)))
             #expect(identity.first?["pkRHash"] as? String == pkRHash)

@@ -9,6 +9,7 @@ import VerificationCore
 import WalletCBOR
 import WalletIdentity
 import WalletVerifierTestSupport
+import WalletEncoding
 
 /// The web page: off the API listener, behind its token, forms protected by a CSRF token, identity
 /// responses only for outstanding requests, the server's clock, strict headers and escaping.
@@ -141,7 +142,7 @@ import WalletVerifierTestSupport
         let token = String(decoding: try fixture.applePayToken(signedAt: signedAt), as: UTF8.self)
         try await Self.pageApp(services).test(.router) { client in
             let answer = try await client.execute(uri: "/ui/verify", method: .post, headers: Self.cookie, body: Self.form([
-                "kind": "applepay", "token": token, "csrf": csrf, "at": RFC3339Time.format(signedAt),
+                "kind": "applepay", "token": token, "csrf": csrf, "at": RFC3339.format(signedAt),
                 "merchantId": "merchant.com.attacker", "teamId": "ATTACKER01",
             ]))
             #expect(answer.status == .ok)

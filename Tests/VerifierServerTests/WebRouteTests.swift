@@ -13,6 +13,7 @@ import WalletCOSE
 import WebIdentity
 import WalletVerifierTestSupport
 import NIOFoundationEssentialsCompat
+import WalletEncoding
 
 /// The web flow (ISO/IEC 18013-7 Annex C) through the service: create a request, answer it as a
 /// wallet would (HPKE to the service's key, transcript from the request), verify once.
@@ -255,7 +256,7 @@ import NIOFoundationEssentialsCompat
         let created = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let argument = try #require(created["navigatorCredentialsGetArgument"] as? [String: Any])
         let request = try #require(((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?.first?["data"] as? [String: Any])
-        let deviceRequest = try #require((request["deviceRequest"] as? String).flatMap(Base64URL.decode))
+        let deviceRequest = try #require((request["deviceRequest"] as? String).flatMap(Base64.decodeURL))
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: try #require(request["encryptionInfo"] as? String), origin: fixture.webOrigin)
         let report = await ReaderAuthVerifier(roots: [reader.root]).verify(deviceRequest: deviceRequest, transcript: transcript, at: ServiceFixture.time)
         #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")

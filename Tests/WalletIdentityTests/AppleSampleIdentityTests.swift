@@ -7,9 +7,10 @@ import VerificationCore
 import WalletCBOR
 @testable import WalletIdentity
 import WalletVerifierTestSupport
+import WalletEncoding
 
 private let sample = "mdoc/apple-verify-with-wallet-sample/sample/"
-let sampleTime = RFC3339Time.parse("2022-04-01T00:00:00Z")!
+let sampleTime = RFC3339.parse("2022-04-01T00:00:00Z")!
 let sampleMerchant = "PassKit_Identity_Test_Merchant_ID"
 let sampleTeam = "PassKit_Identity_Test_Team_ID"
 
@@ -88,7 +89,7 @@ func sampleTrust() throws -> IACATrustStore {
     }
 
     @Test func laterVerificationTimeFails() async throws {
-        let report = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: RFC3339Time.parse("2023-06-01T00:00:00Z")!).report
+        let report = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: RFC3339.parse("2023-06-01T00:00:00Z")!).report
         #expect(report.verdict == .rejected)
         #expect(report.check(.mdocValidity)?.reason == "expired")
     }
@@ -107,7 +108,7 @@ func sampleTrust() throws -> IACATrustStore {
         #expect(required.report.check(.identityDocumentExpiry)?.requirement == .required)
         #expect(required.report.verdict == .rejected)
         // The day of expiry still counts as valid.
-        let onTheDay = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: RFC3339Time.parse("2022-01-30T23:00:00Z")!, requireUnexpired: true)
+        let onTheDay = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: RFC3339.parse("2022-01-30T23:00:00Z")!, requireUnexpired: true)
         #expect(onTheDay.report.check(.identityDocumentExpiry)?.status == .passed)
     }
 

@@ -8,6 +8,7 @@ import VerificationCore
 import WalletCBOR
 @testable import WalletIdentity
 import WalletVerifierTestSupport
+import WalletEncoding
 
 @Suite struct DescriptorTests {
     func decode(_ json: String) throws -> IdentityRequestDescriptor {
@@ -283,7 +284,7 @@ import WalletVerifierTestSupport
     /// 21st birthday is "no", the birthday and the day after are "yes".
     @Test func ageFromBirthDateAtTheVerificationTime() async throws {
         let (sessions, recipient, pki) = try setup()
-        let today = RFC3339Time.format(time).prefix(10).split(separator: "-").map { Int($0)! }
+        let today = RFC3339.format(time).prefix(10).split(separator: "-").map { Int($0)! }
         func birthDate(daysFromBirthday offset: Int) -> String {
             // The 21st birthday is `offset` days from the verification day (negative: still to come).
             var calendar = Calendar(identifier: .gregorian)
@@ -291,7 +292,7 @@ import WalletVerifierTestSupport
             let verificationDay = calendar.date(from: DateComponents(year: today[0], month: today[1], day: today[2]))!
             let birthday = calendar.date(byAdding: .day, value: -offset, to: verificationDay)!
             let birth = calendar.date(byAdding: .year, value: -21, to: birthday)!
-            return String(RFC3339Time.format(birth).prefix(10))
+            return String(RFC3339.format(birth).prefix(10))
         }
         for (offset, expected) in [(-1, false), (0, true), (1, true)] {
             let date = birthDate(daysFromBirthday: offset)

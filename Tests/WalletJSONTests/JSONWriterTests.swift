@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WalletJSON
+import WalletEncoding
 
 @Suite struct JSONWriterTests {
     /// Whatever the text, the written string reads back as the same text.
@@ -85,16 +86,16 @@ import WalletJSON
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             let standard = Data(bytes).base64EncodedString()
             let url = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            #expect(Base64Decoding.lenient(standard) == bytes)
-            #expect(Base64Decoding.lenient(url) == bytes)
-            #expect(Base64Decoding.lenient(url.replacingOccurrences(of: "=", with: "")) == bytes)
-            #expect(Base64Decoding.lenient("  \(standard)\n") == bytes)
+            #expect(Base64.decodeLenient(standard) == bytes)
+            #expect(Base64.decodeLenient(url) == bytes)
+            #expect(Base64.decodeLenient(url.replacingOccurrences(of: "=", with: "")) == bytes)
+            #expect(Base64.decodeLenient("  \(standard)\n") == bytes)
         }
     }
 
     @Test(arguments: ["", "A", "=", "AB=C", "A===", "AB C", "AB\nCD", "AB*D", "é123", "ABCDE", "ABC==", "AAAA=", "===="])
     func refuses(text: String) {
-        #expect(Base64Decoding.lenient(text) == nil)
+        #expect(Base64.decodeLenient(text) == nil)
     }
 }
 
@@ -103,12 +104,12 @@ import WalletJSON
         var random = SystemRandomNumberGenerator()
         for length in 1..<150 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
-            #expect(Base64Decoding.strict(Data(bytes).base64EncodedString()) == bytes)
+            #expect(Base64.decodeStrict(Data(bytes).base64EncodedString()) == bytes)
         }
     }
 
     @Test(arguments: ["", "A", "AB", "ABC", "AB=C", "A===", "====", "AB C", "AB\nCD==", "ABC-", "ABC_", "AAA=AAAA", "é123", " QUJD", "QUJD "])
     func refuses(text: String) {
-        #expect(Base64Decoding.strict(text) == nil)
+        #expect(Base64.decodeStrict(text) == nil)
     }
 }

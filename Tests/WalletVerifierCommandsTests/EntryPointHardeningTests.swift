@@ -7,6 +7,7 @@ import WalletCBOR
 import WalletVerifierCommands
 import WebIdentity
 import WalletVerifierTestSupport
+import WalletEncoding
 
 /// The security review's attacks through every command that reads them (HardeningCommandTests has
 /// `cbor inspect` and `identity verify`): `mdoc verify` and `web verify` with 10⁵ nested tag-24 items,
@@ -14,7 +15,7 @@ import WalletVerifierTestSupport
 /// review through `identity verify`; an under-age answer through `identity verify`.
 @Suite struct EntryPointHardeningTests {
     static let levels = 100_000
-    static let at = RFC3339Time.format(ServiceFixture.time)
+    static let at = RFC3339.format(ServiceFixture.time)
 
     static func write(_ bytes: [UInt8], in fixture: ServiceFixture, _ name: String) throws -> String {
         let path = fixture.directory.appendingPathComponent(name).path
@@ -112,7 +113,7 @@ import WalletVerifierTestSupport
         let start = ContinuousClock.now
         let result = await WalletVerifierCommand.runCapturing([
             "applepay", "decrypt", "--token", token, "--merchant-cert", fixture.merchantCertificatePath, "--merchant-key", fixture.merchantKeyPath,
-            "--root", fixture.applePayRootPath, "--at", RFC3339Time.format(signingTime), "--format", "json",
+            "--root", fixture.applePayRootPath, "--at", RFC3339.format(signingTime), "--format", "json",
         ])
         let elapsed = ContinuousClock.now - start
         #expect(result.code == 1, "\(result.stderr)")

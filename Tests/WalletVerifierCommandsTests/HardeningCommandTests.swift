@@ -5,6 +5,7 @@ import WalletCBOR
 import VerifierPresentation
 import WalletVerifierCommands
 import WalletVerifierTestSupport
+import WalletEncoding
 
 /// Hostile inputs through the command line: a clean answer and exit code, never a crash.
 @Suite struct HardeningCommandTests {
@@ -40,7 +41,7 @@ import WalletVerifierTestSupport
         let result = await WalletVerifierCommand.runCapturing([
             "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
             "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
-            "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time), "--format", "json",
+            "--trust", fixture.iacaPath, "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
         ])
         #expect(result.code == 1, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -66,7 +67,7 @@ import WalletVerifierTestSupport
         let result = await WalletVerifierCommand.runCapturing([
             "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
             "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
-            "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time),
+            "--trust", fixture.iacaPath, "--at", RFC3339.format(ServiceFixture.time),
         ])
         let elapsed = ContinuousClock.now - start
         #expect(result.code == 1)
@@ -87,7 +88,7 @@ import WalletVerifierTestSupport
             await WalletVerifierCommand.runCapturing([
                 "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
                 "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
-                "--at", RFC3339Time.format(ServiceFixture.time),
+                "--at", RFC3339.format(ServiceFixture.time),
             ] + trust)
         }
         let passportOnly = await run(["--trust-doctype", "org.iso.23220.photoid.1=\(fixture.iacaPath)"])
@@ -115,7 +116,7 @@ import WalletVerifierTestSupport
         let result = await WalletVerifierCommand.runCapturing([
             "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
             "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
-            "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time), "--format", "json",
+            "--trust", fixture.iacaPath, "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
         ])
         #expect(result.code == 0, "\(result.stdout)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -150,7 +151,7 @@ import WalletVerifierTestSupport
         let result = await WalletVerifierCommand.runCapturing([
             "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
             "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
-            "--trust", fixture.iacaPath, "--at", RFC3339Time.format(ServiceFixture.time),
+            "--trust", fixture.iacaPath, "--at", RFC3339.format(ServiceFixture.time),
         ])
         // Without a request any docType is verified (and here accepted): the elements are listed under it.
         #expect(result.code == 0)

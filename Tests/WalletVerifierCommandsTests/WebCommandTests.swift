@@ -7,6 +7,7 @@ import VerificationCore
 import WalletCOSE
 import WalletVerifierCommands
 import WalletVerifierTestSupport
+import WalletEncoding
 
 private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 
@@ -129,7 +130,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 /// `web request` then `web verify --session`, with a passport fixture and a revocation list.
 @Suite struct WebSessionCommandTests {
     static let at = "2023-11-14T23:13:20Z" // an hour after the fixture was signed
-    static let time = RFC3339Time.parse(at)!
+    static let time = RFC3339.parse(at)!
 
     @Test func aSessionVerifiesOneResponse() async throws {
         let scratch = try Scratch()
@@ -195,7 +196,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 /// `--revocation-list`, `--fetch-revocation`, `--vical` and `--vical-trust` on `mdoc verify` and `identity verify`.
 @Suite(.serialized) struct TrustListCommandTests {
     static let at = "2023-11-14T23:13:20Z"
-    static let time = RFC3339Time.parse(at)!
+    static let time = RFC3339.parse(at)!
     static let uri = "https://revocation.example/passport/5"
     static let id: [UInt8] = [5, 5]
 

@@ -9,6 +9,7 @@ import WebIdentity
 import WalletVerifierTestSupport
 import X509
 import SwiftASN1
+import WalletEncoding
 
 private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
 
@@ -40,7 +41,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         let received = try ReceivedDeviceRequest(cborBytes: bytes)
         let leaf = try Certificate(derEncoded: Array(try #require(received.docRequests.first?.readerAuth).headers.x5chainBytes()[0]))
         #expect("\(leaf.subject)".contains("SMART Health Check-in Demo Verifier"))
-        let time = RFC3339Time.parse("2026-05-01T17:30:00Z")!
+        let time = RFC3339.parse("2026-05-01T17:30:00Z")!
         let report = await verify(bytes, transcript: transcript, roots: [leaf], at: time)
         #expect(report.check(.readerAuthSignature)?.status == .passed, "\(report.failures.map(\.message))")
         #expect(report.check(.readerAuthChain)?.status == .passed)
@@ -192,7 +193,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         default: ("", [])
         }
         #expect(sec1.contains("BEGIN EC PRIVATE KEY") && pkcs8.contains("BEGIN PRIVATE KEY"))
-        let jwkText = "{\"kty\":\"EC\",\"crv\":\"\(jwk)\",\"d\":\"\(Base64URL.encode(d))\"}"
+        let jwkText = "{\"kty\":\"EC\",\"crv\":\"\(jwk)\",\"d\":\"\(Base64.encodeURL(d))\"}"
         let leafDER = pki.chainDER[0], intermediateDER = pki.chainDER[1]
         let chainPEM = Array((ReaderPKI.pem(pki.reader) + ReaderPKI.pem(pki.intermediate!)).utf8)
         let certificateSets: [[(name: String, contents: [UInt8])]] = [

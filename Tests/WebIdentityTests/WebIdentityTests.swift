@@ -12,6 +12,7 @@ import WalletCOSE
 import WalletVerifierTestSupport
 import X509
 import SwiftASN1
+import WalletEncoding
 
 private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 
@@ -19,8 +20,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 /// its README gives.
 @Suite struct RealAnnexCCaptureTests {
     static let origin = "http://127.0.0.1:3010"
-    static let verifyAt = RFC3339Time.parse("2026-05-01T17:30:00Z")!
-    static let capturedAt = RFC3339Time.parse("2026-05-01T17:27:18Z")!
+    static let verifyAt = RFC3339.parse("2026-05-01T17:30:00Z")!
+    static let capturedAt = RFC3339.parse("2026-05-01T17:27:18Z")!
 
     static func encryptionInfo() throws -> String {
         try TestVectors.text(capture + "request/encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -150,7 +151,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(throws: WebKeyError.self) { try WebRecipientKey.load(contents: Array("hello".utf8), name: "k") }
         // x and y that do not belong to d.
         let other = P256.KeyAgreement.PrivateKey()
-        let mixed = #"{"kty":"EC","crv":"P-256","d":"\#(Base64URL.encode(jwk.rawRepresentation))","x":"\#(Base64URL.encode(other.publicKey.x963Representation.dropFirst().prefix(32)))","y":"\#(Base64URL.encode(other.publicKey.x963Representation.suffix(32)))"}"#
+        let mixed = #"{"kty":"EC","crv":"P-256","d":"\#(Base64.encodeURL(jwk.rawRepresentation))","x":"\#(Base64.encodeURL(other.publicKey.x963Representation.dropFirst().prefix(32)))","y":"\#(Base64.encodeURL(other.publicKey.x963Representation.suffix(32)))"}"#
         #expect(throws: WebKeyError.self) { try WebRecipientKey.load(contents: Array(mixed.utf8), name: "k") }
     }
 }
@@ -183,7 +184,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let data = requests[0]["data"] as! [String: String]
         #expect(data["encryptionInfo"] == presentation.encryptionInfo.base64URL)
         let deviceRequestText = try #require(data["deviceRequest"])
-        let deviceRequestBytes = try #require(Base64URL.decode(deviceRequestText))
+        let deviceRequestBytes = try #require(Base64.decodeURL(deviceRequestText))
         let deviceRequest = try CBORDecoder.decode(deviceRequestBytes).map()
         #expect(deviceRequest["version"]?.textValue == "1.0")
         let items = try EmbeddedCBOR<CBORNode>(cbor: try deviceRequest["docRequests"]!.array()[0].map()["itemsRequest"]!).value.map()

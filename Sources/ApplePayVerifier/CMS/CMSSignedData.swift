@@ -3,6 +3,7 @@ import Foundation
 import SwiftASN1
 import VerificationCore
 import X509
+import WalletEncoding
 
 /// The parts of a CMS SignedData (RFC 5652) that an Apple Pay signature check needs, read from BER
 /// as received.
@@ -53,7 +54,7 @@ struct RawOID: Hashable, Sendable, CustomStringConvertible {
         var element: [UInt8] = [0x06, UInt8(truncatingIfNeeded: content.count)]
         element += content
         guard content.count < 0x80, let node = try? BER.parse(element), let oid = try? ASN1ObjectIdentifier(berEncoded: node) else {
-            return "OID(\(TokenEncoding.hexEncode(content)))"
+            return "OID(\(Hex.encode(content)))"
         }
         return String(describing: oid)
     }

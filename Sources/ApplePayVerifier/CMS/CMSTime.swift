@@ -1,6 +1,7 @@
 import Foundation
 import SwiftASN1
 import VerificationCore
+import WalletEncoding
 
 enum CMSTime {
     /// Reads a signing-time value: UTCTime or GeneralizedTime (RFC 5652 §11.3).
@@ -19,7 +20,7 @@ enum CMSTime {
 
     /// Proleptic Gregorian calendar, UTC, without Calendar (fast and locale-free).
     static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, fraction: Double) -> Date {
-        let days = RFC3339Time.daysSince1970(year: year, month: month, day: day)
+        let days = RFC3339.daysFromCivil(year: year, month: month, day: day)
         let seconds = Double(days) * 86_400 + Double(hour * 3600 + minute * 60 + second) + fraction
         return Date(timeIntervalSince1970: seconds)
     }
@@ -28,6 +29,6 @@ enum CMSTime {
 extension Date {
     /// RFC 3339 in UTC, whole seconds (for messages).
     var rfc3339: String {
-        RFC3339Time.format(Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)))
+        RFC3339.format(Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)))
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SwiftASN1
 import X509
+import WalletEncoding
 
 /// The root certificate Apple Pay signing chains must end in.
 ///
@@ -29,7 +30,7 @@ public struct ApplePayTrustAnchor: Sendable, CustomStringConvertible {
         } catch {
             throw MerchantKeyError(.unreadableCertificate, "the trust anchor is not a readable X.509 certificate")
         }
-        self.fingerprint = TokenEncoding.hexEncode(parsed.sha256, uppercase: true)
+        self.fingerprint = Hex.encode(parsed.sha256, uppercase: true)
         self.isAppleRootCAG3 = fingerprint == Self.appleRootCAG3Fingerprint
     }
 

@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import SwiftASN1
 import X509
+import WalletEncoding
 
 /// Object identifiers Apple defines for Apple Pay certificates.
 public enum ApplePayOID {
@@ -70,7 +71,7 @@ final class ParsedCertificate: Sendable {
         self.displayName = Self.displayName(certificate.subject)
         self.notValidBeforeText = certificate.notValidBefore.rfc3339
         self.notValidAfterText = certificate.notValidAfter.rfc3339
-        self.serialNumberText = TokenEncoding.hexEncode(certificate.serialNumber.bytes, uppercase: true)
+        self.serialNumberText = Hex.encode(certificate.serialNumber.bytes, uppercase: true)
         // TBSCertificate: [0] version?, serialNumber, signature, issuer, validity, subject, ...
         let scanner = BERScanner(bytes: der)
         guard let tbs = try scanner.children(of: try scanner.root()).first else {

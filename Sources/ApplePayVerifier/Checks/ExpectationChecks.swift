@@ -1,5 +1,6 @@
 import Foundation
 import VerificationCore
+import WalletEncoding
 
 /// `applepay.expect.currency`: the decrypted currencyCode is the one the caller charges in.
 struct ExpectedCurrencyCheck: VerificationCheck {
@@ -53,7 +54,7 @@ struct ExpectedApplicationDataCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let expected else { return .notApplicable("no expected applicationData was given") }
         guard let token = state.token else { throw MissingPrerequisite("the token") }
-        guard let expectedBytes = TokenEncoding.hexDecode(expected.trimmingCharacters(in: .whitespaces)) else {
+        guard let expectedBytes = Hex.decodeStrict(expected.trimmingCharacters(in: .whitespaces)) else {
             return .failed(.applicationDataMismatch, "the expected applicationData is not hex text")
         }
         guard let actual = token.header.applicationDataBytes, let actualText = token.header.applicationData else {

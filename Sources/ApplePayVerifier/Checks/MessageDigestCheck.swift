@@ -1,6 +1,7 @@
 import Crypto
 import SwiftASN1
 import VerificationCore
+import WalletEncoding
 
 /// `applepay.signature.messageDigest`: the message-digest signed attribute is SHA-256 of
 /// ephemeralPublicKey or wrappedKey ‖ data ‖ transactionId ‖ applicationData, all decoded as
@@ -27,8 +28,8 @@ struct MessageDigestCheck: VerificationCheck {
         let covered = fields + (token.header.applicationDataBytes != nil ? " ‖ applicationData" : "")
         guard digest.elementsEqual(computed) else {
             return .failed(.digestMismatch, "the signed message digest is not SHA-256 of \(covered): a signed field was altered or the fields were not decoded as sent", details: [
-                "signedDigest": TokenEncoding.hexEncode(digest),
-                "computedDigest": TokenEncoding.hexEncode(computed),
+                "signedDigest": Hex.encode(digest),
+                "computedDigest": Hex.encode(computed),
             ])
         }
         return .passed("message digest is SHA-256 of \(covered)")

@@ -1,5 +1,6 @@
 import Foundation
 import VerificationCore
+import WalletEncoding
 
 /// `replay.transactionId`: the transaction identifier is recorded in the ``ReplayStore`` and
 /// accepted once. Runs last and only when every other required check passed, so a token rejected
@@ -35,7 +36,7 @@ struct ReplayCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let token = state.token else { throw MissingPrerequisite("the token") }
         // Lower-case hex: the same identifier in either case is the same transaction.
-        let key = TokenEncoding.hexEncode(token.header.transactionIdBytes)
+        let key = Hex.encode(token.header.transactionIdBytes)
         let skew = max(policy.allowedFutureSkew.seconds, context.clockSkewSeconds)
         var signingTime = state.signingTime
         if signingTime == nil, let signer = state.signer, case .success(let date) = SigningTimeCheck.signingTime(signer) {

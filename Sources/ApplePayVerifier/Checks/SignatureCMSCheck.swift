@@ -1,6 +1,7 @@
 import VerificationCore
 import X509
 import SwiftASN1
+import WalletEncoding
 
 /// `applepay.signature.cms`: `signature` is a detached CMS SignedData with exactly one signer whose
 /// certificate is in it.
@@ -59,9 +60,9 @@ struct SignatureCMSCheck: VerificationCheck {
         switch identifier {
         case .issuerAndSerialNumber(let issuer, let serial):
             let name = (try? DistinguishedName(derEncoded: issuer)).map { String(describing: $0) } ?? "(unreadable name)"
-            return "issuer \(name), serial \(TokenEncoding.hexEncode(serial, uppercase: true))"
+            return "issuer \(name), serial \(Hex.encode(serial, uppercase: true))"
         case .subjectKeyIdentifier(let ski):
-            return "subject key identifier \(TokenEncoding.hexEncode(ski))"
+            return "subject key identifier \(Hex.encode(ski))"
         }
     }
 }

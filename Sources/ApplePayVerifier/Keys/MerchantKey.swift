@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import SwiftASN1
 import X509
+import WalletEncoding
 
 /// One payment-processing certificate with its private key, parsed once.
 ///
@@ -69,7 +70,7 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         }
         self.certificate = certificate
         self.subjectName = ParsedCertificate.displayName(certificate.subject)
-        self.publicKeyHash = TokenEncoding.base64Encode(SHA256.hash(data: spki))
+        self.publicKeyHash = Base64.encode(SHA256.hash(data: spki))
         self.privateKey = privateKey
 
         // The private key must belong to the certificate.
@@ -95,7 +96,7 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         if let merchantIdentifier {
             let supplied = Array(SHA256.hash(data: Array(merchantIdentifier.utf8)))
             if let fromCertificate, fromCertificate.hash != supplied {
-                throw MerchantKeyError(.merchantIdentifierMismatch, "the merchant id \"\(merchantIdentifier)\" does not match the certificate's \(fromCertificate.source) (SHA-256 \(TokenEncoding.hexEncode(fromCertificate.hash, uppercase: true)))")
+                throw MerchantKeyError(.merchantIdentifierMismatch, "the merchant id \"\(merchantIdentifier)\" does not match the certificate's \(fromCertificate.source) (SHA-256 \(Hex.encode(fromCertificate.hash, uppercase: true)))")
             }
             self.merchantIdentifierHash = supplied
             self.merchantIdentifierSource = fromCertificate?.source ?? "the merchant id given by the caller"
@@ -135,7 +136,7 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
     /// (SHA-256 of the subject's UID).
     static func merchantIdentifierHash(in certificate: Certificate) throws(MerchantKeyError) -> (hash: [UInt8], source: String)? {
         if let ext = certificate.extensions[oid: ApplePayOID.merchantIdentifier] {
-            guard let text = extensionText(ext.value), let hash = TokenEncoding.hexDecode(text.trimmingCharacters(in: .whitespaces)), hash.count == 32 else {
+            guard let text = extensionText(ext.value), let hash = Hex.decodeStrict(text.trimmingCharacters(in: .whitespaces)), hash.count == 32 else {
                 throw MerchantKeyError(.unreadableCertificate, "the certificate's OID 1.2.840.113635.100.6.32 does not hold 64 hex characters")
             }
             return (hash, "OID 1.2.840.113635.100.6.32")
@@ -182,7 +183,7 @@ public enum MerchantKeyFiles {
         let text = String(decoding: contents, as: UTF8.self)
         guard let pem = try PEMBlocks(text: text) else {
             // Base64 of a PKCS#12 file without PEM armour, as some portals hand it out.
-            if let der = Data(base64Encoded: text.filter { !$0.isWhitespace }).map({ [UInt8]($0) }), PKCS12Detector.isPKCS12(der) {
+            if let der = Base64.decodeStrict(text.filter { !$0.isWhitespace }), PKCS12Detector.isPKCS12(der) {
                 throw MerchantKeyError(.pkcs12, pkcs12Advice)
             }
             throw MerchantKeyError(.unreadableKey, "the private-key file is neither PEM nor DER")

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftASN1
+import WalletEncoding
 
 /// A configuration problem with merchant keys, certificates or the trust anchor. Thrown when a key
 /// ring or verifier is built (never during a verification).
@@ -35,52 +36,19 @@ public struct MerchantKeyError: Error, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
-/// PEM files as people have them: several blocks, text before and between them (openssl's "Bag
-/// Attributes"), "EC PARAMETERS" before the key, CRLF line ends.
+/// PEM files as people have them (``PEM``), with the errors of merchant keys.
 struct PEMBlocks {
-    struct Block {
-        var label: String
-        var headers: [String]
-        var der: [UInt8]
-    }
+    typealias Block = PEM.Block
 
     var blocks: [Block]
 
     /// Parses every `-----BEGIN X-----` … `-----END X-----` block. Returns nil if there is none.
     init?(text: String) throws(MerchantKeyError) {
-        var blocks: [Block] = []
-        var current: (label: String, headers: [String], body: String)?
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
-            if current == nil {
-                if line.hasPrefix("-----BEGIN "), line.hasSuffix("-----") {
-                    let label = String(line.dropFirst(11).dropLast(5))
-                    current = (label, [], "")
-                }
-                continue
-            }
-            guard var block = current else { continue }
-            if line.hasPrefix("-----END ") {
-                let label = String(line.dropFirst(9).dropLast(5))
-                guard label == block.label else {
-                    throw MerchantKeyError(.unreadableKey, "PEM block \"\(block.label)\" ends with \"\(label)\"")
-                }
-                guard let der = Data(base64Encoded: block.body) else {
-                    throw MerchantKeyError(.unreadableKey, "PEM block \"\(block.label)\" is not valid base64")
-                }
-                blocks.append(Block(label: block.label, headers: block.headers, der: [UInt8](der)))
-                current = nil
-                continue
-            }
-            if line.contains(":") {
-                block.headers.append(line)
-            } else {
-                block.body += line
-            }
-            current = block
-        }
-        if let open = current {
-            throw MerchantKeyError(.unreadableKey, "PEM block \"\(open.label)\" has no END line (truncated file?)")
+        let blocks: [Block]
+        do {
+            blocks = try PEM.blocks(in: text)
+        } catch {
+            throw MerchantKeyError(.unreadableKey, error.message)
         }
         if blocks.isEmpty { return nil }
         self.blocks = blocks

@@ -3,6 +3,7 @@ import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
 import VerificationCore
 import Mdoc
+import WalletEncoding
 
 /// `mdoc.issuer.chain` (ISO 18013-5 §9.1.2.4, §9.3.3): the document signer is issued by a trusted
 /// IACA root for this docType (or is itself trusted), every x5chain certificate valid at the
@@ -47,13 +48,13 @@ struct IssuerChainCheck: VerificationCheck {
             let notAfter = parsed[position].certificate.notValidAfter
             if time < notBefore {
                 let subject = parsed[position].subject
-                return .failed("certificateNotYetValid", "Certificate \(position) of x5chain (\(subject)) is not valid before \(RFC3339Time.format(notBefore)); the verification time is \(RFC3339Time.format(time)).",
-                               details: ["subject": subject, "notBefore": RFC3339Time.format(notBefore)])
+                return .failed("certificateNotYetValid", "Certificate \(position) of x5chain (\(subject)) is not valid before \(RFC3339.format(notBefore)); the verification time is \(RFC3339.format(time)).",
+                               details: ["subject": subject, "notBefore": RFC3339.format(notBefore)])
             }
             if time > notAfter {
                 let subject = parsed[position].subject
-                return .failed("certificateExpired", "Certificate \(position) of x5chain (\(subject)) expired at \(RFC3339Time.format(notAfter)); the verification time is \(RFC3339Time.format(time)).",
-                               details: ["subject": subject, "notAfter": RFC3339Time.format(notAfter)])
+                return .failed("certificateExpired", "Certificate \(position) of x5chain (\(subject)) expired at \(RFC3339.format(notAfter)); the verification time is \(RFC3339.format(time)).",
+                               details: ["subject": subject, "notAfter": RFC3339.format(notAfter)])
             }
         }
         if let cached {

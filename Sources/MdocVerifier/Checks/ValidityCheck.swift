@@ -2,6 +2,7 @@ import Foundation
 import VerificationCore
 import WalletCBOR
 import Mdoc
+import WalletEncoding
 
 /// `mdoc.validity` (ISO 18013-5 §9.1.2.4): signed ≤ validFrom ≤ time ≤ validUntil, at the caller's
 /// verification time, with the policy's clock-skew allowance on both ends of the window.
@@ -15,8 +16,8 @@ struct ValidityCheck: VerificationCheck {
         let time = context.time
         let skew = Double(state.policy.clockSkew.components.seconds)
         let details = [
-            "signed": RFC3339.format(v.signed), "validFrom": RFC3339.format(v.validFrom),
-            "validUntil": RFC3339.format(v.validUntil), "time": RFC3339.format(time), "clockSkewSeconds": String(Int(skew)),
+            "signed": RFC3339.formatWholeSeconds(v.signed), "validFrom": RFC3339.formatWholeSeconds(v.validFrom),
+            "validUntil": RFC3339.formatWholeSeconds(v.validUntil), "time": RFC3339.formatWholeSeconds(time), "clockSkewSeconds": String(Int(skew)),
         ]
         if v.validFrom < v.signed {
             return .failed("inconsistentValidity", "The MSO is valid from \(details["validFrom"]!), before it was signed (\(details["signed"]!)).", details: details)

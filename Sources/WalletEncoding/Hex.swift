@@ -1,11 +1,13 @@
 /// Hexadecimal helpers shared by every layer (inputs, diagnostics, reports).
-public enum Hex {
+package enum Hex {
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
-    /// Lower-case hex of the bytes.
-    public static func encode<C: Collection<UInt8>>(_ bytes: C) -> String {
+    /// Hex of the bytes, lower case unless `uppercase`.
+    package static func encode<S: Sequence<UInt8>>(_ bytes: S, uppercase: Bool = false) -> String {
+        let digits = uppercase ? upperDigits : digits
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
+        out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0f)])
@@ -15,7 +17,7 @@ public enum Hex {
 
     /// Decodes hex text (upper or lower case). Whitespace is ignored; an optional `0x` prefix is
     /// allowed. Returns nil for an odd number of digits or any other character.
-    public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+    package static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
         var utf8 = Array(text.utf8)
         if utf8.count >= 2, utf8[0] == UInt8(ascii: "0"), utf8[1] | 0x20 == UInt8(ascii: "x") { utf8.removeFirst(2) }
         var out: [UInt8] = []
@@ -38,5 +40,28 @@ public enum Hex {
             }
         }
         return high == nil ? out : nil
+    }
+
+    /// Decodes hex text (either case) with nothing else in it: no whitespace, no `0x`. Returns nil for
+    /// an odd length or any other character (Apple Pay's transaction ids and hashes).
+    package static func decodeStrict(_ text: String) -> [UInt8]? {
+        let utf8 = text.utf8
+        guard utf8.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count / 2)
+        var high: UInt8 = 0
+        var isHigh = true
+        for c in utf8 {
+            let v: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if isHigh { high = v } else { out.append(high << 4 | v) }
+            isHigh.toggle()
+        }
+        return out
     }
 }
