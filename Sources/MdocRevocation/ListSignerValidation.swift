@@ -58,7 +58,7 @@ enum ListSignerValidation {
             }
         }
         let leaf = certificates[0]
-        guard let key = publicKey(leaf) else {
+        guard let key = COSEPublicKey(certificate: leaf) else {
             throw RevocationFailure("untrustedSigner", "The revocation list signer's key (\(leaf.subject)) is not an EC key on P-256, P-384 or P-521.")
         }
         let valid: Bool
@@ -136,22 +136,5 @@ enum ListSignerValidation {
             problems.append("it is a CA certificate")
         }
         return problems
-    }
-
-    static func publicKey(_ certificate: Certificate) -> COSEPublicKey? {
-        if let key = P256.Signing.PublicKey(certificate.publicKey) { return .p256(key) }
-        if let key = P384.Signing.PublicKey(certificate.publicKey) { return .p384(key) }
-        if let key = P521.Signing.PublicKey(certificate.publicKey) { return .p521(key) }
-        return nil
-    }
-}
-
-/// Lets chain building pass a critical extended key usage (list signers and VICAL signers mark
-/// theirs critical); which usages are acceptable is not decided here.
-struct CriticalExtendedKeyUsagePolicy: VerifierPolicy {
-    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
-
-    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
-        .meetsPolicy
     }
 }

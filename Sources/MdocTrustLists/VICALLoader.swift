@@ -99,7 +99,7 @@ public struct VICALLoader: Sendable {
         runner.run(.vicalSignature, requires: [.vicalStructure], scope: scope) {
             guard let vical else { return .failed(.malformedInput, "No VICAL.") }
             if let chainProblem { return .failed(chainProblem.0, chainProblem.1) }
-            guard let leaf = certificates.first, let key = Self.publicKey(leaf) else {
+            guard let leaf = certificates.first, let key = COSEPublicKey(certificate: leaf) else {
                 return .failed("unsupportedKey", "The VICAL signer's key is not an EC key on P-256, P-384 or P-521.")
             }
             do {
@@ -136,7 +136,7 @@ public struct VICALLoader: Sendable {
             }
             var verifier = Verifier(rootCertificates: CertificateStore(anchors)) {
                 RFC5280Policy(fixedExpiryValidationTime: time)
-                VICALExtensionsPolicy()
+                CriticalExtendedKeyUsagePolicy()
             }
             switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(Array(certificates.dropFirst()))) {
             case .validCertificate(let chain):
@@ -183,22 +183,6 @@ public struct VICALLoader: Sendable {
         }
         let report = runner.report(flow: "vical")
         return VICALLoadResult(checks: report.checks, warnings: report.warnings, vical: vical, trusted: trusted, roots: roots)
-    }
-
-    static func publicKey(_ certificate: Certificate) -> COSEPublicKey? {
-        if let key = P256.Signing.PublicKey(certificate.publicKey) { return .p256(key) }
-        if let key = P384.Signing.PublicKey(certificate.publicKey) { return .p384(key) }
-        if let key = P521.Signing.PublicKey(certificate.publicKey) { return .p521(key) }
-        return nil
-    }
-}
-
-/// VICAL signers mark their extended key usage critical; chain building must not stop at it.
-struct VICALExtensionsPolicy: VerifierPolicy {
-    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
-
-    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
-        .meetsPolicy
     }
 }
 

@@ -129,11 +129,7 @@ final class ValidatedChainCache: Sendable {
         // The cache keeps its own copy of the bytes, not a slice of the response they came in.
         let owned = Array(der)
         guard let certificate = try? Certificate(derEncoded: owned) else { return nil }
-        let key: COSEPublicKey?
-        if let k = P256.Signing.PublicKey(certificate.publicKey) { key = .p256(k) }
-        else if let k = P384.Signing.PublicKey(certificate.publicKey) { key = .p384(k) }
-        else if let k = P521.Signing.PublicKey(certificate.publicKey) { key = .p521(k) }
-        else { key = nil }
+        let key = COSEPublicKey(certificate: certificate)
         let parsed = ParsedCertificate(certificate: certificate, subject: certificate.subject.description, key: key)
         state.withLock { state in
             if state.certificates.count >= capacity { state.certificates.removeAll(keepingCapacity: true) }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Mdoc
+import MdocVerifier
 import SwiftASN1
 import VerificationCore
 import WalletCBOR
@@ -226,7 +227,7 @@ public struct ReaderAuthVerifier: Sendable {
             }
             var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
                 RFC5280Policy(fixedExpiryValidationTime: time)
-                ReaderExtensionsPolicy()
+                CriticalExtendedKeyUsagePolicy()
             }
             switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(chain.dropFirst())) {
             case .validCertificate(let path):
@@ -244,15 +245,5 @@ public struct ReaderAuthVerifier: Sendable {
             }
             return .passed("The reader certificate follows the ISO/IEC 18013-5 Annex B reader-authentication profile (EKU 1.0.18013.5.1.6, digitalSignature, not a CA).")
         }
-    }
-}
-
-/// Declares the reader EKU extension as understood, so chain building does not stop at a critical
-/// extended key usage; the profile is its own check.
-struct ReaderExtensionsPolicy: VerifierPolicy {
-    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
-
-    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
-        .meetsPolicy
     }
 }

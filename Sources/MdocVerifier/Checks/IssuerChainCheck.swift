@@ -71,7 +71,7 @@ struct IssuerChainCheck: VerificationCheck {
         }
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             RFC5280Policy(fixedExpiryValidationTime: time)
-            MdocExtensionsPolicy()
+            CriticalExtendedKeyUsagePolicy()
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore())
         switch result {
@@ -101,16 +101,5 @@ struct IssuerChainCheck: VerificationCheck {
         let root = entry.subjects.last ?? ""
         return .passed("The document signer chains to the trusted IACA \(root); every certificate is valid at the verification time.",
                        details: ["signer": entry.subjects.first ?? "", "iaca": root, "chainLength": String(entry.chain.count)])
-    }
-}
-
-/// Declares the extensions that ISO 18013-5 certificates mark critical and that the
-/// `mdoc.issuer.certificateProfile` check enforces (extended key usage), so that chain building does
-/// not stop at them. The profile itself is a separate check with its own result.
-struct MdocExtensionsPolicy: VerifierPolicy {
-    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
-
-    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
-        .meetsPolicy
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MdocVerifier
 import WalletCOSE
 import SwiftASN1
 import X509
@@ -19,9 +20,7 @@ public enum TestCertificates {
 
     /// The certificate's public key as a COSE verification key (EC keys only).
     public static func cosePublicKey(_ certificate: Certificate) throws -> COSEPublicKey {
-        if let key = P256.Signing.PublicKey(certificate.publicKey) { return .p256(key) }
-        if let key = P384.Signing.PublicKey(certificate.publicKey) { return .p384(key) }
-        if let key = P521.Signing.PublicKey(certificate.publicKey) { return .p521(key) }
-        throw VectorError("unsupported certificate key")
+        guard let key = COSEPublicKey(certificate: certificate) else { throw VectorError("unsupported certificate key") }
+        return key
     }
 }
