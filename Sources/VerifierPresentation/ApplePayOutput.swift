@@ -5,6 +5,7 @@ import WalletJSON
 
 /// Rendering of Apple Pay results, the same for `applepay decrypt` and the HTTP service.
 public enum ApplePayOutput {
+    /// The result as ``json(_:)`` or ``text(_:)``, as `format` says.
     public static func render(_ result: ApplePayResult, format: OutputFormat) -> String {
         switch format {
         case .json: return json(result)
