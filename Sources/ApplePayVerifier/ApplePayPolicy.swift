@@ -13,7 +13,7 @@ public struct ApplePayPolicy: Sendable, Hashable {
     /// Namespace of transaction identifiers in the ``ReplayStore``.
     public var replayNamespace: String
 
-    /// A policy with these requirement levels and time limits; the defaults are those of ``production``.
+    /// A policy with these requirement levels, time limits and replay namespace; the defaults are those of ``production``.
     public init(
         requirements: VerificationPolicy = VerificationPolicy(name: "applepay/production@1"),
         maximumSigningAge: Duration = .seconds(300),

@@ -36,7 +36,7 @@ public struct ApplePayToken: Sendable, Hashable {
         public var displayName: String?
         /// The card's payment network.
         public var network: String?
-        /// The kind of card: `debit`, `credit`, `prepaid` or `store`.
+        /// The kind of card, such as `debit` or `credit`.
         public var type: String?
 
         /// A payment method with these fields (nil: absent from the token).

@@ -14,7 +14,7 @@ public struct ApplePayResult: Sendable {
     /// The report's verdict (computed once).
     public let verdict: Verdict
 
-    /// Facts about the token that are safe to log and to show, whatever the verdict.
+    /// Non-secret facts about the token, available whatever the verdict.
     public struct Summary: Sendable, Hashable {
         /// Which scheme the token uses: EC_v1 or RSA_v1.
         public var version: ApplePayTokenVersion

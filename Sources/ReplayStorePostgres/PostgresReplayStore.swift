@@ -97,7 +97,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
-    /// The configuration in use, with the connect timeout, `statement_timeout` and `search_path` the store set in it.
+    /// The configuration in use, as the store adjusted it (connect timeout, `statement_timeout`, `search_path`).
     public let configuration: Configuration
     private let client: PostgresClient
     private let started = Mutex(false)

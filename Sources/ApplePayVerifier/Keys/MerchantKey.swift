@@ -67,7 +67,7 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
     ///
     /// - Parameter merchantIdentifier: as in ``init(certificateFile:privateKeyFile:merchantIdentifier:)``.
     /// - Throws: ``MerchantKeyError`` when the certificate cannot be read, the private key is not the certificate's,
-    ///   the merchant id disagrees with the certificate, or an EC key has no merchant id from either.
+    ///   the merchant id disagrees with the certificate, or an EC key's merchant id is neither in the certificate nor given.
     public init(certificateDER der: [UInt8], privateKey: PrivateKey, merchantIdentifier: String? = nil) throws(MerchantKeyError) {
         let certificate: Certificate
         let spki: ArraySlice<UInt8>
