@@ -16,10 +16,13 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
     public let currencyCode: String
     /// In the currency's minor units, as Apple sends it.
     public let transactionAmount: Decimal
+    /// The cardholder's name, when Apple includes it; hidden by `description`.
     public let cardholderName: String?
+    /// Hex identifier of the device's manufacturer, when present.
     public let deviceManufacturerIdentifier: String?
     /// `3DSecure` or `EMV`.
     public let paymentDataType: String
+    /// The `paymentData` member: the 3-D Secure or EMV fields for the payment processor.
     public let details: Details
     /// The decrypted JSON, byte for byte.
     public let rawJSON: [UInt8]
@@ -29,6 +32,7 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
     /// `merchantTokenMetadata` and `authenticationResponses`, when present, as the JSON Apple sent
     /// (their members vary by card network; every member passes through unchanged).
     public let merchantTokenMetadataJSON: [UInt8]?
+    /// `authenticationResponses` as the JSON Apple sent, when present; ``authenticationResponses`` holds the typed entries.
     public let authenticationResponsesJSON: [UInt8]?
     /// `authenticationResponses`, typed: one per merchant of a multi-merchant payment. Empty when
     /// the payment data has none.
@@ -44,26 +48,33 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
     /// authentication data (a cryptogram: kept out of `description`) and amount. Members that are
     /// not these pass through in ``ApplePayPaymentData/authenticationResponsesJSON``.
     public struct AuthenticationResponse: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+        /// The merchant this response authenticates the payment for, when present.
         public let merchantIdentifier: String?
+        /// The authentication data (a cryptogram) for that merchant, when present; hidden by `description`.
         public let authenticationData: String?
         /// In the currency's minor units, as Apple sends it.
         public let transactionAmount: Decimal?
 
+        /// A response with these members (nil: absent from the payment data).
         public init(merchantIdentifier: String?, authenticationData: String?, transactionAmount: Decimal?) {
             self.merchantIdentifier = merchantIdentifier
             self.authenticationData = authenticationData
             self.transactionAmount = transactionAmount
         }
 
+        /// The merchant and the amount; the authentication data only as "present".
         public var description: String {
             "AuthenticationResponse(merchant \(merchantIdentifier ?? "-"), amount \(transactionAmount.map { "\($0)" } ?? "-")"
                 + (authenticationData == nil ? ")" : ", authenticationData present (hidden))")
         }
 
+        /// The same as ``description``, so debug output hides the authentication data too.
         public var debugDescription: String { description }
+        /// A mirror whose only child is ``description``, so `dump` hides the authentication data too.
         public var customMirror: Mirror { Mirror(self, children: ["redacted": description], displayStyle: .struct) }
     }
 
+    /// The `paymentData` member of the decrypted JSON: 3-D Secure or EMV fields, as ``ApplePayPaymentData/paymentDataType`` says.
     public struct Details: Sendable, Hashable {
         /// 3-D Secure.
         public let onlinePaymentCryptogram: String?
@@ -85,6 +96,7 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         return "••••" + pan.suffix(4)
     }
 
+    /// A summary with the masked account number; the cryptogram, EMV data, PIN data and cardholder name only as "present".
     public var description: String {
         var parts = [
             "PAN \(maskedAccountNumber)",
@@ -103,8 +115,10 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         return "ApplePayPaymentData(" + parts.joined(separator: ", ") + ")"
     }
 
+    /// The same as ``description``, so debug output stays redacted.
     public var debugDescription: String { description }
 
+    /// A mirror whose only child is ``description``, so `dump` and debuggers show no secrets.
     public var customMirror: Mirror {
         Mirror(self, children: ["redacted": description], displayStyle: .struct)
     }

@@ -13,6 +13,7 @@ public struct ApplePayPolicy: Sendable, Hashable {
     /// Namespace of transaction identifiers in the ``ReplayStore``.
     public var replayNamespace: String
 
+    /// A policy with these requirement levels, time limits and replay namespace; the defaults are those of ``production``.
     public init(
         requirements: VerificationPolicy = VerificationPolicy(name: "applepay/production@1"),
         maximumSigningAge: Duration = .seconds(300),
@@ -43,12 +44,14 @@ public struct ApplePayExpectations: Sendable, Hashable {
     /// Hex of SHA-256 of the payment request's applicationData, as in `header.applicationData`.
     public var applicationData: String?
 
+    /// Expectations of these values; each one left nil is not checked (its check is not applicable).
     public init(currencyCode: String? = nil, transactionAmount: Decimal? = nil, applicationData: String? = nil) {
         self.currencyCode = currencyCode
         self.transactionAmount = transactionAmount
         self.applicationData = applicationData
     }
 
+    /// No expectations: every `applepay.expect.*` check is reported as not applicable.
     public static let none = ApplePayExpectations()
 
     /// An amount in minor units from the text of a number: a whole, non-negative value ("1999", or

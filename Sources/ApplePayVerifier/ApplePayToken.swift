@@ -17,11 +17,13 @@ public enum ApplePayTokenVersion: String, Sendable, Hashable, CaseIterable {
 /// The decoded bytes are the bytes that were received; the signature and the decryption use them
 /// as they are.
 public struct ApplePayToken: Sendable, Hashable {
+    /// Which scheme encrypted and signed the token: EC_v1 or RSA_v1.
     public var version: ApplePayTokenVersion
     /// `data`, base64-decoded: ciphertext followed by the 16-byte GCM tag.
     public var data: [UInt8]
     /// `signature`, base64-decoded: a detached CMS SignedData (usually BER).
     public var signature: [UInt8]
+    /// `header`, each field as received and decoded.
     public var header: Header
     /// `transactionIdentifier` of a whole PKPaymentToken, when one was given (not signed).
     public var outerTransactionIdentifier: String?
@@ -31,10 +33,14 @@ public struct ApplePayToken: Sendable, Hashable {
     /// PKPaymentMethod as a PKPaymentToken carries it: `displayName` ("Visa 0224"), `network`
     /// ("Visa"), `type` ("debit", "credit", "prepaid", "store"). Not signed: for display only.
     public struct PaymentMethod: Sendable, Hashable {
+        /// A description of the card, suitable for display.
         public var displayName: String?
+        /// The card's payment network.
         public var network: String?
+        /// The kind of card, such as `debit` or `credit`.
         public var type: String?
 
+        /// A payment method with these fields (nil: absent from the token).
         public init(displayName: String?, network: String?, type: String?) {
             self.displayName = displayName
             self.network = network
@@ -42,6 +48,7 @@ public struct ApplePayToken: Sendable, Hashable {
         }
     }
 
+    /// The token's `header`: the ephemeral or wrapped key, the merchant key's hash, the transaction id and applicationData.
     public struct Header: Sendable, Hashable {
         /// `ephemeralPublicKey` (EC_v1), base64-decoded: a SubjectPublicKeyInfo.
         public var ephemeralPublicKey: [UInt8]?
@@ -85,20 +92,26 @@ public struct ApplePayToken: Sendable, Hashable {
 
 /// Why a token could not be read. Recorded as a failed `applepay.token.structure` check.
 public struct ApplePayTokenError: Error, CheckFailureDescribing, Hashable, CustomStringConvertible {
+    /// Why the token was rejected: one of the `applepay.token.structure` reason codes, such as ``ReasonCode/malformedJSON``.
     public var reasonCode: ReasonCode
+    /// A message for people that names the field and what is wrong with it.
     public var checkMessage: String
     /// The field concerned, e.g. `header.transactionId`.
     public var field: String?
 
+    /// An error with a reason code, a message for people and, when one field is at fault, its path.
     public init(_ reason: ReasonCode, _ message: String, field: String? = nil) {
         self.reasonCode = reason
         self.checkMessage = message
         self.field = field
     }
 
+    /// The reason code and the message.
     public var description: String { "ApplePayTokenError.\(reasonCode): \(checkMessage)" }
 
+    /// Errors are equal when their reason codes are; the message and the field are not compared.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.reasonCode == rhs.reasonCode }
+    /// Hashes the reason code only, as `==` compares only it.
     public func hash(into hasher: inout Hasher) { hasher.combine(reasonCode) }
 }
 

@@ -6,6 +6,7 @@ import WalletEncoding
 /// The outcome of verifying one token: the report, and the payment data only when the verdict is
 /// accepted.
 public struct ApplePayResult: Sendable {
+    /// Every check's outcome, the warnings and the verdict.
     public let report: VerificationReport
     /// Present only when ``verdict`` is `accepted`.
     public let payment: ApplePayPaymentData?
@@ -14,17 +15,24 @@ public struct ApplePayResult: Sendable {
     /// The report's verdict (computed once).
     public let verdict: Verdict
 
+    /// Non-secret facts about the token, available whatever the verdict.
     public struct Summary: Sendable, Hashable {
+        /// Which scheme the token uses: EC_v1 or RSA_v1.
         public var version: ApplePayTokenVersion
+        /// `header.transactionId` as received (hex).
         public var transactionId: String
+        /// `header.publicKeyHash` as received: the merchant key the token was encrypted for.
         public var publicKeyHash: String
+        /// `header.applicationData` as received (hex), when present.
         public var applicationData: String?
+        /// The CMS signing time; nil when `applepay.signingTime` did not run or could not read it.
         public var signingTime: Date?
         /// The leaf certificate's common name.
         public var signer: String?
         /// The PKPaymentToken's `transactionIdentifier` and `paymentMethod`, when the whole token was
         /// given (not signed).
         public var transactionIdentifier: String?
+        /// The PKPaymentToken's `paymentMethod`, when given (not signed: for display only).
         public var paymentMethod: ApplePayToken.PaymentMethod?
     }
 }
@@ -36,10 +44,15 @@ public struct ApplePayResult: Sendable {
 /// chains are cached in ``chainCache``. Verification never reads the clock: the time comes in the
 /// ``VerificationContext``.
 public struct ApplePayTokenVerifier: Sendable {
+    /// The merchant keys that tokens are decrypted with.
     public let keyRing: MerchantKeyRing
+    /// The root that signing chains must end in: Apple Root CA - G3 unless a test gave another.
     public let trustAnchor: ApplePayTrustAnchor
+    /// Requirement levels, signing-time window and replay namespace.
     public let policy: ApplePayPolicy
+    /// Where transaction identifiers are recorded, so that each token is accepted once.
     public let replayStore: any ReplayStore
+    /// Validated certificate chains, reused by later verifications.
     public let chainCache: ApplePayChainCache
 
     // The checks that do not depend on the call, built once.

@@ -10,6 +10,7 @@ import VerificationCore
 /// Fetched documents (revocation lists) in the `cached_documents` table, shared by every instance:
 /// one row per uri, replaced only by a copy fetched later.
 extension PostgresReplayStore: DocumentCacheStore {
+    /// Reads the row of `key` from `cached_documents`, if there is one.
     public func cachedDocument(_ key: String) async throws -> CachedDocument? {
         try await perform("cachedDocument") { client in
             let rows = try await client.query("SELECT bytes, fetched_at, fresh_until, usable_until FROM cached_documents WHERE key = \(key)")
@@ -22,6 +23,7 @@ extension PostgresReplayStore: DocumentCacheStore {
         }
     }
 
+    /// Inserts or replaces the row of `document.key`; a stored copy fetched later than `document` is kept.
     public func storeDocument(_ document: CachedDocument) async throws {
         let key = document.key, bytes = ByteBuffer(bytes: document.bytes)
         let fetched = EpochMillis.of(document.fetchedAt), fresh = EpochMillis.of(document.freshUntil), usable = EpochMillis.of(document.usableUntil)
@@ -38,6 +40,7 @@ extension PostgresReplayStore: DocumentCacheStore {
         }
     }
 
+    /// Every row of `cached_documents`, ordered by key.
     public func cachedDocuments() async throws -> [CachedDocument] {
         try await perform("cachedDocuments") { client in
             let rows = try await client.query("SELECT key, bytes, fetched_at, fresh_until, usable_until FROM cached_documents ORDER BY key")
@@ -50,6 +53,7 @@ extension PostgresReplayStore: DocumentCacheStore {
         }
     }
 
+    /// Inserts the claim, or takes over one that ended by `now`, in one statement; true when this caller holds it.
     public func claimFetch(_ key: String, now: Date, until: Date) async throws -> Bool {
         let untilMillis = EpochMillis.of(until), nowMillis = EpochMillis.of(now)
         return try await perform("claimFetch") { client in
@@ -65,12 +69,14 @@ extension PostgresReplayStore: DocumentCacheStore {
         }
     }
 
+    /// Deletes the claim row of `key`.
     public func releaseFetch(_ key: String) async throws {
         try await perform("releaseFetch") { client in
             _ = try await client.query("DELETE FROM document_fetch_claims WHERE key = \(key)")
         }
     }
 
+    /// Deletes the rows whose `usable_until` is at or before `now`; returns how many.
     public func purgeDocuments(now: Date) async throws -> Int {
         let nowMillis = EpochMillis.of(now)
         return try await perform("purgeDocuments") { client in

@@ -31,6 +31,7 @@ import VerificationCore
 /// reached, refuses the login or answers too late makes the operation throw a retryable
 /// ``OperationalError``: the verdict is indeterminate, never "accepted".
 public final class PostgresReplayStore: ReplayStore, Service {
+    /// Where the database is, how long an operation may take, and the purge interval and schema.
     public struct Configuration: Sendable {
         /// The postgres-nio client configuration (host, port, user, password, database, TLS, pool size).
         public var client: PostgresClient.Configuration
@@ -42,6 +43,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         /// server's default (usually `public`). Set it with ``useSchema(_:)``.
         public private(set) var schema: String?
 
+        /// A configuration around a postgres-nio client configuration; the schema is the server's default until ``useSchema(_:)``.
         public init(client: PostgresClient.Configuration, operationTimeout: Duration = .seconds(5), purgeInterval: Duration? = nil) {
             self.client = client
             self.operationTimeout = operationTimeout
@@ -95,10 +97,13 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    /// The configuration in use, as the store adjusted it (connect timeout, `statement_timeout`, `search_path`).
     public let configuration: Configuration
     private let client: PostgresClient
     private let started = Mutex(false)
 
+    /// A store for `configuration`; it connects only while ``run()`` runs.
+    /// The connect timeout is capped at the operation timeout, and the server stops statements that run longer (`statement_timeout`).
     public init(configuration: Configuration) {
         var clientConfiguration = configuration.client
         if clientConfiguration.options.connectTimeout > configuration.operationTimeout {
@@ -194,6 +199,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
 
     // MARK: - ReplayStore
 
+    /// Records the key's digest in `replay_keys` in one statement; when it is there already, a read tells a retry from a replay.
     public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date, idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
         let id = ByteBuffer(bytes: ReplayKeyDigest.replay(namespace: namespace, key: key))
         let expires = EpochMillis.of(expiresAt)
@@ -227,6 +233,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    /// Inserts the nonce's digest and payload into `replay_nonces`; throws a non-retryable `duplicateNonce` error if it exists.
     public func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
         let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
         let payloadBuffer = ByteBuffer(bytes: payload)
@@ -247,6 +254,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    /// Marks the nonce consumed in one `UPDATE`; when nothing was consumed, reads why (a retry, used, expired or unknown).
     public func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
         let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
         let nowMillis = EpochMillis.of(now)
@@ -299,6 +307,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    /// Starts or restarts the submission in one statement, or reports the earlier attempt; takes over an ended lease once.
     public func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
         let id = ByteBuffer(bytes: tag.key), body = ByteBuffer(bytes: tag.body)
         let nowMillis = EpochMillis.of(now), until = EpochMillis.of(tag.retryUntil), lease = EpochMillis.of(leaseUntil)
@@ -337,6 +346,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    /// Marks the submission finished, ends its lease and stores `result`.
     public func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws {
         let id = ByteBuffer(bytes: key), stored = result.map { ByteBuffer(bytes: $0) }
         try await perform("finishIdempotentRequest") { client in
@@ -344,6 +354,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    /// Deletes the submission's row unless it has finished.
     public func abandonIdempotentRequest(key: [UInt8]) async throws {
         let id = ByteBuffer(bytes: key)
         try await perform("abandonIdempotentRequest") { client in
@@ -351,6 +362,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
+    /// Deletes expired replay keys, nonces and idempotency keys in one statement; returns how many.
     @discardableResult
     public func purgeExpired(now: Date) async throws -> Int {
         let nowMillis = EpochMillis.of(now)
@@ -372,6 +384,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         return Int(clamping: deleted)
     }
 
+    /// Counts the unconsumed, unexpired nonces (a partial index keeps this cheap).
     public func outstandingNonceCount(now: Date) async throws -> Int {
         let nowMillis = EpochMillis.of(now)
         let counted = try await perform("outstandingNonceCount") { client in
@@ -383,6 +396,7 @@ public final class PostgresReplayStore: ReplayStore, Service {
         return Int(clamping: counted)
     }
 
+    /// Runs a query that reads both replay tables, so it also fails when ``createTables()`` has not run.
     public func ping() async throws {
         try await perform("ping") { client in
             // Also proves the tables exist (createTables ran) and are readable.

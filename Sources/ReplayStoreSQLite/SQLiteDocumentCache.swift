@@ -5,6 +5,7 @@ import VerificationCore
 /// Fetched documents (revocation lists) in the `cached_documents` table (schema 3): one row per
 /// uri, replaced only by a copy fetched later.
 extension SQLiteReplayStore: DocumentCacheStore {
+    /// Reads the row of `key` from `cached_documents`, if there is one.
     public nonisolated(nonsending) func cachedDocument(_ key: String) async throws -> CachedDocument? {
         let id = SQLiteValue.blob(Array(key.utf8))
         return try await perform("cachedDocument") { db in
@@ -17,6 +18,7 @@ extension SQLiteReplayStore: DocumentCacheStore {
         }
     }
 
+    /// Inserts or replaces the row of `document.key`; a stored copy fetched later than `document` is kept.
     public nonisolated(nonsending) func storeDocument(_ document: CachedDocument) async throws {
         let values: [SQLiteValue] = [.blob(Array(document.key.utf8)), .blob(document.bytes), .integer(EpochMillis.of(document.fetchedAt)),
                                      .integer(EpochMillis.of(document.freshUntil)), .integer(EpochMillis.of(document.usableUntil))]
@@ -31,6 +33,7 @@ extension SQLiteReplayStore: DocumentCacheStore {
         }
     }
 
+    /// Every row of `cached_documents`, ordered by key.
     public nonisolated(nonsending) func cachedDocuments() async throws -> [CachedDocument] {
         try await perform("cachedDocuments") { db in
             var documents: [CachedDocument] = []
@@ -42,6 +45,7 @@ extension SQLiteReplayStore: DocumentCacheStore {
         }
     }
 
+    /// Inserts the claim, or takes over one that ended by `now`, in one statement; true when this caller holds it.
     public nonisolated(nonsending) func claimFetch(_ key: String, now: Date, until: Date) async throws -> Bool {
         let values: [SQLiteValue] = [.blob(Array(key.utf8)), .integer(EpochMillis.of(until)), .integer(EpochMillis.of(now))]
         return try await perform("claimFetch") { db in
@@ -56,11 +60,13 @@ extension SQLiteReplayStore: DocumentCacheStore {
         }
     }
 
+    /// Deletes the claim row of `key`.
     public nonisolated(nonsending) func releaseFetch(_ key: String) async throws {
         let id = SQLiteValue.blob(Array(key.utf8))
         try await perform("releaseFetch") { db in try db.execute("DELETE FROM document_fetch_claims WHERE key = ?1", [id]) }
     }
 
+    /// Deletes the rows whose `usable_until` is at or before `now`; returns how many.
     public nonisolated(nonsending) func purgeDocuments(now: Date) async throws -> Int {
         let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
         return try await perform("purgeDocuments") { db in

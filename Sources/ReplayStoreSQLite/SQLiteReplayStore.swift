@@ -158,6 +158,7 @@ public final class SQLiteReplayStore: ReplayStore {
 
     // MARK: - ReplayStore
 
+    /// Records the key's digest in `replay_keys` in one statement; when it is there already, a read tells a retry from a replay.
     public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date,
                                                        idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
         let values: [SQLiteValue] = [
@@ -193,6 +194,7 @@ public final class SQLiteReplayStore: ReplayStore {
         return [.blob(tag.key), .blob(tag.body), .integer(EpochMillis.of(tag.retryUntil))]
     }
 
+    /// Inserts the nonce's digest and payload into `replay_nonces`; throws a non-retryable `duplicateNonce` error if it exists.
     public nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
         let values: [SQLiteValue] = [
             .blob(ReplayKeyDigest.nonce(nonce)),
@@ -214,6 +216,7 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
+    /// Marks the nonce consumed in one `UPDATE`; when nothing was consumed, reads why (a retry, used, expired or unknown).
     public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
         let id = SQLiteValue.blob(ReplayKeyDigest.nonce(nonce))
         let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
@@ -254,6 +257,7 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
+    /// Starts or restarts the submission in one statement, or reports the earlier attempt; takes over an ended lease once.
     public nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
         let values: [SQLiteValue] = [.blob(tag.key), .blob(tag.body), .integer(EpochMillis.of(now)), .integer(EpochMillis.of(tag.retryUntil)),
                                      .integer(EpochMillis.of(leaseUntil))]
@@ -287,6 +291,7 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
+    /// Marks the submission finished, ends its lease and stores `result`.
     public nonisolated(nonsending) func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws {
         let values: [SQLiteValue] = [.blob(key), result.map { .blob($0) } ?? .null]
         try await perform("finishIdempotentRequest") { db in
@@ -294,12 +299,14 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
+    /// Deletes the submission's row unless it has finished.
     public nonisolated(nonsending) func abandonIdempotentRequest(key: [UInt8]) async throws {
         try await perform("abandonIdempotentRequest") { db in
             try db.execute("DELETE FROM idempotency_keys WHERE id = ?1 AND finished = 0", [.blob(key)])
         }
     }
 
+    /// Deletes expired replay keys, nonces and idempotency keys; returns how many.
     @discardableResult
     public nonisolated(nonsending) func purgeExpired(now: Date) async throws -> Int {
         let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
@@ -312,6 +319,7 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
+    /// Counts the unconsumed, unexpired nonces (a range scan of the `expires_at` index).
     public nonisolated(nonsending) func outstandingNonceCount(now: Date) async throws -> Int {
         let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
         return try await perform("outstandingNonceCount") { db in
@@ -320,6 +328,7 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
+    /// Runs a query on `replay_nonces`: throws when the store is closed or the database cannot be read.
     public nonisolated(nonsending) func ping() async throws {
         try await perform("ping") { db in
             _ = try db.integer("SELECT count(*) FROM replay_nonces WHERE 0")

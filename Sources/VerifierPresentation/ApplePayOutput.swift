@@ -6,6 +6,7 @@ import WalletEncoding
 
 /// Rendering of Apple Pay results, the same for `applepay decrypt` and the HTTP service.
 public enum ApplePayOutput {
+    /// The result as ``json(_:)`` or ``text(_:)``, as `format` says.
     public static func render(_ result: ApplePayResult, format: OutputFormat) -> String {
         switch format {
         case .json: return json(result)

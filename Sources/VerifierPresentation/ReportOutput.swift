@@ -4,9 +4,11 @@ import VerificationCore
 /// How verify commands print a report: `text` (a table for people) or `json` (the public contract,
 /// the same JSON as the HTTP API).
 public enum OutputFormat: String, CaseIterable, Sendable {
+    /// `text`: a table for people; `json`: the public contract.
     case text, json
 }
 
+/// Rendering of a verification report, as JSON or as a table for a terminal.
 public enum ReportOutput {
     /// The report's JSON object with extra top-level members spliced in as raw JSON (for example the
     /// decrypted payment exactly as received, or the documents).

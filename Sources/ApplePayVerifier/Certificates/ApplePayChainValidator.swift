@@ -74,6 +74,7 @@ public final class ApplePayChainCache: Sendable {
     private let capacity: Int
     let certificates: CertificateParseCache
 
+    /// An empty cache of up to `capacity` chains and as many intermediates; a full table is emptied before the next entry.
     public init(capacity: Int = 256) {
         self.capacity = capacity
         self.certificates = CertificateParseCache(capacity: 64)

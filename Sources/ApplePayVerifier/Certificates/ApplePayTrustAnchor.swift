@@ -18,9 +18,11 @@ public struct ApplePayTrustAnchor: Sendable, CustomStringConvertible {
     /// True for Apple Root CA - G3 (fingerprint checked).
     public let isAppleRootCAG3: Bool
 
+    /// The anchor certificate, parsed.
     public var certificate: Certificate { parsed.certificate }
     /// Upper-case hex SHA-256 of the certificate's DER.
     public let fingerprint: String
+    /// The certificate's name and its SHA-256 fingerprint.
     public var description: String { "\(parsed.displayName) (SHA-256 \(fingerprint))" }
 
     /// A custom root (tests). The certificate is used as it is; no fingerprint is checked.

@@ -11,6 +11,7 @@ import WalletEncoding
 /// SHA-256 of the certificate's SubjectPublicKeyInfo (its DER bytes as they are in the certificate).
 /// `description` shows the hash and the subject only, never key material.
 public final class MerchantKey: Sendable, CustomStringConvertible {
+    /// The private key of a merchant certificate: P-256 for EC_v1 tokens, RSA for RSA_v1 tokens.
     public enum PrivateKey: Sendable {
         /// EC_v1 merchants.
         case ecP256(P256.KeyAgreement.PrivateKey)
@@ -28,10 +29,13 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
     /// An RSA private key. `_RSA.Encryption.PrivateKey` is not marked Sendable; the BoringSSL key
     /// behind it is immutable once built and safe to use from several threads.
     public final class RSAKey: @unchecked Sendable {
+        /// The RSA private key that unwraps `header.wrappedKey` (RSA-OAEP).
         public let key: _RSA.Encryption.PrivateKey
+        /// Wraps `key` so that it can be held by Sendable values.
         public init(_ key: _RSA.Encryption.PrivateKey) { self.key = key }
     }
 
+    /// The merchant's payment-processing certificate.
     public let certificate: Certificate
     /// base64(SHA-256(SubjectPublicKeyInfo DER)), as `header.publicKeyHash` carries it.
     public let publicKeyHash: String
@@ -43,6 +47,7 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
     /// The certificate subject's common name (or whole subject), for messages.
     public let subjectName: String
 
+    /// The key type, ``publicKeyHash`` and subject; never key material.
     public var description: String {
         "MerchantKey(\(privateKey.kindName), publicKeyHash \(publicKeyHash), \(subjectName))"
     }
@@ -59,6 +64,11 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         try self.init(certificateDER: der, privateKey: key, merchantIdentifier: merchantIdentifier)
     }
 
+    /// Builds a key from the certificate's DER and its private key.
+    ///
+    /// - Parameter merchantIdentifier: as in ``init(certificateFile:privateKeyFile:merchantIdentifier:)``.
+    /// - Throws: ``MerchantKeyError`` when the certificate cannot be read, the private key is not the certificate's,
+    ///   the merchant id disagrees with the certificate, or an EC key's merchant id is neither in the certificate nor given.
     public init(certificateDER der: [UInt8], privateKey: PrivateKey, merchantIdentifier: String? = nil) throws(MerchantKeyError) {
         let certificate: Certificate
         let spki: ArraySlice<UInt8>

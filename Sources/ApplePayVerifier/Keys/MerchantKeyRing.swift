@@ -1,6 +1,7 @@
 /// The merchant's payment-processing keys, any number of them (rotation), looked up by
 /// `header.publicKeyHash` before anything is decrypted. Build it once and share it.
 public struct MerchantKeyRing: Sendable, CustomStringConvertible {
+    /// The keys, in the order given.
     public let keys: [MerchantKey]
     private let byHash: [String: Int]
 
@@ -23,11 +24,14 @@ public struct MerchantKeyRing: Sendable, CustomStringConvertible {
         return ring
     }()
 
+    /// The key whose ``MerchantKey/publicKeyHash`` is `hash` (base64, compared exactly), or nil.
     public func key(forPublicKeyHash hash: String) -> MerchantKey? {
         byHash[hash].map { keys[$0] }
     }
 
+    /// The keys' hashes, in order, for messages.
     public var publicKeyHashes: [String] { keys.map(\.publicKeyHash) }
 
+    /// The number of keys and their hashes; never key material.
     public var description: String { "MerchantKeyRing(\(keys.count) keys: \(publicKeyHashes.joined(separator: ", ")))" }
 }
