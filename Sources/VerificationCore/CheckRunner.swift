@@ -10,22 +10,29 @@ public protocol CheckFailureDescribing: Error {
 }
 
 extension CheckFailureDescribing {
+    /// False unless the conforming type says otherwise: a described failure is bad input by default.
     public var isOperational: Bool { false }
 }
 
 /// An operational failure (store unreachable, time-out). Recorded as a check with status `error`.
 public struct OperationalError: Error, CheckFailureDescribing, CustomStringConvertible {
+    /// The reason recorded for the check (``ReasonCode/unavailable`` unless given).
     public var reasonCode: ReasonCode
+    /// A message for people; never secrets or personal data.
     public var checkMessage: String
+    /// Whether trying again later may succeed; recorded as the result's `retryable`.
     public var retryable: Bool
+    /// Always true: the check is recorded with status `error`.
     public var isOperational: Bool { true }
 
+    /// Creates an operational failure, retryable unless said otherwise.
     public init(_ reason: ReasonCode = .unavailable, _ message: String, retryable: Bool = true) {
         self.reasonCode = reason
         self.checkMessage = message
         self.retryable = retryable
     }
 
+    /// The reason code and the message, for logs.
     public var description: String { "OperationalError.\(reasonCode): \(checkMessage)" }
 }
 
@@ -42,6 +49,7 @@ public protocol VerificationCheck<State>: Sendable {
 }
 
 extension VerificationCheck {
+    /// None by default.
     public var prerequisites: [CheckID] { [] }
 }
 
@@ -55,11 +63,14 @@ extension VerificationCheck {
 /// - A thrown ``CheckFailureDescribing`` becomes a failed (or, if operational, `error`) result; any
 ///   other thrown error becomes a failed result with reason `malformedInput`.
 public struct CheckRunner: Sendable {
+    /// Decides which checks run and how much each counts towards the verdict.
     public let policy: VerificationPolicy
+    /// The verification time and clock skew every check is evaluated with.
     public let context: VerificationContext
     public private(set) var results: [CheckResult] = []
     public private(set) var warnings: [ReportWarning] = []
 
+    /// A runner with nothing recorded yet.
     public init(policy: VerificationPolicy, context: VerificationContext) {
         self.policy = policy
         self.context = context
@@ -72,6 +83,7 @@ public struct CheckRunner: Sendable {
         results.last { $0.id == id && (scope == nil || $0.scope == scope) }?.status
     }
 
+    /// Whether the recorded status of the check is `passed` (see ``status(of:scope:)``).
     public func passed(_ id: CheckID, scope: String? = nil) -> Bool {
         status(of: id, scope: scope) == .passed
     }
@@ -162,10 +174,12 @@ public struct CheckRunner: Sendable {
         results.append(result)
     }
 
+    /// Adds a non-fatal observation to the report.
     public mutating func warn(_ code: ReasonCode, _ message: String, scope: String? = nil) {
         warnings.append(ReportWarning(code: code, message: message, scope: scope))
     }
 
+    /// The report of everything recorded so far, with the policy's name and test-only flag and the context's time.
     public func report(flow: String) -> VerificationReport {
         VerificationReport(flow: flow, policy: policy.name, evaluatedAt: context.time, checks: results, warnings: warnings, testOnly: policy.testOnly)
     }

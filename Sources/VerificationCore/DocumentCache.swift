@@ -11,13 +11,16 @@ import Foundation
 public struct CachedDocument: Sendable, Equatable {
     /// What the document is kept under (a uri).
     public let key: String
+    /// The document exactly as fetched.
     public let bytes: [UInt8]
+    /// When it was fetched; of two copies under one key, the store keeps the later fetch.
     public let fetchedAt: Date
     /// Refetch after this time (the list's ttl, a maximum age).
     public let freshUntil: Date
     /// Never use after this time (the list's own exp); the store purges it then.
     public let usableUntil: Date
 
+    /// Creates a copy of a fetched document with its dates.
     public init(key: String, bytes: [UInt8], fetchedAt: Date, freshUntil: Date, usableUntil: Date) {
         self.key = key
         self.bytes = bytes
@@ -52,6 +55,7 @@ public final class InMemoryDocumentCache: DocumentCacheStore, Sendable {
     private let documents = Mutex<[String: CachedDocument]>([:])
     private let claims = Mutex<[String: Date]>([:])
 
+    /// An empty cache.
     public init() {}
 
     public nonisolated(nonsending) func cachedDocument(_ key: String) async throws -> CachedDocument? {

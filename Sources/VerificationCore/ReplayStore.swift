@@ -133,6 +133,7 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
 
     private let entries = Mutex(Entries())
 
+    /// An empty store.
     public init() {}
 
     public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date,
