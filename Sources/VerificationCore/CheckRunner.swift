@@ -67,7 +67,9 @@ public struct CheckRunner: Sendable {
     public let policy: VerificationPolicy
     /// The verification time and clock skew every check is evaluated with.
     public let context: VerificationContext
+    /// Every result recorded so far, in order.
     public private(set) var results: [CheckResult] = []
+    /// Every warning recorded so far, in order.
     public private(set) var warnings: [ReportWarning] = []
 
     /// A runner with nothing recorded yet.

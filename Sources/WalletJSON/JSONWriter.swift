@@ -3,6 +3,7 @@
 /// The caller decides the member order (the project's outputs sort their keys); strings are
 /// escaped as RFC 8259 requires (quote, backslash and control characters), `/` is left alone.
 public struct JSONWriter: Sendable {
+    /// The JSON written so far, as UTF-8 bytes.
     public private(set) var bytes: [UInt8] = []
 
     /// An empty writer with room reserved for `capacity` bytes.

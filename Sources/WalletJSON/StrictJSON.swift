@@ -63,6 +63,7 @@ public enum StrictJSON {
     /// looked up linearly; an index is built only for large objects (duplicate detection stays
     /// linear-time for hostile input).
     public struct Object: Equatable, Sendable, ExpressibleByDictionaryLiteral {
+        /// The members in input (or insertion) order; names are unique.
         public private(set) var members: [(name: String, value: Value)] = []
         /// Where each member's value was in the parsed input (empty ranges for built objects).
         private var valueRanges: [Range<Int>] = []
