@@ -2,6 +2,7 @@
 /// records it as a failed check (or, when ``isOperational``, as an `error` that makes the verdict
 /// indeterminate) with ``reasonCode`` as the reason.
 public protocol CheckFailureDescribing: Error {
+    /// The reason recorded for the check.
     var reasonCode: ReasonCode { get }
     /// A message for people; never secrets or personal data.
     var checkMessage: String { get }
@@ -40,11 +41,14 @@ public struct OperationalError: Error, CheckFailureDescribing, CustomStringConve
 /// flow-specific state. Checks may store what they learned in the state for later checks (the leaf
 /// certificate, the decrypted plaintext, ...).
 public protocol VerificationCheck<State>: Sendable {
+    /// The flow-specific state the checks read and add to.
     associatedtype State
+    /// The stable identifier the result is recorded under.
     var id: CheckID { get }
     /// Checks that must have passed for this one to be evaluated; otherwise it is recorded as
     /// skipped with reason `prerequisiteFailed`.
     var prerequisites: [CheckID] { get }
+    /// Evaluates the check; ``CheckRunner`` records what it throws as a failed or `error` result.
     func evaluate(_ state: inout State, context: VerificationContext) async throws -> CheckOutcome
 }
 

@@ -7,6 +7,7 @@ import Foundation
 /// A source of the current time. Verifications never read the clock themselves: the caller passes the
 /// time in a ``VerificationContext``; servers take it from a clock like this one.
 public protocol VerificationClock: Sendable {
+    /// The current time.
     func now() -> Date
 }
 

@@ -125,6 +125,7 @@ extension CBORMap {
 
 /// A type that can be decoded from a ``CBORNode``.
 public protocol CBORDecodable: Sendable {
+    /// Decodes the value from an item; throws ``CBORError`` when the item does not have the expected shape.
     init(cbor node: CBORNode) throws(CBORError)
 
     /// Decodes the value from the encoding of one item (for example the content of a tag-24 byte
@@ -143,6 +144,7 @@ extension CBORDecodable {
 
 /// A type that can be represented as a ``CBORNode`` (encoded deterministically).
 public protocol CBOREncodable: Sendable {
+    /// The node that represents the value; its ``CBORNode/encodedBytes`` are the value's encoding.
     func cborNode() throws(CBORError) -> CBORNode
 }
 
