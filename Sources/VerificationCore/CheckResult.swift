@@ -20,12 +20,16 @@ public enum Requirement: String, Sendable, Codable, Hashable {
 
 /// One line of a ``VerificationReport``.
 public struct CheckResult: Sendable, Codable, Hashable {
+    /// Which check this result is for.
     public var id: CheckID
+    /// How the check ended.
     public var status: CheckStatus
+    /// The stable, machine-readable reason for the status.
     public var reason: ReasonCode
     /// For people: what was checked and, when it did not pass, why and what to fix. Never secrets or
     /// personal data.
     public var message: String
+    /// How much the check counted towards the verdict under the policy.
     public var requirement: Requirement
     /// Which part of the input the check covered, e.g. `document[0]`.
     public var scope: String?
@@ -34,6 +38,7 @@ public struct CheckResult: Sendable, Codable, Hashable {
     /// For `error`: whether trying again later may succeed.
     public var retryable: Bool?
 
+    /// Creates a result; the check counts as required unless said otherwise.
     public init(
         id: CheckID,
         status: CheckStatus,
@@ -58,6 +63,7 @@ public struct CheckResult: Sendable, Codable, Hashable {
         case id, status, reason, message, requirement, scope, details, retryable
     }
 
+    /// Encodes the report's JSON form: `scope` and `retryable` only when set, `details` only when not empty.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
@@ -70,6 +76,7 @@ public struct CheckResult: Sendable, Codable, Hashable {
         try c.encodeIfPresent(retryable, forKey: .retryable)
     }
 
+    /// Decodes the JSON form; a missing `requirement` means required and missing `details` means none.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(CheckID.self, forKey: .id)
@@ -85,12 +92,18 @@ public struct CheckResult: Sendable, Codable, Hashable {
 
 /// What a check's evaluation returns; the runner turns it into a ``CheckResult``.
 public struct CheckOutcome: Sendable, Hashable {
+    /// How the check ended.
     public var status: CheckStatus
+    /// The stable, machine-readable reason for the status.
     public var reason: ReasonCode
+    /// For people: what was checked and, when it did not pass, why; never secrets or personal data.
     public var message: String
+    /// Small non-secret facts to report with the result.
     public var details: [String: String]
+    /// For `error`: whether trying again later may succeed (the runner records nil as false).
     public var retryable: Bool?
 
+    /// Creates an outcome; the static constructors below cover the usual cases.
     public init(status: CheckStatus, reason: ReasonCode, message: String, details: [String: String] = [:], retryable: Bool? = nil) {
         self.status = status
         self.reason = reason
@@ -99,18 +112,22 @@ public struct CheckOutcome: Sendable, Hashable {
         self.retryable = retryable
     }
 
+    /// A pass, with reason ``ReasonCode/ok``.
     public static func passed(_ message: String, details: [String: String] = [:]) -> CheckOutcome {
         CheckOutcome(status: .passed, reason: .ok, message: message, details: details)
     }
 
+    /// A failure, with the reason it failed.
     public static func failed(_ reason: ReasonCode, _ message: String, details: [String: String] = [:]) -> CheckOutcome {
         CheckOutcome(status: .failed, reason: reason, message: message, details: details)
     }
 
+    /// An undecided outcome (an operational problem); a required check with it makes the verdict indeterminate.
     public static func error(_ reason: ReasonCode, _ message: String, retryable: Bool, details: [String: String] = [:]) -> CheckOutcome {
         CheckOutcome(status: .error, reason: reason, message: message, details: details, retryable: retryable)
     }
 
+    /// A skip with reason ``ReasonCode/notApplicable``; it does not block checks that name this one as a prerequisite.
     public static func notApplicable(_ message: String, details: [String: String] = [:]) -> CheckOutcome {
         CheckOutcome(status: .skipped, reason: .notApplicable, message: message, details: details)
     }
@@ -118,10 +135,14 @@ public struct CheckOutcome: Sendable, Hashable {
 
 /// A non-fatal observation (revocation not checked, a non-deterministic encoding accepted, ...).
 public struct ReportWarning: Sendable, Codable, Hashable {
+    /// A stable, machine-readable code for the kind of observation.
     public var code: ReasonCode
+    /// What was observed, for people.
     public var message: String
+    /// Which part of the input it concerns, e.g. `document[0]`; nil for the whole input.
     public var scope: String?
 
+    /// Creates a warning.
     public init(code: ReasonCode, message: String, scope: String? = nil) {
         self.code = code
         self.message = message

@@ -2,6 +2,7 @@
 /// records it as a failed check (or, when ``isOperational``, as an `error` that makes the verdict
 /// indeterminate) with ``reasonCode`` as the reason.
 public protocol CheckFailureDescribing: Error {
+    /// The reason recorded for the check.
     var reasonCode: ReasonCode { get }
     /// A message for people; never secrets or personal data.
     var checkMessage: String { get }
@@ -10,22 +11,29 @@ public protocol CheckFailureDescribing: Error {
 }
 
 extension CheckFailureDescribing {
+    /// False unless the conforming type says otherwise: a described failure is bad input by default.
     public var isOperational: Bool { false }
 }
 
 /// An operational failure (store unreachable, time-out). Recorded as a check with status `error`.
 public struct OperationalError: Error, CheckFailureDescribing, CustomStringConvertible {
+    /// The reason recorded for the check (``ReasonCode/unavailable`` unless given).
     public var reasonCode: ReasonCode
+    /// A message for people; never secrets or personal data.
     public var checkMessage: String
+    /// Whether trying again later may succeed; recorded as the result's `retryable`.
     public var retryable: Bool
+    /// Always true: the check is recorded with status `error`.
     public var isOperational: Bool { true }
 
+    /// Creates an operational failure, retryable unless said otherwise.
     public init(_ reason: ReasonCode = .unavailable, _ message: String, retryable: Bool = true) {
         self.reasonCode = reason
         self.checkMessage = message
         self.retryable = retryable
     }
 
+    /// The reason code and the message, for logs.
     public var description: String { "OperationalError.\(reasonCode): \(checkMessage)" }
 }
 
@@ -33,15 +41,19 @@ public struct OperationalError: Error, CheckFailureDescribing, CustomStringConve
 /// flow-specific state. Checks may store what they learned in the state for later checks (the leaf
 /// certificate, the decrypted plaintext, ...).
 public protocol VerificationCheck<State>: Sendable {
+    /// The flow-specific state the checks read and add to.
     associatedtype State
+    /// The stable identifier the result is recorded under.
     var id: CheckID { get }
     /// Checks that must have passed for this one to be evaluated; otherwise it is recorded as
     /// skipped with reason `prerequisiteFailed`.
     var prerequisites: [CheckID] { get }
+    /// Evaluates the check; ``CheckRunner`` records what it throws as a failed or `error` result.
     func evaluate(_ state: inout State, context: VerificationContext) async throws -> CheckOutcome
 }
 
 extension VerificationCheck {
+    /// None by default.
     public var prerequisites: [CheckID] { [] }
 }
 
@@ -55,11 +67,16 @@ extension VerificationCheck {
 /// - A thrown ``CheckFailureDescribing`` becomes a failed (or, if operational, `error`) result; any
 ///   other thrown error becomes a failed result with reason `malformedInput`.
 public struct CheckRunner: Sendable {
+    /// Decides which checks run and how much each counts towards the verdict.
     public let policy: VerificationPolicy
+    /// The verification time and clock skew every check is evaluated with.
     public let context: VerificationContext
+    /// Every result recorded so far, in order.
     public private(set) var results: [CheckResult] = []
+    /// Every warning recorded so far, in order.
     public private(set) var warnings: [ReportWarning] = []
 
+    /// A runner with nothing recorded yet.
     public init(policy: VerificationPolicy, context: VerificationContext) {
         self.policy = policy
         self.context = context
@@ -72,6 +89,7 @@ public struct CheckRunner: Sendable {
         results.last { $0.id == id && (scope == nil || $0.scope == scope) }?.status
     }
 
+    /// Whether the recorded status of the check is `passed` (see ``status(of:scope:)``).
     public func passed(_ id: CheckID, scope: String? = nil) -> Bool {
         status(of: id, scope: scope) == .passed
     }
@@ -162,10 +180,12 @@ public struct CheckRunner: Sendable {
         results.append(result)
     }
 
+    /// Adds a non-fatal observation to the report.
     public mutating func warn(_ code: ReasonCode, _ message: String, scope: String? = nil) {
         warnings.append(ReportWarning(code: code, message: message, scope: scope))
     }
 
+    /// The report of everything recorded so far, with the policy's name and test-only flag and the context's time.
     public func report(flow: String) -> VerificationReport {
         VerificationReport(flow: flow, policy: policy.name, evaluatedAt: context.time, checks: results, warnings: warnings, testOnly: policy.testOnly)
     }

@@ -11,13 +11,16 @@ import Foundation
 public struct CachedDocument: Sendable, Equatable {
     /// What the document is kept under (a uri).
     public let key: String
+    /// The document exactly as fetched.
     public let bytes: [UInt8]
+    /// When it was fetched; of two copies under one key, the store keeps the later fetch.
     public let fetchedAt: Date
     /// Refetch after this time (the list's ttl, a maximum age).
     public let freshUntil: Date
     /// Never use after this time (the list's own exp); the store purges it then.
     public let usableUntil: Date
 
+    /// Creates a copy of a fetched document with its dates.
     public init(key: String, bytes: [UInt8], fetchedAt: Date, freshUntil: Date, usableUntil: Date) {
         self.key = key
         self.bytes = bytes
@@ -52,12 +55,15 @@ public final class InMemoryDocumentCache: DocumentCacheStore, Sendable {
     private let documents = Mutex<[String: CachedDocument]>([:])
     private let claims = Mutex<[String: Date]>([:])
 
+    /// An empty cache.
     public init() {}
 
+    /// The stored copy under `key`, if any.
     public nonisolated(nonsending) func cachedDocument(_ key: String) async throws -> CachedDocument? {
         documents.withLock { $0[key] }
     }
 
+    /// Stores `document` unless a copy fetched later is stored already.
     public nonisolated(nonsending) func storeDocument(_ document: CachedDocument) async throws {
         documents.withLock { stored in
             if let existing = stored[document.key], existing.fetchedAt > document.fetchedAt { return }
@@ -65,10 +71,12 @@ public final class InMemoryDocumentCache: DocumentCacheStore, Sendable {
         }
     }
 
+    /// Every stored copy, ordered by key.
     public nonisolated(nonsending) func cachedDocuments() async throws -> [CachedDocument] {
         documents.withLock { $0.values.sorted { $0.key < $1.key } }
     }
 
+    /// Claims the fetch of `key` until `until`; false while an unexpired claim is held.
     public nonisolated(nonsending) func claimFetch(_ key: String, now: Date, until: Date) async throws -> Bool {
         claims.withLock { held in
             if let current = held[key], current > now { return false }
@@ -77,10 +85,12 @@ public final class InMemoryDocumentCache: DocumentCacheStore, Sendable {
         }
     }
 
+    /// Drops the claim on `key`, whoever holds it.
     public nonisolated(nonsending) func releaseFetch(_ key: String) async throws {
         _ = claims.withLock { $0.removeValue(forKey: key) }
     }
 
+    /// Removes copies whose `usableUntil` is at or before `now`; returns how many.
     public nonisolated(nonsending) func purgeDocuments(now: Date) async throws -> Int {
         documents.withLock { stored in
             let expired = stored.filter { $0.value.usableUntil <= now }.map(\.key)

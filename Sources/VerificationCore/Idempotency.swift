@@ -22,6 +22,7 @@ public struct IdempotencyTag: Sendable, Hashable {
     /// Until when a retry is recognised (the retry window).
     public var retryUntil: Date
 
+    /// Creates a tag from the two digests and the end of the retry window.
     public init(key: [UInt8], body: [UInt8], retryUntil: Date) {
         self.key = key
         self.body = body

@@ -133,8 +133,10 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
 
     private let entries = Mutex(Entries())
 
+    /// An empty store.
     public init() {}
 
+    /// See ``ReplayStore/recordFirstUse(namespace:key:expiresAt:now:idempotency:)``.
     public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date,
                                                        idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
         let compound = namespace + "\u{0}" + key
@@ -147,6 +149,7 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         }
     }
 
+    /// Stores an issued nonce; a nonce stored already (even expired, until purged) throws a non-retryable ``OperationalError``.
     public nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
         let issued = entries.withLock { entries in
             guard entries.nonces[nonce] == nil else { return false }
@@ -158,6 +161,7 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         }
     }
 
+    /// See ``ReplayStore/consumeNonce(_:now:idempotency:)``.
     public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
         entries.withLock { entries in
             guard var entry = entries.nonces[nonce] else { return .unknown }
@@ -175,6 +179,7 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         }
     }
 
+    /// See ``ReplayStore/beginIdempotentRequest(_:now:leaseUntil:)``.
     public nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
         entries.withLock { entries in
             guard var existing = entries.submissions[tag.key], existing.expiresAt > now else {
@@ -190,6 +195,7 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         }
     }
 
+    /// Marks the submission finished with `result` and ends its lease; an unknown key is ignored.
     public nonisolated(nonsending) func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws {
         entries.withLock { entries in
             entries.submissions[key]?.finished = true
@@ -198,12 +204,14 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         }
     }
 
+    /// Forgets the submission with `key` unless it has finished.
     public nonisolated(nonsending) func abandonIdempotentRequest(key: [UInt8]) async throws {
         entries.withLock { entries in
             if entries.submissions[key]?.finished == false { entries.submissions[key] = nil }
         }
     }
 
+    /// Deletes used values, nonces and submissions that expire at or before `now`; returns how many.
     @discardableResult
     public nonisolated(nonsending) func purgeExpired(now: Date) async throws -> Int {
         entries.withLock { entries in
@@ -215,8 +223,10 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         }
     }
 
+    /// Always succeeds: the store is in memory.
     public nonisolated(nonsending) func ping() async throws {}
 
+    /// Counts the nonces neither consumed nor expired at `now`.
     public nonisolated(nonsending) func outstandingNonceCount(now: Date) async throws -> Int {
         entries.withLock { entries in entries.nonces.values.reduce(0) { $0 + ($1.consumed == nil && $1.expiresAt > now ? 1 : 0) } }
     }

@@ -16,12 +16,14 @@ import Foundation
 /// task.cancel()
 /// ```
 public struct ReplayStorePurger: Sendable {
+    /// The store whose expired entries are deleted.
     public let store: any ReplayStore
     /// Time between two purges (at least one millisecond).
     public let interval: Duration
     /// Where "now" comes from (the system clock by default).
     public let clock: any VerificationClock
 
+    /// Creates a purger; an `interval` shorter than one millisecond is raised to one millisecond.
     public init(store: any ReplayStore, interval: Duration = .seconds(60), clock: any VerificationClock = SystemClock()) {
         self.store = store
         self.interval = max(interval, .milliseconds(1))

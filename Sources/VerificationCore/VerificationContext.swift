@@ -7,19 +7,25 @@ import Foundation
 /// A source of the current time. Verifications never read the clock themselves: the caller passes the
 /// time in a ``VerificationContext``; servers take it from a clock like this one.
 public protocol VerificationClock: Sendable {
+    /// The current time.
     func now() -> Date
 }
 
 /// The machine's clock.
 public struct SystemClock: VerificationClock {
+    /// The system clock.
     public init() {}
+    /// The system's current time.
     public func now() -> Date { Date() }
 }
 
 /// Always the same instant (tests, replaying an old token at its signing time).
 public struct FixedClock: VerificationClock {
+    /// The instant ``now()`` always returns.
     public let instant: Date
+    /// A clock stopped at `instant`.
     public init(_ instant: Date) { self.instant = instant }
+    /// Always ``instant``.
     public func now() -> Date { instant }
 }
 
@@ -33,12 +39,14 @@ public struct VerificationContext: Sendable, Hashable {
     /// recognised on its retries (``IdempotencyTag``).
     public var idempotency: IdempotencyTag?
 
+    /// Creates a context; no clock skew and no idempotency key unless given.
     public init(time: Date, clockSkew: Duration = .seconds(0), idempotency: IdempotencyTag? = nil) {
         self.time = time
         self.clockSkew = clockSkew
         self.idempotency = idempotency
     }
 
+    /// ``clockSkew`` in seconds, with fractions.
     public var clockSkewSeconds: Double {
         let parts = clockSkew.components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18

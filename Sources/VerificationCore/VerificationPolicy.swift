@@ -5,10 +5,12 @@ public struct VerificationPolicy: Sendable, Hashable {
     public var name: String
     /// Requirement of checks not listed in ``overrides``.
     public var defaultRequirement: Requirement
+    /// Per-check requirements that take the place of ``defaultRequirement``.
     public var overrides: [CheckID: Requirement]
     /// Reports made under this policy are marked test-only (see ``VerificationReport/testOnly``).
     public var testOnly: Bool
 
+    /// Creates a policy; every check is required unless a default or an override says otherwise.
     public init(name: String, defaultRequirement: Requirement = .required, overrides: [CheckID: Requirement] = [:], testOnly: Bool = false) {
         self.name = name
         self.defaultRequirement = defaultRequirement
@@ -16,10 +18,12 @@ public struct VerificationPolicy: Sendable, Hashable {
         self.testOnly = testOnly
     }
 
+    /// The requirement for a check: its override if it has one, else ``defaultRequirement``.
     public func requirement(for id: CheckID) -> Requirement {
         overrides[id] ?? defaultRequirement
     }
 
+    /// A copy of this policy with one check's requirement overridden.
     public func with(_ id: CheckID, _ requirement: Requirement) -> VerificationPolicy {
         var copy = self
         copy.overrides[id] = requirement

@@ -37,12 +37,15 @@ public struct VerificationReport: Sendable, Codable, Hashable {
     public var policy: String
     /// The verification time the caller supplied.
     public var evaluatedAt: Date
+    /// Every check in the order recorded, skipped ones included; ``verdict`` is derived from these.
     public var checks: [CheckResult]
+    /// Non-fatal observations.
     public var warnings: [ReportWarning]
     /// Set by policies that accept test data (Apple's developer profile); such a verdict must never
     /// be trusted in production.
     public var testOnly: Bool
 
+    /// Creates a report; the verdict is computed from `checks` when read.
     public init(flow: String, policy: String, evaluatedAt: Date, checks: [CheckResult], warnings: [ReportWarning] = [], testOnly: Bool = false) {
         self.flow = flow
         self.policy = policy
@@ -95,6 +98,7 @@ public struct VerificationReport: Sendable, Codable, Hashable {
         case verdict, flow, policy, evaluatedAt, testOnly, checks, warnings
     }
 
+    /// Encodes the public JSON form, with the derived ``verdict`` and `evaluatedAt` as RFC 3339 text.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(verdict, forKey: .verdict)
@@ -106,6 +110,8 @@ public struct VerificationReport: Sendable, Codable, Hashable {
         try c.encode(warnings, forKey: .warnings)
     }
 
+    /// Decodes the JSON form; the verdict in it is ignored (recomputed from the checks).
+    /// Throws `DecodingError` when `evaluatedAt` is not an RFC 3339 time.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         flow = try c.decode(String.self, forKey: .flow)

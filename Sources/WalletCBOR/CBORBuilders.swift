@@ -3,14 +3,17 @@
 /// floats in the shortest width that keeps the value). Children are spliced in as their own
 /// ``CBORNode/encodedBytes``: a decoded child keeps the bytes it was received with.
 extension CBORNode {
+    /// An integer item, with the shortest head.
     public static func int(_ value: Int) -> CBORNode { int(Int64(value)) }
 
+    /// An unsigned integer item (major type 0), with the shortest head.
     public static func unsigned(_ value: UInt64) -> CBORNode {
         var out: [UInt8] = []
         CBORHead.write(major: 0, argument: value, into: &out)
         return CBORNode(value: .unsignedInt(value), encodedBytes: out[...])
     }
 
+    /// An integer item: major type 0 when non-negative, major type 1 when negative.
     public static func int(_ value: Int64) -> CBORNode {
         if value >= 0 { return unsigned(UInt64(value)) }
         // -1 - n == value  =>  n == -1 - value, computed without overflow for Int64.min.
@@ -27,6 +30,7 @@ extension CBORNode {
         return CBORNode(value: .negativeInt(argument), encodedBytes: out[...])
     }
 
+    /// A definite-length byte string holding a copy of `content`.
     public static func bytes<C: Collection<UInt8>>(_ content: C) -> CBORNode {
         var out: [UInt8] = []
         out.reserveCapacity(content.count + 9)
@@ -36,6 +40,7 @@ extension CBORNode {
         return CBORNode(value: .byteString(out[start...]), encodedBytes: out[...])
     }
 
+    /// A definite-length text string of the string's UTF-8 bytes.
     public static func text(_ text: String) -> CBORNode {
         var out: [UInt8] = []
         CBORHead.write(major: 3, argument: UInt64(text.utf8.count), into: &out)
@@ -43,6 +48,7 @@ extension CBORNode {
         return CBORNode(value: .textString(text), encodedBytes: out[...])
     }
 
+    /// A definite-length array of the items, each spliced in as its own ``encodedBytes``.
     public static func array(_ items: [CBORNode]) -> CBORNode {
         var out: [UInt8] = []
         out.reserveCapacity(items.reduce(9) { $0 + $1.encodedBytes.count })
@@ -74,6 +80,7 @@ extension CBORNode {
         try map(pairs.map { (CBORNode.text($0.key), $0.value) })
     }
 
+    /// The item `content` under tag number `tag`.
     public static func tagged(_ tag: UInt64, _ content: CBORNode) -> CBORNode {
         var out: [UInt8] = []
         CBORHead.write(major: 6, argument: tag, into: &out)
@@ -87,11 +94,14 @@ extension CBORNode {
         tagged(24, bytes(item.encodedBytes))
     }
 
+    /// The simple value `true` (0xf5) or `false` (0xf4).
     public static func bool(_ value: Bool) -> CBORNode {
         CBORNode(value: .boolean(value), encodedBytes: [value ? 0xf5 : 0xf4][...])
     }
 
+    /// The simple value null (0xf6).
     public static let null = CBORNode(value: .null, encodedBytes: [0xf6][...])
+    /// The simple value undefined (0xf7).
     public static let undefined = CBORNode(value: .undefined, encodedBytes: [0xf7][...])
 
     /// A simple value other than false/true/null/undefined (0...19 or 32...255).

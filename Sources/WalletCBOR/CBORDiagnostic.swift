@@ -7,14 +7,20 @@ import WalletEncoding
 /// that would go deeper is shown as its bytes, with a comment, so hostile nesting cannot recurse
 /// without bound.
 public struct CBORDiagnostic: Sendable {
+    /// How containers are laid out: `compact` on one line, `pretty` with one entry per line.
     public enum Style: Sendable { case compact, pretty }
 
+    /// The layout of arrays and maps.
     public var style: Style
+    /// Whether tag-24 content, and byte strings that start like a map or a tag-24 item and decode completely, are shown
+    /// decoded as `<< item >>` rather than as hex.
     public var decodeEmbedded: Bool
+    /// The indentation added per nesting level in the `pretty` style.
     public var indent: String
     /// The depth budget for the item and everything decoded inside it (the item is at depth 1).
     public var maxDepth: Int
 
+    /// Creates a formatter; `maxDepth` defaults to the decoder's default depth limit.
     public init(style: Style = .pretty, decodeEmbedded: Bool = true, indent: String = "  ", maxDepth: Int = CBORDecoder.Limits.default.maxDepth) {
         self.style = style
         self.decodeEmbedded = decodeEmbedded
@@ -22,6 +28,7 @@ public struct CBORDiagnostic: Sendable {
         self.maxDepth = maxDepth
     }
 
+    /// The diagnostic notation of `node` and everything in it, within the ``maxDepth`` budget.
     public func format(_ node: CBORNode) -> String {
         var out = ""
         write(node, level: 0, depth: 1, into: &out)
@@ -127,6 +134,7 @@ extension CBORNode: CustomStringConvertible {
 
 /// JSON string quoting (also used for text strings in diagnostic notation, whose escapes are JSON's).
 public enum JSONText {
+    /// A JSON string literal: quoted, with quote, backslash, control characters and DEL escaped.
     public static func quote(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {

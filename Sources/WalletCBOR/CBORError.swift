@@ -7,8 +7,11 @@
 public struct CBORError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable, extensible error code.
     public struct Code: Hashable, Sendable, CustomStringConvertible, RawRepresentable {
+        /// The code's name, as shown in messages.
         public let rawValue: String
+        /// Wraps a code name; prefer the static members.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// The input ended in the middle of an item.
@@ -48,18 +51,21 @@ public struct CBORError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let notDeterministic = Code(rawValue: "notDeterministic")
     }
 
+    /// The category: the only part that equality and hashing consider.
     public let code: Code
     /// A human-readable explanation. Never contains decoded values of text or byte strings.
     public let message: String
     /// Index of the offending byte in the decoded buffer, when known.
     public let offset: Int?
 
+    /// Creates an error of a category, with an optional explanation and byte offset.
     public init(code: Code, message: String = "", offset: Int? = nil) {
         self.code = code
         self.message = message
         self.offset = offset
     }
 
+    /// The code, then the message and the offset when present, for logs.
     public var description: String {
         var text = "CBORError.\(code)"
         if !message.isEmpty { text += ": \(message)" }
@@ -67,6 +73,8 @@ public struct CBORError: Error, Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// Compares ``code`` only; messages and offsets may differ.
     public static func == (lhs: CBORError, rhs: CBORError) -> Bool { lhs.code == rhs.code }
+    /// Hashes ``code`` only, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -13,6 +13,7 @@ public struct CBORNode: Sendable, Hashable {
     // A struct: a decoded mdoc has hundreds of nodes, and a node that is a value costs no allocation
     // of its own (children live inline in their parent's array). Copying one retains the input buffer
     // and, for strings and containers, the payload.
+    /// The decoded content; containers hold child nodes.
     public let value: CBORValue
     /// The complete encoding of this item (head and content), exactly as received or built.
     public let encodedBytes: ArraySlice<UInt8>
@@ -28,7 +29,9 @@ public struct CBORNode: Sendable, Hashable {
     /// Index of the first byte of this item in the buffer it was decoded from.
     public var offset: Int { encodedBytes.startIndex }
 
+    /// Semantic equality of the values; the encodings may differ.
     public static func == (lhs: CBORNode, rhs: CBORNode) -> Bool { lhs.value == rhs.value }
+    /// Hashes the value, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }
 
@@ -57,6 +60,7 @@ public enum CBORValue: Sendable, Hashable {
     /// Half, single or double precision; the width is visible in the node's bytes.
     case float(Double)
 
+    /// Data-model equality: strings compare bytewise, maps ignore entry order, and every NaN equals every NaN.
     public static func == (lhs: CBORValue, rhs: CBORValue) -> Bool {
         switch (lhs, rhs) {
         case let (.unsignedInt(a), .unsignedInt(b)), let (.negativeInt(a), .negativeInt(b)): return a == b
@@ -73,6 +77,7 @@ public enum CBORValue: Sendable, Hashable {
         }
     }
 
+    /// Hashes consistently with `==` (one hash for all NaNs, and for 0 and -0).
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .unsignedInt(let v): hasher.combine(0); hasher.combine(v)
@@ -121,19 +126,27 @@ public enum CBORValue: Sendable, Hashable {
 /// The entries of a CBOR map in the order they were received (or, for a built map, in
 /// deterministic key order). Keys are unique: the decoder rejects duplicates.
 public struct CBORMap: Sendable, Hashable, RandomAccessCollection {
+    /// One key–value pair of a map.
     public struct Entry: Sendable, Hashable {
+        /// The key, with its own encoding.
         public let key: CBORNode
+        /// The value, with its own encoding.
         public let value: CBORNode
     }
 
+    /// The entries, in received order (in deterministic key order for a built map).
     public let entries: [Entry]
 
     init(entries: [Entry]) { self.entries = entries }
 
+    /// A map with no entries, for example an empty protected header.
     public static let empty = CBORMap(entries: [])
 
+    /// The position of the first entry.
     public var startIndex: Int { entries.startIndex }
+    /// The position after the last entry.
     public var endIndex: Int { entries.endIndex }
+    /// The entry at a position, in the order of ``entries``.
     public subscript(position: Int) -> Entry { entries[position] }
 
     /// The value stored under a text key.
@@ -156,6 +169,7 @@ public struct CBORMap: Sendable, Hashable, RandomAccessCollection {
         return nil
     }
 
+    /// Data-model equality: the same entries, in any order.
     public static func == (lhs: CBORMap, rhs: CBORMap) -> Bool {
         // The data model treats maps as unordered.
         guard lhs.entries.count == rhs.entries.count else { return false }
@@ -164,6 +178,7 @@ public struct CBORMap: Sendable, Hashable, RandomAccessCollection {
         return lhs.entries.allSatisfy { right.contains($0) }
     }
 
+    /// An order-independent hash, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         // Order-independent: combine per-entry hashes commutatively.
         var combined = 0

@@ -16,51 +16,62 @@ extension CBORNode {
         }
     }
 
+    /// The string, if this is a text string.
     public var textValue: String? {
         if case .textString(let t) = value { return t }
         return nil
     }
 
+    /// The content, if this is a byte string.
     public var bytesValue: ArraySlice<UInt8>? {
         if case .byteString(let b) = value { return b }
         return nil
     }
 
+    /// The elements, if this is an array.
     public var arrayValue: [CBORNode]? {
         if case .array(let a) = value { return a }
         return nil
     }
 
+    /// The entries, if this is a map.
     public var mapValue: CBORMap? {
         if case .map(let m) = value { return m }
         return nil
     }
 
+    /// Whether this is the simple value null (undefined is not null).
     public var isNull: Bool {
         if case .null = value { return true }
         return false
     }
 
+    /// The string of a text-string item; `context`, evaluated only on failure, prefixes the error message.
     public func text(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> String {
         guard let t = textValue else { throw mismatch("a text string", context()) }
         return t
     }
 
+    /// The content of a byte-string item; `context`, evaluated only on failure, prefixes the error message.
     public func bytes(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> ArraySlice<UInt8> {
         guard let b = bytesValue else { throw mismatch("a byte string", context()) }
         return b
     }
 
+    /// The elements of an array item; `context`, evaluated only on failure, prefixes the error message.
     public func array(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> [CBORNode] {
         guard let a = arrayValue else { throw mismatch("an array", context()) }
         return a
     }
 
+    /// The entries of a map item; `context`, evaluated only on failure, prefixes the error message.
     public func map(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> CBORMap {
         guard let m = mapValue else { throw mismatch("a map", context()) }
         return m
     }
 
+    /// The value of an integer item (major type 0 or 1).
+    /// Throws ``CBORError/Code/typeMismatch`` for another kind, ``CBORError/Code/invalidValue`` when it does not fit in `Int64`.
     public func int(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> Int64 {
         switch value {
         case .unsignedInt, .negativeInt:
@@ -73,11 +84,13 @@ extension CBORNode {
         }
     }
 
+    /// The value of an unsigned integer item (major type 0); a negative integer is a type mismatch.
     public func uint(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> UInt64 {
         guard case .unsignedInt(let v) = value else { throw mismatch("an unsigned integer", context()) }
         return v
     }
 
+    /// The value of a `true` or `false` item.
     public func bool(_ context: @autoclosure () -> String? = nil) throws(CBORError) -> Bool {
         guard case .boolean(let v) = value else { throw mismatch("a boolean", context()) }
         return v
@@ -112,6 +125,7 @@ extension CBORMap {
 
 /// A type that can be decoded from a ``CBORNode``.
 public protocol CBORDecodable: Sendable {
+    /// Decodes the value from an item; throws ``CBORError`` when the item does not have the expected shape.
     init(cbor node: CBORNode) throws(CBORError)
 
     /// Decodes the value from the encoding of one item (for example the content of a tag-24 byte
@@ -122,6 +136,7 @@ public protocol CBORDecodable: Sendable {
 }
 
 extension CBORDecodable {
+    /// Decodes one item from `bytes` with `limits`, then the value with ``init(cbor:)``.
     public init(embeddedCBOR bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) throws(CBORError) {
         try self.init(cbor: CBORDecoder(limits: limits).decode(bytes))
     }
@@ -129,11 +144,14 @@ extension CBORDecodable {
 
 /// A type that can be represented as a ``CBORNode`` (encoded deterministically).
 public protocol CBOREncodable: Sendable {
+    /// The node that represents the value; its ``CBORNode/encodedBytes`` are the value's encoding.
     func cborNode() throws(CBORError) -> CBORNode
 }
 
 extension CBORNode: CBORDecodable, CBOREncodable {
+    /// The node itself: a node decodes as itself.
     public init(cbor node: CBORNode) { self = node }
+    /// The node itself, with its bytes unchanged.
     public func cborNode() -> CBORNode { self }
 }
 
@@ -143,6 +161,7 @@ extension CBORDecodable {
         try self.init(cbor: CBORDecoder(limits: limits).decode(bytes))
     }
 
+    /// Decodes one item from a slice and then the typed value; offsets in errors are indices of the slice's base buffer.
     public init(cborBytes bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) throws(CBORError) {
         try self.init(cbor: CBORDecoder(limits: limits).decode(bytes))
     }

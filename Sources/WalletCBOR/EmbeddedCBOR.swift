@@ -15,6 +15,7 @@ public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBORE
     @usableFromInline let contentStart: Int
     /// The embedded encoding (the content of the tagged byte string), as received.
     public let innerBytes: ArraySlice<UInt8>
+    /// The decoded embedded item.
     public let value: Value
     /// The limits the inner item was decoded with (``innerNode`` decodes it again with them).
     @usableFromInline let limits: CBORDecoder.Limits
@@ -34,11 +35,14 @@ public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBORE
         }
     }
 
+    /// Reads a tag-24 item and decodes its content with the default limits.
     @inlinable
     public init(cbor node: CBORNode) throws(CBORError) {
         try self.init(cbor: node, limits: .default)
     }
 
+    /// Reads a tag-24 item and decodes its content with `limits`.
+    /// Throws ``CBORError/Code/typeMismatch`` unless the node is tag 24 around a byte string, or the content's decoding error.
     @inlinable
     public init(cbor node: CBORNode, limits: CBORDecoder.Limits) throws(CBORError) {
         let content = try node.tagged(24, "embedded CBOR")
@@ -63,6 +67,7 @@ public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBORE
         self.innerBytes = item.inner
     }
 
+    /// The tag-24 item with its received bytes (``node``).
     public func cborNode() -> CBORNode { node }
 }
 

@@ -4,9 +4,13 @@
 ///
 /// Equality compares ``code`` only.
 public struct COSEError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable, machine-readable error category; the known ones are its static members.
     public struct Code: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+        /// The code's name, as shown in messages.
         public let rawValue: String
+        /// Wraps a code name; prefer the static members.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// The CBOR is not a COSE structure of the expected shape.
@@ -29,16 +33,22 @@ public struct COSEError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedCriticalHeader = Code(rawValue: "unsupportedCriticalHeader")
     }
 
+    /// The category: the only part that equality and hashing consider.
     public let code: Code
+    /// A human-readable explanation, for logs and reports.
     public let message: String
 
+    /// Creates an error of a category with an explanation.
     public init(code: Code, message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The code and the message, for logs.
     public var description: String { "COSEError.\(code): \(message)" }
 
+    /// Compares ``code`` only; messages may differ.
     public static func == (lhs: COSEError, rhs: COSEError) -> Bool { lhs.code == rhs.code }
+    /// Hashes ``code`` only, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -7,6 +7,7 @@ public struct COSEHeaders: Sendable {
     public let protectedBytes: ArraySlice<UInt8>
     /// The decoded protected header (empty when ``protectedBytes`` is empty).
     public let protected: CBORMap
+    /// The unprotected header, which signatures and MACs do not cover.
     public let unprotected: CBORMap
 
     init(protectedNode: CBORNode, unprotectedNode: CBORNode) throws(COSEError) {

@@ -129,6 +129,7 @@ public enum COSESigningKey: Sendable {
     case p521(P521.Signing.PrivateKey)
     case ed25519(Curve25519.Signing.PrivateKey)
 
+    /// The algorithm this key signs with: ES256, ES384, ES512 or EdDSA.
     public var algorithm: COSEAlgorithm {
         switch self {
         case .p256: return .es256
@@ -138,6 +139,7 @@ public enum COSESigningKey: Sendable {
         }
     }
 
+    /// The public key that verifies this key's signatures.
     public var publicKey: COSEPublicKey {
         switch self {
         case .p256(let k): return .p256(k.publicKey)

@@ -4,11 +4,17 @@ import WalletCBOR
 /// COSE_Mac0 (RFC 9052 §6.2): `[protected, unprotected, payload / nil, tag]`, optionally tagged 17.
 /// Only HMAC 256/256 (alg 5), the algorithm ISO 18013-5 uses for deviceMac, is supported.
 public struct COSEMac0: Sendable {
+    /// The whole structure as received.
     public let node: CBORNode
+    /// The protected and unprotected headers.
     public let headers: COSEHeaders
+    /// The attached payload as received, or nil when detached.
     public let payload: ArraySlice<UInt8>?
+    /// The MAC tag as received.
     public let tag: ArraySlice<UInt8>
 
+    /// Reads a COSE_Mac0 from a decoded item, tagged 17 or untagged.
+    /// Throws ``COSEError`` when the shape is wrong or the headers are unusable (an undecodable protected header, any `crit`).
     public init(cbor node: CBORNode) throws(COSEError) {
         var content = node
         if case .tagged(let t, let inner) = node.value {

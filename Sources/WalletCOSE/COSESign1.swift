@@ -10,11 +10,15 @@ import WalletCBOR
 public struct COSESign1: Sendable {
     /// The whole structure as received.
     public let node: CBORNode
+    /// The protected and unprotected headers.
     public let headers: COSEHeaders
     /// The attached payload as received, or nil when detached.
     public let payload: ArraySlice<UInt8>?
+    /// The signature as received (raw r‖s for ECDSA).
     public let signature: ArraySlice<UInt8>
 
+    /// Reads a COSE_Sign1 from a decoded item, tagged 18 or untagged.
+    /// Throws ``COSEError`` when the shape is wrong or the headers are unusable (an undecodable protected header, any `crit`).
     public init(cbor node: CBORNode) throws(COSEError) {
         var content = node
         if case .tagged(let tag, let inner) = node.value {
@@ -42,6 +46,8 @@ public struct COSESign1: Sendable {
         self.node = node
     }
 
+    /// Decodes the bytes with the default CBOR limits and reads a COSE_Sign1 from the item.
+    /// Throws ``COSEError`` with code `malformedCBOR` when the bytes are not one well-formed CBOR item.
     public init(cborBytes bytes: [UInt8]) throws(COSEError) {
         let node: CBORNode
         do { node = try CBORDecoder.decode(bytes) } catch {
@@ -50,6 +56,7 @@ public struct COSESign1: Sendable {
         try self.init(cbor: node)
     }
 
+    /// The `alg` header parameter; throws ``COSEError`` when it is missing or not an integer.
     public var algorithm: COSEAlgorithm {
         get throws(COSEError) { try headers.algorithm() }
     }

@@ -3,8 +3,10 @@
 /// The caller decides the member order (the project's outputs sort their keys); strings are
 /// escaped as RFC 8259 requires (quote, backslash and control characters), `/` is left alone.
 public struct JSONWriter: Sendable {
+    /// The JSON written so far, as UTF-8 bytes.
     public private(set) var bytes: [UInt8] = []
 
+    /// An empty writer with room reserved for `capacity` bytes.
     public init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
     }
@@ -18,10 +20,12 @@ public struct JSONWriter: Sendable {
         json.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    /// Appends one byte verbatim, typically punctuation such as a comma or a brace.
     public mutating func raw(_ byte: UInt8) {
         bytes.append(byte)
     }
 
+    /// Appends bytes verbatim; the caller vouches that they are valid JSON where they go.
     public mutating func raw(bytes json: some Collection<UInt8>) {
         bytes.append(contentsOf: json)
     }
@@ -91,6 +95,7 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: ":"))
     }
 
+    /// Appends `true` or `false`.
     public mutating func bool(_ value: Bool) {
         raw(value ? "true" : "false")
     }

@@ -12,6 +12,7 @@ import Darwin
 /// exhaust the stack. Each object remembers where its members' values were in the input
 /// (``Object/range(of:)``), so a caller can pass on a value's bytes exactly as received.
 public enum StrictJSON {
+    /// A parsed JSON value.
     public indirect enum Value: Equatable, Sendable {
         case string(String)
         /// The number as written.
@@ -21,11 +22,13 @@ public enum StrictJSON {
         case array([Value])
         case object(Object)
 
+        /// The members, if this is an object.
         public var object: Object? {
             if case .object(let members) = self { return members }
             return nil
         }
 
+        /// The text, if this is a string.
         public var string: String? {
             if case .string(let text) = self { return text }
             return nil
@@ -37,6 +40,7 @@ public enum StrictJSON {
             return nil
         }
 
+        /// The elements, if this is an array.
         public var array: [Value]? {
             if case .array(let elements) = self { return elements }
             return nil
@@ -59,19 +63,24 @@ public enum StrictJSON {
     /// looked up linearly; an index is built only for large objects (duplicate detection stays
     /// linear-time for hostile input).
     public struct Object: Equatable, Sendable, ExpressibleByDictionaryLiteral {
+        /// The members in input (or insertion) order; names are unique.
         public private(set) var members: [(name: String, value: Value)] = []
         /// Where each member's value was in the parsed input (empty ranges for built objects).
         private var valueRanges: [Range<Int>] = []
         private var index: [String: Int]?
 
+        /// An object with no members, for building one in code.
         public init() {}
 
+        /// An object of the given members in order; of a repeated name, only the first is kept.
         public init(dictionaryLiteral elements: (String, Value)...) {
             for (name, value) in elements { _ = insert(name, value) }
         }
 
+        /// The number of members.
         public var count: Int { members.count }
 
+        /// The value of the member with this name, or nil if there is none.
         public subscript(name: String) -> Value? {
             position(of: name).map { members[$0].value }
         }
@@ -104,26 +113,34 @@ public enum StrictJSON {
             return true
         }
 
+        /// Equal when both have the same names with equal values, in any order.
         public static func == (lhs: Object, rhs: Object) -> Bool {
             lhs.count == rhs.count && lhs.members.allSatisfy { rhs[$0.name] == $0.value }
         }
     }
 
+    /// Why and where ``StrictJSON/parse(_:)`` rejected its input.
     public struct ParseError: Error, Equatable, CustomStringConvertible {
         /// The byte offset where reading failed.
         public var offset: Int
+        /// What was wrong, for messages.
         public var reason: String
 
+        /// Creates an error for a byte offset and a reason.
         public init(offset: Int, reason: String) {
             self.offset = offset
             self.reason = reason
         }
 
+        /// The reason and the byte offset, for messages.
         public var description: String { "\(reason) at byte \(offset)" }
     }
 
+    /// The nesting limit: a value inside more than this many arrays and objects is a ``ParseError``.
     public static let maximumDepth = 64
 
+    /// Parses exactly one JSON value from UTF-8 bytes; whitespace may surround it.
+    /// Throws ``ParseError`` for anything else, including trailing content and nesting beyond ``maximumDepth``.
     public static func parse(_ input: [UInt8]) throws(ParseError) -> Value {
         let result: Result<Value, ParseError> = input.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer)
