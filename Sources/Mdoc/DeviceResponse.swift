@@ -6,7 +6,9 @@ import WalletCBOR
 /// Decoding is in two steps so that one malformed document does not hide the others: the envelope
 /// (version, status, the list) decodes here; each document decodes on its own (``documentResults``).
 public struct DeviceResponse: Sendable {
+    /// The version as received; the verifier parses it as an ``MdocVersion`` and requires at least 1.0.
     public let version: String
+    /// The response status: 0 is OK, any other value an error reported by the holder's device.
     public let status: UInt64
     /// Each received document, decoded or with the reason it could not be.
     public let documentResults: [Result<Document, MdocDecodingError>]
@@ -20,8 +22,11 @@ public struct DeviceResponse: Sendable {
         get throws(CBORError) { try CBORDecoder().decode(encodedBytes) }
     }
 
+    /// The documents that decoded, in received order; those that did not are only in ``documentResults``.
     public var documents: [Document] { documentResults.compactMap { try? $0.get() } }
 
+    /// Decodes a response from a node; a document that does not decode is kept as a failure in ``documentResults``.
+    /// Throws ``MdocDecodingError`` when the envelope (version, status, the documents list, documentErrors) is malformed.
     public init(cbor node: CBORNode) throws(MdocDecodingError) {
         let map = try decoding("DeviceResponse") { () throws(CBORError) in try node.map("DeviceResponse") }
         version = try decoding("DeviceResponse") { () throws(CBORError) in try map.required("version", in: "DeviceResponse").text("version") }
@@ -49,6 +54,8 @@ public struct DeviceResponse: Sendable {
         self.encodedBytes = node.encodedBytes
     }
 
+    /// Decodes a response from its encoded bytes: the usual shape in place, anything else through ``init(cbor:)``.
+    /// Throws ``MdocDecodingError`` when the bytes are not CBOR or the envelope is malformed.
     public init(cborBytes bytes: [UInt8]) throws(MdocDecodingError) {
         // The usual response reads in place; anything else (and every error) goes the generic way.
         var inPlace: DeviceResponse?
@@ -102,9 +109,12 @@ public struct DeviceResponse: Sendable {
 
 /// `"1.0"`-style versions compared numerically (major, then minor).
 public struct MdocVersion: Comparable, Sendable, CustomStringConvertible {
+    /// The number before the dot.
     public let major: Int
+    /// The number after the dot.
     public let minor: Int
 
+    /// Parses `major.minor`, two non-negative integers separated by one dot; nil for any other text.
     public init?(_ text: String) {
         // The usual form, a one-digit major and minor ("1.0"), read from the bytes.
         if let fast = text.utf8.withContiguousStorageIfAvailable({ b -> (Int, Int)? in
@@ -122,11 +132,14 @@ public struct MdocVersion: Comparable, Sendable, CustomStringConvertible {
         self.minor = minor
     }
 
+    /// Orders by major version, then by minor version.
     public static func < (lhs: MdocVersion, rhs: MdocVersion) -> Bool {
         (lhs.major, lhs.minor) < (rhs.major, rhs.minor)
     }
 
+    /// Version 1.0, the lowest the verifier accepts for a DeviceResponse and for an MSO.
     public static let v1_0 = MdocVersion("1.0")!
 
+    /// The version as `major.minor`.
     public var description: String { "\(major).\(minor)" }
 }

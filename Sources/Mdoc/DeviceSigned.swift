@@ -8,6 +8,7 @@ public struct DeviceSigned: Sendable {
     public let nameSpacesBytes: CBORNode
     /// Device-signed elements: namespace → identifier → value.
     public let nameSpaces: [(name: String, elements: [(identifier: String, value: CBORNode)])]
+    /// The device's signature or MAC over DeviceAuthentication.
     public let deviceAuth: DeviceAuth
 
     /// The depth of a device-signed element value in a DeviceResponse (DeviceResponse, documents,
@@ -15,6 +16,9 @@ public struct DeviceSigned: Sendable {
     /// value): see ``IssuerSignedItem/elementValueDepth``.
     public static let elementValueDepth = 9
 
+    /// Decodes DeviceSigned from a node.
+    /// Throws ``MdocDecodingError`` when a field is missing, nameSpaces is not a tag-24 map of maps, a value nests too deep,
+    /// or deviceAuth is malformed.
     public init(cbor node: CBORNode) throws(MdocDecodingError) {
         let map = try decoding("DeviceSigned") { () throws(CBORError) in try node.map("DeviceSigned") }
         let bytesNode = try decoding("DeviceSigned") { () throws(CBORError) in try map.required("nameSpaces", in: "DeviceSigned") }
@@ -41,9 +45,13 @@ public struct DeviceSigned: Sendable {
 
 /// `DeviceAuth = {"deviceSignature": COSE_Sign1} / {"deviceMac": COSE_Mac0}`.
 public enum DeviceAuth: Sendable {
+    /// `deviceSignature`: a COSE_Sign1 made with the device key.
     case signature(COSESign1)
+    /// `deviceMac`: a COSE_Mac0; verifying it needs the reader's ephemeral private key.
     case mac(COSEMac0)
 
+    /// Decodes DeviceAuth from a node.
+    /// Throws ``MdocDecodingError`` when the map has neither or both entries, or the COSE structure is malformed.
     public init(cbor node: CBORNode) throws(MdocDecodingError) {
         let map = try decoding("DeviceAuth") { () throws(CBORError) in try node.map("DeviceAuth") }
         let signature = map["deviceSignature"]

@@ -6,7 +6,9 @@ import WalletCBOR
 /// A class (immutable): a verification hands the decoded document from check to check, and a
 /// reference is one retain where a value copy retains each of its many parts.
 public final class Document: Sendable {
+    /// The document type, such as `org.iso.18013.5.1.mDL`; `mdoc.docType` compares it with the MSO's.
     public let docType: String
+    /// The issuer-signed items and the issuer's signature over the MSO.
     public let issuerSigned: IssuerSigned
     /// Required by ISO 18013-5 for device retrieval; the verifier fails device authentication when absent.
     public let deviceSigned: DeviceSigned?
@@ -58,6 +60,8 @@ public final class Document: Sendable {
         return Document(docType: docType, issuerSigned: issuerSigned, deviceSigned: deviceSigned, encodedBytes: bytes)
     }
 
+    /// Decodes a Document from a node, keeping its encoded bytes.
+    /// Throws ``MdocDecodingError`` when docType or issuerSigned is missing, or any part (issuerSigned, deviceSigned, errors) is malformed.
     public init(cbor node: CBORNode) throws(MdocDecodingError) {
         let map = try decoding("Document") { () throws(CBORError) in try node.map("Document") }
         docType = try decoding("Document") { () throws(CBORError) in try map.required("docType", in: "Document").text("docType") }

@@ -7,18 +7,27 @@ import WalletEncoding
 ///
 /// `description` never shows the value: element values are personal data.
 public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
+    /// A text string.
     case text(String)
+    /// An integer that fits in Int64.
     case integer(Int64)
     /// An integer outside Int64 (kept as its decimal text).
     case bigInteger(String)
+    /// A boolean.
     case bool(Bool)
+    /// A full-date (tag 1004).
     case fullDate(CBORFullDate)
+    /// A date-time: tdate (tag 0) or epoch seconds (tag 1).
     case dateTime(CBORDateTime)
+    /// A byte string.
     case bytes([UInt8])
+    /// A floating-point number.
     case float(Double)
+    /// An array, each item converted in turn.
     case array([ElementValue])
     /// Keys rendered as strings (text keys as is, others in diagnostic notation).
     case map([(key: String, value: ElementValue)])
+    /// CBOR null or undefined.
     case null
     /// Anything else (other tags, simple values), in diagnostic notation.
     case other(String)
@@ -70,12 +79,16 @@ public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Equal when the ``json`` renderings are, so values of different cases that render alike compare equal
+    /// (a full-date and the same date as text, bytes and their base64 text).
     public static func == (lhs: ElementValue, rhs: ElementValue) -> Bool {
         lhs.json == rhs.json
     }
 
+    /// Hashes the ``json`` rendering, consistently with equality.
     public func hash(into hasher: inout Hasher) { hasher.combine(json) }
 
+    /// A fixed text that never shows the value.
     public var description: String { "ElementValue(redacted)" }
 
     /// The value as JSON text.
@@ -96,9 +109,14 @@ public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The text of a `.text` value; nil for any other case.
     public var stringValue: String? { if case .text(let t) = self { return t }; return nil }
+    /// The integer of an `.integer` value; nil for any other case, `.bigInteger` included.
     public var integerValue: Int64? { if case .integer(let v) = self { return v }; return nil }
+    /// The boolean of a `.bool` value; nil for any other case.
     public var boolValue: Bool? { if case .bool(let v) = self { return v }; return nil }
+    /// The bytes of a `.bytes` value; nil for any other case.
     public var bytesValue: [UInt8]? { if case .bytes(let v) = self { return v }; return nil }
+    /// The date of a `.fullDate` value; nil for any other case, a date given as text included.
     public var fullDateValue: CBORFullDate? { if case .fullDate(let v) = self { return v }; return nil }
 }

@@ -4,7 +4,9 @@ import WalletCOSE
 /// ISO 18013-5 IssuerSigned: `{? "nameSpaces": IssuerNameSpaces, "issuerAuth": COSE_Sign1}` where
 /// `IssuerNameSpaces = {+ NameSpace => [+ IssuerSignedItemBytes]}`.
 public struct IssuerSigned: Sendable {
+    /// One namespace's issuer-signed items, in received order.
     public struct NameSpace: Sendable {
+        /// The namespace identifier, such as `org.iso.18013.5.1`.
         public let name: String
         /// Each item keeps its tag-24 bytes as received: the value digest is computed over them.
         public let items: [EmbeddedCBOR<IssuerSignedItem>]
@@ -51,6 +53,8 @@ public struct IssuerSigned: Sendable {
         issuerAuth = auth
     }
 
+    /// Decodes IssuerSigned from a node.
+    /// Throws ``MdocDecodingError`` when it is not a map, a namespace or item is malformed, or issuerAuth is missing or not a COSE_Sign1.
     public init(cbor node: CBORNode) throws(MdocDecodingError) {
         let map = try decoding("IssuerSigned") { () throws(CBORError) in try node.map("IssuerSigned") }
         var spaces: [NameSpace] = []

@@ -4,8 +4,11 @@ import WalletCBOR
 /// `{"digestID": uint, "random": bstr, "elementIdentifier": tstr, "elementValue": any}`.
 /// Carried as `IssuerSignedItemBytes = #6.24(bstr .cbor IssuerSignedItem)`.
 public struct IssuerSignedItem: Sendable, CBORDecodable {
+    /// The key of this item's digest in the MSO's valueDigests for its namespace.
     public let digestID: UInt64
+    /// Random bytes from the issuer, so that the digest does not reveal the value it covers.
     public let random: ArraySlice<UInt8>
+    /// The data element's identifier within its namespace.
     public let elementIdentifier: String
     /// The value as received.
     public let elementValue: CBORNode
@@ -16,6 +19,8 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
     /// whole response shares one depth limit.
     public static let elementValueDepth = 10
 
+    /// Decodes an item from its map node.
+    /// Throws `CBORError` when it is not a map, a field is missing or of the wrong type, or the value nests too deep.
     public init(cbor node: CBORNode) throws(CBORError) {
         guard case .map(let map) = node.value else { throw CBORError(code: .typeMismatch, message: "IssuerSignedItem: expected a map, found \(node.value.kindDescription)", offset: node.offset) }
         // One pass over the entries finds the four fields (each key at most once: keys are unique);

@@ -12,24 +12,32 @@ import WalletCOSE
 /// A class (immutable), like ``Document``: several checks read it, and sharing a reference is
 /// cheaper than copying its dictionaries, strings and nodes.
 public final class MobileSecurityObject: Sendable, CBORDecodable {
+    /// The MSO's `validityInfo`: when the issuer signed it and when it is valid.
     public struct ValidityInfo: Sendable {
+        /// When the issuer signed the MSO.
         public let signed: Date
+        /// Start of the validity window.
         public let validFrom: Date
+        /// End of the validity window.
         public let validUntil: Date
+        /// When the issuer expects to re-sign the MSO; nil when absent.
         public let expectedUpdate: Date?
     }
 
+    /// The MSO's `keyAuthorizations`: which elements the device key may sign.
     public struct KeyAuthorizations: Sendable {
         /// Namespaces the device key may sign as a whole.
         public let nameSpaces: [String]
         /// Individual elements the device key may sign: namespace → identifiers.
         public let dataElements: [String: [String]]
 
+        /// Whether the device key may sign this element: its whole namespace, or the element itself, is authorized.
         public func allows(nameSpace: String, identifier: String) -> Bool {
             nameSpaces.contains(nameSpace) || (dataElements[nameSpace]?.contains(identifier) ?? false)
         }
     }
 
+    /// The MSO version as received; `mdoc.mso.version` requires at least 1.0 and not above the response's.
     public let version: String
     /// "SHA-256", "SHA-384" or "SHA-512" as received.
     public let digestAlgorithm: String
@@ -39,8 +47,11 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
     public let deviceKeyNode: CBORNode
     /// The device key, or why it cannot be used.
     public let deviceKey: Result<COSEPublicKey, COSEError>
+    /// What the device key may sign; nil when the MSO has none, which authorizes no device-signed element.
     public let keyAuthorizations: KeyAuthorizations?
+    /// The docType the issuer signed; `mdoc.docType` requires it to equal the document's.
     public let docType: String
+    /// When the MSO was signed and when it is valid.
     public let validityInfo: ValidityInfo
     /// The `status` entry (revocation information: identifier_list / status_list), kept as received.
     public let status: CBORNode?
@@ -58,6 +69,8 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
         self.status = status
     }
 
+    /// Decodes the MSO from its map node.
+    /// Throws `CBORError` when a required field is missing or malformed; an unusable device key is kept in ``deviceKey``, not thrown.
     public convenience init(cbor node: CBORNode) throws(CBORError) {
         let map = try node.map("MobileSecurityObject")
         let version = try map.required("version", in: "MSO").text("MSO version")

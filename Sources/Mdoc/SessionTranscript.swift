@@ -8,7 +8,9 @@ import WalletCBOR
 /// `SessionTranscriptBytes = #6.24(bstr .cbor SessionTranscript)` (the MAC key salt is its SHA-256).
 /// A transcript supplied as bytes keeps those bytes; a built one is encoded once, deterministically.
 public struct SessionTranscript: Sendable {
+    /// The SessionTranscript array, which goes into DeviceAuthentication unchanged.
     public let node: CBORNode
+    /// `SessionTranscriptBytes`, `#6.24(bstr .cbor SessionTranscript)`, whose SHA-256 salts the deviceMac key derivation.
     public let taggedBytes: [UInt8]
 
     /// The encoded array (the HPKE `info` of Apple's and the Annex C flows).

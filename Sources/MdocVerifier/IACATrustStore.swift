@@ -6,7 +6,9 @@ import WalletEncoding
 /// The issuing authorities' root certificates (IACA) a verifier trusts, optionally restricted per
 /// docType (a passport root need not vouch for a driving licence).
 public struct IACATrustStore: Sendable {
+    /// One trusted root, with the docTypes it may vouch for and where it was loaded from.
     public struct Anchor: Sendable {
+        /// The IACA root certificate.
         public let certificate: Certificate
         /// The docTypes this root may vouch for; nil for any.
         public let docTypes: Set<String>?
@@ -14,16 +16,20 @@ public struct IACATrustStore: Sendable {
         public let source: String
     }
 
+    /// The trusted roots, in the order they were added.
     public private(set) var anchors: [Anchor] = []
 
+    /// A store holding these anchors (none by default).
     public init(anchors: [Anchor] = []) {
         self.anchors = anchors
     }
 
+    /// A store of in-memory roots, each trusted for `docTypes` (nil: any docType), with the source `memory`.
     public init(certificates: [Certificate], docTypes: Set<String>? = nil) {
         self.anchors = certificates.map { Anchor(certificate: $0, docTypes: docTypes, source: "memory") }
     }
 
+    /// Adds one root trusted for `docTypes` (nil: any docType); `source` names its origin in reports.
     public mutating func add(_ certificate: Certificate, docTypes: Set<String>? = nil, source: String = "memory") {
         anchors.append(Anchor(certificate: certificate, docTypes: docTypes, source: source))
     }
@@ -107,7 +113,10 @@ public struct IACATrustStore: Sendable {
     }
 }
 
+/// Why a trust anchor path or scoped entry could not be loaded.
 public struct TrustStoreError: Error, CustomStringConvertible {
+    /// The reason, naming the path or entry.
     public let description: String
+    /// An error with this message.
     public init(_ description: String) { self.description = description }
 }

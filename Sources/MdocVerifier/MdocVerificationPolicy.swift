@@ -2,6 +2,7 @@ import VerificationCore
 
 /// The parameters of an mdoc verification and the requirement level of each check.
 public struct MdocVerificationPolicy: Sendable {
+    /// The policy name reported and the requirement level of each check.
     public var requirements: VerificationPolicy
     /// Tolerance applied to the MSO validity window (issuer, device and server clocks disagree).
     /// Default 60 seconds.
@@ -16,6 +17,7 @@ public struct MdocVerificationPolicy: Sendable {
     /// passports) or are warnings (Apple's in-app policy).
     public var requireFullCertificateProfile = true
 
+    /// A policy with these requirements and options; ``requireFullCertificateProfile`` starts as true.
     public init(requirements: VerificationPolicy, clockSkew: Duration = .seconds(60), requireCountryName: Bool = true, acceptedDocTypes: Set<String>? = nil) {
         self.requirements = requirements
         self.clockSkew = clockSkew

@@ -8,24 +8,34 @@ import X509
 /// A document as the verifier saw it: its type, the issuer and the elements. Element values are
 /// personal data: `description` does not show them.
 public struct VerifiedDocument: Sendable, CustomStringConvertible {
+    /// One namespace's elements, in received order.
     public struct NameSpace: Sendable {
+        /// The namespace identifier, such as `org.iso.18013.5.1`.
         public let name: String
+        /// The namespace's elements: identifier and value.
         public let elements: [(identifier: String, value: ElementValue)]
 
+        /// The value of the first element with this identifier; nil when it was not disclosed.
         public subscript(identifier: String) -> ElementValue? {
             elements.first { $0.identifier == identifier }?.value
         }
     }
 
+    /// Position in the DeviceResponse's documents: the `i` of the checks' `document[i]` scope.
     public let index: Int
+    /// The document's docType as received.
     public let docType: String
+    /// The issuer-signed elements, by namespace.
     public let issuerSigned: [NameSpace]
+    /// The device-signed elements, by namespace; empty when the document has no DeviceSigned.
     public let deviceSigned: [NameSpace]
     /// Subject of the document signer and of the trusted root, when known.
     public let documentSigner: String?
+    /// Subject of the trusted root the chain ends at (the signer's own when pinned); nil when the chain did not validate.
     public let issuingAuthority: String?
     /// The MSO validity window, when the MSO decoded.
     public let validFrom: Date?
+    /// End of the MSO validity window, when the MSO decoded.
     public let validUntil: Date?
     /// The MSO `status` entry (revocation), as received.
     public let msoStatus: CBORNode?
@@ -34,10 +44,12 @@ public struct VerifiedDocument: Sendable, CustomStringConvertible {
     /// must chain to the same root.
     public internal(set) var validatedChain: [Certificate] = []
 
+    /// The value of an issuer-signed element; nil when it was not disclosed (device-signed elements are not searched).
     public func element(_ nameSpace: String, _ identifier: String) -> ElementValue? {
         issuerSigned.first { $0.name == nameSpace }?[identifier]
     }
 
+    /// The docType and the number of issuer-signed elements, never their values.
     public var description: String {
         "VerifiedDocument(\(docType), \(issuerSigned.reduce(0) { $0 + $1.elements.count }) issuer-signed elements, values redacted)"
     }
@@ -74,9 +86,11 @@ public struct VerifiedDocument: Sendable, CustomStringConvertible {
 /// the documents with their elements (personal data). A rejected or indeterminate response's
 /// documents are in ``documentsRegardlessOfVerdict``, for diagnostics only.
 public struct MdocVerificationResult: Sendable {
+    /// The check results and the verdict.
     public let report: VerificationReport
     private let decoded: [VerifiedDocument]
 
+    /// A result of this report and these documents; ``documents`` withholds them unless the verdict is accepted.
     public init(report: VerificationReport, documents: [VerifiedDocument]) {
         self.report = report
         self.decoded = documents
@@ -93,10 +107,13 @@ public struct MdocVerificationResult: Sendable {
 /// Verifies ISO/IEC 18013-5 DeviceResponses (§9.1.2 issuer data authentication, §9.1.3 mdoc
 /// authentication, §9.3). Create one per trust store and reuse it: it caches validated DS → IACA chains.
 public struct MdocVerifier: Sendable {
+    /// The IACA roots that issuer chains must lead to.
     public let trustStore: IACATrustStore
+    /// The requirement level of each check and the verification parameters.
     public let policy: MdocVerificationPolicy
     let chainCache: ValidatedChainCache
 
+    /// A verifier with its own, empty chain cache.
     public init(trustStore: IACATrustStore, policy: MdocVerificationPolicy = .iso18013Strict) {
         self.trustStore = trustStore
         self.policy = policy

@@ -8,6 +8,8 @@ import WalletEncoding
 /// (hex, base64 or binary), or a COSE_Key (`{1: 2, -1: 1, -4: d, …}`; binary, hex or base64). Errors
 /// never show key material.
 public enum ReaderKeyAgreementKey {
+    /// Reads the key in any of the forms ``ReaderKeyAgreementKey`` lists; `name` (a file path or field name) only labels the errors.
+    /// Throws ``ReaderKeyError`` when the contents are none of those forms of a P-256 private key.
     public static func load(contents: [UInt8], name: String) throws(ReaderKeyError) -> P256.KeyAgreement.PrivateKey {
         let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if PEM.looksLikePEM(text) {
@@ -54,7 +56,10 @@ public enum ReaderKeyAgreementKey {
     }
 }
 
+/// Why a reader key could not be read; the message names the input, never its key material.
 public struct ReaderKeyError: Error, Sendable, CustomStringConvertible {
+    /// The reason, without key material.
     public let description: String
+    /// An error with this message.
     public init(_ description: String) { self.description = description }
 }
