@@ -12,15 +12,19 @@ import VerificationCore
 /// `certificate`, when present, is the list signer's certificate (DER) as the issuer signed it into
 /// the MSO.
 public enum MSOStatusReference: Sendable, Hashable {
+    /// An `identifier_list` reference: the document's identifier on the list at `uri`.
     case identifierList(id: [UInt8], uri: String, certificate: [UInt8]?)
+    /// A `status_list` reference: the document's entry index (`idx`) in the list at `uri`.
     case statusList(index: UInt64, uri: String, certificate: [UInt8]?)
 
+    /// The uri the referenced list is published at, whichever the mechanism.
     public var uri: String {
         switch self {
         case .identifierList(_, let uri, _), .statusList(_, let uri, _): return uri
         }
     }
 
+    /// The list signer's certificate (DER) as signed into the MSO, or nil when the issuer named none.
     public var certificate: [UInt8]? {
         switch self {
         case .identifierList(_, _, let certificate), .statusList(_, _, let certificate): return certificate

@@ -8,24 +8,35 @@ import WalletEncoding
 
 /// What the revocation lists said about one MSO.
 public struct RevocationEvaluation: Sendable {
+    /// What one list, or all of them together, says about the document.
     public enum Answer: Sendable {
+        /// The document is neither revoked nor suspended.
         case notRevoked
         /// `revoked` (status 1 or identifier listed) or `suspended` (status 2).
         case revoked(reason: ReasonCode, message: String)
+        /// The list could not decide; the failure says why.
         case undetermined(RevocationFailure)
     }
 
     /// One referenced list.
     public struct ListReport: Sendable {
+        /// `identifier_list` or `status_list`.
         public let mechanism: String
+        /// The uri the MSO references.
         public let uri: String
+        /// Where the list came from (a file, fetched, cached); nil when it could not be obtained.
         public var origin: String?
+        /// Who signed the list, once its signature and chain were validated; nil before that.
         public var signer: RevocationListSigner?
+        /// The list's `iat`; nil when absent or the list was not decoded.
         public var issuedAt: Date?
+        /// The list's `exp`; nil when absent or the list was not decoded.
         public var expiresAt: Date?
+        /// What this list says about the document.
         public var answer: Answer
     }
 
+    /// One report per reference in the MSO `status` entry, identifier_list first.
     public let lists: [ListReport]
 
     /// Revoked if any list says so; otherwise undetermined if any list could not decide; otherwise
@@ -56,8 +67,11 @@ public struct RevocationEvaluation: Sendable {
 /// undetermined: `mdoc.revocation.list` is an `error` (or, under ``RevocationPolicy/Undetermined/warning``,
 /// both checks are skipped with the reason and a warning). Never passed, never silently revoked.
 public struct RevocationChecker: Sendable {
+    /// Where the lists are obtained (files, the network, a cache).
     public let source: any RevocationListSource
+    /// The trusted roots a list signer's x5chain must chain to.
     public let trustStore: IACATrustStore
+    /// What an undetermined answer means, and how old and large a list may be.
     public let policy: RevocationPolicy
     /// Keys trusted directly for lists that carry no x5chain (for example the IETF examples).
     public let pinnedSignerKeys: [COSEPublicKey]
@@ -66,6 +80,7 @@ public struct RevocationChecker: Sendable {
     /// document whose MSO names a list.
     public let isDisabled: Bool
 
+    /// Creates a checker that obtains lists from `source` and trusts their signers through `trustStore` or `pinnedSignerKeys`.
     public init(source: any RevocationListSource, trustStore: IACATrustStore, policy: RevocationPolicy = .strict, pinnedSignerKeys: [COSEPublicKey] = []) {
         self.source = source
         self.trustStore = trustStore

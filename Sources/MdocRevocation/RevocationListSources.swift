@@ -9,6 +9,7 @@ public struct RevocationListDocument: Sendable {
     /// "file status.cwt", "fetched", "cached (fetched 2026-05-01T10:00:00Z)".
     public let origin: String
 
+    /// Wraps a list's bytes with where they came from.
     public init(bytes: [UInt8], origin: String) {
         self.bytes = bytes
         self.origin = origin
@@ -26,8 +27,10 @@ public protocol RevocationListSource: Sendable {
 /// Lists supplied as files (offline verification). Each list is found by its `sub` claim, which the
 /// Token Status List specification requires to equal the uri that references it.
 public struct OfflineRevocationLists: RevocationListSource {
+    /// The supplied lists, by the uri they answer for.
     public private(set) var lists: [String: RevocationListDocument] = [:]
 
+    /// Creates an empty set of lists; ``add(bytes:name:uri:)`` supplies them.
     public init() {}
 
     /// Adds a list. Its `sub` claim names the uri it answers for; a list without `sub` needs `uri`.
@@ -39,6 +42,7 @@ public struct OfflineRevocationLists: RevocationListSource {
         lists[key] = RevocationListDocument(bytes: bytes, origin: "file \(name)")
     }
 
+    /// The list added for `uri` (`time` is ignored); throws `listUnavailable` when none was.
     public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
         guard let document = lists[uri] else {
             throw RevocationFailure("listUnavailable", "No revocation list supplied for \(uri) (a list is matched by its sub claim).")
@@ -50,12 +54,15 @@ public struct OfflineRevocationLists: RevocationListSource {
 /// Several sources tried in order (files first, then the network): the first list found wins. When
 /// none has it, the last source's failure is reported.
 public struct RevocationListSources: RevocationListSource {
+    /// The sources, in the order they are tried.
     public let sources: [any RevocationListSource]
 
+    /// Creates a source that tries `sources` in order.
     public init(_ sources: [any RevocationListSource]) {
         self.sources = sources
     }
 
+    /// The first list a source has for `uri`; otherwise throws the last source's error (`listUnavailable` when there are none).
     public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
         var lastError: any Error = RevocationFailure("listUnavailable", "No revocation list source is configured.")
         for source in sources {
@@ -88,13 +95,18 @@ public actor RevocationListCache: RevocationListSource {
         let freshUntil: Date
     }
 
+    /// Fetches the lists' bytes.
     public let transport: any RevocationListTransport
+    /// Decides whether a cached copy is fresh (not whether a list is valid).
     public let clock: any VerificationClock
+    /// Longest a fetched copy is used before it is fetched again.
     public let maximumAge: Duration
+    /// Largest list body accepted from the transport, in bytes.
     public let maximumSize: Int
     private var entries: [String: Entry] = [:]
     private var inFlight: [String: Task<Entry, any Error>] = [:]
 
+    /// Creates an empty cache; by default a copy is kept at most one day and lists up to 4 MiB are accepted.
     public init(transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
                 maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024) {
         self.transport = transport
@@ -115,6 +127,8 @@ public actor RevocationListCache: RevocationListSource {
         return nil
     }
 
+    /// The cached copy of `uri` while fresh, otherwise a new fetch (one per uri at a time); `time` is ignored.
+    /// Throws `unsupportedURI` for a uri that ``fetchableURL(_:)`` refuses, and the transport's failures.
     public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
         let now = clock.now()
         if let entry = entries[uri], now < entry.freshUntil {

@@ -10,16 +10,21 @@ import WalletCOSE
 /// Why revocation could not be decided, or why a list is unusable: a stable reason code, a message
 /// for people (never identifiers or personal data), and whether trying again later may help.
 public struct RevocationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable reason code for reports and metrics (`listUnavailable`, `malformedList`, `listExpired`, ...).
     public let reason: ReasonCode
+    /// Explanation for people; never carries identifiers or personal data.
     public let message: String
+    /// Whether trying again later may help (the list could not be fetched, or it expired or is stale).
     public let retryable: Bool
 
+    /// Creates a failure from a reason code and a message; it is not retryable unless `retryable` says so.
     public init(_ reason: ReasonCode, _ message: String, retryable: Bool = false) {
         self.reason = reason
         self.message = message
         self.retryable = retryable
     }
 
+    /// The reason code and the message, for logs.
     public var description: String { "RevocationFailure.\(reason): \(message)" }
 }
 
@@ -30,26 +35,35 @@ public struct RevocationFailure: Error, Sendable, Hashable, CustomStringConverti
 /// Decoding does not verify anything; ``RevocationChecker`` verifies the signature over the
 /// protected header and payload exactly as received.
 public struct RevocationListToken: Sendable {
+    /// Which list a token carries; the raw value is the MSO `status` key that references that kind.
     public enum Kind: String, Sendable, Hashable {
+        /// A Token Status List (claim 65533).
         case statusList = "status_list"
+        /// An ISO/IEC 18013-5 identifier list (claim 65530).
         case identifierList = "identifier_list"
     }
 
     /// Token Status List: `{"bits": 1/2/4/8, "lst": zlib bytes, ? "aggregation_uri": tstr}`.
     public struct StatusList: Sendable {
+        /// Bits per entry: 1, 2, 4 or 8.
         public let bits: Int
         /// The compressed list as received.
         public let compressed: ArraySlice<UInt8>
+        /// The `aggregation_uri`, where the issuer lists its status lists, or nil when absent (decoded, not followed).
         public let aggregationURI: String?
     }
 
     /// Identifier list: `{"identifiers": {bstr => IdentifierInfo}, ? "aggregation_uri": tstr}`.
     public struct IdentifierList: Sendable {
+        /// The listed (revoked) document identifiers; the `IdentifierInfo` values are not kept.
         public let identifiers: Set<[UInt8]>
+        /// The `aggregation_uri`, where the issuer lists its identifier lists, or nil when absent (decoded, not followed).
         public let aggregationURI: String?
     }
 
+    /// The `typ` header of a Token Status List CWT (also accepted without the `application/` prefix).
     public static let statusListType = "application/statuslist+cwt"
+    /// The `typ` header of an identifier list CWT (also accepted without the `application/` prefix).
     public static let identifierListType = "application/identifierlist+cwt"
 
     // CWT claim keys.
@@ -61,7 +75,9 @@ public struct RevocationListToken: Sendable {
     static let identifierListClaim: Int64 = 65530
     static let typeHeader: Int64 = 16
 
+    /// The COSE_Sign1 as received, for verifying its signature over the exact protected header and payload.
     public let sign1: COSESign1
+    /// Whether the token carries a status list or an identifier list.
     public let kind: Kind
     /// The `typ` header (16), when present.
     public let type: String?
@@ -73,9 +89,13 @@ public struct RevocationListToken: Sendable {
     public let expiresAt: Date?
     /// `ttl` (65534), seconds: how long a fetched copy may be cached.
     public let timeToLive: UInt64?
+    /// The `status_list` claim (65533); nil when the token carries an identifier list.
     public let statusList: StatusList?
+    /// The `identifier_list` claim (65530); nil when the token carries a status list.
     public let identifierList: IdentifierList?
 
+    /// Decodes a revocation list from its encoded bytes, without verifying it.
+    /// Throws ``RevocationFailure`` `malformedList` when the bytes are not well-formed CBOR or not a revocation list CWT.
     public init(bytes: [UInt8], limits: CBORDecoder.Limits = .default) throws(RevocationFailure) {
         let node: CBORNode
         do { node = try CBORDecoder(limits: limits).decode(bytes) } catch {
@@ -84,6 +104,8 @@ public struct RevocationListToken: Sendable {
         try self.init(cbor: node, limits: limits)
     }
 
+    /// Decodes a revocation list from a decoded COSE_Sign1 (optionally inside CWT tag 61), without verifying it.
+    /// Throws `malformedList` for malformed claims, neither or both lists, a `typ` that disagrees, or an identifier list without `exp`.
     public init(cbor node: CBORNode, limits: CBORDecoder.Limits = .default) throws(RevocationFailure) {
         var content = node
         // A CWT may carry the CWT tag (61) around the COSE tag (18).

@@ -12,6 +12,7 @@ public struct RevocationPolicy: Sendable, Hashable {
         case warning
     }
 
+    /// What an undecidable revocation answer does to the verdict: an error (the default) or a warning.
     public var undetermined: Undetermined
     /// A list whose `iat` is older than this at the verification time is stale (undetermined).
     /// Default one day: Apple signs its lists daily. Nil trusts a list until its `exp`.
@@ -24,6 +25,8 @@ public struct RevocationPolicy: Sendable, Hashable {
     /// instead of being not applicable.
     public var requireStatusEntry: Bool
 
+    /// Creates a policy; the defaults are those of ``strict``.
+    /// Defaults: undetermined is an error, lists at most one day old, 60 s of clock skew, status lists up to 16 MiB, status entry optional.
     public init(undetermined: Undetermined = .error, maximumListAge: Duration? = .seconds(86_400), clockSkew: Duration = .seconds(60),
                 maximumStatusListSize: Int = 16 * 1024 * 1024, requireStatusEntry: Bool = false) {
         self.undetermined = undetermined

@@ -29,18 +29,29 @@ public actor SharedRevocationListCache: RevocationListSource {
 
     /// A cached list as the operator sees it (`GET /v1/trust`).
     public struct Entry: Sendable, Equatable {
+        /// The uri the list is published at (its key in the store).
         public let uri: String
+        /// The list's `iat`; nil when absent or the copy does not decode.
         public let issuedAt: Date?
+        /// The list's `exp`; nil when absent or the copy does not decode.
         public let expiresAt: Date?
+        /// When this copy was fetched.
         public let fetchedAt: Date
+        /// When the copy stops being fresh and is fetched again (the earliest of `exp`, `ttl` and the maximum age).
         public let freshUntil: Date
+        /// The last moment the copy may stand in for a failed fetch; the store purges it then.
         public let usableUntil: Date
     }
 
+    /// The store shared with the other instances, where copies are kept and fetches claimed.
     public let store: any DocumentCacheStore
+    /// Fetches the lists' bytes.
     public let transport: any RevocationListTransport
+    /// Decides freshness, usability and fetch claims (not whether a list is valid).
     public let clock: any VerificationClock
+    /// Longest a fetched copy is fresh, and how long it stays usable when it has no `exp`.
     public let maximumAge: Duration
+    /// Largest list body accepted from the transport, in bytes.
     public let maximumSize: Int
     private let observe: @Sendable (Event) -> Void
     private var memory: [String: CachedDocument] = [:]
@@ -49,6 +60,8 @@ public actor SharedRevocationListCache: RevocationListSource {
     /// others wait that long at most for its copy, then fetch themselves.
     static let claimSeconds: TimeInterval = 15
 
+    /// Creates a cache over `store`; `observe` is told every ``Event``, for metrics.
+    /// Defaults: the system clock, a maximum age of one day, lists up to 4 MiB.
     public init(store: any DocumentCacheStore, transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
                 maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024, observe: @escaping @Sendable (Event) -> Void = { _ in }) {
         self.store = store
@@ -59,6 +72,8 @@ public actor SharedRevocationListCache: RevocationListSource {
         self.observe = observe
     }
 
+    /// A fresh copy of `uri` from memory or the store, otherwise a new fetch, or else a copy that is still usable.
+    /// `time` is ignored. Throws `unsupportedURI` or the fetch's failure when no usable copy exists.
     public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
         let now = clock.now()
         if let copy = memory[uri], now < copy.freshUntil {

@@ -12,10 +12,12 @@ public struct URLSessionRevocationTransport: RevocationListTransport {
     /// Seconds to wait for the server.
     public var timeout: TimeInterval
 
+    /// Creates a transport that waits `timeout` seconds for the server (three times that for the whole response).
     public init(timeout: TimeInterval = 10) {
         self.timeout = timeout
     }
 
+    /// Fetches `url` with one GET and returns the body (see ``RevocationListTransport/fetch(_:maximumSize:)``).
     public func fetch(_ url: URL, maximumSize: Int) async throws -> [UInt8] {
         let collector = ResponseCollector(url: url, maximumSize: maximumSize)
         let configuration = URLSessionConfiguration.ephemeral

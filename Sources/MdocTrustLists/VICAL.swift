@@ -16,23 +16,35 @@ import X509
 ///
 /// Decoding verifies nothing; ``VICALLoader`` checks the signature and the signer's chain.
 public struct VICAL: Sendable {
+    /// One `CertificateInfo`: an IACA certificate and what it may vouch for.
     public struct Entry: Sendable {
         /// The IACA certificate as received (DER).
         public let certificateDER: [UInt8]
         /// The docTypes this IACA may vouch for.
         public let docTypes: [String]
+        /// The `issuingAuthority` text, when present.
         public let issuingAuthority: String?
+        /// The `issuingCountry` text, when present.
         public let issuingCountry: String?
     }
 
+    /// The COSE_Sign1 as received, for verifying its signature over the payload as received.
     public let sign1: COSESign1
+    /// The VICAL format `version`.
     public let version: String
+    /// The `vicalProvider`: who publishes the list.
     public let provider: String
+    /// The `date` the VICAL was issued; a VICAL dated after the verification time is not yet valid.
     public let date: Date
+    /// The `vicalIssueID`, when present: the provider's number for this issue.
     public let issueID: UInt64?
+    /// The `nextUpdate` date, after which a newer VICAL should be used; nil when absent.
     public let nextUpdate: Date?
+    /// The `certificateInfos`, in the order of the list.
     public let entries: [Entry]
 
+    /// Decodes a VICAL from its encoded COSE_Sign1, without verifying it.
+    /// Throws ``VICALError`` `malformedVICAL` when the bytes are not a COSE_Sign1 or the payload does not have the Annex C shape.
     public init(bytes: [UInt8]) throws(VICALError) {
         let sign1: COSESign1
         do { sign1 = try COSESign1(cborBytes: bytes) } catch {
@@ -41,6 +53,8 @@ public struct VICAL: Sendable {
         try self.init(sign1: sign1)
     }
 
+    /// Decodes a VICAL from a COSE_Sign1, without verifying it.
+    /// Throws ``VICALError`` `malformedVICAL` when the payload is detached or does not have the Annex C shape.
     public init(sign1: COSESign1) throws(VICALError) {
         self.sign1 = sign1
         guard let payload = sign1.payload else {
@@ -74,14 +88,19 @@ public struct VICAL: Sendable {
     }
 }
 
+/// Why a VICAL could not be decoded: a reason code (`malformedVICAL`) and a message for people.
 public struct VICALError: Error, Sendable, CustomStringConvertible {
+    /// Reason code for the `vical.structure` check (`malformedVICAL`).
     public let reason: String
+    /// Explanation for people.
     public let message: String
 
+    /// Creates an error from a reason code and a message.
     public init(_ reason: String, _ message: String) {
         self.reason = reason
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -20,18 +20,25 @@ extension CheckID {
 
 /// A VICAL that was checked, and the IACA roots it contributes.
 public struct VICALLoadResult: Sendable {
+    /// An IACA certificate from a trusted VICAL, with the docTypes it is trusted for.
     public struct Root: Sendable {
+        /// The IACA root certificate.
         public let certificate: Certificate
+        /// The docTypes the root may vouch for: its entry's, narrowed by the loader's filter.
         public let docTypes: Set<String>
+        /// The entry's `issuingAuthority`, when the VICAL names one.
         public let issuingAuthority: String?
     }
 
     /// `vical.*` results (scope `vical`), to be placed in the verification report.
     public let checks: [CheckResult]
+    /// Warnings raised while loading (an outdated VICAL allowed by the loader, an entry whose certificate does not parse).
     public let warnings: [ReportWarning]
+    /// The decoded VICAL; nil when it does not have the Annex C shape (`vical.structure` failed).
     public let vical: VICAL?
     /// Whether every VICAL check passed; only then are ``roots`` filled.
     public let trusted: Bool
+    /// The IACA roots the VICAL contributes; empty unless ``trusted``.
     public let roots: [Root]
 
     /// Adds the roots, each restricted to its docTypes, to a trust store.
@@ -49,8 +56,10 @@ public struct VICALLoader: Sendable {
     /// When false (the default) a VICAL past its nextUpdate fails `vical.validity`; when true it is
     /// skipped with a warning.
     public var allowOutdated: Bool
+    /// Tolerance for a VICAL dated after the verification time and for one past its nextUpdate.
     public var clockSkew: Duration
 
+    /// Creates a loader that trusts VICALs signed under `anchors`; by default an outdated VICAL fails and the skew is 60 s.
     public init(anchors: [Certificate], allowOutdated: Bool = false, clockSkew: Duration = .seconds(60)) {
         self.anchors = anchors
         self.allowOutdated = allowOutdated

@@ -10,10 +10,12 @@ import VerificationCore
 /// given policy), the photo ID element checks, and the revocation checks. The CLI and the service
 /// both call this, so they give the same report.
 public struct MdocFlowVerifier: Sendable {
+    /// Runs the ISO/IEC 18013-5 checks; for a photo ID document its policy gets the passport rules.
     public let mdocVerifier: MdocVerifier
     /// Nil leaves revocation unchecked (a warning says so when an MSO names a list).
     public let revocation: RevocationChecker?
 
+    /// Creates a verifier from the mdoc verifier and, to check revocation, a revocation checker.
     public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker?) {
         self.mdocVerifier = mdocVerifier
         self.revocation = revocation

@@ -64,19 +64,24 @@ public enum PhotoIDChecks {
 
 /// The parameters of a passport Digital ID verification.
 public struct PassportPolicy: Sendable {
+    /// The mdoc checks' policy; ``MdocVerificationPolicy/passport`` by default.
     public var mdoc: MdocVerificationPolicy
+    /// What undetermined revocation means (``RevocationPolicy/strict`` by default); used only with a revocation source.
     public var revocation: RevocationPolicy
 
+    /// Creates the parameters; the defaults are those of ``standard``.
     public init(mdoc: MdocVerificationPolicy = .passport, revocation: RevocationPolicy = .strict) {
         self.mdoc = mdoc
         self.revocation = revocation
     }
 
+    /// The passport mdoc policy with strict revocation.
     public static let standard = PassportPolicy()
 }
 
 /// The outcome of verifying a passport Digital ID response.
 public struct PassportVerificationResult: Sendable {
+    /// The verification report; only an accepted verdict makes ``documents`` and ``passport`` available.
     public let report: VerificationReport
     private let decoded: [VerifiedDocument]
     private let typed: PhotoIDDocument?
@@ -106,8 +111,11 @@ public struct PassportVerificationResult: Sendable {
 /// under ``MdocVerificationPolicy/passport``, the photo ID checks, and — with a revocation
 /// source — the MSO revocation status.
 public struct PassportVerifier: Sendable {
+    /// Runs the ISO/IEC 18013-5 checks under ``PassportPolicy/mdoc``.
     public let mdocVerifier: MdocVerifier
+    /// Checks the MSO revocation status; nil when no revocation source was given.
     public let revocation: RevocationChecker?
+    /// The parameters the verifier was created with.
     public let policy: PassportPolicy
 
     /// `revocationSource` nil leaves revocation unchecked (a warning says so when the MSO has a status).
@@ -117,6 +125,8 @@ public struct PassportVerifier: Sendable {
         self.revocation = revocationSource.map { RevocationChecker(source: $0, trustStore: trustStore, policy: policy.revocation) }
     }
 
+    /// Verifies DeviceResponse bytes at `time`; bytes that do not decode fail `mdoc.response.structure`, never throw.
+    /// `readerKey` is the reader's ephemeral private key (EReaderKey), needed only to check a deviceMac.
     public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, at time: Date) async -> PassportVerificationResult {
         var runner = CheckRunner(policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew))
         let response: DeviceResponse

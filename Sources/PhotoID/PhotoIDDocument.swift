@@ -9,29 +9,36 @@ import WalletCBOR
 /// Values are personal data: `description` is redacted. Use them only when the verification
 /// report's verdict is accepted.
 public struct PhotoIDDocument: Sendable, CustomStringConvertible {
+    /// The ISO/IEC 23220-2 photo ID docType that Apple's passport Digital ID uses.
     public static let docType = "org.iso.23220.photoid.1"
+    /// The namespace the photo ID elements read here are in.
     public static let nameSpace = "org.iso.23220.1"
 
     /// ISO/IEC 5218 codes.
     public enum Sex: Int, Sendable, Hashable {
+        /// The four ISO/IEC 5218 codes: 0 not known, 1 male, 2 female, 9 not applicable.
         case notKnown = 0, male = 1, female = 2, notApplicable = 9
     }
 
     /// A date element: a full-date (tag 1004 or `YYYY-MM-DD` text) or a date-time (tag 0 / 1).
     public enum DateValue: Sendable, Hashable {
+        /// A calendar date without a time.
         case fullDate(CBORFullDate)
+        /// A date and time.
         case dateTime(CBORDateTime)
     }
 
     /// ISO/IEC 23220-2 birth date: Apple sends a nested structure
     /// `{"birth_date": full-date, ? "approximate_mask": tstr}`; a plain full-date is accepted too.
     public struct BirthDate: Sendable, Hashable {
+        /// The birth date (the inner `birth_date` when nested).
         public let date: CBORFullDate
         /// Which digits of the date are approximate (23220-2), when sent.
         public let approximateMask: String?
         /// Whether the value arrived as the nested map.
         public let nested: Bool
 
+        /// Creates a birth date; `nested` says whether it arrived as the map.
         public init(date: CBORFullDate, approximateMask: String? = nil, nested: Bool) {
             self.date = date
             self.approximateMask = approximateMask
@@ -39,36 +46,52 @@ public struct PhotoIDDocument: Sendable, CustomStringConvertible {
         }
     }
 
+    /// `family_name_unicode`; nil when absent or not text.
     public var familyNameUnicode: String?
+    /// `given_name_unicode`; nil when absent or not text.
     public var givenNameUnicode: String?
+    /// `family_name_latin1`; nil when absent, not text or outside Latin-1.
     public var familyNameLatin1: String?
+    /// `given_name_latin1`; nil when absent, not text or outside Latin-1.
     public var givenNameLatin1: String?
+    /// `birth_date`, plain or nested; nil when absent or of the wrong form.
     public var birthDate: BirthDate?
     /// JPEG (ISO/IEC 18013-2 C.4.5).
     public var portrait: [UInt8]?
+    /// `issue_date`: when the document was issued; nil when absent or not a date.
     public var issueDate: DateValue?
+    /// `expiry_date`: when the document expires; nil when absent or not a date.
     public var expiryDate: DateValue?
+    /// `issuing_authority_unicode`: who issued the document; nil when absent or not text.
     public var issuingAuthorityUnicode: String?
+    /// `issuing_authority_latin1`; nil when absent, not text or outside Latin-1.
     public var issuingAuthorityLatin1: String?
     /// ISO 3166-1 alpha-2.
     public var issuingCountry: String?
+    /// `age_in_years`: the holder's age in years (0...200); nil when absent or out of range.
     public var ageInYears: Int?
     /// age_over_NN → value.
     public var ageOver: [Int: Bool] = [:]
+    /// `age_birth_year`: the holder's year of birth (0...9999); nil when absent or out of range.
     public var ageBirthYear: Int?
+    /// `portrait_capture_date`: when the portrait was taken; nil when absent or not a date.
     public var portraitCaptureDate: DateValue?
+    /// `sex`; nil when absent or not an ISO/IEC 5218 code.
     public var sex: Sex?
     /// ISO 3166-1 alpha-2.
     public var nationality: String?
+    /// `document_number`; nil when absent or not text.
     public var documentNumber: String?
 
     /// Elements present with a value of the wrong type or form, by identifier (never the value).
     public private(set) var problems: [(identifier: String, problem: String)] = []
 
+    /// The docType and how many elements are invalid; never a value.
     public var description: String {
         "PhotoIDDocument(\(Self.docType), values redacted\(problems.isEmpty ? "" : ", \(problems.count) invalid elements"))"
     }
 
+    /// Creates a document with no elements.
     public init() {}
 
     /// Reads the typed elements of a verified document's `org.iso.23220.1` namespace. Unknown
@@ -78,6 +101,8 @@ public struct PhotoIDDocument: Sendable, CustomStringConvertible {
         self.init(elements: elements)
     }
 
+    /// Reads typed elements from `org.iso.23220.1` identifiers and values. Unknown identifiers are ignored;
+    /// known ones of the wrong type are listed in ``problems``.
     public init(elements: [(identifier: String, value: ElementValue)]) {
         for (identifier, value) in elements { read(identifier, value) }
     }
