@@ -18,6 +18,7 @@ public final class LiveServices: Sendable {
     /// on the configuration the previous one left.
     private let tail = Mutex<Task<Void, Never>?>(nil)
 
+    /// Starts with `services` as the current configuration.
     public init(_ services: VerifierServices) {
         state = Mutex(services)
     }
@@ -101,12 +102,14 @@ public struct ReloadOnSignalService: Service {
     let settings: @Sendable () throws -> ServerSettings
     let logger: Logger
 
+    /// Creates the service; `settings` is called on every SIGHUP to read the settings again.
     public init(live: LiveServices, logger: Logger, settings: @escaping @Sendable () throws -> ServerSettings) {
         self.live = live
         self.settings = settings
         self.logger = logger
     }
 
+    /// Reloads on each SIGHUP and prunes expired retired keys every 30 seconds until graceful shutdown.
     public func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         try await withThrowingTaskGroup(of: Void.self) { group in

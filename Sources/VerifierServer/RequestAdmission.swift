@@ -8,11 +8,14 @@ import VerificationCore
 /// The request context of the service: Hummingbird's basic context plus the client's address (for
 /// the per-client rate limit).
 public struct VerifierRequestContext: RequestContext, RemoteAddressRequestContext {
+    /// Hummingbird's per-request storage (logger, request identifier and the like), required by `RequestContext`.
     public var coreContext: CoreRequestContextStorage
+    /// The client's socket address; nil when the channel does not know it.
     public let remoteAddress: SocketAddress?
     /// The submission's Idempotency-Key (digests), set by ``IdempotentSubmissions`` for the handler.
     public var idempotency: IdempotencyTag?
 
+    /// Creates the context of a request arriving on `source`'s channel.
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress

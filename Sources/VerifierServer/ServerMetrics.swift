@@ -9,6 +9,7 @@ import VerificationCore
 /// labels on every lookup) and then kept here, under its metric and label values: recording a
 /// verification is a dictionary lookup and an increment.
 public final class ServerMetrics: Sendable {
+    /// The registry every metric of the service is registered in; ``text()`` renders it.
     public let registry = PrometheusCollectorRegistry()
     private let latency: DurationHistogram
 
@@ -25,6 +26,7 @@ public final class ServerMetrics: Sendable {
     private let counters = Mutex<[CounterKey: Counter]>([:])
     private let listAges = Mutex<[String: Gauge]>([:])
 
+    /// Creates the metrics with an empty registry and the verification-duration histogram (1 ms to 5 s buckets).
     public init() {
         latency = registry.makeDurationHistogram(
             descriptor: MetricNameDescriptor(namespace: "wallet_verifier", metricName: "verification_duration", unitName: "seconds",
@@ -33,6 +35,7 @@ public final class ServerMetrics: Sendable {
                       .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5)])
     }
 
+    /// Counts one verification by flow and verdict, each failed or undecided check by id and reason, and records its duration.
     public func record(flow: String, report: VerificationReport, duration: Duration) {
         counter(.verifications, flow, report.verdict.rawValue).increment()
         for check in report.checks where check.status == .failed || check.status == .error {
@@ -41,6 +44,7 @@ public final class ServerMetrics: Sendable {
         latency.record(duration)
     }
 
+    /// Counts a request refused before verification, such as unreadable, too large, rate-limited, busy or unauthorized, by reason.
     public func requestRejected(reason: String) {
         counter(.unreadableRequests, reason, "").increment()
     }
@@ -73,6 +77,7 @@ public final class ServerMetrics: Sendable {
         return counter
     }
 
+    /// Every metric in the Prometheus text exposition format, as served at `/metrics`.
     public func text() -> String { registry.emitToString() }
 
     /// A revocation-list lookup or fetch (``SharedRevocationListCache/Event``).

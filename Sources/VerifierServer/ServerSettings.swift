@@ -6,11 +6,16 @@ import WebIdentity
 /// from a command-line flag, the environment (`WALLET_VERIFIER_*`), a JSON config file
 /// (`--config FILE`), or the default.
 public struct ServerSettings: Sendable, Hashable {
+    /// A host and port to listen on, as parsed from `--ui-listen [ADDR:]PORT`.
     public struct ListenAddress: Sendable, Hashable {
+        /// The address to bind, without IPv6 brackets.
         public var host: String
+        /// The TCP port, 0 to 65535.
         public var port: Int
     }
 
+    /// Where nonces, transaction identifiers and cached documents are kept (`--store`).
+    /// `memory` loses them on restart and is for tests only; `postgres` is shared by every instance.
     public enum StoreKind: String, Sendable, Hashable, CaseIterable {
         case sqlite, postgres, memory
     }
@@ -25,20 +30,30 @@ public struct ServerSettings: Sendable, Hashable {
         case off
     }
 
+    /// The address the API listens on (`--host`); loopback by default.
     public var host = "127.0.0.1"
+    /// The TCP port the API listens on (`--port`).
     public var port = 8080
+    /// The directory of the embedded SQLite store and of the generated development keys (`dataDir`).
     public var dataDirectory = "data"
+    /// The store backend (`--store`); SQLite by default.
     public var store: StoreKind = .sqlite
+    /// The PostgreSQL connection URL; required when ``store`` is `postgres`.
     public var postgresURL: String?
     /// PEM P-256 private keys of the identity encryption certificate (several during rotation).
     public var identityKeys: [String] = []
+    /// The default merchant identifier of identity requests; nil: a development value is used, with a warning.
     public var merchantID: String?
+    /// The team identifier paired with ``merchantID``; nil: a development value is used, with a warning.
     public var teamID: String?
     /// Further (merchant identifier, team identifier) pairs for identity requests, after the first.
     public var otherMerchants: [MerchantPair] = []
 
+    /// A merchant identifier with the team identifier of the app that uses it.
     public struct MerchantPair: Sendable, Hashable {
+        /// The merchant identifier the app puts in its identity request.
         public var merchantID: String
+        /// The app's team identifier.
         public var teamID: String
     }
     /// IACA roots: PEM/DER files or directories.
@@ -57,6 +72,7 @@ public struct ServerSettings: Sendable, Hashable {
     public var uiTokenFile: String?
     /// Reader authentication of web requests: the signing key and its certificates (leaf first).
     public var readerKey: String?
+    /// The reader certificate files (PEM or DER) for ``readerKey``, leaf first; required together with it.
     public var readerCertificates: [String] = []
     /// One readerAuthAll signature per request (DeviceRequest 1.1) instead of one per DocRequest.
     public var readerAuthAll = false
@@ -74,6 +90,7 @@ public struct ServerSettings: Sendable, Hashable {
     public var maxConcurrentVerifications = max(16, ProcessInfo.processInfo.activeProcessorCount * 16)
     /// Apple Pay payment-processing certificates and keys, paired in order.
     public var applePayCertificates: [String] = []
+    /// The private keys of ``applePayCertificates``, in the same order.
     public var applePayKeys: [String] = []
     /// Another root than Apple Root CA - G3 (tests only).
     public var applePayRoot: String?
@@ -88,11 +105,14 @@ public struct ServerSettings: Sendable, Hashable {
     /// MSO revocation lists: how an undecidable answer counts, and lists given as files (used for
     /// their `sub` before any fetch).
     public var revocation: RevocationMode = .required
+    /// MSO revocation list files, read before any list is fetched.
     public var revocationLists: [String] = []
     /// VICALs (files or https URLs) and, paired in order, the anchor their signer must chain to.
     public var vicals: [String] = []
+    /// The trust anchors of ``vicals``, one per VICAL in the same order.
     public var vicalTrust: [String] = []
 
+    /// Creates the default settings; ``resolve(flags:environment:configFile:)`` reads them from the command line, environment and file.
     public init() {}
 
     /// Names of the environment variables, one per setting.
@@ -252,7 +272,10 @@ public struct ServerSettings: Sendable, Hashable {
     }
 }
 
+/// A setting that is malformed, inconsistent or names an unreadable file; the description says which and why.
 public struct SettingsError: Error, CustomStringConvertible {
+    /// The human-readable problem.
     public let description: String
+    /// Creates an error with the given message.
     public init(_ description: String) { self.description = description }
 }

@@ -20,6 +20,7 @@ public final class VICALCopies: Sendable {
 
     private let copies = Mutex<[String: Copy]>([:])
 
+    /// Starts with no copy kept.
     public init() {}
 
     func copy(_ url: String) -> Copy? { copies.withLock { $0[url] } }
@@ -119,11 +120,13 @@ public struct VICALRefreshService: Service {
     let logger: Logger
     var interval: Duration = .seconds(600)
 
+    /// Creates the service refreshing the VICALs of `live`'s current settings.
     public init(live: LiveServices, logger: Logger) {
         self.live = live
         self.logger = logger
     }
 
+    /// Checks every 10 minutes for a VICAL that is due and refreshes it, until graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {

@@ -7,6 +7,7 @@ import ServiceLifecycle
 /// Builds the service: routes, the web page, request logging (method, path, status, time — never
 /// bodies), and the background services (PostgreSQL pool, purge loop).
 public enum VerifierApplication {
+    /// The service over a fixed configuration: the API listener on the configured host and port, with the background services.
     public static func build(services: VerifierServices, logger: Logger,
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         build(live: LiveServices(services), logger: logger, onServerRunning: onServerRunning)
@@ -35,6 +36,7 @@ public enum VerifierApplication {
         buildRouter(live: LiveServices(services), logger: logger)
     }
 
+    /// The API's router over a replaceable configuration: each request uses the configuration current when it starts.
     public static func buildRouter(live: LiveServices, logger: Logger) -> Router<VerifierRequestContext> {
         let router = Router(context: VerifierRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
@@ -51,6 +53,7 @@ public enum VerifierApplication {
         buildWebPage(live: LiveServices(services), access: access, host: host, port: port, logger: logger, onServerRunning: onServerRunning)
     }
 
+    /// The operators' web page over a replaceable configuration, on its own listener behind the page token.
     public static func buildWebPage(live: LiveServices, access: WebPageAccess, host: String, port: Int, logger: Logger,
                                     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: VerifierRequestContext.self)

@@ -17,8 +17,11 @@ import WalletEncoding
 /// What the service verifies with, built once at start-up from ``ServerSettings``: the store, the
 /// identity request sessions, the Apple Pay verifier, the metrics and the clock.
 public struct VerifierServices: Sendable {
+    /// The settings this configuration was built from.
     public let settings: ServerSettings
+    /// The replay store shared by every flow: request nonces and Apple Pay transaction identifiers.
     public let store: any ReplayStore
+    /// Verify with Wallet in-app: the request sessions and the identity verifier behind them.
     public let identity: IdentityRequestSessions
     /// Nil when no Apple Pay merchant key is configured.
     public let applePay: ApplePayTokenVerifier?
@@ -31,6 +34,7 @@ public struct VerifierServices: Sendable {
     /// The MSO revocation checks of every identity flow (`--revocation`), and the shared list cache
     /// behind them (nil with `--revocation off`).
     public var revocation: RevocationChecker? = nil
+    /// The revocation-list cache kept in the store; nil with `--revocation off`.
     public var revocationCache: SharedRevocationListCache? = nil
     /// What a reload keeps (nil only for services put together by hand).
     public internal(set) var base: Base? = nil
@@ -38,18 +42,26 @@ public struct VerifierServices: Sendable {
     /// them have expired.
     public internal(set) var retiredKeys: [RetiredKey] = []
 
+    /// A key removed from the configuration by a reload, still opening responses to requests issued before.
     public struct RetiredKey: Sendable {
+        /// Which flow the key decrypts for.
         public enum Kind: String, Sendable { case identity, web }
+        /// Whether it is an identity or a web recipient key.
         public let kind: Kind
+        /// The private key, still used for decryption until ``until``.
         public let key: P256.KeyAgreement.PrivateKey
+        /// The key's label in reports and logs.
         public let label: String
+        /// When the last request issued for this key expires; the key is dropped after that.
         public let until: Date
     }
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String? = nil
     /// The origins web requests may be made from (normalized); empty: the web endpoints answer 503.
     public var webOrigins: Set<String> { Set(settings.webOrigins) }
+    /// The Prometheus metrics served at `/metrics`.
     public let metrics: ServerMetrics
+    /// The clock every verification reads the time from.
     public let clock: any VerificationClock
     /// Long-running pieces (the PostgreSQL pool) for the application's service group.
     public let backgroundServices: [any Service]
@@ -58,6 +70,8 @@ public struct VerifierServices: Sendable {
     /// Closing the embedded store on shutdown.
     public let shutdown: @Sendable () async -> Void
 
+    /// Builds the configuration from `settings`: opens the store, loads every key, trust root, revocation list and VICAL.
+    /// Throws ``SettingsError`` (or the store's error) when anything does not load; missing keys are generated for development, with a warning.
     public static func make(settings: ServerSettings, logger: Logger, clock: any VerificationClock = SystemClock()) async throws -> VerifierServices {
         let base = try await makeBase(settings: settings, logger: logger, clock: clock)
         return try await configure(settings: settings, base: base, logger: logger, previous: nil)

@@ -9,6 +9,7 @@ import WalletEncoding
 /// `wv-ui` cookie, set by opening `/?token=…` once (`HttpOnly`, `SameSite=Strict`), or a client as
 /// `Authorization: Bearer …`. Forms carry a CSRF token derived from the page token.
 public struct WebPageAccess: Sendable {
+    /// The name of the cookie that carries the page token.
     public static let cookieName = "wv-ui"
     let token: String
     /// HMAC-SHA256(token, "wallet-verifier csrf"), hex: the same for every form of this token, and not
@@ -17,6 +18,7 @@ public struct WebPageAccess: Sendable {
     /// Whether the token was generated here (then it is logged once at start).
     public let generated: Bool
 
+    /// Access for the given page token; the CSRF token of its forms is derived from it.
     public init(token: String, generated: Bool) {
         self.token = token
         self.generated = generated

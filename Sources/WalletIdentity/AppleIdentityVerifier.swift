@@ -12,6 +12,7 @@ import WalletEncoding
 /// accepted — the documents and (when a request descriptor was given) the verified claims, which are
 /// personal data. ``documentsRegardlessOfVerdict`` serves diagnostics of other verdicts.
 public struct IdentityVerificationResult: Sendable {
+    /// The verification report: the verdict and every check's outcome.
     public let report: VerificationReport
     private let decoded: [VerifiedDocument]
     private let allClaims: IdentityClaims?
@@ -35,10 +36,15 @@ public struct IdentityVerificationResult: Sendable {
 /// Verify with Wallet in-app (Apple's "Verifying Wallet identity requests"): opens the APPLE-HPKE-v1
 /// envelope and verifies the mdoc inside with the same session transcript.
 public struct AppleIdentityVerifier: Sendable {
+    /// The identity encryption keys a response may be encrypted to, selected by the envelope's `pkRHash`.
     public let keyRing: IdentityKeyRing
+    /// The merchant identifier the app used in its `PKIdentityRequest`; part of the session transcript.
     public let merchantID: String
+    /// The app's team identifier; part of the session transcript.
     public let teamID: String
+    /// The checks required and the mdoc rules applied.
     public let policy: IdentityPolicy
+    /// The mdoc verifier (trust store, policy and caches) that checks the decrypted DeviceResponse.
     public let mdocVerifier: MdocVerifier
     /// The MSO revocation checks; nil leaves revocation unchecked (a warning says so when the MSO
     /// names a list), as in the web and mdoc flows.
@@ -46,6 +52,7 @@ public struct AppleIdentityVerifier: Sendable {
 
     static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
 
+    /// Creates a verifier for one merchant and team, trusting the issuers (IACAs) of `trustStore`.
     public init(keyRing: IdentityKeyRing, merchantID: String, teamID: String, trustStore: IACATrustStore, policy: IdentityPolicy = .production,
                 revocation: RevocationChecker? = nil) {
         self.keyRing = keyRing

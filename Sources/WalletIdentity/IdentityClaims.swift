@@ -6,23 +6,31 @@ import WalletCBOR
 /// The verified answers to an identity request, typed, each with the intent to store the app
 /// declared. Personal data: `description` is redacted; use only for an accepted verdict.
 public struct IdentityClaims: Sendable, CustomStringConvertible {
+    /// One requested element and the mdoc values that answered it.
     public struct Claim: Sendable {
+        /// The requested element.
         public let element: IdentityElement
         /// The mdoc elements that answered it: "namespace/identifier" → value.
         public let values: [(source: String, value: ElementValue)]
+        /// The intent to store the app declared for this element.
         public let intentToStore: IdentityRequestDescriptor.IntentToStore
     }
 
+    /// The answer to an `age(atLeast:)` request.
     public struct AgeClaim: Sendable {
+        /// The minimum age asked for, in years.
         public let atLeast: Int
         /// nil when the response did not decide it.
         public let value: Bool?
         /// age_over_NN, age_in_years or birth_date.
         public let source: String
+        /// The intent to store the app declared for the age request.
         public let intentToStore: IdentityRequestDescriptor.IntentToStore
     }
 
+    /// The answers to the requested elements other than `age(atLeast:)`, in request order; an unanswered one has no values.
     public let claims: [Claim]
+    /// The answer to `age(atLeast:)`; nil when the request did not ask for it.
     public let ageAtLeast: AgeClaim?
 
     init(document: VerifiedDocument, request: IdentityRequestDescriptor, at time: Date) {
@@ -44,14 +52,18 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
         self.ageAtLeast = ageClaim
     }
 
+    /// The answer to the given element; nil when the request did not ask for it.
     public func claim(_ element: IdentityElement) -> Claim? { claims.first { $0.element == element } }
 
+    /// The first value answering `givenName`; nil when absent.
     public var givenName: String? { claim(.givenName)?.values.first?.value.stringValue }
+    /// The first value answering `familyName`; nil when absent.
     public var familyName: String? { claim(.familyName)?.values.first?.value.stringValue }
     /// The date of birth: ISO 18013-5's full-date, or the `birth_date` inside ISO 23220's birth_date map.
     public var dateOfBirth: CBORFullDate? { claim(.dateOfBirth)?.values.first.flatMap { BirthDate.fullDate($0.value) } }
     /// JPEG bytes.
     public var portrait: [UInt8]? { claim(.portrait)?.values.first?.value.bytesValue }
+    /// The first value answering `documentNumber`; nil when absent.
     public var documentNumber: String? { claim(.documentNumber)?.values.first?.value.stringValue }
     /// ISO/IEC 5218: 0 not known, 1 male, 2 female, 9 not applicable.
     public var sex: Int? { firstInteger(.sex) }
@@ -63,6 +75,7 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
     }
     /// ISO/IEC 18013-5's colour words (e.g. "brown", "blue").
     public var eyeColor: String? { claim(.eyeColor)?.values.first?.value.stringValue }
+    /// ISO/IEC 18013-5's colour words; nil when absent.
     public var hairColor: String? { claim(.hairColor)?.values.first?.value.stringValue }
     /// ISO 3166-1 alpha-2.
     public var nationality: String? { claim(.nationality)?.values.first?.value.stringValue }
@@ -91,6 +104,7 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A redacted summary giving only the number of claims.
     public var description: String { "IdentityClaims(\(claims.count) claims, values redacted)" }
 
     /// `{"givenName": {"value": ..., "intentToStore": ...}, "ageAtLeast": {"age": 21, "value": true, "source": "age_over_21", ...}}`.

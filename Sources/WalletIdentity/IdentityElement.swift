@@ -7,7 +7,9 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
     case documentIssueDate, documentExpirationDate, drivingPrivileges, documentDHSComplianceStatus, sex
     case height, weight, eyeColor, hairColor, organDonorStatus, veteranStatus, dhsTemporaryLawfulStatus, nationality
 
+    /// ISO/IEC 18013-5's mDL namespace.
     public static let isoNameSpace = "org.iso.18013.5.1"
+    /// AAMVA's mDL extension namespace.
     public static let aamvaNameSpace = "org.iso.18013.5.1.aamva"
     /// ISO/IEC 23220-2's generic namespace: the photo ID (Apple's Digital ID from a passport) and
     /// the ISO part of Japan's My Number Card.
@@ -24,6 +26,7 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
         /// Japan's My Number Card, `org.iso.23220.1.jp.mnc`: ISO 23220 plus the JP namespace.
         case japanMyNumberCard
 
+        /// The mdoc docType string of this layout.
         public var docType: String {
             switch self {
             case .mobileDrivingLicence: return "org.iso.18013.5.1.mDL"
@@ -32,6 +35,7 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
             }
         }
 
+        /// The layout of the given docType; nil for a docType this package does not map.
         public init?(docType: String) {
             guard let profile = Self.allCases.first(where: { $0.docType == docType }) else { return nil }
             self = profile

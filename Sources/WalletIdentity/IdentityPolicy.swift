@@ -4,6 +4,7 @@ import VerificationCore
 
 /// Policies of the in-app flow.
 public struct IdentityPolicy: Sendable {
+    /// The mdoc verification policy: which checks are required and the accepted docTypes, clock skew and profile rules.
     public var mdoc: MdocVerificationPolicy
 
     /// Production: every check required (a missing countryName is a warning, since Apple's own test

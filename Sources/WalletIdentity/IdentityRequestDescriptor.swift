@@ -4,6 +4,7 @@ import Foundation
 /// `PKIdentityNationalIDCardDescriptor`, the photo ID descriptor) and elements. JSON:
 /// `{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 21, "intentToStore": "willNotStore"}, ...]}`.
 public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
+    /// The kind of identity document requested, matching PassKit's descriptor classes.
     public enum DocumentKind: String, Sendable, Hashable, Codable, CaseIterable {
         case driversLicense, nationalIDCard, photoID
 
@@ -22,11 +23,14 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
         }
     }
 
+    /// Whether the app may keep a returned element, and for how long, as declared to the user in the Wallet sheet.
+    /// JSON: `"willNotStore"`, `"mayStore"` or `{"mayStoreDays": N}`.
     public enum IntentToStore: Sendable, Hashable, Codable, CustomStringConvertible {
         case willNotStore
         case mayStore
         case mayStoreDays(Int)
 
+        /// Decodes the JSON form; throws `DecodingError` for any other shape or a day count outside 1...36500.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let text = try? container.decode(String.self) {
@@ -47,6 +51,7 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
             self = .mayStoreDays(days.mayStoreDays)
         }
 
+        /// Encodes the JSON form that ``init(from:)`` reads.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
@@ -56,6 +61,7 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
             }
         }
 
+        /// A short readable form, such as `mayStore(days: 30)`.
         public var description: String {
             switch self {
             case .willNotStore: return "willNotStore"
@@ -64,6 +70,7 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
             }
         }
 
+        /// The JSON text of the value, as embedded in the claims JSON.
         public var json: String {
             switch self {
             case .willNotStore: return "\"willNotStore\""
@@ -73,12 +80,16 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
         }
     }
 
+    /// One requested data element with its storage intent.
     public struct Element: Sendable, Hashable, Codable {
+        /// The element asked for.
         public var element: IdentityElement
         /// For `age`: request `age(atLeast:)` (1...125).
         public var atLeast: Int?
+        /// What the app declared it will do with the value.
         public var intentToStore: IntentToStore
 
+        /// Creates an element request; `atLeast` is only valid with `.age` (checked by ``IdentityRequestDescriptor/validate()``).
         public init(_ element: IdentityElement, atLeast: Int? = nil, intentToStore: IntentToStore) {
             self.element = element
             self.atLeast = atLeast
@@ -86,13 +97,16 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
         }
     }
 
+    /// The document type the request targets.
     public var document: DocumentKind
+    /// The requested elements, in request order.
     public var elements: [Element]
     /// Whether a physical document past its `expiry_date` (at the verification time) fails the
     /// verification. Off by default: `identity.document.expiry` is then advisory (a warning), since an
     /// expired licence may still prove age. JSON `"requireUnexpired": true`.
     public var requireUnexpired: Bool
 
+    /// Creates a descriptor; call ``validate()`` to check it against PassKit's rules.
     public init(document: DocumentKind, elements: [Element], requireUnexpired: Bool = false) {
         self.document = document
         self.elements = elements
@@ -103,6 +117,7 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
         case document, elements, requireUnexpired
     }
 
+    /// Decodes the JSON form; a missing `requireUnexpired` means `false`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         document = try container.decode(DocumentKind.self, forKey: .document)
@@ -110,6 +125,7 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
         requireUnexpired = try container.decodeIfPresent(Bool.self, forKey: .requireUnexpired) ?? false
     }
 
+    /// Encodes the JSON form; `requireUnexpired` is written only when `true`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(document, forKey: .document)
@@ -163,7 +179,10 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
     }
 }
 
+/// A descriptor that fails decoding or PassKit's rules; the description names the problem.
 public struct DescriptorError: Error, CustomStringConvertible {
+    /// The human-readable problem.
     public let description: String
+    /// Creates an error with the given message.
     public init(_ description: String) { self.description = description }
 }

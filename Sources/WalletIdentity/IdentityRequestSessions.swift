@@ -10,15 +10,20 @@ import WalletEncoding
 /// bound to the caller's session and the descriptor, with an expiry; verifying a response consumes the
 /// nonce exactly once through the ``ReplayStore`` (atomic, also across instances sharing a store).
 public struct IdentityRequestSessions: Sendable {
+    /// A newly created request, returned to the caller for the app's `PKIdentityRequest`.
     public struct Created: Sendable, CustomStringConvertible {
+        /// The identifier the response is submitted with; base64url of 18 random bytes.
         public let requestID: String
+        /// The 32-byte nonce the app must use in its `PKIdentityRequest`; keep it out of logs.
         public let nonce: [UInt8]
+        /// When the nonce stops being accepted.
         public let expiresAt: Date
 
         /// The nonce is left out: it must not reach logs.
         public var description: String { "IdentityRequest(\(requestID), expires \(RFC3339.format(expiresAt)))" }
     }
 
+    /// The store that issues and consumes nonces exactly once.
     public let store: any ReplayStore
     /// The verifier of the first (default) merchant.
     public let verifier: AppleIdentityVerifier
@@ -28,6 +33,8 @@ public struct IdentityRequestSessions: Sendable {
     /// How long a nonce stays usable (default 10 minutes).
     public var lifetime: Duration
 
+    /// Creates sessions verifying with `verifier` (the default merchant) and also accepting `otherMerchants`.
+    /// A response arriving more than `lifetime` (whole seconds) after creation fails `replay.nonce` as expired.
     public init(store: any ReplayStore, verifier: AppleIdentityVerifier, lifetime: Duration = .seconds(600),
                 otherMerchants: [(merchantID: String, teamID: String)] = []) {
         self.store = store

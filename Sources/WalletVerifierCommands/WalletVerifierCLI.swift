@@ -9,6 +9,7 @@ import VerifierServer
 /// Exit codes, for every verify command: 0 accepted, 1 rejected, 2 usage error or unreadable input,
 /// 3 indeterminate. `--help` exits 0.
 public struct WalletVerifierCommand: AsyncParsableCommand {
+    /// The root command's name, abstract, exit-code summary and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "wallet-verifier",
         abstract: "Verify what Apple Wallet hands over: identity responses (ISO 18013-5 mdoc) and Apple Pay payment tokens.",
@@ -18,6 +19,7 @@ public struct WalletVerifierCommand: AsyncParsableCommand {
         subcommands: CommandRegistry.subcommands
     )
 
+    /// Creates the root command; ArgumentParser fills it from the command line.
     public init() {}
 }
 
@@ -35,15 +37,21 @@ enum CommandRegistry {
 
 /// Exit codes shared by all commands.
 public enum CLIExit {
+    /// The verdict is accepted (also `--help`).
     public static let accepted: Int32 = 0
+    /// The verdict is rejected.
     public static let rejected: Int32 = 1
+    /// A usage error or input that cannot be read.
     public static let usage: Int32 = 2
+    /// The verdict is indeterminate: no required check failed, but at least one could not be decided.
     public static let indeterminate: Int32 = 3
 }
 
 /// An error for input the command cannot use: reported on standard error, exit code 2.
 public struct CLIInputError: Error, CustomStringConvertible {
+    /// The human-readable problem, printed after `error: `.
     public let description: String
+    /// Creates an error with the given message.
     public init(_ description: String) { self.description = description }
 }
 
@@ -54,6 +62,7 @@ public final class CLIOutput: @unchecked Sendable {
     private var errBuffer = ""
     private let capture: Bool
 
+    /// Creates an output that buffers what is written when `capture` is true, and prints it otherwise.
     public init(capture: Bool) { self.capture = capture }
 
     /// Writes a line (or lines) to standard output. Control characters other than line breaks and
@@ -74,9 +83,12 @@ public final class CLIOutput: @unchecked Sendable {
         }
     }
 
+    /// Everything written to standard output so far; empty unless capturing.
     public var standardOutput: String { lock.withLock { outBuffer } }
+    /// Everything written to standard error so far; empty unless capturing.
     public var standardError: String { lock.withLock { errBuffer } }
 
+    /// The output of the current task; ``WalletVerifierCommand/runCapturing(_:)`` binds a capturing one.
     @TaskLocal public static var current = CLIOutput(capture: false)
 }
 

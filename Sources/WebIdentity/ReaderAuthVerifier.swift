@@ -23,16 +23,22 @@ extension CheckID {
 }
 
 extension ReasonCode {
+    /// A DocRequest carries no readerAuth and the request has no readerAuthAll.
     public static let readerAuthMissing: ReasonCode = "readerAuthMissing"
+    /// A reader signature does not verify over the ReaderAuthentication(All)Bytes of the request.
     public static let readerSignatureInvalid: ReasonCode = "readerSignatureInvalid"
+    /// The reader certificate does not chain to a trusted reader root.
     public static let untrustedReader: ReasonCode = "untrustedReader"
+    /// The reader certificate breaks the ISO/IEC 18013-5 Annex B reader-authentication profile.
     public static let readerProfileViolation: ReasonCode = "profileViolation"
+    /// The DeviceRequest version is not 1.x, or is 1.0 while carrying 1.1 fields (readerAuthAll, deviceRequestInfo).
     public static let unsupportedRequestVersion: ReasonCode = "unsupportedVersion"
 }
 
 /// A DeviceRequest as received: each DocRequest's ItemsRequestBytes (the tag-24 item) and readerAuth,
 /// and the request-wide readerAuthAll and deviceRequestInfo.
 public struct ReceivedDeviceRequest: Sendable {
+    /// One DocRequest: the items request bytes, what they decode to, and its own reader signature.
     public struct DocRequest: Sendable {
         /// `#6.24(bstr .cbor ItemsRequest)` exactly as received.
         public let itemsRequestBytes: ArraySlice<UInt8>
@@ -41,11 +47,15 @@ public struct ReceivedDeviceRequest: Sendable {
         public let docType: String?
         /// Why the embedded ItemsRequest does not decode, when it does not.
         public let itemsRequestProblem: String?
+        /// The DocRequest's own reader signature; nil when absent (the request may use readerAuthAll instead).
         public let readerAuth: COSESign1?
     }
 
+    /// The DeviceRequest `version` field, such as "1.0" or "1.1".
     public let version: String
+    /// The DocRequests in request order; 1 to ``maxEntries`` of them.
     public let docRequests: [DocRequest]
+    /// The request-wide reader signatures (DeviceRequest 1.1); empty when absent.
     public let readerAuthAll: [COSESign1]
     /// `#6.24(bstr .cbor DeviceRequestInfo)` as received, when present.
     public let deviceRequestInfoBytes: ArraySlice<UInt8>?
@@ -54,6 +64,8 @@ public struct ReceivedDeviceRequest: Sendable {
     /// documents; each signature costs a chain validation).
     public static let maxEntries = 16
 
+    /// Reads a DeviceRequest from its CBOR encoding, keeping the signed parts as received.
+    /// Throws ``ReaderAuthError`` when it does not decode or holds more than ``maxEntries`` entries; a bad ItemsRequest does not throw.
     public init(cborBytes bytes: [UInt8]) throws(ReaderAuthError) {
         do {
             let map = try CBORDecoder.decode(bytes).map("DeviceRequest")
@@ -118,10 +130,13 @@ public struct ReaderAuthVerifier: Sendable {
     /// At most this many x5chain certificates are read (leaf included): path building stays bounded.
     public static let maxChainLength = 4
 
+    /// Creates a verifier trusting the given reader roots (or pinned leaf certificates).
     public init(roots: [Certificate]) {
         self.roots = roots
     }
 
+    /// Verifies every reader signature of the encoded DeviceRequest for `transcript` at `time` and reports the `reader.*` checks.
+    /// When readerAuthAll is present only its signatures are checked, otherwise each DocRequest's readerAuth; problems are findings, never thrown.
     public func verify(deviceRequest bytes: [UInt8], transcript: SessionTranscript, at time: Date) async -> VerificationReport {
         var runner = CheckRunner(policy: VerificationPolicy(name: "reader-auth/iso18013-5@1"), context: VerificationContext(time: time))
         var request: ReceivedDeviceRequest?

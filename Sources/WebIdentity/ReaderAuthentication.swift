@@ -67,6 +67,7 @@ public enum ReaderAuthentication {
 
 /// A reader-authentication key with its certificate chain (leaf first): signs DeviceRequests.
 public struct ReaderAuthSigner: Sendable {
+    /// The P-256 or P-384 private key that signs, matching the leaf certificate.
     public let key: COSESigningKey
     /// DER certificates, leaf first.
     public let chain: [[UInt8]]
@@ -162,8 +163,10 @@ public struct ReaderAuthSigner: Sendable {
 /// authentication certificate): extended key usage 1.0.18013.5.1.6, keyUsage digitalSignature, not a
 /// CA, and valid at the time of use.
 public enum ReaderCertificateProfile {
+    /// The extended key usage OID of mdoc reader authentication, 1.0.18013.5.1.6.
     public static let readerAuthEKU: ASN1ObjectIdentifier = [1, 0, 18013, 5, 1, 6]
 
+    /// The ways `certificate` breaks the profile at `time`, as readable phrases; empty when it follows it.
     public static func violations(_ certificate: Certificate, at time: Date) -> [String] {
         var problems: [String] = []
         do {
@@ -190,7 +193,10 @@ public enum ReaderCertificateProfile {
     }
 }
 
+/// A DeviceRequest, reader key or reader certificate that cannot be read or used; the description says why.
 public struct ReaderAuthError: Error, Sendable, CustomStringConvertible {
+    /// The human-readable problem.
     public let description: String
+    /// Creates an error with the given message.
     public init(_ description: String) { self.description = description }
 }

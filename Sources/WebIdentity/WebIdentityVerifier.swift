@@ -25,6 +25,7 @@ extension CheckID {
 /// The result of verifying a Digital Credentials API response: the report and — only when the
 /// verdict is accepted — the documents (personal data).
 public struct WebVerificationResult: Sendable {
+    /// The verification report: the verdict and every check's outcome.
     public let report: VerificationReport
     private let decoded: [VerifiedDocument]
 
@@ -45,7 +46,9 @@ public struct WebVerificationResult: Sendable {
 /// empty aad — and verifies the DeviceResponse with the same transcript. Photo ID documents get the
 /// photo ID checks; a revocation checker adds the MSO revocation checks.
 public struct WebIdentityVerifier: Sendable {
+    /// The mdoc verifier (trust store, policy and caches) that checks the decrypted DeviceResponse.
     public let mdocVerifier: MdocVerifier
+    /// The MSO revocation checks; nil leaves revocation unchecked.
     public let revocation: RevocationChecker?
 
     static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
@@ -66,11 +69,13 @@ public struct WebIdentityVerifier: Sendable {
         return policy
     }()
 
+    /// Creates a verifier trusting the issuers (IACAs) of `trustStore` under `policy`, by default ``productionPolicy``.
     public init(trustStore: IACATrustStore, policy: MdocVerificationPolicy = .iso18013Strict, revocation: RevocationChecker? = nil) {
         self.mdocVerifier = MdocVerifier(trustStore: trustStore, policy: policy)
         self.revocation = revocation
     }
 
+    /// Creates a verifier around an existing mdoc verifier, sharing its trust store, policy and caches.
     public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker? = nil) {
         self.mdocVerifier = mdocVerifier
         self.revocation = revocation

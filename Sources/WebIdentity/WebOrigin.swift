@@ -7,6 +7,8 @@
 /// browsers drop it). No path, query, fragment, userinfo, whitespace or control characters; a single
 /// trailing `/` is dropped.
 public enum WebOrigin {
+    /// The origin in its serialized form: scheme and host lower-cased, a default port and a trailing `/` dropped.
+    /// Throws ``WebRequestError`` naming the problem when `text` is not an origin by the rules above.
     public static func parse(_ text: String) throws(WebRequestError) -> String {
         func refuse(_ why: String) -> WebRequestError {
             WebRequestError("\"\(String(text.unicodeScalars.prefix(80).map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) }))\" is not a web origin: \(why)")

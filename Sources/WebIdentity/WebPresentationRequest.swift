@@ -7,12 +7,16 @@ import WalletEncoding
 
 /// What a website asks for: one docType and its data elements, each with the intent to retain.
 public struct WebDocumentRequest: Sendable, Hashable, Codable {
+    /// One requested data element.
     public struct Element: Sendable, Hashable, Codable {
+        /// The namespace of the element, such as `org.iso.18013.5.1`.
         public var nameSpace: String
+        /// The data element identifier within the namespace.
         public var identifier: String
         /// ISO 18013-5 IntentToRetain: whether the verifier keeps the value after the transaction.
         public var intentToRetain: Bool
 
+        /// Creates an element request; by default the verifier declares it will not retain the value.
         public init(nameSpace: String, identifier: String, intentToRetain: Bool = false) {
             self.nameSpace = nameSpace
             self.identifier = identifier
@@ -39,9 +43,12 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
         }
     }
 
+    /// The one docType the website asks for.
     public var docType: String
+    /// The requested elements, in request order.
     public var elements: [Element]
 
+    /// Creates a request; call ``validate()`` before building a DeviceRequest from it.
     public init(docType: String, elements: [Element]) {
         self.docType = docType
         self.elements = elements
@@ -53,6 +60,8 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
         !text.isEmpty && text.utf8.count <= 256 && text.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.value >= 0x20 && !(0x7f...0x9f).contains($0.value) }
     }
 
+    /// Checks the docType and element names with ``isName(_:)``, and that there is at least one element and no duplicate.
+    /// Throws ``WebRequestError`` naming the first problem found.
     public func validate() throws(WebRequestError) {
         guard !docType.isEmpty else { throw WebRequestError("the request names no docType") }
         guard Self.isName(docType) else { throw WebRequestError("the docType must be 1 to 256 characters without whitespace or control characters") }
@@ -86,6 +95,7 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
         return try CBORNode.map(["version": .text("1.0"), "docRequests": .array([signedRequest])])
     }
 
+    /// The unsigned DeviceRequest (version "1.0", one DocRequest, no readerAuth) of this request.
     public func deviceRequest() throws(CBORError) -> CBORNode {
         var spaces: [(String, [(CBORNode, CBORNode)])] = []
         for element in elements {
@@ -107,14 +117,19 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
     }
 }
 
+/// A web request, origin, encryption info or response that cannot be used; the description says why.
 public struct WebRequestError: Error, Sendable, CustomStringConvertible {
+    /// The human-readable problem.
     public let description: String
+    /// Creates an error with the given message.
     public init(_ description: String) { self.description = description }
 }
 
 /// ISO/IEC 18013-7 Annex C `EncryptionInfo = ["dcapi", {"nonce": bstr, "recipientPublicKey": COSE_Key}]`.
 public struct DCAPIEncryptionInfo: Sendable {
+    /// The nonce the verifier chose for this request; at least 16 bytes when decoded from a request.
     public let nonce: [UInt8]
+    /// The verifier's HPKE recipient key the wallet encrypts the response to.
     public let recipientPublicKey: P256.KeyAgreement.PublicKey
     /// The encoded EncryptionInfo, as built or as received.
     public let bytes: [UInt8]
@@ -122,6 +137,7 @@ public struct DCAPIEncryptionInfo: Sendable {
     /// The base64url text (no padding) that goes to the browser and into the session transcript.
     public var base64URL: String { Base64.encodeURL(bytes) }
 
+    /// Builds the EncryptionInfo for a nonce and recipient key; throws when the key cannot be expressed as a COSE_Key.
     public init(nonce: [UInt8], recipientPublicKey: P256.KeyAgreement.PublicKey) throws {
         self.nonce = nonce
         self.recipientPublicKey = recipientPublicKey
@@ -163,9 +179,13 @@ public struct DCAPIEncryptionInfo: Sendable {
 /// What the page passes to `navigator.credentials.get` (W3C Digital Credentials API, protocol
 /// `org-iso-mdoc`), and what verification needs later.
 public struct WebPresentationRequest: Sendable {
+    /// The docType and elements asked for.
     public let request: WebDocumentRequest
+    /// The web origin of the page, as the browser reports it; part of the session transcript.
     public let origin: String
+    /// The encoded DeviceRequest, signed when a reader signer was given.
     public let deviceRequest: [UInt8]
+    /// The EncryptionInfo sent with the request.
     public let encryptionInfo: DCAPIEncryptionInfo
 
     /// `readerAuth` signs the DeviceRequest for this very request's transcript (the encryption info
@@ -199,8 +219,10 @@ public struct WebPresentationRequest: Sendable {
 public struct DCAPIEncryptedResponse: Sendable {
     /// The HPKE encapsulated key (an uncompressed P-256 point).
     public let enc: [UInt8]
+    /// The AES-128-GCM ciphertext of the DeviceResponse.
     public let cipherText: [UInt8]
 
+    /// Reads an EncryptedResponse; throws ``WebRequestError`` when it is not `["dcapi", {"enc", "cipherText"}]`.
     public init(cborBytes bytes: [UInt8]) throws(WebRequestError) {
         do {
             let items = try CBORDecoder.decode(bytes).array("EncryptedResponse")

@@ -6,6 +6,8 @@ import WalletEncoding
 /// "PRIVATE KEY") or a JWK (`{"kty": "EC", "crv": "P-256", "d", "x", "y"}`). Errors never show key
 /// material.
 public enum WebRecipientKey {
+    /// Reads the private key from a file's contents; `name` (the file name) appears in errors.
+    /// Throws ``WebKeyError`` for an unreadable, encrypted, non-P-256 or public-only key, or a JWK whose x and y do not match d.
     public static func load(contents: [UInt8], name: String) throws -> P256.KeyAgreement.PrivateKey {
         let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("{") { return try jwk(text, name: name) }
@@ -46,7 +48,10 @@ public enum WebRecipientKey {
     }
 }
 
+/// A recipient key file that cannot be used; the description names the file and the problem, never key material.
 public struct WebKeyError: Error, CustomStringConvertible {
+    /// The human-readable problem.
     public let description: String
+    /// Creates an error with the given message.
     public init(_ description: String) { self.description = description }
 }

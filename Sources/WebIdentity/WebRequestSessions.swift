@@ -8,20 +8,27 @@ import WalletEncoding
 /// elements) and stores it in the ``ReplayStore``; verifying a response consumes it exactly once
 /// (atomic, also across instances sharing a store).
 public struct WebRequestSessions: Sendable {
+    /// A newly created request: what the page passes to the browser and the identifier to submit the response with.
     public struct Created: Sendable, CustomStringConvertible {
+        /// The identifier the response is submitted with; base64url of 18 random bytes.
         public let requestID: String
+        /// The request, encryption info and DeviceRequest to hand to the page.
         public let presentation: WebPresentationRequest
+        /// When the request stops being accepted.
         public let expiresAt: Date
 
         /// The nonce is left out.
         public var description: String { "WebRequest(\(requestID), \(presentation.origin), expires \(RFC3339.format(expiresAt)))" }
     }
 
+    /// The store that issues and consumes requests exactly once.
     public let store: any ReplayStore
+    /// The verifier that opens and checks the responses.
     public let verifier: WebIdentityVerifier
     /// How long a request stays usable (default 10 minutes).
     public var lifetime: Duration
 
+    /// Creates sessions verifying with `verifier`; `lifetime` counts whole seconds.
     public init(store: any ReplayStore, verifier: WebIdentityVerifier, lifetime: Duration = .seconds(600)) {
         self.store = store
         self.verifier = verifier
