@@ -12,18 +12,23 @@ public enum TestVectors {
         return url.appendingPathComponent("TestVectors")
     }()
 
+    /// The URL of a file under `TestVectors/`, given its path relative to that folder.
     public static func url(_ relativePath: String) -> URL {
         root.appendingPathComponent(relativePath)
     }
 
+    /// The file-system path of a file under `TestVectors/`, given its path relative to that folder.
     public static func path(_ relativePath: String) -> String {
         url(relativePath).path
     }
 
+    /// The bytes of a file under `TestVectors/`.
+    /// Throws the Foundation error when the file cannot be read.
     public static func data(_ relativePath: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: url(relativePath)))
     }
 
+    /// A file under `TestVectors/` read as UTF-8 text.
     public static func text(_ relativePath: String) throws -> String {
         String(decoding: try data(relativePath), as: UTF8.self)
     }
@@ -37,8 +42,11 @@ public enum TestVectors {
     }
 }
 
+/// An error the test fixtures throw, carrying only a human-readable message.
 public struct VectorError: Error, CustomStringConvertible {
+    /// The message.
     public let description: String
+    /// Creates an error with the given message.
     public init(_ description: String) { self.description = description }
 }
 

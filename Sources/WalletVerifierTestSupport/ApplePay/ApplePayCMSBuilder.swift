@@ -8,35 +8,54 @@ import X509
 /// intermediate, sha256 with NULL parameters, contentType/signingTime/messageDigest signed) or in
 /// DER, with a knob for every way a signature can be wrong.
 public struct ApplePayCMSBuilder {
+    /// The leaf's private key, which also decides the signature algorithm.
     public enum SignerKey {
+        /// An EC P-256 key: ECDSA with SHA-256.
         case p256(P256.Signing.PrivateKey)
+        /// An RSA key: PKCS#1 v1.5 with SHA-256.
         case rsa(_RSA.Signing.PrivateKey)
     }
 
+    /// The signer certificate; its issuer and serial number name the signer.
     public var leaf: Certificate
+    /// The intermediate certificate to include.
     public var intermediate: Certificate
+    /// The key that signs.
     public var signerKey: SignerKey
+    /// The time in the signingTime attribute.
     public var signingTime: Date
 
     /// Indefinite lengths on the outer structures, like Apple. False: plain DER.
     public var indefiniteLengths = true
+    /// List the leaf before the intermediate, as Apple does; false reverses them.
     public var leafFirst = true
+    /// Include the intermediate in `certificates`.
     public var includeIntermediate = true
+    /// Include the leaf in `certificates`.
     public var includeLeaf = true
     /// Further DER certificates after the leaf and the intermediate.
     public var extraCertificates: [[UInt8]] = []
+    /// Give the digest AlgorithmIdentifier NULL parameters, as Apple does; false leaves them absent.
     public var digestAlgorithmNullParameters = true
+    /// The digest algorithm OID named in SignedData and SignerInfo; sha256 by default (the message digest is always SHA-256).
     public var digestAlgorithm: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 1]
     /// Default: ecdsa-with-SHA256 for a P-256 key, sha256WithRSAEncryption for RSA.
     public var signatureAlgorithm: ASN1ObjectIdentifier?
+    /// Include the contentType signed attribute.
     public var includeContentType = true
+    /// The value of the contentType signed attribute; id-data by default.
     public var contentType: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 1]
+    /// The eContentType of the encapsulated content; id-data by default.
     public var encapsulatedContentType: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 1]
+    /// Include the signingTime signed attribute.
     public var includeSigningTime = true
+    /// Add a second signingTime attribute, a second later.
     public var duplicateSigningTime = false
+    /// Include the messageDigest signed attribute.
     public var includeMessageDigest = true
     /// Replaces SHA-256 of the content in the message-digest attribute.
     public var messageDigestOverride: [UInt8]?
+    /// Include the CMSAlgorithmProtection signed attribute (RFC 6211).
     public var includeAlgorithmProtection = false
     /// Name this digest algorithm in CMSAlgorithmProtection instead of the one used.
     public var algorithmProtectionDigest: ASN1ObjectIdentifier?
@@ -53,6 +72,7 @@ public struct ApplePayCMSBuilder {
     /// Encode signingTime as GeneralizedTime instead of UTCTime.
     public var generalizedSigningTime = false
 
+    /// A builder for a valid Apple-style signature by `leaf`, with every knob at its default.
     public init(leaf: Certificate, intermediate: Certificate, signerKey: SignerKey, signingTime: Date) {
         self.leaf = leaf
         self.intermediate = intermediate

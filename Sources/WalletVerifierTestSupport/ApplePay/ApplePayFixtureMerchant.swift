@@ -9,14 +9,21 @@ import X509
 /// RSA-2048 (RSA_v1). The certificate carries OID 1.2.840.113635.100.6.32 (a UTF8String of the
 /// upper-case hex SHA-256 of the merchant id, as Apple writes it) and UID=merchant id.
 public struct ApplePayFixtureMerchant: @unchecked Sendable {
+    /// The merchant's private key, which decides the token version.
     public enum Key: @unchecked Sendable {
+        /// A P-256 key agreement key, for EC_v1 tokens.
         case ec(P256.KeyAgreement.PrivateKey)
+        /// An RSA key, for RSA_v1 tokens (it unwraps `wrappedKey`).
         case rsa(_RSA.Encryption.PrivateKey)
     }
 
+    /// The merchant identifier, such as `merchant.com.example.fixture`; tokens are encrypted for it.
     public let merchantIdentifier: String
+    /// The merchant's private key.
     public let key: Key
+    /// The merchant's payment-processing certificate, issued by a fixture CA that is not ``ApplePayFixturePKI``.
     public let certificate: Certificate
+    /// The certificate's DER encoding.
     public let certificateDER: [UInt8]
 
     /// A pool of RSA keys generated once per process (slow in debug builds).
@@ -98,6 +105,7 @@ public struct ApplePayFixtureMerchant: @unchecked Sendable {
         return Data(SHA256.hash(data: spki)).base64EncodedString()
     }
 
+    /// The certificate in PEM; empty if it cannot be serialised.
     public var certificatePEM: String {
         (try? ApplePayFixturePKI.pem(certificate)) ?? ""
     }

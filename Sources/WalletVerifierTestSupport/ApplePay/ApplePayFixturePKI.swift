@@ -11,13 +11,18 @@ import X509
 public struct ApplePayFixturePKI: @unchecked Sendable {
     /// The private keys, generated once per process (RSA generation is slow in debug builds).
     public struct Keys: @unchecked Sendable {
+        /// The P-384 root key.
         public let root: P384.Signing.PrivateKey
+        /// The P-256 intermediate key, which signs both leaves.
         public let intermediate: P256.Signing.PrivateKey
+        /// The EC leaf key, which signs EC_v1 tokens.
         public let ecLeaf: P256.Signing.PrivateKey
+        /// The RSA-2048 leaf key, which signs RSA_v1 tokens.
         public let rsaLeaf: _RSA.Signing.PrivateKey
         /// A second root, for "wrong root" tests.
         public let otherRoot: P384.Signing.PrivateKey
 
+        /// The process-wide keys, generated on first use; a generation failure is a fatal error.
         public static let shared: Keys = {
             do {
                 return Keys(
@@ -33,28 +38,43 @@ public struct ApplePayFixturePKI: @unchecked Sendable {
         }()
     }
 
+    /// Which rules of Apple's certificate checks the built certificates keep or break.
     public struct Options: Sendable {
+        /// Give both leaves the leaf marker extension (1.2.840.113635.100.6.29).
         public var leafMarker = true
+        /// Give the intermediate the intermediate marker extension (1.2.840.113635.100.6.2.14).
         public var intermediateMarker = true
+        /// The start of both leaves' validity.
         public var leafNotBefore = ApplePayFixturePKI.epoch
+        /// The end of both leaves' validity: five years after ``ApplePayFixturePKI/epoch`` by default.
         public var leafNotAfter = ApplePayFixturePKI.epoch.addingTimeInterval(5 * 365 * 86_400)
+        /// The start of the intermediate's validity: a day before ``ApplePayFixturePKI/epoch`` by default.
         public var intermediateNotBefore = ApplePayFixturePKI.epoch.addingTimeInterval(-86_400)
+        /// The end of the intermediate's validity: fifteen years after ``ApplePayFixturePKI/epoch`` by default.
         public var intermediateNotAfter = ApplePayFixturePKI.epoch.addingTimeInterval(15 * 365 * 86_400)
         /// Sign the intermediate with ``Keys/otherRoot`` (same subject as the real root).
         public var intermediateSignedByOtherRoot = false
+        /// Every marker present and every certificate valid around ``ApplePayFixturePKI/epoch``.
         public init() {}
     }
 
     /// 2024-01-01T00:00:00Z; fixture tokens are signed shortly after.
     public static let epoch = Date(timeIntervalSince1970: 1_704_067_200)
 
+    /// The private keys behind the certificates.
     public let keys: Keys
+    /// The self-signed P-384 root certificate, the trust anchor.
     public let root: Certificate
+    /// A second self-signed root with the same name as ``root`` but a different key.
     public let otherRoot: Certificate
+    /// The intermediate certificate, issued by ``root`` (or by ``otherRoot`` when the options say so).
     public let intermediate: Certificate
+    /// The EC P-256 leaf certificate, issued by ``intermediate``.
     public let ecLeaf: Certificate
+    /// The RSA-2048 leaf certificate, issued by ``intermediate``.
     public let rsaLeaf: Certificate
 
+    /// The subject and issuer name of both roots.
     public static let rootName = try! DistinguishedName {
         CountryName("US")
         OrganizationName("Fixture Inc.")
@@ -62,6 +82,7 @@ public struct ApplePayFixturePKI: @unchecked Sendable {
         CommonName("Fixture Root CA - G3")
     }
 
+    /// The intermediate's subject name (the leaves' issuer).
     public static let intermediateName = try! DistinguishedName {
         CountryName("US")
         OrganizationName("Fixture Inc.")
@@ -74,6 +95,8 @@ public struct ApplePayFixturePKI: @unchecked Sendable {
         do { return try ApplePayFixturePKI() } catch { fatalError("fixture PKI: \(error)") }
     }()
 
+    /// Builds the root, other root, intermediate and leaves from `keys`, shaped by `options`.
+    /// Throws when a certificate cannot be built or signed.
     public init(keys: Keys = .shared, options: Options = Options()) throws {
         self.keys = keys
         let rootValidity = (Self.epoch.addingTimeInterval(-2 * 86_400), Self.epoch.addingTimeInterval(25 * 365 * 86_400))
@@ -173,12 +196,14 @@ public struct ApplePayFixturePKI: @unchecked Sendable {
         try ApplePayTrustAnchor(certificateDER: Self.der(otherRoot))
     }
 
+    /// A certificate's DER encoding.
     public static func der(_ certificate: Certificate) throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
         return serializer.serializedBytes
     }
 
+    /// A certificate in PEM.
     public static func pem(_ certificate: Certificate) throws -> String {
         try certificate.serializeAsPEM().pemString
     }

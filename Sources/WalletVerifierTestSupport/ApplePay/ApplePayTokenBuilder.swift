@@ -6,6 +6,7 @@ import X509
 
 /// A payment token as JSON fields, so tests can alter any of them after building.
 public struct ApplePayFixtureToken: @unchecked Sendable {
+    /// The token version: "EC_v1" or "RSA_v1" unless a test changed it.
     public var version: String
     /// base64.
     public var data: String
@@ -20,6 +21,7 @@ public struct ApplePayFixtureToken: @unchecked Sendable {
     /// Members removed from the JSON after everything else.
     public var removedMembers: Set<String> = []
 
+    /// The header's hex transactionId; empty when the header has none.
     public var transactionId: String { header["transactionId"] ?? "" }
 
     /// The paymentData JSON object.
@@ -70,13 +72,20 @@ public struct ApplePayFixtureToken: @unchecked Sendable {
 
 /// Makes EC_v1 and RSA_v1 tokens signed by a fixture PKI and encrypted for a fixture merchant.
 public struct ApplePayTokenBuilder {
+    /// A payment data JSON payload of the shape Apple's tokens decrypt to, with test card values; the default plaintext.
     public static let samplePaymentJSON = #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":1999,"cardholderName":"Jane Fixture","deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"7"}}"#
 
+    /// The PKI whose leaf signs the token.
     public var pki: ApplePayFixturePKI
+    /// The merchant the token is encrypted for.
     public var merchant: ApplePayFixtureMerchant
+    /// The bytes to encrypt: ``samplePaymentJSON`` by default.
     public var plaintext: [UInt8] = Array(samplePaymentJSON.utf8)
+    /// The transaction id bytes (hex in the header); 32 random bytes by default.
     public var transactionId: [UInt8]
+    /// The applicationData bytes (hex in the header, and signed); nil leaves the field out.
     public var applicationData: [UInt8]?
+    /// The CMS signingTime.
     public var signingTime: Date
     /// Overrides the version string in the JSON (default from the merchant's key type).
     public var version: String?
@@ -87,6 +96,7 @@ public struct ApplePayTokenBuilder {
     /// Changes to the CMS encoding.
     public var cms: (inout ApplePayCMSBuilder) -> Void = { _ in }
 
+    /// A builder for `merchant`, signing an hour after ``ApplePayFixturePKI/epoch`` by default with a random transaction id.
     public init(pki: ApplePayFixturePKI = .standard, merchant: ApplePayFixtureMerchant, signingTime: Date = ApplePayFixturePKI.epoch.addingTimeInterval(3600)) {
         self.pki = pki
         self.merchant = merchant
@@ -95,6 +105,8 @@ public struct ApplePayTokenBuilder {
         self.transactionId = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
     }
 
+    /// Encrypts ``plaintext`` for the merchant (EC_v1 or RSA_v1 by its key type) and signs the result.
+    /// Throws when encryption or signing fails.
     public func build() throws -> ApplePayFixtureToken {
         let merchantIdHash = Array(SHA256.hash(data: Array((kdfMerchantIdentifier ?? merchant.merchantIdentifier).utf8)))
         let zeroIV = try AES.GCM.Nonce(data: [UInt8](repeating: 0, count: 16))

@@ -13,8 +13,11 @@ public struct CertificateMesh: Sendable {
     public let layers: [[Certificate]]
     /// A leaf issued by layer 0 (a document signer: digitalSignature, EKU 1.0.18013.5.1.2).
     public let leaf: Certificate
+    /// The leaf's private key, to sign with.
     public let leafKey: P256.Signing.PrivateKey
 
+    /// Builds a mesh of `depth` layers of `width` CA certificates, plus the leaf, all valid from `notBefore` to `notAfter`.
+    /// Generates a fresh key per layer; throws when a certificate cannot be built.
     public init(width: Int, depth: Int, notBefore: Date = Date(timeIntervalSince1970: 1_600_000_000), notAfter: Date = Date(timeIntervalSince1970: 2_000_000_000)) throws {
         let keys = (0...depth).map { _ in P256.Signing.PrivateKey() }
         let names = try (0...depth).map { level in try DistinguishedName { CountryName("US"); OrganizationName("Mesh"); CommonName("Mesh layer \(level)") } }

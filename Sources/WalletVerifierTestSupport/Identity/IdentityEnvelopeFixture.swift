@@ -5,15 +5,19 @@ import WalletCBOR
 
 /// Builds APPLE-HPKE-v1 envelopes the way Wallet does, for the in-app flow's negative paths.
 public struct IdentityEnvelopeFixture: Sendable {
+    /// The envelope's `algorithm` string; change it to test rejection of other algorithms.
     public var algorithm = "APPLE-HPKE-v1"
+    /// The HPKE `mode` in `params` (0 is base mode); change it to test rejection of other modes.
     public var mode: UInt64 = 0
     /// Replace infoHash with this value.
     public var infoHashOverride: [UInt8]?
     /// Plaintext wrapper key ("identity").
     public var topicKey = "identity"
 
+    /// A builder of well-formed envelopes; change its properties to break one field.
     public init() {}
 
+    /// The SessionTranscript of Apple's in-app flow for this nonce, merchant and team, bound to the SHA-256 of `recipient`.
     public static func transcript(nonce: [UInt8], merchantID: String, teamID: String, recipient: P256.KeyAgreement.PublicKey) -> SessionTranscript {
         SessionTranscript.appleInApp(nonce: nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: Array(SHA256.hash(data: recipient.x963Representation)))
     }
@@ -25,6 +29,8 @@ public struct IdentityEnvelopeFixture: Sendable {
         return try envelope(plaintext: plaintext, recipient: recipient, nonce: nonce, merchantID: merchantID, teamID: teamID)
     }
 
+    /// Encrypts the given plaintext to `recipient` and wraps it in the CBOR envelope (algorithm, params, data).
+    /// The HPKE info is the session transcript; base mode, P-256/HKDF-SHA256/AES-128-GCM.
     public func envelope(plaintext: [UInt8], recipient: P256.KeyAgreement.PublicKey, nonce: [UInt8], merchantID: String, teamID: String) throws -> [UInt8] {
         let transcript = Self.transcript(nonce: nonce, merchantID: merchantID, teamID: teamID, recipient: recipient)
         let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)

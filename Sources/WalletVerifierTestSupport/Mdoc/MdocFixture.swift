@@ -6,10 +6,15 @@ import WalletCOSE
 
 /// Builds DeviceResponses signed by an ``MdocPKI`` and a device key, for every negative path.
 public struct MdocFixture: Sendable {
+    /// One data element to disclose: its namespace, identifier and value.
     public struct Element: Sendable {
+        /// The namespace the element belongs to.
         public var nameSpace: String
+        /// The data element identifier, such as `family_name`.
         public var identifier: String
+        /// The element value as it goes into `elementValue`.
         public var value: CBORNode
+        /// Creates an element in the given namespace.
         public init(_ nameSpace: String, _ identifier: String, _ value: CBORNode) {
             self.nameSpace = nameSpace
             self.identifier = identifier
@@ -17,9 +22,12 @@ public struct MdocFixture: Sendable {
         }
     }
 
+    /// The mDL document type.
     public static let mDL = "org.iso.18013.5.1.mDL"
+    /// The mDL namespace of ISO/IEC 18013-5.
     public static let isoNameSpace = "org.iso.18013.5.1"
 
+    /// The mDL elements the fixture discloses unless told otherwise: names, birth date, age, portrait and document number.
     public static var defaultElements: [Element] {
         [
             Element(isoNameSpace, "family_name", .text("Mustermann")),
@@ -32,20 +40,31 @@ public struct MdocFixture: Sendable {
         ]
     }
 
+    /// The docType of the Document (and of the MSO, unless ``msoDocType`` is set).
     public var docType = mDL
+    /// A different docType for the MSO than the Document's, when set.
     public var msoDocType: String?
+    /// The issuer-signed elements to disclose, in order.
     public var elements = MdocFixture.defaultElements
     /// Digests the MSO carries for elements that are not disclosed (normal).
     public var undisclosedDigests = 3
+    /// The MSO digest algorithm name: "SHA-256", "SHA-384" or "SHA-512" (anything else digests with SHA-256 but is written as given).
     public var digestAlgorithm = "SHA-256"
+    /// The MSO `version` string.
     public var msoVersion = "1.0"
+    /// The DeviceResponse `version` string.
     public var responseVersion = "1.0"
+    /// The DeviceResponse `status` code (0 is OK).
     public var status: UInt64 = 0
     /// The MSO `status` entry (a revocation list reference), when set.
     public var msoStatus: CBORNode?
+    /// The MSO `validityInfo.signed` time.
     public var signed = Date(timeIntervalSince1970: 1_700_000_000)      // 2023-11-14T22:13:20Z
+    /// The MSO `validityInfo.validFrom` time.
     public var validFrom = Date(timeIntervalSince1970: 1_700_000_000)
+    /// The MSO `validityInfo.validUntil` time: a year after signing by default.
     public var validUntil = Date(timeIntervalSince1970: 1_700_000_000 + 365 * 86400)
+    /// Put the document signer certificate (x5chain, label 33) in issuerAuth's unprotected header.
     public var includeX5Chain = true
     /// Further DER certificates after the document signer in x5chain.
     public var additionalCertificates: [[UInt8]] = []
@@ -57,18 +76,24 @@ public struct MdocFixture: Sendable {
     public var undigestedElement: String?
     /// Give the second element the first one's digestID.
     public var duplicateDigestID = false
+    /// Wrap the MSO in tag 24 (`#6.24(bstr)`) as the issuerAuth payload; false puts the bare MSO there.
     public var wrapMSOInTag24 = true
+    /// Replace issuerAuth's protected header with `{1: issuerAlgorithm}` after signing, when set.
     public var issuerAlgorithm: Int64?
+    /// Re-encode the issuer signature as DER instead of the raw r‖s form COSE requires.
     public var derIssuerSignature = false
     /// Device-signed elements (in DeviceNameSpaces).
     public var deviceSignedElements: [Element] = []
+    /// The MSO `deviceKeyInfo.keyAuthorizations` (namespaces and per-namespace elements), when set; empty parts are left out.
     public var keyAuthorizations: (nameSpaces: [String], dataElements: [String: [String]])?
     /// Authenticate with deviceMac for this reader key instead of deviceSignature.
     public var macReaderKey: P256.KeyAgreement.PublicKey?
     /// Sign DeviceAuthentication over this transcript instead of the verifier's.
     public var deviceSignsTranscript: SessionTranscript?
+    /// Leave `deviceSigned` out of the Document.
     public var omitDeviceSigned = false
 
+    /// A fixture that builds a valid mDL DeviceResponse; change its properties to break one rule at a time.
     public init() {}
 
     /// The DeviceResponse bytes.
@@ -76,6 +101,8 @@ public struct MdocFixture: Sendable {
         Array(try deviceResponseNode(pki: pki, deviceKey: deviceKey, transcript: transcript).encodedBytes)
     }
 
+    /// The Document (docType, issuerSigned, deviceSigned) as a CBOR node.
+    /// Element `random` values are fresh on each call, so two calls give different bytes.
     public func document(pki: MdocPKI, deviceKey: P256.Signing.PrivateKey, transcript: SessionTranscript) throws -> CBORNode {
         // IssuerSignedItems and their digests.
         var byNameSpace: [(String, [CBORNode])] = []
@@ -190,6 +217,7 @@ public struct MdocFixture: Sendable {
         return try .map(entries)
     }
 
+    /// The DeviceResponse (version, one document, status) as a CBOR node.
     public func deviceResponseNode(pki: MdocPKI, deviceKey: P256.Signing.PrivateKey, transcript: SessionTranscript) throws -> CBORNode {
         try .map([
             "version": .text(responseVersion),

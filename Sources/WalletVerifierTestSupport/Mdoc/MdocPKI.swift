@@ -6,24 +6,39 @@ import X509
 /// An issuing authority made in code: an IACA root and a document signer (DS), as ISO 18013-5
 /// Annex B describes them, with knobs to break each profile rule.
 public struct MdocPKI: Sendable {
+    /// The IACA root's private key.
     public let iacaKey: P256.Signing.PrivateKey
+    /// The self-signed IACA root certificate.
     public let iaca: Certificate
+    /// The document signer's private key, which signs the MSO.
     public let dsKey: P256.Signing.PrivateKey
+    /// The document signer certificate, issued by ``iaca``.
     public let ds: Certificate
 
+    /// Which Annex B profile rules the built certificates keep or break.
     public struct Options: Sendable {
+        /// The IACA's countryName; nil leaves it out of the subject.
         public var iacaCountry: String? = "US"
+        /// The document signer's countryName; nil leaves it out of the subject.
         public var dsCountry: String? = "US"
+        /// Make the document signer a CA (basicConstraints cA and keyCertSign).
         public var dsIsCA = false
+        /// Give the document signer the mdoc signing extended key usage (1.0.18013.5.1.2).
         public var dsHasEKU = true
+        /// Set digitalSignature in the document signer's key usage.
         public var dsKeyUsageDigitalSignature = true
+        /// Set keyCertSign in the IACA's key usage.
         public var iacaHasKeyCertSign = true
+        /// The start of the IACA's validity (and the document signer's when ``dsNotBefore`` is nil).
         public var notBefore = Date(timeIntervalSince1970: 1_600_000_000) // 2020-09-13
+        /// The end of the IACA's validity; the document signer never outlives it unless ``dsNotAfter`` is set.
         public var notAfter = Date(timeIntervalSince1970: 2_000_000_000)  // 2033-05-18
         /// The document signer's validity: 2023-06-01 for 456 days (Annex B allows 457) by default,
         /// around the fixtures' signing time (2023-11-14).
         public var dsNotBefore: Date? = MdocPKI.dsNotBefore
+        /// The end of the document signer's validity; nil means ``MdocPKI/dsValidity`` after its start, capped at ``notAfter``.
         public var dsNotAfter: Date? = nil
+        /// The Annex B profile with every rule kept.
         public init() {}
     }
 
@@ -35,7 +50,9 @@ public struct MdocPKI: Sendable {
         self.ds = ds
     }
 
+    /// The default start of the document signer's validity: 2023-06-01T00:00:00Z.
     public static let dsNotBefore = Date(timeIntervalSince1970: 1_685_577_600)
+    /// The default length of the document signer's validity, in seconds (456 days).
     public static let dsValidity: Double = 456 * 86_400
 
     /// A PKI for the service fixtures, whose document signer must be valid at any time (real clocks
@@ -48,6 +65,8 @@ public struct MdocPKI: Sendable {
         return try MdocPKI(options)
     }
 
+    /// Generates an IACA and a document signer with fresh P-256 keys, shaped by `options`.
+    /// Throws when a certificate cannot be built or signed.
     public init(_ options: Options = Options()) throws {
         iacaKey = P256.Signing.PrivateKey()
         dsKey = P256.Signing.PrivateKey()
@@ -108,11 +127,13 @@ public struct MdocPKI: Sendable {
             issuerPrivateKey: .init(iacaKey))
     }
 
+    /// The document signer certificate's DER encoding, as x5chain carries it.
     public var dsDER: [UInt8] {
         var serializer = DER.Serializer()
         try! serializer.serialize(ds)
         return serializer.serializedBytes
     }
 
+    /// The IACA root certificate in PEM, for writing trust-root files.
     public var iacaPEM: String { try! iaca.serializeAsPEM().pemString }
 }

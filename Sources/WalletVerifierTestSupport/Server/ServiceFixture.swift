@@ -7,11 +7,15 @@ import WalletCBOR
 /// Files and keys for running the service in tests: an identity key, an IACA, an Apple-like PKI
 /// and an Apple Pay merchant, written to a temporary directory, plus builders for submissions.
 public struct ServiceFixture: @unchecked Sendable {
+    /// The temporary directory holding the fixture's files; ``remove()`` deletes it.
     public let directory: URL
+    /// The service's identity key: in-app identity responses are encrypted to it.
     public let identityKey: P256.KeyAgreement.PrivateKey
+    /// The path of the identity key's PKCS#8 PEM file.
     public let identityKeyPath: String
     /// The recipient key of web responses (separate from the identity key).
     public let webKey: P256.KeyAgreement.PrivateKey
+    /// The path of the web key's PKCS#8 PEM file.
     public let webKeyPath: String
     /// The origin the service accepts web requests from.
     public let webOrigin = "https://shop.example"
@@ -22,16 +26,25 @@ public struct ServiceFixture: @unchecked Sendable {
     /// The same IACA with a document signer that keeps all of Annex B (valid 2023-06-01 for 456
     /// days, around `time`): the web and mdoc flows verify ISO/IEC 18013-5 as written.
     public let webPKI: MdocPKI
+    /// The path of the IACA's PEM file, the trust root for both ``mdocPKI`` and ``webPKI``.
     public let iacaPath: String
+    /// The Apple Pay merchant (EC_v1) whose certificate and key the service loads.
     public let merchant: ApplePayFixtureMerchant
+    /// The path of the merchant certificate's PEM file.
     public let merchantCertificatePath: String
+    /// The path of the merchant key's PKCS#8 PEM file.
     public let merchantKeyPath: String
+    /// The path of the fixture Apple Pay root certificate's PEM file (``ApplePayFixturePKI/standard``).
     public let applePayRootPath: String
+    /// The merchant identifier the service is configured with, bound into in-app session transcripts.
     public let merchantID = "merchant.com.example.service"
+    /// The team identifier the service is configured with, bound into in-app session transcripts.
     public let teamID = "TEAMSERVICE"
     /// A time at which every fixture is valid (the Apple Pay fixture's signing time + 1 minute).
     public static let time = ApplePayFixturePKI.epoch.addingTimeInterval(3660)
 
+    /// Generates the keys and PKIs and writes their files (mode 0600) to a new temporary directory.
+    /// Throws when a key or certificate cannot be built or a file cannot be written.
     public init() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wallet-verifier-service-\(UUID().uuidString)")
         self.directory = directory
@@ -96,8 +109,10 @@ public struct ServiceFixture: @unchecked Sendable {
         try ApplePayTokenBuilder(merchant: merchant, signingTime: signingTime).build().json(asPKPaymentToken: true)
     }
 
+    /// A request descriptor JSON asking for a driver's license: names, date of birth, age over 21, portrait and document number.
     public static let descriptorJSON = #"{"document":"driversLicense","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"age","atLeast":21,"intentToStore":"willNotStore"},{"element":"portrait","intentToStore":{"mayStoreDays":30}},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#
 
+    /// Deletes ``directory`` and everything in it, ignoring errors.
     public func remove() {
         try? FileManager.default.removeItem(at: directory)
     }

@@ -9,13 +9,18 @@ import Darwin
 /// request per connection, answers from a route table. Loopback only, never reachable from
 /// outside the machine.
 public final class LocalHTTPServer: @unchecked Sendable {
+    /// A canned answer for one path.
     public struct Response: Sendable {
+        /// The HTTP status code.
         public var status: Int
+        /// The response body.
         public var body: [UInt8]
+        /// Extra header fields; `Content-Type: application/cwt` is added unless one is given.
         public var headers: [(String, String)]
         /// Seconds to wait before answering (a slow server); connections are served concurrently.
         public var delay: TimeInterval
 
+        /// An answer, by default 200 with an empty body, no extra headers and no delay.
         public init(status: Int = 200, body: [UInt8] = [], headers: [(String, String)] = [], delay: TimeInterval = 0) {
             self.status = status
             self.body = body
@@ -24,6 +29,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
         }
     }
 
+    /// The loopback port the server listens on, chosen by the system.
     public let port: UInt16
     private let listener: Int32
     private let lock = NSLock()
@@ -32,6 +38,8 @@ public final class LocalHTTPServer: @unchecked Sendable {
     private var running = true
     private let thread: Thread
 
+    /// Binds a free port on 127.0.0.1 and starts accepting connections on a background thread.
+    /// Throws ``ServerError`` when the socket cannot be created, bound or listened on.
     public init() throws {
         let fd = socket(AF_INET, Self.streamType, 0)
         guard fd >= 0 else { throw ServerError("socket() failed") }
@@ -75,6 +83,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
     /// `http://127.0.0.1:PORT/path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
+    /// Answers requests for exactly `path` (the request target) with `response` from now on; unknown paths get 404.
     public func set(_ path: String, _ response: Response) {
         lock.withLock { routes[path] = response }
     }
@@ -82,6 +91,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
     /// Paths requested so far, in order.
     public var requestedPaths: [String] { lock.withLock { requests } }
 
+    /// Closes the listening socket; further calls do nothing. Called on deinit too.
     public func stop() {
         let wasRunning = lock.withLock { () -> Bool in
             let was = running
@@ -159,7 +169,9 @@ public final class LocalHTTPServer: @unchecked Sendable {
         weak var server: LocalHTTPServer?
     }
 
+    /// A socket call that failed while starting the server.
     public struct ServerError: Error, CustomStringConvertible {
+        /// What failed.
         public let description: String
         init(_ description: String) { self.description = description }
     }

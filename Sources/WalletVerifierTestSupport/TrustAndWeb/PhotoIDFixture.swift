@@ -8,9 +8,12 @@ import WalletCOSE
 /// `org.iso.23220.photoid.1`) signed by an ``MdocPKI``, with an MSO `status` entry pointing at a
 /// revocation list. Every value is made up.
 public struct PhotoIDFixture: Sendable {
+    /// The ISO/IEC 23220 photo ID document type.
     public static let docType = "org.iso.23220.photoid.1"
+    /// The ISO/IEC 23220-2 namespace of the photo ID elements.
     public static let nameSpace = "org.iso.23220.1"
 
+    /// Made-up photo ID elements the fixture discloses unless told otherwise: names, birth date, portrait, document dates, age and nationality.
     public static var defaultElements: [MdocFixture.Element] {
         let ns = nameSpace
         return [
@@ -36,26 +39,36 @@ public struct PhotoIDFixture: Sendable {
         ]
     }
 
+    /// The docType of the Document and of the MSO.
     public var docType = PhotoIDFixture.docType
+    /// The issuer-signed elements to disclose, in order.
     public var elements = PhotoIDFixture.defaultElements
     /// The MSO `status` entry (see ``RevocationListFixture/identifierListStatus(id:uri:certificate:)``).
     public var status: CBORNode?
+    /// The MSO `validityInfo.signed` time.
     public var signed = Date(timeIntervalSince1970: 1_700_000_000)      // 2023-11-14T22:13:20Z
+    /// The MSO `validityInfo.validFrom` time.
     public var validFrom = Date(timeIntervalSince1970: 1_700_000_000)
+    /// The MSO `validityInfo.validUntil` time: 35 days after signing by default.
     public var validUntil = Date(timeIntervalSince1970: 1_700_000_000 + 35 * 86_400)
 
+    /// A fixture with the default elements and the given MSO `status` entry (nil leaves it out).
     public init(status: CBORNode? = nil) {
         self.status = status
     }
 
+    /// The DeviceResponse bytes, issuer-signed by the ``MdocPKI``'s document signer.
     public func deviceResponse(pki: MdocPKI, deviceKey: P256.Signing.PrivateKey, transcript: SessionTranscript) throws -> [UInt8] {
         Array(try deviceResponseNode(dsKey: pki.dsKey, dsDER: pki.dsDER, deviceKey: deviceKey, transcript: transcript).encodedBytes)
     }
 
+    /// The DeviceResponse bytes, issuer-signed by the ``PassportPKI``'s document signer.
     public func deviceResponse(pki: PassportPKI, deviceKey: P256.Signing.PrivateKey, transcript: SessionTranscript) throws -> [UInt8] {
         Array(try deviceResponseNode(dsKey: pki.dsKey, dsDER: pki.dsDER, deviceKey: deviceKey, transcript: transcript).encodedBytes)
     }
 
+    /// The DeviceResponse as a CBOR node: one Document, issuer-signed with `dsKey` (`dsDER` in x5chain), device-signed for `transcript`.
+    /// Uses SHA-256 digests and an empty DeviceNameSpaces; element `random` values are fresh on each call.
     public func deviceResponseNode(dsKey: P256.Signing.PrivateKey, dsDER: [UInt8], deviceKey: P256.Signing.PrivateKey, transcript: SessionTranscript) throws -> CBORNode {
         var byNameSpace: [(String, [CBORNode])] = []
         var digests: [String: [(UInt64, [UInt8])]] = [:]
@@ -108,6 +121,8 @@ public struct PhotoIDFixture: Sendable {
 /// (P-256, HKDF-SHA256, AES-128-GCM) to the request's recipient key, info = the dcapi session
 /// transcript, and wraps it as `["dcapi", {"enc", "cipherText"}]`.
 public enum DCAPIResponseFixture {
+    /// The EncryptedResponse CBOR for `plaintext` (normally DeviceResponse bytes), sealed to `recipientPublicKey`.
+    /// Throws when HPKE setup or sealing fails.
     public static func encrypt(_ plaintext: [UInt8], encryptionInfoBase64URL: String, origin: String,
                                recipientPublicKey: P256.KeyAgreement.PublicKey) throws -> [UInt8] {
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfoBase64URL, origin: origin)

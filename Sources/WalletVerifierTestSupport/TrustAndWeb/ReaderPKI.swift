@@ -8,22 +8,36 @@ import X509
 /// reader certificate (ISO/IEC 18013-5 Annex B: EKU 1.0.18013.5.1.6, digitalSignature), on P-256 or
 /// P-384, with knobs to break the profile.
 public struct ReaderPKI: Sendable {
+    /// The curve of the reader key.
     public enum Curve: Sendable { case p256, p384 }
 
+    /// Which profile rules the built certificates keep or break.
     public struct Options: Sendable {
+        /// The curve of the reader key; the root and intermediate are always P-256.
         public var curve: Curve = .p256
+        /// Put an intermediate CA between the root and the reader certificate.
         public var intermediate = false
+        /// Give the reader certificate the mdoc reader authentication extended key usage (1.0.18013.5.1.6).
         public var readerHasEKU = true
+        /// The start of every certificate's validity (2020-09-13 by default).
         public var notBefore = Date(timeIntervalSince1970: 1_600_000_000)
+        /// The end of every certificate's validity (2033-05-18 by default).
         public var notAfter = Date(timeIntervalSince1970: 2_000_000_000)
+        /// The Annex B profile on P-256, without an intermediate.
         public init() {}
     }
 
+    /// The self-signed root certificate, the trust anchor a verifier is given.
     public let root: Certificate
+    /// The intermediate CA certificate, or nil when the options asked for none.
     public let intermediate: Certificate?
+    /// The reader certificate, issued by the intermediate when there is one, else by the root.
     public let reader: Certificate
+    /// The reader certificate's private key, which signs ReaderAuthentication.
     public let readerKey: COSESigningKey
 
+    /// Generates fresh keys and builds the root, optional intermediate and reader certificate, shaped by `options`.
+    /// Throws when a certificate cannot be built or signed.
     public init(_ options: Options = Options()) throws {
         let rootKey = P256.Signing.PrivateKey()
         let rootName = try DistinguishedName { CountryName("US"); OrganizationName("Test Relying Party"); CommonName("Test Reader Root") }
@@ -83,12 +97,14 @@ public struct ReaderPKI: Sendable {
         ([reader] + (intermediate.map { [$0] } ?? [])).map(Self.der)
     }
 
+    /// A certificate's DER encoding.
     public static func der(_ certificate: Certificate) -> [UInt8] {
         var serializer = DER.Serializer()
         try! serializer.serialize(certificate)
         return serializer.serializedBytes
     }
 
+    /// A certificate in PEM.
     public static func pem(_ certificate: Certificate) -> String { try! certificate.serializeAsPEM().pemString }
 
     /// The reader key as PEM (PKCS#8).
@@ -111,6 +127,7 @@ public struct ReaderPKI: Sendable {
         return PEMDocument(type: "EC PRIVATE KEY", derBytes: serializer.serializedBytes).pemString
     }
 
+    /// The reader key as PKCS#8 PEM ("PRIVATE KEY").
     public var readerKeyPEM: String {
         switch readerKey {
         case .p256(let key): return key.pemRepresentation

@@ -9,15 +9,24 @@ import X509
 /// that the IACA issued, both carried in the list's x5chain. Built on an ``MdocPKI`` (the trusted
 /// root) or on a root of its own (an untrusted signer).
 public struct RevocationSignerPKI: Sendable {
+    /// The revocation CA's private key.
     public let intermediateKey: P256.Signing.PrivateKey
+    /// The revocation CA certificate, issued by the root.
     public let intermediate: Certificate
+    /// The revocation list signer's private key, which signs the lists.
     public let signerKey: P256.Signing.PrivateKey
+    /// The revocation list signer certificate, issued by ``intermediate``.
     public let signer: Certificate
 
+    /// The validity of the built certificates.
     public struct Options: Sendable {
+        /// The start of both certificates' validity.
         public var notBefore = Date(timeIntervalSince1970: 1_600_000_000) // 2020-09-13
+        /// The end of the intermediate's validity, and of the signer's unless ``signerNotAfter`` is set.
         public var notAfter = Date(timeIntervalSince1970: 2_000_000_000)  // 2033-05-18
+        /// The end of the signer's validity; nil means ``notAfter``.
         public var signerNotAfter: Date?
+        /// Both certificates valid from 2020-09-13 to 2033-05-18.
         public init() {}
     }
 
@@ -62,6 +71,7 @@ public struct RevocationSignerPKI: Sendable {
     /// [signer, intermediate] as DER: what goes into x5chain.
     public var x5chain: [[UInt8]] { [Self.der(signer), Self.der(intermediate)] }
 
+    /// A certificate's DER encoding.
     public static func der(_ certificate: Certificate) -> [UInt8] {
         var serializer = DER.Serializer()
         try! serializer.serialize(certificate)
@@ -72,6 +82,7 @@ public struct RevocationSignerPKI: Sendable {
 /// Builds signed revocation lists (CWT in COSE_Sign1): ISO/IEC 18013-5 identifier lists and IETF
 /// Token Status Lists, with knobs for every failure path.
 public struct RevocationListFixture: Sendable {
+    /// The payload of a list: revoked identifiers or per-index statuses.
     public enum Content: Sendable {
         /// Identifiers that are revoked.
         case identifiers([[UInt8]])
@@ -81,12 +92,17 @@ public struct RevocationListFixture: Sendable {
         case packedStatuses([UInt8], bits: Int)
     }
 
+    /// What the list says: revoked identifiers or packed statuses.
     public var content: Content
+    /// The list's URI: the default `sub`, and what MSO `status` entries point at.
     public var uri: String
     /// `sub`; nil leaves it out. Defaults to ``uri``.
     public var subject: String?
+    /// The `iat` claim.
     public var issuedAt: Date
+    /// The `exp` claim; nil leaves it out.
     public var expiresAt: Date?
+    /// The `ttl` claim (65534), in seconds; nil leaves it out.
     public var timeToLive: UInt64?
     /// `typ` in the protected header; nil leaves it out.
     public var type: String?
@@ -97,6 +113,7 @@ public struct RevocationListFixture: Sendable {
     /// Put x5chain in the protected header (true, the default) or the unprotected one.
     public var protectedChain = true
 
+    /// A list with `sub` set to `uri`, the `typ` that fits `content`, and a 12-hour `ttl` by default.
     public init(content: Content, uri: String, issuedAt: Date, expiresAt: Date? = nil, timeToLive: UInt64? = 43_200) {
         self.content = content
         self.uri = uri
@@ -171,6 +188,7 @@ public struct RevocationListFixture: Sendable {
 /// zlib streams for fixtures, written without a compressor (stored DEFLATE blocks), so the fixture
 /// does not depend on the decoder under test.
 public enum ZlibFixture {
+    /// A zlib stream of `data` in stored (uncompressed) DEFLATE blocks, with its Adler-32 checksum.
     public static func stored(_ data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [0x78, 0x01]
         var offset = 0
@@ -246,12 +264,19 @@ extension ZlibFixture {
 /// intermediate (the revocation CA), a document signer it issues directly, and a revocation list
 /// signer under the intermediate.
 public struct PassportPKI: Sendable {
+    /// The IACA's private key.
     public let iacaKey: P256.Signing.PrivateKey
+    /// The self-signed IACA certificate (path length 1).
     public let iaca: Certificate
+    /// The document signer's private key, which signs the MSO.
     public let dsKey: P256.Signing.PrivateKey
+    /// The document signer certificate, issued directly by ``iaca``.
     public let ds: Certificate
+    /// The revocation CA and list signer under ``iaca``.
     public let revocation: RevocationSignerPKI
 
+    /// Generates fresh keys and builds the IACA, document signer and revocation signer.
+    /// `country` is the countryName of the IACA and document signer (nil leaves it out); throws when a certificate cannot be built.
     public init(country: String? = "US", revocationOptions: RevocationSignerPKI.Options = .init()) throws {
         iacaKey = P256.Signing.PrivateKey()
         dsKey = P256.Signing.PrivateKey()
@@ -298,6 +323,8 @@ public struct PassportPKI: Sendable {
         revocation = try RevocationSignerPKI(rootKey: iacaKey, root: iaca, options: revocationOptions)
     }
 
+    /// The document signer certificate's DER encoding, as x5chain carries it.
     public var dsDER: [UInt8] { RevocationSignerPKI.der(ds) }
+    /// The IACA certificate in PEM, for writing trust-root files.
     public var iacaPEM: String { try! iaca.serializeAsPEM().pemString }
 }

@@ -8,25 +8,39 @@ import X509
 /// Builds VICALs (ISO/IEC 18013-5 Annex C) signed by a VICAL signer made in code: an anchor (root)
 /// and a signer it issued, carried in x5chain like AAMVA's.
 public struct VICALFixture: Sendable {
+    /// One `CertificateInfo` of the list: an issuer certificate and the docTypes it is trusted for.
     public struct Entry: Sendable {
+        /// The listed certificate (an IACA, normally).
         public var certificate: Certificate
+        /// The docTypes the certificate is listed for.
         public var docTypes: [String]
+        /// An entry for `certificate` and `docTypes`.
         public init(_ certificate: Certificate, docTypes: [String]) {
             self.certificate = certificate
             self.docTypes = docTypes
         }
     }
 
+    /// The anchor's private key.
     public let anchorKey: P256.Signing.PrivateKey
+    /// The self-signed anchor certificate, the trust root for the VICAL signer.
     public let anchor: Certificate
+    /// The VICAL signer's private key.
     public let signerKey: P256.Signing.PrivateKey
+    /// The VICAL signer certificate (EKU 1.0.18013.5.1.8), issued by ``anchor``.
     public let signer: Certificate
 
+    /// The certificates the VICAL lists; each gets a placeholder serial number and SKI.
     public var entries: [Entry] = []
+    /// The VICAL `date`: a day before the fixtures' signing time by default.
     public var date = Date(timeIntervalSince1970: 1_700_000_000 - 86_400)
+    /// The VICAL `nextUpdate`: 30 days after the fixtures' signing time by default; nil leaves it out.
     public var nextUpdate: Date? = Date(timeIntervalSince1970: 1_700_000_000 + 30 * 86_400)
+    /// The `vicalProvider` string.
     public var provider = "Test Trust Service"
 
+    /// Generates the anchor and signer with fresh P-256 keys; both are valid from 2020-09-13, the signer until `signerNotAfter`.
+    /// Throws when a certificate cannot be built.
     public init(signerNotAfter: Date = Date(timeIntervalSince1970: 2_000_000_000)) throws {
         anchorKey = P256.Signing.PrivateKey()
         signerKey = P256.Signing.PrivateKey()
@@ -53,6 +67,7 @@ public struct VICALFixture: Sendable {
             issuerPrivateKey: .init(anchorKey))
     }
 
+    /// The anchor certificate in PEM, for writing trust-root files.
     public var anchorPEM: String { try! anchor.serializeAsPEM().pemString }
 
     static func der(_ certificate: Certificate) -> [UInt8] {
