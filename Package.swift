@@ -303,8 +303,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "WalletEncodingTests",
+            dependencies: ["WalletEncoding"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WalletJSONTests",
-            dependencies: ["WalletEncoding", "WalletJSON"],
+            dependencies: ["WalletJSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,42 +16,42 @@ package enum PEM {
     package struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
         package let message: String
         package var description: String { message }
+        package init(message: String) { self.message = message }
     }
 
     /// Every block of the text, in order; empty when there is none.
     /// - Throws: ``Error`` for a block that ends with another label, has no END line or is not base64.
     package static func blocks(in text: String) throws(PEM.Error) -> [Block] {
+        // Marker by marker rather than line by line: files made by concatenation may have one block's
+        // END and the next block's BEGIN on the same line.
         var blocks: [Block] = []
-        var current: (label: String, headers: [String], body: String)?
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
-            let line = trimmed(rawLine)
-            guard var block = current else {
-                if line.hasPrefix("-----BEGIN "), line.hasSuffix("-----"), line.count >= 16 {
-                    current = (String(line.dropFirst(11).dropLast(5)), [], "")
-                }
+        var rest = Substring(text)
+        while let begin = rest.firstRange(of: "-----BEGIN ") {
+            guard let labelEnd = rest[begin.upperBound...].firstRange(of: "-----") else { break }
+            let label = String(rest[begin.upperBound..<labelEnd.lowerBound])
+            guard !label.contains(where: { $0.isNewline }) else {
+                rest = rest[begin.upperBound...]
                 continue
             }
-            if line.hasPrefix("-----END ") {
-                let label = String(line.dropFirst(9).dropLast(5))
-                guard label == block.label else {
-                    throw Error(message: "PEM block \"\(block.label)\" ends with \"\(label)\"")
-                }
-                guard let der = Base64.decodeStrict(block.body) else {
-                    throw Error(message: "PEM block \"\(block.label)\" is not valid base64")
-                }
-                blocks.append(Block(label: block.label, headers: block.headers, der: der))
-                current = nil
-                continue
+            guard let end = rest[labelEnd.upperBound...].firstRange(of: "-----END ") else {
+                throw Error(message: "PEM block \"\(label)\" has no END line (truncated file?)")
             }
-            if line.contains(":") {
-                block.headers.append(String(line))
-            } else {
-                block.body += line
+            let endLabelEnd = rest[end.upperBound...].firstRange(of: "-----")
+            let endLabel = String(rest[end.upperBound..<(endLabelEnd?.lowerBound ?? rest.endIndex)])
+            guard endLabel == label, let endLabelEnd else {
+                throw Error(message: "PEM block \"\(label)\" ends with \"\(endLabel.prefix(64))\"")
             }
-            current = block
-        }
-        if let open = current {
-            throw Error(message: "PEM block \"\(open.label)\" has no END line (truncated file?)")
+            var headers: [String] = []
+            var body = ""
+            for line in rest[labelEnd.upperBound..<end.lowerBound].split(whereSeparator: { $0.isNewline }) {
+                let line = trimmed(line)
+                if line.contains(":") { headers.append(String(line)) } else { body += line }
+            }
+            guard let der = Base64.decodeStrict(body) else {
+                throw Error(message: "PEM block \"\(label)\" is not valid base64")
+            }
+            blocks.append(Block(label: label, headers: headers, der: der))
+            rest = rest[endLabelEnd.upperBound...]
         }
         return blocks
     }

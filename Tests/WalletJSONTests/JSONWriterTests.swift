@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import WalletJSON
-import WalletEncoding
 
 @Suite struct JSONWriterTests {
     /// Whatever the text, the written string reads back as the same text.
@@ -76,40 +75,5 @@ import WalletEncoding
         let object = try #require(try StrictJSON.parse(bytes).object)
         #expect(object["k77"] == .number("77"))
         #expect(String(decoding: bytes[try #require(object.range(of: "k77"))], as: UTF8.self) == "77")
-    }
-}
-
-@Suite struct Base64DecodingTests {
-    @Test func readsBothAlphabetsPaddedOrNot() {
-        var random = SystemRandomNumberGenerator()
-        for length in 1..<120 {
-            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
-            let standard = Data(bytes).base64EncodedString()
-            let url = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            #expect(Base64.decodeLenient(standard) == bytes)
-            #expect(Base64.decodeLenient(url) == bytes)
-            #expect(Base64.decodeLenient(url.replacingOccurrences(of: "=", with: "")) == bytes)
-            #expect(Base64.decodeLenient("  \(standard)\n") == bytes)
-        }
-    }
-
-    @Test(arguments: ["", "A", "=", "AB=C", "A===", "AB C", "AB\nCD", "AB*D", "é123", "ABCDE", "ABC==", "AAAA=", "===="])
-    func refuses(text: String) {
-        #expect(Base64.decodeLenient(text) == nil)
-    }
-}
-
-@Suite struct StrictBase64Tests {
-    @Test func agreesWithFoundationOnPaddedStandardBase64() {
-        var random = SystemRandomNumberGenerator()
-        for length in 1..<150 {
-            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
-            #expect(Base64.decodeStrict(Data(bytes).base64EncodedString()) == bytes)
-        }
-    }
-
-    @Test(arguments: ["", "A", "AB", "ABC", "AB=C", "A===", "====", "AB C", "AB\nCD==", "ABC-", "ABC_", "AAA=AAAA", "é123", " QUJD", "QUJD "])
-    func refuses(text: String) {
-        #expect(Base64.decodeStrict(text) == nil)
     }
 }
