@@ -19,7 +19,7 @@ public struct DeviceResponse: Sendable {
 
     /// The response as a node, decoded again from ``encodedBytes``.
     public var node: CBORNode {
-        get throws(CBORError) { try CBORDecoder().decode(encodedBytes) }
+        get throws(CBORError) { try CBORDecoder(knownTexts: .iso18013_5).decode(encodedBytes) }
     }
 
     /// The documents that decoded, in received order; those that did not are only in ``documentResults``.
@@ -59,7 +59,7 @@ public struct DeviceResponse: Sendable {
     public init(cborBytes bytes: [UInt8]) throws(MdocDecodingError) {
         // The usual response reads in place; anything else (and every error) goes the generic way.
         var inPlace: DeviceResponse?
-        if CBORDecoder().read(bytes[...], { inPlace = DeviceResponse(reading: &$0); return inPlace != nil }), let inPlace {
+        if CBORDecoder(knownTexts: .iso18013_5).read(bytes[...], { inPlace = DeviceResponse(reading: &$0); return inPlace != nil }), let inPlace {
             self = inPlace
             return
         }

@@ -19,7 +19,7 @@ public final class Document: Sendable {
 
     /// The whole document as a node, decoded again from ``encodedBytes``.
     public var node: CBORNode {
-        get throws(CBORError) { try CBORDecoder().decode(encodedBytes) }
+        get throws(CBORError) { try CBORDecoder(knownTexts: .iso18013_5).decode(encodedBytes) }
     }
 
     private init(docType: String, issuerSigned: IssuerSigned, deviceSigned: DeviceSigned?, encodedBytes: ArraySlice<UInt8>) {

@@ -69,7 +69,7 @@ public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
             if let date = try? CBORDateTime(cbor: node) { self = .dateTime(date) } else { self = .other(diagnostic()) }
         case .tagged(24, let content):
             // The content's top item sits two levels below the tag (tag, byte string, item).
-            if let inner = content.bytesValue, let decoded = try? CBORDecoder(limits: limits.nested(belowDepth: depth)).decode(inner) {
+            if let inner = content.bytesValue, let decoded = try? CBORDecoder(limits: limits.nested(belowDepth: depth), knownTexts: .iso18013_5).decode(inner) {
                 self = ElementValue(decoded, depth: depth + 2, limits: limits)
             } else {
                 self = .other(diagnostic())

@@ -60,7 +60,7 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
         var random: ArraySlice<UInt8>?
         var elementIdentifier: String?
         var elementValue: CBORNode?
-        let decoder = CBORDecoder(limits: limits)
+        let decoder = CBORDecoder(limits: limits, knownTexts: .iso18013_5)
         let read = decoder.readTextKeyedMap(bytes) { key, value in
             // A field seen twice is a duplicate key, which the reader already rejects.
             switch key.count {

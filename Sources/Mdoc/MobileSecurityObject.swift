@@ -97,7 +97,7 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
     /// one per element the issuer signed). Anything unusual, and every error, goes through the
     /// generic decoder and ``init(cbor:)``, so the result and the errors are the same as theirs.
     public convenience init(embeddedCBOR bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) throws(CBORError) {
-        let decoder = CBORDecoder(limits: limits)
+        let decoder = CBORDecoder(limits: limits, knownTexts: .iso18013_5)
         var version: String?, digestAlgorithm: String?, docType: String?
         var keyInfoNode: CBORNode?, validityNode: CBORNode?, status: CBORNode?
         var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]

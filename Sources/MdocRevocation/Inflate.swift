@@ -2,7 +2,8 @@
 /// every read is bounds-checked, the output is capped before it grows, and malformed streams end in
 /// a ``InflateError`` (never a trap). Speed is secondary: status lists are small, and the cap keeps a
 /// "zlib bomb" from costing more than the cap.
-public enum Zlib {
+/// Behind the `Internal` SPI: the package and its fuzz targets call it; it is not public API.
+@_spi(Internal) public enum Zlib {
     /// Decompresses a zlib stream (2-byte header, DEFLATE data, Adler-32 trailer). Bytes after the
     /// trailer are an error.
     public static func decompress<C: Collection<UInt8>>(_ input: C, maximumOutputSize: Int) throws(InflateError) -> [UInt8] {

@@ -209,7 +209,7 @@ public struct AppleIdentityVerifier: Sendable {
     /// place; anything else (and every error, a `CBORError` or `MdocDecodingError`) the generic way.
     static func deviceResponse(plaintext: [UInt8]) throws -> DeviceResponse {
         var inPlace: DeviceResponse?
-        if CBORDecoder().readTextKeyedMap(plaintext[...], { key, value in
+        if CBORDecoder(knownTexts: .iso18013_5).readTextKeyedMap(plaintext[...], { key, value in
             guard key.count == 8, key.elementsEqual("identity".utf8) else { return true }
             inPlace = DeviceResponse(reading: &value)
             return inPlace != nil

@@ -41,10 +41,21 @@ import WalletCBOR
 
     @Test(arguments: ["elementIdentifier", "org.iso.18013.5.1", "org.iso.18013.5.1.mDL", "elementIdentifieR", "org.iso.18013.5.2", "sixteen-bytes-xx", "ünïcödé-ünïcödé-ü"])
     func longTextDecodesToItsBytes(_ text: String) throws {
-        let node = try CBORDecoder.decode(Array(CBORNode.text(text).encodedBytes))
-        #expect(node.textValue.map { Array($0.utf8) } == Array(text.utf8))
-        let map = try CBORDecoder.decode(Array(CBORNode.map([(.text(text), .int(1))]).encodedBytes)).mapValue
-        #expect(map?[text]?.integerValue == 1)
+        let known = CBORKnownTexts(["elementIdentifier", "org.iso.18013.5.1", "org.iso.18013.5.1.mDL", "sixteen-bytes-xy"])
+        for decoder in [CBORDecoder(), CBORDecoder(knownTexts: known)] {
+            let node = try decoder.decode(Array(CBORNode.text(text).encodedBytes))
+            #expect(node.textValue.map { Array($0.utf8) } == Array(text.utf8))
+            let map = try decoder.decode(Array(CBORNode.map([(.text(text), .int(1))]).encodedBytes)).mapValue
+            #expect(map?[text]?.integerValue == 1)
+            var inPlace: String?
+            let bytes = Array(try CBORNode.map([(.text("k"), .text(text))]).encodedBytes)
+            let read = decoder.readTextKeyedMap(bytes[...]) { _, value in
+                inPlace = value.textString()
+                return inPlace != nil
+            }
+            #expect(read)
+            #expect(inPlace == text)
+        }
     }
 
     /// Duplicate keys are found in small and large maps, in preferred and other forms, and whether

@@ -29,7 +29,7 @@ let captureRequest = try! ReceivedDeviceRequest(cborBytes: capture("device-reque
 let captureTranscript = try! SessionTranscript(bytes: capture("session-transcript.cbor"))
 let readerLeaf = try! Certificate(derEncoded: Array(captureRequest.docRequests[0].readerAuth!.headers.x5chainBytes()[0]))
 let readerVerifier = ReaderAuthVerifier(roots: [readerLeaf])
-let captureTime = RFC3339Time.parse("2026-05-01T17:30:00Z")!
+let captureTime = fixedTime("2026-05-01T17:30:00Z")
 let captureItems = Set(captureRequest.docRequests.map { Array($0.itemsRequestBytes) })
 
 /// Writes the seed corpus (FUZZ_WRITE_SEEDS=DIR): the seeds hold signatures by the fixed keys above.

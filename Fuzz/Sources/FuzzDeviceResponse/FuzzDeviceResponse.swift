@@ -12,7 +12,7 @@ import WalletCBOR
 
 func annexD(_ name: String) -> [UInt8] { testVector("mdoc/iso18013-5-annex-d/" + name) }
 let transcript = try! SessionTranscript(bytes: annexD("session_transcript_bytes.cbor"))
-let readerKey = try! P256.KeyAgreement.PrivateKey(rawRepresentation: Hex.decode(String(decoding: annexD("ereader_key_private_d.hex"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))!)
+let readerKey = try! P256.KeyAgreement.PrivateKey(rawRepresentation: hexBytes(String(decoding: annexD("ereader_key_private_d.hex"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))!)
 let verifier = MdocVerifier(trustStore: try! IACATrustStore(certificates: IACATrustStore.certificates(in: annexD("document_signer.pem"), name: "ds")))
 let time = Date(timeIntervalSince1970: 1_609_459_200) // 2021-01-01
 let seed: [String: String] = seedResult {

@@ -57,7 +57,7 @@ func startResponder() {
     let ready = DispatchSemaphore(value: 0)
     Task {
         let services = try await VerifierServices.make(settings: settings, logger: quietLogger,
-                                                      clock: FixedClock(RFC3339Time.parse("2022-04-01T00:00:00Z")!))
+                                                      clock: FixedClock(fixedTime("2022-04-01T00:00:00Z")))
         try await services.prepare()
         responder = VerifierApplication.buildRouter(services: services, logger: quietLogger).buildResponder()
         ready.signal()

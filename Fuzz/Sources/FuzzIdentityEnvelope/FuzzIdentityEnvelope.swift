@@ -14,16 +14,16 @@ func sample(_ name: String) -> [UInt8] { testVector("mdoc/apple-verify-with-wall
 let nonce: [UInt8] = {
     let text = String(decoding: sample("session_transcript_parameters.txt"), as: UTF8.self)
     let line = text.split(separator: "\n").first { $0.hasPrefix("Nonce") }!
-    return Hex.decode(String(line.split(separator: ":")[1]).trimmingCharacters(in: .whitespaces))!
+    return hexBytes(String(line.split(separator: ":")[1]).trimmingCharacters(in: .whitespaces))!
 }()
 let verifier = AppleIdentityVerifier(
     keyRing: IdentityKeyRing([try! IdentityKeyRing.loadPrivateKey(pem: String(decoding: sample("merchant_encryption.key"), as: UTF8.self), name: "merchant_encryption.key")]),
     merchantID: "PassKit_Identity_Test_Merchant_ID", teamID: "PassKit_Identity_Test_Team_ID",
     trustStore: IACATrustStore(certificates: try! IACATrustStore.certificates(in: sample("issuer_root.crt"), name: "issuer_root.crt")))
-let time = RFC3339Time.parse("2022-04-01T00:00:00Z")!
+let time = fixedTime("2022-04-01T00:00:00Z")
 /// The envelope is hex in the vectors; the seed corpus holds its bytes.
 let envelope: [UInt8] = {
-    Hex.decode(String(decoding: sample("hpke_envelope.cbor"), as: UTF8.self).filter(\.isHexDigit))!
+    hexBytes(String(decoding: sample("hpke_envelope.cbor"), as: UTF8.self).filter(\.isHexDigit))!
 }()
 let seed: (docTypes: [String], elements: [String: String]) = seedResult {
     let result = await verifier.verify(encryptedData: envelope, nonce: nonce, at: time)

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import FuzzSupport
-import MdocRevocation
+@_spi(Internal) import MdocRevocation
 import MdocVerifier
 import WalletCOSE
 

@@ -102,3 +102,21 @@ public func seedResult<T: Sendable>(_ body: @escaping @Sendable () async -> T) -
     runBlocking { value = await body() }
     return value!
 }
+
+/// Hex text (either case, whitespace ignored) to bytes, for the seeds of the fuzz targets; nil when
+/// it is not hex. The package's own hex reader is not public API.
+public func hexBytes(_ text: String) -> [UInt8]? {
+    let digits = Array(text.unicodeScalars.filter { !$0.properties.isWhitespace })
+    guard digits.count % 2 == 0 else { return nil }
+    var out: [UInt8] = []
+    for index in stride(from: 0, to: digits.count, by: 2) {
+        guard let byte = UInt8(String(digits[index]) + String(digits[index + 1]), radix: 16) else { return nil }
+        out.append(byte)
+    }
+    return out
+}
+
+/// An RFC 3339 time for the fuzz targets' fixed verification times.
+public func fixedTime(_ text: String) -> Date {
+    try! Date(text, strategy: .iso8601)
+}

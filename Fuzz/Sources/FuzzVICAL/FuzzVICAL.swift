@@ -12,7 +12,7 @@ import X509
 
 func aamva(_ name: String) -> [UInt8] { testVector("mdoc/aamva-vical-isomdl/" + name) }
 let loader = VICALLoader(anchors: try! IACATrustStore.certificates(in: aamva("aamva_dts_root_ca.pem"), name: "aamva_dts_root_ca.pem"))
-let time = RFC3339Time.parse("2025-11-18T19:00:00Z")!
+let time = fixedTime("2025-11-18T19:00:00Z")
 let seedRoots: [Certificate: Set<String>] = seedResult {
     let result = await loader.load(bytes: aamva("aamva-vical-2025-11-18.cbor"), at: time)
     precondition(result.trusted, "the seed does not verify")

@@ -16,7 +16,7 @@ func capture(_ name: String) -> [UInt8] { testVector("mdoc/dcapi-annex-c-chrome-
 let origin = "http://127.0.0.1:3010"
 let encryptionInfo = String(decoding: capture("request/encryption-info.b64u"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 let recipientKey = try! WebRecipientKey.load(contents: capture("request/recipient-private.jwk.json"), name: "recipient-private.jwk.json")
-let time = RFC3339Time.parse("2026-05-01T17:30:00Z")!
+let time = fixedTime("2026-05-01T17:30:00Z")
 let verifier: WebIdentityVerifier = {
     let response = try! DeviceResponse(cborBytes: capture("response/device-response.cbor"))
     let signer = try! Certificate(derEncoded: response.documents[0].issuerSigned.issuerAuth.headers.x5chain()[0])
