@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import Testing
-@testable import MdocRevocation
+@_spi(Internal) @testable import MdocRevocation
 import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
