@@ -14,21 +14,21 @@ let package = Package(
         .library(name: "WalletCBOR", targets: ["WalletCBOR"]),
         .library(name: "WalletCOSE", targets: ["WalletCOSE"]),
         .library(name: "VerificationCore", targets: ["VerificationCore"]),
+        .library(name: "WalletJSON", targets: ["WalletJSON"]),
+        .library(name: "VerifierPresentation", targets: ["VerifierPresentation"]),
         .library(name: "ApplePayVerifier", targets: ["ApplePayVerifier"]),
         .library(name: "Mdoc", targets: ["Mdoc"]),
         .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
         .library(name: "WalletIdentity", targets: ["WalletIdentity"]),
-        .library(name: "MdocRevocation", targets: ["MdocRevocation"]),
         .library(name: "MdocRevocationHTTP", targets: ["MdocRevocationHTTP"]),
-        .library(name: "MdocTrustLists", targets: ["MdocTrustLists"]),
-        .library(name: "PhotoID", targets: ["PhotoID"]),
         .library(name: "WebIdentity", targets: ["WebIdentity"]),
         .library(name: "ReplayStoreSQLite", targets: ["ReplayStoreSQLite"]),
         .library(name: "ReplayStorePostgres", targets: ["ReplayStorePostgres"]),
         // The HTTP service as a library: for embedding, and for the fuzz target of its request bodies.
         .library(name: "VerifierServer", targets: ["VerifierServer"]),
         .executable(name: "wallet-verifier", targets: ["wallet-verifier"]),
-        .executable(name: "wallet-verifier-bench", targets: ["wallet-verifier-bench"]),
+        // For the benchmarks package (Benchmarks/) and for other packages' tests: fixtures built in code.
+        .library(name: "WalletVerifierTestSupport", targets: ["WalletVerifierTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
@@ -66,12 +66,22 @@ let package = Package(
         ),
 
         // Layer 3: the verification vocabulary (report, checks, policy, clock, replay store).
-        .target(name: "VerificationCore", dependencies: ["WalletEncoding", "WalletJSON"], swiftSettings: swiftSettings),
+        .target(
+            name: "VerificationCore",
+            dependencies: [
+                "WalletEncoding", "WalletJSON",
+                // Store keys are SHA-256 digests (ReplayStoreKeys.swift), the same in every store.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
 
-        // Layer 4: the ISO 18013-5 mdoc model (no policy) and its verifier.
+        // Layer 4: the ISO 18013-5 mdoc model (no policy), and its verifier: issuer data, device
+        // authentication, MSO revocation (identifier and status lists), VICAL trust lists and the
+        // passport (photo ID) rules, with no networking.
         .target(
             name: "Mdoc",
-            dependencies: ["WalletEncoding", 
+            dependencies: ["WalletEncoding",
                 "WalletCBOR",
                 "WalletCOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -80,7 +90,7 @@ let package = Package(
         ),
         .target(
             name: "MdocVerifier",
-            dependencies: ["WalletEncoding", 
+            dependencies: ["WalletEncoding",
                 "Mdoc",
                 "WalletCBOR",
                 "WalletCOSE",
@@ -95,13 +105,10 @@ let package = Package(
         // Layer 5: Verify with Wallet (Apple in-app): HPKE envelope, transcript, request sessions.
         .target(
             name: "WalletIdentity",
-            dependencies: ["WalletEncoding", 
+            dependencies: ["WalletEncoding",
                 "Mdoc",
+                // With the MSO revocation checks and the passport rules, as in the web and mdoc flows.
                 "MdocVerifier",
-                // The MSO revocation checks, as in the web and mdoc flows.
-                "MdocRevocation",
-                // Passports (photo ID) get their rules in every flow.
-                "PhotoID",
                 "WalletCBOR",
                 "VerificationCore",
                 "WalletJSON",
@@ -110,39 +117,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Layer 5: MSO revocation (identifier and status lists), VICAL trust lists, passport photo ID,
-        // and Verify with Wallet on the Web (ISO/IEC 18013-7 Annex C). The HTTP fetcher is its own
-        // module so the others stay free of networking.
-        .target(
-            name: "MdocRevocation",
-            dependencies: ["WalletEncoding", 
-                "Mdoc", "MdocVerifier", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .target(name: "MdocRevocationHTTP", dependencies: ["MdocRevocation"], swiftSettings: swiftSettings),
-        .target(
-            name: "MdocTrustLists",
-            dependencies: ["WalletEncoding", 
-                "MdocVerifier", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "PhotoID",
-            dependencies: ["Mdoc", "MdocVerifier", "MdocRevocation", "WalletCBOR", "VerificationCore", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: swiftSettings
-        ),
+        // Layer 5: revocation lists fetched over HTTP (its own module, so the verifiers stay free of
+        // networking), and Verify with Wallet on the Web (ISO/IEC 18013-7 Annex C).
+        .target(name: "MdocRevocationHTTP", dependencies: ["MdocVerifier"], swiftSettings: swiftSettings),
         .target(
             name: "WebIdentity",
-            dependencies: ["WalletEncoding", 
-                "Mdoc", "MdocVerifier", "MdocRevocation", "PhotoID", "WalletCBOR", "WalletCOSE", "VerificationCore",
+            dependencies: ["WalletEncoding",
+                "Mdoc", "MdocVerifier", "WalletCBOR", "WalletCOSE", "VerificationCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // Reader authentication: the reader's certificate chain and its Annex B profile.
                 .product(name: "X509", package: "swift-certificates"),
@@ -154,7 +135,7 @@ let package = Package(
         // Layer 5: Apple Pay payment tokens.
         .target(
             name: "ApplePayVerifier",
-            dependencies: ["WalletEncoding", 
+            dependencies: ["WalletEncoding",
                 "VerificationCore", "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -166,17 +147,12 @@ let package = Package(
         ),
 
         // Layer 5: persistent replay stores (embedded SQLite; shared PostgreSQL for several instances).
-        // Both write keys and times the same way (ReplayStoreKeys), without depending on each other.
-        .target(
-            name: "ReplayStoreKeys",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: swiftSettings
-        ),
+        // Both write keys and times the same way (VerificationCore's ReplayStoreKeys.swift), without
+        // depending on each other.
         .target(
             name: "ReplayStoreSQLite",
             dependencies: [
                 "VerificationCore",
-                "ReplayStoreKeys",
                 // Only for the SQLite library it vendors (VaporCSQLite), called directly.
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -189,7 +165,6 @@ let package = Package(
             name: "ReplayStorePostgres",
             dependencies: [
                 "VerificationCore",
-                "ReplayStoreKeys",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -208,8 +183,8 @@ let package = Package(
         // The HTTP service (Hummingbird): API, web page, metrics, stores.
         .target(
             name: "VerifierServer",
-            dependencies: ["WalletEncoding", 
-                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "WalletIdentity", "ApplePayVerifier",
+            dependencies: ["WalletEncoding",
+                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocationHTTP", "WalletIdentity", "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -231,7 +206,7 @@ let package = Package(
         // Top: the command line. The commands live in a library so tests can run them in-process.
         .target(
             name: "WalletVerifierCommands",
-            dependencies: ["WalletEncoding", 
+            dependencies: ["WalletEncoding",
                 "WalletCBOR",
                 "WalletJSON",
                 "WalletCOSE",
@@ -240,7 +215,7 @@ let package = Package(
                 "Mdoc",
                 "MdocVerifier",
                 "WalletIdentity",
-                "MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "WebIdentity",
+                "MdocRevocationHTTP", "WebIdentity",
                 "VerifierPresentation",
                 "VerifierServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -256,24 +231,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Benchmarks: measure and print, never pass or fail on time (swift run -c release wallet-verifier-bench).
-        .executableTarget(
-            name: "wallet-verifier-bench",
-            dependencies: ["WalletEncoding", 
-                "WalletCBOR", "WalletCOSE", "Mdoc", "MdocVerifier", "WalletIdentity", "ApplePayVerifier", "VerificationCore",
-                "WalletVerifierTestSupport", "VerifierServer", "VerifierPresentation", "WalletJSON", "ReplayStoreSQLite",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: swiftSettings
-        ),
 
         // Fixtures built in code (own PKI, own tokens, own mdocs) and access to the shared vectors.
         .target(
             name: "WalletVerifierTestSupport",
-            dependencies: ["WalletEncoding", 
+            dependencies: ["WalletEncoding",
                 "WalletCBOR",
                 "WalletCOSE",
                 "VerificationCore",
@@ -319,7 +281,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MdocVerifierTests",
-            dependencies: ["WalletEncoding", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore", "WalletVerifierTestSupport",
+            dependencies: ["WalletEncoding", "MdocVerifier", "MdocRevocationHTTP", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                           "WalletVerifierTestSupport",
+                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "X509", package: "swift-certificates"),
                            // RSA issuers for the Annex B algorithm rules.
                            .product(name: "CryptoExtras", package: "swift-crypto")],
@@ -327,7 +291,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletIdentityTests",
-            dependencies: ["WalletEncoding", "WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "PhotoID", "WalletVerifierTestSupport"],
+            dependencies: ["WalletEncoding", "WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "WalletVerifierTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -346,9 +310,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplayStoreTests",
-            dependencies: ["ReplayStoreSQLite", "ReplayStorePostgres", "ReplayStoreKeys", "VerificationCore",
+            dependencies: ["ReplayStoreSQLite", "ReplayStorePostgres", "VerificationCore",
                            // The revocation-list cache shared through the stores.
-                           "MdocRevocation", "MdocRevocationHTTP", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                           "MdocRevocationHTTP", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "SQLiteNIO", package: "sqlite-nio"),
                            .product(name: "PostgresNIO", package: "postgres-nio")],
@@ -361,16 +325,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "MdocRevocationTests",
-            dependencies: ["WalletEncoding", "MdocRevocation", "MdocRevocationHTTP", "MdocTrustLists", "PhotoID", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE",
-                           "VerificationCore", "WalletVerifierTestSupport",
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "X509", package: "swift-certificates")],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
             name: "WebIdentityTests",
-            dependencies: ["WalletEncoding", "WebIdentity", "MdocRevocation", "PhotoID", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
+            dependencies: ["WalletEncoding", "WebIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
                            "WalletVerifierCommands", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "X509", package: "swift-certificates")],
             swiftSettings: swiftSettings

@@ -29,8 +29,8 @@ let package = Package(
         fuzzTarget("FuzzIdentityEnvelope", ["WalletIdentity", "MdocVerifier", "VerificationCore", "WalletCBOR"]),
         fuzzTarget("FuzzWebResponse", ["WebIdentity", "Mdoc", "MdocVerifier", "VerificationCore"], extra: [.product(name: "X509", package: "swift-certificates")]),
         fuzzTarget("FuzzApplePayToken", ["ApplePayVerifier", "VerificationCore"]),
-        fuzzTarget("FuzzRevocationList", ["MdocRevocation", "MdocVerifier", "WalletCOSE"], extra: [.product(name: "Crypto", package: "swift-crypto")]),
-        fuzzTarget("FuzzVICAL", ["MdocTrustLists", "MdocVerifier", "VerificationCore"], extra: [.product(name: "X509", package: "swift-certificates")]),
+        fuzzTarget("FuzzRevocationList", ["MdocVerifier", "WalletCOSE"], extra: [.product(name: "Crypto", package: "swift-crypto")]),
+        fuzzTarget("FuzzVICAL", ["MdocVerifier", "VerificationCore"], extra: [.product(name: "X509", package: "swift-certificates")]),
         fuzzTarget("FuzzPEMKeys", ["ApplePayVerifier", "MdocVerifier", "WalletIdentity", "WebIdentity"]),
         fuzzTarget("FuzzHTTPJSON", ["VerifierServer", "VerificationCore"], extra: [
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MdocRevocation
+import MdocVerifier
 import VerificationCore
 
 /// Fetches revocation lists with URLSession: one GET, no cookies, no URL cache (the

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
-import ReplayStoreKeys
 import Synchronization
 
 /// Races an operation against a deadline without waiting for a loser that ignores cancellation

@@ -1,5 +1,4 @@
 import Foundation
-import ReplayStoreKeys
 import VerificationCore
 
 /// Fetched documents (revocation lists) in the `cached_documents` table (schema 3): one row per

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
-import ReplayStoreKeys
 import Synchronization
 
 /// Tracks operations under way so that closing waits for them and later operations are refused.

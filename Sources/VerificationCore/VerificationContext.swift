@@ -51,4 +51,18 @@ public struct VerificationContext: Sendable, Hashable {
         let parts = clockSkew.components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
+
+    /// A context with only the verification time (no clock skew, no idempotency tag): `.at(date)`.
+    public static func at(_ time: Date) -> VerificationContext {
+        VerificationContext(time: time)
+    }
+
+    /// This context with a clock skew of at least `skew`. Flows whose policy sets a clock skew (the mdoc
+    /// flows) use the larger of the policy's and the caller's allowance.
+    public func allowingClockSkew(_ skew: Duration) -> VerificationContext {
+        var context = self
+        context.clockSkew = max(clockSkew, skew)
+        return context
+    }
 }
+

@@ -6,9 +6,7 @@ import Logging
 import NIOCore
 import Crypto
 import Mdoc
-import MdocRevocation
 import MdocVerifier
-import PhotoID
 import VerificationCore
 import VerifierPresentation
 import WalletIdentity
@@ -224,7 +222,7 @@ struct APIRoutes: Sendable {
         let binding = try object.optionalString("sessionBinding")
         let start = ContinuousClock.now
         let result = await services.identity.verify(requestID: requestID, encryptedData: data,
-                                                    sessionBinding: binding, at: services.clock.now(), idempotency: context.idempotency)
+                                                    sessionBinding: binding, context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "identity", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(result), report: result.report)
     }
@@ -354,8 +352,7 @@ struct APIRoutes: Sendable {
             throw Problem.badRequest("/credential or /response: send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
         }
         let start = ContinuousClock.now
-        let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKeys: services.webKeys, at: services.clock.now(),
-                                               idempotency: context.idempotency)
+        let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKeys: services.webKeys, context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict)), report: result.report)
     }
@@ -383,7 +380,7 @@ struct APIRoutes: Sendable {
         let time = services.clock.now()
         let start = ContinuousClock.now
         let verifier = MdocFlowVerifier(mdocVerifier: MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy), revocation: services.revocation)
-        let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, at: time)
+        let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time))
         services.metrics.record(flow: "mdoc", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(result), report: result.report)
     }

@@ -1,4 +1,4 @@
-import MdocRevocation
+import MdocVerifier
 import Prometheus
 import Synchronization
 import VerificationCore

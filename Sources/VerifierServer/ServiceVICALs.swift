@@ -1,7 +1,5 @@
 import Foundation
 import Logging
-import MdocRevocation
-import MdocTrustLists
 import MdocVerifier
 import ServiceLifecycle
 import Synchronization

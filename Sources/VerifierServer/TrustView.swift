@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import MdocRevocation
 import MdocVerifier
 import SwiftASN1
 import VerificationCore

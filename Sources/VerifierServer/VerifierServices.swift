@@ -2,9 +2,8 @@ import ApplePayVerifier
 import Crypto
 import Foundation
 import Logging
-import MdocRevocation
-import MdocRevocationHTTP
 import MdocVerifier
+import MdocRevocationHTTP
 import ReplayStorePostgres
 import ReplayStoreSQLite
 import ServiceLifecycle

@@ -79,7 +79,7 @@ struct WebPage: Sendable {
                 return errorBox("Give the requestId of the identity request this service created (POST /v1/identity/requests).")
             }
             guard let data = Self.binary(form["envelope"] ?? "") else { return errorBox("The encrypted response is not base64 or hex.") }
-            let result = await services.identity.verify(requestID: requestID, encryptedData: data, sessionBinding: nil, at: time)
+            let result = await services.identity.verify(requestID: requestID, encryptedData: data, sessionBinding: nil, context: .at(time))
             return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "mdoc":
             guard let response = Self.binary(form["deviceResponse"] ?? "") else { return errorBox("The DeviceResponse is not base64 or hex.") }
@@ -87,7 +87,7 @@ struct WebPage: Sendable {
                 return errorBox("The session transcript is not a base64 or hex SessionTranscript.")
             }
             let verifier = services.identity.verifier.mdocVerifier
-            let result = await verifier.verify(deviceResponse: response, transcript: transcript, at: time)
+            let result = await verifier.verify(deviceResponse: response, transcript: transcript, context: .at(time))
             return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "applepay":
             guard let verifier = services.applePay else { return errorBox("Apple Pay is not configured on this server.") }

@@ -1,9 +1,7 @@
 import Crypto
 import Foundation
 import Mdoc
-import MdocRevocation
 import MdocVerifier
-import PhotoID
 import VerificationCore
 import WalletCBOR
 import WalletEncoding
@@ -82,12 +80,13 @@ public struct AppleIdentityVerifier: Sendable {
     /// nonce (request sessions record it as `replay.nonce`).
     /// `requireUnexpired` (or the request's own `requireUnexpired`) makes `identity.document.expiry`
     /// required instead of advisory.
-    public func verify(encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor? = nil, at time: Date,
+    public func verify(encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor? = nil, context: VerificationContext,
                        nonceOutcome: CheckOutcome? = nil, requireUnexpired: Bool = false) async -> IdentityVerificationResult {
+        let time = context.time
         let requireUnexpired = requireUnexpired || request?.requireUnexpired == true
         // An expired physical document is a warning unless the request requires an unexpired one.
         let requirements = policy.mdoc.requirements.with(.identityDocumentExpiry, requireUnexpired ? .required : .advisory)
-        var runner = CheckRunner(policy: requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew))
+        var runner = CheckRunner(policy: requirements, context: context.allowingClockSkew(policy.mdoc.clockSkew))
         if let nonceOutcome {
             runner.run(.replayNonce) { nonceOutcome }
         }

@@ -1,4 +1,3 @@
-import MdocRevocation
 import MdocVerifier
 import VerificationCore
 

@@ -105,17 +105,18 @@ public struct IdentityRequestSessions: Sendable {
 
     /// Consumes the request's nonce and verifies the response against it. A second use of the same
     /// request is rejected by `replay.nonce`; a store failure makes the verdict indeterminate.
-    /// With `idempotency`, a retry of the same submission (same key and body, within its window,
+    /// With an idempotency tag in `context`, a retry of the same submission (same key and body, within its window,
     /// before the request expires) finds the nonce it consumed and is verified again, its
     /// `replay.nonce` passing as `idempotentRetry`.
-    public func verify(requestID: String, encryptedData: [UInt8], sessionBinding: String? = nil, at time: Date,
-                       idempotency: IdempotencyTag? = nil) async -> IdentityVerificationResult {
+    public func verify(requestID: String, encryptedData: [UInt8], sessionBinding: String? = nil, context: VerificationContext) async -> IdentityVerificationResult {
+        let time = context.time
+        let idempotency = context.idempotency
         let consumption: NonceConsumption
         do {
             consumption = try await store.consumeNonce(requestID, now: time, idempotency: idempotency)
         } catch {
             let outcome = CheckOutcome.error("storeUnavailable", "The nonce store could not be reached; try again.", retryable: true)
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], request: nil, at: time, nonceOutcome: outcome)
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], request: nil, context: context, nonceOutcome: outcome)
         }
         let payloadBytes: [UInt8], consumedOutcome: CheckOutcome
         switch consumption {
@@ -127,26 +128,26 @@ public struct IdentityRequestSessions: Sendable {
             consumedOutcome = .idempotentRetry("The request nonce was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
                                                firstSeen: firstConsumed)
         case .alreadyConsumed:
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
                                          nonceOutcome: .failed("nonceReused", "This request's nonce was used already: a response is accepted once (replay)."))
         case .expired:
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
                                          nonceOutcome: .failed("nonceExpired", "The request expired before the response arrived; create a new request."))
         case .unknown:
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
                                          nonceOutcome: .failed("unknownRequest", "No such request was issued (or it was purged)."))
         }
         do {
             guard let payload = Self.readPayload(payloadBytes), let nonce = Hex.decode(payload.nonce) else {
-                return await verifier.verify(encryptedData: encryptedData, nonce: [], at: time,
+                return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
                                              nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
             }
             let merchantVerifier = verifier(forMerchant: payload.merchantId)
             if let expected = payload.sessionBinding, expected != sessionBinding {
-                return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
+                return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
                                                      nonceOutcome: .failed("sessionMismatch", "The request was created for another session."))
             }
-            return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, at: time,
+            return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
                                                  nonceOutcome: consumedOutcome)
         }
     }

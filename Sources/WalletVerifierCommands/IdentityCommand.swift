@@ -86,7 +86,7 @@ struct IdentityCommand: AsyncParsableCommand {
             let data = try InputFiles.readCBORFile(envelope).bytes
             let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: merchantId, teamID: teamId, trustStore: store,
                                                  policy: policy == .developer ? .developer : .production, revocation: prepared.revocation)
-            let result = await CommandSupport.extendIdentity(await verifier.verify(encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, at: time, requireUnexpired: requireUnexpired),
+            let result = await CommandSupport.extendIdentity(await verifier.verify(encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, context: .at(time), requireUnexpired: requireUnexpired),
                                                              policy: policy == .developer ? .developer : .production, at: time, prepared: prepared)
             CommandSupport.print(identity: result, format: format)
             throw CommandExit(code: result.report.verdict.exitCode)

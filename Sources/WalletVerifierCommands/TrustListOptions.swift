@@ -2,11 +2,8 @@ import ArgumentParser
 import Crypto
 import Foundation
 import Mdoc
-import MdocRevocation
-import MdocRevocationHTTP
-import MdocTrustLists
 import MdocVerifier
-import PhotoID
+import MdocRevocationHTTP
 import VerificationCore
 import X509
 import WalletIdentity
@@ -81,7 +78,7 @@ extension CommandSupport {
     static func verifyMdoc(response bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?,
                            store: IACATrustStore, policy: MdocVerificationPolicy, at time: Date, prepared: TrustListOptions.Prepared) async -> MdocVerificationResult {
         await MdocFlowVerifier(mdocVerifier: MdocVerifier(trustStore: store, policy: policy), revocation: prepared.revocation)
-            .verify(deviceResponse: bytes, transcript: transcript, readerKey: readerKey, at: time, prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+            .verify(deviceResponse: bytes, transcript: transcript, readerKey: readerKey, context: .at(time), prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
     }
 
     /// An in-app identity result with the VICAL checks put first (the verifier itself ran the

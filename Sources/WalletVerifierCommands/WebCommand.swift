@@ -191,12 +191,12 @@ struct WebCommand: AsyncParsableCommand {
                 }
                 let nonceOutcome = file.consume(sessionPath: session, at: time)
                 result = await verifier.verify(response: responseBytes, encryptionInfo: file.encryptionInfo, origin: file.origin, recipientKey: key,
-                                               request: file.request, at: time, nonceOutcome: nonceOutcome,
+                                               request: file.request, context: .at(time), nonceOutcome: nonceOutcome,
                                                prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
             } else if let encryptionInfo, let origin, let recipientKey {
                 let key = try CommandSupport.webRecipientKey(recipientKey)
                 result = await verifier.verify(response: responseBytes, encryptionInfo: try CommandSupport.encryptionInfoText(encryptionInfo), origin: origin,
-                                               recipientKey: key, at: time, prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+                                               recipientKey: key, context: .at(time), prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
             } else {
                 throw CLIInputError("give --session SESSION_FILE, or --encryption-info B64URL --origin URL --recipient-key FILE")
             }

@@ -68,7 +68,7 @@ extension WebCommand {
             var roots: [Certificate] = []
             for path in trust { roots += try CommandSupport.trustStore([path]).anchors.map(\.certificate) }
             let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: infoText, origin: origin)
-            let report = await ReaderAuthVerifier(roots: roots).verify(deviceRequest: deviceRequest, transcript: transcript, at: time)
+            let report = await ReaderAuthVerifier(roots: roots).verify(deviceRequest: deviceRequest, transcript: transcript, context: .at(time))
             switch format {
             case .json: CLIOutput.current.out(ReportOutput.json(report))
             case .text: CLIOutput.current.out(ReportOutput.text(report))

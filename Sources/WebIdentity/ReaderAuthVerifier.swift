@@ -137,8 +137,9 @@ public struct ReaderAuthVerifier: Sendable {
 
     /// Verifies every reader signature of the encoded DeviceRequest for `transcript` at `time` and reports the `reader.*` checks.
     /// When readerAuthAll is present only its signatures are checked, otherwise each DocRequest's readerAuth; problems are findings, never thrown.
-    public func verify(deviceRequest bytes: [UInt8], transcript: SessionTranscript, at time: Date) async -> VerificationReport {
-        var runner = CheckRunner(policy: VerificationPolicy(name: "reader-auth/iso18013-5@1"), context: VerificationContext(time: time))
+    public func verify(deviceRequest bytes: [UInt8], transcript: SessionTranscript, context: VerificationContext) async -> VerificationReport {
+        let time = context.time
+        var runner = CheckRunner(policy: VerificationPolicy(name: "reader-auth/iso18013-5@1"), context: context)
         var request: ReceivedDeviceRequest?
         runner.run(.readerRequestStructure) {
             let decoded: ReceivedDeviceRequest

@@ -1,9 +1,7 @@
 import Crypto
 import Foundation
 import Mdoc
-import MdocRevocation
 import MdocVerifier
-import PhotoID
 import VerificationCore
 import WalletCBOR
 
@@ -85,10 +83,11 @@ public struct WebIdentityVerifier: Sendable {
     /// sent to the browser) and origin are known. `prefix` results (trust-list checks) go first;
     /// `nonceOutcome` is the request session's `replay.nonce`.
     public func verify(response: [UInt8], encryptionInfo: String, origin: String, recipientKey: P256.KeyAgreement.PrivateKey,
-                       request: WebDocumentRequest? = nil, at time: Date, nonceOutcome: CheckOutcome? = nil,
+                       request: WebDocumentRequest? = nil, context: VerificationContext, nonceOutcome: CheckOutcome? = nil,
                        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []) async -> WebVerificationResult {
+        let time = context.time
         let policy = mdocVerifier.policy
-        var runner = CheckRunner(policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: VerificationContext(time: time, clockSkew: policy.clockSkew))
+        var runner = CheckRunner(policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: context.allowingClockSkew(policy.clockSkew))
         for result in prefix { runner.record(result) }
         for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
         if let nonceOutcome { runner.run(.webNonce) { nonceOutcome } }

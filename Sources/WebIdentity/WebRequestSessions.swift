@@ -69,31 +69,31 @@ public struct WebRequestSessions: Sendable {
     /// As ``verify(requestID:response:recipientKey:at:)`` with a key ring: the response is decrypted
     /// with the key its request was issued for (rotated keys keep opening responses to requests
     /// issued before the rotation, until those expire).
-    /// With `idempotency`, a retry of the same submission (same key and body, within its window,
+    /// With an idempotency tag in `context`, a retry of the same submission (same key and body, within its window,
     /// before the request expires) is verified again, its `replay.nonce` passing as `idempotentRetry`.
-    public func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], at time: Date,
-                       idempotency: IdempotencyTag? = nil) async -> WebVerificationResult {
-        await verify(requestID: requestID, response: response, recipientKeys: recipientKeys, recipientKey: nil, at: time, idempotency: idempotency)
+    public func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], context: VerificationContext) async -> WebVerificationResult {
+        await verify(requestID: requestID, response: response, recipientKeys: recipientKeys, recipientKey: nil, context: context)
     }
 
     /// Consumes the request and verifies the response against it. A second use is rejected by
     /// `replay.nonce`; a store failure makes the verdict indeterminate.
-    public func verify(requestID: String, response: [UInt8], recipientKey: P256.KeyAgreement.PrivateKey, at time: Date) async -> WebVerificationResult {
-        await verify(requestID: requestID, response: response, recipientKeys: [recipientKey], recipientKey: recipientKey, at: time)
+    public func verify(requestID: String, response: [UInt8], recipientKey: P256.KeyAgreement.PrivateKey, context: VerificationContext) async -> WebVerificationResult {
+        await verify(requestID: requestID, response: response, recipientKeys: [recipientKey], recipientKey: recipientKey, context: context)
     }
 
-    private func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], recipientKey fixed: P256.KeyAgreement.PrivateKey?, at time: Date,
-                        idempotency: IdempotencyTag? = nil) async -> WebVerificationResult {
+    private func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], recipientKey fixed: P256.KeyAgreement.PrivateKey?,
+                        context: VerificationContext) async -> WebVerificationResult {
+        let time = context.time
         // Before the session is read, failures are reported with any key (nothing is decrypted).
         guard let recipientKey = fixed ?? recipientKeys.first else {
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: P256.KeyAgreement.PrivateKey(), at: time,
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: P256.KeyAgreement.PrivateKey(), context: context,
                                          nonceOutcome: .error("noRecipientKey", "No web recipient key is configured.", retryable: false))
         }
         let consumption: NonceConsumption
         do {
-            consumption = try await store.consumeNonce(requestID, now: time, idempotency: idempotency)
+            consumption = try await store.consumeNonce(requestID, now: time, idempotency: context.idempotency)
         } catch {
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
                                          nonceOutcome: .error("storeUnavailable", "The request store could not be reached; try again.", retryable: true))
         }
         let bytes: [UInt8], consumedOutcome: CheckOutcome
@@ -106,23 +106,23 @@ public struct WebRequestSessions: Sendable {
             consumedOutcome = .idempotentRetry("The request was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
                                                firstSeen: firstConsumed)
         case .alreadyConsumed:
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
                                          nonceOutcome: .failed("nonceReused", "This request was answered already: a response is accepted once (replay)."))
         case .expired:
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
                                          nonceOutcome: .failed("nonceExpired", "The request expired before the response arrived; create a new request."))
         case .unknown:
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
                                          nonceOutcome: .failed("unknownRequest", "No such request was issued (or it was purged)."))
         }
         do {
             guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
-                return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, at: time,
+                return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
                                              nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
             }
             let key = fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } } ?? recipientKey
             return await verifier.verify(response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
-                                         request: payload.request, at: time,
+                                         request: payload.request, context: context,
                                          nonceOutcome: consumedOutcome)
         }
     }

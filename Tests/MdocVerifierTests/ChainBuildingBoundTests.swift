@@ -37,7 +37,7 @@ import WalletVerifierTestSupport
         fixture.additionalCertificates = mesh.meshDER
         let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [trusted.iaca]), policy: .iso18013Strict)
-        let (milliseconds, report) = await timed { await verifier.verify(deviceResponse: bytes, transcript: transcript, at: time).report }
+        let (milliseconds, report) = await timed { await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(time)).report }
         #expect(report.verdict == .rejected)
         #expect(report.check(.mdocIssuerSignature)?.reason == "chainTooLong")
         #expect(report.check(.mdocIssuerChain)?.reason == .prerequisiteFailed)
@@ -54,7 +54,7 @@ import WalletVerifierTestSupport
         fixture.additionalCertificates = mesh.meshDER
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [trusted.iaca]), policy: .iso18013Strict)
         let bytes = try fixture.deviceResponse(pki: meshSigned, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        let (milliseconds, report) = await timed { await verifier.verify(deviceResponse: bytes, transcript: transcript, at: time).report }
+        let (milliseconds, report) = await timed { await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(time)).report }
         #expect(report.check(.mdocIssuerSignature)?.status == .passed)
         let chain = try #require(report.check(.mdocIssuerChain))
         #expect(chain.reason == "untrustedIssuer")
@@ -62,7 +62,7 @@ import WalletVerifierTestSupport
         #expect(milliseconds < 50)
         // The trusted IACA's own signer with unrelated certificates after it: accepted.
         let good = try fixture.deviceResponse(pki: trusted, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        let accepted = await verifier.verify(deviceResponse: good, transcript: transcript, at: time).report
+        let accepted = await verifier.verify(deviceResponse: good, transcript: transcript, context: .at(time)).report
         #expect(accepted.check(.mdocIssuerChain)?.status == .passed, "\(accepted.failures.map(\.message))")
     }
 }

@@ -24,7 +24,7 @@ import SwiftASN1
         var bytes = try fixture.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
         mutate?(&bytes)
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: policy)
-        return await verifier.verify(deviceResponse: bytes, transcript: transcriptOverride ?? transcript, readerKey: readerKey, at: time).report
+        return await verifier.verify(deviceResponse: bytes, transcript: transcriptOverride ?? transcript, readerKey: readerKey, context: .at(time)).report
     }
 
     @Test func cleanFixtureIsAccepted() async throws {
@@ -70,7 +70,7 @@ import SwiftASN1
         #expect(try await verify(status).check(.mdocResponseStructure)?.reason == "responseStatus")
         let empty = try CBORNode.map(["version": .text("1.0"), "documents": .array([]), "status": .unsigned(0)])
         let verifier = MdocVerifier(trustStore: IACATrustStore(), policy: .iso18013Strict)
-        let report = await verifier.verify(deviceResponse: Array(empty.encodedBytes), transcript: transcript, at: Self.time).report
+        let report = await verifier.verify(deviceResponse: Array(empty.encodedBytes), transcript: transcript, context: .at(Self.time)).report
         #expect(report.check(.mdocResponseStructure)?.reason == "noDocuments")
         #expect(report.verdict == .rejected)
     }
@@ -78,7 +78,7 @@ import SwiftASN1
     @Test(arguments: ["a0", "80", "a2 6776657273696f6e 63312e30 6673746174757300", "ff", "a3 6776657273696f6e 63312e30 69646f63756d656e7473 81 a0 6673746174757300"])
     func hostileResponsesBecomeFailedChecks(_ input: String) async throws {
         let verifier = MdocVerifier(trustStore: IACATrustStore(), policy: .iso18013Strict)
-        let report = await verifier.verify(deviceResponse: hex(input), transcript: transcript, at: Self.time).report
+        let report = await verifier.verify(deviceResponse: hex(input), transcript: transcript, context: .at(Self.time)).report
         #expect(report.verdict == .rejected)
         #expect(!report.failures.isEmpty)
     }
@@ -131,20 +131,20 @@ import SwiftASN1
         let untrusted = try MdocPKI()
         let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [untrusted.iaca]), policy: .iso18013Strict)
-        let report = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: Self.time).report
+        let report = await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(Self.time)).report
         #expect(report.check(.mdocIssuerChain)?.reason == "untrustedIssuer")
 
         var expiredOptions = MdocPKI.Options(); expiredOptions.dsNotAfter = Self.time.addingTimeInterval(-60)
         #expect(try await verify(pki: try MdocPKI(expiredOptions)).check(.mdocIssuerChain)?.reason == "certificateExpired")
 
         let empty = MdocVerifier(trustStore: IACATrustStore(), policy: .iso18013Strict)
-        #expect(await empty.verify(deviceResponse: bytes, transcript: transcript, at: Self.time).report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
+        #expect(await empty.verify(deviceResponse: bytes, transcript: transcript, context: .at(Self.time)).report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
 
         // A root restricted to another docType does not vouch for an mDL.
         var restricted = IACATrustStore()
         restricted.add(pki.iaca, docTypes: ["org.iso.23220.photoid.1"])
         let scoped = MdocVerifier(trustStore: restricted, policy: .iso18013Strict)
-        #expect(await scoped.verify(deviceResponse: bytes, transcript: transcript, at: Self.time).report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
+        #expect(await scoped.verify(deviceResponse: bytes, transcript: transcript, context: .at(Self.time)).report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
     }
 
     // mdoc.issuer.certificateProfile
@@ -182,7 +182,7 @@ import SwiftASN1
             let pki = try MdocPKI(options)
             let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
             let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.ds]), policy: policy)
-            return await verifier.verify(deviceResponse: bytes, transcript: transcript, at: Self.time).report
+            return await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(Self.time)).report
         }
         let good = try await verifyPinned(MdocPKI.Options(), policy: .iso18013Strict)
         #expect(good.check(.mdocIssuerChain)?.status == .passed)
@@ -313,7 +313,7 @@ import SwiftASN1
         let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
         for length in stride(from: 0, to: bytes.count, by: 10) {
-            let report = await verifier.verify(deviceResponse: Array(bytes[..<length]), transcript: transcript, at: Self.time).report
+            let report = await verifier.verify(deviceResponse: Array(bytes[..<length]), transcript: transcript, context: .at(Self.time)).report
             #expect(report.verdict == .rejected)
         }
     }
@@ -331,7 +331,7 @@ import SwiftASN1
         fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "family_name", try HostileCBOR.nestedTag24Node(levels: levels))]
         let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
-        let result = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: MdocNegativePathTests.time)
+        let result = await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(MdocNegativePathTests.time))
         #expect(result.report.verdict == .rejected)
         let failures = result.report.failures.map { "\($0.id.rawValue): \($0.reason.rawValue)" }
         #expect(failures.contains("mdoc.document.structure: depthLimitExceeded"), "\(failures)")
@@ -344,7 +344,7 @@ import SwiftASN1
         fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "family_name", try HostileCBOR.nestedTag24Node(levels: 3))]
         let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
-        let result = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: MdocNegativePathTests.time)
+        let result = await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(MdocNegativePathTests.time))
         #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
         #expect(result.documents.first?.element(MdocFixture.isoNameSpace, "family_name") == .text("abc"))
     }
@@ -381,7 +381,7 @@ import SwiftASN1
 
     func verify(_ pki: MdocPKI, policy: MdocVerificationPolicy = .iso18013Strict) async throws -> VerificationReport {
         let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        return await MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: policy).verify(deviceResponse: bytes, transcript: transcript, at: time).report
+        return await MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: policy).verify(deviceResponse: bytes, transcript: transcript, context: .at(time)).report
     }
 
     @Test func theFixtureFollowsTheWholeProfile() async throws {
@@ -491,7 +491,7 @@ import SwiftASN1
         #expect(problems.contains { $0.hasPrefix("the document signer is signed with") })
         let bytes = try MdocFixture().deviceResponse(pki: MdocPKI(iacaKey: P256.Signing.PrivateKey(), iaca: issued.iaca, dsKey: issued.dsKey, ds: issued.ds), deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         for policy in [MdocVerificationPolicy.iso18013Strict, .appleInApp] {
-            let report = await MdocVerifier(trustStore: IACATrustStore(certificates: [issued.iaca]), policy: policy).verify(deviceResponse: bytes, transcript: transcript, at: time).report
+            let report = await MdocVerifier(trustStore: IACATrustStore(certificates: [issued.iaca]), policy: policy).verify(deviceResponse: bytes, transcript: transcript, context: .at(time)).report
             #expect(report.check(.mdocIssuerChain)?.status == .passed, "\(report.failures.map(\.message))")
             #expect(report.check(.mdocIssuerCertificateProfile)?.status == .failed)
             #expect(report.check(.mdocIssuerCertificateProfile)?.message.contains("RSA key") == true)

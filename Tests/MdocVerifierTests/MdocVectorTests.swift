@@ -35,7 +35,7 @@ func appleSampleTranscript() throws -> SessionTranscript {
     let verifier = MdocVerifier(trustStore: try! trustStore(apple + "issuer_root.crt"), policy: .appleInApp)
 
     @Test func verifiesEndToEndUnderTheInAppPolicy() async throws {
-        let result = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), at: date("2022-04-01T00:00:00Z"))
+        let result = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
         let report = result.report
         for check in report.checks { #expect(check.status == .passed || check.reason == "countryNameAbsent", "\(check.id): \(check.message)") }
         #expect(report.verdict == .accepted)
@@ -65,7 +65,7 @@ func appleSampleTranscript() throws -> SessionTranscript {
 
     @Test func strictISOPolicyFailsTheMissingCountryName() async throws {
         let strict = MdocVerifier(trustStore: verifier.trustStore, policy: .iso18013Strict)
-        let result = await strict.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), at: date("2022-04-01T00:00:00Z"))
+        let result = await strict.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocIssuerCountry)?.reason == "countryNameMissing")
         // The sample discloses issuing_country, which cannot be compared with the IACA's missing
@@ -76,14 +76,14 @@ func appleSampleTranscript() throws -> SessionTranscript {
         #expect(result.report.failures.map(\.id) == [.mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocIssuingCountryElement])
         let profile = try #require(result.report.check(.mdocIssuerCertificateProfile))
         #expect(profile.message.contains("457") && profile.message.contains("issuerAltName"))
-        let inApp = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), at: date("2022-04-01T00:00:00Z"))
+        let inApp = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
         #expect(inApp.report.check(.mdocIssuerCertificateProfile)?.status == .passed)
         #expect(inApp.report.check(.mdocIssuerCertificateProfile)?.details["profileWarnings"]?.contains("457") == true)
         #expect(inApp.report.warnings.contains { $0.code == "certificateProfileWarning" })
     }
 
     @Test func laterVerificationTimeExpiresTheMSO() async throws {
-        let result = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), at: date("2023-04-01T00:00:00Z"))
+        let result = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2023-04-01T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocValidity)?.reason == "expired")
         #expect(result.report.check(.mdocIssuerChain)?.status == .passed)
@@ -92,7 +92,7 @@ func appleSampleTranscript() throws -> SessionTranscript {
 
     @Test func untrustedRootFailsTheChainOnly() async throws {
         let other = MdocVerifier(trustStore: try trustStore(apple + "merchant_encryption.crt"), policy: .appleInApp)
-        let result = await other.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), at: date("2022-04-01T00:00:00Z"))
+        let result = await other.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocIssuerChain)?.reason == "untrustedIssuer")
         #expect(result.report.check(.mdocIssuerCertificateProfile)?.reason == .prerequisiteFailed)
@@ -105,7 +105,7 @@ func appleSampleTranscript() throws -> SessionTranscript {
     @Test func aChangedTranscriptFailsDeviceAuthentication() async throws {
         var bytes = try TestVectors.hex(apple + "session_transcript.txt")
         bytes[40] ^= 0x01 // inside the nonce
-        let result = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try SessionTranscript(bytes: bytes), at: date("2022-04-01T00:00:00Z"))
+        let result = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try SessionTranscript(bytes: bytes), context: .at(date("2022-04-01T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocDeviceAuthentication)?.reason == "deviceSignatureInvalid")
     }
@@ -123,12 +123,12 @@ func appleSampleTranscript() throws -> SessionTranscript {
     @Test func validatedChainsAreCachedAndStillCheckedAgainstTime() async throws {
         let transcript = try appleSampleTranscript()
         let response = try appleSampleDeviceResponse()
-        let first = await verifier.verify(deviceResponse: response, transcript: transcript, at: date("2022-04-01T00:00:00Z"))
-        let second = await verifier.verify(deviceResponse: response, transcript: transcript, at: date("2022-04-01T00:00:01Z"))
+        let first = await verifier.verify(deviceResponse: response, transcript: transcript, context: .at(date("2022-04-01T00:00:00Z")))
+        let second = await verifier.verify(deviceResponse: response, transcript: transcript, context: .at(date("2022-04-01T00:00:01Z")))
         #expect(first.report.verdict == .accepted)
         #expect(second.report.verdict == .accepted)
         // Before the DS was issued: the cache must not answer.
-        let early = await verifier.verify(deviceResponse: response, transcript: transcript, at: date("2022-03-01T00:00:00Z"))
+        let early = await verifier.verify(deviceResponse: response, transcript: transcript, context: .at(date("2022-03-01T00:00:00Z")))
         #expect(early.report.check(.mdocIssuerChain)?.reason == "certificateNotYetValid")
     }
 }
@@ -145,7 +145,7 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
     @Test func deviceMacVerifiesWithTheReaderKey() async throws {
         let result = await verifier.verify(deviceResponse: try TestVectors.data(annexD + "device_response.cbor"),
                                            transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
-                                           readerKey: try readerKey(), at: date("2021-01-01T00:00:00Z"))
+                                           readerKey: try readerKey(), context: .at(date("2021-01-01T00:00:00Z")))
         let report = result.report
         #expect(report.check(.mdocIssuerSignature)?.status == .passed)
         #expect(report.check(.mdocValueDigests)?.status == .passed)
@@ -168,7 +168,7 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
     @Test func withoutTheReaderKeyTheMacCannotBeChecked() async throws {
         let result = await verifier.verify(deviceResponse: try TestVectors.data(annexD + "device_response.cbor"),
                                            transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
-                                           at: date("2021-01-01T00:00:00Z"))
+                                           context: .at(date("2021-01-01T00:00:00Z")))
         let check = try #require(result.report.check(.mdocDeviceAuthentication))
         #expect(check.status == .error)
         #expect(check.reason == "readerKeyRequired")
@@ -179,7 +179,7 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
     @Test func todayTheMSOAndDSHaveExpired() async throws {
         let result = await verifier.verify(deviceResponse: try TestVectors.data(annexD + "device_response.cbor"),
                                            transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
-                                           readerKey: try readerKey(), at: date("2026-11-21T00:00:00Z"))
+                                           readerKey: try readerKey(), context: .at(date("2026-11-21T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocIssuerChain)?.reason == "certificateExpired")
         #expect(result.report.check(.mdocValidity)?.reason == "expired")
@@ -192,7 +192,7 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
         let der = try response.documents[0].issuerSigned.issuerAuth.headers.x5chain()[0]
         let pinned = MdocVerifier(trustStore: IACATrustStore(certificates: [try Certificate(derEncoded: der)]), policy: .iso18013Strict)
         let result = await pinned.verify(deviceResponse: bytes, transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
-                                         readerKey: try readerKey(), at: date("2021-01-01T00:00:00Z"))
+                                         readerKey: try readerKey(), context: .at(date("2021-01-01T00:00:00Z")))
         #expect(result.report.check(.mdocIssuerSignature)?.status == .passed)
         #expect(result.report.check(.mdocValueDigests)?.status == .passed)
         #expect(result.report.check(.mdocDeviceAuthentication)?.reason == "deviceMacInvalid")
@@ -207,7 +207,7 @@ private let auth0 = "mdoc/auth0-mdl-oid4vp-draft/"
         let verifier = MdocVerifier(trustStore: try trustStore(auth0 + "issuer.pem"), policy: .appleInApp)
         return await verifier.verify(deviceResponse: try TestVectors.data(auth0 + "example\(example).device_response.cbor"),
                                      transcript: try SessionTranscript(bytes: try TestVectors.data(auth0 + "example\(example).session_transcript_bytes.cbor")),
-                                     at: date("2024-01-01T00:00:00Z"))
+                                     context: .at(date("2024-01-01T00:00:00Z")))
     }
 
     @Test(arguments: [1, 2, 4])
@@ -265,7 +265,7 @@ private let owf = "mdoc/owf-mdoc-ts-examples/"
         let built = SessionTranscript.openID4VPDigitalCredentialsDraft24(origin: origin, nonce: "UwQek7MemM55VM2Lc7UPPsdsxa-vejebSUo75B_G7vk")
         #expect(built.bytes == (try TestVectors.data(owf + "google/session_transcript.cbor")))
         let verifier = MdocVerifier(trustStore: try trustStore(owf + "google/signingCertificate.pem"), policy: .appleInApp)
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "google/device_response.cbor"), transcript: built, at: date("2025-02-20T00:00:00Z"))
+        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "google/device_response.cbor"), transcript: built, context: .at(date("2025-02-20T00:00:00Z")))
         #expect(result.report.check(.mdocDeviceAuthentication)?.status == .passed)
         #expect(result.report.check(.mdocIssuerSignature)?.status == .passed)
         #expect(result.report.check(.mdocValueDigests)?.status == .passed)
@@ -275,7 +275,7 @@ private let owf = "mdoc/owf-mdoc-ts-examples/"
         let built = SessionTranscript.oid4vpDraft18(clientID: "example.com", responseURI: "https://example.com/12345/response", nonce: "abcdefgh1234567890", mdocGeneratedNonce: "")
         #expect(built.bytes == (try TestVectors.data(owf + "france/session_transcript.cbor")))
         let verifier = MdocVerifier(trustStore: try trustStore(owf + "france/issuerCertificate.pem"), policy: .appleInApp)
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "france/device_response.cbor"), transcript: built, at: date("2021-09-25T00:00:00Z"))
+        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "france/device_response.cbor"), transcript: built, context: .at(date("2021-09-25T00:00:00Z")))
         #expect(result.report.check(.mdocDeviceAuthentication)?.status == .passed)
         #expect(result.report.check(.mdocValueDigests)?.status == .passed)
     }
@@ -289,7 +289,7 @@ private let owf = "mdoc/owf-mdoc-ts-examples/"
         // the issuer checks fail with a clear reason, while the device signature over the transcript verifies.
         #expect(throws: (any Error).self) { try trustStore(owf + "ubique/issuerCertificate.pem") }
         let verifier = MdocVerifier(trustStore: try trustStore(apple + "issuer_root.crt"), policy: .appleInApp)
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "ubique/device_response.cbor"), transcript: built, at: date("2025-02-01T00:00:00Z"))
+        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "ubique/device_response.cbor"), transcript: built, context: .at(date("2025-02-01T00:00:00Z")))
         #expect(result.report.check(.mdocDeviceAuthentication)?.status == .passed)
         #expect(result.report.check(.mdocValidity)?.status == .passed)
         #expect(result.report.check(.mdocIssuerSignature)?.reason == "invalidCertificate")
@@ -306,7 +306,7 @@ private let owf = "mdoc/owf-mdoc-ts-examples/"
             responseURI: "https://playground.animo.id/oid4vp/8caaebcc-d48c-471b-86b0-a534e15c4774/authorize?session=6c115dbc-1364-4e9f-a325-173eeec01a5a")
         #expect(transcript.bytes == (try TestVectors.data(owf + "animo-mdoc-05/session_transcript.cbor")))
         let verifier = MdocVerifier(trustStore: try trustStore(owf + "animo-mdoc-05/rootCertificate.pem"), policy: .appleInApp)
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "animo-mdoc-05/device_response.cbor"), transcript: transcript, at: date("2026-01-12T00:00:00Z"))
+        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "animo-mdoc-05/device_response.cbor"), transcript: transcript, context: .at(date("2026-01-12T00:00:00Z")))
         #expect(result.report.check(.mdocDeviceAuthentication)?.status == .passed)
         #expect(result.report.check(.mdocIssuerChain)?.status == .passed)
         #expect(result.report.check(.mdocValueDigests)?.status == .passed)

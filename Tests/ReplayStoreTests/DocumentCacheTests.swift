@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import MdocRevocation
+import MdocVerifier
 import MdocRevocationHTTP
 import ReplayStorePostgres
 import ReplayStoreSQLite

@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import ReplayStoreKeys
 import ReplayStoreSQLite
 import SQLiteNIO
 import Testing

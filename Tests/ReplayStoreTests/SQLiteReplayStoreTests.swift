@@ -2,7 +2,6 @@ import Foundation
 import NIOCore
 import NIOPosix
 @testable import ReplayStoreSQLite
-import ReplayStoreKeys
 import SQLiteNIO
 import Testing
 import VerificationCore

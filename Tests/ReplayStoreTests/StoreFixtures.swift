@@ -1,7 +1,6 @@
 import Foundation
 import PostgresNIO
 import ReplayStorePostgres
-import ReplayStoreKeys
 import ReplayStoreSQLite
 import Testing
 import VerificationCore

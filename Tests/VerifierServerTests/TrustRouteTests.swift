@@ -8,7 +8,7 @@ import VerificationCore
 import VerifierServer
 import WalletCBOR
 import WalletVerifierTestSupport
-import MdocRevocation
+import MdocVerifier
 import X509
 import WalletEncoding
 

@@ -258,7 +258,7 @@ import WalletEncoding
         let request = try #require(((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?.first?["data"] as? [String: Any])
         let deviceRequest = try #require((request["deviceRequest"] as? String).flatMap(Base64.decodeURL))
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: try #require(request["encryptionInfo"] as? String), origin: fixture.webOrigin)
-        let report = await ReaderAuthVerifier(roots: [reader.root]).verify(deviceRequest: deviceRequest, transcript: transcript, at: ServiceFixture.time)
+        let report = await ReaderAuthVerifier(roots: [reader.root]).verify(deviceRequest: deviceRequest, transcript: transcript, context: .at(ServiceFixture.time))
         #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
         #expect(try ReceivedDeviceRequest(cborBytes: deviceRequest).version == (all ? "1.1" : "1.0"))
 

@@ -40,7 +40,7 @@ func sampleTrust() throws -> IACATrustStore {
     func envelope() throws -> [UInt8] { try TestVectors.hex(sample + "hpke_envelope.cbor") }
 
     @Test func sampleVerifiesEndToEnd() async throws {
-        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: sampleTime)
+        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
         let report = result.report
         #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
         for id: CheckID in [.identityEnvelopeStructure, .identityEnvelopeRecipientKey, .identityEnvelopeTranscript, .identityEnvelopeDecryption,
@@ -63,7 +63,7 @@ func sampleTrust() throws -> IACATrustStore {
         case "merchant": merchant += "x"
         default: team = "OTHERTEAM"
         }
-        let report = await try verifier(merchant: merchant, team: team).verify(encryptedData: try envelope(), nonce: nonce, at: sampleTime).report
+        let report = await try verifier(merchant: merchant, team: team).verify(encryptedData: try envelope(), nonce: nonce, context: .at(sampleTime)).report
         #expect(report.verdict == .rejected)
         #expect(report.check(.identityEnvelopeTranscript)?.reason == "infoHashMismatch")
         #expect(report.check(.identityEnvelopeTranscript)?.message.contains("nonce, merchant identifier") == true)
@@ -73,7 +73,7 @@ func sampleTrust() throws -> IACATrustStore {
 
     @Test func wrongKeyFailsBeforeDecryption() async throws {
         let ring = IdentityKeyRing([P256.KeyAgreement.PrivateKey()])
-        let report = await try verifier(ring: ring).verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: sampleTime).report
+        let report = await try verifier(ring: ring).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime)).report
         #expect(report.check(.identityEnvelopeRecipientKey)?.reason == "noMatchingKey")
         #expect(report.check(.identityEnvelopeRecipientKey)?.message.contains("b2c00f06b2df6456") == true)
         #expect(report.check(.identityEnvelopeDecryption)?.status == .skipped)
@@ -83,13 +83,13 @@ func sampleTrust() throws -> IACATrustStore {
     @Test func keyRotationPicksTheRightKey() async throws {
         var ring = IdentityKeyRing([P256.KeyAgreement.PrivateKey(), P256.KeyAgreement.PrivateKey()])
         try ring.load(path: TestVectors.path(sample + "merchant_encryption.key"))
-        let report = await try verifier(ring: ring).verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: sampleTime).report
+        let report = await try verifier(ring: ring).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime)).report
         #expect(report.verdict == .accepted)
         #expect(report.check(.identityEnvelopeRecipientKey)?.details["key"] == "merchant_encryption.key")
     }
 
     @Test func laterVerificationTimeFails() async throws {
-        let report = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: RFC3339.parse("2023-06-01T00:00:00Z")!).report
+        let report = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(RFC3339.parse("2023-06-01T00:00:00Z")!)).report
         #expect(report.verdict == .rejected)
         #expect(report.check(.mdocValidity)?.reason == "expired")
     }
@@ -97,23 +97,23 @@ func sampleTrust() throws -> IACATrustStore {
     /// Apple's sample licence expired on 2022-01-30 and is verified at 2022-04-01: a warning by
     /// default (the verdict stands), a failure when the request requires an unexpired document.
     @Test func theSamplesExpiredLicenceIsAWarningUnlessRequired() async throws {
-        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: sampleTime)
+        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
         let expiry = try #require(result.report.check(.identityDocumentExpiry))
         #expect(expiry.status == .failed)
         #expect(expiry.requirement == .advisory)
         #expect(expiry.reason == .documentExpired)
         #expect(expiry.details["expiryDate"] == "2022-01-30")
         #expect(result.report.verdict == .accepted)
-        let required = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: sampleTime, requireUnexpired: true)
+        let required = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime), requireUnexpired: true)
         #expect(required.report.check(.identityDocumentExpiry)?.requirement == .required)
         #expect(required.report.verdict == .rejected)
         // The day of expiry still counts as valid.
-        let onTheDay = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: RFC3339.parse("2022-01-30T23:00:00Z")!, requireUnexpired: true)
+        let onTheDay = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(RFC3339.parse("2022-01-30T23:00:00Z")!), requireUnexpired: true)
         #expect(onTheDay.report.check(.identityDocumentExpiry)?.status == .passed)
     }
 
     @Test func developerPolicyMarksTheReportTestOnly() async throws {
-        let report = await try verifier(policy: .developer).verify(encryptedData: try envelope(), nonce: try sampleNonce(), at: sampleTime).report
+        let report = await try verifier(policy: .developer).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime)).report
         #expect(report.testOnly)
         #expect(report.policy.contains("developer"))
     }
@@ -127,7 +127,7 @@ func sampleTrust() throws -> IACATrustStore {
             .init(.documentIssueDate, intentToStore: .willNotStore), .init(.documentExpirationDate, intentToStore: .willNotStore),
             .init(.drivingPrivileges, intentToStore: .willNotStore),
         ])
-        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), request: request, at: sampleTime)
+        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), request: request, context: .at(sampleTime))
         // Under Apple's descriptor table every element of the sample answers one of these requested
         // elements (the AAMVA truncation and aka names come with givenName and familyName,
         // issuing_country, issuing_jurisdiction and un_distinguishing_sign with issuingAuthority).
@@ -137,7 +137,7 @@ func sampleTrust() throws -> IACATrustStore {
         #expect(result.claims?.claim(.givenName)?.values.map(\.source) == ["org.iso.18013.5.1/given_name", "org.iso.18013.5.1.aamva/given_name_truncation", "org.iso.18013.5.1.aamva/aka_given_name"])
         // Without address in the request, the sample's resident_* elements are unrequested.
         let withoutAddress = IdentityRequestDescriptor(document: .driversLicense, elements: request.elements.filter { $0.element != .address })
-        let narrower = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), request: withoutAddress, at: sampleTime)
+        let narrower = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), request: withoutAddress, context: .at(sampleTime))
         let unrequested = try #require(narrower.report.check(.identityRequestElements))
         #expect(unrequested.reason == "unrequestedElement")
         #expect(unrequested.details["unrequested"]?.split(separator: ",").sorted() == ["org.iso.18013.5.1/resident_address", "org.iso.18013.5.1/resident_city", "org.iso.18013.5.1/resident_country", "org.iso.18013.5.1/resident_postal_code", "org.iso.18013.5.1/resident_state"])

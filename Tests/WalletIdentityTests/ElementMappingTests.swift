@@ -122,7 +122,7 @@ import VerificationCore
             .init(Self.iso, "given_name", .text("Erika")), .init(Self.aamva, "given_name_truncation", .text("N")),
         ]
         let created = try await sessions.create(descriptor: request, now: base.time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: base.time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(base.time))
         #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
         let claims = try #require(result.claims)
         #expect(claims.heightCentimetres == 178)
@@ -143,7 +143,7 @@ import VerificationCore
         // Without eyeColor in the request, the same response carries an unrequested element.
         let narrower = IdentityRequestDescriptor(document: .driversLicense, elements: request.elements.filter { $0.element != .eyeColor })
         let again = try await sessions.create(descriptor: narrower, now: base.time)
-        let rejected = await sessions.verify(requestID: again.requestID, encryptedData: try base.response(for: again, recipient: recipient, pki: pki, fixture: fixture), at: base.time)
+        let rejected = await sessions.verify(requestID: again.requestID, encryptedData: try base.response(for: again, recipient: recipient, pki: pki, fixture: fixture), context: .at(base.time))
         #expect(rejected.report.check(.identityRequestElements)?.reason == "unrequestedElement")
         #expect(rejected.report.check(.identityRequestElements)?.details["unrequested"] == "\(Self.iso)/eye_colour")
     }
@@ -163,7 +163,7 @@ import VerificationCore
             .init(Self.iso23220, "age_over_18", .bool(true)), .init(Self.iso23220, "sex", .int(2)),
         ]
         let created = try await sessions.create(descriptor: request, now: base.time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: base.time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(base.time))
         #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
         let claims = try #require(result.claims)
         #expect(claims.familyName == "Müller")
@@ -188,7 +188,7 @@ import VerificationCore
         ]
         let created = try await sessions.create(descriptor: request, now: base.time)
         let envelope = try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: envelope, at: base.time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: envelope, context: .at(base.time))
         #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
         let claims = try #require(result.claims)
         #expect(claims.givenName == "山田 太郎")
@@ -199,7 +199,7 @@ import VerificationCore
         // The same card asked only for the name: the address is unrequested.
         let nameOnly = IdentityRequestDescriptor(document: .nationalIDCard, elements: [.init(.givenName, intentToStore: .willNotStore)])
         let again = try await sessions.create(descriptor: nameOnly, now: base.time)
-        let rejected = await sessions.verify(requestID: again.requestID, encryptedData: try base.response(for: again, recipient: recipient, pki: pki, fixture: fixture), at: base.time)
+        let rejected = await sessions.verify(requestID: again.requestID, encryptedData: try base.response(for: again, recipient: recipient, pki: pki, fixture: fixture), context: .at(base.time))
         #expect(rejected.report.verdict == .rejected)
         let unrequested = rejected.report.check(.identityRequestElements)?.details["unrequested"] ?? ""
         #expect(unrequested.contains("\(Self.jp)/resident_address_unicode"))

@@ -52,7 +52,7 @@ import MdocVerifier
 
         // And it verifies as the sample does.
         let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: sampleMerchant, teamID: sampleTeam, trustStore: try sampleTrust())
-        let result = await verifier.verify(encryptedData: built, nonce: try sampleNonce(), at: sampleTime)
+        let result = await verifier.verify(encryptedData: built, nonce: try sampleNonce(), context: .at(sampleTime))
         #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
         #expect(result.documents.first?.element("org.iso.18013.5.1", "given_name")?.stringValue == "Jane")
     }

@@ -3,7 +3,6 @@ import Foundation
 import Testing
 import Mdoc
 import MdocVerifier
-import PhotoID
 import VerificationCore
 import WalletCBOR
 @testable import WalletIdentity
@@ -93,13 +92,13 @@ import WalletEncoding
         let (sessions, recipient, pki) = try setup()
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
         let envelope = try response(for: created, recipient: recipient, pki: pki)
-        let first = await sessions.verify(requestID: created.requestID, encryptedData: envelope, at: time)
+        let first = await sessions.verify(requestID: created.requestID, encryptedData: envelope, context: .at(time))
         #expect(first.report.verdict == .accepted, "\(first.report.failures.map(\.message))")
         #expect(first.report.check(.replayNonce)?.status == .passed)
         #expect(first.claims?.givenName == "Erika")
         #expect(first.claims?.ageAtLeast?.value == true)
         #expect(first.claims?.ageAtLeast?.source == "age_over_21")
-        let second = await sessions.verify(requestID: created.requestID, encryptedData: envelope, at: time)
+        let second = await sessions.verify(requestID: created.requestID, encryptedData: envelope, context: .at(time))
         #expect(second.report.verdict == .rejected)
         #expect(second.report.check(.replayNonce)?.reason == "nonceReused")
     }
@@ -109,7 +108,7 @@ import WalletEncoding
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
         let envelope = try response(for: created, recipient: recipient, pki: pki)
         let verdicts = await withTaskGroup(of: Verdict.self) { group in
-            for _ in 0..<12 { group.addTask { await sessions.verify(requestID: created.requestID, encryptedData: envelope, at: time).report.verdict } }
+            for _ in 0..<12 { group.addTask { await sessions.verify(requestID: created.requestID, encryptedData: envelope, context: .at(time)).report.verdict } }
             var all: [Verdict] = []
             for await verdict in group { all.append(verdict) }
             return all
@@ -128,7 +127,7 @@ import WalletEncoding
             for descriptor in [Self.descriptor, other] {
                 let created = try await sessions.create(descriptor: descriptor, sessionBinding: "session/\(round)\"é", now: time)
                 let envelope = try response(for: created, recipient: recipient, pki: pki)
-                let result = await sessions.verify(requestID: created.requestID, encryptedData: envelope, sessionBinding: "session/\(round)\"é", at: time)
+                let result = await sessions.verify(requestID: created.requestID, encryptedData: envelope, sessionBinding: "session/\(round)\"é", context: .at(time))
                 #expect(result.report.check(.replayNonce)?.status == .passed)
                 if descriptor == other {
                     // The fixture discloses more than `other` asks for: rejected for that reason only.
@@ -142,7 +141,7 @@ import WalletEncoding
         }
         let bound = try await sessions.create(descriptor: Self.descriptor, sessionBinding: "mine", now: time)
         let stolen = await sessions.verify(requestID: bound.requestID, encryptedData: try response(for: bound, recipient: recipient, pki: pki),
-                                           sessionBinding: "someone else", at: time)
+                                           sessionBinding: "someone else", context: .at(time))
         #expect(stolen.report.check(.replayNonce)?.reason == "sessionMismatch")
         #expect(stolen.report.verdict == .rejected)
         // What the store holds but was not written by `create` is an error, not an acceptance.
@@ -155,9 +154,9 @@ import WalletEncoding
         let (sessions, recipient, pki) = try setup()
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
         let envelope = try response(for: created, recipient: recipient, pki: pki)
-        let late = await sessions.verify(requestID: created.requestID, encryptedData: envelope, at: created.expiresAt.addingTimeInterval(1))
+        let late = await sessions.verify(requestID: created.requestID, encryptedData: envelope, context: .at(created.expiresAt.addingTimeInterval(1)))
         #expect(late.report.check(.replayNonce)?.reason == "nonceExpired")
-        let unknown = await sessions.verify(requestID: "nope", encryptedData: envelope, at: time)
+        let unknown = await sessions.verify(requestID: "nope", encryptedData: envelope, context: .at(time))
         #expect(unknown.report.check(.replayNonce)?.reason == "unknownRequest")
         #expect(unknown.report.check(.identityEnvelopeTranscript)?.reason == .prerequisiteFailed)
     }
@@ -166,7 +165,7 @@ import WalletEncoding
         let (sessions, recipient, pki) = try setup()
         let narrow = IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.givenName, intentToStore: .willNotStore)])
         let created = try await sessions.create(descriptor: narrow, now: time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), at: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), context: .at(time))
         #expect(result.report.check(.identityRequestElements)?.reason == "unrequestedElement")
         #expect(result.report.verdict == .rejected)
     }
@@ -178,7 +177,7 @@ import WalletEncoding
         var fixture = MdocFixture()
         fixture.deviceSignedElements = [.init("org.example.device", "nickname", .text("Erika"))]
         fixture.keyAuthorizations = (nameSpaces: ["org.example.device"], dataElements: [:])
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
         #expect(result.report.check(.mdocDeviceKeyAuthorizations)?.status == .passed)
         let elements = try #require(result.report.check(.identityRequestElements))
         #expect(elements.reason == "unrequestedElement")
@@ -193,7 +192,7 @@ import WalletEncoding
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
         var fixture = MdocFixture()
         fixture.macReaderKey = P256.KeyAgreement.PrivateKey().publicKey
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
         let device = try #require(result.report.check(.mdocDeviceAuthentication))
         #expect(device.status == .failed)
         #expect(device.reason == .deviceMacNotAllowed)
@@ -207,13 +206,13 @@ import WalletEncoding
         var descriptor = try IdentityRequestDescriptor.decode(json: Data(#"{"document":"driversLicense","requireUnexpired":true,"elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"age","atLeast":21,"intentToStore":"willNotStore"},{"element":"portrait","intentToStore":"willNotStore"},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#.utf8))
         #expect(descriptor.requireUnexpired)
         let created = try await sessions.create(descriptor: descriptor, now: time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), at: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), context: .at(time))
         #expect(result.report.check(.identityDocumentExpiry)?.reason == .expiryNotDisclosed)
         #expect(result.report.verdict == .rejected)
         // Without it, no expiry_date is simply not applicable.
         descriptor.requireUnexpired = false
         let plain = try await sessions.create(descriptor: descriptor, now: time)
-        let accepted = await sessions.verify(requestID: plain.requestID, encryptedData: try response(for: plain, recipient: recipient, pki: pki), at: time)
+        let accepted = await sessions.verify(requestID: plain.requestID, encryptedData: try response(for: plain, recipient: recipient, pki: pki), context: .at(time))
         #expect(accepted.report.check(.identityDocumentExpiry)?.status == .skipped)
         #expect(accepted.report.verdict == .accepted)
         // The descriptor's JSON keeps the flag only when set.
@@ -232,7 +231,7 @@ import WalletEncoding
             let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: IACATrustStore(certificates: [pki.iaca]))
             let sessions = IdentityRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
             let created = try await sessions.create(descriptor: request, now: time)
-            return await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+            return await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
         }
         let accepted = try await verify(try MdocPKI(), fixture)
         #expect(accepted.report.verdict == .accepted, "\(accepted.report.failures.map(\.message))")
@@ -253,7 +252,7 @@ import WalletEncoding
         let (sessions, recipient, pki) = try setup()
         let passport = IdentityRequestDescriptor(document: .photoID, elements: [.init(.givenName, intentToStore: .willNotStore)])
         let created = try await sessions.create(descriptor: passport, now: time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), at: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), context: .at(time))
         #expect(result.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
         #expect(result.report.check(.identityRequestElements)?.reason == "unexpectedDocType")
     }
@@ -268,7 +267,7 @@ import WalletEncoding
             let request = IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.age, atLeast: 21, intentToStore: .willNotStore)])
             let created = try await sessions.create(descriptor: request, now: time)
             var fixture = MdocFixture(); fixture.elements = elements
-            let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+            let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
             // A "no" is not an acceptance: the check fails (ageBelowMinimum); the claims (diagnostics
             // accessor: a rejected result's claims are not in `claims`) still show it.
             #expect(result.report.verdict == (expected ? .accepted : .rejected), "\(source): \(result.report.failures.map(\.message))")
@@ -311,7 +310,7 @@ import WalletEncoding
                 } else {
                     fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "birth_date", .tagged(1004, .text(date)))]
                 }
-                let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), at: time)
+                let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
                 let claims = result.claimsRegardlessOfVerdict
                 #expect(claims?.ageAtLeast?.value == expected, "\(document) birthday offset \(offset)")
                 #expect(claims?.ageAtLeast?.source == "birth_date")
@@ -328,13 +327,13 @@ import WalletEncoding
         let (sessions, recipient, pki) = try setup()
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
         var tampered = MdocFixture(); tampered.tamperedElement = "family_name"
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: tampered), at: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: tampered), context: .at(time))
         #expect(result.report.verdict == .rejected)
         #expect(result.documents.isEmpty && result.claims == nil)
         #expect(result.documentsRegardlessOfVerdict.first?.docType == MdocFixture.mDL)
         #expect(result.claimsRegardlessOfVerdict != nil)
         let good = try await sessions.create(descriptor: Self.descriptor, now: time)
-        let accepted = await sessions.verify(requestID: good.requestID, encryptedData: try response(for: good, recipient: recipient, pki: pki, fixture: MdocFixture()), at: time)
+        let accepted = await sessions.verify(requestID: good.requestID, encryptedData: try response(for: good, recipient: recipient, pki: pki, fixture: MdocFixture()), context: .at(time))
         #expect(accepted.report.verdict == .accepted)
         #expect(accepted.documents.count == 1 && accepted.claims != nil)
     }
@@ -343,7 +342,7 @@ import WalletEncoding
         let (sessions, recipient, pki) = try setup()
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
         var simulator = MdocFixture(); simulator.simulatorStyle = true
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: simulator), at: time)
+        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: simulator), context: .at(time))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocIssuerSignature)?.reason == "missingCertificateChain")
         #expect(result.report.check(.mdocDeviceAuthentication)?.reason == "deviceSignatureInvalid")
@@ -356,7 +355,7 @@ import WalletEncoding
         func check(_ fixture: IdentityEnvelopeFixture, plaintext: [UInt8]? = nil) async throws -> VerificationReport {
             let bytes = try plaintext.map { try fixture.envelope(plaintext: $0, recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team) }
                 ?? fixture.envelope(deviceResponse: Array(try CBORNode.map(["version": .text("1.0"), "status": .unsigned(0)]).encodedBytes), recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
-            return await verifier.verify(encryptedData: bytes, nonce: nonce, at: time).report
+            return await verifier.verify(encryptedData: bytes, nonce: nonce, context: .at(time)).report
         }
         var algorithm = IdentityEnvelopeFixture(); algorithm.algorithm = "APPLE-HPKE-v2"
         #expect(try await check(algorithm).check(.identityEnvelopeStructure)?.reason == "unsupportedAlgorithm")
@@ -370,7 +369,7 @@ import WalletEncoding
         #expect(try await check(IdentityEnvelopeFixture()).check(.identityPlaintextStructure)?.reason == "documentCount")
         // Garbage and truncation never crash.
         for input: [UInt8] in [[], [0xa0], [0xff], Array(repeating: 0x9f, count: 5000)] {
-            let report = await verifier.verify(encryptedData: input, nonce: nonce, at: time).report
+            let report = await verifier.verify(encryptedData: input, nonce: nonce, context: .at(time)).report
             #expect(report.verdict == .rejected)
             #expect(report.check(.identityEnvelopeStructure)?.status == .failed)
         }
@@ -378,7 +377,7 @@ import WalletEncoding
         var bytes = try IdentityEnvelopeFixture().envelope(plaintext: [0xa0], recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
         let data = try CBORDecoder.decode(bytes).map()["data"]!.bytesValue!
         bytes[data.endIndex - 1] ^= 1
-        #expect(await verifier.verify(encryptedData: bytes, nonce: nonce, at: time).report.check(.identityEnvelopeDecryption)?.reason == "decryptionFailed")
+        #expect(await verifier.verify(encryptedData: bytes, nonce: nonce, context: .at(time)).report.check(.identityEnvelopeDecryption)?.reason == "decryptionFailed")
     }
 }
 

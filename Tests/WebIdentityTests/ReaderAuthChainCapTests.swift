@@ -17,7 +17,7 @@ import WalletVerifierTestSupport
             let presentation = try WebPresentationRequest(request: request, origin: "https://shop.example", nonce: Array(repeating: 4, count: 32),
                                                           recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey, readerAuth: signer)
             return await ReaderAuthVerifier(roots: [pki.root]).verify(deviceRequest: presentation.deviceRequest, transcript: presentation.sessionTranscript,
-                                                                      at: Date(timeIntervalSince1970: 1_700_000_000))
+                                                                      context: .at(Date(timeIntervalSince1970: 1_700_000_000)))
         }
         let long = try await verify(extra: 4)
         #expect(long.failures.contains { $0.reason == "chainTooLong" }, "\(long.checks.map { "\($0.id)/\($0.reason)" })")

@@ -30,7 +30,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
     }
 
     func verify(_ bytes: [UInt8], transcript: SessionTranscript, roots: [Certificate], at time: Date? = nil) async -> VerificationReport {
-        await ReaderAuthVerifier(roots: roots).verify(deviceRequest: bytes, transcript: transcript, at: time ?? self.time)
+        await ReaderAuthVerifier(roots: roots).verify(deviceRequest: bytes, transcript: transcript, context: .at(time ?? self.time))
     }
 
     /// The real Chrome/Android capture: its DocRequest's readerAuth (by "SMART Health Check-in Demo

@@ -2,9 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import Mdoc
-import MdocRevocation
 import MdocVerifier
-import PhotoID
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
@@ -70,7 +68,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func theCaptureDecryptsAndVerifiesAtTheReadmeTime() async throws {
         let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy)
         let result = await verifier.verify(response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
-                                           recipientKey: try Self.recipientKey(), at: Self.verifyAt)
+                                           recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt))
         let report = result.report
         #expect(report.verdict == .accepted, "\(report.failures.map { "\($0.id): \($0.message)" })")
         #expect(report.flow == "webIdentity")
@@ -88,7 +86,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 
         // Under ISO strict the same response is rejected for exactly those two reasons.
         let strict = await WebIdentityVerifier(trustStore: try Self.pinnedStore()).verify(
-            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), at: Self.verifyAt).report
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt)).report
         #expect(strict.verdict == .rejected)
         #expect(Set(strict.failures.map(\.id)) == [.mdocIssuerCertificateProfile, .mdocIssuerCountry])
     }
@@ -99,19 +97,19 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         var zeroSkew = Self.demoPolicy
         zeroSkew.clockSkew = .seconds(0)
         let strictClock = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: zeroSkew).verify(
-            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), at: Self.capturedAt).report
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), context: .at(Self.capturedAt)).report
         #expect(strictClock.verdict == .rejected)
         #expect(strictClock.check(.mdocValidity)?.reason == "notYetValid")
         #expect(strictClock.check(.webEnvelopeDecryption)?.status == .passed)
 
         // The default 60 s tolerance accepts at capture time.
         let tolerant = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy).verify(
-            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), at: Self.capturedAt).report
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), context: .at(Self.capturedAt)).report
         #expect(tolerant.verdict == .accepted)
         // A day and more later the document signer and the MSO have expired.
         let late = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy).verify(
             response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
-            at: Self.verifyAt.addingTimeInterval(2 * 86_400)).report
+            context: .at(Self.verifyAt.addingTimeInterval(2 * 86_400))).report
         #expect(late.verdict == .rejected)
         #expect(late.check(.mdocValidity)?.reason == "expired")
     }
@@ -119,21 +117,21 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func anotherOriginOrKeyCannotOpenTheResponse() async throws {
         let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy)
         let wrongOrigin = await verifier.verify(response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: "https://127.0.0.1:3010",
-                                                recipientKey: try Self.recipientKey(), at: Self.verifyAt).report
+                                                recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt)).report
         #expect(wrongOrigin.verdict == .rejected)
         #expect(wrongOrigin.check(.webEnvelopeDecryption)?.reason == "decryptionFailed")
         #expect(wrongOrigin.check(.webPlaintextStructure)?.reason == .prerequisiteFailed)
         #expect(wrongOrigin.check(.mdocResponseStructure)?.reason == .prerequisiteFailed)
 
         let otherKey = await verifier.verify(response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
-                                             recipientKey: P256.KeyAgreement.PrivateKey(), at: Self.verifyAt).report
+                                             recipientKey: P256.KeyAgreement.PrivateKey(), context: .at(Self.verifyAt)).report
         #expect(otherKey.check(.webEnvelopeEncryptionInfo)?.reason == "recipientKeyMismatch")
         #expect(otherKey.check(.webEnvelopeDecryption)?.reason == .prerequisiteFailed)
 
         var tampered = try Self.response()
         tampered[tampered.count - 20] ^= 0x01
         let altered = await verifier.verify(response: tampered, encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
-                                            recipientKey: try Self.recipientKey(), at: Self.verifyAt).report
+                                            recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt)).report
         #expect(altered.check(.webEnvelopeDecryption)?.reason == "decryptionFailed")
     }
 
@@ -219,23 +217,23 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(!created.description.contains(Hex.encode(created.presentation.encryptionInfo.nonce)))
         let response = try answer(created.presentation, pki: pki)
 
-        let first = await sessions.verify(requestID: created.requestID, response: response, recipientKey: recipient, at: time.addingTimeInterval(30))
+        let first = await sessions.verify(requestID: created.requestID, response: response, recipientKey: recipient, context: .at(time.addingTimeInterval(30)))
         #expect(first.report.verdict == .accepted, "\(first.report.failures.map { "\($0.id): \($0.message)" })")
         #expect(first.report.check(.webNonce)?.status == .passed)
         #expect(first.report.check(.webRequestElements)?.status == .passed)
         #expect(first.report.check(.photoIDDocType)?.status == .passed)
         #expect(first.report.check(.photoIDElements)?.status == .passed)
 
-        let replay = await sessions.verify(requestID: created.requestID, response: response, recipientKey: recipient, at: time.addingTimeInterval(40))
+        let replay = await sessions.verify(requestID: created.requestID, response: response, recipientKey: recipient, context: .at(time.addingTimeInterval(40)))
         #expect(replay.report.verdict == .rejected)
         #expect(replay.report.check(.webNonce)?.reason == "nonceReused")
         #expect(replay.documents.isEmpty)
 
-        let unknown = await sessions.verify(requestID: "nope", response: response, recipientKey: recipient, at: time)
+        let unknown = await sessions.verify(requestID: "nope", response: response, recipientKey: recipient, context: .at(time))
         #expect(unknown.report.check(.webNonce)?.reason == "unknownRequest")
 
         let late = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
-        let expired = await sessions.verify(requestID: late.requestID, response: try answer(late.presentation, pki: pki), recipientKey: recipient, at: time.addingTimeInterval(601))
+        let expired = await sessions.verify(requestID: late.requestID, response: try answer(late.presentation, pki: pki), recipientKey: recipient, context: .at(time.addingTimeInterval(601)))
         #expect(expired.report.check(.webNonce)?.reason == "nonceExpired")
     }
 
@@ -252,7 +250,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let response = try DCAPIResponseFixture.encrypt(plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: origin,
                                                         recipientPublicKey: recipient.publicKey)
         let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
-        let result = await verifier.verify(response: response, encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, recipientKey: recipient, request: request, at: time)
+        let result = await verifier.verify(response: response, encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, recipientKey: recipient, request: request, context: .at(time))
         let device = try #require(result.report.check(.mdocDeviceAuthentication))
         #expect(device.status == .failed)
         #expect(device.reason == .deviceMacNotAllowed)
@@ -267,7 +265,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let one = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         let two = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         // The wallet answered request two; the page posts it against request one.
-        let result = await sessions.verify(requestID: one.requestID, response: try answer(two.presentation, pki: pki), recipientKey: recipient, at: time)
+        let result = await sessions.verify(requestID: one.requestID, response: try answer(two.presentation, pki: pki), recipientKey: recipient, context: .at(time))
         #expect(result.report.check(.webEnvelopeDecryption)?.reason == "decryptionFailed")
         #expect(result.report.verdict == .rejected)
     }
@@ -280,7 +278,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         narrow.elements = narrow.elements.filter { $0.identifier != "portrait" }
         let presentation = try WebPresentationRequest(request: narrow, origin: origin, nonce: Array(repeating: 1, count: 32), recipientPublicKey: recipient.publicKey)
         let result = await verifier.verify(response: try answer(presentation, pki: pki), encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin,
-                                           recipientKey: recipient, request: narrow, at: time)
+                                           recipientKey: recipient, request: narrow, context: .at(time))
         #expect(result.report.check(.webRequestElements)?.reason == "unrequestedElement")
         #expect(result.report.check(.webRequestElements)?.details["unrequested"] == "org.iso.23220.1/portrait")
         #expect(result.report.verdict == .rejected)
@@ -288,7 +286,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         var licence = PhotoIDFixture()
         licence.docType = MdocFixture.mDL
         let other = await verifier.verify(response: try answer(presentation, pki: pki, fixture: licence), encryptionInfo: presentation.encryptionInfo.base64URL,
-                                          origin: origin, recipientKey: recipient, request: narrow, at: time)
+                                          origin: origin, recipientKey: recipient, request: narrow, context: .at(time))
         #expect(other.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
         #expect(other.report.check(.photoIDDocType)?.reason == "unexpectedDocType")
         #expect(other.report.check(.webRequestElements)?.reason == "unexpectedDocType")
@@ -309,7 +307,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let verifier = WebIdentityVerifier(trustStore: store, policy: .passport, revocation: RevocationChecker(source: lists, trustStore: store))
         let presentation = try WebPresentationRequest(request: photoIDRequest, origin: origin, nonce: Array(repeating: 2, count: 32), recipientPublicKey: recipient.publicKey)
         let result = await verifier.verify(response: try answer(presentation, pki: pki, fixture: fixture), encryptionInfo: presentation.encryptionInfo.base64URL,
-                                           origin: origin, recipientKey: recipient, request: photoIDRequest, at: time)
+                                           origin: origin, recipientKey: recipient, request: photoIDRequest, context: .at(time))
         #expect(result.report.check(.mdocRevocationStatus)?.reason == "revoked")
         #expect(result.report.verdict == .rejected)
     }
@@ -318,7 +316,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     func hostileResponsesFailTheEnvelopeCheck(_ input: String) async throws {
         let verifier = WebIdentityVerifier(trustStore: IACATrustStore())
         let report = await verifier.verify(response: Hex.decode(input) ?? [], encryptionInfo: "AAAA", origin: origin,
-                                           recipientKey: P256.KeyAgreement.PrivateKey(), at: time).report
+                                           recipientKey: P256.KeyAgreement.PrivateKey(), context: .at(time)).report
         #expect(report.check(.webEnvelopeStructure)?.status == .failed)
         #expect(report.check(.webEnvelopeEncryptionInfo)?.reason == "malformedEncryptionInfo")
         #expect(report.verdict == .rejected)

@@ -76,7 +76,7 @@ func run(_ bytes: [UInt8]) {
     // DeviceResponse: the in-place reader declines anything unusual (nil); what it reads, the generic
     // path reads the same.
     var inPlace: DeviceResponse?
-    if CBORDecoder().read(bytes[...], { inPlace = DeviceResponse(reading: &$0); return inPlace != nil }), let inPlace {
+    if CBORDecoder(knownTexts: .iso18013_5).read(bytes[...], { inPlace = DeviceResponse(reading: &$0); return inPlace != nil }), let inPlace {
         guard case .success(let node) = generic else { fatalError("DeviceResponse: read in place from bytes the generic decoder rejects") }
         guard let response = try? DeviceResponse(cbor: node) else { fatalError("DeviceResponse: read in place, rejected by the generic path") }
         guard responseSummary(inPlace) == responseSummary(response) else { fatalError("DeviceResponse: the in-place and generic readers decode different values") }

@@ -65,7 +65,7 @@ func run(_ input: [UInt8]) async {
             fatalError("a COSE_Key does not survive encoding and decoding")
         }
     default:
-        let report = await readerVerifier.verify(deviceRequest: bytes, transcript: captureTranscript, at: captureTime)
+        let report = await readerVerifier.verify(deviceRequest: bytes, transcript: captureTranscript, context: .at(captureTime))
         if report.check(.readerAuthSignature)?.status == .passed {
             guard let received = try? ReceivedDeviceRequest(cborBytes: bytes),
                   received.docRequests.allSatisfy({ captureItems.contains(Array($0.itemsRequestBytes)) }) else {

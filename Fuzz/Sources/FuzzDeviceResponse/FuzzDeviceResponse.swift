@@ -16,7 +16,7 @@ let readerKey = try! P256.KeyAgreement.PrivateKey(rawRepresentation: hexBytes(St
 let verifier = MdocVerifier(trustStore: try! IACATrustStore(certificates: IACATrustStore.certificates(in: annexD("document_signer.pem"), name: "ds")))
 let time = Date(timeIntervalSince1970: 1_609_459_200) // 2021-01-01
 let seed: [String: String] = seedResult {
-    let result = await verifier.verify(deviceResponse: annexD("device_response.cbor"), transcript: transcript, readerKey: readerKey, at: time)
+    let result = await verifier.verify(deviceResponse: annexD("device_response.cbor"), transcript: transcript, readerKey: readerKey, context: .at(time))
     precondition(result.report.verdict == .accepted, "the seed does not verify")
     return disclosedElements(result.documents)
 }
@@ -27,7 +27,7 @@ func run(_ bytes: [UInt8]) async {
         _ = ElementValue(node).json
         _ = try? node.checkEmbeddedNesting(depth: 1)
     }
-    let result = await verifier.verify(deviceResponse: bytes, transcript: transcript, readerKey: readerKey, at: time)
+    let result = await verifier.verify(deviceResponse: bytes, transcript: transcript, readerKey: readerKey, context: .at(time))
     _ = disclosedElements(result.documents)
     requireSeedResult(result.report, result.documents, seedDocTypes: ["org.iso.18013.5.1.mDL"], seedElements: seed, input: bytes)
 }

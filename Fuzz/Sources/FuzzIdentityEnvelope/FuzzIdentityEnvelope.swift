@@ -26,13 +26,13 @@ let envelope: [UInt8] = {
     hexBytes(String(decoding: sample("hpke_envelope.cbor"), as: UTF8.self).filter(\.isHexDigit))!
 }()
 let seed: (docTypes: [String], elements: [String: String]) = seedResult {
-    let result = await verifier.verify(encryptedData: envelope, nonce: nonce, at: time)
+    let result = await verifier.verify(encryptedData: envelope, nonce: nonce, context: .at(time))
     precondition(result.report.verdict == .accepted, "the seed does not verify: \(result.report.failures.map(\.message))")
     return (result.documents.map(\.docType), disclosedElements(result.documents))
 }
 
 func run(_ bytes: [UInt8]) async {
-    let result = await verifier.verify(encryptedData: bytes, nonce: nonce, at: time)
+    let result = await verifier.verify(encryptedData: bytes, nonce: nonce, context: .at(time))
     requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements, input: bytes)
 }
 

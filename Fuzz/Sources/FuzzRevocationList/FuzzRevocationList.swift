@@ -1,8 +1,7 @@
 import Crypto
 import Foundation
 import FuzzSupport
-@_spi(Internal) import MdocRevocation
-import MdocVerifier
+@_spi(Internal) import MdocVerifier
 import WalletCOSE
 
 // The `revocation-list` target. The first byte picks what the rest is:

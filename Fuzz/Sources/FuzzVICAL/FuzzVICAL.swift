@@ -1,6 +1,5 @@
 import Foundation
 import FuzzSupport
-import MdocTrustLists
 import MdocVerifier
 import VerificationCore
 import X509

@@ -27,14 +27,14 @@ let verifier: WebIdentityVerifier = {
 }()
 let seed: (docTypes: [String], elements: [String: String]) = seedResult {
     let bytes = try! DCAPIEncryptedResponse.responseBytes(fromSubmission: capture("response/wallet-response.digital-credential.json"))
-    let result = await verifier.verify(response: bytes, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, at: time)
+    let result = await verifier.verify(response: bytes, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, context: .at(time))
     precondition(result.report.verdict == .accepted, "the seed does not verify: \(result.report.failures.map(\.message))")
     return (result.documents.map(\.docType), disclosedElements(result.documents))
 }
 
 func run(_ bytes: [UInt8]) async {
     let response = (try? DCAPIEncryptedResponse.responseBytes(fromSubmission: bytes)) ?? bytes
-    let result = await verifier.verify(response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, at: time)
+    let result = await verifier.verify(response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, context: .at(time))
     requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements, input: bytes)
 }
 

@@ -14,7 +14,8 @@ struct ValidityCheck: VerificationCheck {
         guard let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
         let v = mso.validityInfo
         let time = context.time
-        let skew = Double(state.policy.clockSkew.components.seconds)
+        // The policy's allowance, or the caller's (VerificationContext.clockSkew) when larger.
+        let skew = Double(max(state.policy.clockSkew, context.clockSkew).components.seconds)
         let details = [
             "signed": RFC3339.formatWholeSeconds(v.signed), "validFrom": RFC3339.formatWholeSeconds(v.validFrom),
             "validUntil": RFC3339.formatWholeSeconds(v.validUntil), "time": RFC3339.formatWholeSeconds(time), "clockSkewSeconds": String(Int(skew)),

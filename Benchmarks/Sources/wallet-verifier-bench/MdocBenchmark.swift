@@ -48,7 +48,7 @@ enum MdocBenchmark {
         let start = processCPUSeconds()
         var count = 0
         while processCPUSeconds() - start < seconds {
-            for _ in 0..<10 { _ = await verifier.verify(deviceResponse: scenario.bytes, transcript: transcript, at: time) }
+            for _ in 0..<10 { _ = await verifier.verify(deviceResponse: scenario.bytes, transcript: transcript, context: .at(time)) }
             count += 10
         }
         print("mdoc-profile: \(count) verifications, \(String(format: "%.1f", (processCPUSeconds() - start) * 1e6 / Double(count))) µs CPU each")
@@ -61,7 +61,7 @@ enum MdocBenchmark {
         let (pki, deviceKey, fixture, bytes) = (scenario.pki, scenario.deviceKey, scenario.fixture, scenario.bytes)
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
         let time = fixture.validFrom.addingTimeInterval(3600)
-        let first = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: time)
+        let first = await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(time))
         guard first.report.verdict == .accepted else {
             print("  setup failed: \(first.report.failures.map(\.message))")
             return
@@ -80,7 +80,7 @@ enum MdocBenchmark {
         let devicePublic = deviceKey.publicKey
         await measurePair(full: "full verification (decode, 13 checks, elements)", floor: "crypto floor: 2 × ECDSA P-256 verify",
                           seconds: seconds * 2, target: 0.7) {
-            _ = await verifier.verify(deviceResponse: bytes, transcript: transcript, at: time)
+            _ = await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(time))
         } floor: {
             precondition(dsPublic.isValidSignature(issuerSignature, for: issuerData))
             precondition(devicePublic.isValidSignature(deviceSignature, for: deviceData))

@@ -21,7 +21,7 @@ enum IdentityBenchmark {
         let envelope = try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: recipient.publicKey, nonce: nonce, merchantID: "merchant", teamID: "team")
         let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: "merchant", teamID: "team", trustStore: IACATrustStore(certificates: [pki.iaca]))
         let time = fixture.validFrom.addingTimeInterval(3600)
-        let first = await verifier.verify(encryptedData: envelope, nonce: nonce, at: time)
+        let first = await verifier.verify(encryptedData: envelope, nonce: nonce, context: .at(time))
         guard first.report.verdict == .accepted else {
             print("  setup failed: \(first.report.failures.map(\.message))")
             return
@@ -41,7 +41,7 @@ enum IdentityBenchmark {
         let devicePublic = deviceKey.publicKey
         try await measurePair(full: "full in-app verification", floor: "crypto floor: HPKE open + 2 × ECDSA P-256 verify",
                               seconds: seconds * 2, target: 0.7) {
-            _ = await verifier.verify(encryptedData: envelope, nonce: nonce, at: time)
+            _ = await verifier.verify(encryptedData: envelope, nonce: nonce, context: .at(time))
         } floor: {
             var opener = try HPKE.Recipient(privateKey: recipient, ciphersuite: suite, info: info, encapsulatedKey: Data(parsed.pkEm))
             _ = try opener.open(parsed.data, authenticating: Data())

@@ -1,5 +1,5 @@
 // Benchmarks: they measure and print; they never pass or fail on time.
-// Usage: swift run -c release wallet-verifier-bench [mdoc|identity|applepay|service|store|mdoc-stages|mdoc-profile|parallel|all] [--seconds N]
+// Usage: swift run -c release --package-path Benchmarks wallet-verifier-bench [mdoc|identity|applepay|service|store|mdoc-stages|mdoc-profile|parallel|all] [--seconds N]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,8 +1,6 @@
 import Crypto
 import Foundation
 import Mdoc
-import MdocRevocation
-import MdocVerifier
 import VerificationCore
 
 /// ISO/IEC 18013-5 input as it comes (`mdoc verify`, `POST /v1/mdoc/verify`: a ProximityReader raw
@@ -22,10 +20,11 @@ public struct MdocFlowVerifier: Sendable {
     }
 
     /// `prefix` results and warnings (a VICAL's checks) go first in the report.
-    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, at time: Date,
+    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, context: VerificationContext,
                        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []) async -> MdocVerificationResult {
+        let time = context.time
         let policy = mdocVerifier.policy
-        var runner = CheckRunner(policy: policy.requirements, context: VerificationContext(time: time, clockSkew: policy.clockSkew))
+        var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         for result in prefix { runner.record(result) }
         for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
         let response: DeviceResponse

@@ -2,9 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import Mdoc
-@testable import MdocRevocation
-import MdocVerifier
-import PhotoID
+@testable import MdocVerifier
 import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport
@@ -45,7 +43,7 @@ struct RevocationScenario {
         var offline = OfflineRevocationLists()
         for (index, list) in lists.enumerated() { try offline.add(bytes: list, name: "list\(index)") }
         let verifier = PassportVerifier(trustStore: trustStore ?? self.trustStore, policy: PassportPolicy(revocation: policy), revocationSource: offline)
-        return await verifier.verify(deviceResponse: response, transcript: transcript, at: time)
+        return await verifier.verify(deviceResponse: response, transcript: transcript, context: .at(time))
     }
 }
 
@@ -215,14 +213,14 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
             PassportVerifier(trustStore: s.trustStore, revocationSource: source)
         }
         let mismatched = FixedSource(try other.signed(by: s.signer))
-        let viaFixed = await verifier(mismatched).verify(deviceResponse: response, transcript: s.transcript, at: RevocationScenario.time).report
+        let viaFixed = await verifier(mismatched).verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
         #expect(viaFixed.check(.mdocRevocationList)?.reason == "uriMismatch")
         // A status list where the MSO names an identifier list.
         let statusList = try RevocationListFixture(content: .statuses([0], bits: 1), uri: RevocationScenario.uri, issuedAt: RevocationScenario.time).signed(by: s.signer)
-        let wrongKind = await verifier(FixedSource(statusList)).verify(deviceResponse: response, transcript: s.transcript, at: RevocationScenario.time).report
+        let wrongKind = await verifier(FixedSource(statusList)).verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
         #expect(wrongKind.check(.mdocRevocationList)?.reason == "malformedList")
         // Garbage from the source.
-        let garbage = await verifier(FixedSource([0xff, 0x00])).verify(deviceResponse: response, transcript: s.transcript, at: RevocationScenario.time).report
+        let garbage = await verifier(FixedSource([0xff, 0x00])).verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
         #expect(garbage.check(.mdocRevocationList)?.reason == "malformedList")
         #expect(garbage.verdict == .indeterminate)
     }
@@ -263,7 +261,7 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
         let source = FixedSource(try s.identifierList([]).signed(by: s.signer))
         let stranger = try MdocPKI()
         let verifier = PassportVerifier(trustStore: IACATrustStore(certificates: [stranger.iaca]), revocationSource: source)
-        let report = await verifier.verify(deviceResponse: response, transcript: s.transcript, at: RevocationScenario.time).report
+        let report = await verifier.verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
         #expect(report.verdict == .rejected)
         #expect(report.check(.mdocRevocationList)?.reason == .prerequisiteFailed)
         #expect(report.check(.mdocRevocationStatus)?.reason == .prerequisiteFailed)
@@ -273,7 +271,7 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
     @Test func withoutASourceTheReportWarnsThatRevocationWasNotChecked() async throws {
         let s = try RevocationScenario()
         let response = try s.response(status: try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: RevocationScenario.uri))
-        let report = await PassportVerifier(trustStore: s.trustStore).verify(deviceResponse: response, transcript: s.transcript, at: RevocationScenario.time).report
+        let report = await PassportVerifier(trustStore: s.trustStore).verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
         #expect(report.verdict == .accepted)
         #expect(report.check(.mdocRevocationList) == nil)
         #expect(report.warnings.contains { $0.code == "revocationNotChecked" })

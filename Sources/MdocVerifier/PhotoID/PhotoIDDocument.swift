@@ -1,6 +1,5 @@
 import Foundation
 import Mdoc
-import MdocVerifier
 import WalletCBOR
 
 /// Apple's Digital ID from a passport: an ISO/IEC 23220-2 photo ID mdoc, docType

@@ -2,10 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import Mdoc
-@testable import MdocRevocation
-import MdocTrustLists
-import MdocVerifier
-import PhotoID
+@testable import MdocVerifier
 import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport

@@ -1,11 +1,10 @@
 import Crypto
 import Foundation
 import Testing
-@_spi(Internal) @testable import MdocRevocation
+@_spi(Internal) @testable import MdocVerifier
 import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
-import MdocVerifier
 import VerificationCore
 import WalletEncoding
 

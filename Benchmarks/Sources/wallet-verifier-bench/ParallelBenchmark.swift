@@ -40,7 +40,7 @@ enum ParallelBenchmark {
         let time = scenario.fixture.validFrom.addingTimeInterval(3600)
         try await compare("mdoc verification", seconds: seconds, tasks: cores) { _ in
             return {
-                let result = await verifier.verify(deviceResponse: scenario.bytes, transcript: MdocBenchmark.transcript, at: time)
+                let result = await verifier.verify(deviceResponse: scenario.bytes, transcript: MdocBenchmark.transcript, context: .at(time))
                 precondition(result.report.verdict == .accepted)
             }
         }

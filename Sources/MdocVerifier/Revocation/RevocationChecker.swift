@@ -1,5 +1,4 @@
 import Foundation
-import MdocVerifier
 import VerificationCore
 import WalletCBOR
 import WalletCOSE

@@ -2,10 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import Mdoc
-import MdocRevocation
-import MdocTrustLists
 import MdocVerifier
-import PhotoID
 import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport
@@ -114,13 +111,13 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         let deviceKey = P256.Signing.PrivateKey()
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: "https://verifier.example")
         let passport = try PhotoIDFixture().deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
-        let accepted = await PassportVerifier(trustStore: store).verify(deviceResponse: passport, transcript: transcript, at: time)
+        let accepted = await PassportVerifier(trustStore: store).verify(deviceResponse: passport, transcript: transcript, context: .at(time))
         #expect(accepted.report.verdict == .accepted, "\(accepted.report.failures.map(\.message))")
 
         var mdl = PhotoIDFixture()
         mdl.docType = MdocFixture.mDL
         let licence = try mdl.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
-        let report = await MdocVerifier(trustStore: store).verify(deviceResponse: licence, transcript: transcript, at: time).report
+        let report = await MdocVerifier(trustStore: store).verify(deviceResponse: licence, transcript: transcript, context: .at(time)).report
         #expect(report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
     }
 
@@ -144,7 +141,7 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
     func verify(_ fixture: PhotoIDFixture, pki: MdocPKI? = nil) async throws -> PassportVerificationResult {
         let pki = try pki ?? MdocPKI()
         let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        return await PassportVerifier(trustStore: IACATrustStore(certificates: [pki.iaca])).verify(deviceResponse: bytes, transcript: transcript, at: time)
+        return await PassportVerifier(trustStore: IACATrustStore(certificates: [pki.iaca])).verify(deviceResponse: bytes, transcript: transcript, context: .at(time))
     }
 
     @Test func everyAppleElementIsTyped() async throws {
@@ -220,10 +217,10 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         #expect(result.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
         #expect(result.shouldRetryOrFallBack)
 
-        let garbage = await PassportVerifier(trustStore: IACATrustStore()).verify(deviceResponse: [0xa0], transcript: transcript, at: time)
+        let garbage = await PassportVerifier(trustStore: IACATrustStore()).verify(deviceResponse: [0xa0], transcript: transcript, context: .at(time))
         #expect(garbage.shouldRetryOrFallBack)
         let empty = try CBORNode.map(["version": .text("1.0"), "documents": .array([]), "status": .unsigned(0)])
-        let none = await PassportVerifier(trustStore: IACATrustStore()).verify(deviceResponse: Array(empty.encodedBytes), transcript: transcript, at: time)
+        let none = await PassportVerifier(trustStore: IACATrustStore()).verify(deviceResponse: Array(empty.encodedBytes), transcript: transcript, context: .at(time))
         #expect(none.report.check(.mdocResponseStructure)?.reason == "noDocuments")
         #expect(none.shouldRetryOrFallBack)
     }

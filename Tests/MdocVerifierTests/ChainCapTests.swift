@@ -1,11 +1,8 @@
 import Foundation
 import Testing
-import MdocRevocation
-import MdocTrustLists
 import MdocVerifier
 import VerificationCore
 import WalletVerifierTestSupport
-import PhotoID
 
 /// The x5chain of a revocation list and of a VICAL is attacker-supplied like an mdoc's: at most four
 /// certificates are read, so no chain of them reaches path building.

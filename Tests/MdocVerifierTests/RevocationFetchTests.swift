@@ -1,10 +1,8 @@
 import Crypto
 import Foundation
 import Testing
-@testable import MdocRevocation
+@testable import MdocVerifier
 import MdocRevocationHTTP
-import MdocVerifier
-import PhotoID
 import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport
@@ -23,7 +21,7 @@ final class ManualClock: VerificationClock, @unchecked Sendable {
     func passport(_ s: RevocationScenario, uri: String, source: any RevocationListSource) async throws -> VerificationReport {
         let response = try s.response(status: try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: uri))
         let verifier = PassportVerifier(trustStore: s.trustStore, revocationSource: source)
-        return await verifier.verify(deviceResponse: response, transcript: s.transcript, at: RevocationScenario.time).report
+        return await verifier.verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
     }
 
     @Test func aListIsFetchedOnceAndThenServedFromTheCache() async throws {

@@ -1,8 +1,6 @@
 import Crypto
 import Foundation
 import Mdoc
-import MdocRevocation
-import MdocVerifier
 import VerificationCore
 
 extension CheckID {
@@ -127,8 +125,9 @@ public struct PassportVerifier: Sendable {
 
     /// Verifies DeviceResponse bytes at `time`; bytes that do not decode fail `mdoc.response.structure`, never throw.
     /// `readerKey` is the reader's ephemeral private key (EReaderKey), needed only to check a deviceMac.
-    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, at time: Date) async -> PassportVerificationResult {
-        var runner = CheckRunner(policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew))
+    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext) async -> PassportVerificationResult {
+        let time = context.time
+        var runner = CheckRunner(policy: policy.mdoc.requirements, context: context.allowingClockSkew(policy.mdoc.clockSkew))
         let response: DeviceResponse
         do {
             response = try DeviceResponse(cborBytes: bytes)

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import MdocVerifier
 import SwiftASN1
 import VerificationCore
 import WalletCOSE
