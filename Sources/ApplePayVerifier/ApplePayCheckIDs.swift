@@ -163,3 +163,11 @@ extension ReasonCode {
     /// The transaction identifier was accepted before: the token is a replay.
     public static let replayed: ReasonCode = "replayed"
 }
+
+extension ReasonCode {
+    // Reasons returned by this module's checks (docs/checks.md lists them by check).
+    /// Reason `customTrustAnchor` (docs/checks.md).
+    public static let customTrustAnchor: ReasonCode = "customTrustAnchor"
+    /// Reason `transactionIdentifierMismatch` (docs/checks.md).
+    public static let transactionIdentifierMismatch: ReasonCode = "transactionIdentifierMismatch"
+}

@@ -113,7 +113,7 @@ public struct ApplePayTokenVerifier: Sendable {
         var state = ApplePayState(input: tokenJSON, parsedInput: parsed)
 
         if !trustAnchor.isAppleRootCAG3 {
-            runner.warn("customTrustAnchor", "chains are validated against \(trustAnchor), not Apple Root CA - G3; only for tests")
+            runner.warn(.customTrustAnchor, "chains are validated against \(trustAnchor), not Apple Root CA - G3; only for tests")
         }
 
         await runner.run(structureCheck, state: &state)
@@ -138,7 +138,7 @@ public struct ApplePayTokenVerifier: Sendable {
 
         if let token = state.token, let outer = token.outerTransactionIdentifier,
            Hex.decodeStrict(outer) != token.header.transactionIdBytes {
-            runner.warn("transactionIdentifierMismatch", "the PKPaymentToken's transactionIdentifier (not signed) differs from the signed header.transactionId")
+            runner.warn(.transactionIdentifierMismatch, "the PKPaymentToken's transactionIdentifier (not signed) differs from the signed header.transactionId")
         }
 
         let report = runner.report(flow: "applePay")

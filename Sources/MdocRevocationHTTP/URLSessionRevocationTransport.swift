@@ -63,19 +63,19 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         guard let http = response as? HTTPURLResponse else {
-            fail(RevocationFailure("listUnavailable", "The revocation list server did not answer with HTTP.", retryable: true))
+            fail(RevocationFailure(.listUnavailable, "The revocation list server did not answer with HTTP.", retryable: true))
             completionHandler(.cancel)
             return
         }
         guard (200..<300).contains(http.statusCode) else {
             let hint = (300..<400).contains(http.statusCode) ? " (redirects are not followed)" : ""
-            fail(RevocationFailure("listUnavailable", "Fetching the revocation list from \(url.absoluteString) answered HTTP \(http.statusCode)\(hint).",
+            fail(RevocationFailure(.listUnavailable, "Fetching the revocation list from \(url.absoluteString) answered HTTP \(http.statusCode)\(hint).",
                                    retryable: http.statusCode >= 500 || http.statusCode == 429 || http.statusCode == 404))
             completionHandler(.cancel)
             return
         }
         if http.expectedContentLength > Int64(maximumSize) {
-            fail(RevocationFailure("listTooLarge", "The revocation list at \(url.absoluteString) is \(http.expectedContentLength) bytes; the limit is \(maximumSize)."))
+            fail(RevocationFailure(.listTooLarge, "The revocation list at \(url.absoluteString) is \(http.expectedContentLength) bytes; the limit is \(maximumSize)."))
             completionHandler(.cancel)
             return
         }
@@ -88,7 +88,7 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
             return body.count > maximumSize
         }
         if tooLarge {
-            fail(RevocationFailure("listTooLarge", "The revocation list at \(url.absoluteString) exceeds the limit of \(maximumSize) bytes."))
+            fail(RevocationFailure(.listTooLarge, "The revocation list at \(url.absoluteString) exceeds the limit of \(maximumSize) bytes."))
             dataTask.cancel()
         }
     }
@@ -108,7 +108,7 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         if let failure {
             continuation.resume(throwing: failure)
         } else if error != nil {
-            continuation.resume(throwing: RevocationFailure("listUnavailable", "The revocation list could not be fetched from \(url.absoluteString): the server could not be reached or the connection failed.", retryable: true))
+            continuation.resume(throwing: RevocationFailure(.listUnavailable, "The revocation list could not be fetched from \(url.absoluteString): the server could not be reached or the connection failed.", retryable: true))
         } else {
             continuation.resume(returning: body)
         }

@@ -4,19 +4,6 @@ import VerificationCore
 import WalletCBOR
 import WalletEncoding
 
-extension CheckID {
-    /// A disclosed `expiry_date` of the physical document is not before the verification time
-    /// (advisory unless the request sets `requireUnexpired`). Run by the in-app and web flows.
-    public static let identityDocumentExpiry: CheckID = "identity.document.expiry"
-}
-
-extension ReasonCode {
-    /// `identity.document.expiry`: the disclosed expiry_date is before the verification day.
-    public static let documentExpired: ReasonCode = "documentExpired"
-    /// `identity.document.expiry`: the request requires an unexpired document and no expiry_date was disclosed.
-    public static let expiryNotDisclosed: ReasonCode = "expiryNotDisclosed"
-}
-
 /// `identity.document.expiry`: the physical document's own `expiry_date` (ISO 18013-5 and ISO 23220
 /// both name it so), compared by civil date with the verification day (UTC): a document is valid
 /// through its expiry day.

@@ -159,15 +159,15 @@ public struct MdocVerifier: Sendable {
         let responseVersion = MdocVersion(response.version)
         runner.run(.mdocResponseStructure) {
             guard let version = responseVersion else {
-                return .failed("invalidVersion", "The DeviceResponse version \"\(response.version)\" is not of the form major.minor.")
+                return .failed(.invalidVersion, "The DeviceResponse version \"\(response.version)\" is not of the form major.minor.")
             }
-            guard version >= .v1_0 else { return .failed("unsupportedVersion", "The DeviceResponse version \(version) is below 1.0.") }
+            guard version >= .v1_0 else { return .failed(.unsupportedVersion, "The DeviceResponse version \(version) is below 1.0.") }
             guard response.status == 0 else {
-                return .failed("responseStatus", "The DeviceResponse status is \(response.status), not 0 (OK): the holder's device reported an error.")
+                return .failed(.responseStatus, "The DeviceResponse status is \(response.status), not 0 (OK): the holder's device reported an error.")
             }
             guard !response.documentResults.isEmpty else {
                 let errors = response.documentErrors.map { "\($0.key) (error \($0.value))" }.joined(separator: ", ")
-                return .failed("noDocuments", "The DeviceResponse holds no documents" + (errors.isEmpty ? "." : "; document errors: \(errors)."))
+                return .failed(.noDocuments, "The DeviceResponse holds no documents" + (errors.isEmpty ? "." : "; document errors: \(errors)."))
             }
             return .passed("DeviceResponse version \(version), status 0, \(response.documentResults.count) document(s).")
         }
@@ -182,18 +182,18 @@ public struct MdocVerifier: Sendable {
             await runner.run(IssuerChainCheck(), state: &state, scope: scope)
             await runner.run(CertificateProfileCheck(), state: &state, scope: scope)
             if let profile = runner.results.last, profile.id == .mdocIssuerCertificateProfile, let warnings = profile.details["profileWarnings"] {
-                runner.warn("certificateProfileWarning", "The issuer's certificates break Annex B rules this policy reports as warnings: \(warnings).", scope: scope)
+                runner.warn(.certificateProfileWarning, "The issuer's certificates break Annex B rules this policy reports as warnings: \(warnings).", scope: scope)
             }
             await runner.run(IssuingCountryCheck(), state: &state, scope: scope)
             if let country = runner.results.last, country.id == .mdocIssuerCountry, country.reason == "countryNameAbsent" {
-                runner.warn("countryNameAbsent", country.message, scope: scope)
+                runner.warn(.countryNameAbsent, country.message, scope: scope)
             }
             await runner.run(MSOStructureCheck(), state: &state, scope: scope)
             await runner.run(MSOVersionCheck(), state: &state, scope: scope)
             await runner.run(ValueDigestsCheck(), state: &state, scope: scope)
             await runner.run(IssuingCountryElementCheck(), state: &state, scope: scope)
             if let country = runner.results.last, country.id == .mdocIssuingCountryElement, country.reason == "countryNameAbsent" {
-                runner.warn("countryNameAbsent", country.message, scope: scope)
+                runner.warn(.countryNameAbsent, country.message, scope: scope)
             }
             await runner.run(DocTypeCheck(), state: &state, scope: scope)
             await runner.run(ValidityCheck(), state: &state, scope: scope)

@@ -69,4 +69,18 @@ public struct ReasonCode: Hashable, Sendable, Codable, RawRepresentable, Express
     public static let malformedInput: ReasonCode = "malformedInput"
     /// An operational problem (a store could not be reached, ...).
     public static let unavailable: ReasonCode = "unavailable"
+
+    // Replay and request-session stores, shared by every flow.
+    /// Reason `idempotentRetry` (docs/checks.md).
+    public static let idempotentRetry: ReasonCode = "idempotentRetry"
+    /// For example: "The request expired before the response arrived;…"
+    public static let nonceExpired: ReasonCode = "nonceExpired"
+    /// For example: "This request's nonce was used already:…"
+    public static let nonceReused: ReasonCode = "nonceReused"
+    /// For example: "The stored request could not be read."
+    public static let storeCorrupt: ReasonCode = "storeCorrupt"
+    /// For example: "The nonce store could not be reached;…"
+    public static let storeUnavailable: ReasonCode = "storeUnavailable"
+    /// For example: "No such request was issued (or it was purged)."
+    public static let unknownRequest: ReasonCode = "unknownRequest"
 }

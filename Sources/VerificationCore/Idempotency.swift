@@ -52,6 +52,6 @@ extension CheckOutcome {
     public static func idempotentRetry(_ message: String, firstSeen: Date, details: [String: String] = [:]) -> CheckOutcome {
         var details = details
         details["firstSeen"] = RFC3339.format(firstSeen)
-        return CheckOutcome(status: .passed, reason: "idempotentRetry", message: message, details: details)
+        return CheckOutcome(status: .passed, reason: .idempotentRetry, message: message, details: details)
     }
 }

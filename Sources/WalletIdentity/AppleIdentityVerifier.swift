@@ -103,11 +103,11 @@ public struct AppleIdentityVerifier: Sendable {
                 return .failed(.malformedInput, "encryptedData is not an APPLE-HPKE-v1 envelope.")
             }
             guard decoded.algorithm == AppleHPKEEnvelope.algorithmName else {
-                return .failed("unsupportedAlgorithm", "The envelope algorithm is \"\(decoded.algorithm)\", not \"APPLE-HPKE-v1\".")
+                return .failed(.unsupportedAlgorithm, "The envelope algorithm is \"\(decoded.algorithm)\", not \"APPLE-HPKE-v1\".")
             }
-            guard decoded.mode == 0 else { return .failed("unsupportedMode", "The envelope HPKE mode is \(decoded.mode), not 0 (base).") }
+            guard decoded.mode == 0 else { return .failed(.unsupportedMode, "The envelope HPKE mode is \(decoded.mode), not 0 (base).") }
             guard decoded.pkRHash.count == 32, decoded.infoHash.count == 32 else {
-                return .failed("malformedStructure", "pkRHash and infoHash must be 32-byte SHA-256 values.")
+                return .failed(.malformedStructure, "pkRHash and infoHash must be 32-byte SHA-256 values.")
             }
             envelope = decoded
             return .passed("APPLE-HPKE-v1 envelope, HPKE base mode.")
@@ -117,7 +117,7 @@ public struct AppleIdentityVerifier: Sendable {
         runner.run(.identityEnvelopeRecipientKey, requires: [.identityEnvelopeStructure]) {
             guard let envelope else { return .failed(.malformedInput, "No envelope.") }
             guard let match = keyRing.key(forHash: envelope.pkRHash) else {
-                return .failed("noMatchingKey", "No configured identity encryption key matches pkRHash \(Hex.encode(envelope.pkRHash)); the response was encrypted to another key (configured: \(keyRing.keys.map { Hex.encode($0.publicKeyHash.prefix(8)) + "…" }.joined(separator: ", "))).",
+                return .failed(.noMatchingKey, "No configured identity encryption key matches pkRHash \(Hex.encode(envelope.pkRHash)); the response was encrypted to another key (configured: \(keyRing.keys.map { Hex.encode($0.publicKeyHash.prefix(8)) + "…" }.joined(separator: ", "))).",
                                details: ["pkRHash": Hex.encode(envelope.pkRHash)])
             }
             key = match
@@ -129,7 +129,7 @@ public struct AppleIdentityVerifier: Sendable {
             guard let envelope else { return .failed(.malformedInput, "No envelope.") }
             let built = SessionTranscript.appleInApp(nonce: nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: envelope.pkRHash)
             guard Array(SHA256.hash(data: built.bytes)) == envelope.infoHash else {
-                return .failed("infoHashMismatch", "SHA-256 of the session transcript does not equal the envelope's infoHash: the nonce, merchant identifier (\(merchantID)) or team identifier (\(teamID)) differ from those the app used in its PKIdentityRequest.")
+                return .failed(.infoHashMismatch, "SHA-256 of the session transcript does not equal the envelope's infoHash: the nonce, merchant identifier (\(merchantID)) or team identifier (\(teamID)) differ from those the app used in its PKIdentityRequest.")
             }
             transcript = built
             return .passed("The session transcript (AppleIdentityPresentment_1.0 with this nonce, merchant \(merchantID), team \(teamID)) matches infoHash.")
@@ -142,7 +142,7 @@ public struct AppleIdentityVerifier: Sendable {
                 var recipient = try HPKE.Recipient(privateKey: key.privateKey, ciphersuite: Self.ciphersuite, info: Data(transcript.bytes), encapsulatedKey: Data(envelope.pkEm))
                 plaintext = [UInt8](try recipient.open(envelope.data, authenticating: Data()))
             } catch {
-                return .failed("decryptionFailed", "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the data: the ciphertext or pkEm was altered, or another key or transcript was used.")
+                return .failed(.decryptionFailed, "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the data: the ciphertext or pkEm was altered, or another key or transcript was used.")
             }
             return .passed("HPKE opened the response with key \(key.label).")
         }
@@ -153,7 +153,7 @@ public struct AppleIdentityVerifier: Sendable {
             do {
                 let decoded = try Self.deviceResponse(plaintext: plaintext)
                 guard decoded.documentResults.count == 1 else {
-                    return .failed("documentCount", "The DeviceResponse holds \(decoded.documentResults.count) documents; Apple's flow returns exactly one.")
+                    return .failed(.documentCount, "The DeviceResponse holds \(decoded.documentResults.count) documents; Apple's flow returns exactly one.")
                 }
                 response = decoded
                 return .passed("The plaintext is {\"identity\": DeviceResponse} with one document.")
@@ -190,12 +190,12 @@ public struct AppleIdentityVerifier: Sendable {
         if let request {
             let document = documents.first
             runner.run(.identityRequestElements, requires: [.mdocResponseStructure]) {
-                guard let document else { return .failed("noDocument", "No document to compare with the request.") }
+                guard let document else { return .failed(.noDocument, "No document to compare with the request.") }
                 return RequestMatching.elementsOutcome(document: document, request: request)
             }
             if let ageRequest = request.elements.first(where: { $0.atLeast != nil }), let minimum = ageRequest.atLeast {
                 runner.run(.identityRequestAge, requires: [.mdocResponseStructure]) {
-                    guard let document else { return .failed("noDocument", "No document.") }
+                    guard let document else { return .failed(.noDocument, "No document.") }
                     return RequestMatching.ageOutcome(document: document, request: request, minimum: minimum, at: time)
                 }
             }

@@ -23,3 +23,21 @@ extension ReasonCode {
     /// `identity.request.age`: the response answers age(atLeast: N) with "no".
     public static let ageBelowMinimum: ReasonCode = "ageBelowMinimum"
 }
+
+extension ReasonCode {
+    // Reasons returned by this module's checks (docs/checks.md lists them by check).
+    /// Reason `ageNotAnswered` (docs/checks.md).
+    public static let ageNotAnswered: ReasonCode = "ageNotAnswered"
+    /// For example: "The DeviceResponse holds…"
+    public static let documentCount: ReasonCode = "documentCount"
+    /// For example: "SHA-256 of the session transcript does not equal the envelope's infoHash:…"
+    public static let infoHashMismatch: ReasonCode = "infoHashMismatch"
+    /// For example: "No configured identity encryption key matches pkRHash…"
+    public static let noMatchingKey: ReasonCode = "noMatchingKey"
+    /// For example: "The request was created for another session."
+    public static let sessionMismatch: ReasonCode = "sessionMismatch"
+    /// For example: "The envelope algorithm is \"…"
+    public static let unsupportedAlgorithm: ReasonCode = "unsupportedAlgorithm"
+    /// For example: "The envelope HPKE mode is…"
+    public static let unsupportedMode: ReasonCode = "unsupportedMode"
+}

@@ -115,7 +115,7 @@ public struct IdentityRequestSessions: Sendable {
         do {
             consumption = try await store.consumeNonce(requestID, now: time, idempotency: idempotency)
         } catch {
-            let outcome = CheckOutcome.error("storeUnavailable", "The nonce store could not be reached; try again.", retryable: true)
+            let outcome = CheckOutcome.error(.storeUnavailable, "The nonce store could not be reached; try again.", retryable: true)
             return await verifier.verify(encryptedData: encryptedData, nonce: [], request: nil, context: context, nonceOutcome: outcome)
         }
         let payloadBytes: [UInt8], consumedOutcome: CheckOutcome
@@ -129,23 +129,23 @@ public struct IdentityRequestSessions: Sendable {
                                                firstSeen: firstConsumed)
         case .alreadyConsumed:
             return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
-                                         nonceOutcome: .failed("nonceReused", "This request's nonce was used already: a response is accepted once (replay)."))
+                                         nonceOutcome: .failed(.nonceReused, "This request's nonce was used already: a response is accepted once (replay)."))
         case .expired:
             return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
-                                         nonceOutcome: .failed("nonceExpired", "The request expired before the response arrived; create a new request."))
+                                         nonceOutcome: .failed(.nonceExpired, "The request expired before the response arrived; create a new request."))
         case .unknown:
             return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
-                                         nonceOutcome: .failed("unknownRequest", "No such request was issued (or it was purged)."))
+                                         nonceOutcome: .failed(.unknownRequest, "No such request was issued (or it was purged)."))
         }
         do {
             guard let payload = Self.readPayload(payloadBytes), let nonce = Hex.decode(payload.nonce) else {
                 return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
-                                             nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
+                                             nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
             }
             let merchantVerifier = verifier(forMerchant: payload.merchantId)
             if let expected = payload.sessionBinding, expected != sessionBinding {
                 return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
-                                                     nonceOutcome: .failed("sessionMismatch", "The request was created for another session."))
+                                                     nonceOutcome: .failed(.sessionMismatch, "The request was created for another session."))
             }
             return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
                                                  nonceOutcome: consumedOutcome)

@@ -26,7 +26,7 @@ enum RequestMatching {
 
     static func elementsOutcome(document: VerifiedDocument, request: IdentityRequestDescriptor) -> CheckOutcome {
         guard request.document.docTypes.contains(document.docType) else {
-            return .failed("unexpectedDocType", "The response is a \(document.docType); the request asked for a \(request.document.rawValue) (\(request.document.docTypes.sorted().joined(separator: " or "))).")
+            return .failed(.unexpectedDocType, "The response is a \(document.docType); the request asked for a \(request.document.rawValue) (\(request.document.docTypes.sorted().joined(separator: " or "))).")
         }
         let allowed = allowed(request, docType: document.docType)
         let ageNameSpace = IdentityElement.ageNameSpace(docType: document.docType)
@@ -45,7 +45,7 @@ enum RequestMatching {
             }
         }
         guard unrequested.isEmpty else {
-            return .failed("unrequestedElement", "The response carries elements that were not requested: \(unrequested.joined(separator: ", ")).",
+            return .failed(.unrequestedElement, "The response carries elements that were not requested: \(unrequested.joined(separator: ", ")).",
                            details: ["unrequested": unrequested.joined(separator: ",")])
         }
         let count = document.issuerSigned.reduce(0) { $0 + $1.elements.count }
@@ -91,7 +91,7 @@ enum RequestMatching {
         let answer = age(document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: time)
         switch answer.value {
         case nil:
-            return .failed("ageNotAnswered", "age(atLeast: \(minimum)) was requested but the response carries no age_over_NN, age_in_years or birth_date that decides it.")
+            return .failed(.ageNotAnswered, "age(atLeast: \(minimum)) was requested but the response carries no age_over_NN, age_in_years or birth_date that decides it.")
         case false?:
             return .failed(.ageBelowMinimum, "The response answers age(atLeast: \(minimum)) with \"no\" (from \(answer.source)): the holder is younger than \(minimum). Do not admit the holder.",
                            details: ["source": answer.source])

@@ -258,13 +258,13 @@ struct WebSessionFile: Codable {
         let fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         if fd < 0 {
             if errno == EEXIST {
-                return .failed("nonceReused", "This session was used already: a response is verified once per request (replay).")
+                return .failed(.nonceReused, "This session was used already: a response is verified once per request (replay).")
             }
-            return .error("storeUnavailable", "The session could not be marked as used (\(marker)).", retryable: true)
+            return .error(.storeUnavailable, "The session could not be marked as used (\(marker)).", retryable: true)
         }
         close(fd)
         if let expires = RFC3339.parse(expiresAt), time > expires {
-            return .failed("nonceExpired", "The session expired at \(expiresAt); create a new request.")
+            return .failed(.nonceExpired, "The session expired at \(expiresAt); create a new request.")
         }
         return .passed("The session was created here, had not expired, and is now used.")
     }

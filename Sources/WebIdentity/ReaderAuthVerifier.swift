@@ -9,32 +9,6 @@ import WalletCOSE
 @_spi(FixedExpiryValidationTime) import X509
 import WalletEncoding
 
-extension CheckID {
-    /// The DeviceRequest decodes and carries reader authentication (readerAuth or readerAuthAll).
-    public static let readerRequestStructure: CheckID = "reader.request.structure"
-    /// A DocRequest's ItemsRequest (inside its tag-24 item) decodes: docType and nameSpaces.
-    public static let readerRequestItems: CheckID = "reader.request.items"
-    /// The COSE_Sign1 verifies with the leaf certificate's key over ReaderAuthentication(All)Bytes.
-    public static let readerAuthSignature: CheckID = "reader.auth.signature"
-    /// The x5chain chains to a trusted reader root (or the leaf is pinned), valid at the verification time.
-    public static let readerAuthChain: CheckID = "reader.auth.chain"
-    /// The leaf follows the reader-authentication certificate profile of ISO/IEC 18013-5 Annex B.
-    public static let readerAuthProfile: CheckID = "reader.auth.profile"
-}
-
-extension ReasonCode {
-    /// A DocRequest carries no readerAuth and the request has no readerAuthAll.
-    public static let readerAuthMissing: ReasonCode = "readerAuthMissing"
-    /// A reader signature does not verify over the ReaderAuthentication(All)Bytes of the request.
-    public static let readerSignatureInvalid: ReasonCode = "readerSignatureInvalid"
-    /// The reader certificate does not chain to a trusted reader root.
-    public static let untrustedReader: ReasonCode = "untrustedReader"
-    /// The reader certificate breaks the ISO/IEC 18013-5 Annex B reader-authentication profile.
-    public static let readerProfileViolation: ReasonCode = "profileViolation"
-    /// The DeviceRequest version is not 1.x, or is 1.0 while carrying 1.1 fields (readerAuthAll, deviceRequestInfo).
-    public static let unsupportedRequestVersion: ReasonCode = "unsupportedVersion"
-}
-
 /// A DeviceRequest as received: each DocRequest's ItemsRequestBytes (the tag-24 item) and readerAuth,
 /// and the request-wide readerAuthAll and deviceRequestInfo.
 public struct ReceivedDeviceRequest: Sendable {
@@ -198,21 +172,21 @@ public struct ReaderAuthVerifier: Sendable {
         runner.run(.readerAuthSignature, requires: [.readerRequestStructure], scope: scope) {
             let ders: [ArraySlice<UInt8>]
             do { ders = try signature.headers.x5chainBytes() } catch let error as COSEError {
-                return .failed("missingCertificateChain", "The reader signature carries no usable x5chain: \(error.message).")
-            } catch { return .failed("missingCertificateChain", "The reader signature carries no usable x5chain.") }
+                return .failed(.missingCertificateChain, "The reader signature carries no usable x5chain: \(error.message).")
+            } catch { return .failed(.missingCertificateChain, "The reader signature carries no usable x5chain.") }
             guard ders.count <= Self.maxChainLength else {
-                return .failed("chainTooLong", "The x5chain holds \(ders.count) certificates; at most \(Self.maxChainLength) are read (a reader certificate and its intermediates).")
+                return .failed(.chainTooLong, "The x5chain holds \(ders.count) certificates; at most \(Self.maxChainLength) are read (a reader certificate and its intermediates).")
             }
             for (position, der) in ders.enumerated() {
                 guard let certificate = try? Certificate(derEncoded: Array(der)) else {
-                    return .failed("invalidCertificate", "Certificate \(position) of the x5chain does not parse as X.509.")
+                    return .failed(.invalidCertificate, "Certificate \(position) of the x5chain does not parse as X.509.")
                 }
                 chain.append(certificate)
             }
             let key: COSEPublicKey
             if let k = P256.Signing.PublicKey(chain[0].publicKey) { key = .p256(k) }
             else if let k = P384.Signing.PublicKey(chain[0].publicKey) { key = .p384(k) }
-            else { return .failed("unsupportedReaderKey", "The reader certificate's key is neither P-256 nor P-384.") }
+            else { return .failed(.unsupportedReaderKey, "The reader certificate's key is neither P-256 nor P-384.") }
             do {
                 let algorithm = try signature.algorithm
                 guard signature.payload == nil || signature.payload!.elementsEqual(signed) else {
@@ -232,7 +206,7 @@ public struct ReaderAuthVerifier: Sendable {
         await runner.runAsync(.readerAuthChain, requires: [.readerAuthSignature], scope: scope) {
             guard let leaf = chain.first else { return .failed(.malformedInput, "No certificate.") }
             guard !roots.isEmpty else {
-                return .failed("noTrustAnchor", "No trusted reader root is configured; give the reader's root certificate (--trust).")
+                return .failed(.noTrustAnchor, "No trusted reader root is configured; give the reader's root certificate (--trust).")
             }
             for (position, certificate) in chain.enumerated() where time < certificate.notValidBefore || time > certificate.notValidAfter {
                 return .failed(time < certificate.notValidBefore ? "certificateNotYetValid" : "certificateExpired",

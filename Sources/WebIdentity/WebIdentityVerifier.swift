@@ -5,21 +5,6 @@ import MdocVerifier
 import VerificationCore
 import WalletCBOR
 
-extension CheckID {
-    /// (request sessions) the request was issued here, is unexpired, and its nonce is used once.
-    public static let webNonce: CheckID = "replay.nonce"
-    /// The response is `["dcapi", {"enc": bstr, "cipherText": bstr}]`.
-    public static let webEnvelopeStructure: CheckID = "web.envelope.structure"
-    /// The request's EncryptionInfo decodes and names this verifier's recipient key.
-    public static let webEnvelopeEncryptionInfo: CheckID = "web.envelope.encryptionInfo"
-    /// HPKE (P-256, HKDF-SHA256, AES-128-GCM) opens the cipher text with info = the dcapi session transcript.
-    public static let webEnvelopeDecryption: CheckID = "web.envelope.decryption"
-    /// The plaintext is a DeviceResponse.
-    public static let webPlaintextStructure: CheckID = "web.plaintext.structure"
-    /// (with a request) the docType is the requested one and every returned element was requested.
-    public static let webRequestElements: CheckID = "web.request.elements"
-}
-
 /// The result of verifying a Digital Credentials API response: the report and — only when the
 /// verdict is accepted — the documents (personal data).
 public struct WebVerificationResult: Sendable {
@@ -98,7 +83,7 @@ public struct WebIdentityVerifier: Sendable {
             do {
                 envelope = try DCAPIEncryptedResponse(cborBytes: response)
             } catch {
-                return .failed("malformedStructure", "The response is not an Annex C EncryptedResponse: \(error).")
+                return .failed(.malformedStructure, "The response is not an Annex C EncryptedResponse: \(error).")
             }
             return .passed("[\"dcapi\", {enc, cipherText}] with a \(envelope!.cipherText.count)-byte cipher text.")
         }
@@ -106,10 +91,10 @@ public struct WebIdentityVerifier: Sendable {
         runner.run(.webEnvelopeEncryptionInfo, requires: noncePrerequisite) {
             let info: DCAPIEncryptionInfo
             do { info = try DCAPIEncryptionInfo(base64URL: encryptionInfo) } catch {
-                return .failed("malformedEncryptionInfo", "The request's encryption info is unusable: \(error).")
+                return .failed(.malformedEncryptionInfo, "The request's encryption info is unusable: \(error).")
             }
             guard info.recipientPublicKey.x963Representation == recipientKey.publicKey.x963Representation else {
-                return .failed("recipientKeyMismatch", "The request's encryption info names another recipient key than the one configured here (configured \(WebRecipientKey.thumbprint(recipientKey.publicKey).prefix(16))…).")
+                return .failed(.recipientKeyMismatch, "The request's encryption info names another recipient key than the one configured here (configured \(WebRecipientKey.thumbprint(recipientKey.publicKey).prefix(16))…).")
             }
             return .passed("The encryption info names the configured recipient key and a \(info.nonce.count)-byte nonce.")
         }
@@ -122,7 +107,7 @@ public struct WebIdentityVerifier: Sendable {
                 var recipient = try HPKE.Recipient(privateKey: recipientKey, ciphersuite: Self.ciphersuite, info: Data(transcript.bytes), encapsulatedKey: Data(envelope.enc))
                 plaintext = [UInt8](try recipient.open(envelope.cipherText, authenticating: Data()))
             } catch {
-                return .failed("decryptionFailed", "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the response: the cipher text or enc was altered, or the wallet used another origin or encryption info than \(origin) and this request's.",
+                return .failed(.decryptionFailed, "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the response: the cipher text or enc was altered, or the wallet used another origin or encryption info than \(origin) and this request's.",
                                details: ["origin": origin])
             }
             return .passed("HPKE opened the response with the session transcript for origin \(origin).", details: ["origin": origin])
@@ -175,11 +160,11 @@ public struct WebIdentityVerifier: Sendable {
     }
 
     static func elementsOutcome(documents: [VerifiedDocument], request: WebDocumentRequest) -> CheckOutcome {
-        guard !documents.isEmpty else { return .failed("noDocument", "No document to compare with the request.") }
+        guard !documents.isEmpty else { return .failed(.noDocument, "No document to compare with the request.") }
         var unrequested: [String] = []
         for document in documents {
             guard document.docType == request.docType else {
-                return .failed("unexpectedDocType", "The response holds a \(document.docType); the request asked for \(request.docType).")
+                return .failed(.unexpectedDocType, "The response holds a \(document.docType); the request asked for \(request.docType).")
             }
             for space in document.issuerSigned + document.deviceSigned {
                 for element in space.elements where !request.allows(nameSpace: space.name, identifier: element.identifier) {
@@ -188,7 +173,7 @@ public struct WebIdentityVerifier: Sendable {
             }
         }
         guard unrequested.isEmpty else {
-            return .failed("unrequestedElement", "The response holds elements that were not requested: \(unrequested.joined(separator: ", ")).",
+            return .failed(.unrequestedElement, "The response holds elements that were not requested: \(unrequested.joined(separator: ", ")).",
                            details: ["unrequested": unrequested.joined(separator: ",")])
         }
         return .passed("The response holds the requested \(request.docType) and only requested elements.")

@@ -87,14 +87,14 @@ public struct WebRequestSessions: Sendable {
         // Before the session is read, failures are reported with any key (nothing is decrypted).
         guard let recipientKey = fixed ?? recipientKeys.first else {
             return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: P256.KeyAgreement.PrivateKey(), context: context,
-                                         nonceOutcome: .error("noRecipientKey", "No web recipient key is configured.", retryable: false))
+                                         nonceOutcome: .error(.noRecipientKey, "No web recipient key is configured.", retryable: false))
         }
         let consumption: NonceConsumption
         do {
             consumption = try await store.consumeNonce(requestID, now: time, idempotency: context.idempotency)
         } catch {
             return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                         nonceOutcome: .error("storeUnavailable", "The request store could not be reached; try again.", retryable: true))
+                                         nonceOutcome: .error(.storeUnavailable, "The request store could not be reached; try again.", retryable: true))
         }
         let bytes: [UInt8], consumedOutcome: CheckOutcome
         switch consumption {
@@ -107,18 +107,18 @@ public struct WebRequestSessions: Sendable {
                                                firstSeen: firstConsumed)
         case .alreadyConsumed:
             return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                         nonceOutcome: .failed("nonceReused", "This request was answered already: a response is accepted once (replay)."))
+                                         nonceOutcome: .failed(.nonceReused, "This request was answered already: a response is accepted once (replay)."))
         case .expired:
             return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                         nonceOutcome: .failed("nonceExpired", "The request expired before the response arrived; create a new request."))
+                                         nonceOutcome: .failed(.nonceExpired, "The request expired before the response arrived; create a new request."))
         case .unknown:
             return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                         nonceOutcome: .failed("unknownRequest", "No such request was issued (or it was purged)."))
+                                         nonceOutcome: .failed(.unknownRequest, "No such request was issued (or it was purged)."))
         }
         do {
             guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
                 return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                             nonceOutcome: .error("storeCorrupt", "The stored request could not be read.", retryable: false))
+                                             nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
             }
             let key = fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } } ?? recipientKey
             return await verifier.verify(response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,

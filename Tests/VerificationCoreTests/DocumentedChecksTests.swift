@@ -47,4 +47,17 @@ import Testing
             #expect(docs.contains("`\(reason)`"), "reason code \(reason) (\(path)) is not in docs/checks.md or docs/applepay.md")
         }
     }
+
+    /// Reason codes are constants beside each module's check ids (`MdocCheckIDs.swift`,
+    /// `IdentityCheckIDs.swift`, `WebCheckIDs.swift`, `ApplePayCheckIDs.swift`, `CheckID.swift`), never string
+    /// literals where a check returns them: one name per code, found from any use in one hop.
+    @Test func reasonCodesAreConstants() throws {
+        var literals: [String] = []
+        for (path, text) in try Self.sources() {
+            for pattern in [#"\.(?:failed|error|skipped)\(\s*"([A-Za-z]+)""#, #"RevocationFailure\(\s*"([A-Za-z]+)""#, #"ReasonCode\(\s*"([A-Za-z]+)""#] {
+                literals += try Self.matches(pattern, in: text).map { "\(path): \($0)" }
+            }
+        }
+        #expect(literals.isEmpty, "reason codes written as string literals: \(literals.joined(separator: ", "))")
+    }
 }

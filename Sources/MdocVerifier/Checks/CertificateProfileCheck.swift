@@ -20,7 +20,7 @@ struct CertificateProfileCheck: VerificationCheck {
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let entry = state.chain, let signer = entry.subjects.first, let iaca = entry.subjects.last else {
-            return .failed("profileViolation", "No validated chain of a document signer and an IACA.")
+            return .failed(.profileViolation, "No validated chain of a document signer and an IACA.")
         }
         // The violations were computed once, when the chain was validated. The rules Apple's own test
         // issuer does not follow are failures under a policy that requires the whole profile, and
@@ -32,14 +32,14 @@ struct CertificateProfileCheck: VerificationCheck {
         if entry.chain.count == 1 {
             // A pinned document signer: only its own rules can be checked.
             guard violations.isEmpty else {
-                return .failed("profileViolation", "The pinned document signer does not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
+                return .failed(.profileViolation, "The pinned document signer does not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
                                details: ["signer": signer])
             }
             return .passed("The pinned document signer follows the document-signer rules of ISO 18013-5 Annex B; no IACA was involved, so its rules were not checked.",
                            details: ["signer": signer, "pinned": "true"].merging(warning) { a, _ in a })
         }
         guard violations.isEmpty else {
-            return .failed("profileViolation", "The certificates do not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
+            return .failed(.profileViolation, "The certificates do not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
                            details: ["signer": signer, "iaca": iaca])
         }
         return .passed("The document signer and IACA follow the ISO 18013-5 Annex B profile" + (warned.isEmpty ? "." : ", except for rules this policy reports as warnings."), details: warning)

@@ -9,10 +9,10 @@ struct DocTypeCheck: VerificationCheck {
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
         guard mso.docType == document.docType else {
-            return .failed("docTypeMismatch", "The MSO was issued for \(mso.docType) but the document says \(document.docType).")
+            return .failed(.docTypeMismatch, "The MSO was issued for \(mso.docType) but the document says \(document.docType).")
         }
         if let accepted = state.policy.acceptedDocTypes, !accepted.contains(document.docType) {
-            return .failed("docTypeNotAccepted", "The document type \(document.docType) is not accepted here (expected \(accepted.sorted().joined(separator: " or "))).")
+            return .failed(.docTypeNotAccepted, "The document type \(document.docType) is not accepted here (expected \(accepted.sorted().joined(separator: " or "))).")
         }
         return .passed("The MSO docType matches the document (\(document.docType)).")
     }

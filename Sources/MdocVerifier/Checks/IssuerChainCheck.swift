@@ -27,7 +27,7 @@ struct IssuerChainCheck: VerificationCheck {
         case .success(let list): parsed = list
         }
         guard !parsed.isEmpty else {
-            return .failed("missingCertificateChain", "x5chain is empty.")
+            return .failed(.missingCertificateChain, "x5chain is empty.")
         }
         let time = context.time
         // A chain validated earlier with this verifier's trust store, for this docType, valid now. Its
@@ -38,7 +38,7 @@ struct IssuerChainCheck: VerificationCheck {
         if cached == nil {
             roots = state.trustStore.roots(for: document.docType)
             guard !roots.isEmpty else {
-                return .failed("noTrustAnchor", "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust).")
+                return .failed(.noTrustAnchor, "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust).")
             }
         }
         // Expiry first, with its own reason, so "expired" is not reported as "untrusted". Every x5chain
@@ -48,12 +48,12 @@ struct IssuerChainCheck: VerificationCheck {
             let notAfter = parsed[position].certificate.notValidAfter
             if time < notBefore {
                 let subject = parsed[position].subject
-                return .failed("certificateNotYetValid", "Certificate \(position) of x5chain (\(subject)) is not valid before \(RFC3339.format(notBefore)); the verification time is \(RFC3339.format(time)).",
+                return .failed(.certificateNotYetValid, "Certificate \(position) of x5chain (\(subject)) is not valid before \(RFC3339.format(notBefore)); the verification time is \(RFC3339.format(time)).",
                                details: ["subject": subject, "notBefore": RFC3339.format(notBefore)])
             }
             if time > notAfter {
                 let subject = parsed[position].subject
-                return .failed("certificateExpired", "Certificate \(position) of x5chain (\(subject)) expired at \(RFC3339.format(notAfter)); the verification time is \(RFC3339.format(time)).",
+                return .failed(.certificateExpired, "Certificate \(position) of x5chain (\(subject)) expired at \(RFC3339.format(notAfter)); the verification time is \(RFC3339.format(time)).",
                                details: ["subject": subject, "notAfter": RFC3339.format(notAfter)])
             }
         }
@@ -86,7 +86,7 @@ struct IssuerChainCheck: VerificationCheck {
             if parsed.count > 1 {
                 detail += "; the other \(parsed.count - 1) x5chain certificate(s) are not used: ISO 18013-5 Annex B has the IACA issue the document signer directly"
             }
-            return .failed("untrustedIssuer", "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
+            return .failed(.untrustedIssuer, "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
                            details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
         }
     }

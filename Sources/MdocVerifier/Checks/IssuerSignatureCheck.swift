@@ -15,16 +15,16 @@ struct IssuerSignatureCheck: VerificationCheck {
             return .failed(.malformedInput, "The document did not decode.")
         }
         if case .failure(let failure) = certificates { return .failed(failure.reasonCode, failure.checkMessage) }
-        guard let signer = state.signer else { return .failed("missingCertificateChain", "x5chain is empty.") }
+        guard let signer = state.signer else { return .failed(.missingCertificateChain, "x5chain is empty.") }
         guard let key = signer.key else {
-            return .failed("unsupportedKey", "The document signer key is not an EC key on P-256, P-384 or P-521.")
+            return .failed(.unsupportedKey, "The document signer key is not an EC key on P-256, P-384 or P-521.")
         }
         let sign1 = document.issuerSigned.issuerAuth
         let algorithm: COSEAlgorithm
         do {
             algorithm = try sign1.algorithm
             guard try sign1.isValidSignature(key: key) else {
-                return .failed("signatureInvalid", "The issuer signature (\(algorithm)) does not verify with the document signer key: the MSO or its protected header was altered, or x5chain holds another certificate.",
+                return .failed(.signatureInvalid, "The issuer signature (\(algorithm)) does not verify with the document signer key: the MSO or its protected header was altered, or x5chain holds another certificate.",
                                details: ["signer": signer.subject])
             }
         } catch {

@@ -25,7 +25,7 @@ struct IssuingCountryCheck: VerificationCheck {
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let entry = state.chain, !entry.chain.isEmpty else {
-            return .failed("countryNameMissing", "No validated chain.")
+            return .failed(.countryNameMissing, "No validated chain.")
         }
         let (dsCountry, iacaCountry) = entry.countryNames
         // A document signer trusted directly (pinned in the trust store) has no IACA: only its own
@@ -38,19 +38,19 @@ struct IssuingCountryCheck: VerificationCheck {
             let message = "countryName is missing in \(missing.joined(separator: " and ")); ISO 18013-5 requires an ISO 3166-1 alpha-2 country"
                 + (entry.pinned ? "." : " in both.")
             if state.policy.requireCountryName {
-                return .failed("countryNameMissing", message)
+                return .failed(.countryNameMissing, message)
             }
-            return CheckOutcome(status: .skipped, reason: "countryNameAbsent", message: message + " The policy reports this as a warning.")
+            return CheckOutcome(status: .skipped, reason: .countryNameAbsent, message: message + " The policy reports this as a warning.")
         }
         for holder in holders where !Self.isAlpha2(holder.country!) {
-            return .failed("countryNameInvalid", "The \(holder.name)'s countryName \"\(holder.country!)\" is not an ISO 3166-1 alpha-2 code.")
+            return .failed(.countryNameInvalid, "The \(holder.name)'s countryName \"\(holder.country!)\" is not an ISO 3166-1 alpha-2 code.")
         }
         if entry.pinned {
             return .passed("The issuing country is \(dsCountry!) in the pinned document signer (no IACA was involved, so there was none to compare it with).",
                            details: ["country": dsCountry!])
         }
         guard dsCountry == iacaCountry else {
-            return .failed("countryNameMismatch", "The document signer's countryName \(dsCountry!) differs from the IACA's \(iacaCountry!).")
+            return .failed(.countryNameMismatch, "The document signer's countryName \(dsCountry!) differs from the IACA's \(iacaCountry!).")
         }
         return .passed("The issuing country is \(dsCountry!) in both the document signer and the IACA.", details: ["country": dsCountry!])
     }

@@ -36,9 +36,9 @@ struct IssuingCountryElementCheck: VerificationCheck {
         guard let certificateCountry = entry.pinned ? entry.countryNames.documentSigner : entry.countryNames.iaca else {
             let message = "\(source) is disclosed but the \(holder) has no countryName to compare it with."
             if state.policy.requireCountryName {
-                return .failed("countryNameMissing", message)
+                return .failed(.countryNameMissing, message)
             }
-            return CheckOutcome(status: .skipped, reason: "countryNameAbsent", message: message + " The policy reports this as a warning.")
+            return CheckOutcome(status: .skipped, reason: .countryNameAbsent, message: message + " The policy reports this as a warning.")
         }
         guard country == certificateCountry else {
             return .failed(.issuingCountryMismatch, "\(source) is \(TextSafety.quoted(country)) but the \(holder)'s countryName is \(certificateCountry): the document claims another issuing country than the authority that issued it.",

@@ -12,7 +12,7 @@ struct MSOStructureCheck: VerificationCheck {
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document else { return .failed(.malformedInput, "The document did not decode.") }
         guard let payload = document.issuerSigned.issuerAuth.payload else {
-            return .failed("msoMissing", "issuerAuth has a detached payload; the MSO must be attached.")
+            return .failed(.msoMissing, "issuerAuth has a detached payload; the MSO must be attached.")
         }
         let outer: CBORNode
         do {

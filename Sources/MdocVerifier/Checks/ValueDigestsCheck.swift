@@ -59,7 +59,7 @@ struct ValueDigestsCheck: VerificationCheck {
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
         guard let algorithm = Algorithm(mso.digestAlgorithm) else {
-            return .failed("unsupportedDigestAlgorithm", "The MSO digest algorithm \"\(mso.digestAlgorithm)\" is not one of SHA-256, SHA-384, SHA-512.")
+            return .failed(.unsupportedDigestAlgorithm, "The MSO digest algorithm \"\(mso.digestAlgorithm)\" is not one of SHA-256, SHA-384, SHA-512.")
         }
         // Element names are built only for the items that do not match.
         var mismatched: [String] = []

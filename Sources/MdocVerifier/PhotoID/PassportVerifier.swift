@@ -3,14 +3,6 @@ import Foundation
 import Mdoc
 import VerificationCore
 
-extension CheckID {
-    /// Every document in the response is a photo ID (`org.iso.23220.photoid.1`). When it fails, the
-    /// caller can ask the person to retry or fall back to another verification method.
-    public static let photoIDDocType: CheckID = "photoid.docType"
-    /// The known `org.iso.23220.1` elements have the types ISO/IEC 23220-2 and Apple give them.
-    public static let photoIDElements: CheckID = "photoid.elements"
-}
-
 extension MdocVerificationPolicy {
     /// Apple's passport Digital ID: ISO/IEC 18013-5 checks as written (countryName required in the
     /// document signer and the IACA), and only the photo ID docType accepted.
@@ -38,10 +30,10 @@ public enum PhotoIDChecks {
             runner.run(.photoIDDocType, requires: [.mdocResponseStructure]) {
                 let others = documents.filter { $0.docType != PhotoIDDocument.docType }.map(\.docType)
                 guard documentCount == documents.count else {
-                    return .failed("unexpectedDocType", "A document in the response could not be decoded, so it is not known to be a passport Digital ID; let the person retry or fall back to another verification method.")
+                    return .failed(.unexpectedDocType, "A document in the response could not be decoded, so it is not known to be a passport Digital ID; let the person retry or fall back to another verification method.")
                 }
                 guard others.isEmpty, !documents.isEmpty else {
-                    return .failed("unexpectedDocType", "The response holds \(others.isEmpty ? "no document" : others.joined(separator: ", ")), not a passport Digital ID (\(PhotoIDDocument.docType)); let the person retry or fall back to another verification method.")
+                    return .failed(.unexpectedDocType, "The response holds \(others.isEmpty ? "no document" : others.joined(separator: ", ")), not a passport Digital ID (\(PhotoIDDocument.docType)); let the person retry or fall back to another verification method.")
                 }
                 return .passed("The response holds \(documents.count) passport Digital ID document(s) (\(PhotoIDDocument.docType)).")
             }
@@ -51,7 +43,7 @@ public enum PhotoIDChecks {
             runner.run(.photoIDElements, requires: [.mdocDocumentStructure], scope: "document[\(document.index)]") {
                 guard typed.problems.isEmpty else {
                     let list = typed.problems.map { "\($0.identifier) \($0.problem)" }.joined(separator: "; ")
-                    return .failed("invalidElement", "Photo ID elements have the wrong type or form: \(list).",
+                    return .failed(.invalidElement, "Photo ID elements have the wrong type or form: \(list).",
                                    details: ["elements": typed.problems.map(\.identifier).joined(separator: ",")])
                 }
                 return .passed("The \(PhotoIDDocument.nameSpace) elements have their ISO/IEC 23220-2 types.")

@@ -31,54 +31,54 @@ enum ListSignerValidation {
         } catch where error.code == .missingCertificateChain {
             ders = []
         } catch {
-            throw RevocationFailure("malformedList", "The revocation list's x5chain is malformed (\(error.message)).")
+            throw RevocationFailure(.malformedList, "The revocation list's x5chain is malformed (\(error.message)).")
         }
         guard ders.count <= maxChainLength else {
-            throw RevocationFailure("malformedList", "The revocation list's x5chain holds \(ders.count) certificates; at most \(maxChainLength) are read.")
+            throw RevocationFailure(.malformedList, "The revocation list's x5chain holds \(ders.count) certificates; at most \(maxChainLength) are read.")
         }
         if ders.isEmpty, let certificate = reference.certificate { ders = [certificate] }
         if let certificate = reference.certificate, let leaf = ders.first, leaf != certificate {
-            throw RevocationFailure("untrustedSigner", "The revocation list is signed by another certificate than the one the MSO names for it.")
+            throw RevocationFailure(.untrustedSigner, "The revocation list is signed by another certificate than the one the MSO names for it.")
         }
         if ders.isEmpty {
             for key in pinnedKeys where (try? token.sign1.isValidSignature(key: key)) == true {
                 return RevocationListSigner(signer: "pinned key", root: nil)
             }
             if pinnedKeys.isEmpty {
-                throw RevocationFailure("untrustedSigner", "The revocation list carries no x5chain and no signer key is pinned, so its signer cannot be trusted.")
+                throw RevocationFailure(.untrustedSigner, "The revocation list carries no x5chain and no signer key is pinned, so its signer cannot be trusted.")
             }
-            throw RevocationFailure("signatureInvalid", "The revocation list's signature does not verify with any pinned key.")
+            throw RevocationFailure(.signatureInvalid, "The revocation list's signature does not verify with any pinned key.")
         }
 
         var certificates: [Certificate] = []
         for (position, der) in ders.enumerated() {
             do { certificates.append(try Certificate(derEncoded: der)) } catch {
-                throw RevocationFailure("untrustedSigner", "Certificate \(position) of the revocation list's x5chain does not parse.")
+                throw RevocationFailure(.untrustedSigner, "Certificate \(position) of the revocation list's x5chain does not parse.")
             }
         }
         let leaf = certificates[0]
         guard let key = COSEPublicKey(certificate: leaf) else {
-            throw RevocationFailure("untrustedSigner", "The revocation list signer's key (\(leaf.subject)) is not an EC key on P-256, P-384 or P-521.")
+            throw RevocationFailure(.untrustedSigner, "The revocation list signer's key (\(leaf.subject)) is not an EC key on P-256, P-384 or P-521.")
         }
         let valid: Bool
         do { valid = try token.sign1.isValidSignature(key: key) } catch {
-            throw RevocationFailure("signatureInvalid", "The revocation list's signature cannot be verified: \(error.message).")
+            throw RevocationFailure(.signatureInvalid, "The revocation list's signature cannot be verified: \(error.message).")
         }
         guard valid else {
-            throw RevocationFailure("signatureInvalid", "The revocation list's COSE_Sign1 signature does not verify with the key of \(leaf.subject): the list was altered or signed by another key.")
+            throw RevocationFailure(.signatureInvalid, "The revocation list's COSE_Sign1 signature does not verify with the key of \(leaf.subject): the list was altered or signed by another key.")
         }
         // The list-signer profile: a certificate made for another mdoc role (a document signer, a
         // reader, a VICAL signer) or a CA does not sign revocation lists.
         let violations = listSignerViolations(leaf)
         guard violations.isEmpty else {
-            throw RevocationFailure("untrustedSigner", "The revocation list signer \(leaf.subject) is not a list signer: \(violations.joined(separator: "; ")).")
+            throw RevocationFailure(.untrustedSigner, "The revocation list signer \(leaf.subject) is not a list signer: \(violations.joined(separator: "; ")).")
         }
         for (position, certificate) in certificates.enumerated() {
             if time < certificate.notValidBefore {
-                throw RevocationFailure("signerCertificateNotYetValid", "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore)).")
+                throw RevocationFailure(.signerCertificateNotYetValid, "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore)).")
             }
             if time > certificate.notValidAfter {
-                throw RevocationFailure("signerCertificateExpired", "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)).")
+                throw RevocationFailure(.signerCertificateExpired, "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)).")
             }
         }
 
@@ -86,7 +86,7 @@ enum ListSignerValidation {
             // A pinned document signer has no IACA: only a list signer configured (pinned) beside it
             // for the same issuer is trusted, never whatever root the docType has.
             guard trustStore.roots(for: docType).contains(leaf), leaf.issuer == pinned.issuer else {
-                throw RevocationFailure("untrustedSigner", "The document signer \(pinned.subject) is pinned, so its revocation list must be signed by a certificate pinned in the trust store for the same issuer (\(pinned.issuer)); \(leaf.subject) is not.")
+                throw RevocationFailure(.untrustedSigner, "The document signer \(pinned.subject) is pinned, so its revocation list must be signed by a certificate pinned in the trust store for the same issuer (\(pinned.issuer)); \(leaf.subject) is not.")
             }
             return RevocationListSigner(signer: leaf.subject.description, root: leaf.subject.description)
         }
@@ -96,7 +96,7 @@ enum ListSignerValidation {
             roots = roots.filter { $0 == documentRoot }
         }
         guard !roots.isEmpty else {
-            throw RevocationFailure("untrustedSigner", "No trusted root is configured for \(docType), so the revocation list signer cannot be trusted.")
+            throw RevocationFailure(.untrustedSigner, "No trusted root is configured for \(docType), so the revocation list signer cannot be trusted.")
         }
         if roots.contains(leaf) {
             return RevocationListSigner(signer: leaf.subject.description, root: leaf.subject.description)
@@ -111,7 +111,7 @@ enum ListSignerValidation {
         case .couldNotValidate(let failures):
             let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
             let expected = documentRoot.map { " (the document's root is \($0.subject))" } ?? ""
-            throw RevocationFailure("untrustedSigner", "The revocation list signer \(leaf.subject) does not chain to a trusted root for \(docType)\(expected)\(reasons.isEmpty ? "" : ": " + reasons).")
+            throw RevocationFailure(.untrustedSigner, "The revocation list signer \(leaf.subject) does not chain to a trusted root for \(docType)\(expected)\(reasons.isEmpty ? "" : ": " + reasons).")
         }
     }
 

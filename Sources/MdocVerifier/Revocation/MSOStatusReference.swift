@@ -50,21 +50,21 @@ public enum MSOStatusReference: Sendable, Hashable {
     /// malformed one, is an error: the issuer signed something this verifier cannot follow.
     public static func references(in status: CBORNode) throws(RevocationFailure) -> [MSOStatusReference] {
         guard let map = status.mapValue else {
-            throw RevocationFailure("malformedStatus", "The MSO status entry is a \(status.value.kindDescription), not a map.")
+            throw RevocationFailure(.malformedStatus, "The MSO status entry is a \(status.value.kindDescription), not a map.")
         }
         var references: [MSOStatusReference] = []
         func info(_ key: String) throws(RevocationFailure) -> (map: CBORMap, uri: String, certificate: [UInt8]?)? {
             guard let node = map[key] else { return nil }
             guard let entry = node.mapValue else {
-                throw RevocationFailure("malformedStatus", "The MSO status \(key) is a \(node.value.kindDescription), not a map.")
+                throw RevocationFailure(.malformedStatus, "The MSO status \(key) is a \(node.value.kindDescription), not a map.")
             }
             guard let uri = entry["uri"]?.textValue, !uri.isEmpty else {
-                throw RevocationFailure("malformedStatus", "The MSO status \(key) has no uri text.")
+                throw RevocationFailure(.malformedStatus, "The MSO status \(key) has no uri text.")
             }
             var certificate: [UInt8]?
             if let node = entry["certificate"] {
                 guard let der = node.bytesValue else {
-                    throw RevocationFailure("malformedStatus", "The MSO status \(key) certificate is not a byte string.")
+                    throw RevocationFailure(.malformedStatus, "The MSO status \(key) certificate is not a byte string.")
                 }
                 certificate = Array(der)
             }
@@ -72,18 +72,18 @@ public enum MSOStatusReference: Sendable, Hashable {
         }
         if let identifier = try info("identifier_list") {
             guard let id = identifier.map["id"]?.bytesValue else {
-                throw RevocationFailure("malformedStatus", "The MSO status identifier_list has no id byte string.")
+                throw RevocationFailure(.malformedStatus, "The MSO status identifier_list has no id byte string.")
             }
             references.append(.identifierList(id: Array(id), uri: identifier.uri, certificate: identifier.certificate))
         }
         if let statusList = try info("status_list") {
             guard let node = statusList.map["idx"], case .unsignedInt(let index) = node.value else {
-                throw RevocationFailure("malformedStatus", "The MSO status status_list has no unsigned idx.")
+                throw RevocationFailure(.malformedStatus, "The MSO status status_list has no unsigned idx.")
             }
             references.append(.statusList(index: index, uri: statusList.uri, certificate: statusList.certificate))
         }
         guard !references.isEmpty else {
-            throw RevocationFailure("malformedStatus", "The MSO status entry holds neither identifier_list nor status_list.")
+            throw RevocationFailure(.malformedStatus, "The MSO status entry holds neither identifier_list nor status_list.")
         }
         return references
     }

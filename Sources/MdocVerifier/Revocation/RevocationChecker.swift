@@ -41,7 +41,7 @@ public struct RevocationEvaluation: Sendable {
     /// Revoked if any list says so; otherwise undetermined if any list could not decide; otherwise
     /// not revoked.
     public var answer: Answer {
-        guard !lists.isEmpty else { return .undetermined(RevocationFailure("malformedStatus", "No revocation list was referenced.")) }
+        guard !lists.isEmpty else { return .undetermined(RevocationFailure(.malformedStatus, "No revocation list was referenced.")) }
         for list in lists { if case .revoked = list.answer { return list.answer } }
         for list in lists { if case .undetermined = list.answer { return list.answer } }
         return .notRevoked
@@ -186,7 +186,7 @@ public struct RevocationChecker: Sendable {
         }
         if let failure { return undeterminedOutcome(failure, policy: policy, details: details(evaluation)) }
         guard let evaluation else {
-            return undeterminedOutcome(RevocationFailure("listUnavailable", "The revocation list was not consulted."), policy: policy, details: [:])
+            return undeterminedOutcome(RevocationFailure(.listUnavailable, "The revocation list was not consulted."), policy: policy, details: [:])
         }
         let kinds = evaluation.lists.map { "\($0.mechanism) from \($0.origin ?? "?"), signed by \($0.signer?.signer ?? "?")" }.joined(separator: "; ")
         return .passed("The revocation list (\(kinds)) is signed by a trusted signer and current at the verification time.", details: details(evaluation))
@@ -195,7 +195,7 @@ public struct RevocationChecker: Sendable {
     static func statusOutcome(document: VerifiedDocument, evaluation: RevocationEvaluation?, failure: RevocationFailure?, policy: RevocationPolicy) -> CheckOutcome {
         guard document.msoStatus != nil else {
             if policy.requireStatusEntry {
-                return .failed("statusMissing", "The MSO carries no status entry, and the policy requires one.")
+                return .failed(.statusMissing, "The MSO carries no status entry, and the policy requires one.")
             }
             return .notApplicable("The MSO carries no status entry, so revocation cannot be checked for this document.")
         }
@@ -208,12 +208,12 @@ public struct RevocationChecker: Sendable {
                 return CheckOutcome(status: .skipped, reason: .prerequisiteFailed, message: "Not evaluated because mdoc.revocation.list did not pass: revocation is undetermined.",
                                     details: ["prerequisite": CheckID.mdocRevocationList.rawValue])
             case .warning:
-                return CheckOutcome(status: .skipped, reason: "revocationUndetermined", message: "Revocation could not be decided (\(failure.reason)); the policy reports this as a warning. The document is not known to be valid or revoked.")
+                return CheckOutcome(status: .skipped, reason: .revocationUndetermined, message: "Revocation could not be decided (\(failure.reason)); the policy reports this as a warning. The document is not known to be valid or revoked.")
             }
         }
         guard let evaluation, case .notRevoked = evaluation.answer else {
             // Never reached with a consulted list; never "not revoked" without one.
-            return undeterminedOutcome(RevocationFailure("listUnavailable", "The revocation list was not consulted."), policy: policy, details: [:])
+            return undeterminedOutcome(RevocationFailure(.listUnavailable, "The revocation list was not consulted."), policy: policy, details: [:])
         }
         return .passed("The document is not revoked: \(evaluation.lists.map { "\($0.mechanism) at \($0.uri)" }.joined(separator: " and ")) says so.",
                        details: details(evaluation))
@@ -232,7 +232,7 @@ public struct RevocationChecker: Sendable {
             } catch let failure as RevocationFailure {
                 report.answer = .undetermined(failure)
             } catch {
-                report.answer = .undetermined(RevocationFailure("listUnavailable", "The revocation list for \(reference.uri) could not be obtained.", retryable: true))
+                report.answer = .undetermined(RevocationFailure(.listUnavailable, "The revocation list for \(reference.uri) could not be obtained.", retryable: true))
             }
             lists.append(report)
         }
@@ -244,13 +244,13 @@ public struct RevocationChecker: Sendable {
         report.origin = document.origin
         let token = try RevocationListToken(bytes: document.bytes)
         guard token.kind == reference.expectedKind else {
-            throw RevocationFailure("malformedList", "The MSO references a \(reference.mechanism) at \(reference.uri), but the list found there is a \(token.kind.rawValue).")
+            throw RevocationFailure(.malformedList, "The MSO references a \(reference.mechanism) at \(reference.uri), but the list found there is a \(token.kind.rawValue).")
         }
         guard let subject = token.subject else {
-            throw RevocationFailure("uriMismatch", "The revocation list has no sub claim, so it cannot be matched to \(reference.uri).")
+            throw RevocationFailure(.uriMismatch, "The revocation list has no sub claim, so it cannot be matched to \(reference.uri).")
         }
         guard subject == reference.uri else {
-            throw RevocationFailure("uriMismatch", "The revocation list is for \(subject), not for \(reference.uri) as the MSO says.")
+            throw RevocationFailure(.uriMismatch, "The revocation list is for \(subject), not for \(reference.uri) as the MSO says.")
         }
         report.issuedAt = token.issuedAt
         report.expiresAt = token.expiresAt
@@ -258,40 +258,40 @@ public struct RevocationChecker: Sendable {
                                                                 documentRoot: documentRoot, pinnedDocumentSigner: pinnedDocumentSigner, pinnedKeys: pinnedSignerKeys, at: time)
         let skew = Double(policy.clockSkew.components.seconds)
         if let issuedAt = token.issuedAt, issuedAt.timeIntervalSince(time) > skew {
-            throw RevocationFailure("listNotYetValid", "The revocation list was issued at \(RFC3339.format(issuedAt)), after the verification time \(RFC3339.format(time)).")
+            throw RevocationFailure(.listNotYetValid, "The revocation list was issued at \(RFC3339.format(issuedAt)), after the verification time \(RFC3339.format(time)).")
         }
         if let expiresAt = token.expiresAt, time.timeIntervalSince(expiresAt) > skew {
-            throw RevocationFailure("listExpired", "The revocation list expired at \(RFC3339.format(expiresAt)); the verification time is \(RFC3339.format(time)). A current list is needed.", retryable: true)
+            throw RevocationFailure(.listExpired, "The revocation list expired at \(RFC3339.format(expiresAt)); the verification time is \(RFC3339.format(time)). A current list is needed.", retryable: true)
         }
         if let maximumAge = policy.maximumListAge {
             guard let issuedAt = token.issuedAt else {
-                throw RevocationFailure("listStale", "The revocation list has no iat, so its age cannot be judged (the policy accepts lists up to \(maximumAge.components.seconds) s old).")
+                throw RevocationFailure(.listStale, "The revocation list has no iat, so its age cannot be judged (the policy accepts lists up to \(maximumAge.components.seconds) s old).")
             }
             if time.timeIntervalSince(issuedAt) > Double(maximumAge.components.seconds) + skew {
-                throw RevocationFailure("listStale", "The revocation list was issued at \(RFC3339.format(issuedAt)), more than \(maximumAge.components.seconds) s before the verification time \(RFC3339.format(time)); a fresher list is needed.", retryable: true)
+                throw RevocationFailure(.listStale, "The revocation list was issued at \(RFC3339.format(issuedAt)), more than \(maximumAge.components.seconds) s before the verification time \(RFC3339.format(time)); a fresher list is needed.", retryable: true)
             }
         }
 
         switch reference {
         case .identifierList(let id, _, _):
-            guard let list = token.identifierList else { throw RevocationFailure("malformedList", "The identifier list is missing.") }
+            guard let list = token.identifierList else { throw RevocationFailure(.malformedList, "The identifier list is missing.") }
             if list.identifiers.contains(id) {
-                report.answer = .revoked(reason: "revoked", message: "The document is revoked: its identifier is on the identifier list at \(reference.uri).")
+                report.answer = .revoked(reason: .revoked, message: "The document is revoked: its identifier is on the identifier list at \(reference.uri).")
             } else {
                 report.answer = .notRevoked
             }
         case .statusList(let index, _, _):
-            guard let list = token.statusList else { throw RevocationFailure("malformedList", "The status list is missing.") }
+            guard let list = token.statusList else { throw RevocationFailure(.malformedList, "The status list is missing.") }
             let entries = try list.decompressed(maximumSize: policy.maximumStatusListSize)
             guard let value = RevocationListToken.StatusList.status(at: index, bits: list.bits, in: entries) else {
-                throw RevocationFailure("indexOutOfRange", "The document's status-list index is outside the list at \(reference.uri) (\(entries.count * 8 / list.bits) entries).")
+                throw RevocationFailure(.indexOutOfRange, "The document's status-list index is outside the list at \(reference.uri) (\(entries.count * 8 / list.bits) entries).")
             }
             switch value {
             case 0: report.answer = .notRevoked
-            case 1: report.answer = .revoked(reason: "revoked", message: "The document is revoked: its status-list entry at \(reference.uri) is 1 (INVALID).")
-            case 2: report.answer = .revoked(reason: "suspended", message: "The document is suspended: its status-list entry at \(reference.uri) is 2 (SUSPENDED).")
+            case 1: report.answer = .revoked(reason: .revoked, message: "The document is revoked: its status-list entry at \(reference.uri) is 1 (INVALID).")
+            case 2: report.answer = .revoked(reason: .suspended, message: "The document is suspended: its status-list entry at \(reference.uri) is 2 (SUSPENDED).")
             default:
-                throw RevocationFailure("statusValueUnknown", "The document's status-list entry at \(reference.uri) is \(value), a value this verifier does not interpret.")
+                throw RevocationFailure(.statusValueUnknown, "The document's status-list entry at \(reference.uri) is \(value), a value this verifier does not interpret.")
             }
         }
     }

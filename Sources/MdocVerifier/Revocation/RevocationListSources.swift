@@ -37,7 +37,7 @@ public struct OfflineRevocationLists: RevocationListSource {
     public mutating func add(bytes: [UInt8], name: String, uri: String? = nil) throws(RevocationFailure) {
         let token = try RevocationListToken(bytes: bytes)
         guard let key = uri ?? token.subject else {
-            throw RevocationFailure("malformedList", "\(name) has no sub claim naming the uri it is published at.")
+            throw RevocationFailure(.malformedList, "\(name) has no sub claim naming the uri it is published at.")
         }
         lists[key] = RevocationListDocument(bytes: bytes, origin: "file \(name)")
     }
@@ -45,7 +45,7 @@ public struct OfflineRevocationLists: RevocationListSource {
     /// The list added for `uri` (`time` is ignored); throws `listUnavailable` when none was.
     public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
         guard let document = lists[uri] else {
-            throw RevocationFailure("listUnavailable", "No revocation list supplied for \(uri) (a list is matched by its sub claim).")
+            throw RevocationFailure(.listUnavailable, "No revocation list supplied for \(uri) (a list is matched by its sub claim).")
         }
         return document
     }
@@ -64,7 +64,7 @@ public struct RevocationListSources: RevocationListSource {
 
     /// The first list a source has for `uri`; otherwise throws the last source's error (`listUnavailable` when there are none).
     public func list(for uri: String, at time: Date) async throws -> RevocationListDocument {
-        var lastError: any Error = RevocationFailure("listUnavailable", "No revocation list source is configured.")
+        var lastError: any Error = RevocationFailure(.listUnavailable, "No revocation list source is configured.")
         for source in sources {
             do { return try await source.list(for: uri, at: time) } catch { lastError = error }
         }
@@ -136,7 +136,7 @@ public actor RevocationListCache: RevocationListSource {
         }
         entries[uri] = nil
         guard let url = Self.fetchableURL(uri) else {
-            throw RevocationFailure("unsupportedURI", "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
+            throw RevocationFailure(.unsupportedURI, "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
         }
         if let running = inFlight[uri] {
             return try await running.value.document

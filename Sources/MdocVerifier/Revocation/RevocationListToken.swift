@@ -99,7 +99,7 @@ public struct RevocationListToken: Sendable {
     public init(bytes: [UInt8], limits: CBORDecoder.Limits = .default) throws(RevocationFailure) {
         let node: CBORNode
         do { node = try CBORDecoder(limits: limits).decode(bytes) } catch {
-            throw RevocationFailure("malformedList", "The revocation list is not well-formed CBOR (\(error.code)).")
+            throw RevocationFailure(.malformedList, "The revocation list is not well-formed CBOR (\(error.code)).")
         }
         try self.init(cbor: node, limits: limits)
     }
@@ -111,15 +111,15 @@ public struct RevocationListToken: Sendable {
         // A CWT may carry the CWT tag (61) around the COSE tag (18).
         if case .tagged(61, let inner) = node.value { content = inner }
         do { sign1 = try COSESign1(cbor: content) } catch {
-            throw RevocationFailure("malformedList", "The revocation list is not a COSE_Sign1 (\(error.message)).")
+            throw RevocationFailure(.malformedList, "The revocation list is not a COSE_Sign1 (\(error.message)).")
         }
         type = sign1.headers[Self.typeHeader]?.textValue
         guard let payload = sign1.payload else {
-            throw RevocationFailure("malformedList", "The revocation list's COSE_Sign1 has a detached payload; a CWT carries its claims.")
+            throw RevocationFailure(.malformedList, "The revocation list's COSE_Sign1 has a detached payload; a CWT carries its claims.")
         }
         let claims: CBORMap
         do { claims = try CBORDecoder(limits: limits).decode(payload).map("CWT claims") } catch {
-            throw RevocationFailure("malformedList", "The revocation list's payload is not a CWT claims map (\(error.code)).")
+            throw RevocationFailure(.malformedList, "The revocation list's payload is not a CWT claims map (\(error.code)).")
         }
         func date(_ key: Int64, _ name: String) throws(RevocationFailure) -> Date? {
             guard let node = claims[key] else { return nil }
@@ -129,11 +129,11 @@ public struct RevocationListToken: Sendable {
             case .float(let seconds) where seconds.isFinite && seconds >= 0:
                 return Date(timeIntervalSince1970: seconds)
             default:
-                throw RevocationFailure("malformedList", "The revocation list's \(name) claim is not a NumericDate.")
+                throw RevocationFailure(.malformedList, "The revocation list's \(name) claim is not a NumericDate.")
             }
         }
         if let node = claims[Self.subjectClaim] {
-            guard let text = node.textValue else { throw RevocationFailure("malformedList", "The revocation list's sub claim is not text.") }
+            guard let text = node.textValue else { throw RevocationFailure(.malformedList, "The revocation list's sub claim is not text.") }
             subject = text
         } else {
             subject = nil
@@ -142,7 +142,7 @@ public struct RevocationListToken: Sendable {
         expiresAt = try date(Self.expirationClaim, "exp")
         if let node = claims[Self.timeToLiveClaim] {
             guard case .unsignedInt(let seconds) = node.value else {
-                throw RevocationFailure("malformedList", "The revocation list's ttl claim is not an unsigned integer.")
+                throw RevocationFailure(.malformedList, "The revocation list's ttl claim is not an unsigned integer.")
             }
             timeToLive = seconds
         } else {
@@ -154,46 +154,46 @@ public struct RevocationListToken: Sendable {
             kind = .statusList
             let map: CBORMap
             do { map = try status.map("status_list") } catch {
-                throw RevocationFailure("malformedList", "The status_list claim is not a map.")
+                throw RevocationFailure(.malformedList, "The status_list claim is not a map.")
             }
             guard let bitsNode = map["bits"], case .unsignedInt(let bits) = bitsNode.value, [1, 2, 4, 8].contains(bits) else {
-                throw RevocationFailure("malformedList", "The status list's bits must be 1, 2, 4 or 8.")
+                throw RevocationFailure(.malformedList, "The status list's bits must be 1, 2, 4 or 8.")
             }
             guard let compressed = map["lst"]?.bytesValue else {
-                throw RevocationFailure("malformedList", "The status list has no lst byte string.")
+                throw RevocationFailure(.malformedList, "The status list has no lst byte string.")
             }
             statusList = StatusList(bits: Int(bits), compressed: compressed, aggregationURI: map["aggregation_uri"]?.textValue)
             identifierList = nil
         case (nil, let identifiers?):
             kind = .identifierList
             guard let map = identifiers.mapValue, let entries = map["identifiers"]?.mapValue else {
-                throw RevocationFailure("malformedList", "The identifier_list claim is not a map with an identifiers map.")
+                throw RevocationFailure(.malformedList, "The identifier_list claim is not a map with an identifiers map.")
             }
             var set = Set<[UInt8]>()
             set.reserveCapacity(entries.count)
             for entry in entries {
                 guard let id = entry.key.bytesValue else {
-                    throw RevocationFailure("malformedList", "An identifier in the identifier list is not a byte string.")
+                    throw RevocationFailure(.malformedList, "An identifier in the identifier list is not a byte string.")
                 }
                 set.insert(Array(id))
             }
             identifierList = IdentifierList(identifiers: set, aggregationURI: map["aggregation_uri"]?.textValue)
             statusList = nil
         case (nil, nil):
-            throw RevocationFailure("malformedList", "The CWT carries neither a status_list (65533) nor an identifier_list (65530) claim.")
+            throw RevocationFailure(.malformedList, "The CWT carries neither a status_list (65533) nor an identifier_list (65530) claim.")
         case (_?, _?):
-            throw RevocationFailure("malformedList", "The CWT carries both a status_list and an identifier_list claim.")
+            throw RevocationFailure(.malformedList, "The CWT carries both a status_list and an identifier_list claim.")
         }
 
         if let type {
             let expected = kind == .statusList ? Self.statusListType : Self.identifierListType
             let short = String(expected.dropFirst("application/".count))
             guard type == expected || type == short else {
-                throw RevocationFailure("malformedList", "The revocation list's typ is \"\(type)\" but it carries a \(kind.rawValue) (expected \"\(expected)\").")
+                throw RevocationFailure(.malformedList, "The revocation list's typ is \"\(type)\" but it carries a \(kind.rawValue) (expected \"\(expected)\").")
             }
         }
         if kind == .identifierList, expiresAt == nil {
-            throw RevocationFailure("malformedList", "An identifier list must carry an exp claim (ISO/IEC 18013-5 §12.3.6.3).")
+            throw RevocationFailure(.malformedList, "An identifier list must carry an exp claim (ISO/IEC 18013-5 §12.3.6.3).")
         }
     }
 }
@@ -205,9 +205,9 @@ extension RevocationListToken.StatusList {
             return try Zlib.decompress(compressed, maximumOutputSize: maximumSize)
         } catch {
             if error.code == .outputTooLarge {
-                throw RevocationFailure("listTooLarge", "The status list decompresses to more than \(maximumSize) bytes; it is refused.")
+                throw RevocationFailure(.listTooLarge, "The status list decompresses to more than \(maximumSize) bytes; it is refused.")
             }
-            throw RevocationFailure("malformedList", "The status list's lst is not a valid zlib stream (\(error.code.rawValue)).")
+            throw RevocationFailure(.malformedList, "The status list's lst is not a valid zlib stream (\(error.code.rawValue)).")
         }
     }
 

@@ -43,18 +43,3 @@ public struct RevocationPolicy: Sendable, Hashable {
     public static let warnWhenUndetermined = RevocationPolicy(undetermined: .warning)
 }
 
-extension CheckID {
-    /// The revocation list the MSO `status` points to was obtained, is a well-formed CWT of the
-    /// right kind for that uri, is signed by a certificate chaining to the document's trusted root
-    /// (or a pinned key), and is current at the verification time.
-    public static let mdocRevocationList: CheckID = "mdoc.revocation.list"
-    /// The document is not revoked (identifier absent from the identifier list; status-list entry 0).
-    public static let mdocRevocationStatus: CheckID = "mdoc.revocation.status"
-}
-
-extension ReasonCode {
-    /// A warning: the MSO names a revocation list and no revocation source was configured.
-    public static let revocationNotChecked: ReasonCode = "revocationNotChecked"
-    /// Both revocation checks, skipped: revocation checking is turned off (`serve --revocation off`).
-    public static let revocationDisabled: ReasonCode = "disabled"
-}

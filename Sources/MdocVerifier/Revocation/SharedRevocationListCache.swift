@@ -109,7 +109,7 @@ public actor SharedRevocationListCache: RevocationListSource {
         let freshBeyond = freshBeyond ?? now
         guard let url = RevocationListCache.fetchableURL(uri) else {
             observe(.fetchFailed("unsupportedURI"))
-            throw RevocationFailure("unsupportedURI", "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
+            throw RevocationFailure(.unsupportedURI, "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
         }
         if let running = inFlight[uri] {
             return try await running.value.copy

@@ -6,17 +6,6 @@ import WalletCOSE
 @_spi(FixedExpiryValidationTime) import X509
 import WalletEncoding
 
-extension CheckID {
-    /// The VICAL is a COSE_Sign1 whose payload has the Annex C shape.
-    public static let vicalStructure: CheckID = "vical.structure"
-    /// The COSE_Sign1 verifies with the key of the first x5chain certificate, over the payload as received.
-    public static let vicalSignature: CheckID = "vical.signature"
-    /// The signer's x5chain leads to a configured VICAL anchor; every certificate valid at the verification time.
-    public static let vicalChain: CheckID = "vical.chain"
-    /// date ≤ verification time ≤ nextUpdate (with the allowed clock skew).
-    public static let vicalValidity: CheckID = "vical.validity"
-}
-
 /// A VICAL that was checked, and the IACA roots it contributes.
 public struct VICALLoadResult: Sendable {
     /// An IACA certificate from a trusted VICAL, with the docTypes it is trusted for.
@@ -108,11 +97,11 @@ public struct VICALLoader: Sendable {
             guard let vical else { return .failed(.malformedInput, "No VICAL.") }
             if let chainProblem { return .failed(chainProblem.0, chainProblem.1) }
             guard let leaf = certificates.first, let key = COSEPublicKey(certificate: leaf) else {
-                return .failed("unsupportedKey", "The VICAL signer's key is not an EC key on P-256, P-384 or P-521.")
+                return .failed(.unsupportedKey, "The VICAL signer's key is not an EC key on P-256, P-384 or P-521.")
             }
             do {
                 guard try vical.sign1.isValidSignature(key: key) else {
-                    return .failed("signatureInvalid", "The VICAL's signature does not verify with the key of \(leaf.subject): it was altered or signed by another key.")
+                    return .failed(.signatureInvalid, "The VICAL's signature does not verify with the key of \(leaf.subject): it was altered or signed by another key.")
                 }
             } catch let error as COSEError {
                 return .failed(ReasonCode(error.code.rawValue), "The VICAL's signature cannot be verified: \(error.message).")
@@ -122,14 +111,14 @@ public struct VICALLoader: Sendable {
 
         await runner.runAsync(.vicalChain, requires: [.vicalStructure], scope: scope) {
             if let chainProblem { return .failed(chainProblem.0, chainProblem.1) }
-            guard let leaf = certificates.first else { return .failed("missingCertificateChain", "The VICAL has no x5chain.") }
-            guard !anchors.isEmpty else { return .failed("noTrustAnchor", "No VICAL anchor is configured (--vical-trust).") }
+            guard let leaf = certificates.first else { return .failed(.missingCertificateChain, "The VICAL has no x5chain.") }
+            guard !anchors.isEmpty else { return .failed(.noTrustAnchor, "No VICAL anchor is configured (--vical-trust).") }
             for (position, certificate) in certificates.enumerated() {
                 if time < certificate.notValidBefore {
-                    return .failed("certificateNotYetValid", "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore)).")
+                    return .failed(.certificateNotYetValid, "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore)).")
                 }
                 if time > certificate.notValidAfter {
-                    return .failed("certificateExpired", "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)); the verification time is \(RFC3339.format(time)).",
+                    return .failed(.certificateExpired, "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)); the verification time is \(RFC3339.format(time)).",
                                    details: ["subject": certificate.subject.description, "notAfter": RFC3339.format(certificate.notValidAfter)])
                 }
             }
@@ -137,7 +126,7 @@ public struct VICALLoader: Sendable {
             // mdoc certificate cannot sign a trust list.
             let violations = VICALSignerProfile.violations(leaf)
             guard violations.isEmpty else {
-                return .failed("signerProfileViolation", "The VICAL signer \(leaf.subject) is not a VICAL signer: \(violations.joined(separator: "; ")).", details: ["signer": leaf.subject.description])
+                return .failed(.signerProfileViolation, "The VICAL signer \(leaf.subject) is not a VICAL signer: \(violations.joined(separator: "; ")).", details: ["signer": leaf.subject.description])
             }
             if anchors.contains(leaf) {
                 return .passed("The VICAL signer \(leaf.subject) is itself a configured anchor.", details: ["signer": leaf.subject.description])
@@ -152,7 +141,7 @@ public struct VICALLoader: Sendable {
                                details: ["signer": leaf.subject.description, "anchor": chain.last?.subject.description ?? ""])
             case .couldNotValidate(let failures):
                 let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
-                return .failed("untrustedSigner", "The VICAL signer \(leaf.subject) does not chain to a configured VICAL anchor\(reasons.isEmpty ? "" : " (" + reasons + ")").")
+                return .failed(.untrustedSigner, "The VICAL signer \(leaf.subject) does not chain to a configured VICAL anchor\(reasons.isEmpty ? "" : " (" + reasons + ")").")
             }
         }
 
@@ -161,19 +150,19 @@ public struct VICALLoader: Sendable {
             guard let vical else { return .failed(.malformedInput, "No VICAL.") }
             let skew = Double(clockSkew.components.seconds)
             if vical.date.timeIntervalSince(time) > skew {
-                return .failed("vicalNotYetValid", "The VICAL is dated \(RFC3339.format(vical.date)), after the verification time \(RFC3339.format(time)).")
+                return .failed(.vicalNotYetValid, "The VICAL is dated \(RFC3339.format(vical.date)), after the verification time \(RFC3339.format(time)).")
             }
             if let next = vical.nextUpdate, time.timeIntervalSince(next) > skew {
                 let message = "The VICAL's nextUpdate \(RFC3339.format(next)) has passed at the verification time \(RFC3339.format(time)): a newer VICAL should be used."
                 if allowOutdated {
                     outdated = message
-                    return CheckOutcome(status: .skipped, reason: "vicalOutdated", message: message + " The policy reports this as a warning.")
+                    return CheckOutcome(status: .skipped, reason: .vicalOutdated, message: message + " The policy reports this as a warning.")
                 }
-                return .failed("vicalOutdated", message, details: ["nextUpdate": RFC3339.format(next)])
+                return .failed(.vicalOutdated, message, details: ["nextUpdate": RFC3339.format(next)])
             }
             return .passed("The VICAL dated \(RFC3339.format(vical.date)) is current" + (vical.nextUpdate.map { " until \(RFC3339.format($0))" } ?? "") + ".")
         }
-        if let outdated { runner.warn("vicalOutdated", outdated, scope: scope) }
+        if let outdated { runner.warn(.vicalOutdated, outdated, scope: scope) }
 
         let trusted = [CheckID.vicalStructure, .vicalSignature, .vicalChain].allSatisfy { runner.passed($0, scope: scope) }
             && (runner.passed(.vicalValidity, scope: scope) || outdated != nil)
@@ -183,7 +172,7 @@ public struct VICALLoader: Sendable {
                 let kept = filter.map { entry.docTypes.filter($0.contains) } ?? entry.docTypes
                 guard !kept.isEmpty else { continue }
                 guard let certificate = try? Certificate(derEncoded: entry.certificateDER) else {
-                    runner.warn("vicalEntrySkipped", "VICAL entry \(position) holds a certificate that does not parse; it is not trusted.", scope: scope)
+                    runner.warn(.vicalEntrySkipped, "VICAL entry \(position) holds a certificate that does not parse; it is not trusted.", scope: scope)
                     continue
                 }
                 roots.append(VICALLoadResult.Root(certificate: certificate, docTypes: Set(kept), issuingAuthority: entry.issuingAuthority))
