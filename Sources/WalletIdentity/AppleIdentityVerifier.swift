@@ -92,77 +92,15 @@ public struct AppleIdentityVerifier: Sendable {
         }
         let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
 
-        var envelope: AppleHPKEEnvelope?
-        runner.run(.identityEnvelopeStructure) {
-            let decoded: AppleHPKEEnvelope
-            do {
-                decoded = try AppleHPKEEnvelope(cbor: try CBORDecoder.decode(encryptedData))
-            } catch let error as CBORError {
-                return .failed(ReasonCode(error.code.rawValue), "encryptedData is not an APPLE-HPKE-v1 envelope: \(error.message.isEmpty ? error.code.rawValue : error.message).")
-            } catch {
-                return .failed(.malformedInput, "encryptedData is not an APPLE-HPKE-v1 envelope.")
-            }
-            guard decoded.algorithm == AppleHPKEEnvelope.algorithmName else {
-                return .failed(.unsupportedAlgorithm, "The envelope algorithm is \"\(decoded.algorithm)\", not \"APPLE-HPKE-v1\".")
-            }
-            guard decoded.mode == 0 else { return .failed(.unsupportedMode, "The envelope HPKE mode is \(decoded.mode), not 0 (base).") }
-            guard decoded.pkRHash.count == 32, decoded.infoHash.count == 32 else {
-                return .failed(.malformedStructure, "pkRHash and infoHash must be 32-byte SHA-256 values.")
-            }
-            envelope = decoded
-            return .passed("APPLE-HPKE-v1 envelope, HPKE base mode.")
-        }
-
-        var key: IdentityKeyRing.Key?
-        runner.run(.identityEnvelopeRecipientKey, requires: [.identityEnvelopeStructure]) {
-            guard let envelope else { return .failed(.malformedInput, "No envelope.") }
-            guard let match = keyRing.key(forHash: envelope.pkRHash) else {
-                return .failed(.noMatchingKey, "No configured identity encryption key matches pkRHash \(Hex.encode(envelope.pkRHash)); the response was encrypted to another key (configured: \(keyRing.keys.map { Hex.encode($0.publicKeyHash.prefix(8)) + "…" }.joined(separator: ", "))).",
-                               details: ["pkRHash": Hex.encode(envelope.pkRHash)])
-            }
-            key = match
-            return .passed("pkRHash selects the configured key \(match.label).", details: ["key": match.label])
-        }
-
-        var transcript: SessionTranscript?
-        runner.run(.identityEnvelopeTranscript, requires: [.identityEnvelopeStructure] + noncePrerequisite) {
-            guard let envelope else { return .failed(.malformedInput, "No envelope.") }
-            let built = SessionTranscript.appleInApp(nonce: nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: envelope.pkRHash)
-            guard Array(SHA256.hash(data: built.bytes)) == envelope.infoHash else {
-                return .failed(.infoHashMismatch, "SHA-256 of the session transcript does not equal the envelope's infoHash: the nonce, merchant identifier (\(merchantID)) or team identifier (\(teamID)) differ from those the app used in its PKIdentityRequest.")
-            }
-            transcript = built
-            return .passed("The session transcript (AppleIdentityPresentment_1.0 with this nonce, merchant \(merchantID), team \(teamID)) matches infoHash.")
-        }
-
-        var plaintext: [UInt8]?
-        runner.run(.identityEnvelopeDecryption, requires: [.identityEnvelopeRecipientKey, .identityEnvelopeTranscript]) {
-            guard let envelope, let key, let transcript else { return .failed(.malformedInput, "No key or transcript.") }
-            do {
-                var recipient = try HPKE.Recipient(privateKey: key.privateKey, ciphersuite: Self.ciphersuite, info: Data(transcript.bytes), encapsulatedKey: Data(envelope.pkEm))
-                plaintext = [UInt8](try recipient.open(envelope.data, authenticating: Data()))
-            } catch {
-                return .failed(.decryptionFailed, "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the data: the ciphertext or pkEm was altered, or another key or transcript was used.")
-            }
-            return .passed("HPKE opened the response with key \(key.label).")
-        }
-
-        var response: DeviceResponse?
-        runner.run(.identityPlaintextStructure, requires: [.identityEnvelopeDecryption]) {
-            guard let plaintext else { return .failed(.malformedInput, "No plaintext.") }
-            do {
-                let decoded = try Self.deviceResponse(plaintext: plaintext)
-                guard decoded.documentResults.count == 1 else {
-                    return .failed(.documentCount, "The DeviceResponse holds \(decoded.documentResults.count) documents; Apple's flow returns exactly one.")
-                }
-                response = decoded
-                return .passed("The plaintext is {\"identity\": DeviceResponse} with one document.")
-            } catch let error as CBORError {
-                return .failed(ReasonCode(error.code.rawValue), "The decrypted data is not {\"identity\": DeviceResponse}: \(error.message).")
-            } catch let error as MdocDecodingError {
-                return .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).")
-            }
-        }
+        // The envelope checks, one type each in Checks/ (named after their ids).
+        var state = IdentityEnvelopeState(encryptedData: encryptedData, nonce: nonce, merchantID: merchantID, teamID: teamID, keyRing: keyRing)
+        await runner.run(EnvelopeStructureCheck(), state: &state)
+        await runner.run(EnvelopeRecipientKeyCheck(), state: &state)
+        await runner.run(EnvelopeTranscriptCheck(prerequisites: [.identityEnvelopeStructure] + noncePrerequisite), state: &state)
+        await runner.run(EnvelopeDecryptionCheck(), state: &state)
+        await runner.run(PlaintextStructureCheck(), state: &state)
+        let response = state.response
+        let transcript = state.transcript
 
         var documents: [VerifiedDocument] = []
         if let response, let transcript {
