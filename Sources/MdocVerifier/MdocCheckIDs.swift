@@ -238,4 +238,8 @@ extension ReasonCode {
     public static let vicalNotYetValid: ReasonCode = "vicalNotYetValid"
     /// Reason `vicalOutdated` (docs/checks.md).
     public static let vicalOutdated: ReasonCode = "vicalOutdated"
+    /// For example: "The VICAL's x5chain holds…"
+    public static let chainTooLong: ReasonCode = "chainTooLong"
+    /// For example: "Certificate…"
+    public static let invalidCertificate: ReasonCode = "invalidCertificate"
 }

@@ -46,10 +46,6 @@ extension ReasonCode {
 
 extension ReasonCode {
     // Reasons returned by this module's checks (docs/checks.md lists them by check).
-    /// For example: "The VICAL's x5chain holds…"
-    public static let chainTooLong: ReasonCode = "chainTooLong"
-    /// For example: "Certificate…"
-    public static let invalidCertificate: ReasonCode = "invalidCertificate"
     /// For example: "The request's encryption info is unusable:…"
     public static let malformedEncryptionInfo: ReasonCode = "malformedEncryptionInfo"
     /// For example: "No web recipient key is configured."

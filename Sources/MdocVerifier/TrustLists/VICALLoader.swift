@@ -59,109 +59,14 @@ public struct VICALLoader: Sendable {
     public func load(bytes: [UInt8], at time: Date, docTypes filter: Set<String>? = nil) async -> VICALLoadResult {
         var runner = CheckRunner(policy: VerificationPolicy(name: "vical@1"), context: VerificationContext(time: time, clockSkew: clockSkew))
         let scope = "vical"
-        var vical: VICAL?
-        runner.run(CheckID.vicalStructure, requires: [], scope: scope) { () -> CheckOutcome in
-            do {
-                let decoded = try VICAL(bytes: bytes)
-                vical = decoded
-                return .passed("VICAL version \(decoded.version) from \(decoded.provider) with \(decoded.entries.count) certificates.",
-                               details: ["provider": decoded.provider, "issueID": decoded.issueID.map(String.init) ?? "", "date": RFC3339.format(decoded.date)])
-            } catch let error as VICALError {
-                return .failed(ReasonCode(error.reason), error.message)
-            }
-        }
-
-        var chainDERs: [[UInt8]] = []
-        var certificates: [Certificate] = []
-        var chainProblem: (ReasonCode, String)?
-        if let vical {
-            do {
-                chainDERs = try vical.sign1.headers.x5chain()
-                // A signer, an issuing CA and a root (AAMVA's VICAL): more is not read.
-                if chainDERs.count > VICALSignerProfile.maxChainLength {
-                    chainProblem = ("chainTooLong", "The VICAL's x5chain holds \(chainDERs.count) certificates; at most \(VICALSignerProfile.maxChainLength) are read.")
-                    chainDERs = []
-                }
-                for (position, der) in chainDERs.enumerated() {
-                    do { certificates.append(try Certificate(derEncoded: der)) } catch {
-                        chainProblem = ("invalidCertificate", "Certificate \(position) of the VICAL's x5chain does not parse.")
-                        break
-                    }
-                }
-            } catch {
-                chainProblem = (ReasonCode(error.code.rawValue), "The VICAL has no usable x5chain: \(error.message).")
-            }
-        }
-
-        runner.run(.vicalSignature, requires: [.vicalStructure], scope: scope) {
-            guard let vical else { return .failed(.malformedInput, "No VICAL.") }
-            if let chainProblem { return .failed(chainProblem.0, chainProblem.1) }
-            guard let leaf = certificates.first, let key = COSEPublicKey(certificate: leaf) else {
-                return .failed(.unsupportedKey, "The VICAL signer's key is not an EC key on P-256, P-384 or P-521.")
-            }
-            do {
-                guard try vical.sign1.isValidSignature(key: key) else {
-                    return .failed(.signatureInvalid, "The VICAL's signature does not verify with the key of \(leaf.subject): it was altered or signed by another key.")
-                }
-            } catch let error as COSEError {
-                return .failed(ReasonCode(error.code.rawValue), "The VICAL's signature cannot be verified: \(error.message).")
-            }
-            return .passed("The VICAL is signed by \(leaf.subject).", details: ["signer": leaf.subject.description])
-        }
-
-        await runner.runAsync(.vicalChain, requires: [.vicalStructure], scope: scope) {
-            if let chainProblem { return .failed(chainProblem.0, chainProblem.1) }
-            guard let leaf = certificates.first else { return .failed(.missingCertificateChain, "The VICAL has no x5chain.") }
-            guard !anchors.isEmpty else { return .failed(.noTrustAnchor, "No VICAL anchor is configured (--vical-trust).") }
-            for (position, certificate) in certificates.enumerated() {
-                if time < certificate.notValidBefore {
-                    return .failed(.certificateNotYetValid, "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore)).")
-                }
-                if time > certificate.notValidAfter {
-                    return .failed(.certificateExpired, "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)); the verification time is \(RFC3339.format(time)).",
-                                   details: ["subject": certificate.subject.description, "notAfter": RFC3339.format(certificate.notValidAfter)])
-                }
-            }
-            // The VICAL-signer profile (ISO/IEC 18013-5 Annex C): a document signer or any other
-            // mdoc certificate cannot sign a trust list.
-            let violations = VICALSignerProfile.violations(leaf)
-            guard violations.isEmpty else {
-                return .failed(.signerProfileViolation, "The VICAL signer \(leaf.subject) is not a VICAL signer: \(violations.joined(separator: "; ")).", details: ["signer": leaf.subject.description])
-            }
-            if anchors.contains(leaf) {
-                return .passed("The VICAL signer \(leaf.subject) is itself a configured anchor.", details: ["signer": leaf.subject.description])
-            }
-            var verifier = Verifier(rootCertificates: CertificateStore(anchors)) {
-                RFC5280Policy(fixedExpiryValidationTime: time)
-                CriticalExtendedKeyUsagePolicy()
-            }
-            switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(Array(certificates.dropFirst()))) {
-            case .validCertificate(let chain):
-                return .passed("The VICAL signer chains to the configured anchor \(chain.last?.subject.description ?? "?"); every certificate is valid at the verification time.",
-                               details: ["signer": leaf.subject.description, "anchor": chain.last?.subject.description ?? ""])
-            case .couldNotValidate(let failures):
-                let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
-                return .failed(.untrustedSigner, "The VICAL signer \(leaf.subject) does not chain to a configured VICAL anchor\(reasons.isEmpty ? "" : " (" + reasons + ")").")
-            }
-        }
-
-        var outdated: String?
-        runner.run(.vicalValidity, requires: [.vicalStructure], scope: scope) {
-            guard let vical else { return .failed(.malformedInput, "No VICAL.") }
-            let skew = Double(clockSkew.components.seconds)
-            if vical.date.timeIntervalSince(time) > skew {
-                return .failed(.vicalNotYetValid, "The VICAL is dated \(RFC3339.format(vical.date)), after the verification time \(RFC3339.format(time)).")
-            }
-            if let next = vical.nextUpdate, time.timeIntervalSince(next) > skew {
-                let message = "The VICAL's nextUpdate \(RFC3339.format(next)) has passed at the verification time \(RFC3339.format(time)): a newer VICAL should be used."
-                if allowOutdated {
-                    outdated = message
-                    return CheckOutcome(status: .skipped, reason: .vicalOutdated, message: message + " The policy reports this as a warning.")
-                }
-                return .failed(.vicalOutdated, message, details: ["nextUpdate": RFC3339.format(next)])
-            }
-            return .passed("The VICAL dated \(RFC3339.format(vical.date)) is current" + (vical.nextUpdate.map { " until \(RFC3339.format($0))" } ?? "") + ".")
-        }
+        // The four checks, one type each in this folder (named after their ids).
+        var state = VICALState(bytes: bytes, anchors: anchors, allowOutdated: allowOutdated, clockSkew: clockSkew)
+        await runner.run(VICALStructureCheck(), state: &state, scope: scope)
+        state.readChain()
+        await runner.run(VICALSignatureCheck(), state: &state, scope: scope)
+        await runner.run(VICALChainCheck(), state: &state, scope: scope)
+        await runner.run(VICALValidityCheck(), state: &state, scope: scope)
+        let vical = state.vical, outdated = state.outdated
         if let outdated { runner.warn(.vicalOutdated, outdated, scope: scope) }
 
         let trusted = [CheckID.vicalStructure, .vicalSignature, .vicalChain].allSatisfy { runner.passed($0, scope: scope) }

@@ -12,10 +12,8 @@ struct EnvelopeStructureCheck: VerificationCheck {
         let decoded: AppleHPKEEnvelope
         do {
             decoded = try AppleHPKEEnvelope(cbor: try CBORDecoder.decode(state.encryptedData))
-        } catch let error as CBORError {
-            return .failed(ReasonCode(error.code.rawValue), "encryptedData is not an APPLE-HPKE-v1 envelope: \(error.message.isEmpty ? error.code.rawValue : error.message).")
         } catch {
-            return .failed(.malformedInput, "encryptedData is not an APPLE-HPKE-v1 envelope.")
+            return .failed(ReasonCode(error.code.rawValue), "encryptedData is not an APPLE-HPKE-v1 envelope: \(error.message.isEmpty ? error.code.rawValue : error.message).")
         }
         guard decoded.algorithm == AppleHPKEEnvelope.algorithmName else {
             return .failed(.unsupportedAlgorithm, "The envelope algorithm is \"\(decoded.algorithm)\", not \"APPLE-HPKE-v1\".")
