@@ -22,7 +22,6 @@ public struct MdocFlowVerifier: Sendable {
     /// `prefix` results and warnings (a VICAL's checks) go first in the report.
     public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, context: VerificationContext,
                        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []) async -> MdocVerificationResult {
-        let time = context.time
         let policy = mdocVerifier.policy
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         for result in prefix { runner.record(result) }

@@ -118,7 +118,6 @@ public struct PassportVerifier: Sendable {
     /// Verifies DeviceResponse bytes at `time`; bytes that do not decode fail `mdoc.response.structure`, never throw.
     /// `readerKey` is the reader's ephemeral private key (EReaderKey), needed only to check a deviceMac.
     public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext) async -> PassportVerificationResult {
-        let time = context.time
         var runner = CheckRunner(policy: policy.mdoc.requirements, context: context.allowingClockSkew(policy.mdoc.clockSkew))
         let response: DeviceResponse
         do {

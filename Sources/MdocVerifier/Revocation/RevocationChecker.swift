@@ -121,8 +121,9 @@ public struct RevocationChecker: Sendable {
                 let outcome: CheckOutcome = document.msoStatus == nil
                     ? .notApplicable("The MSO carries no status entry.")
                     : CheckOutcome(status: .skipped, reason: .revocationDisabled, message: "Revocation checking is turned off by the configuration: the document is not known to be valid or revoked.")
-                runner.run(.mdocRevocationList, requires: Self.prerequisites, scope: scope) { outcome }
-                runner.run(.mdocRevocationStatus, requires: Self.prerequisites, scope: scope) { outcome }
+                var state = RevocationCheckState(document: document, policy: policy, fixedOutcome: outcome)
+                await runner.run(RevocationListCheck(), state: &state, scope: scope)
+                await runner.run(RevocationStatusCheck(), state: &state, scope: scope)
             }
             return
         }
@@ -144,79 +145,13 @@ public struct RevocationChecker: Sendable {
                 }
             }
             let undecided = statusFailure ?? evaluation?.undecided
-            let listOutcome = Self.listOutcome(document: document, evaluation: evaluation, failure: undecided, policy: policy)
-            runner.run(.mdocRevocationList, requires: Self.prerequisites, scope: scope) { listOutcome }
+            var state = RevocationCheckState(document: document, policy: policy, evaluation: evaluation, failure: undecided)
+            await runner.run(RevocationListCheck(), state: &state, scope: scope)
             if let undecided, policy.undetermined == .warning, runner.status(of: .mdocRevocationList, scope: scope) == .skipped {
                 runner.warn(undecided.reason, "Revocation of document[\(document.index)] could not be decided: \(undecided.message)", scope: scope)
             }
-            let statusOutcome = Self.statusOutcome(document: document, evaluation: evaluation, failure: undecided, policy: policy)
-            runner.run(.mdocRevocationStatus, requires: Self.prerequisites, scope: scope) { statusOutcome }
+            await runner.run(RevocationStatusCheck(), state: &state, scope: scope)
         }
-    }
-
-    static func undeterminedOutcome(_ failure: RevocationFailure, policy: RevocationPolicy, details: [String: String]) -> CheckOutcome {
-        switch policy.undetermined {
-        case .error:
-            return .error(failure.reason, failure.message + " Revocation is undetermined.", retryable: failure.retryable, details: details)
-        case .warning:
-            return CheckOutcome(status: .skipped, reason: failure.reason, message: failure.message + " Revocation is undetermined; the policy reports this as a warning.", details: details)
-        }
-    }
-
-    static func details(_ evaluation: RevocationEvaluation?) -> [String: String] {
-        guard let evaluation else { return [:] }
-        func joined(_ values: [String?]) -> String? {
-            let present = values.compactMap { $0 }
-            return present.isEmpty ? nil : present.joined(separator: "; ")
-        }
-        var details: [String: String] = [:]
-        details["mechanism"] = joined(evaluation.lists.map(\.mechanism))
-        details["uri"] = joined(evaluation.lists.map(\.uri))
-        details["source"] = joined(evaluation.lists.map(\.origin))
-        details["signer"] = joined(evaluation.lists.map { $0.signer?.signer })
-        details["root"] = joined(evaluation.lists.map { $0.signer?.root })
-        details["issuedAt"] = joined(evaluation.lists.map { $0.issuedAt.map(RFC3339.format) })
-        details["expiresAt"] = joined(evaluation.lists.map { $0.expiresAt.map(RFC3339.format) })
-        return details
-    }
-
-    static func listOutcome(document: VerifiedDocument, evaluation: RevocationEvaluation?, failure: RevocationFailure?, policy: RevocationPolicy) -> CheckOutcome {
-        guard document.msoStatus != nil else {
-            return .notApplicable("The MSO carries no status entry: the issuer publishes no revocation list for this document.")
-        }
-        if let failure { return undeterminedOutcome(failure, policy: policy, details: details(evaluation)) }
-        guard let evaluation else {
-            return undeterminedOutcome(RevocationFailure(.listUnavailable, "The revocation list was not consulted."), policy: policy, details: [:])
-        }
-        let kinds = evaluation.lists.map { "\($0.mechanism) from \($0.origin ?? "?"), signed by \($0.signer?.signer ?? "?")" }.joined(separator: "; ")
-        return .passed("The revocation list (\(kinds)) is signed by a trusted signer and current at the verification time.", details: details(evaluation))
-    }
-
-    static func statusOutcome(document: VerifiedDocument, evaluation: RevocationEvaluation?, failure: RevocationFailure?, policy: RevocationPolicy) -> CheckOutcome {
-        guard document.msoStatus != nil else {
-            if policy.requireStatusEntry {
-                return .failed(.statusMissing, "The MSO carries no status entry, and the policy requires one.")
-            }
-            return .notApplicable("The MSO carries no status entry, so revocation cannot be checked for this document.")
-        }
-        if let evaluation, case .revoked(let reason, let message) = evaluation.answer {
-            return .failed(reason, message, details: details(evaluation))
-        }
-        if let failure {
-            switch policy.undetermined {
-            case .error:
-                return CheckOutcome(status: .skipped, reason: .prerequisiteFailed, message: "Not evaluated because mdoc.revocation.list did not pass: revocation is undetermined.",
-                                    details: ["prerequisite": CheckID.mdocRevocationList.rawValue])
-            case .warning:
-                return CheckOutcome(status: .skipped, reason: .revocationUndetermined, message: "Revocation could not be decided (\(failure.reason)); the policy reports this as a warning. The document is not known to be valid or revoked.")
-            }
-        }
-        guard let evaluation, case .notRevoked = evaluation.answer else {
-            // Never reached with a consulted list; never "not revoked" without one.
-            return undeterminedOutcome(RevocationFailure(.listUnavailable, "The revocation list was not consulted."), policy: policy, details: [:])
-        }
-        return .passed("The document is not revoked: \(evaluation.lists.map { "\($0.mechanism) at \($0.uri)" }.joined(separator: " and ")) says so.",
-                       details: details(evaluation))
     }
 
     /// Looks up every reference. Never throws: what cannot be decided is an undetermined answer.
