@@ -1,4 +1,5 @@
 import Foundation
+import VerificationCore
 import SwiftASN1
 import X509
 import WalletEncoding
@@ -114,9 +115,23 @@ public struct IACATrustStore: Sendable {
 }
 
 /// Why a trust anchor path or scoped entry could not be loaded.
-public struct TrustStoreError: Error, CustomStringConvertible {
-    /// The reason, naming the path or entry.
-    public let description: String
-    /// An error with this message.
-    public init(_ description: String) { self.description = description }
+public struct TrustStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error this is (``ErrorCode/invalidCertificate`` unless the thrower says otherwise).
+    public var code: ErrorCode
+    /// What is wrong and what to do, for people. Never key material.
+    public var message: String
+
+    /// An error of the usual code for this type, ``ErrorCode/invalidCertificate``.
+    public init(_ message: String) {
+        self.init(.invalidCertificate, message)
+    }
+
+    /// An error with its code and message.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
 }

@@ -130,7 +130,6 @@ public struct MdocVerifier: Sendable {
     /// Verifies DeviceResponse bytes. Bytes that are not a DeviceResponse give a rejected report (a
     /// failed `mdoc.response.structure`), never a thrown error.
     public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext, flow: String = "mdoc") async -> MdocVerificationResult {
-        let time = context.time
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         let response: DeviceResponse
         do {
@@ -144,7 +143,6 @@ public struct MdocVerifier: Sendable {
 
     /// Verifies a decoded DeviceResponse.
     public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext, flow: String = "mdoc") async -> MdocVerificationResult {
-        let time = context.time
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         return await verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import VerificationCore
 import MdocVerifier
 import WebIdentity
 
@@ -273,9 +274,23 @@ public struct ServerSettings: Sendable, Hashable {
 }
 
 /// A setting that is malformed, inconsistent or names an unreadable file; the description says which and why.
-public struct SettingsError: Error, CustomStringConvertible {
-    /// The human-readable problem.
-    public let description: String
-    /// Creates an error with the given message.
-    public init(_ description: String) { self.description = description }
+public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error this is (``ErrorCode/invalidSetting`` unless the thrower says otherwise).
+    public var code: ErrorCode
+    /// What is wrong and what to do, for people. Never key material.
+    public var message: String
+
+    /// An error of the usual code for this type, ``ErrorCode/invalidSetting``.
+    public init(_ message: String) {
+        self.init(.invalidSetting, message)
+    }
+
+    /// An error with its code and message.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VerificationCore
 
 /// What the app asked Wallet for, mirroring PassKit's descriptors (`PKIdentityDriversLicenseDescriptor`,
 /// `PKIdentityNationalIDCardDescriptor`, the photo ID descriptor) and elements. JSON:
@@ -180,9 +181,23 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
 }
 
 /// A descriptor that fails decoding or PassKit's rules; the description names the problem.
-public struct DescriptorError: Error, CustomStringConvertible {
-    /// The human-readable problem.
-    public let description: String
-    /// Creates an error with the given message.
-    public init(_ description: String) { self.description = description }
+public struct DescriptorError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error this is (``ErrorCode/invalidRequest`` unless the thrower says otherwise).
+    public var code: ErrorCode
+    /// What is wrong and what to do, for people. Never key material.
+    public var message: String
+
+    /// An error of the usual code for this type, ``ErrorCode/invalidRequest``.
+    public init(_ message: String) {
+        self.init(.invalidRequest, message)
+    }
+
+    /// An error with its code and message.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 @_exported import VerifierPresentation
 import Foundation
+import VerificationCore
 import VerifierPresentation
 import VerifierServer
 
@@ -48,11 +49,25 @@ public enum CLIExit {
 }
 
 /// An error for input the command cannot use: reported on standard error, exit code 2.
-public struct CLIInputError: Error, CustomStringConvertible {
-    /// The human-readable problem, printed after `error: `.
-    public let description: String
-    /// Creates an error with the given message.
-    public init(_ description: String) { self.description = description }
+public struct CLIInputError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error this is (``ErrorCode/invalidInput`` unless the thrower says otherwise).
+    public var code: ErrorCode
+    /// What is wrong and what to do, for people. Never key material.
+    public var message: String
+
+    /// An error of the usual code for this type, ``ErrorCode/invalidInput``.
+    public init(_ message: String) {
+        self.init(.invalidInput, message)
+    }
+
+    /// An error with its code and message.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
 }
 
 /// Where commands write. Tests capture it; the executable prints to stdout and stderr.

@@ -194,9 +194,23 @@ public enum ReaderCertificateProfile {
 }
 
 /// A DeviceRequest, reader key or reader certificate that cannot be read or used; the description says why.
-public struct ReaderAuthError: Error, Sendable, CustomStringConvertible {
-    /// The human-readable problem.
-    public let description: String
-    /// Creates an error with the given message.
-    public init(_ description: String) { self.description = description }
+public struct ReaderAuthError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error this is (``ErrorCode/invalidKey`` unless the thrower says otherwise).
+    public var code: ErrorCode
+    /// What is wrong and what to do, for people. Never key material.
+    public var message: String
+
+    /// An error of the usual code for this type, ``ErrorCode/invalidKey``.
+    public init(_ message: String) {
+        self.init(.invalidKey, message)
+    }
+
+    /// An error with its code and message.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
 }

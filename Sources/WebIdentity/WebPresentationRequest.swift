@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import VerificationCore
 import Mdoc
 import WalletCBOR
 import WalletCOSE
@@ -118,11 +119,25 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
 }
 
 /// A web request, origin, encryption info or response that cannot be used; the description says why.
-public struct WebRequestError: Error, Sendable, CustomStringConvertible {
-    /// The human-readable problem.
-    public let description: String
-    /// Creates an error with the given message.
-    public init(_ description: String) { self.description = description }
+public struct WebRequestError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error this is (``ErrorCode/invalidRequest`` unless the thrower says otherwise).
+    public var code: ErrorCode
+    /// What is wrong and what to do, for people. Never key material.
+    public var message: String
+
+    /// An error of the usual code for this type, ``ErrorCode/invalidRequest``.
+    public init(_ message: String) {
+        self.init(.invalidRequest, message)
+    }
+
+    /// An error with its code and message.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
 }
 
 /// ISO/IEC 18013-7 Annex C `EncryptionInfo = ["dcapi", {"nonce": bstr, "recipientPublicKey": COSE_Key}]`.

@@ -1,5 +1,6 @@
 import Foundation
 import WalletCBOR
+import VerificationCore
 import WalletCOSE
 import X509
 
@@ -48,7 +49,7 @@ public struct VICAL: Sendable {
     public init(bytes: [UInt8]) throws(VICALError) {
         let sign1: COSESign1
         do { sign1 = try COSESign1(cborBytes: bytes) } catch {
-            throw VICALError("malformedVICAL", "The VICAL is not a COSE_Sign1: \(error.message).")
+            throw VICALError(.malformedVICAL, "The VICAL is not a COSE_Sign1: \(error.message).")
         }
         try self.init(sign1: sign1)
     }
@@ -58,7 +59,7 @@ public struct VICAL: Sendable {
     public init(sign1: COSESign1) throws(VICALError) {
         self.sign1 = sign1
         guard let payload = sign1.payload else {
-            throw VICALError("malformedVICAL", "The VICAL's COSE_Sign1 has a detached payload.")
+            throw VICALError(.malformedVICAL, "The VICAL's COSE_Sign1 has a detached payload.")
         }
         do {
             let map = try CBORDecoder.decode(payload).map("VICAL")
@@ -83,21 +84,22 @@ public struct VICAL: Sendable {
             }
             self.entries = entries
         } catch {
-            throw VICALError("malformedVICAL", "The VICAL payload does not have the ISO/IEC 18013-5 Annex C shape: \(error.message.isEmpty ? error.code.rawValue : error.message).")
+            throw VICALError(.malformedVICAL, "The VICAL payload does not have the ISO/IEC 18013-5 Annex C shape: \(error.message.isEmpty ? error.code.rawValue : error.message).")
         }
     }
 }
 
-/// Why a VICAL could not be decoded: a reason code (`malformedVICAL`) and a message for people.
-public struct VICALError: Error, Sendable, CustomStringConvertible {
-    /// Reason code for the `vical.structure` check (`malformedVICAL`).
-    public let reason: String
+/// Why a VICAL could not be decoded: a code (``ErrorCode/malformedVICAL``, the reason of the failed
+/// `vical.structure` check) and a message for people.
+public struct VICALError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error this is; also the reason code of `vical.structure`.
+    public var code: ErrorCode
     /// Explanation for people.
-    public let message: String
+    public var message: String
 
-    /// Creates an error from a reason code and a message.
-    public init(_ reason: String, _ message: String) {
-        self.reason = reason
+    /// Creates an error from a code and a message.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
         self.message = message
     }
 

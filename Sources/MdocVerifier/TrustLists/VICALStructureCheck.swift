@@ -17,7 +17,7 @@ struct VICALStructureCheck: VerificationCheck {
             return .passed("VICAL version \(decoded.version) from \(decoded.provider) with \(decoded.entries.count) certificates.",
                            details: ["provider": decoded.provider, "issueID": decoded.issueID.map(String.init) ?? "", "date": RFC3339.format(decoded.date)])
         } catch {
-            return .failed(ReasonCode(error.reason), error.message)
+            return .failed(ReasonCode(error.code.rawValue), error.message)
         }
     }
 }
