@@ -81,7 +81,8 @@ let package = Package(
         // passport (photo ID) rules, with no networking.
         .target(
             name: "Mdoc",
-            dependencies: ["WalletEncoding",
+            dependencies: [
+                "WalletEncoding",
                 "WalletCBOR",
                 "WalletCOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -90,7 +91,8 @@ let package = Package(
         ),
         .target(
             name: "MdocVerifier",
-            dependencies: ["WalletEncoding",
+            dependencies: [
+                "WalletEncoding",
                 "Mdoc",
                 "WalletCBOR",
                 "WalletCOSE",
@@ -105,7 +107,8 @@ let package = Package(
         // Layer 5: Verify with Wallet (Apple in-app): HPKE envelope, transcript, request sessions.
         .target(
             name: "WalletIdentity",
-            dependencies: ["WalletEncoding",
+            dependencies: [
+                "WalletEncoding",
                 "Mdoc",
                 // With the MSO revocation checks and the passport rules, as in the web and mdoc flows.
                 "MdocVerifier",
@@ -122,7 +125,8 @@ let package = Package(
         .target(name: "MdocRevocationHTTP", dependencies: ["MdocVerifier"], swiftSettings: swiftSettings),
         .target(
             name: "WebIdentity",
-            dependencies: ["WalletEncoding",
+            dependencies: [
+                "WalletEncoding",
                 "Mdoc", "MdocVerifier", "WalletCBOR", "WalletCOSE", "VerificationCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // Reader authentication: the reader's certificate chain and its Annex B profile.
@@ -135,7 +139,8 @@ let package = Package(
         // Layer 5: Apple Pay payment tokens.
         .target(
             name: "ApplePayVerifier",
-            dependencies: ["WalletEncoding",
+            dependencies: [
+                "WalletEncoding",
                 "VerificationCore", "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -183,7 +188,8 @@ let package = Package(
         // The HTTP service (Hummingbird): API, web page, metrics, stores.
         .target(
             name: "VerifierServer",
-            dependencies: ["WalletEncoding",
+            dependencies: [
+                "WalletEncoding",
                 "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocationHTTP", "WalletIdentity", "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -206,7 +212,8 @@ let package = Package(
         // Top: the command line. The commands live in a library so tests can run them in-process.
         .target(
             name: "WalletVerifierCommands",
-            dependencies: ["WalletEncoding",
+            dependencies: [
+                "WalletEncoding",
                 "WalletCBOR",
                 "WalletJSON",
                 "WalletCOSE",
@@ -231,11 +238,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-
         // Fixtures built in code (own PKI, own tokens, own mdocs) and access to the shared vectors.
         .target(
             name: "WalletVerifierTestSupport",
-            dependencies: ["WalletEncoding",
+            dependencies: [
+                "WalletEncoding",
                 "WalletCBOR",
                 "WalletCOSE",
                 "VerificationCore",
@@ -281,26 +288,33 @@ let package = Package(
         ),
         .testTarget(
             name: "MdocVerifierTests",
-            dependencies: ["WalletEncoding", "MdocVerifier", "MdocRevocationHTTP", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                           "WalletVerifierTestSupport",
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "X509", package: "swift-certificates"),
-                           // RSA issuers for the Annex B algorithm rules.
-                           .product(name: "CryptoExtras", package: "swift-crypto")],
+            dependencies: [
+                "WalletEncoding", "MdocVerifier", "MdocRevocationHTTP", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                "WalletVerifierTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                // RSA issuers for the Annex B algorithm rules.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WalletIdentityTests",
-            dependencies: ["WalletEncoding", "WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "WalletVerifierTestSupport"],
+            dependencies: [
+                "WalletEncoding", "WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "WalletVerifierTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "VerifierServerTests",
-            dependencies: ["WalletEncoding", "VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE", "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
-                           .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "HummingbirdTesting", package: "hummingbird"),
-                           .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates"),
-                           .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio")],
+            dependencies: [
+                "WalletEncoding", "VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE",
+                "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -310,25 +324,32 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplayStoreTests",
-            dependencies: ["ReplayStoreSQLite", "ReplayStorePostgres", "VerificationCore",
-                           // The revocation-list cache shared through the stores.
-                           "MdocRevocationHTTP", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                           .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "ReplayStoreSQLite", "ReplayStorePostgres", "VerificationCore",
+                // The revocation-list cache shared through the stores.
+                "MdocRevocationHTTP", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WalletVerifierCommandsTests",
-            dependencies: ["WalletEncoding", "WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore", "VerifierPresentation", "Mdoc", "WebIdentity",
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "WalletEncoding", "WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                "VerifierPresentation", "Mdoc", "WebIdentity",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WebIdentityTests",
-            dependencies: ["WalletEncoding", "WebIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                           "WalletVerifierCommands", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "X509", package: "swift-certificates")],
+            dependencies: [
+                "WalletEncoding", "WebIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                "WalletVerifierCommands", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -19,22 +19,31 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
-        .target(name: "FuzzSupport", dependencies: [
-            .product(name: "MdocVerifier", package: "wallet-verifier"), .product(name: "VerificationCore", package: "wallet-verifier"),
-        ]),
+        .target(
+            name: "FuzzSupport",
+            dependencies: [
+                .product(name: "MdocVerifier", package: "wallet-verifier"), .product(name: "VerificationCore", package: "wallet-verifier"),
+            ]),
         fuzzTarget("FuzzCBOR", ["WalletCBOR", "Mdoc"]),
-        fuzzTarget("FuzzCOSE", ["WalletCBOR", "WalletCOSE", "Mdoc", "VerificationCore", "WebIdentity"],
-                   extra: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates")]),
-        fuzzTarget("FuzzDeviceResponse", ["WalletCBOR", "Mdoc", "MdocVerifier", "VerificationCore"], extra: [.product(name: "Crypto", package: "swift-crypto")]),
+        fuzzTarget(
+            "FuzzCOSE", ["WalletCBOR", "WalletCOSE", "Mdoc", "VerificationCore", "WebIdentity"],
+            extra: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates")]),
+        fuzzTarget(
+            "FuzzDeviceResponse", ["WalletCBOR", "Mdoc", "MdocVerifier", "VerificationCore"],
+            extra: [.product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("FuzzIdentityEnvelope", ["WalletIdentity", "MdocVerifier", "VerificationCore", "WalletCBOR"]),
-        fuzzTarget("FuzzWebResponse", ["WebIdentity", "Mdoc", "MdocVerifier", "VerificationCore"], extra: [.product(name: "X509", package: "swift-certificates")]),
+        fuzzTarget(
+            "FuzzWebResponse", ["WebIdentity", "Mdoc", "MdocVerifier", "VerificationCore"],
+            extra: [.product(name: "X509", package: "swift-certificates")]),
         fuzzTarget("FuzzApplePayToken", ["ApplePayVerifier", "VerificationCore"]),
         fuzzTarget("FuzzRevocationList", ["MdocVerifier", "WalletCOSE"], extra: [.product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("FuzzVICAL", ["MdocVerifier", "VerificationCore"], extra: [.product(name: "X509", package: "swift-certificates")]),
         fuzzTarget("FuzzPEMKeys", ["ApplePayVerifier", "MdocVerifier", "WalletIdentity", "WebIdentity"]),
-        fuzzTarget("FuzzHTTPJSON", ["VerifierServer", "VerificationCore"], extra: [
-            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOEmbedded", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        fuzzTarget(
+            "FuzzHTTPJSON", ["VerifierServer", "VerificationCore"],
+            extra: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
     ]
 )

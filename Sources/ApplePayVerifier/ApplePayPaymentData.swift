@@ -129,7 +129,8 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         do {
             value = try StrictJSON.parse(bytes)
         } catch {
-            throw DecryptionError(.malformedPaymentData, "the decrypted payment data is not valid JSON (\(error.reason) at byte \(error.offset) of \(bytes.count))")
+            throw DecryptionError(
+                .malformedPaymentData, "the decrypted payment data is not valid JSON (\(error.reason) at byte \(error.offset) of \(bytes.count))")
         }
         guard let object = value.object else {
             throw DecryptionError(.malformedPaymentData, "the decrypted payment data is \(value.typeName), not a JSON object")
@@ -146,9 +147,9 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
             return text
         }
         guard let pan = try string("applicationPrimaryAccountNumber", in: object, required: true),
-              let expiration = try string("applicationExpirationDate", in: object, required: true),
-              let currency = try string("currencyCode", in: object, required: true),
-              let type = try string("paymentDataType", in: object, required: true)
+            let expiration = try string("applicationExpirationDate", in: object, required: true),
+            let currency = try string("currencyCode", in: object, required: true),
+            let type = try string("paymentDataType", in: object, required: true)
         else { throw DecryptionError(.malformedPaymentData, "the decrypted payment data lacks required fields") }
         guard let amountValue = object["transactionAmount"] else {
             throw DecryptionError(.malformedPaymentData, "the decrypted payment data has no transactionAmount")
@@ -195,13 +196,16 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
             var amount: Decimal?
             if let value = entry["transactionAmount"], value != .null {
                 guard case .number(let text) = value, let parsed = Self.decimal(text) else {
-                    throw DecryptionError(.malformedPaymentData, "the decrypted payment data's \(path).transactionAmount is \(value.typeName), not a number")
+                    throw DecryptionError(
+                        .malformedPaymentData, "the decrypted payment data's \(path).transactionAmount is \(value.typeName), not a number")
                 }
                 amount = parsed
             }
-            responses.append(AuthenticationResponse(merchantIdentifier: try string("merchantIdentifier", in: entry, path: path, required: false),
-                                                    authenticationData: try string("authenticationData", in: entry, path: path, required: false),
-                                                    transactionAmount: amount))
+            responses.append(
+                AuthenticationResponse(
+                    merchantIdentifier: try string("merchantIdentifier", in: entry, path: path, required: false),
+                    authenticationData: try string("authenticationData", in: entry, path: path, required: false),
+                    transactionAmount: amount))
         }
         self.authenticationResponses = responses
     }

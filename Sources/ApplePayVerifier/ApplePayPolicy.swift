@@ -64,7 +64,8 @@ public struct ApplePayExpectations: Sendable, Hashable {
         }
         // A number in another notation: the characters of a JSON number only, then a whole value.
         guard utf8.count <= 64, utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x65 || $0 == 0x45 || $0 == 0x2B || $0 == 0x2D }),
-              let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), value.isFinite, value >= 0, value <= Decimal(Int64.max) else { return nil }
+            let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), value.isFinite, value >= 0, value <= Decimal(Int64.max)
+        else { return nil }
         var rounded = Decimal()
         var copy = value
         NSDecimalRound(&rounded, &copy, 0, .plain)

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import VerificationCore
-import WalletJSON
 import WalletEncoding
+import WalletJSON
 
 /// The `version` of a payment token.
 public enum ApplePayTokenVersion: String, Sendable, Hashable, CaseIterable {
@@ -167,19 +167,22 @@ extension ApplePayToken {
                 func text(_ name: String) throws(ApplePayTokenError) -> String? {
                     guard let value = fields[name], value != .null else { return nil }
                     guard let string = value.string else {
-                        throw ApplePayTokenError(.malformedJSON, "paymentMethod.\(name) is \(value.typeName), not a string", field: "paymentMethod.\(name)")
+                        throw ApplePayTokenError(
+                            .malformedJSON, "paymentMethod.\(name) is \(value.typeName), not a string", field: "paymentMethod.\(name)")
                     }
                     return string
                 }
                 paymentMethod = PaymentMethod(displayName: try text("displayName"), network: try text("network"), type: try text("type"))
             }
         } else if object["version"] == nil {
-            throw ApplePayTokenError(.missingField, "the JSON object has neither `version` (a paymentData object) nor `paymentData` (a PKPaymentToken)", field: "version")
+            throw ApplePayTokenError(
+                .missingField, "the JSON object has neither `version` (a paymentData object) nor `paymentData` (a PKPaymentToken)", field: "version")
         }
 
         let versionText = try Self.string(paymentData, "version", path: "version")
         guard let version = ApplePayTokenVersion(rawValue: versionText) else {
-            throw ApplePayTokenError(.unsupportedVersion, "version \(Self.quoted(versionText)) is not supported; expected EC_v1 or RSA_v1", field: "version")
+            throw ApplePayTokenError(
+                .unsupportedVersion, "version \(Self.quoted(versionText)) is not supported; expected EC_v1 or RSA_v1", field: "version")
         }
         let data = try Self.base64(paymentData, "data", path: "data")
         guard data.count >= 16 else {
@@ -213,7 +216,8 @@ extension ApplePayToken {
             throw ApplePayTokenError(.invalidBase64, "header.publicKeyHash is not base64", field: "header.publicKeyHash")
         }
         guard hashBytes.count == 32 else {
-            throw ApplePayTokenError(.invalidBase64, "header.publicKeyHash decodes to \(hashBytes.count) bytes; a SHA-256 hash has 32", field: "header.publicKeyHash")
+            throw ApplePayTokenError(
+                .invalidBase64, "header.publicKeyHash decodes to \(hashBytes.count) bytes; a SHA-256 hash has 32", field: "header.publicKeyHash")
         }
 
         let transactionId = try Self.string(header, "transactionId", path: "header.transactionId")

@@ -1,7 +1,7 @@
 import Foundation
 import VerificationCore
-import WalletJSON
 import WalletEncoding
+import WalletJSON
 
 /// The outcome of verifying one token: the report, and the payment data only when the verdict is
 /// accepted.
@@ -107,8 +107,10 @@ public struct ApplePayTokenVerifier: Sendable {
 
     /// As ``verify(_:context:expectations:)``, with the strict JSON parse of `tokenJSON` when the
     /// caller has it already (it must be ``StrictJSON/parse(_:)`` of exactly these bytes).
-    public func verify(_ tokenJSON: [UInt8], parsed: StrictJSON.Object?, context: VerificationContext,
-                       expectations: ApplePayExpectations = .none) async -> ApplePayResult {
+    public func verify(
+        _ tokenJSON: [UInt8], parsed: StrictJSON.Object?, context: VerificationContext,
+        expectations: ApplePayExpectations = .none
+    ) async -> ApplePayResult {
         var runner = CheckRunner(policy: policy.requirements, context: context)
         var state = ApplePayState(input: tokenJSON, parsedInput: parsed)
 
@@ -131,14 +133,18 @@ public struct ApplePayTokenVerifier: Sendable {
         await runner.run(ExpectedCurrencyCheck(expected: expectations.currencyCode), state: &state)
         await runner.run(ExpectedAmountCheck(expected: expectations.transactionAmount), state: &state)
         await runner.run(ExpectedApplicationDataCheck(expected: expectations.applicationData, policy: policy), state: &state)
-        let replayCheck = expectations == .none
+        let replayCheck =
+            expectations == .none
             ? replayCheckWithoutExpectations
             : ReplayCheck(store: replayStore, policy: policy, prerequisites: ReplayCheck.prerequisites(policy: policy, expectations: expectations))
         await runner.run(replayCheck, state: &state)
 
         if let token = state.token, let outer = token.outerTransactionIdentifier,
-           Hex.decodeStrict(outer) != token.header.transactionIdBytes {
-            runner.warn(.transactionIdentifierMismatch, "the PKPaymentToken's transactionIdentifier (not signed) differs from the signed header.transactionId")
+            Hex.decodeStrict(outer) != token.header.transactionIdBytes
+        {
+            runner.warn(
+                .transactionIdentifierMismatch, "the PKPaymentToken's transactionIdentifier (not signed) differs from the signed header.transactionId"
+            )
         }
 
         let report = runner.report(flow: "applePay")

@@ -59,7 +59,13 @@ public struct DeviceResponse: Sendable {
     public init(cborBytes bytes: [UInt8]) throws(MdocDecodingError) {
         // The usual response reads in place; anything else (and every error) goes the generic way.
         var inPlace: DeviceResponse?
-        if CBORDecoder(knownTexts: .iso18013_5).read(bytes[...], { inPlace = DeviceResponse(reading: &$0); return inPlace != nil }), let inPlace {
+        if CBORDecoder(knownTexts: .iso18013_5).read(
+            bytes[...],
+            {
+                inPlace = DeviceResponse(reading: &$0)
+                return inPlace != nil
+            }), let inPlace
+        {
             self = inPlace
             return
         }
@@ -127,7 +133,8 @@ public struct MdocVersion: Comparable, Sendable, CustomStringConvertible {
         }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let major = Int(parts[0]), let minor = Int(parts[1]), major >= 0, minor >= 0,
-              parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }) else { return nil }
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) })
+        else { return nil }
         self.major = major
         self.minor = minor
     }

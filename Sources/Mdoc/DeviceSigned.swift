@@ -32,7 +32,9 @@ public struct DeviceSigned: Sendable {
             var list: [(String, CBORNode)] = []
             for element in elements {
                 let identifier = try decoding("DeviceNameSpaces[\(name)]") { () throws(CBORError) in try element.key.text("element identifier") }
-                try decoding("DeviceNameSpaces[\(name)][\(identifier)]") { () throws(CBORError) in try element.value.checkEmbeddedNesting(depth: Self.elementValueDepth) }
+                try decoding("DeviceNameSpaces[\(name)][\(identifier)]") { () throws(CBORError) in
+                    try element.value.checkEmbeddedNesting(depth: Self.elementValueDepth)
+                }
                 list.append((identifier, element.value))
             }
             spaces.append((name, list))

@@ -52,24 +52,31 @@ public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
         switch node.value {
         case .textString(let t): self = .text(t)
         case .unsignedInt(let v): self = v <= UInt64(Int64.max) ? .integer(Int64(v)) : .bigInteger(String(v))
-        case .negativeInt(let v): self = v < UInt64(Int64.max) ? .integer(-1 - Int64(v)) : .bigInteger("-" + String(v == UInt64.max ? "18446744073709551616" : String(v + 1)))
+        case .negativeInt(let v):
+            self =
+                v < UInt64(Int64.max) ? .integer(-1 - Int64(v)) : .bigInteger("-" + String(v == UInt64.max ? "18446744073709551616" : String(v + 1)))
         case .boolean(let b): self = .bool(b)
         case .byteString(let b): self = .bytes(Array(b))
         case .float(let d): self = .float(d)
         case .null, .undefined: self = .null
         case .array(let items): self = .array(items.map { ElementValue($0, depth: depth + 1, limits: limits) })
         case .map(let map):
-            self = .map(map.map { entry in
-                (key: entry.key.textValue ?? CBORDiagnostic(style: .compact, maxDepth: limits.maxDepth - depth).format(entry.key),
-                 value: ElementValue(entry.value, depth: depth + 1, limits: limits))
-            })
+            self = .map(
+                map.map { entry in
+                    (
+                        key: entry.key.textValue ?? CBORDiagnostic(style: .compact, maxDepth: limits.maxDepth - depth).format(entry.key),
+                        value: ElementValue(entry.value, depth: depth + 1, limits: limits)
+                    )
+                })
         case .tagged(1004, _):
             if let date = try? CBORFullDate(cbor: node) { self = .fullDate(date) } else { self = .other(diagnostic()) }
         case .tagged(0, _), .tagged(1, _):
             if let date = try? CBORDateTime(cbor: node) { self = .dateTime(date) } else { self = .other(diagnostic()) }
         case .tagged(24, let content):
             // The content's top item sits two levels below the tag (tag, byte string, item).
-            if let inner = content.bytesValue, let decoded = try? CBORDecoder(limits: limits.nested(belowDepth: depth), knownTexts: .iso18013_5).decode(inner) {
+            if let inner = content.bytesValue,
+                let decoded = try? CBORDecoder(limits: limits.nested(belowDepth: depth), knownTexts: .iso18013_5).decode(inner)
+            {
                 self = ElementValue(decoded, depth: depth + 2, limits: limits)
             } else {
                 self = .other(diagnostic())
@@ -110,13 +117,28 @@ public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The text of a `.text` value; nil for any other case.
-    public var stringValue: String? { if case .text(let t) = self { return t }; return nil }
+    public var stringValue: String? {
+        if case .text(let t) = self { return t }
+        return nil
+    }
     /// The integer of an `.integer` value; nil for any other case, `.bigInteger` included.
-    public var integerValue: Int64? { if case .integer(let v) = self { return v }; return nil }
+    public var integerValue: Int64? {
+        if case .integer(let v) = self { return v }
+        return nil
+    }
     /// The boolean of a `.bool` value; nil for any other case.
-    public var boolValue: Bool? { if case .bool(let v) = self { return v }; return nil }
+    public var boolValue: Bool? {
+        if case .bool(let v) = self { return v }
+        return nil
+    }
     /// The bytes of a `.bytes` value; nil for any other case.
-    public var bytesValue: [UInt8]? { if case .bytes(let v) = self { return v }; return nil }
+    public var bytesValue: [UInt8]? {
+        if case .bytes(let v) = self { return v }
+        return nil
+    }
     /// The date of a `.fullDate` value; nil for any other case, a date given as text included.
-    public var fullDateValue: CBORFullDate? { if case .fullDate(let v) = self { return v }; return nil }
+    public var fullDateValue: CBORFullDate? {
+        if case .fullDate(let v) = self { return v }
+        return nil
+    }
 }

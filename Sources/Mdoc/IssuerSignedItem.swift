@@ -22,7 +22,10 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
     /// Decodes an item from its map node.
     /// Throws `CBORError` when it is not a map, a field is missing or of the wrong type, or the value nests too deep.
     public init(cbor node: CBORNode) throws(CBORError) {
-        guard case .map(let map) = node.value else { throw CBORError(code: .typeMismatch, message: "IssuerSignedItem: expected a map, found \(node.value.kindDescription)", offset: node.offset) }
+        guard case .map(let map) = node.value else {
+            throw CBORError(
+                code: .typeMismatch, message: "IssuerSignedItem: expected a map, found \(node.value.kindDescription)", offset: node.offset)
+        }
         // One pass over the entries finds the four fields (each key at most once: keys are unique);
         // then they are checked in the same order, with the same errors, as one lookup each.
         var fields: (Int?, Int?, Int?, Int?) = (nil, nil, nil, nil)

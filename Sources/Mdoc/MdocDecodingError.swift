@@ -17,7 +17,8 @@ public struct MdocDecodingError: Error, Hashable, Sendable, CustomStringConverti
 
     init(_ error: CBORError, in structure: String) {
         self.code = error.code.rawValue
-        self.message = "\(structure): \(error.message.isEmpty ? error.code.rawValue : error.message)" + (error.offset.map { " (at byte \($0))" } ?? "")
+        self.message =
+            "\(structure): \(error.message.isEmpty ? error.code.rawValue : error.message)" + (error.offset.map { " (at byte \($0))" } ?? "")
     }
 
     init(_ error: COSEError, in structure: String) {

@@ -1,10 +1,11 @@
+import WalletCBOR
+import WalletCOSE
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import WalletCBOR
-import WalletCOSE
 
 /// ISO 18013-5 §9.1.2.4 MobileSecurityObject, the payload the issuer signs (as
 /// `MobileSecurityObjectBytes = #6.24(bstr .cbor MobileSecurityObject)`).
@@ -56,8 +57,10 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
     /// The `status` entry (revocation information: identifier_list / status_list), kept as received.
     public let status: CBORNode?
 
-    private init(version: String, digestAlgorithm: String, valueDigests: [String: [UInt64: ArraySlice<UInt8>]], keyInfo: KeyInfo,
-                 docType: String, validityInfo: ValidityInfo, status: CBORNode?) {
+    private init(
+        version: String, digestAlgorithm: String, valueDigests: [String: [UInt64: ArraySlice<UInt8>]], keyInfo: KeyInfo,
+        docType: String, validityInfo: ValidityInfo, status: CBORNode?
+    ) {
         self.version = version
         self.digestAlgorithm = digestAlgorithm
         self.valueDigests = valueDigests
@@ -89,8 +92,9 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
         let keyInfo = try KeyInfo(map.required("deviceKeyInfo", in: "MSO"))
         let docType = try map.required("docType", in: "MSO").text("MSO docType")
         let validity = try Self.validityInfo(map.required("validityInfo", in: "MSO"))
-        self.init(version: version, digestAlgorithm: digestAlgorithm, valueDigests: digests, keyInfo: keyInfo,
-                  docType: docType, validityInfo: validity, status: map["status"])
+        self.init(
+            version: version, digestAlgorithm: digestAlgorithm, valueDigests: digests, keyInfo: keyInfo,
+            docType: docType, validityInfo: validity, status: map["status"])
     }
 
     /// Reads the MSO from its encoded bytes, the value digests in place (no nodes for them: there is
@@ -141,9 +145,11 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
             }
         }
         if read, sawDigests, let version, let digestAlgorithm, let docType, let keyInfoNode, let validityNode,
-           let keyInfo = try? KeyInfo(keyInfoNode), let validity = try? Self.validityInfo(validityNode) {
-            self.init(version: version, digestAlgorithm: digestAlgorithm, valueDigests: digests, keyInfo: keyInfo,
-                      docType: docType, validityInfo: validity, status: status)
+            let keyInfo = try? KeyInfo(keyInfoNode), let validity = try? Self.validityInfo(validityNode)
+        {
+            self.init(
+                version: version, digestAlgorithm: digestAlgorithm, valueDigests: digests, keyInfo: keyInfo,
+                docType: docType, validityInfo: validity, status: status)
         } else {
             try self.init(cbor: decoder.decode(bytes))
         }
@@ -165,11 +171,16 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
             }
             if let authorizations = keyInfo["keyAuthorizations"] {
                 let authMap = try authorizations.map("keyAuthorizations")
-                let spaces = try authMap["nameSpaces"].map { (n) throws(CBORError) in try n.array("keyAuthorizations.nameSpaces").map { (s) throws(CBORError) in try s.text("namespace") } } ?? []
+                let spaces =
+                    try authMap["nameSpaces"].map { (n) throws(CBORError) in
+                        try n.array("keyAuthorizations.nameSpaces").map { (s) throws(CBORError) in try s.text("namespace") }
+                    } ?? []
                 var elements: [String: [String]] = [:]
                 if let dataElements = authMap["dataElements"] {
                     for entry in try dataElements.map("keyAuthorizations.dataElements") {
-                        elements[try entry.key.text("namespace")] = try entry.value.array("data elements").map { (s) throws(CBORError) in try s.text("identifier") }
+                        elements[try entry.key.text("namespace")] = try entry.value.array("data elements").map { (s) throws(CBORError) in
+                            try s.text("identifier")
+                        }
                     }
                 }
                 keyAuthorizations = KeyAuthorizations(nameSpaces: spaces, dataElements: elements)

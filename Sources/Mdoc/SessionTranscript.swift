@@ -32,7 +32,8 @@ public struct SessionTranscript: Sendable {
         } else {
             let items = try decoding("SessionTranscript") { () throws(CBORError) in try outer.array("SessionTranscript") }
             guard items.count == 3 else {
-                throw MdocDecodingError(code: "malformedStructure", message: "SessionTranscript must be an array of three items, found \(items.count)")
+                throw MdocDecodingError(
+                    code: "malformedStructure", message: "SessionTranscript must be an array of three items, found \(items.count)")
             }
             self.init(node: outer)
         }
@@ -93,7 +94,8 @@ public enum DeviceAuthentication {
         // transcript.node, .text(docType), deviceNameSpacesBytes])), without the intermediate copies.
         let transcriptBytes = transcript.node.encodedBytes
         let nameSpacesBytes = deviceNameSpacesBytes.encodedBytes
-        let innerLength = 1 + CBORWriter.stringLength(20) + transcriptBytes.count + CBORWriter.stringLength(docType.utf8.count) + nameSpacesBytes.count
+        let innerLength =
+            1 + CBORWriter.stringLength(20) + transcriptBytes.count + CBORWriter.stringLength(docType.utf8.count) + nameSpacesBytes.count
         var out: [UInt8] = []
         out.reserveCapacity(2 + CBORWriter.headLength(UInt64(innerLength)) + innerLength)
         CBORWriter.appendHead(major: 6, argument: 24, to: &out)

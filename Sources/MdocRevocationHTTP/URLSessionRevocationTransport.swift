@@ -1,9 +1,10 @@
 import Foundation
+import MdocVerifier
+import VerificationCore
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MdocVerifier
-import VerificationCore
 
 /// Fetches revocation lists with URLSession: one GET, no cookies, no URL cache (the
 /// ``RevocationListCache`` decides freshness), redirects not followed, a time-out, and the body
@@ -60,8 +61,10 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         lock.withLock { if self.failure == nil { self.failure = failure } }
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
         guard let http = response as? HTTPURLResponse else {
             fail(RevocationFailure(.listUnavailable, "The revocation list server did not answer with HTTP.", retryable: true))
             completionHandler(.cancel)
@@ -69,13 +72,18 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         }
         guard (200..<300).contains(http.statusCode) else {
             let hint = (300..<400).contains(http.statusCode) ? " (redirects are not followed)" : ""
-            fail(RevocationFailure(.listUnavailable, "Fetching the revocation list from \(url.absoluteString) answered HTTP \(http.statusCode)\(hint).",
-                                   retryable: http.statusCode >= 500 || http.statusCode == 429 || http.statusCode == 404))
+            fail(
+                RevocationFailure(
+                    .listUnavailable, "Fetching the revocation list from \(url.absoluteString) answered HTTP \(http.statusCode)\(hint).",
+                    retryable: http.statusCode >= 500 || http.statusCode == 429 || http.statusCode == 404))
             completionHandler(.cancel)
             return
         }
         if http.expectedContentLength > Int64(maximumSize) {
-            fail(RevocationFailure(.listTooLarge, "The revocation list at \(url.absoluteString) is \(http.expectedContentLength) bytes; the limit is \(maximumSize)."))
+            fail(
+                RevocationFailure(
+                    .listTooLarge, "The revocation list at \(url.absoluteString) is \(http.expectedContentLength) bytes; the limit is \(maximumSize)."
+                ))
             completionHandler(.cancel)
             return
         }
@@ -93,8 +101,10 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 
@@ -108,7 +118,11 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         if let failure {
             continuation.resume(throwing: failure)
         } else if error != nil {
-            continuation.resume(throwing: RevocationFailure(.listUnavailable, "The revocation list could not be fetched from \(url.absoluteString): the server could not be reached or the connection failed.", retryable: true))
+            continuation.resume(
+                throwing: RevocationFailure(
+                    .listUnavailable,
+                    "The revocation list could not be fetched from \(url.absoluteString): the server could not be reached or the connection failed.",
+                    retryable: true))
         } else {
             continuation.resume(returning: body)
         }

@@ -12,7 +12,10 @@ package enum DocumentExpiry {
         let disclosed = document.issuerSigned.lazy.compactMap { space in space["expiry_date"].map { (space.name, $0) } }.first
         guard let (nameSpace, value) = disclosed else {
             if requireUnexpired {
-                return .failed(.expiryNotDisclosed, "The request requires an unexpired document, but the response discloses no expiry_date: request the document's expiry date (documentExpirationDate) too.")
+                return .failed(
+                    .expiryNotDisclosed,
+                    "The request requires an unexpired document, but the response discloses no expiry_date: request the document's expiry date (documentExpirationDate) too."
+                )
             }
             return .notApplicable("The response discloses no expiry_date.")
         }
@@ -22,8 +25,11 @@ package enum DocumentExpiry {
         let today = RFC3339Civil.date(time)
         let expiryDay = "\(expiry)"
         if (expiry.year, expiry.month, expiry.day) < (today.year, today.month, today.day) {
-            return .failed(.documentExpired, "The physical document expired on \(expiryDay) (\(nameSpace)/expiry_date); the verification time is \(RFC3339.format(time))." + (requireUnexpired ? "" : " This is a warning: the request does not require an unexpired document (requireUnexpired)."),
-                           details: ["expiryDate": expiryDay])
+            return .failed(
+                .documentExpired,
+                "The physical document expired on \(expiryDay) (\(nameSpace)/expiry_date); the verification time is \(RFC3339.format(time))."
+                    + (requireUnexpired ? "" : " This is a warning: the request does not require an unexpired document (requireUnexpired)."),
+                details: ["expiryDate": expiryDay])
         }
         return .passed("The physical document is valid through \(expiryDay) (\(nameSpace)/expiry_date).", details: ["expiryDate": expiryDay])
     }
@@ -37,7 +43,9 @@ package enum DocumentExpiry {
             return CBORFullDate(year: day.year, month: day.month, day: day.day)
         case .text(let text):
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-            guard text.utf8.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
+            guard text.utf8.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else {
+                return nil
+            }
             return CBORFullDate(year: year, month: month, day: day)
         default:
             return nil

@@ -1,8 +1,8 @@
 import Foundation
-import VerificationCore
 import SwiftASN1
-import X509
+import VerificationCore
 import WalletEncoding
+import X509
 
 /// The issuing authorities' root certificates (IACA) a verifier trusts, optionally restricted per
 /// docType (a passport root need not vouch for a driving licence).
@@ -96,7 +96,9 @@ public struct IACATrustStore: Sendable {
         }
         let path = String(value[value.index(after: equals)...])
         let docTypes = value[..<equals].split(whereSeparator: { $0 == "," || $0 == "|" }).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard !path.isEmpty, !docTypes.isEmpty, docTypes.allSatisfy({ !$0.isEmpty && !$0.contains("/") && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f } }) else {
+        guard !path.isEmpty, !docTypes.isEmpty,
+            docTypes.allSatisfy({ !$0.isEmpty && !$0.contains("/") && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f } })
+        else {
             throw TrustStoreError("\"\(value)\" is not DOCTYPE[,DOCTYPE...]=PATH")
         }
         return (Set(docTypes), path)

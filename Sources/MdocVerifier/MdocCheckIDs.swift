@@ -42,13 +42,11 @@ extension ReasonCode {
 
 // MARK: - The physical document (DocumentExpiry.swift)
 
-
 extension CheckID {
     /// A disclosed `expiry_date` of the physical document is not before the verification time
     /// (advisory unless the request sets `requireUnexpired`). Run by the in-app and web flows.
     public static let identityDocumentExpiry: CheckID = "identity.document.expiry"
 }
-
 
 extension ReasonCode {
     /// `identity.document.expiry`: the disclosed expiry_date is before the verification day.
@@ -58,7 +56,6 @@ extension ReasonCode {
 }
 
 // MARK: - Passports (photo ID) (PhotoID/PassportVerifier.swift)
-
 
 extension CheckID {
     /// Every document in the response is a photo ID (`org.iso.23220.photoid.1`). When it fails, the
@@ -70,7 +67,6 @@ extension CheckID {
 
 // MARK: - MSO revocation (Revocation/RevocationPolicy.swift)
 
-
 extension CheckID {
     /// The revocation list the MSO `status` points to was obtained, is a well-formed CWT of the
     /// right kind for that uri, is signed by a certificate chaining to the document's trusted root
@@ -80,7 +76,6 @@ extension CheckID {
     public static let mdocRevocationStatus: CheckID = "mdoc.revocation.status"
 }
 
-
 extension ReasonCode {
     /// A warning: the MSO names a revocation list and no revocation source was configured.
     public static let revocationNotChecked: ReasonCode = "revocationNotChecked"
@@ -89,7 +84,6 @@ extension ReasonCode {
 }
 
 // MARK: - VICAL trust lists (TrustLists/VICALLoader.swift)
-
 
 extension CheckID {
     /// The VICAL is a COSE_Sign1 whose payload has the Annex C shape.

@@ -18,7 +18,9 @@ public struct MdocVerificationPolicy: Sendable {
     public var requireFullCertificateProfile = true
 
     /// A policy with these requirements and options; ``requireFullCertificateProfile`` starts as true.
-    public init(requirements: VerificationPolicy, clockSkew: Duration = .seconds(60), requireCountryName: Bool = true, acceptedDocTypes: Set<String>? = nil) {
+    public init(
+        requirements: VerificationPolicy, clockSkew: Duration = .seconds(60), requireCountryName: Bool = true, acceptedDocTypes: Set<String>? = nil
+    ) {
         self.requirements = requirements
         self.clockSkew = clockSkew
         self.requireCountryName = requireCountryName

@@ -69,9 +69,11 @@ public struct VerifiedDocument: Sendable, CustomStringConvertible {
     /// `{"docType", "kind", "elements": {namespace: {identifier: value}}, "deviceSignedElements": {...}}`.
     public func json(includeElements: Bool) -> String {
         func spaces(_ list: [NameSpace]) -> String {
-            "{" + list.map { space in
-                JSONText.quote(space.name) + ":{" + space.elements.map { JSONText.quote($0.identifier) + ":" + $0.value.json }.joined(separator: ",") + "}"
-            }.joined(separator: ",") + "}"
+            "{"
+                + list.map { space in
+                    JSONText.quote(space.name) + ":{"
+                        + space.elements.map { JSONText.quote($0.identifier) + ":" + $0.value.json }.joined(separator: ",") + "}"
+                }.joined(separator: ",") + "}"
         }
         var fields = [JSONText.quote("docType") + ":" + JSONText.quote(docType), JSONText.quote("kind") + ":" + JSONText.quote(kind)]
         if includeElements {
@@ -129,7 +131,10 @@ public struct MdocVerifier: Sendable {
 
     /// Verifies DeviceResponse bytes. Bytes that are not a DeviceResponse give a rejected report (a
     /// failed `mdoc.response.structure`), never a thrown error.
-    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext, flow: String = "mdoc") async -> MdocVerificationResult {
+    public func verify(
+        deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext,
+        flow: String = "mdoc"
+    ) async -> MdocVerificationResult {
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         let response: DeviceResponse
         do {
@@ -142,7 +147,10 @@ public struct MdocVerifier: Sendable {
     }
 
     /// Verifies a decoded DeviceResponse.
-    public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext, flow: String = "mdoc") async -> MdocVerificationResult {
+    public func verify(
+        _ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext,
+        flow: String = "mdoc"
+    ) async -> MdocVerificationResult {
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         return await verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow)
     }
@@ -152,8 +160,10 @@ public struct MdocVerifier: Sendable {
     /// flow, which only uses ECDSA, and the DC API, where the reader has no key agreement with the
     /// device): there a deviceMac fails `mdoc.device.authentication` with `deviceMacNotAllowed`
     /// instead of asking for a reader key that cannot exist.
-    public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String,
-                       deviceMacAllowed: Bool = true) async -> MdocVerificationResult {
+    public func verify(
+        _ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String,
+        deviceMacAllowed: Bool = true
+    ) async -> MdocVerificationResult {
         let responseVersion = MdocVersion(response.version)
         runner.run(.mdocResponseStructure) {
             guard let version = responseVersion else {
@@ -172,15 +182,18 @@ public struct MdocVerifier: Sendable {
 
         var documents: [VerifiedDocument] = []
         for (index, decoded) in response.documentResults.enumerated() {
-            var state = DocumentState(index: index, decoded: decoded, responseVersion: responseVersion, transcript: transcript, readerKey: readerKey,
-                                      trustStore: trustStore, policy: policy, chainCache: chainCache, deviceMacAllowed: deviceMacAllowed)
+            var state = DocumentState(
+                index: index, decoded: decoded, responseVersion: responseVersion, transcript: transcript, readerKey: readerKey,
+                trustStore: trustStore, policy: policy, chainCache: chainCache, deviceMacAllowed: deviceMacAllowed)
             let scope = state.scope
             await runner.run(DocumentStructureCheck(), state: &state, scope: scope)
             await runner.run(IssuerSignatureCheck(), state: &state, scope: scope)
             await runner.run(IssuerChainCheck(), state: &state, scope: scope)
             await runner.run(CertificateProfileCheck(), state: &state, scope: scope)
             if let profile = runner.results.last, profile.id == .mdocIssuerCertificateProfile, let warnings = profile.details["profileWarnings"] {
-                runner.warn(.certificateProfileWarning, "The issuer's certificates break Annex B rules this policy reports as warnings: \(warnings).", scope: scope)
+                runner.warn(
+                    .certificateProfileWarning, "The issuer's certificates break Annex B rules this policy reports as warnings: \(warnings).",
+                    scope: scope)
             }
             await runner.run(IssuingCountryCheck(), state: &state, scope: scope)
             if let country = runner.results.last, country.id == .mdocIssuerCountry, country.reason == "countryNameAbsent" {
@@ -206,16 +219,28 @@ public struct MdocVerifier: Sendable {
 
     static func verifiedDocument(index: Int, document: Document, state: DocumentState) -> VerifiedDocument {
         let issuer = document.issuerSigned.nameSpaces.map { space in
-            VerifiedDocument.NameSpace(name: space.name, elements: space.items.map { (identifier: $0.value.elementIdentifier, value: ElementValue($0.value.elementValue, depth: IssuerSignedItem.elementValueDepth, limits: .default)) })
+            VerifiedDocument.NameSpace(
+                name: space.name,
+                elements: space.items.map {
+                    (
+                        identifier: $0.value.elementIdentifier,
+                        value: ElementValue($0.value.elementValue, depth: IssuerSignedItem.elementValueDepth, limits: .default)
+                    )
+                })
         }
         let device = (document.deviceSigned?.nameSpaces ?? []).map { space in
-            VerifiedDocument.NameSpace(name: space.name, elements: space.elements.map { (identifier: $0.identifier, value: ElementValue($0.value, depth: DeviceSigned.elementValueDepth, limits: .default)) })
+            VerifiedDocument.NameSpace(
+                name: space.name,
+                elements: space.elements.map {
+                    (identifier: $0.identifier, value: ElementValue($0.value, depth: DeviceSigned.elementValueDepth, limits: .default))
+                })
         }
         let signer = state.signer?.subject
-        var verified = VerifiedDocument(index: index, docType: document.docType, issuerSigned: issuer, deviceSigned: device,
-                                        documentSigner: signer, issuingAuthority: state.chain?.subjects.last,
-                                        validFrom: state.mso?.validityInfo.validFrom, validUntil: state.mso?.validityInfo.validUntil,
-                                        msoStatus: state.mso?.status)
+        var verified = VerifiedDocument(
+            index: index, docType: document.docType, issuerSigned: issuer, deviceSigned: device,
+            documentSigner: signer, issuingAuthority: state.chain?.subjects.last,
+            validFrom: state.mso?.validityInfo.validFrom, validUntil: state.mso?.validityInfo.validUntil,
+            msoStatus: state.mso?.status)
         verified.validatedChain = state.chain?.chain ?? []
         return verified
     }

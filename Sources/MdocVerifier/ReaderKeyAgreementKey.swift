@@ -15,14 +15,18 @@ public enum ReaderKeyAgreementKey {
         let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if PEM.looksLikePEM(text) {
             if let block = PEM.firstBlock(labeled: PEM.privateKeyLabels, in: text),
-               let key = try? P256.KeyAgreement.PrivateKey(derRepresentation: block.der) { return key }
+                let key = try? P256.KeyAgreement.PrivateKey(derRepresentation: block.der)
+            {
+                return key
+            }
             throw ReaderKeyError("\(name) is not a P-256 private key (PEM SEC1 or PKCS#8)")
         }
         if text.hasPrefix("{") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                  object["kty"] as? String == "EC", object["crv"] as? String == "P-256",
-                  let d = (object["d"] as? String).flatMap(Base64.decodeURL), d.count == 32,
-                  let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: d) else {
+                object["kty"] as? String == "EC", object["crv"] as? String == "P-256",
+                let d = (object["d"] as? String).flatMap(Base64.decodeURL), d.count == 32,
+                let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: d)
+            else {
                 throw ReaderKeyError("\(name) is not a private P-256 JWK (kty EC, crv P-256, d)")
             }
             return key
@@ -41,7 +45,8 @@ public enum ReaderKeyAgreementKey {
     /// A COSE_Key map with kty EC2 (2), crv P-256 (1) and the private scalar d (-4).
     static func coseKey(_ bytes: [UInt8]) -> P256.KeyAgreement.PrivateKey? {
         guard let node = try? CBORDecoder(limits: .init(maxDepth: 4, maxItems: 64, maxInputSize: 4096)).decode(bytes),
-              case .map(let map) = node.value else { return nil }
+            case .map(let map) = node.value
+        else { return nil }
         func value(_ label: Int64) -> CBORNode? {
             map.entries.first { entry in
                 switch entry.key.value {
@@ -52,7 +57,8 @@ public enum ReaderKeyAgreementKey {
             }?.value
         }
         guard case .unsignedInt(2)? = value(1)?.value, case .unsignedInt(1)? = value(-1)?.value,
-              let d = value(-4)?.bytesValue, d.count == 32 else { return nil }
+            let d = value(-4)?.bytesValue, d.count == 32
+        else { return nil }
         return try? P256.KeyAgreement.PrivateKey(rawRepresentation: d)
     }
 }

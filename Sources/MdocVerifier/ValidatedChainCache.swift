@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
+import SwiftASN1
 import Synchronization
 import WalletCOSE
 import X509
-import SwiftASN1
 
 /// Per-verifier caches, so that one document signer (which signs many documents) costs one
 /// certificate parse and one chain validation:
@@ -34,9 +34,12 @@ final class ValidatedChainCache: Sendable {
             self.pinned = pinned
             notBefore = chain.map(\.notValidBefore).max() ?? .distantPast
             notAfter = chain.map(\.notValidAfter).min() ?? .distantFuture
-            profileViolations = chain.count == 1 ? CertificateProfileCheck.documentSignerViolations(chain[0])
+            profileViolations =
+                chain.count == 1
+                ? CertificateProfileCheck.documentSignerViolations(chain[0])
                 : CertificateProfileCheck.violations(documentSigner: chain[0], iaca: chain[chain.count - 1])
-            profileWarnings = CertificateProfileCheck.extendedViolations(documentSigner: chain[0], iaca: chain.count == 1 ? nil : chain[chain.count - 1])
+            profileWarnings = CertificateProfileCheck.extendedViolations(
+                documentSigner: chain[0], iaca: chain.count == 1 ? nil : chain[chain.count - 1])
             countryNames = (IssuingCountryCheck.countryName(chain[0].subject), IssuingCountryCheck.countryName(chain[chain.count - 1].subject))
             subjects = chain.map(\.subject.description)
         }

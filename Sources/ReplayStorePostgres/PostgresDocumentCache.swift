@@ -1,10 +1,11 @@
+import PostgresNIO
+import VerificationCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import PostgresNIO
-import VerificationCore
 
 /// Fetched documents (revocation lists) in the `cached_documents` table, shared by every instance:
 /// one row per uri, replaced only by a copy fetched later.
@@ -15,8 +16,9 @@ extension PostgresReplayStore: DocumentCacheStore {
             let rows = try await client.query("SELECT bytes, fetched_at, fresh_until, usable_until FROM cached_documents WHERE key = \(key)")
             var found: CachedDocument?
             for try await (bytes, fetched, fresh, usable) in rows.decode((ByteBuffer, Int64, Int64, Int64).self) {
-                found = CachedDocument(key: key, bytes: Array(bytes.readableBytesView), fetchedAt: EpochMillis.date(fetched),
-                                       freshUntil: EpochMillis.date(fresh), usableUntil: EpochMillis.date(usable))
+                found = CachedDocument(
+                    key: key, bytes: Array(bytes.readableBytesView), fetchedAt: EpochMillis.date(fetched),
+                    freshUntil: EpochMillis.date(fresh), usableUntil: EpochMillis.date(usable))
             }
             return found
         }
@@ -45,8 +47,10 @@ extension PostgresReplayStore: DocumentCacheStore {
             let rows = try await client.query("SELECT key, bytes, fetched_at, fresh_until, usable_until FROM cached_documents ORDER BY key")
             var documents: [CachedDocument] = []
             for try await (key, bytes, fetched, fresh, usable) in rows.decode((String, ByteBuffer, Int64, Int64, Int64).self) {
-                documents.append(CachedDocument(key: key, bytes: Array(bytes.readableBytesView), fetchedAt: EpochMillis.date(fetched),
-                                                freshUntil: EpochMillis.date(fresh), usableUntil: EpochMillis.date(usable)))
+                documents.append(
+                    CachedDocument(
+                        key: key, bytes: Array(bytes.readableBytesView), fetchedAt: EpochMillis.date(fetched),
+                        freshUntil: EpochMillis.date(fresh), usableUntil: EpochMillis.date(usable)))
             }
             return documents
         }

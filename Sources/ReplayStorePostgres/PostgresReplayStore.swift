@@ -1,12 +1,13 @@
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import VerificationCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import PostgresNIO
-import ServiceLifecycle
-import Synchronization
-import VerificationCore
 
 /// The shared replay store: PostgreSQL, for several service instances behind a load balancer.
 ///
@@ -109,7 +110,8 @@ public final class PostgresReplayStore: ReplayStore, Service {
             clientConfiguration.options.connectTimeout = configuration.operationTimeout
         }
         // The server stops a statement that runs longer than the operation may take.
-        let millis = configuration.operationTimeout.components.seconds * 1000
+        let millis =
+            configuration.operationTimeout.components.seconds * 1000
             + configuration.operationTimeout.components.attoseconds / 1_000_000_000_000_000
         if !clientConfiguration.options.additionalStartupParameters.contains(where: { $0.0 == "statement_timeout" }) {
             clientConfiguration.options.additionalStartupParameters.append(("statement_timeout", String(max(1, millis))))
@@ -199,7 +201,8 @@ public final class PostgresReplayStore: ReplayStore, Service {
     // MARK: - ReplayStore
 
     /// Records the key's digest in `replay_keys` in one statement; when it is there already, a read tells a retry from a replay.
-    public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date, idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
+    public func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date, idempotency: IdempotencyTag?) async throws -> ReplayOutcome
+    {
         let id = ByteBuffer(bytes: ReplayKeyDigest.replay(namespace: namespace, key: key))
         let expires = EpochMillis.of(expiresAt)
         let nowMillis = EpochMillis.of(now)
@@ -349,7 +352,8 @@ public final class PostgresReplayStore: ReplayStore, Service {
     public func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws {
         let id = ByteBuffer(bytes: key), stored = result.map { ByteBuffer(bytes: $0) }
         try await perform("finishIdempotentRequest") { client in
-            _ = try await Self.count(try await client.query("UPDATE idempotency_keys SET finished = true, lease_until = NULL, result = \(stored) WHERE id = \(id)"))
+            _ = try await Self.count(
+                try await client.query("UPDATE idempotency_keys SET finished = true, lease_until = NULL, result = \(stored) WHERE id = \(id)"))
         }
     }
 

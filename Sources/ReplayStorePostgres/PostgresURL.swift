@@ -1,10 +1,11 @@
+import PostgresNIO
+import VerificationCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import PostgresNIO
-import VerificationCore
 
 /// Reads `postgres://user:password@host:port/database?sslmode=…` into a client configuration.
 /// Error messages name the part that is wrong, never the password.

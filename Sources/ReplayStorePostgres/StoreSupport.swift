@@ -1,10 +1,11 @@
+import Crypto
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Crypto
-import Synchronization
 
 /// Races an operation against a deadline without waiting for a loser that ignores cancellation
 /// (a query stuck on a dead connection): whichever finishes first answers, the other is cancelled.

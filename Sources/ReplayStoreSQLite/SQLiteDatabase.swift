@@ -80,8 +80,9 @@ final class SQLiteDatabase {
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes { buffer in
                     // A zero-length blob needs a non-null pointer to be a blob rather than NULL.
-                    sqlite_nio_sqlite3_bind_blob64(statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                                   UInt64(buffer.count), sqliteTransient)
+                    sqlite_nio_sqlite3_bind_blob64(
+                        statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                        UInt64(buffer.count), sqliteTransient)
                 }
             case .null:
                 code = sqlite_nio_sqlite3_bind_null(statement, index)

@@ -10,8 +10,9 @@ extension SQLiteReplayStore: DocumentCacheStore {
         return try await perform("cachedDocument") { db in
             var found: CachedDocument?
             try db.execute("SELECT bytes, fetched_at, fresh_until, usable_until FROM cached_documents WHERE key = ?1", [id]) { row in
-                found = CachedDocument(key: key, bytes: row.blob(0), fetchedAt: EpochMillis.date(row.integer(1)),
-                                       freshUntil: EpochMillis.date(row.integer(2)), usableUntil: EpochMillis.date(row.integer(3)))
+                found = CachedDocument(
+                    key: key, bytes: row.blob(0), fetchedAt: EpochMillis.date(row.integer(1)),
+                    freshUntil: EpochMillis.date(row.integer(2)), usableUntil: EpochMillis.date(row.integer(3)))
             }
             return found
         }
@@ -19,8 +20,10 @@ extension SQLiteReplayStore: DocumentCacheStore {
 
     /// Inserts or replaces the row of `document.key`; a stored copy fetched later than `document` is kept.
     public nonisolated(nonsending) func storeDocument(_ document: CachedDocument) async throws {
-        let values: [SQLiteValue] = [.blob(Array(document.key.utf8)), .blob(document.bytes), .integer(EpochMillis.of(document.fetchedAt)),
-                                     .integer(EpochMillis.of(document.freshUntil)), .integer(EpochMillis.of(document.usableUntil))]
+        let values: [SQLiteValue] = [
+            .blob(Array(document.key.utf8)), .blob(document.bytes), .integer(EpochMillis.of(document.fetchedAt)),
+            .integer(EpochMillis.of(document.freshUntil)), .integer(EpochMillis.of(document.usableUntil)),
+        ]
         try await perform("storeDocument") { db in
             try db.execute(
                 """
@@ -37,8 +40,10 @@ extension SQLiteReplayStore: DocumentCacheStore {
         try await perform("cachedDocuments") { db in
             var documents: [CachedDocument] = []
             try db.execute("SELECT key, bytes, fetched_at, fresh_until, usable_until FROM cached_documents ORDER BY key") { row in
-                documents.append(CachedDocument(key: String(decoding: row.blob(0), as: UTF8.self), bytes: row.blob(1), fetchedAt: EpochMillis.date(row.integer(2)),
-                                                freshUntil: EpochMillis.date(row.integer(3)), usableUntil: EpochMillis.date(row.integer(4))))
+                documents.append(
+                    CachedDocument(
+                        key: String(decoding: row.blob(0), as: UTF8.self), bytes: row.blob(1), fetchedAt: EpochMillis.date(row.integer(2)),
+                        freshUntil: EpochMillis.date(row.integer(3)), usableUntil: EpochMillis.date(row.integer(4))))
             }
             return documents
         }
@@ -54,7 +59,8 @@ extension SQLiteReplayStore: DocumentCacheStore {
                 INSERT INTO document_fetch_claims (key, until) VALUES (?1, ?2)
                 ON CONFLICT (key) DO UPDATE SET until = excluded.until WHERE document_fetch_claims.until <= ?3
                 RETURNING 1
-                """, values) { _ in claimed = true }
+                """, values
+            ) { _ in claimed = true }
             return claimed
         }
     }

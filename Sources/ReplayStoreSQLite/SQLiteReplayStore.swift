@@ -1,10 +1,11 @@
+import Synchronization
+import VerificationCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import VerificationCore
-import Synchronization
 
 /// The embedded replay store: one SQLite file (WAL mode) under the service's data directory.
 ///
@@ -91,7 +92,8 @@ public final class SQLiteReplayStore: ReplayStore {
     }
 
     private func prepare(busyTimeout: Duration) async throws {
-        let millis = max(0, min(busyTimeout.components.seconds, 86_400)) * 1000
+        let millis =
+            max(0, min(busyTimeout.components.seconds, 86_400)) * 1000
             + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         try await perform("open", grouped: false) { db in
             // A bounded wait for locks held by other connections (processes sharing the file).
@@ -158,13 +160,16 @@ public final class SQLiteReplayStore: ReplayStore {
     // MARK: - ReplayStore
 
     /// Records the key's digest in `replay_keys` in one statement; when it is there already, a read tells a retry from a replay.
-    public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date,
-                                                       idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
-        let values: [SQLiteValue] = [
-            .blob(ReplayKeyDigest.replay(namespace: namespace, key: key)),
-            .integer(EpochMillis.of(expiresAt)),
-            .integer(EpochMillis.of(now)),
-        ] + Self.tagValues(idempotency)
+    public nonisolated(nonsending) func recordFirstUse(
+        namespace: String, key: String, expiresAt: Date, now: Date,
+        idempotency: IdempotencyTag?
+    ) async throws -> ReplayOutcome {
+        let values: [SQLiteValue] =
+            [
+                .blob(ReplayKeyDigest.replay(namespace: namespace, key: key)),
+                .integer(EpochMillis.of(expiresAt)),
+                .integer(EpochMillis.of(now)),
+            ] + Self.tagValues(idempotency)
         return try await perform("recordFirstUse") { db -> ReplayOutcome in
             let recorded = try db.integer(
                 """
@@ -179,10 +184,12 @@ public final class SQLiteReplayStore: ReplayStore {
             if recorded != nil { return .firstUse }
             // Recorded already: by the same submission (same tag, window open) or a replay. A read
             // only: it cannot turn a replay into a first use.
-            guard idempotency != nil, let first = try db.integer(
-                "SELECT recorded_at FROM replay_keys WHERE id = ?1 AND idem_key = ?4 AND idem_body = ?5 AND idem_until > ?3 AND expires_at > ?3",
-                Array(values.prefix(5))
-            ) else { return .alreadyUsed }
+            guard idempotency != nil,
+                let first = try db.integer(
+                    "SELECT recorded_at FROM replay_keys WHERE id = ?1 AND idem_key = ?4 AND idem_body = ?5 AND idem_until > ?3 AND expires_at > ?3",
+                    Array(values.prefix(5))
+                )
+            else { return .alreadyUsed }
             return .idempotentRetry(firstUse: EpochMillis.date(first))
         }
     }
@@ -258,8 +265,10 @@ public final class SQLiteReplayStore: ReplayStore {
 
     /// Starts or restarts the submission in one statement, or reports the earlier attempt; takes over an ended lease once.
     public nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
-        let values: [SQLiteValue] = [.blob(tag.key), .blob(tag.body), .integer(EpochMillis.of(now)), .integer(EpochMillis.of(tag.retryUntil)),
-                                     .integer(EpochMillis.of(leaseUntil))]
+        let values: [SQLiteValue] = [
+            .blob(tag.key), .blob(tag.body), .integer(EpochMillis.of(now)), .integer(EpochMillis.of(tag.retryUntil)),
+            .integer(EpochMillis.of(leaseUntil)),
+        ]
         return try await perform("beginIdempotentRequest") { db -> IdempotencyStart in
             // New, or its window passed: (re)start it. One statement, so two instances cannot both start it.
             let started = try db.integer(

@@ -80,8 +80,9 @@ final class SQLiteWorker: Sendable {
     /// that group has committed.
     nonisolated(nonsending) func run<T: Sendable>(grouped: Bool = true, _ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
         let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
-            let item = Item(grouped: grouped, operation: { try body($0) }, continuation: continuation,
-                            eventLoop: MultiThreadedEventLoopGroup.currentEventLoop)
+            let item = Item(
+                grouped: grouped, operation: { try body($0) }, continuation: continuation,
+                eventLoop: MultiThreadedEventLoopGroup.currentEventLoop)
             condition.lock()
             let accepted = state.withLock { state in
                 guard !state.stopping else { return false }

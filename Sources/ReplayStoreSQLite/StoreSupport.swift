@@ -1,10 +1,11 @@
+import Crypto
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Crypto
-import Synchronization
 
 /// Tracks operations under way so that closing waits for them and later operations are refused.
 final class OperationGate: Sendable {

@@ -98,8 +98,10 @@ public struct CheckRunner: Sendable {
     private mutating func mayRun(_ id: CheckID, prerequisites: [CheckID], scope: String?) -> Requirement? {
         let requirement = policy.requirement(for: id)
         if requirement == .disabled {
-            results.append(CheckResult(id: id, status: .skipped, reason: .disabledByPolicy,
-                                       message: "Disabled by the policy \(policy.name).", requirement: requirement, scope: scope))
+            results.append(
+                CheckResult(
+                    id: id, status: .skipped, reason: .disabledByPolicy,
+                    message: "Disabled by the policy \(policy.name).", requirement: requirement, scope: scope))
             return nil
         }
         for prerequisite in prerequisites {
@@ -108,18 +110,22 @@ public struct CheckRunner: Sendable {
             if status == .passed { continue }
             // A prerequisite skipped as not applicable does not block.
             if status == .skipped, let last = results.last(where: { $0.id == prerequisite }), last.reason == .notApplicable { continue }
-            results.append(CheckResult(id: id, status: .skipped, reason: .prerequisiteFailed,
-                                       message: "Not evaluated because \(prerequisite) did not pass.",
-                                       requirement: requirement, scope: scope, details: ["prerequisite": prerequisite.rawValue]))
+            results.append(
+                CheckResult(
+                    id: id, status: .skipped, reason: .prerequisiteFailed,
+                    message: "Not evaluated because \(prerequisite) did not pass.",
+                    requirement: requirement, scope: scope, details: ["prerequisite": prerequisite.rawValue]))
             return nil
         }
         return requirement
     }
 
     private mutating func record(_ id: CheckID, requirement: Requirement, scope: String?, _ outcome: CheckOutcome) {
-        results.append(CheckResult(id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,
-                                   requirement: requirement, scope: scope, details: outcome.details,
-                                   retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil))
+        results.append(
+            CheckResult(
+                id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,
+                requirement: requirement, scope: scope, details: outcome.details,
+                retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil))
     }
 
     private static func outcome(for error: any Error) -> CheckOutcome {
@@ -149,7 +155,9 @@ public struct CheckRunner: Sendable {
 
     /// Runs a check given as a closure (synchronous).
     @discardableResult
-    public mutating func run(_ id: CheckID, requires prerequisites: [CheckID] = [], scope: String? = nil, _ body: () throws -> CheckOutcome) -> CheckStatus {
+    public mutating func run(_ id: CheckID, requires prerequisites: [CheckID] = [], scope: String? = nil, _ body: () throws -> CheckOutcome)
+        -> CheckStatus
+    {
         guard let requirement = mayRun(id, prerequisites: prerequisites, scope: scope) else { return .skipped }
         let outcome: CheckOutcome
         do {
@@ -163,7 +171,9 @@ public struct CheckRunner: Sendable {
 
     /// Runs a check given as an async closure.
     @discardableResult
-    public mutating func runAsync(_ id: CheckID, requires prerequisites: [CheckID] = [], scope: String? = nil, _ body: () async throws -> CheckOutcome) async -> CheckStatus {
+    public mutating func runAsync(
+        _ id: CheckID, requires prerequisites: [CheckID] = [], scope: String? = nil, _ body: () async throws -> CheckOutcome
+    ) async -> CheckStatus {
         guard let requirement = mayRun(id, prerequisites: prerequisites, scope: scope) else { return .skipped }
         let outcome: CheckOutcome
         do {

@@ -1,4 +1,5 @@
 import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,9 +1,10 @@
+import WalletEncoding
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import WalletEncoding
 
 /// A submission's idempotency key, as a ``ReplayStore`` records it beside a one-time value it
 /// consumes (IETF draft "The Idempotency-Key HTTP Header Field").

@@ -1,4 +1,5 @@
 import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -43,8 +44,10 @@ public protocol ReplayStore: Sendable {
     /// Records `key` in `namespace` until `expiresAt`, if it is not already recorded and unexpired,
     /// with `idempotency` beside it (in the same statement). When the key is recorded already with the
     /// same tag and the tag's window is open, answers ``ReplayOutcome/idempotentRetry(firstUse:)``.
-    nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date,
-                                                idempotency: IdempotencyTag?) async throws -> ReplayOutcome
+    nonisolated(nonsending) func recordFirstUse(
+        namespace: String, key: String, expiresAt: Date, now: Date,
+        idempotency: IdempotencyTag?
+    ) async throws -> ReplayOutcome
 
     /// Stores an issued nonce with its payload until `expiresAt`. Issuing the same nonce twice throws.
     nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws
@@ -137,8 +140,10 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     public init() {}
 
     /// See ``ReplayStore/recordFirstUse(namespace:key:expiresAt:now:idempotency:)``.
-    public nonisolated(nonsending) func recordFirstUse(namespace: String, key: String, expiresAt: Date, now: Date,
-                                                       idempotency: IdempotencyTag?) async throws -> ReplayOutcome {
+    public nonisolated(nonsending) func recordFirstUse(
+        namespace: String, key: String, expiresAt: Date, now: Date,
+        idempotency: IdempotencyTag?
+    ) async throws -> ReplayOutcome {
         let compound = namespace + "\u{0}" + key
         return entries.withLock { entries in
             if let existing = entries.used[compound], existing.expiresAt > now {
@@ -183,7 +188,8 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     public nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
         entries.withLock { entries in
             guard var existing = entries.submissions[tag.key], existing.expiresAt > now else {
-                entries.submissions[tag.key] = Submission(body: tag.body, firstSeen: now, expiresAt: tag.retryUntil, leaseUntil: leaseUntil, finished: false)
+                entries.submissions[tag.key] = Submission(
+                    body: tag.body, firstSeen: now, expiresAt: tag.retryUntil, leaseUntil: leaseUntil, finished: false)
                 return .proceed(firstSeen: nil)
             }
             guard existing.body == tag.body else { return .conflict }

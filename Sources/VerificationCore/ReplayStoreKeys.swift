@@ -1,9 +1,10 @@
+import Crypto
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Crypto
 
 /// How keys are written to the database: a SHA-256 digest with a domain prefix.
 ///

@@ -65,4 +65,3 @@ public struct VerificationContext: Sendable, Hashable {
         return context
     }
 }
-

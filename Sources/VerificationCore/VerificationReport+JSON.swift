@@ -1,5 +1,5 @@
-import WalletJSON
 import WalletEncoding
+import WalletJSON
 
 extension VerificationReport {
     /// The report's JSON contract (the same members as its `Encodable` form, keys sorted), written

@@ -1,9 +1,10 @@
+import WalletEncoding
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import WalletEncoding
 
 /// The overall answer of a verification, computed from the checks.
 public enum Verdict: String, Sendable, Codable, Hashable {

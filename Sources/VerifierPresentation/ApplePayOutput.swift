@@ -1,8 +1,8 @@
 import ApplePayVerifier
 import Foundation
 import VerificationCore
-import WalletJSON
 import WalletEncoding
+import WalletJSON
 
 /// Rendering of Apple Pay results, the same for `applepay decrypt` and the HTTP service.
 public enum ApplePayOutput {
@@ -32,9 +32,19 @@ public enum ApplePayOutput {
             if let method = summary.paymentMethod {
                 // The PKPaymentToken's paymentMethod (not signed), as an object beside the strings.
                 var methodWriter = JSONWriter(capacity: 128)
-                methodWriter.sortedStringObject([("displayName", method.displayName), ("network", method.network), ("type", method.type)]
-                    .reduce(into: [String: String]()) { if let value = $1.1 { $0[$1.0] = value } })
-                var members = token.map { (key: $0.key, json: { var w = JSONWriter(capacity: 64); w.string($0.value); return w.text }($0)) }
+                methodWriter.sortedStringObject(
+                    [("displayName", method.displayName), ("network", method.network), ("type", method.type)]
+                        .reduce(into: [String: String]()) { if let value = $1.1 { $0[$1.0] = value } })
+                var members = token.map {
+                    (
+                        key: $0.key,
+                        json: {
+                            var w = JSONWriter(capacity: 64)
+                            w.string($0.value)
+                            return w.text
+                        }($0)
+                    )
+                }
                 members.append((key: "paymentMethod", json: methodWriter.text))
                 members.sort { $0.key < $1.key }
                 writer.raw("{")
@@ -85,7 +95,12 @@ public enum ApplePayOutput {
         }
         for (position, response) in payment.authenticationResponses.enumerated() {
             let amount = response.transactionAmount.map { "\($0)" } ?? "-"
-            rows.append(("authenticationResponses[\(position)]", "merchant \(response.merchantIdentifier ?? "-"), amount \(amount)" + (response.authenticationData == nil ? "" : ", authenticationData (present, not shown)")))
+            rows.append(
+                (
+                    "authenticationResponses[\(position)]",
+                    "merchant \(response.merchantIdentifier ?? "-"), amount \(amount)"
+                        + (response.authenticationData == nil ? "" : ", authenticationData (present, not shown)")
+                ))
         }
         let width = rows.map(\.0.count).max() ?? 0
         lines.append("payment:")

@@ -34,16 +34,19 @@ struct IdempotentSubmissions: Sendable {
 
     let services: VerifierServices
 
-    func run(_ request: Request, _ context: VerifierRequestContext, kind: Kind, route: String,
-             _ handler: (Request, VerifierRequestContext) async throws -> Response) async throws -> Response {
+    func run(
+        _ request: Request, _ context: VerifierRequestContext, kind: Kind, route: String,
+        _ handler: (Request, VerifierRequestContext) async throws -> Response
+    ) async throws -> Response {
         guard let field = request.headers[Self.header] else { return try await handler(request, context) }
         let key = try Self.parseKey(field)
         var request = request
         let body = try await request.collectBody(upTo: services.settings.bodyLimit)
         let now = services.clock.now()
-        let tag = IdempotencyTag(key: Self.keyDigest(key, scope: Self.credential(request)),
-                                 body: Self.requestDigest(method: request.method.rawValue, path: request.uri.path, body: body),
-                                 retryUntil: now.addingTimeInterval(TimeInterval(services.settings.idempotencyWindow)))
+        let tag = IdempotencyTag(
+            key: Self.keyDigest(key, scope: Self.credential(request)),
+            body: Self.requestDigest(method: request.method.rawValue, path: request.uri.path, body: body),
+            retryUntil: now.addingTimeInterval(TimeInterval(services.settings.idempotencyWindow)))
         let start: IdempotencyStart
         do {
             start = try await services.store.beginIdempotentRequest(tag, now: now, leaseUntil: now.addingTimeInterval(Self.lease))
@@ -53,13 +56,18 @@ struct IdempotentSubmissions: Sendable {
         switch start {
         case .conflict:
             services.metrics.idempotencyConflict(route: route, kind: "other-request")
-            throw Problem(status: .unprocessableContent, type: "idempotency-key-reused", title: "Idempotency-Key used for another request",
-                          detail: "Idempotency-Key: this key came with another request (body, path or method) within the retry window; send a fresh key with every new submission")
+            throw Problem(
+                status: .unprocessableContent, type: "idempotency-key-reused", title: "Idempotency-Key used for another request",
+                detail:
+                    "Idempotency-Key: this key came with another request (body, path or method) within the retry window; send a fresh key with every new submission"
+            )
         case .inProgress(let leaseUntil):
             services.metrics.idempotencyConflict(route: route, kind: "in-progress")
-            throw Problem(status: .conflict, type: "idempotency-in-progress", title: "A request with this Idempotency-Key is being processed",
-                          detail: "Idempotency-Key: the first attempt with this key has not been answered yet; retry after Retry-After with the same key and body",
-                          retryAfter: max(1, Int(leaseUntil.timeIntervalSince(now).rounded(.up))))
+            throw Problem(
+                status: .conflict, type: "idempotency-in-progress", title: "A request with this Idempotency-Key is being processed",
+                detail:
+                    "Idempotency-Key: the first attempt with this key has not been answered yet; retry after Retry-After with the same key and body",
+                retryAfter: max(1, Int(leaseUntil.timeIntervalSince(now).rounded(.up))))
         case .completed(let result?, _) where kind == .creation:
             services.metrics.idempotentRetry(route: route)
             var response = jsonResponse(String(decoding: result, as: UTF8.self), status: .created)
@@ -103,7 +111,8 @@ struct IdempotentSubmissions: Sendable {
             (16...255).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7e).contains($0) && !excluding.contains($0) }
         }
         if key.hasPrefix("\""), key.hasSuffix("\""), key.utf8.count >= 2,
-           case let inner = key.dropFirst().dropLast(), valid(inner, excluding: [UInt8(ascii: "\""), UInt8(ascii: "\\")]) {
+            case let inner = key.dropFirst().dropLast(), valid(inner, excluding: [UInt8(ascii: "\""), UInt8(ascii: "\\")])
+        {
             return String(inner)
         }
         guard valid(Substring(key)) else { throw invalidKey }
@@ -111,7 +120,8 @@ struct IdempotentSubmissions: Sendable {
     }
 
     static var invalidKey: Problem {
-        Problem.badRequest("Idempotency-Key: must be 16 to 255 visible ASCII characters; send a fresh random value (such as a UUID) with every new submission")
+        Problem.badRequest(
+            "Idempotency-Key: must be 16 to 255 visible ASCII characters; send a fresh random value (such as a UUID) with every new submission")
     }
 
     /// The API credential the request carried (the bearer token, when the API takes one), or "".

@@ -1,11 +1,11 @@
+import ApplePayVerifier
 import Foundation
 import Logging
+import MdocVerifier
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
 import VerificationCore
-import ApplePayVerifier
-import MdocVerifier
 import WalletIdentity
 
 /// The configuration the service answers with, replaceable while it runs (`SIGHUP`). Every request
@@ -37,7 +37,8 @@ public final class LiveServices: Sendable {
         if old.uiListen != new.uiListen || old.uiTokenFile != new.uiTokenFile { changed.append("web page listener") }
         if old.apiTokenFile != new.apiTokenFile { changed.append("API token file") }
         if old.requestRate != new.requestRate || old.maxOutstandingRequests != new.maxOutstandingRequests
-            || old.maxConcurrentVerifications != new.maxConcurrentVerifications || old.idempotencyWindow != new.idempotencyWindow {
+            || old.maxConcurrentVerifications != new.maxConcurrentVerifications || old.idempotencyWindow != new.idempotencyWindow
+        {
             changed.append("admission limits")
         }
         return changed
@@ -68,12 +69,18 @@ public final class LiveServices: Sendable {
         let ignored = Self.restartOnly(previous.settings, settings)
         if !ignored.isEmpty {
             logger.warning("reload: \(ignored.joined(separator: ", ")) changed; that takes a restart, the running values stay")
-            settings.host = previous.settings.host; settings.port = previous.settings.port
-            settings.store = previous.settings.store; settings.postgresURL = previous.settings.postgresURL; settings.dataDirectory = previous.settings.dataDirectory
-            settings.uiListen = previous.settings.uiListen; settings.uiTokenFile = previous.settings.uiTokenFile
+            settings.host = previous.settings.host
+            settings.port = previous.settings.port
+            settings.store = previous.settings.store
+            settings.postgresURL = previous.settings.postgresURL
+            settings.dataDirectory = previous.settings.dataDirectory
+            settings.uiListen = previous.settings.uiListen
+            settings.uiTokenFile = previous.settings.uiTokenFile
             settings.apiTokenFile = previous.settings.apiTokenFile
-            settings.requestRate = previous.settings.requestRate; settings.maxOutstandingRequests = previous.settings.maxOutstandingRequests
-            settings.maxConcurrentVerifications = previous.settings.maxConcurrentVerifications; settings.idempotencyWindow = previous.settings.idempotencyWindow
+            settings.requestRate = previous.settings.requestRate
+            settings.maxOutstandingRequests = previous.settings.maxOutstandingRequests
+            settings.maxConcurrentVerifications = previous.settings.maxConcurrentVerifications
+            settings.idempotencyWindow = previous.settings.idempotencyWindow
         }
         var next = try await VerifierServices.configure(settings: settings, base: base, logger: logger, previous: previous)
         next.apiToken = previous.apiToken
@@ -134,7 +141,9 @@ public struct ReloadOnSignalService: Service {
         do {
             try await live.reload(settings: try settings(), logger: logger)
             let services = live.current
-            logger.notice("reload: done; \(services.identity.verifier.mdocVerifier.trustStore.anchors.count) IACA root(s), \(services.identity.verifier.keyRing.keys.count) identity key(s), \(services.webKeys.count) web key(s), \(services.applePay?.keyRing.keys.count ?? 0) Apple Pay key(s)")
+            logger.notice(
+                "reload: done; \(services.identity.verifier.mdocVerifier.trustStore.anchors.count) IACA root(s), \(services.identity.verifier.keyRing.keys.count) identity key(s), \(services.webKeys.count) web key(s), \(services.applePay?.keyRing.keys.count ?? 0) Apple Pay key(s)"
+            )
         } catch {
             logger.error("reload: the new configuration was not loaded, the running one stays: \(error)")
         }

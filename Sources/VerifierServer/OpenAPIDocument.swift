@@ -4,7 +4,8 @@ import Foundation
 enum OpenAPIDocument {
     static let text: String = {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
-              let data = try? Data(contentsOf: url) else { return "openapi: 3.1.0\n" }
+            let data = try? Data(contentsOf: url)
+        else { return "openapi: 3.1.0\n" }
         return String(decoding: data, as: UTF8.self)
     }()
 }

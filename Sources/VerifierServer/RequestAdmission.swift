@@ -72,7 +72,8 @@ final class RequestAdmission: Sendable {
             }
             var bucket = state.buckets[client] ?? Bucket(tokens: capacity, updated: now)
             let elapsed = now - bucket.updated
-            bucket.tokens = min(capacity, bucket.tokens + (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * perSecond)
+            bucket.tokens = min(
+                capacity, bucket.tokens + (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * perSecond)
             bucket.updated = now
             defer { state.buckets[client] = bucket }
             guard bucket.tokens >= 1 else { return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up))) }
@@ -126,7 +127,10 @@ final class RequestAdmission: Sendable {
                 state.waiters.append((id, continuation))
                 return true
             }
-            guard queued else { continuation.resume(returning: true); return }
+            guard queued else {
+                continuation.resume(returning: true)
+                return
+            }
             Task {
                 try? await Task.sleep(for: deadline)
                 let timedOut = self.state.withLock { state -> CheckedContinuation<Bool, Never>? in

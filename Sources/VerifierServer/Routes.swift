@@ -1,18 +1,18 @@
 import ApplePayVerifier
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import NIOCore
-import Crypto
 import Mdoc
 import MdocVerifier
+import NIOCore
 import VerificationCore
 import VerifierPresentation
+import WalletEncoding
 import WalletIdentity
 import WalletJSON
 import WebIdentity
-import WalletEncoding
 
 /// The HTTP API. Verification answers are 200 for accepted and rejected (a rejection is an answer),
 /// 503 for indeterminate (a store is down; retry), 400/413/415 problem+json for requests that cannot
@@ -29,8 +29,9 @@ struct APIRoutes: Sendable {
         self.live = live
         let services = live.current
         self.services = services
-        self.admission = RequestAdmission(ratePerMinute: services.settings.requestRate, maxOutstanding: services.settings.maxOutstandingRequests,
-                                          maxConcurrent: services.settings.maxConcurrentVerifications)
+        self.admission = RequestAdmission(
+            ratePerMinute: services.settings.requestRate, maxOutstanding: services.settings.maxOutstandingRequests,
+            maxConcurrent: services.settings.maxConcurrentVerifications)
     }
 
     /// These routes with the configuration current now: a request keeps it to the end, whatever a
@@ -56,7 +57,9 @@ struct APIRoutes: Sendable {
             }
         }
         getAndHead("metrics", on: router) { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(string: services.metrics.text())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: services.metrics.text())))
         }
         getAndHead("openapi.yaml", on: router) { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
@@ -65,20 +68,29 @@ struct APIRoutes: Sendable {
         getAndHead("v1/trust", on: router) { _, _ in jsonResponse(await TrustView.json(live.current)) }
         // Idempotency-Key (IdempotentSubmissions) on every POST that changes the store.
         let idempotent = IdempotentSubmissions(services: services)
-        storePost("v1/identity/requests", .creation, route: "identity-requests", idempotent, on: router) { try await current().createIdentityRequest($0, $1) }
-        storePost("v1/identity/verify", .verification, route: "identity-verify", idempotent, on: router) { try await current().verifyIdentity($0, $1) }
-        storePost("v1/applepay/decrypt", .verification, route: "applepay-decrypt", idempotent, on: router) { try await current().decryptApplePay($0, $1) }
+        storePost("v1/identity/requests", .creation, route: "identity-requests", idempotent, on: router) {
+            try await current().createIdentityRequest($0, $1)
+        }
+        storePost("v1/identity/verify", .verification, route: "identity-verify", idempotent, on: router) {
+            try await current().verifyIdentity($0, $1)
+        }
+        storePost("v1/applepay/decrypt", .verification, route: "applepay-decrypt", idempotent, on: router) {
+            try await current().decryptApplePay($0, $1)
+        }
         storePost("v1/web/requests", .creation, route: "web-requests", idempotent, on: router) { try await current().createWebRequest($0, $1) }
         storePost("v1/web/verify", .verification, route: "web-verify", idempotent, on: router) { try await current().verifyWeb($0, $1) }
-        router.post("v1/mdoc/verify") { request, context in try await handle { try await inSlot { try await current().verifyMdoc(request, context) } } }
+        router.post("v1/mdoc/verify") { request, context in try await handle { try await inSlot { try await current().verifyMdoc(request, context) } }
+        }
     }
 
     /// A POST that changes the store: its Idempotency-Key first (``IdempotentSubmissions``), then what
     /// its kind needs — a request creation is admitted (rate and outstanding sessions), a verification
     /// waits for a slot.
-    func storePost(_ path: RouterPath, _ kind: IdempotentSubmissions.Kind, route: String, _ idempotent: IdempotentSubmissions,
-                   on router: Router<VerifierRequestContext>,
-                   _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response) {
+    func storePost(
+        _ path: RouterPath, _ kind: IdempotentSubmissions.Kind, route: String, _ idempotent: IdempotentSubmissions,
+        on router: Router<VerifierRequestContext>,
+        _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response
+    ) {
         router.post(path) { request, context in
             try await handle {
                 try await idempotent.run(request, context, kind: kind, route: route) { request, context in
@@ -95,8 +107,10 @@ struct APIRoutes: Sendable {
     }
 
     /// A GET route and its HEAD (RFC 9110 §9.3.2: the same answer without the body).
-    func getAndHead(_ path: RouterPath, on router: Router<VerifierRequestContext>,
-                    _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response) {
+    func getAndHead(
+        _ path: RouterPath, on router: Router<VerifierRequestContext>,
+        _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response
+    ) {
         router.get(path, use: handler)
         router.head(path) { request, context in
             var response = try await handler(request, context)
@@ -133,16 +147,19 @@ struct APIRoutes: Sendable {
 
     func tooLarge() -> Response {
         services.metrics.requestRejected(reason: "too-large")
-        return Problem(status: .contentTooLarge, type: "too-large", title: "The request body is too large",
-                       detail: "request bodies are limited to \(services.settings.bodyLimit) bytes").response()
+        return Problem(
+            status: .contentTooLarge, type: "too-large", title: "The request body is too large",
+            detail: "request bodies are limited to \(services.settings.bodyLimit) bytes"
+        ).response()
     }
 
     /// Request creation: the client's rate (429) and the cap on outstanding sessions (503).
     func admitCreation(_ context: VerifierRequestContext) async throws {
         if let wait = admission.takeCreationToken(client: context.clientKey) {
             services.metrics.requestRejected(reason: "rate-limited")
-            var problem = Problem(status: .tooManyRequests, type: "rate-limited", title: "Too many requests",
-                                  detail: "this client creates requests faster than \(services.settings.requestRate) a minute; retry in \(wait) s")
+            var problem = Problem(
+                status: .tooManyRequests, type: "rate-limited", title: "Too many requests",
+                detail: "this client creates requests faster than \(services.settings.requestRate) a minute; retry in \(wait) s")
             problem.retryAfter = wait
             throw problem
         }
@@ -153,7 +170,9 @@ struct APIRoutes: Sendable {
             throw Problem.unavailable("the request store does not answer")
         }
         guard allowed else {
-            var problem = Problem.unavailable("\(services.settings.maxOutstandingRequests) request sessions are outstanding, the most this server keeps; retry when some are answered or expire")
+            var problem = Problem.unavailable(
+                "\(services.settings.maxOutstandingRequests) request sessions are outstanding, the most this server keeps; retry when some are answered or expire"
+            )
             problem.retryAfter = 30
             throw problem
         }
@@ -175,8 +194,9 @@ struct APIRoutes: Sendable {
     func jsonObject(_ request: Request) async throws -> JSONBody {
         let mediaType = request.headers[.contentType]?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard mediaType == "application/json" else {
-            throw Problem(status: .unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
-                          detail: mediaType == nil ? "send the body as application/json (Content-Type is missing)" : "send application/json, not \(mediaType!)")
+            throw Problem(
+                status: .unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
+                detail: mediaType == nil ? "send the body as application/json (Content-Type is missing)" : "send application/json, not \(mediaType!)")
         }
         let buffer = try await request.body.collect(upTo: services.settings.bodyLimit)
         return try JSONBody(bytes: Array(buffer: buffer))
@@ -198,7 +218,8 @@ struct APIRoutes: Sendable {
         }
         let created: IdentityRequestSessions.Created
         do {
-            created = try await services.identity.create(descriptor: descriptor, sessionBinding: binding, merchantID: merchantID, now: services.clock.now())
+            created = try await services.identity.create(
+                descriptor: descriptor, sessionBinding: binding, merchantID: merchantID, now: services.clock.now())
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
         } catch {
@@ -217,12 +238,15 @@ struct APIRoutes: Sendable {
     func verifyIdentity(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
         guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("/requestId: missing") }
-        guard let encoded = try object.optionalString("encryptedData") else { throw Problem.badRequest("/encryptedData: missing (base64 of PKIdentityDocument.encryptedData)") }
+        guard let encoded = try object.optionalString("encryptedData") else {
+            throw Problem.badRequest("/encryptedData: missing (base64 of PKIdentityDocument.encryptedData)")
+        }
         guard let data = Base64.decodeLenient(encoded), !data.isEmpty else { throw Problem.badRequest("/encryptedData: not base64") }
         let binding = try object.optionalString("sessionBinding")
         let start = ContinuousClock.now
-        let result = await services.identity.verify(requestID: requestID, encryptedData: data,
-                                                    sessionBinding: binding, context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
+        let result = await services.identity.verify(
+            requestID: requestID, encryptedData: data,
+            sessionBinding: binding, context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "identity", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(result), report: result.report)
     }
@@ -253,7 +277,8 @@ struct APIRoutes: Sendable {
             }
             if let amount = expect["amount"] {
                 guard let text = amount.number ?? amount.string, let value = ApplePayExpectations.minorUnits(text) else {
-                    throw Problem.badRequest("/expect/amount: must be the amount in the currency's minor units, as tokens carry it: a whole number (1999 for 19.99 USD)")
+                    throw Problem.badRequest(
+                        "/expect/amount: must be the amount in the currency's minor units, as tokens carry it: a whole number (1999 for 19.99 USD)")
                 }
                 expectations.transactionAmount = value
             }
@@ -263,7 +288,8 @@ struct APIRoutes: Sendable {
             }
         }
         let start = ContinuousClock.now
-        let context = VerificationContext(time: services.clock.now(), clockSkew: .seconds(services.settings.clockSkew), idempotency: context.idempotency)
+        let context = VerificationContext(
+            time: services.clock.now(), clockSkew: .seconds(services.settings.clockSkew), idempotency: context.idempotency)
         // The body was parsed once, strictly; the token's part of that parse is handed over with its bytes.
         let result = await verifier.verify(Array(tokenData), parsed: value.object, context: context, expectations: expectations)
         services.metrics.record(flow: "applepay", report: result.report, duration: ContinuousClock.now - start)
@@ -274,7 +300,8 @@ struct APIRoutes: Sendable {
     /// a caller names, voiding Annex C's origin binding.
     func requireWebOrigins() throws {
         guard !services.webOrigins.isEmpty else {
-            throw Problem.unavailable("Verify with Wallet on the Web is not configured on this server: start it with --web-origin https://your.site (repeatable)")
+            throw Problem.unavailable(
+                "Verify with Wallet on the Web is not configured on this server: start it with --web-origin https://your.site (repeatable)")
         }
     }
 
@@ -282,7 +309,9 @@ struct APIRoutes: Sendable {
         try requireWebOrigins()
         let object = try await jsonObject(request)
         guard let docType = try object.optionalString("docType"), !docType.isEmpty else { throw Problem.badRequest("/docType: missing") }
-        guard WebDocumentRequest.isName(docType) else { throw Problem.badRequest("/docType: 1 to 256 characters without whitespace or control characters") }
+        guard WebDocumentRequest.isName(docType) else {
+            throw Problem.badRequest("/docType: 1 to 256 characters without whitespace or control characters")
+        }
         guard let given = try object.optionalString("origin") else {
             throw Problem.badRequest("/origin: missing; it must be the page's origin, such as https://example.com")
         }
@@ -309,16 +338,18 @@ struct APIRoutes: Sendable {
         }
         let created: WebRequestSessions.Created
         do {
-            created = try await services.web.create(request: WebDocumentRequest(docType: docType, elements: elements), origin: origin,
-                                                    recipientPublicKey: services.webKeys[0].publicKey, now: services.clock.now(),
-                                                    readerAuth: services.readerAuth, readerAuthAll: services.settings.readerAuthAll)
+            created = try await services.web.create(
+                request: WebDocumentRequest(docType: docType, elements: elements), origin: origin,
+                recipientPublicKey: services.webKeys[0].publicKey, now: services.clock.now(),
+                readerAuth: services.readerAuth, readerAuthAll: services.settings.readerAuthAll)
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
         } catch {
             // What is left to refuse here is the element list as a whole (an element requested twice).
             throw Problem.badRequest("/elements: \(error)")
         }
-        let json = #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.presentation.navigatorCredentialsGetArgument)}"#
+        let json =
+            #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.presentation.navigatorCredentialsGetArgument)}"#
         return jsonResponse(json, status: .created)
     }
 
@@ -333,10 +364,14 @@ struct APIRoutes: Sendable {
         case (.some, .some):
             throw Problem.badRequest("/credential, /response: send exactly one of them, not both")
         case (.some(let credential), nil):
-            guard let fields = credential.object else { throw Problem.badRequest("/credential: must be the object navigator.credentials.get returned") }
+            guard let fields = credential.object else {
+                throw Problem.badRequest("/credential: must be the object navigator.credentials.get returned")
+            }
             guard fields["protocol"]?.string == "org-iso-mdoc" else { throw Problem.badRequest("/credential/protocol: must be \"org-iso-mdoc\"") }
-            guard let text = fields["data"]?.object?["response"]?.string, text.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: "=") }),
-                  let bytes = Base64.decodeLenient(text), !bytes.isEmpty else {
+            guard let text = fields["data"]?.object?["response"]?.string,
+                text.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: "=") }),
+                let bytes = Base64.decodeLenient(text), !bytes.isEmpty
+            else {
                 throw Problem.badRequest("/credential/data/response: missing or not base64url")
             }
             guard let raw = object.raw("credential"), let decoded = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: Array(raw)) else {
@@ -349,12 +384,16 @@ struct APIRoutes: Sendable {
             }
             responseBytes = bytes
         case (nil, nil):
-            throw Problem.badRequest("/credential or /response: send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
+            throw Problem.badRequest(
+                "/credential or /response: send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
         }
         let start = ContinuousClock.now
-        let result = await services.web.verify(requestID: requestID, response: responseBytes, recipientKeys: services.webKeys, context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
+        let result = await services.web.verify(
+            requestID: requestID, response: responseBytes, recipientKeys: services.webKeys,
+            context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
-        return reportResponse(IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict)), report: result.report)
+        return reportResponse(
+            IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict)), report: result.report)
     }
 
     /// ISO/IEC 18013-5 terminal input as it comes (ProximityReader's raw data, an ISO reader): the
@@ -362,11 +401,14 @@ struct APIRoutes: Sendable {
     /// checks and report as `mdoc verify` (ISO strict policy; the passport rules by docType).
     func verifyMdoc(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         let object = try await jsonObject(request)
-        guard let responseText = try object.optionalString("deviceResponse"), let responseBytes = Base64.decodeLenient(responseText), !responseBytes.isEmpty else {
+        guard let responseText = try object.optionalString("deviceResponse"), let responseBytes = Base64.decodeLenient(responseText),
+            !responseBytes.isEmpty
+        else {
             throw Problem.badRequest("/deviceResponse: missing or not base64")
         }
         guard let transcriptText = try object.optionalString("sessionTranscript"), let transcriptBytes = Base64.decodeLenient(transcriptText),
-              let transcript = try? SessionTranscript(bytes: transcriptBytes) else {
+            let transcript = try? SessionTranscript(bytes: transcriptBytes)
+        else {
             throw Problem.badRequest("/sessionTranscript: missing, not base64, or not a SessionTranscript (the array or its tag-24 wrapping)")
         }
         var readerKey: P256.KeyAgreement.PrivateKey?
@@ -379,7 +421,8 @@ struct APIRoutes: Sendable {
         policy.clockSkew = .seconds(services.settings.clockSkew)
         let time = services.clock.now()
         let start = ContinuousClock.now
-        let verifier = MdocFlowVerifier(mdocVerifier: MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy), revocation: services.revocation)
+        let verifier = MdocFlowVerifier(
+            mdocVerifier: MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy), revocation: services.revocation)
         let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time))
         services.metrics.record(flow: "mdoc", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(result), report: result.report)
@@ -396,7 +439,6 @@ func jsonResponse(_ json: String, status: HTTPResponse.Status = .ok) -> Response
     Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
 }
 
-
 /// `--api-token-file`: every /v1 request carries `Authorization: Bearer <token>` (compared in
 /// constant time), or gets a 401 problem; /healthz, /readyz, /metrics and /openapi.yaml stay open.
 struct APITokenMiddleware: RouterMiddleware {
@@ -412,15 +454,16 @@ struct APITokenMiddleware: RouterMiddleware {
         }
         guard WebPageAccess.constantTimeEqual(presented, token) else {
             metrics.requestRejected(reason: "unauthorized")
-            var response = Problem(status: .unauthorized, type: "unauthorized", title: "Unauthorized",
-                                   detail: "send Authorization: Bearer with the token of --api-token-file").response()
+            var response = Problem(
+                status: .unauthorized, type: "unauthorized", title: "Unauthorized",
+                detail: "send Authorization: Bearer with the token of --api-token-file"
+            ).response()
             response.headers[.wwwAuthenticate] = "Bearer"
             return response
         }
         return try await next(request, context)
     }
 }
-
 
 /// The paths the router serves and the methods each takes, set once before the server starts.
 final class KnownPaths: @unchecked Sendable {
@@ -449,8 +492,10 @@ struct NotFoundProblemMiddleware: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             if let allow = knownPaths.methods(for: request.uri.path) {
                 metrics.requestRejected(reason: "method-not-allowed")
-                var response = Problem(status: .methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
-                                       detail: "\(request.uri.path) takes \(allow)").response()
+                var response = Problem(
+                    status: .methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
+                    detail: "\(request.uri.path) takes \(allow)"
+                ).response()
                 response.headers[.allow] = allow
                 return response
             }

@@ -29,10 +29,13 @@ public final class ServerMetrics: Sendable {
     /// Creates the metrics with an empty registry and the verification-duration histogram (1 ms to 5 s buckets).
     public init() {
         latency = registry.makeDurationHistogram(
-            descriptor: MetricNameDescriptor(namespace: "wallet_verifier", metricName: "verification_duration", unitName: "seconds",
-                                             helpText: "Time to verify one submission"),
-            buckets: [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-                      .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5)])
+            descriptor: MetricNameDescriptor(
+                namespace: "wallet_verifier", metricName: "verification_duration", unitName: "seconds",
+                helpText: "Time to verify one submission"),
+            buckets: [
+                .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+                .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
+            ])
     }
 
     /// Counts one verification by flow and verdict, each failed or undecided check by id and reason, and records its duration.
@@ -69,7 +72,8 @@ public final class ServerMetrics: Sendable {
         case .checkFailures: counter = registry.makeCounter(descriptor: Self.checkFailures, labels: [("check", first), ("reason", second)])
         case .unreadableRequests: counter = registry.makeCounter(descriptor: Self.unreadableRequests, labels: [("reason", first)])
         case .idempotentRetries: counter = registry.makeCounter(descriptor: Self.idempotentRetries, labels: [("route", first)])
-        case .idempotencyConflicts: counter = registry.makeCounter(descriptor: Self.idempotencyConflicts, labels: [("route", first), ("kind", second)])
+        case .idempotencyConflicts:
+            counter = registry.makeCounter(descriptor: Self.idempotencyConflicts, labels: [("route", first), ("kind", second)])
         case .revocationFetches: counter = registry.makeCounter(descriptor: Self.revocationFetches, labels: [("outcome", first)])
         case .revocationCacheHits: counter = registry.makeCounter(descriptor: Self.revocationCacheHits, labels: [("copy", first)])
         }
@@ -104,41 +108,49 @@ public final class ServerMetrics: Sendable {
     }
 
     private static var revocationFetches: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "revocation_list_fetches", unitName: "total",
-                             helpText: "Revocation list fetches by outcome (fetched, or the failure's reason code)")
+        MetricNameDescriptor(
+            namespace: "wallet_verifier", metricName: "revocation_list_fetches", unitName: "total",
+            helpText: "Revocation list fetches by outcome (fetched, or the failure's reason code)")
     }
 
     private static var revocationCacheHits: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "revocation_list_cache_hits", unitName: "total",
-                             helpText: "Revocation lists answered from the cache (fresh, or a usable copy after a failed refetch)")
+        MetricNameDescriptor(
+            namespace: "wallet_verifier", metricName: "revocation_list_cache_hits", unitName: "total",
+            helpText: "Revocation lists answered from the cache (fresh, or a usable copy after a failed refetch)")
     }
 
     private static var revocationListAge: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "revocation_list_age", unitName: "seconds",
-                             helpText: "Seconds since each cached revocation list was fetched")
+        MetricNameDescriptor(
+            namespace: "wallet_verifier", metricName: "revocation_list_age", unitName: "seconds",
+            helpText: "Seconds since each cached revocation list was fetched")
     }
 
     private static var verifications: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "verifications", unitName: "total", helpText: "Verifications by flow and verdict")
+        MetricNameDescriptor(
+            namespace: "wallet_verifier", metricName: "verifications", unitName: "total", helpText: "Verifications by flow and verdict")
     }
 
     private static var checkFailures: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "check_failures", unitName: "total",
-                             helpText: "Checks that failed or could not be decided, by check id and reason")
+        MetricNameDescriptor(
+            namespace: "wallet_verifier", metricName: "check_failures", unitName: "total",
+            helpText: "Checks that failed or could not be decided, by check id and reason")
     }
 
     private static var idempotentRetries: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "idempotent_retries", unitName: "total",
-                             helpText: "Submissions retried with their Idempotency-Key, by route")
+        MetricNameDescriptor(
+            namespace: "wallet_verifier", metricName: "idempotent_retries", unitName: "total",
+            helpText: "Submissions retried with their Idempotency-Key, by route")
     }
 
     private static var idempotencyConflicts: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "idempotency_conflicts", unitName: "total",
-                             helpText: "Idempotency-Keys refused, by route and kind (other-request: 422, in-progress: 409)")
+        MetricNameDescriptor(
+            namespace: "wallet_verifier", metricName: "idempotency_conflicts", unitName: "total",
+            helpText: "Idempotency-Keys refused, by route and kind (other-request: 422, in-progress: 409)")
     }
 
     private static var unreadableRequests: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "wallet_verifier", metricName: "unreadable_requests", unitName: "total",
-                             helpText: "Requests answered with 4xx because they could not be read")
+        MetricNameDescriptor(
+            namespace: "wallet_verifier", metricName: "unreadable_requests", unitName: "total",
+            helpText: "Requests answered with 4xx because they could not be read")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import VerificationCore
 import MdocVerifier
+import VerificationCore
 import WebIdentity
 
 /// Everything `wallet-verifier serve` can be told. Each setting comes, in this order of precedence,
@@ -125,9 +125,11 @@ public struct ServerSettings: Sendable, Hashable {
         "webOrigins": "WALLET_VERIFIER_WEB_ORIGINS", "webKeys": "WALLET_VERIFIER_WEB_KEYS",
         "uiListen": "WALLET_VERIFIER_UI_LISTEN", "uiTokenFile": "WALLET_VERIFIER_UI_TOKEN_FILE",
         "apiTokenFile": "WALLET_VERIFIER_API_TOKEN_FILE",
-        "readerKey": "WALLET_VERIFIER_READER_KEY", "readerCerts": "WALLET_VERIFIER_READER_CERTS", "readerAuthAll": "WALLET_VERIFIER_READER_AUTH_ALL", "requestRate": "WALLET_VERIFIER_REQUEST_RATE",
+        "readerKey": "WALLET_VERIFIER_READER_KEY", "readerCerts": "WALLET_VERIFIER_READER_CERTS", "readerAuthAll": "WALLET_VERIFIER_READER_AUTH_ALL",
+        "requestRate": "WALLET_VERIFIER_REQUEST_RATE",
         "idempotencyWindow": "WALLET_VERIFIER_IDEMPOTENCY_WINDOW",
-        "maxOutstandingRequests": "WALLET_VERIFIER_MAX_OUTSTANDING_REQUESTS", "maxConcurrentVerifications": "WALLET_VERIFIER_MAX_CONCURRENT_VERIFICATIONS",
+        "maxOutstandingRequests": "WALLET_VERIFIER_MAX_OUTSTANDING_REQUESTS",
+        "maxConcurrentVerifications": "WALLET_VERIFIER_MAX_CONCURRENT_VERIFICATIONS",
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
@@ -176,7 +178,8 @@ public struct ServerSettings: Sendable, Hashable {
         let merchants = value("merchantId") ?? [], teams = value("teamId") ?? []
         if merchants.count > 1 || teams.count > 1 {
             guard merchants.count == teams.count else {
-                throw SettingsError("each --merchant-id needs a --team-id (got \(merchants.count) merchant identifiers and \(teams.count) team identifiers)")
+                throw SettingsError(
+                    "each --merchant-id needs a --team-id (got \(merchants.count) merchant identifiers and \(teams.count) team identifiers)")
             }
             settings.otherMerchants = zip(merchants.dropFirst(), teams.dropFirst()).map { MerchantPair(merchantID: $0, teamID: $1) }
         }
@@ -215,7 +218,9 @@ public struct ServerSettings: Sendable, Hashable {
         if let limit = try integer("bodyLimit", 1024...(64 * 1_048_576)) { settings.bodyLimit = limit }
         if let lifetime = try integer("requestLifetime", 10...86400) { settings.requestLifetime = lifetime }
         if let mode = single("revocation") {
-            guard let parsed = RevocationMode(rawValue: mode) else { throw SettingsError("revocation must be required, best-effort or off, got \"\(mode)\"") }
+            guard let parsed = RevocationMode(rawValue: mode) else {
+                throw SettingsError("revocation must be required, best-effort or off, got \"\(mode)\"")
+            }
             settings.revocation = parsed
         }
         settings.revocationLists = value("revocationLists") ?? []
@@ -229,7 +234,9 @@ public struct ServerSettings: Sendable, Hashable {
             throw SettingsError("--store postgres needs --postgres-url (or WALLET_VERIFIER_STORE_POSTGRES_URL)")
         }
         if settings.applePayCertificates.count != settings.applePayKeys.count {
-            throw SettingsError("each --applepay-cert needs a --applepay-key (got \(settings.applePayCertificates.count) certificates and \(settings.applePayKeys.count) keys)")
+            throw SettingsError(
+                "each --applepay-cert needs a --applepay-key (got \(settings.applePayCertificates.count) certificates and \(settings.applePayKeys.count) keys)"
+            )
         }
         return settings
     }

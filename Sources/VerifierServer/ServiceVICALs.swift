@@ -4,8 +4,8 @@ import MdocVerifier
 import ServiceLifecycle
 import Synchronization
 import VerificationCore
-import X509
 import WalletEncoding
+import X509
 
 /// The last copy of each VICAL URL that verified, kept across reloads (and in the store's document
 /// cache, so a restart or another instance starts from it).
@@ -77,17 +77,23 @@ enum ServiceVICALs {
             guard let copy else { continue }
             let result = await loader.load(bytes: copy.bytes, at: now)
             guard result.trusted else {
-                logger.error("vical: the copy of \(source) fetched \(RFC3339.format(copy.fetchedAt)) no longer verifies (\(reasons(result))); its roots are not trusted")
+                logger.error(
+                    "vical: the copy of \(source) fetched \(RFC3339.format(copy.fetchedAt)) no longer verifies (\(reasons(result))); its roots are not trusted"
+                )
                 continue
             }
             base.vicalCopies.keep(source, copy)
             result.add(to: &trust)
-            logger.notice("vical: \(source): \(result.roots.count) IACA root(s) from \(result.vical?.provider ?? "?"), fetched \(RFC3339.format(copy.fetchedAt))")
+            logger.notice(
+                "vical: \(source): \(result.roots.count) IACA root(s) from \(result.vical?.provider ?? "?"), fetched \(RFC3339.format(copy.fetchedAt))"
+            )
         }
     }
 
     /// Fetches and verifies a VICAL URL; a copy that verifies is kept (memory and store).
-    static func fetch(_ url: String, loader: VICALLoader, base: VerifierServices.Base, at now: Date) async -> Result<VICALCopies.Copy, VICALFetchFailure> {
+    static func fetch(_ url: String, loader: VICALLoader, base: VerifierServices.Base, at now: Date) async -> Result<
+        VICALCopies.Copy, VICALFetchFailure
+    > {
         guard let location = RevocationListCache.fetchableURL(url) else {
             return .failure(VICALFetchFailure("only https (or http to a loopback address) is fetched"))
         }
@@ -100,8 +106,10 @@ enum ServiceVICALs {
         let copy = VICALCopies.Copy(bytes: bytes, fetchedAt: now, nextUpdate: vical.nextUpdate)
         base.vicalCopies.keep(url, copy)
         let usable = vical.nextUpdate ?? now.addingTimeInterval(86_400)
-        try? await base.documentCache.storeDocument(CachedDocument(key: VICALCopies.cacheKey(url), bytes: bytes, fetchedAt: now,
-                                                                   freshUntil: min(usable, now.addingTimeInterval(86_400)), usableUntil: usable))
+        try? await base.documentCache.storeDocument(
+            CachedDocument(
+                key: VICALCopies.cacheKey(url), bytes: bytes, fetchedAt: now,
+                freshUntil: min(usable, now.addingTimeInterval(86_400)), usableUntil: usable))
         return .success(copy)
     }
 }

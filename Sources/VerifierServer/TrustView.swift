@@ -1,14 +1,14 @@
+import ApplePayVerifier
 import Crypto
 import Foundation
 import MdocVerifier
 import SwiftASN1
 import VerificationCore
 import WalletCBOR
+import WalletEncoding
+import WalletIdentity
 import WebIdentity
 import X509
-import ApplePayVerifier
-import WalletIdentity
-import WalletEncoding
 
 /// `GET /v1/trust`: what the service trusts right now, for operators. Certificates, fingerprints,
 /// key hashes and dates only: never a private key, never a list's content.
@@ -32,8 +32,10 @@ enum TrustView {
         var lists: [[String: Any]] = []
         if let cache = services.revocationCache, let entries = try? await cache.entries() {
             for entry in entries {
-                var list: [String: Any] = ["uri": entry.uri, "fetchedAt": RFC3339.format(entry.fetchedAt),
-                                           "freshUntil": RFC3339.format(entry.freshUntil), "usableUntil": RFC3339.format(entry.usableUntil)]
+                var list: [String: Any] = [
+                    "uri": entry.uri, "fetchedAt": RFC3339.format(entry.fetchedAt),
+                    "freshUntil": RFC3339.format(entry.freshUntil), "usableUntil": RFC3339.format(entry.usableUntil),
+                ]
                 list["issuedAt"] = entry.issuedAt.map(RFC3339.format) ?? NSNull()
                 list["expiresAt"] = entry.expiresAt.map(RFC3339.format) ?? NSNull()
                 lists.append(list)
@@ -45,8 +47,10 @@ enum TrustView {
         object["webKeys"] = services.webKeys.map { ["thumbprint": WebRecipientKey.thumbprint($0.publicKey)] }
         object["applePayKeys"] = (services.applePay?.keyRing.keys ?? []).map { ["publicKeyHash": $0.publicKeyHash] }
         if let signer = services.readerAuth {
-            object["readerAuthentication"] = ["subject": "\(signer.leaf.subject)", "notAfter": RFC3339.format(signer.leaf.notValidAfter),
-                                              "form": services.settings.readerAuthAll ? "readerAuthAll" : "readerAuth"]
+            object["readerAuthentication"] = [
+                "subject": "\(signer.leaf.subject)", "notAfter": RFC3339.format(signer.leaf.notValidAfter),
+                "form": services.settings.readerAuthAll ? "readerAuthAll" : "readerAuth",
+            ]
         } else {
             object["readerAuthentication"] = NSNull()
         }

@@ -8,15 +8,19 @@ import ServiceLifecycle
 /// bodies), and the background services (PostgreSQL pool, purge loop).
 public enum VerifierApplication {
     /// The service over a fixed configuration: the API listener on the configured host and port, with the background services.
-    public static func build(services: VerifierServices, logger: Logger,
-                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public static func build(
+        services: VerifierServices, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         build(live: LiveServices(services), logger: logger, onServerRunning: onServerRunning)
     }
 
     /// The service over a replaceable configuration (``LiveServices``); `extraServices` run beside the
     /// background services (``ReloadOnSignalService`` for SIGHUP).
-    public static func build(live: LiveServices, logger: Logger, extraServices: [any Service] = [],
-                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public static func build(
+        live: LiveServices, logger: Logger, extraServices: [any Service] = [],
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         let services = live.current
         var app = Application(
             router: buildRouter(live: live, logger: logger),
@@ -48,14 +52,18 @@ public enum VerifierApplication {
     }
 
     /// The operators' web page on its own listener (`--ui-listen`), behind the page token.
-    public static func buildWebPage(services: VerifierServices, access: WebPageAccess, host: String, port: Int, logger: Logger,
-                                    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public static func buildWebPage(
+        services: VerifierServices, access: WebPageAccess, host: String, port: Int, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         buildWebPage(live: LiveServices(services), access: access, host: host, port: port, logger: logger, onServerRunning: onServerRunning)
     }
 
     /// The operators' web page over a replaceable configuration, on its own listener behind the page token.
-    public static func buildWebPage(live: LiveServices, access: WebPageAccess, host: String, port: Int, logger: Logger,
-                                    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public static func buildWebPage(
+        live: LiveServices, access: WebPageAccess, host: String, port: Int, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         let router = Router(context: VerifierRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
         WebPage(live: live, services: live.current, access: access).register(on: router)
@@ -76,8 +84,13 @@ struct RequestLogMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            logger.info("request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
-                                              "ms": "\((ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000 + (ContinuousClock.now - start).components.seconds * 1000)"])
+            logger.info(
+                "request",
+                metadata: [
+                    "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+                    "ms":
+                        "\((ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000 + (ContinuousClock.now - start).components.seconds * 1000)",
+                ])
             return response
         } catch {
             logger.info("request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(type(of: error))"])

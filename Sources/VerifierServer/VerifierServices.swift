@@ -2,16 +2,16 @@ import ApplePayVerifier
 import Crypto
 import Foundation
 import Logging
-import MdocVerifier
 import MdocRevocationHTTP
+import MdocVerifier
 import ReplayStorePostgres
 import ReplayStoreSQLite
 import ServiceLifecycle
 import VerificationCore
+import WalletEncoding
 import WalletIdentity
 import WebIdentity
 import X509
-import WalletEncoding
 
 /// What the service verifies with, built once at start-up from ``ServerSettings``: the store, the
 /// identity request sessions, the Apple Pay verifier, the metrics and the clock.
@@ -138,11 +138,13 @@ public struct VerifierServices: Sendable {
         // The revocation-list cache lives in the store, across reloads; a background task refreshes it.
         let metrics = ServerMetrics()
         let transport = URLSessionRevocationTransport()
-        let cache = SharedRevocationListCache(store: documentCache, transport: transport, clock: clock,
-                                              observe: { metrics.revocation($0) })
+        let cache = SharedRevocationListCache(
+            store: documentCache, transport: transport, clock: clock,
+            observe: { metrics.revocation($0) })
         background.append(RevocationRefreshService(cache: cache, metrics: metrics, clock: clock, logger: logger))
-        return Base(store: store, documentCache: documentCache, background: background, prepare: prepare, shutdown: shutdown,
-                    metrics: metrics, clock: clock, revocationCache: cache, transport: transport, vicalCopies: VICALCopies())
+        return Base(
+            store: store, documentCache: documentCache, background: background, prepare: prepare, shutdown: shutdown,
+            metrics: metrics, clock: clock, revocationCache: cache, transport: transport, vicalCopies: VICALCopies())
     }
 
     /// Everything a reload re-reads — trust roots, revocation-list files, identity, web, reader and
@@ -155,7 +157,9 @@ public struct VerifierServices: Sendable {
         if settings.identityKeys.isEmpty {
             let path = try developmentIdentityKey(directory: settings.dataDirectory)
             try ring.load(path: path)
-            logger.warning("identity: no --identity-key given; using a development key generated at \(path). Configure the key of your Apple identity encryption certificate for production.")
+            logger.warning(
+                "identity: no --identity-key given; using a development key generated at \(path). Configure the key of your Apple identity encryption certificate for production."
+            )
         } else {
             for path in settings.identityKeys {
                 warnIfReadableByOthers(path, logger: logger)
@@ -169,7 +173,9 @@ public struct VerifierServices: Sendable {
             let newHashes = Set(ring.keys.map(\.publicKeyHash))
             for key in previous.identity.verifier.keyRing.keys where !newHashes.contains(key.publicKeyHash) {
                 let hash = key.publicKeyHash
-                let earlier = previous.retiredKeys.first { $0.kind == .identity && Array(SHA256.hash(data: $0.key.publicKey.x963Representation)) == hash }
+                let earlier = previous.retiredKeys.first {
+                    $0.kind == .identity && Array(SHA256.hash(data: $0.key.publicKey.x963Representation)) == hash
+                }
                 let until = earlier?.until ?? now.addingTimeInterval(TimeInterval(previous.settings.requestLifetime))
                 guard until > now else { continue }
                 let label = earlier?.label ?? key.label
@@ -219,14 +225,18 @@ public struct VerifierServices: Sendable {
             var policy = settings.revocation == .required ? RevocationPolicy.strict : .warnWhenUndetermined
             policy.clockSkew = .seconds(settings.clockSkew)
             revocation = RevocationChecker(source: RevocationListSources(sources), trustStore: trust, policy: policy)
-            logger.notice("revocation: \(settings.revocation.rawValue); \(settings.revocationLists.count) list file(s), others fetched from their uri and kept in the store")
+            logger.notice(
+                "revocation: \(settings.revocation.rawValue); \(settings.revocationLists.count) list file(s), others fetched from their uri and kept in the store"
+            )
         }
 
         var identityPolicy = IdentityPolicy.production
         identityPolicy.mdoc.clockSkew = .seconds(settings.clockSkew)
-        let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: merchantID, teamID: teamID, trustStore: trust, policy: identityPolicy, revocation: revocation)
-        let sessions = IdentityRequestSessions(store: store, verifier: verifier, lifetime: .seconds(settings.requestLifetime),
-                                               otherMerchants: settings.otherMerchants.map { ($0.merchantID, $0.teamID) })
+        let verifier = AppleIdentityVerifier(
+            keyRing: ring, merchantID: merchantID, teamID: teamID, trustStore: trust, policy: identityPolicy, revocation: revocation)
+        let sessions = IdentityRequestSessions(
+            store: store, verifier: verifier, lifetime: .seconds(settings.requestLifetime),
+            otherMerchants: settings.otherMerchants.map { ($0.merchantID, $0.teamID) })
 
         // Apple Pay.
         var applePay: ApplePayTokenVerifier?
@@ -234,7 +244,9 @@ public struct VerifierServices: Sendable {
             var keys: [MerchantKey] = []
             for (certificatePath, keyPath) in zip(settings.applePayCertificates, settings.applePayKeys) {
                 warnIfReadableByOthers(keyPath, logger: logger)
-                guard let certificate = FileManager.default.contents(atPath: certificatePath) else { throw SettingsError("cannot read --applepay-cert \(certificatePath)") }
+                guard let certificate = FileManager.default.contents(atPath: certificatePath) else {
+                    throw SettingsError("cannot read --applepay-cert \(certificatePath)")
+                }
                 guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --applepay-key \(keyPath)") }
                 do {
                     keys.append(try MerchantKey(certificateFile: [UInt8](certificate), privateKeyFile: [UInt8](key)))
@@ -245,7 +257,9 @@ public struct VerifierServices: Sendable {
             var anchor: ApplePayTrustAnchor?
             if let root = settings.applePayRoot {
                 guard let data = FileManager.default.contents(atPath: root) else { throw SettingsError("cannot read --applepay-root \(root)") }
-                do { anchor = try ApplePayTrustAnchor(fileContents: [UInt8](data)) } catch { throw SettingsError("--applepay-root \(root): \(error)") }
+                do { anchor = try ApplePayTrustAnchor(fileContents: [UInt8](data)) } catch {
+                    throw SettingsError("--applepay-root \(root): \(error)")
+                }
                 logger.warning("applepay: chains are validated against \(root) instead of Apple Root CA - G3 (tests only)")
             }
             var policy = ApplePayPolicy.production
@@ -257,20 +271,25 @@ public struct VerifierServices: Sendable {
 
         // Web: its own recipient keys (not the in-app identity key) and its configured origins.
         var webKeys: [P256.KeyAgreement.PrivateKey] = []
-        let webKeyPaths = settings.webKeys.isEmpty ? [try developmentKey(directory: settings.dataDirectory, name: "dev-web-key.pem")] : settings.webKeys
+        let webKeyPaths =
+            settings.webKeys.isEmpty ? [try developmentKey(directory: settings.dataDirectory, name: "dev-web-key.pem")] : settings.webKeys
         if settings.webKeys.isEmpty {
             logger.warning("web: no --web-key given; using a development key generated at \(webKeyPaths[0])")
         }
         for path in webKeyPaths {
             warnIfReadableByOthers(path, logger: logger)
             guard let contents = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --web-key \(path)") }
-            do { webKeys.append(try WebRecipientKey.load(contents: [UInt8](contents), name: path)) } catch { throw SettingsError("--web-key \(path): \(error)") }
+            do { webKeys.append(try WebRecipientKey.load(contents: [UInt8](contents), name: path)) } catch {
+                throw SettingsError("--web-key \(path): \(error)")
+            }
         }
         if let previous {
             let now = clock.now()
             let configured = Set(webKeys.map { WebRecipientKey.thumbprint($0.publicKey) })
             for key in previous.webKeys where !configured.contains(WebRecipientKey.thumbprint(key.publicKey)) {
-                let earlier = previous.retiredKeys.first { $0.kind == .web && $0.key.publicKey.x963Representation == key.publicKey.x963Representation }
+                let earlier = previous.retiredKeys.first {
+                    $0.kind == .web && $0.key.publicKey.x963Representation == key.publicKey.x963Representation
+                }
                 let until = earlier?.until ?? now.addingTimeInterval(TimeInterval(previous.settings.requestLifetime))
                 guard until > now else { continue }
                 webKeys.append(key)
@@ -288,8 +307,9 @@ public struct VerifierServices: Sendable {
         webPolicy.clockSkew = .seconds(settings.clockSkew)
         let webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy), revocation: revocation)
         let web = WebRequestSessions(store: store, verifier: webVerifier, lifetime: .seconds(settings.requestLifetime))
-        var services = VerifierServices(settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: metrics,
-                                        clock: clock, backgroundServices: base.background, prepare: base.prepare, shutdown: base.shutdown)
+        var services = VerifierServices(
+            settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: metrics,
+            clock: clock, backgroundServices: base.background, prepare: base.prepare, shutdown: base.shutdown)
         services.revocation = revocation
         services.base = base
         services.retiredKeys = retired
@@ -303,14 +323,19 @@ public struct VerifierServices: Sendable {
                 certificates.append((path, [UInt8](data)))
             }
             let signer: ReaderAuthSigner
-            do { signer = try ReaderAuthSigner.load(keyContents: [UInt8](key), keyName: "--reader-key \(keyPath)", certificateFiles: certificates) } catch {
+            do {
+                signer = try ReaderAuthSigner.load(keyContents: [UInt8](key), keyName: "--reader-key \(keyPath)", certificateFiles: certificates)
+            } catch {
                 throw SettingsError("\(error)")
             }
             // A certificate outside the reader profile is said, not silently used: wallets may refuse it.
             for problem in signer.profileViolations(at: clock.now()) {
-                logger.warning("web: the reader certificate \(signer.leaf.subject) breaks the ISO/IEC 18013-5 Annex B reader-authentication profile: \(problem)")
+                logger.warning(
+                    "web: the reader certificate \(signer.leaf.subject) breaks the ISO/IEC 18013-5 Annex B reader-authentication profile: \(problem)")
             }
-            logger.notice("web: requests are signed by \(signer.leaf.subject) (\(settings.readerAuthAll ? "readerAuthAll, DeviceRequest 1.1" : "readerAuth per DocRequest, DeviceRequest 1.0"))")
+            logger.notice(
+                "web: requests are signed by \(signer.leaf.subject) (\(settings.readerAuthAll ? "readerAuthAll, DeviceRequest 1.1" : "readerAuth per DocRequest, DeviceRequest 1.0"))"
+            )
             services.readerAuth = signer
         }
         if let tokenFile = settings.apiTokenFile {
@@ -343,7 +368,8 @@ public struct VerifierServices: Sendable {
 
     static func warnIfReadableByOthers(_ path: String, logger: Logger) {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue else { return }
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
+        else { return }
         if mode & 0o077 != 0 {
             logger.warning("key file \(path) is readable by other users (mode \(String(mode, radix: 8))); restrict it with chmod 600")
         }

@@ -5,9 +5,9 @@ import Mdoc
 import MdocVerifier
 import VerificationCore
 import WalletCBOR
+import WalletEncoding
 import WalletIdentity
 import WalletJSON
-import WalletEncoding
 
 /// The operators' web page, on its own listener (`serve --ui-listen`), never on the API listener:
 /// paste or upload an encrypted identity response (for a request this service issued), an mdoc
@@ -52,7 +52,8 @@ struct WebPage: Sendable {
             }
             let form = FormData(String(buffer: buffer))
             guard access.isValidCSRF(form["csrf"] ?? "") else {
-                var response = html(page(result: errorBox("The form is not one this page served (missing or wrong CSRF token): reload the page and submit again.")))
+                var response = html(
+                    page(result: errorBox("The form is not one this page served (missing or wrong CSRF token): reload the page and submit again.")))
                 response.status = .forbidden
                 return response
             }
@@ -83,7 +84,8 @@ struct WebPage: Sendable {
             return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "mdoc":
             guard let response = Self.binary(form["deviceResponse"] ?? "") else { return errorBox("The DeviceResponse is not base64 or hex.") }
-            guard let transcriptBytes = Self.binary(form["sessionTranscript"] ?? ""), let transcript = try? SessionTranscript(bytes: transcriptBytes) else {
+            guard let transcriptBytes = Self.binary(form["sessionTranscript"] ?? ""), let transcript = try? SessionTranscript(bytes: transcriptBytes)
+            else {
                 return errorBox("The session transcript is not a base64 or hex SessionTranscript.")
             }
             let verifier = services.identity.verifier.mdocVerifier
@@ -115,19 +117,20 @@ struct WebPage: Sendable {
         for check in report.checks {
             let scope = check.scope.map { " <small>[\(escape($0))]</small>" } ?? ""
             let reason = check.status == .passed ? "" : " <code>\(escape(check.reason.rawValue))</code>"
-            rows += "<tr class=\"check \(check.status.rawValue)\" data-check=\"\(escape(check.id.rawValue))\" data-status=\"\(check.status.rawValue)\"><td>\(check.status.rawValue)</td><td>\(escape(check.id.rawValue))\(scope)</td><td>\(escape(check.message))\(reason)</td></tr>\n"
+            rows +=
+                "<tr class=\"check \(check.status.rawValue)\" data-check=\"\(escape(check.id.rawValue))\" data-status=\"\(check.status.rawValue)\"><td>\(check.status.rawValue)</td><td>\(escape(check.id.rawValue))\(scope)</td><td>\(escape(check.message))\(reason)</td></tr>\n"
         }
         let warnings = report.warnings.map { "<li class=\"warning\">\(escape($0.message))</li>" }.joined()
         let testOnly = report.testOnly ? " <strong>(test only)</strong>" : ""
         return """
-        <section id="result">
-        <h2>Verdict: <span id="verdict" class="verdict \(report.verdict.rawValue)">\(report.verdict.rawValue)</span>\(testOnly)</h2>
-        <p>Policy \(escape(report.policy)), verified at \(escape(RFC3339.format(report.evaluatedAt))).</p>
-        <table class="checks"><thead><tr><th>status</th><th>check</th><th>message</th></tr></thead><tbody>
-        \(rows)</tbody></table>
-        \(warnings.isEmpty ? "" : "<ul class=\"warnings\">\(warnings)</ul>")
-        </section>
-        """
+            <section id="result">
+            <h2>Verdict: <span id="verdict" class="verdict \(report.verdict.rawValue)">\(report.verdict.rawValue)</span>\(testOnly)</h2>
+            <p>Policy \(escape(report.policy)), verified at \(escape(RFC3339.format(report.evaluatedAt))).</p>
+            <table class="checks"><thead><tr><th>status</th><th>check</th><th>message</th></tr></thead><tbody>
+            \(rows)</tbody></table>
+            \(warnings.isEmpty ? "" : "<ul class=\"warnings\">\(warnings)</ul>")
+            </section>
+            """
     }
 
     func documentsSection(_ documents: [VerifiedDocument], accepted: Bool) -> String {
@@ -138,7 +141,8 @@ struct WebPage: Sendable {
             for space in document.issuerSigned {
                 out += "<h4>\(escape(space.name))</h4><dl>"
                 for element in space.elements {
-                    out += "<dt>\(escape(element.identifier))</dt><dd data-element=\"\(escape(space.name))/\(escape(element.identifier))\">\(valueHTML(element.value, identifier: element.identifier))</dd>"
+                    out +=
+                        "<dt>\(escape(element.identifier))</dt><dd data-element=\"\(escape(space.name))/\(escape(element.identifier))\">\(valueHTML(element.value, identifier: element.identifier))</dd>"
                 }
                 out += "</dl>"
             }
@@ -163,80 +167,80 @@ struct WebPage: Sendable {
             return "<p id=\"payment-hidden\">Payment data is shown only for an accepted token.</p>"
         }
         return """
-        <section id="payment"><h3>Payment</h3><dl>
-        <dt>amount</dt><dd id="amount">\(escape("\(payment.transactionAmount)"))</dd>
-        <dt>currency</dt><dd id="currency">\(escape(payment.currencyCode))</dd>
-        <dt>account number</dt><dd id="pan">\(escape(payment.maskedAccountNumber))</dd>
-        <dt>expires</dt><dd>\(escape(payment.applicationExpirationDate))</dd>
-        <dt>type</dt><dd>\(escape(payment.paymentDataType))</dd>
-        </dl></section>
-        """
+            <section id="payment"><h3>Payment</h3><dl>
+            <dt>amount</dt><dd id="amount">\(escape("\(payment.transactionAmount)"))</dd>
+            <dt>currency</dt><dd id="currency">\(escape(payment.currencyCode))</dd>
+            <dt>account number</dt><dd id="pan">\(escape(payment.maskedAccountNumber))</dd>
+            <dt>expires</dt><dd>\(escape(payment.applicationExpirationDate))</dd>
+            <dt>type</dt><dd>\(escape(payment.paymentDataType))</dd>
+            </dl></section>
+            """
     }
 
     func page(result: String?) -> String {
         let csrf = "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(access.csrfToken))\">"
         return """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>wallet-verifier</title>
-        <link rel="stylesheet" href="/ui/page.css">
-        </head><body>
-        <h1>wallet-verifier</h1>
-        <p>Paste or upload what Apple Wallet handed over. Binary data as base64 or hex. Everything is verified at the server's time.</p>
-        <form method="post" action="/ui/verify" id="identity-form">
-        <fieldset><legend>Verify with Wallet identity response (encryptedData) for a request this service created</legend>
-        <input type="hidden" name="kind" value="identity">\(csrf)
-        <label>requestId <input name="requestId" id="requestId" size="40"></label>
-        <textarea name="envelope" id="envelope" placeholder="base64 or hex of PKIdentityDocument.encryptedData"></textarea>
-        <input type="file" data-target="envelope">
-        <button type="submit" id="verify-identity">Verify identity response</button>
-        </fieldset></form>
-        <form method="post" action="/ui/verify" id="mdoc-form">
-        <fieldset><legend>ISO 18013-5 DeviceResponse</legend>
-        <input type="hidden" name="kind" value="mdoc">\(csrf)
-        <textarea name="deviceResponse" placeholder="DeviceResponse, base64 or hex"></textarea>
-        <input type="file" data-target="deviceResponse">
-        <textarea name="sessionTranscript" placeholder="SessionTranscript, base64 or hex"></textarea>
-        <button type="submit">Verify DeviceResponse</button>
-        </fieldset></form>
-        <form method="post" action="/ui/verify" id="applepay-form">
-        <fieldset><legend>Apple Pay payment token</legend>
-        <input type="hidden" name="kind" value="applepay">\(csrf)
-        <textarea name="token" placeholder="paymentData JSON or a whole PKPaymentToken"></textarea>
-        <button type="submit">Verify and decrypt token</button>
-        </fieldset></form>
-        \(result ?? "")
-        <script src="/ui/page.js"></script>
-        </body></html>
-        """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>wallet-verifier</title>
+            <link rel="stylesheet" href="/ui/page.css">
+            </head><body>
+            <h1>wallet-verifier</h1>
+            <p>Paste or upload what Apple Wallet handed over. Binary data as base64 or hex. Everything is verified at the server's time.</p>
+            <form method="post" action="/ui/verify" id="identity-form">
+            <fieldset><legend>Verify with Wallet identity response (encryptedData) for a request this service created</legend>
+            <input type="hidden" name="kind" value="identity">\(csrf)
+            <label>requestId <input name="requestId" id="requestId" size="40"></label>
+            <textarea name="envelope" id="envelope" placeholder="base64 or hex of PKIdentityDocument.encryptedData"></textarea>
+            <input type="file" data-target="envelope">
+            <button type="submit" id="verify-identity">Verify identity response</button>
+            </fieldset></form>
+            <form method="post" action="/ui/verify" id="mdoc-form">
+            <fieldset><legend>ISO 18013-5 DeviceResponse</legend>
+            <input type="hidden" name="kind" value="mdoc">\(csrf)
+            <textarea name="deviceResponse" placeholder="DeviceResponse, base64 or hex"></textarea>
+            <input type="file" data-target="deviceResponse">
+            <textarea name="sessionTranscript" placeholder="SessionTranscript, base64 or hex"></textarea>
+            <button type="submit">Verify DeviceResponse</button>
+            </fieldset></form>
+            <form method="post" action="/ui/verify" id="applepay-form">
+            <fieldset><legend>Apple Pay payment token</legend>
+            <input type="hidden" name="kind" value="applepay">\(csrf)
+            <textarea name="token" placeholder="paymentData JSON or a whole PKPaymentToken"></textarea>
+            <button type="submit">Verify and decrypt token</button>
+            </fieldset></form>
+            \(result ?? "")
+            <script src="/ui/page.js"></script>
+            </body></html>
+            """
     }
 
     static let stylesheet = """
-    body { font-family: system-ui, sans-serif; margin: 2rem; max-width: 70rem; }
-    textarea { width: 100%; height: 6rem; font-family: monospace; }
-    fieldset { margin-bottom: 1rem; }
-    table.checks { border-collapse: collapse; width: 100%; }
-    table.checks td { border-bottom: 1px solid #ddd; padding: .3rem; vertical-align: top; }
-    tr.passed td:first-child { color: #fff; background: #1a7f37; }
-    tr.failed td:first-child { color: #fff; background: #cf222e; }
-    tr.error td:first-child { color: #000; background: #d4a72c; }
-    tr.skipped td:first-child { color: #000; background: #ddd; }
-    .verdict.accepted { color: #1a7f37; } .verdict.rejected { color: #cf222e; } .verdict.indeterminate { color: #9a6700; }
-    img.portrait { max-width: 12rem; border: 1px solid #ccc; }
-    .error { color: #cf222e; }
-    """
+        body { font-family: system-ui, sans-serif; margin: 2rem; max-width: 70rem; }
+        textarea { width: 100%; height: 6rem; font-family: monospace; }
+        fieldset { margin-bottom: 1rem; }
+        table.checks { border-collapse: collapse; width: 100%; }
+        table.checks td { border-bottom: 1px solid #ddd; padding: .3rem; vertical-align: top; }
+        tr.passed td:first-child { color: #fff; background: #1a7f37; }
+        tr.failed td:first-child { color: #fff; background: #cf222e; }
+        tr.error td:first-child { color: #000; background: #d4a72c; }
+        tr.skipped td:first-child { color: #000; background: #ddd; }
+        .verdict.accepted { color: #1a7f37; } .verdict.rejected { color: #cf222e; } .verdict.indeterminate { color: #9a6700; }
+        img.portrait { max-width: 12rem; border: 1px solid #ccc; }
+        .error { color: #cf222e; }
+        """
 
     /// The only script: reads an uploaded file into its text field (served from the page's origin,
     /// so the Content-Security-Policy allows no inline script).
     static let script = """
-    for (const input of document.querySelectorAll('input[type=file]')) {
-      input.addEventListener('change', async () => {
-        const file = input.files[0]; if (!file) return;
-        const bytes = new Uint8Array(await file.arrayBuffer());
-        let text = ''; for (const b of bytes) text += String.fromCharCode(b);
-        input.form.elements[input.dataset.target].value = /^[\\x20-\\x7e\\s]*$/.test(text) ? text : btoa(text);
-      });
-    }
-    """
+        for (const input of document.querySelectorAll('input[type=file]')) {
+          input.addEventListener('change', async () => {
+            const file = input.files[0]; if (!file) return;
+            const bytes = new Uint8Array(await file.arrayBuffer());
+            let text = ''; for (const b of bytes) text += String.fromCharCode(b);
+            input.form.elements[input.dataset.target].value = /^[\\x20-\\x7e\\s]*$/.test(text) ? text : btoa(text);
+          });
+        }
+        """
 }
 
 /// HTML text and attribute escaping, per Unicode scalar: walking characters (grapheme clusters) would

@@ -37,7 +37,8 @@ public struct WebPageAccess: Sendable {
         }
         guard let data = FileManager.default.contents(atPath: tokenFile) else { throw SettingsError("cannot read --ui-token-file \(tokenFile)") }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard token.utf8.count >= 16, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f && $0 != ";" && $0 != "," && $0 != "\"" }) else {
+        guard token.utf8.count >= 16, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f && $0 != ";" && $0 != "," && $0 != "\"" })
+        else {
             throw SettingsError("--ui-token-file \(tokenFile) must hold a token of at least 16 visible ASCII characters (no ; , or \")")
         }
         return WebPageAccess(token: token, generated: false)
@@ -66,7 +67,8 @@ public struct WebPageAccess: Sendable {
 /// framing, no referrer, no caching.
 struct WebPageHeadersMiddleware: RouterMiddleware {
     typealias Context = VerifierRequestContext
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
@@ -103,8 +105,10 @@ struct WebPageAuthMiddleware: RouterMiddleware {
     }
 
     static func unauthorized() -> Response {
-        let body = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wallet-verifier</title></head><body><h1>Not signed in</h1><p>Open the page with the address the service logged at start (it ends in <code>/?token=…</code>), or with the token of <code>--ui-token-file</code>.</p></body></html>"
-        var response = Response(status: .unauthorized, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        let body =
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wallet-verifier</title></head><body><h1>Not signed in</h1><p>Open the page with the address the service logged at start (it ends in <code>/?token=…</code>), or with the token of <code>--ui-token-file</code>.</p></body></html>"
+        var response = Response(
+            status: .unauthorized, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
         response.headers[.wwwAuthenticate] = "Bearer"
         return response
     }

@@ -197,10 +197,12 @@ enum CBORHead {
         case 0..<24:
             out.append(m | UInt8(argument))
         case 24...0xff:
-            out.append(m | 24); out.append(UInt8(argument))
+            out.append(m | 24)
+            out.append(UInt8(argument))
         case 0x100...0xffff:
             out.append(m | 25)
-            out.append(UInt8(argument >> 8)); out.append(UInt8(truncatingIfNeeded: argument))
+            out.append(UInt8(argument >> 8))
+            out.append(UInt8(truncatingIfNeeded: argument))
         case 0x1_0000...0xffff_ffff:
             out.append(m | 26)
             for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: argument >> UInt64(shift))) }
@@ -233,7 +235,7 @@ enum CBORHead {
         let exponent = Int(magnitude.exponent)
         if exponent >= -14 && exponent <= 15 {
             // Normal half: 10 mantissa bits.
-            let scaled = magnitude.significand * 1024 // in [1024, 2048)
+            let scaled = magnitude.significand * 1024  // in [1024, 2048)
             guard scaled == scaled.rounded() else { return nil }
             let mantissa = UInt16(scaled) - 1024
             return sign | UInt16(exponent + 15) << 10 | mantissa

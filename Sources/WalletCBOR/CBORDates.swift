@@ -1,9 +1,10 @@
+import WalletEncoding
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import WalletEncoding
 
 /// A date-time from tag 0 (RFC 3339 text) or tag 1 (seconds since the epoch).
 public struct CBORDateTime: Sendable, Hashable, CBORDecodable {

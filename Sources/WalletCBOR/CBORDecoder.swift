@@ -48,12 +48,14 @@ public struct CBORDecoder: Sendable {
     /// base buffer.
     public func decode(_ bytes: ArraySlice<UInt8>) throws(CBORError) -> CBORNode {
         guard bytes.count <= limits.maxInputSize else {
-            throw CBORError(code: .inputTooLarge, message: "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputSize)", offset: bytes.startIndex)
+            throw CBORError(
+                code: .inputTooLarge, message: "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputSize)", offset: bytes.startIndex)
         }
         return try Parser.withParser(bytes, limits: limits, knownTexts: knownTexts) { (parser) throws(CBORError) in
             let node = try parser.parseItem(depth: 1)
             guard parser.position == bytes.endIndex else {
-                throw CBORError(code: .trailingBytes, message: "\(bytes.endIndex - parser.position) bytes follow the top-level item", offset: parser.position)
+                throw CBORError(
+                    code: .trailingBytes, message: "\(bytes.endIndex - parser.position) bytes follow the top-level item", offset: parser.position)
             }
             return node
         }

@@ -1,4 +1,5 @@
 import WalletEncoding
+
 /// RFC 8949 §8 diagnostic notation, for people reading CBOR (the CLI's `cbor inspect`).
 ///
 /// Byte strings tagged 24 whose content is well-formed CBOR are shown decoded, nested as
@@ -92,15 +93,16 @@ public struct CBORDiagnostic: Sendable {
         case .null: out += "null"
         case .undefined: out += "undefined"
         case .float(let v):
-            if v.isNaN { out += "NaN" }
-            else if v.isInfinite { out += v < 0 ? "-Infinity" : "Infinity" }
-            else { out += "\(v)" }
+            if v.isNaN { out += "NaN" } else if v.isInfinite { out += v < 0 ? "-Infinity" : "Infinity" } else { out += "\(v)" }
         }
     }
 
     private func writeContainer(open: String, close: String, count: Int, level: Int, into out: inout String, element: (Int, inout String) -> Void) {
         out += open
-        guard count > 0 else { out += close; return }
+        guard count > 0 else {
+            out += close
+            return
+        }
         let multiline = style == .pretty
         for index in 0..<count {
             if multiline { out += "\n" + String(repeating: indent, count: level + 1) }

@@ -21,7 +21,9 @@ public struct CBORKnownTexts: Sendable {
             if entry.bytes.withUnsafeBufferPointer({ known in
                 for i in 0..<count where known[i] != content[i] { return false }
                 return true
-            }) { return entry.string }
+            }) {
+                return entry.string
+            }
         }
         return nil
     }

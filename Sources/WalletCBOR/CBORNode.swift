@@ -80,21 +80,41 @@ public enum CBORValue: Sendable, Hashable {
     /// Hashes consistently with `==` (one hash for all NaNs, and for 0 and -0).
     public func hash(into hasher: inout Hasher) {
         switch self {
-        case .unsignedInt(let v): hasher.combine(0); hasher.combine(v)
-        case .negativeInt(let v): hasher.combine(1); hasher.combine(v)
-        case .byteString(let v): hasher.combine(2); hasher.combine(v.count); v.withUnsafeBytes { hasher.combine(bytes: $0) }
+        case .unsignedInt(let v):
+            hasher.combine(0)
+            hasher.combine(v)
+        case .negativeInt(let v):
+            hasher.combine(1)
+            hasher.combine(v)
+        case .byteString(let v):
+            hasher.combine(2)
+            hasher.combine(v.count)
+            v.withUnsafeBytes { hasher.combine(bytes: $0) }
         case .textString(let v):
             hasher.combine(3)
             var copy = v
             copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        case .array(let v): hasher.combine(4); hasher.combine(v)
-        case .map(let v): hasher.combine(5); hasher.combine(v)
-        case .tagged(let t, let v): hasher.combine(6); hasher.combine(t); hasher.combine(v)
-        case .simple(let v): hasher.combine(7); hasher.combine(v)
-        case .boolean(let v): hasher.combine(8); hasher.combine(v)
+        case .array(let v):
+            hasher.combine(4)
+            hasher.combine(v)
+        case .map(let v):
+            hasher.combine(5)
+            hasher.combine(v)
+        case .tagged(let t, let v):
+            hasher.combine(6)
+            hasher.combine(t)
+            hasher.combine(v)
+        case .simple(let v):
+            hasher.combine(7)
+            hasher.combine(v)
+        case .boolean(let v):
+            hasher.combine(8)
+            hasher.combine(v)
         case .null: hasher.combine(9)
         case .undefined: hasher.combine(10)
-        case .float(let v): hasher.combine(11); hasher.combine(v.isNaN ? Double.nan.bitPattern : (v == 0 ? 0 : v.bitPattern))
+        case .float(let v):
+            hasher.combine(11)
+            hasher.combine(v.isNaN ? Double.nan.bitPattern : (v == 0 ? 0 : v.bitPattern))
         }
     }
 
@@ -199,6 +219,8 @@ func utf8Equal(_ lhs: String, _ rhs: String) -> Bool {
             for i in 0..<pa.count where pa[i] != pb[i] { return false }
             return true
         }
-    }), let result { return result }
+    }), let result {
+        return result
+    }
     return a.elementsEqual(b)
 }

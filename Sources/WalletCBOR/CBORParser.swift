@@ -26,8 +26,10 @@ struct Parser {
     }
 
     /// Runs `body` with a parser over `bytes`; the pointer it reads through is valid only inside.
-    static func withParser<R>(_ bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits, knownTexts: CBORKnownTexts,
-                              _ body: (inout Parser) throws(CBORError) -> R) throws(CBORError) -> R {
+    static func withParser<R>(
+        _ bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits, knownTexts: CBORKnownTexts,
+        _ body: (inout Parser) throws(CBORError) -> R
+    ) throws(CBORError) -> R {
         let result: Result<R, CBORError> = bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(bytes: bytes, buffer: buffer, limits: limits, knownTexts: knownTexts)
             do throws(CBORError) { return .success(try body(&parser)) } catch { return .failure(error) }
@@ -73,12 +75,16 @@ struct Parser {
                 throw CBORError(code: .truncated, message: "input ends inside an item head", offset: start)
             }
             var value: UInt64 = 0
-            for _ in 0..<width { value = (value << 8) | UInt64(byte(at: position)); position += 1 }
+            for _ in 0..<width {
+                value = (value << 8) | UInt64(byte(at: position))
+                position += 1
+            }
             argument = value
         case 31:
             argument = nil
         default:
-            throw CBORError(code: .malformedHead, message: "reserved additional information \(additional) in initial byte 0x\(hexByte(initial))", offset: start)
+            throw CBORError(
+                code: .malformedHead, message: "reserved additional information \(additional) in initial byte 0x\(hexByte(initial))", offset: start)
         }
         return Head(start: start, major: major, additional: additional, argument: argument)
     }
@@ -114,7 +120,8 @@ struct Parser {
             if let length = head.argument {
                 // Definite length (the usual case): validated and converted in place, no slice.
                 guard length <= UInt64(remaining) else {
-                    throw CBORError(code: .lengthExceedsInput, message: "declared length \(length) but only \(remaining) bytes remain", offset: head.start)
+                    throw CBORError(
+                        code: .lengthExceedsInput, message: "declared length \(length) but only \(remaining) bytes remain", offset: head.start)
                 }
                 let start = position
                 position += Int(length)
@@ -156,7 +163,9 @@ struct Parser {
                     try Self.checkMapKey(key)
                     let keyEnd = position
                     guard position < end, byte(at: position) != 0xff else {
-                        throw CBORError(code: position < end ? .unexpectedBreak : .truncated, message: "indefinite-length map ends after a key without a value", offset: position)
+                        throw CBORError(
+                            code: position < end ? .unexpectedBreak : .truncated, message: "indefinite-length map ends after a key without a value",
+                            offset: position)
                     }
                     let value = try parseItem(depth: depth + 1)
                     try keys.add(key, at: keyStart..<keyEnd, entries: entries, in: self)
@@ -170,7 +179,7 @@ struct Parser {
             }
             let content = try parseItem(depth: depth + 1)
             return node(.tagged(tag, content), from: head.start)
-        default: // 7
+        default:  // 7
             let value = try simpleOrFloat(head: head)
             return node(value, from: head.start)
         }
@@ -217,7 +226,8 @@ struct Parser {
         let end = a.upperBound - base
         while i < end {
             if buffer[i] != buffer[j] { return false }
-            i += 1; j += 1
+            i += 1
+            j += 1
         }
         return true
     }
@@ -246,7 +256,10 @@ struct Parser {
     static func checkMapKey(_ key: CBORNode) throws(CBORError) {
         switch key.value {
         case .array, .map, .tagged:
-            throw CBORError(code: .unsupportedMapKey, message: "a map key is \(key.value.kindDescription); only integers, strings, floats and simple values are accepted as keys", offset: key.offset)
+            throw CBORError(
+                code: .unsupportedMapKey,
+                message: "a map key is \(key.value.kindDescription); only integers, strings, floats and simple values are accepted as keys",
+                offset: key.offset)
         default:
             return
         }
@@ -264,7 +277,8 @@ struct Parser {
     mutating func stringContent(head: Head, major: UInt8) throws(CBORError) -> ArraySlice<UInt8> {
         if let length = head.argument {
             guard length <= UInt64(remaining) else {
-                throw CBORError(code: .lengthExceedsInput, message: "declared length \(length) but only \(remaining) bytes remain", offset: head.start)
+                throw CBORError(
+                    code: .lengthExceedsInput, message: "declared length \(length) but only \(remaining) bytes remain", offset: head.start)
             }
             let start = position
             position += Int(length)
@@ -276,10 +290,13 @@ struct Parser {
             let chunkHead = try readHead()
             try countItem(at: chunkHead.start)
             guard chunkHead.major == major, let length = chunkHead.argument else {
-                throw CBORError(code: .invalidChunk, message: "a chunk of an indefinite-length string must be a definite-length string of the same type", offset: chunkHead.start)
+                throw CBORError(
+                    code: .invalidChunk, message: "a chunk of an indefinite-length string must be a definite-length string of the same type",
+                    offset: chunkHead.start)
             }
             guard length <= UInt64(remaining) else {
-                throw CBORError(code: .lengthExceedsInput, message: "declared chunk length \(length) but only \(remaining) bytes remain", offset: chunkHead.start)
+                throw CBORError(
+                    code: .lengthExceedsInput, message: "declared chunk length \(length) but only \(remaining) bytes remain", offset: chunkHead.start)
             }
             let chunk = bytes[position..<(position + Int(length))]
             if major == 3 { _ = try validatedText(chunk, offset: chunkHead.start) }
@@ -323,7 +340,7 @@ struct Parser {
         case 25: return .float(Double(halfBitsToFloat(UInt16(head.argument!))))
         case 26: return .float(Double(Float(bitPattern: UInt32(head.argument!))))
         case 27: return .float(Double(bitPattern: head.argument!))
-        default: // 31
+        default:  // 31
             throw CBORError(code: .unexpectedBreak, message: "break code outside an indefinite-length item", offset: head.start)
         }
     }

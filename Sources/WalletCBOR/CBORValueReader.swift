@@ -35,7 +35,10 @@ public struct CBORValueReader {
     /// An unsigned integer (major type 0).
     public mutating func unsignedInt() -> UInt64? {
         guard let head = peek(major: 0) else { return nil }
-        guard parser.pointee.consume(head) else { failed = true; return nil }
+        guard parser.pointee.consume(head) else {
+            failed = true
+            return nil
+        }
         consumed = true
         return head.argument
     }
@@ -43,7 +46,10 @@ public struct CBORValueReader {
     /// A definite-length byte string, as a slice of the input.
     public mutating func byteString() -> ArraySlice<UInt8>? {
         guard let head = peek(major: 2) else { return nil }
-        guard let range = parser.pointee.consumeString(head) else { failed = true; return nil }
+        guard let range = parser.pointee.consumeString(head) else {
+            failed = true
+            return nil
+        }
         consumed = true
         return parser.pointee.bytes[range]
     }
@@ -51,7 +57,10 @@ public struct CBORValueReader {
     /// A definite-length, valid UTF-8 text string.
     public mutating func textString() -> String? {
         guard let head = peek(major: 3) else { return nil }
-        guard let range = parser.pointee.consumeString(head), let text = parser.pointee.text(in: range) else { failed = true; return nil }
+        guard let range = parser.pointee.consumeString(head), let text = parser.pointee.text(in: range) else {
+            failed = true
+            return nil
+        }
         consumed = true
         return text
     }
@@ -60,9 +69,15 @@ public struct CBORValueReader {
     /// encoding, read like ``CBORDecoder/readTextKeyedMap(_:maxEntries:_:)``. False when the value is
     /// not such a map or the read fails (then the whole read fails).
     public mutating func textKeyedMap(maxEntries: Int = 16, _ entry: (UnsafeRawBufferPointer, inout CBORValueReader) -> Bool) -> Bool {
-        guard peek(major: 5) != nil else { failed = true; return false }
+        guard peek(major: 5) != nil else {
+            failed = true
+            return false
+        }
         let read = Parser.readMap(parser, depth: depth, maxEntries: maxEntries, textKeys: true) { key, _, reader in entry(key, &reader) }
-        guard read else { failed = true; return false }
+        guard read else {
+            failed = true
+            return false
+        }
         consumed = true
         return true
     }
@@ -70,9 +85,15 @@ public struct CBORValueReader {
     /// A definite-length map of at most `maxEntries` entries whose keys are unsigned integers in
     /// preferred encoding. False when the value is not such a map or the read fails.
     public mutating func unsignedIntKeyedMap(maxEntries: Int = 256, _ entry: (UInt64, inout CBORValueReader) -> Bool) -> Bool {
-        guard peek(major: 5) != nil else { failed = true; return false }
+        guard peek(major: 5) != nil else {
+            failed = true
+            return false
+        }
         let read = Parser.readMap(parser, depth: depth, maxEntries: maxEntries, textKeys: false) { _, key, reader in entry(key, &reader) }
-        guard read else { failed = true; return false }
+        guard read else {
+            failed = true
+            return false
+        }
         consumed = true
         return true
     }
@@ -83,12 +104,22 @@ public struct CBORValueReader {
     /// read fails).
     public mutating func array(maxItems: Int = 256, _ item: (inout CBORValueReader) -> Bool) -> Bool {
         guard let head = peek(major: 4), let count = head.argument, count <= UInt64(maxItems),
-              count <= UInt64(parser.pointee.remaining - head.length), parser.pointee.consume(head) else { failed = true; return false }
+            count <= UInt64(parser.pointee.remaining - head.length), parser.pointee.consume(head)
+        else {
+            failed = true
+            return false
+        }
         for _ in 0..<count {
             var reader = CBORValueReader(parser: parser, depth: depth + 1)
-            guard item(&reader), !reader.failed else { failed = true; return false }
+            guard item(&reader), !reader.failed else {
+                failed = true
+                return false
+            }
             if !reader.consumed {
-                guard reader.node() != nil else { failed = true; return false }
+                guard reader.node() != nil else {
+                    failed = true
+                    return false
+                }
             }
         }
         consumed = true
@@ -101,9 +132,18 @@ public struct CBORValueReader {
     public mutating func embeddedItem() -> (tagged: ArraySlice<UInt8>, contentStart: Int, inner: ArraySlice<UInt8>)? {
         guard let tag = peek(major: 6), tag.argument == 24, depth + 1 <= parser.pointee.limits.maxDepth else { return nil }
         let start = tag.start
-        guard parser.pointee.consume(tag) else { failed = true; return nil }
-        guard let content = parser.pointee.peekDefiniteHead(major: 2) else { failed = true; return nil }
-        guard let range = parser.pointee.consumeString(content) else { failed = true; return nil }
+        guard parser.pointee.consume(tag) else {
+            failed = true
+            return nil
+        }
+        guard let content = parser.pointee.peekDefiniteHead(major: 2) else {
+            failed = true
+            return nil
+        }
+        guard let range = parser.pointee.consumeString(content) else {
+            failed = true
+            return nil
+        }
         consumed = true
         let bytes = parser.pointee.bytes
         return (bytes[start..<range.upperBound], content.start, bytes[range])
@@ -113,7 +153,10 @@ public struct CBORValueReader {
     public mutating func capturing(_ body: (inout CBORValueReader) -> Bool) -> ArraySlice<UInt8>? {
         guard !consumed, !failed else { return nil }
         let start = parser.pointee.position
-        guard body(&self), consumed, !failed else { failed = true; return nil }
+        guard body(&self), consumed, !failed else {
+            failed = true
+            return nil
+        }
         return parser.pointee.bytes[start..<parser.pointee.position]
     }
 
@@ -141,8 +184,10 @@ extension CBORDecoder {
     /// Returns false when the input is anything else, breaks a rule, or `entry` returns false: the
     /// caller then decodes generically, which gives the precise error (or handles the unusual form).
     /// It never accepts input that ``decode(_:)`` rejects.
-    public func readTextKeyedMap(_ bytes: ArraySlice<UInt8>, maxEntries: Int = 16,
-                                 _ entry: (UnsafeRawBufferPointer, inout CBORValueReader) -> Bool) -> Bool {
+    public func readTextKeyedMap(
+        _ bytes: ArraySlice<UInt8>, maxEntries: Int = 16,
+        _ entry: (UnsafeRawBufferPointer, inout CBORValueReader) -> Bool
+    ) -> Bool {
         read(bytes) { $0.textKeyedMap(maxEntries: maxEntries, entry) }
     }
 
@@ -166,15 +211,20 @@ extension Parser {
     /// Reads a definite-length map at `depth` whose keys are text strings (`textKeys`) or unsigned
     /// integers, in preferred encoding, at most `maxEntries` (at most 256) of them. See
     /// ``CBORDecoder/readTextKeyedMap(_:maxEntries:_:)``.
-    static func readMap(_ parser: UnsafeMutablePointer<Parser>, depth: Int, maxEntries: Int, textKeys: Bool,
-                                    _ entry: (UnsafeRawBufferPointer, UInt64, inout CBORValueReader) -> Bool) -> Bool {
+    static func readMap(
+        _ parser: UnsafeMutablePointer<Parser>, depth: Int, maxEntries: Int, textKeys: Bool,
+        _ entry: (UnsafeRawBufferPointer, UInt64, inout CBORValueReader) -> Bool
+    ) -> Bool {
         guard maxEntries <= 256, depth + 1 <= parser.pointee.limits.maxDepth,
-              let head = parser.pointee.peekDefiniteHead(major: 5), let count = head.argument, parser.pointee.consume(head),
-              count <= UInt64(maxEntries), UInt64(parser.pointee.remaining) >= 2 * count else { return false }
-        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(maxEntries, 1)) { (keys: UnsafeMutableBufferPointer<Range<Int>>) -> Bool in
+            let head = parser.pointee.peekDefiniteHead(major: 5), let count = head.argument, parser.pointee.consume(head),
+            count <= UInt64(maxEntries), UInt64(parser.pointee.remaining) >= 2 * count
+        else { return false }
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(maxEntries, 1)) {
+            (keys: UnsafeMutableBufferPointer<Range<Int>>) -> Bool in
             for index in 0..<Int(count) {
                 guard let keyHead = parser.pointee.peekDefiniteHead(major: textKeys ? 3 : 0),
-                      parser.pointee.hasPreferredScalarEncoding(at: keyHead.start) else { return false }
+                    parser.pointee.hasPreferredScalarEncoding(at: keyHead.start)
+                else { return false }
                 let keyRange: Range<Int>
                 if textKeys {
                     guard let range = parser.pointee.consumeString(keyHead) else { return false }

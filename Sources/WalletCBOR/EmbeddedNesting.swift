@@ -26,7 +26,9 @@ extension CBORNode {
     /// recursion, and each nested decode reads a part of the input once.
     public func checkEmbeddedNesting(depth: Int, limits: CBORDecoder.Limits = .default) throws(CBORError) {
         guard depth <= limits.maxDepth else {
-            throw CBORError(code: .depthLimitExceeded, message: "nesting deeper than \(limits.maxDepth) levels, counting the content of tag-24 items", offset: offset)
+            throw CBORError(
+                code: .depthLimitExceeded, message: "nesting deeper than \(limits.maxDepth) levels, counting the content of tag-24 items",
+                offset: offset)
         }
         switch value {
         case .array(let items):
@@ -46,7 +48,9 @@ extension CBORNode {
                 nested = try CBORDecoder(limits: limits.nested(belowDepth: depth)).decode(inner)
             } catch {
                 if error.code == .depthLimitExceeded {
-                    throw CBORError(code: .depthLimitExceeded, message: "nesting deeper than \(limits.maxDepth) levels, counting the content of tag-24 items", offset: error.offset)
+                    throw CBORError(
+                        code: .depthLimitExceeded, message: "nesting deeper than \(limits.maxDepth) levels, counting the content of tag-24 items",
+                        offset: error.offset)
                 }
                 return
             }

@@ -6,7 +6,10 @@ enum UTF8Validation {
         var i = 0
         while i < count {
             let b0 = bytes[i]
-            if b0 < 0x80 { i += 1; continue }
+            if b0 < 0x80 {
+                i += 1
+                continue
+            }
             if b0 < 0xc2 { return false }
             if b0 < 0xe0 {
                 guard i + 1 < count, bytes[i + 1] & 0xc0 == 0x80 else { return false }

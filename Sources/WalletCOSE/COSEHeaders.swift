@@ -31,7 +31,8 @@ public struct COSEHeaders: Sendable {
         if let critical = protected[COSEHeaderLabel.critical] {
             // We understand none of the optional parameters that would need `crit`.
             let labels = critical.arrayValue?.map { $0.integerValue.map(String.init) ?? $0.textValue ?? "?" } ?? ["?"]
-            throw COSEError(code: .unsupportedCriticalHeader, message: "critical header parameters \(labels.joined(separator: ", ")) are not supported")
+            throw COSEError(
+                code: .unsupportedCriticalHeader, message: "critical header parameters \(labels.joined(separator: ", ")) are not supported")
         }
     }
 

@@ -100,17 +100,19 @@ public enum COSEPublicKey: Sendable {
     public func coseKey() -> CBORNode {
         func ec2(_ crv: Int64, _ point: [UInt8]) -> CBORNode {
             let size = (point.count - 1) / 2
-            return (try? CBORNode.map([
-                (.int(Self.kty), .int(Self.ktyEC2)), (.int(Self.crv), .int(crv)),
-                (.int(Self.x), .bytes(point[1...size])), (.int(Self.y), .bytes(point[(1 + size)...])),
-            ])) ?? .null
+            return
+                (try? CBORNode.map([
+                    (.int(Self.kty), .int(Self.ktyEC2)), (.int(Self.crv), .int(crv)),
+                    (.int(Self.x), .bytes(point[1...size])), (.int(Self.y), .bytes(point[(1 + size)...])),
+                ])) ?? .null
         }
         switch self {
         case .p256(let k): return ec2(1, Array(k.x963Representation))
         case .p384(let k): return ec2(2, Array(k.x963Representation))
         case .p521(let k): return ec2(3, Array(k.x963Representation))
         case .ed25519(let k):
-            return (try? CBORNode.map([(.int(Self.kty), .int(Self.ktyOKP)), (.int(Self.crv), .int(6)), (.int(Self.x), .bytes(k.rawRepresentation))])) ?? .null
+            return (try? CBORNode.map([(.int(Self.kty), .int(Self.ktyOKP)), (.int(Self.crv), .int(6)), (.int(Self.x), .bytes(k.rawRepresentation))]))
+                ?? .null
         }
     }
 

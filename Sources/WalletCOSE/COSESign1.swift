@@ -72,8 +72,9 @@ public struct COSESign1: Sendable {
         // Written directly: the same bytes as CBORNode.array([.text("Signature1"), .bytes(protected),
         // .bytes(externalAAD), .bytes(payload)]), with one buffer and one copy of the payload.
         var out: [UInt8] = []
-        out.reserveCapacity(1 + CBORWriter.stringLength(10) + CBORWriter.stringLength(protectedBytes.count)
-            + CBORWriter.stringLength(externalAAD.count) + CBORWriter.stringLength(payload.count))
+        out.reserveCapacity(
+            1 + CBORWriter.stringLength(10) + CBORWriter.stringLength(protectedBytes.count)
+                + CBORWriter.stringLength(externalAAD.count) + CBORWriter.stringLength(payload.count))
         CBORWriter.appendHead(major: 4, argument: 4, to: &out)
         CBORWriter.appendText("Signature1", to: &out)
         CBORWriter.appendBytes(protectedBytes, to: &out)
@@ -107,7 +108,8 @@ public struct COSESign1: Sendable {
     static func verify(signature: ArraySlice<UInt8>, over data: [UInt8], algorithm: COSEAlgorithm, key: COSEPublicKey) throws(COSEError) -> Bool {
         func lengthError(_ expected: Int) -> COSEError {
             let hint = (signature.first == 0x30 && signature.count != expected) ? " (it looks DER-encoded; COSE uses raw r‖s)" : ""
-            return COSEError(code: .invalidSignatureFormat, message: "\(algorithm) signatures are \(expected) bytes r‖s, got \(signature.count)\(hint)")
+            return COSEError(
+                code: .invalidSignatureFormat, message: "\(algorithm) signatures are \(expected) bytes r‖s, got \(signature.count)\(hint)")
         }
         switch (algorithm, key) {
         case (.es256, .p256(let k)):

@@ -45,11 +45,16 @@ package enum RFC3339 {
                 divisor /= 10
             }
         }
-        digits(year, 4); out.append(UInt8(ascii: "-"))
-        digits(month, 2); out.append(UInt8(ascii: "-"))
-        digits(day, 2); out.append(UInt8(ascii: "T"))
-        digits(secondOfDay / 3600, 2); out.append(UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60, 2); out.append(UInt8(ascii: ":"))
+        digits(year, 4)
+        out.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        out.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3600, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2)
+        out.append(UInt8(ascii: ":"))
         digits(secondOfDay % 60, 2)
         if fractional {
             out.append(UInt8(ascii: "."))
@@ -58,7 +63,6 @@ package enum RFC3339 {
         out.append(UInt8(ascii: "Z"))
         return String(decoding: out, as: UTF8.self)
     }
-
 
     package static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
 
@@ -108,7 +112,13 @@ package enum RFC3339 {
                 let c = b[i]
                 guard c >= 0x30, c <= 0x39 else { return nil }
                 let digit = Int(c - 0x30)
-                if i < 4 { values.0 = values.0 * 10 + digit } else if i < 7 { values.1 = values.1 * 10 + digit } else { values.2 = values.2 * 10 + digit }
+                if i < 4 {
+                    values.0 = values.0 * 10 + digit
+                } else if i < 7 {
+                    values.1 = values.1 * 10 + digit
+                } else {
+                    values.2 = values.2 * 10 + digit
+                }
             }
             return values
         }), let (y, m, d) = fast {
@@ -117,7 +127,8 @@ package enum RFC3339 {
         }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, let y = number(parts[0], 4), let m = number(parts[1], 2), let d = number(parts[2], 2),
-              (1...12).contains(m), (1...daysIn(month: m, year: y)).contains(d) else { return nil }
+            (1...12).contains(m), (1...daysIn(month: m, year: y)).contains(d)
+        else { return nil }
         return (y, m, d)
     }
 
@@ -125,7 +136,9 @@ package enum RFC3339 {
     package static func parseCompactUTC(_ text: String) -> Double? {
         var copy = text
         return copy.withUTF8 { b -> Double? in
-            guard b.count == 20, b[4] == 0x2d, b[7] == 0x2d, b[10] == 0x54 || b[10] == 0x74, b[13] == 0x3a, b[16] == 0x3a, b[19] == 0x5a || b[19] == 0x7a else { return nil }
+            guard b.count == 20, b[4] == 0x2d, b[7] == 0x2d, b[10] == 0x54 || b[10] == 0x74, b[13] == 0x3a, b[16] == 0x3a,
+                b[19] == 0x5a || b[19] == 0x7a
+            else { return nil }
             func digits(_ start: Int, _ count: Int) -> Int? {
                 var value = 0
                 for i in start..<(start + count) {
@@ -135,8 +148,10 @@ package enum RFC3339 {
                 }
                 return value
             }
-            guard let y = digits(0, 4), let m = digits(5, 2), let d = digits(8, 2), let hh = digits(11, 2), let mm = digits(14, 2), let ss = digits(17, 2),
-                  (1...12).contains(m), (1...daysIn(month: m, year: y)).contains(d), hh < 24, mm < 60, ss <= 60 else { return nil }
+            guard let y = digits(0, 4), let m = digits(5, 2), let d = digits(8, 2), let hh = digits(11, 2), let mm = digits(14, 2),
+                let ss = digits(17, 2),
+                (1...12).contains(m), (1...daysIn(month: m, year: y)).contains(d), hh < 24, mm < 60, ss <= 60
+            else { return nil }
             return Double(daysFromCivil(year: y, month: m, day: d) * 86400 + hh * 3600 + mm * 60 + min(ss, 59))
         }
     }
@@ -152,7 +167,8 @@ package enum RFC3339 {
         let timePart = rest.prefix(8)
         let hms = timePart.split(separator: ":", omittingEmptySubsequences: false)
         guard hms.count == 3, let hh = number(hms[0], 2), let mm = number(hms[1], 2), let ss = number(hms[2], 2),
-              hh < 24, mm < 60, ss <= 60 else { return nil }
+            hh < 24, mm < 60, ss <= 60
+        else { return nil }
         rest = rest.dropFirst(8)
         var fraction = 0.0
         if rest.first == "." {
@@ -180,7 +196,10 @@ package enum RFC3339 {
         let total = Int(date.timeIntervalSince1970.rounded(.down))
         var days = total / 86400
         var secs = total % 86400
-        if secs < 0 { secs += 86400; days -= 1 }
+        if secs < 0 {
+            secs += 86400
+            days -= 1
+        }
         let (y, m, d) = civilFromDays(days)
         if (0...9999).contains(y) {
             // Written as bytes: this runs for every date in every report.
@@ -193,12 +212,25 @@ package enum RFC3339 {
                         v /= 10
                     }
                 }
-                put(y, 4, at: 0); out[4] = 0x2d; put(m, 2, at: 5); out[7] = 0x2d; put(d, 2, at: 8); out[10] = 0x54
-                put(hh, 2, at: 11); out[13] = 0x3a; put(mi, 2, at: 14); out[16] = 0x3a; put(ss, 2, at: 17); out[19] = 0x5a
+                put(y, 4, at: 0)
+                out[4] = 0x2d
+                put(m, 2, at: 5)
+                out[7] = 0x2d
+                put(d, 2, at: 8)
+                out[10] = 0x54
+                put(hh, 2, at: 11)
+                out[13] = 0x3a
+                put(mi, 2, at: 14)
+                out[16] = 0x3a
+                put(ss, 2, at: 17)
+                out[19] = 0x5a
                 return 20
             }
         }
-        func pad(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
+        func pad(_ v: Int, _ w: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3600, 2)):\(pad(secs % 3600 / 60, 2)):\(pad(secs % 60, 2))Z"
     }
 }

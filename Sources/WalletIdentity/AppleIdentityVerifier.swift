@@ -51,8 +51,10 @@ public struct AppleIdentityVerifier: Sendable {
     static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
 
     /// Creates a verifier for one merchant and team, trusting the issuers (IACAs) of `trustStore`.
-    public init(keyRing: IdentityKeyRing, merchantID: String, teamID: String, trustStore: IACATrustStore, policy: IdentityPolicy = .production,
-                revocation: RevocationChecker? = nil) {
+    public init(
+        keyRing: IdentityKeyRing, merchantID: String, teamID: String, trustStore: IACATrustStore, policy: IdentityPolicy = .production,
+        revocation: RevocationChecker? = nil
+    ) {
         self.keyRing = keyRing
         self.merchantID = merchantID
         self.teamID = teamID
@@ -61,7 +63,10 @@ public struct AppleIdentityVerifier: Sendable {
         self.revocation = revocation
     }
 
-    private init(keyRing: IdentityKeyRing, merchantID: String, teamID: String, policy: IdentityPolicy, mdocVerifier: MdocVerifier, revocation: RevocationChecker?) {
+    private init(
+        keyRing: IdentityKeyRing, merchantID: String, teamID: String, policy: IdentityPolicy, mdocVerifier: MdocVerifier,
+        revocation: RevocationChecker?
+    ) {
         self.keyRing = keyRing
         self.merchantID = merchantID
         self.teamID = teamID
@@ -72,7 +77,8 @@ public struct AppleIdentityVerifier: Sendable {
 
     /// The same verifier (keys, trust, policy, caches, revocation) for another merchant and team.
     public func with(merchantID: String, teamID: String) -> AppleIdentityVerifier {
-        AppleIdentityVerifier(keyRing: keyRing, merchantID: merchantID, teamID: teamID, policy: policy, mdocVerifier: mdocVerifier, revocation: revocation)
+        AppleIdentityVerifier(
+            keyRing: keyRing, merchantID: merchantID, teamID: teamID, policy: policy, mdocVerifier: mdocVerifier, revocation: revocation)
     }
 
     /// Verifies `PKIdentityDocument.encryptedData` for the nonce the app used. `request` adds the
@@ -80,8 +86,10 @@ public struct AppleIdentityVerifier: Sendable {
     /// nonce (request sessions record it as `replay.nonce`).
     /// `requireUnexpired` (or the request's own `requireUnexpired`) makes `identity.document.expiry`
     /// required instead of advisory.
-    public func verify(encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor? = nil, context: VerificationContext,
-                       nonceOutcome: CheckOutcome? = nil, requireUnexpired: Bool = false) async -> IdentityVerificationResult {
+    public func verify(
+        encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor? = nil, context: VerificationContext,
+        nonceOutcome: CheckOutcome? = nil, requireUnexpired: Bool = false
+    ) async -> IdentityVerificationResult {
         let time = context.time
         let requireUnexpired = requireUnexpired || request?.requireUnexpired == true
         // An expired physical document is a warning unless the request requires an unexpired one.
@@ -107,12 +115,16 @@ public struct AppleIdentityVerifier: Sendable {
             // A passport (photo ID) gets the passport rules, whichever flow it came through.
             var mdocPolicy = PhotoIDChecks.policy(policy.mdoc, for: response)
             if let request { mdocPolicy.acceptedDocTypes = request.document.docTypes }
-            let changed = request != nil || mdocPolicy.requireCountryName != policy.mdoc.requireCountryName
+            let changed =
+                request != nil || mdocPolicy.requireCountryName != policy.mdoc.requireCountryName
                 || mdocPolicy.requireFullCertificateProfile != policy.mdoc.requireFullCertificateProfile
             let verifier = changed ? MdocVerifier(sharing: mdocVerifier, policy: mdocPolicy) : mdocVerifier
             // PassKit only uses ECDSA: a deviceMac is a failure here, not a missing reader key.
-            documents = await verifier.verify(response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity", deviceMacAllowed: false).documentsRegardlessOfVerdict
-            PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: request?.document == .photoID, runner: &runner)
+            documents = await verifier.verify(
+                response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity", deviceMacAllowed: false
+            ).documentsRegardlessOfVerdict
+            PhotoIDChecks.run(
+                documents: documents, documentCount: response.documentResults.count, requirePhotoID: request?.document == .photoID, runner: &runner)
             await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         } else {
             runner.run(.mdocResponseStructure, requires: [.identityPlaintextStructure]) { .failed(.malformedInput, "unreachable") }
@@ -146,11 +158,14 @@ public struct AppleIdentityVerifier: Sendable {
     /// place; anything else (and every error, a `CBORError` or `MdocDecodingError`) the generic way.
     static func deviceResponse(plaintext: [UInt8]) throws -> DeviceResponse {
         var inPlace: DeviceResponse?
-        if CBORDecoder(knownTexts: .iso18013_5).readTextKeyedMap(plaintext[...], { key, value in
-            guard key.count == 8, key.elementsEqual("identity".utf8) else { return true }
-            inPlace = DeviceResponse(reading: &value)
-            return inPlace != nil
-        }), let inPlace {
+        if CBORDecoder(knownTexts: .iso18013_5).readTextKeyedMap(
+            plaintext[...],
+            { key, value in
+                guard key.count == 8, key.elementsEqual("identity".utf8) else { return true }
+                inPlace = DeviceResponse(reading: &value)
+                return inPlace != nil
+            }), let inPlace
+        {
             return inPlace
         }
         let topics = try CBORDecoder.decode(plaintext).map("plaintext")

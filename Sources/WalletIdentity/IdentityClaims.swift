@@ -38,7 +38,8 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
         var ageClaim: AgeClaim?
         for requested in request.elements {
             if let minimum = requested.atLeast {
-                let answer = RequestMatching.age(document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: time)
+                let answer = RequestMatching.age(
+                    document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: time)
                 ageClaim = AgeClaim(atLeast: minimum, value: answer.value, source: answer.source, intentToStore: requested.intentToStore)
                 continue
             }
@@ -46,7 +47,8 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
             for pair in requested.element.identifiers(for: request.document, docType: document.docType) {
                 if let value = document.element(pair.nameSpace, pair.identifier) { values.append(("\(pair.nameSpace)/\(pair.identifier)", value)) }
             }
-            claims.append(Claim(element: requested.element, values: values.map { (source: $0.0, value: $0.1) }, intentToStore: requested.intentToStore))
+            claims.append(
+                Claim(element: requested.element, values: values.map { (source: $0.0, value: $0.1) }, intentToStore: requested.intentToStore))
         }
         self.claims = claims
         self.ageAtLeast = ageClaim
@@ -118,13 +120,19 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
             case 1 where claim.element == .dateOfBirth && BirthDate.fullDate(claim.values[0].value) != nil:
                 value = JSONText.quote(BirthDate.fullDate(claim.values[0].value)!.description)
             case 1: value = claim.values[0].value.json
-            default: value = "{" + claim.values.map { JSONText.quote(String($0.source.split(separator: "/").last ?? "")) + ":" + $0.value.json }.joined(separator: ",") + "}"
+            default:
+                value =
+                    "{"
+                    + claim.values.map { JSONText.quote(String($0.source.split(separator: "/").last ?? "")) + ":" + $0.value.json }.joined(
+                        separator: ",") + "}"
             }
             members.append(JSONText.quote(claim.element.rawValue) + ":{\"value\":\(value),\"intentToStore\":\(claim.intentToStore.json)}")
         }
         if let age = ageAtLeast {
             let value = age.value.map { $0 ? "true" : "false" } ?? "null"
-            members.append("\"ageAtLeast\":{\"age\":\(age.atLeast),\"value\":\(value),\"source\":\(JSONText.quote(age.source)),\"intentToStore\":\(age.intentToStore.json)}")
+            members.append(
+                "\"ageAtLeast\":{\"age\":\(age.atLeast),\"value\":\(value),\"source\":\(JSONText.quote(age.source)),\"intentToStore\":\(age.intentToStore.json)}"
+            )
         }
         return "{" + members.joined(separator: ",") + "}"
     }

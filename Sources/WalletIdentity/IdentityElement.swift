@@ -75,14 +75,19 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
     private var mobileDrivingLicence: [(nameSpace: String, identifier: String)] {
         let iso = Self.isoNameSpace, aamva = Self.aamvaNameSpace
         switch self {
-        case .givenName: return [(iso, "given_name"), (aamva, "given_name_truncation"), (aamva, "aka_given_name"), (aamva, "name_suffix"), (aamva, "aka_suffix")]
+        case .givenName:
+            return [(iso, "given_name"), (aamva, "given_name_truncation"), (aamva, "aka_given_name"), (aamva, "name_suffix"), (aamva, "aka_suffix")]
         case .familyName: return [(iso, "family_name"), (aamva, "family_name_truncation"), (aamva, "aka_family_name")]
         case .portrait: return [(iso, "portrait")]
-        case .address: return [(iso, "resident_address"), (iso, "resident_city"), (iso, "resident_state"), (iso, "resident_postal_code"), (iso, "resident_country")]
+        case .address:
+            return [
+                (iso, "resident_address"), (iso, "resident_city"), (iso, "resident_state"), (iso, "resident_postal_code"), (iso, "resident_country"),
+            ]
         case .dateOfBirth: return [(iso, "birth_date")]
         case .age: return [(iso, "age_in_years")]
         case .documentNumber: return [(iso, "document_number")]
-        case .issuingAuthority: return [(iso, "issuing_authority"), (iso, "issuing_jurisdiction"), (iso, "issuing_country"), (iso, "un_distinguishing_sign")]
+        case .issuingAuthority:
+            return [(iso, "issuing_authority"), (iso, "issuing_jurisdiction"), (iso, "issuing_country"), (iso, "un_distinguishing_sign")]
         // ISO 18013-5 names it issue_date; Apple's table writes document_issue_date. Both are accepted.
         case .documentIssueDate: return [(iso, "issue_date"), (iso, "document_issue_date")]
         case .documentExpirationDate: return [(iso, "expiry_date")]
@@ -108,16 +113,22 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
         case .givenName: return [(ns, "given_name_unicode"), (ns, "given_name_latin1")]
         case .familyName: return [(ns, "family_name_unicode"), (ns, "family_name_latin1")]
         case .portrait: return [(ns, "portrait"), (ns, "portrait_capture_date")]
-        case .address: return [(ns, "resident_address_unicode"), (ns, "resident_city_unicode"), (ns, "resident_city_latin1"), (ns, "resident_postal_code"), (ns, "resident_country")]
+        case .address:
+            return [
+                (ns, "resident_address_unicode"), (ns, "resident_city_unicode"), (ns, "resident_city_latin1"), (ns, "resident_postal_code"),
+                (ns, "resident_country"),
+            ]
         case .dateOfBirth: return [(ns, "birth_date")]
         case .age: return [(ns, "age_in_years"), (ns, "age_birth_year")]
         case .documentNumber: return [(ns, "document_number")]
-        case .issuingAuthority: return [(ns, "issuing_authority_unicode"), (ns, "issuing_authority_latin1"), (ns, "issuing_subdivision"), (ns, "issuing_country")]
+        case .issuingAuthority:
+            return [(ns, "issuing_authority_unicode"), (ns, "issuing_authority_latin1"), (ns, "issuing_subdivision"), (ns, "issuing_country")]
         case .documentIssueDate: return [(ns, "issue_date")]
         case .documentExpirationDate: return [(ns, "expiry_date")]
         case .sex: return [(ns, "sex"), (ns, "sex_unicode")]
         case .nationality: return [(ns, "nationality")]
-        case .drivingPrivileges, .documentDHSComplianceStatus, .dhsTemporaryLawfulStatus, .height, .weight, .eyeColor, .hairColor, .organDonorStatus, .veteranStatus:
+        case .drivingPrivileges, .documentDHSComplianceStatus, .dhsTemporaryLawfulStatus, .height, .weight, .eyeColor, .hairColor, .organDonorStatus,
+            .veteranStatus:
             return []
         }
     }
@@ -129,7 +140,8 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .givenName, .familyName: return [(jp, "full_name_unicode"), (iso, self == .givenName ? "given_name_unicode" : "family_name_unicode")]
         case .portrait: return [(jp, "portrait"), (iso, "portrait")]
-        case .address: return [(jp, "resident_address_unicode"), (iso, "resident_address_unicode"), (iso, "resident_postal_code"), (iso, "resident_country")]
+        case .address:
+            return [(jp, "resident_address_unicode"), (iso, "resident_address_unicode"), (iso, "resident_postal_code"), (iso, "resident_country")]
         case .dateOfBirth: return [(iso, "birth_date")]
         case .age: return [(iso, "age_in_years"), (iso, "age_birth_year")]
         case .documentNumber: return [(iso, "document_number")]
@@ -138,7 +150,8 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
         case .documentExpirationDate: return [(iso, "expiry_date")]
         case .sex: return [(iso, "sex")]
         case .nationality: return [(iso, "nationality")]
-        case .drivingPrivileges, .documentDHSComplianceStatus, .dhsTemporaryLawfulStatus, .height, .weight, .eyeColor, .hairColor, .organDonorStatus, .veteranStatus:
+        case .drivingPrivileges, .documentDHSComplianceStatus, .dhsTemporaryLawfulStatus, .height, .weight, .eyeColor, .hairColor, .organDonorStatus,
+            .veteranStatus:
             return []
         }
     }

@@ -16,7 +16,10 @@ public struct IdentityPolicy: Sendable {
     /// policy is marked test-only and must never be trusted in production.
     public static let developer: IdentityPolicy = {
         var requirements = VerificationPolicy(name: "wallet-identity/developer@1", testOnly: true)
-        for id in [CheckID.mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocRevocationList, .mdocRevocationStatus] {
+        for id in [
+            CheckID.mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocRevocationList,
+            .mdocRevocationStatus,
+        ] {
             requirements = requirements.with(id, .advisory)
         }
         var mdoc = MdocVerificationPolicy.appleInApp

@@ -38,13 +38,17 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
                 switch text {
                 case "willNotStore": self = .willNotStore
                 case "mayStore": self = .mayStore
-                default: throw DecodingError.dataCorruptedError(in: container, debugDescription: "intentToStore must be \"willNotStore\", \"mayStore\" or {\"mayStoreDays\": N}, found \"\(text)\"")
+                default:
+                    throw DecodingError.dataCorruptedError(
+                        in: container,
+                        debugDescription: "intentToStore must be \"willNotStore\", \"mayStore\" or {\"mayStoreDays\": N}, found \"\(text)\"")
                 }
                 return
             }
             struct Days: Codable { var mayStoreDays: Int }
             guard let days = try? container.decode(Days.self) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "intentToStore must be \"willNotStore\", \"mayStore\" or {\"mayStoreDays\": N}")
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "intentToStore must be \"willNotStore\", \"mayStore\" or {\"mayStoreDays\": N}")
             }
             guard (1...36_500).contains(days.mayStoreDays) else {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "mayStoreDays must be from 1 to 36500 (100 years)")
@@ -140,7 +144,9 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
         guard !elements.isEmpty else { throw DescriptorError("the request names no element") }
         for element in elements {
             if let atLeast = element.atLeast {
-                guard element.element == .age else { throw DescriptorError("atLeast is only allowed on the age element, not on \(element.element.rawValue)") }
+                guard element.element == .age else {
+                    throw DescriptorError("atLeast is only allowed on the age element, not on \(element.element.rawValue)")
+                }
                 guard (1...125).contains(atLeast) else { throw DescriptorError("age(atLeast: \(atLeast)) is outside 1...125") }
             }
         }

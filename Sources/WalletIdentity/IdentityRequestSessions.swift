@@ -1,10 +1,10 @@
 import Crypto
 import Foundation
-import VerificationCore
 import Synchronization
+import VerificationCore
 import WalletCBOR
-import WalletJSON
 import WalletEncoding
+import WalletJSON
 
 /// Server-side request sessions: the server creates the nonce the app puts in its PKIdentityRequest,
 /// bound to the caller's session and the descriptor, with an expiry; verifying a response consumes the
@@ -35,8 +35,10 @@ public struct IdentityRequestSessions: Sendable {
 
     /// Creates sessions verifying with `verifier` (the default merchant) and also accepting `otherMerchants`.
     /// A response arriving more than `lifetime` (whole seconds) after creation fails `replay.nonce` as expired.
-    public init(store: any ReplayStore, verifier: AppleIdentityVerifier, lifetime: Duration = .seconds(600),
-                otherMerchants: [(merchantID: String, teamID: String)] = []) {
+    public init(
+        store: any ReplayStore, verifier: AppleIdentityVerifier, lifetime: Duration = .seconds(600),
+        otherMerchants: [(merchantID: String, teamID: String)] = []
+    ) {
         self.store = store
         self.verifier = verifier
         self.lifetime = lifetime
@@ -53,7 +55,9 @@ public struct IdentityRequestSessions: Sendable {
 
     /// The verifier for a recorded merchant (the default one when none or an unknown one is recorded).
     func verifier(forMerchant merchantID: String?) -> AppleIdentityVerifier {
-        guard let merchantID, merchantID != verifier.merchantID, let pair = merchants.first(where: { $0.merchantID == merchantID }) else { return verifier }
+        guard let merchantID, merchantID != verifier.merchantID, let pair = merchants.first(where: { $0.merchantID == merchantID }) else {
+            return verifier
+        }
         return verifier.with(merchantID: pair.merchantID, teamID: pair.teamID)
     }
 
@@ -62,7 +66,8 @@ public struct IdentityRequestSessions: Sendable {
     /// decoding one is the slow part.
     static func readPayload(_ bytes: [UInt8]) -> Payload? {
         guard let object = (try? StrictJSON.parse(bytes))?.object, let nonce = object["nonce"]?.string,
-              let range = object.range(of: "descriptor") else { return nil }
+            let range = object.range(of: "descriptor")
+        else { return nil }
         let binding = object["sessionBinding"]
         guard binding == nil || binding == .null || binding?.string != nil else { return nil }
         let descriptorJSON = Array(bytes[range])
@@ -84,7 +89,9 @@ public struct IdentityRequestSessions: Sendable {
 
     /// Creates a request: a 32-byte nonce from the system CSPRNG and a random request identifier, for
     /// `merchantID` (one of ``merchants``; nil: the default).
-    public func create(descriptor: IdentityRequestDescriptor, sessionBinding: String? = nil, merchantID: String? = nil, now: Date) async throws -> Created {
+    public func create(descriptor: IdentityRequestDescriptor, sessionBinding: String? = nil, merchantID: String? = nil, now: Date) async throws
+        -> Created
+    {
         try descriptor.validate()
         if let merchantID, !merchants.contains(where: { $0.merchantID == merchantID }) {
             throw DescriptorError("merchant identifier \(merchantID) is not configured on this server")
@@ -93,7 +100,8 @@ public struct IdentityRequestSessions: Sendable {
         let requestID = Base64.encodeURL(Self.randomBytes(18))
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
         let recorded = merchantID == verifier.merchantID ? nil : merchantID
-        let payload = try JSONEncoder().encode(Payload(nonce: Hex.encode(nonce), descriptor: descriptor, sessionBinding: sessionBinding, merchantId: recorded))
+        let payload = try JSONEncoder().encode(
+            Payload(nonce: Hex.encode(nonce), descriptor: descriptor, sessionBinding: sessionBinding, merchantId: recorded))
         try await store.issueNonce(requestID, payload: [UInt8](payload), expiresAt: expiresAt)
         return Created(requestID: requestID, nonce: nonce, expiresAt: expiresAt)
     }
@@ -108,7 +116,9 @@ public struct IdentityRequestSessions: Sendable {
     /// With an idempotency tag in `context`, a retry of the same submission (same key and body, within its window,
     /// before the request expires) finds the nonce it consumed and is verified again, its
     /// `replay.nonce` passing as `idempotentRetry`.
-    public func verify(requestID: String, encryptedData: [UInt8], sessionBinding: String? = nil, context: VerificationContext) async -> IdentityVerificationResult {
+    public func verify(requestID: String, encryptedData: [UInt8], sessionBinding: String? = nil, context: VerificationContext) async
+        -> IdentityVerificationResult
+    {
         let time = context.time
         let idempotency = context.idempotency
         let consumption: NonceConsumption
@@ -125,30 +135,37 @@ public struct IdentityRequestSessions: Sendable {
             consumedOutcome = .passed("The request nonce was issued here, had not expired, and is now used.")
         case .consumedAgain(let bytes, let firstConsumed):
             payloadBytes = bytes
-            consumedOutcome = .idempotentRetry("The request nonce was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
-                                               firstSeen: firstConsumed)
+            consumedOutcome = .idempotentRetry(
+                "The request nonce was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
+                firstSeen: firstConsumed)
         case .alreadyConsumed:
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
-                                         nonceOutcome: .failed(.nonceReused, "This request's nonce was used already: a response is accepted once (replay)."))
+            return await verifier.verify(
+                encryptedData: encryptedData, nonce: [], context: context,
+                nonceOutcome: .failed(.nonceReused, "This request's nonce was used already: a response is accepted once (replay)."))
         case .expired:
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
-                                         nonceOutcome: .failed(.nonceExpired, "The request expired before the response arrived; create a new request."))
+            return await verifier.verify(
+                encryptedData: encryptedData, nonce: [], context: context,
+                nonceOutcome: .failed(.nonceExpired, "The request expired before the response arrived; create a new request."))
         case .unknown:
-            return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
-                                         nonceOutcome: .failed(.unknownRequest, "No such request was issued (or it was purged)."))
+            return await verifier.verify(
+                encryptedData: encryptedData, nonce: [], context: context,
+                nonceOutcome: .failed(.unknownRequest, "No such request was issued (or it was purged)."))
         }
         do {
             guard let payload = Self.readPayload(payloadBytes), let nonce = Hex.decode(payload.nonce) else {
-                return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context,
-                                             nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
+                return await verifier.verify(
+                    encryptedData: encryptedData, nonce: [], context: context,
+                    nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
             }
             let merchantVerifier = verifier(forMerchant: payload.merchantId)
             if let expected = payload.sessionBinding, expected != sessionBinding {
-                return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
-                                                     nonceOutcome: .failed(.sessionMismatch, "The request was created for another session."))
+                return await merchantVerifier.verify(
+                    encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
+                    nonceOutcome: .failed(.sessionMismatch, "The request was created for another session."))
             }
-            return await merchantVerifier.verify(encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
-                                                 nonceOutcome: consumedOutcome)
+            return await merchantVerifier.verify(
+                encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
+                nonceOutcome: consumedOutcome)
         }
     }
 }

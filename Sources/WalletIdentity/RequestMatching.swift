@@ -1,6 +1,8 @@
-import MdocVerifier
+import Foundation
 import Mdoc
+import MdocVerifier
 import VerificationCore
+import WalletCBOR
 
 /// Comparing a response with the request that produced it.
 enum RequestMatching {
@@ -8,7 +10,9 @@ enum RequestMatching {
     static func allowed(_ request: IdentityRequestDescriptor, docType: String) -> Set<String> {
         var allowed = Set<String>()
         for element in request.elements {
-            for pair in element.element.identifiers(for: request.document, docType: docType) { allowed.insert("\(pair.nameSpace)/\(pair.identifier)") }
+            for pair in element.element.identifiers(for: request.document, docType: docType) {
+                allowed.insert("\(pair.nameSpace)/\(pair.identifier)")
+            }
             if element.atLeast != nil {
                 // PassKit answers age(atLeast:) with age_over_NN, or falls back to the age element.
                 let ns = IdentityElement.ageNameSpace(docType: docType)
@@ -20,13 +24,17 @@ enum RequestMatching {
     }
 
     static func isAgeOver(_ identifier: String) -> Int? {
-        guard identifier.hasPrefix("age_over_"), let n = Int(identifier.dropFirst("age_over_".count)), identifier.count == "age_over_".count + 2 else { return nil }
+        guard identifier.hasPrefix("age_over_"), let n = Int(identifier.dropFirst("age_over_".count)), identifier.count == "age_over_".count + 2
+        else { return nil }
         return n
     }
 
     static func elementsOutcome(document: VerifiedDocument, request: IdentityRequestDescriptor) -> CheckOutcome {
         guard request.document.docTypes.contains(document.docType) else {
-            return .failed(.unexpectedDocType, "The response is a \(document.docType); the request asked for a \(request.document.rawValue) (\(request.document.docTypes.sorted().joined(separator: " or "))).")
+            return .failed(
+                .unexpectedDocType,
+                "The response is a \(document.docType); the request asked for a \(request.document.rawValue) (\(request.document.docTypes.sorted().joined(separator: " or ")))."
+            )
         }
         let allowed = allowed(request, docType: document.docType)
         let ageNameSpace = IdentityElement.ageNameSpace(docType: document.docType)
@@ -45,8 +53,9 @@ enum RequestMatching {
             }
         }
         guard unrequested.isEmpty else {
-            return .failed(.unrequestedElement, "The response carries elements that were not requested: \(unrequested.joined(separator: ", ")).",
-                           details: ["unrequested": unrequested.joined(separator: ",")])
+            return .failed(
+                .unrequestedElement, "The response carries elements that were not requested: \(unrequested.joined(separator: ", ")).",
+                details: ["unrequested": unrequested.joined(separator: ",")])
         }
         let count = document.issuerSigned.reduce(0) { $0 + $1.elements.count }
         return .passed("All \(count) returned elements were requested.")
@@ -91,18 +100,19 @@ enum RequestMatching {
         let answer = age(document: document, nameSpace: IdentityElement.ageNameSpace(docType: document.docType), minimum: minimum, at: time)
         switch answer.value {
         case nil:
-            return .failed(.ageNotAnswered, "age(atLeast: \(minimum)) was requested but the response carries no age_over_NN, age_in_years or birth_date that decides it.")
+            return .failed(
+                .ageNotAnswered,
+                "age(atLeast: \(minimum)) was requested but the response carries no age_over_NN, age_in_years or birth_date that decides it.")
         case false?:
-            return .failed(.ageBelowMinimum, "The response answers age(atLeast: \(minimum)) with \"no\" (from \(answer.source)): the holder is younger than \(minimum). Do not admit the holder.",
-                           details: ["source": answer.source])
+            return .failed(
+                .ageBelowMinimum,
+                "The response answers age(atLeast: \(minimum)) with \"no\" (from \(answer.source)): the holder is younger than \(minimum). Do not admit the holder.",
+                details: ["source": answer.source])
         case true?:
             return .passed("age(atLeast: \(minimum)) is answered \"yes\" by \(answer.source).", details: ["source": answer.source])
         }
     }
 }
-
-import Foundation
-import WalletCBOR
 
 /// `birth_date` as ISO 18013-5 sends it (a full-date) or as ISO/IEC 23220-2 does for the photo ID
 /// and passports: a map `{"birth_date": full-date, ? "approximate_mask": tstr}`.

@@ -183,9 +183,15 @@ public enum StrictJSON {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
             default: throw fail("unexpected character")
             }
@@ -224,8 +230,14 @@ public enum StrictJSON {
                 }
                 skipWhitespace()
                 guard offset < bytes.count else { throw fail("unexpected end of input") }
-                if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-                if bytes[offset] == UInt8(ascii: "}") { offset += 1; return .object(members) }
+                if bytes[offset] == UInt8(ascii: ",") {
+                    offset += 1
+                    continue
+                }
+                if bytes[offset] == UInt8(ascii: "}") {
+                    offset += 1
+                    return .object(members)
+                }
                 throw fail("expected ',' or '}'")
             }
         }
@@ -243,8 +255,14 @@ public enum StrictJSON {
                 elements.append(try value(depth: depth + 1))
                 skipWhitespace()
                 guard offset < bytes.count else { throw fail("unexpected end of input") }
-                if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-                if bytes[offset] == UInt8(ascii: "]") { offset += 1; return .array(elements) }
+                if bytes[offset] == UInt8(ascii: ",") {
+                    offset += 1
+                    continue
+                }
+                if bytes[offset] == UInt8(ascii: "]") {
+                    offset += 1
+                    return .array(elements)
+                }
                 throw fail("expected ',' or ']'")
             }
         }
@@ -287,7 +305,8 @@ public enum StrictJSON {
                     let x = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                     let quote = x ^ (ones &* 0x22)
                     let backslash = x ^ (ones &* 0x5C)
-                    let special = ((quote &- ones) & ~quote)
+                    let special =
+                        ((quote &- ones) & ~quote)
                         | ((backslash &- ones) & ~backslash)
                         | ((x &- ones &* 0x20) & ~x)
                         | x

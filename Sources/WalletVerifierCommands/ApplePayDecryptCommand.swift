@@ -11,16 +11,16 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
         commandName: "decrypt",
         abstract: "Verify an Apple Pay payment token and decrypt its payment data.",
         discussion: """
-        TOKEN is the paymentData JSON object or a whole PKPaymentToken JSON. The n-th --merchant-cert \
-        pairs with the n-th --merchant-key; the pair whose certificate matches header.publicKeyHash is \
-        used. Key files: PEM (EC PRIVATE KEY, PRIVATE KEY, RSA PRIVATE KEY; EC PARAMETERS blocks and \
-        openssl "Bag Attributes" text are fine) or DER. Convert a .p12 with \
-        `openssl pkcs12 -in f.p12 -nocerts -nodes -out key.pem`.
-        Text output masks the account number and hides the cryptogram; --format json prints \
-        {"verdict", "checks", ..., "payment"} with the payment data exactly as decrypted (only when \
-        accepted).
-        Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
-        """
+            TOKEN is the paymentData JSON object or a whole PKPaymentToken JSON. The n-th --merchant-cert \
+            pairs with the n-th --merchant-key; the pair whose certificate matches header.publicKeyHash is \
+            used. Key files: PEM (EC PRIVATE KEY, PRIVATE KEY, RSA PRIVATE KEY; EC PARAMETERS blocks and \
+            openssl "Bag Attributes" text are fine) or DER. Convert a .p12 with \
+            `openssl pkcs12 -in f.p12 -nocerts -nodes -out key.pem`.
+            Text output masks the account number and hides the cryptogram; --format json prints \
+            {"verdict", "checks", ..., "payment"} with the payment data exactly as decrypted (only when \
+            accepted).
+            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+            """
     )
 
     @Option(name: .long, help: "The token JSON file.")
@@ -61,7 +61,8 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
             throw ValidationError("give at least one --merchant-cert FILE --merchant-key FILE pair")
         }
         if merchantCert.count != merchantKey.count {
-            throw ValidationError("--merchant-cert is given \(merchantCert.count) times but --merchant-key \(merchantKey.count) times; they pair up in order")
+            throw ValidationError(
+                "--merchant-cert is given \(merchantCert.count) times but --merchant-key \(merchantKey.count) times; they pair up in order")
         }
         if let maxAge, maxAge < 0 { throw ValidationError("--max-age must not be negative") }
         if let expectCurrency, expectCurrency.count != 3 || !expectCurrency.allSatisfy(\.isASCIIDigit) {
@@ -69,9 +70,13 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
         }
         // Digits only on the command line: "1.00" would be read as one minor unit, not one dollar.
         if let expectAmount, !expectAmount.allSatisfy(\.isASCIIDigit) || ApplePayExpectations.minorUnits(expectAmount) == nil {
-            throw ValidationError("--expect-amount takes the amount in the currency's minor units, as tokens carry it: a whole number (1999 for 19.99 USD), not \"\(expectAmount)\"")
+            throw ValidationError(
+                "--expect-amount takes the amount in the currency's minor units, as tokens carry it: a whole number (1999 for 19.99 USD), not \"\(expectAmount)\""
+            )
         }
-        if let expectApplicationData, expectApplicationData.isEmpty || expectApplicationData.count % 2 != 0 || !expectApplicationData.allSatisfy(\.isHexDigit) {
+        if let expectApplicationData,
+            expectApplicationData.isEmpty || expectApplicationData.count % 2 != 0 || !expectApplicationData.allSatisfy(\.isHexDigit)
+        {
             throw ValidationError("--expect-application-data must be hex (the header.applicationData value)")
         }
     }

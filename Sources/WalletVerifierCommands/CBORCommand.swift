@@ -1,7 +1,7 @@
 import ArgumentParser
+import SwiftASN1
 import WalletCBOR
 import X509
-import SwiftASN1
 
 struct CBORCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,10 +14,10 @@ struct CBORCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a CBOR file in diagnostic notation, with tag-24 (embedded CBOR) items decoded in place.",
             discussion: """
-            FILE may hold binary CBOR, hex text or base64 text; the form is detected. Use it when a \
-            session transcript, a digest or a signature does not match, to see exactly what was received.
-            Note: the output shows every value, including personal data in identity responses.
-            """
+                FILE may hold binary CBOR, hex text or base64 text; the form is detected. Use it when a \
+                session transcript, a digest or a signature does not match, to see exactly what was received.
+                Note: the output shows every value, including personal data in identity responses.
+                """
         )
 
         @Argument(help: "The CBOR file (binary, hex or base64).")
@@ -62,9 +62,13 @@ struct CBORCommand: AsyncParsableCommand {
                 var found: [[ArraySlice<UInt8>]] = []
                 for entry in map.entries {
                     if case .unsignedInt(33) = entry.key.value {
-                        if let bytes = entry.value.bytesValue { found.append([bytes]); continue }
+                        if let bytes = entry.value.bytesValue {
+                            found.append([bytes])
+                            continue
+                        }
                         if case .array(let items) = entry.value.value, !items.isEmpty, items.allSatisfy({ $0.bytesValue != nil }) {
-                            found.append(items.compactMap(\.bytesValue)); continue
+                            found.append(items.compactMap(\.bytesValue))
+                            continue
                         }
                     }
                     found += x5chains(in: entry.value, depth: depth + 1)

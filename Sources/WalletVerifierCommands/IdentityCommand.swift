@@ -2,10 +2,10 @@ import ArgumentParser
 import Foundation
 import MdocVerifier
 import VerificationCore
-import WalletCBOR
 import VerifierPresentation
-import WalletIdentity
+import WalletCBOR
 import WalletEncoding
+import WalletIdentity
 
 struct IdentityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,12 +22,12 @@ struct IdentityCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt an APPLE-HPKE-v1 envelope and verify the mdoc inside.",
             discussion: """
-            Checks the envelope, selects the key by pkRHash, checks infoHash against the session transcript \
-            built from --nonce, --merchant-id and --team-id, opens HPKE, then verifies the mdoc (issuer \
-            signature and chain, digests, validity, device signature). With --request, also checks the \
-            response against the request and prints the claims.
-            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
-            """
+                Checks the envelope, selects the key by pkRHash, checks infoHash against the session transcript \
+                built from --nonce, --merchant-id and --team-id, opens HPKE, then verifies the mdoc (issuer \
+                signature and chain, digests, validity, device signature). With --request, also checks the \
+                response against the request and prints the claims.
+                Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+                """
         )
 
         @Option(name: .long, help: "The encrypted response (binary CBOR, hex or base64).")
@@ -48,7 +48,11 @@ struct IdentityCommand: AsyncParsableCommand {
         @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory. Repeatable.")
         var trust: [String] = []
 
-        @Option(name: .long, help: "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable.")
+        @Option(
+            name: .long,
+            help:
+                "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable."
+        )
         var trustDoctype: [String] = []
 
         @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
@@ -70,7 +74,9 @@ struct IdentityCommand: AsyncParsableCommand {
 
         func validate() throws {
             if merchantKey.isEmpty { throw ValidationError("at least one --merchant-key FILE is required") }
-            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required") }
+            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil {
+                throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required")
+            }
             guard let bytes = Hex.decode(nonce), !bytes.isEmpty else { throw ValidationError("--nonce must be hex") }
         }
 
@@ -84,10 +90,13 @@ struct IdentityCommand: AsyncParsableCommand {
             let prepared = try await trustLists.prepare(store: &store, at: time)
             let descriptor = try request.map(CommandSupport.descriptor)
             let data = try InputFiles.readCBORFile(envelope).bytes
-            let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: merchantId, teamID: teamId, trustStore: store,
-                                                 policy: policy == .developer ? .developer : .production, revocation: prepared.revocation)
-            let result = await CommandSupport.extendIdentity(await verifier.verify(encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, context: .at(time), requireUnexpired: requireUnexpired),
-                                                             policy: policy == .developer ? .developer : .production, at: time, prepared: prepared)
+            let verifier = AppleIdentityVerifier(
+                keyRing: ring, merchantID: merchantId, teamID: teamId, trustStore: store,
+                policy: policy == .developer ? .developer : .production, revocation: prepared.revocation)
+            let result = await CommandSupport.extendIdentity(
+                await verifier.verify(
+                    encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, context: .at(time), requireUnexpired: requireUnexpired),
+                policy: policy == .developer ? .developer : .production, at: time, prepared: prepared)
             CommandSupport.print(identity: result, format: format)
             throw CommandExit(code: result.report.verdict.exitCode)
         }
@@ -113,11 +122,14 @@ extension CommandSupport {
         if format == .text, accepted, let claims = result.claims {
             CLIOutput.current.out("\nclaims")
             for claim in claims.claims {
-                let values = claim.values.map { "\(TerminalText.escape($0.source))=\(TerminalText.escape(textValue($0.value)))" }.joined(separator: ", ")
+                let values = claim.values.map { "\(TerminalText.escape($0.source))=\(TerminalText.escape(textValue($0.value)))" }.joined(
+                    separator: ", ")
                 CLIOutput.current.out("  \(claim.element.rawValue): \(values.isEmpty ? "(not returned)" : values) [intent: \(claim.intentToStore)]")
             }
             if let age = claims.ageAtLeast {
-                CLIOutput.current.out("  age(atLeast: \(age.atLeast)): \(age.value.map { String($0) } ?? "undecided") (from \(age.source)) [intent: \(age.intentToStore)]")
+                CLIOutput.current.out(
+                    "  age(atLeast: \(age.atLeast)): \(age.value.map { String($0) } ?? "undecided") (from \(age.source)) [intent: \(age.intentToStore)]"
+                )
             }
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import WalletCBOR
-import WalletJSON
 import WalletEncoding
+import WalletJSON
 
 /// Reading the files people pass: binary, hex text or base64 text, detected automatically.
 public enum InputFiles {

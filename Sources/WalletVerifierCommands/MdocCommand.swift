@@ -21,11 +21,11 @@ struct MdocCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify a DeviceResponse against a session transcript and trusted IACA roots.",
             discussion: """
-            Checks the issuer signature, the chain to a trusted IACA, the Annex B certificate profile, the \
-            issuing country, the value digests, the docType, the validity window and the device signature \
-            or MAC. Files may be binary CBOR, hex text or base64 text.
-            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
-            """
+                Checks the issuer signature, the chain to a trusted IACA, the Annex B certificate profile, the \
+                issuing country, the value digests, the docType, the validity window and the device signature \
+                or MAC. Files may be binary CBOR, hex text or base64 text.
+                Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+                """
         )
 
         @Option(name: .long, help: "The DeviceResponse (binary CBOR, hex or base64).")
@@ -40,7 +40,11 @@ struct MdocCommand: AsyncParsableCommand {
         @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory of them. Repeatable.")
         var trust: [String] = []
 
-        @Option(name: .long, help: "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable.")
+        @Option(
+            name: .long,
+            help:
+                "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable."
+        )
         var trustDoctype: [String] = []
 
         @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
@@ -55,7 +59,9 @@ struct MdocCommand: AsyncParsableCommand {
         @OptionGroup var trustLists: TrustListOptions
 
         func validate() throws {
-            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required") }
+            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil {
+                throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required")
+            }
             if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
         }
 
@@ -74,8 +80,9 @@ struct MdocCommand: AsyncParsableCommand {
             var policy = MdocVerificationPolicy.iso18013Strict
             policy.clockSkew = .seconds(clockSkew)
             let prepared = try await trustLists.prepare(store: &store, at: time)
-            let result = await CommandSupport.verifyMdoc(response: responseBytes, transcript: transcript, readerKey: reader, store: store,
-                                                         policy: policy, at: time, prepared: prepared)
+            let result = await CommandSupport.verifyMdoc(
+                response: responseBytes, transcript: transcript, readerKey: reader, store: store,
+                policy: policy, at: time, prepared: prepared)
             CommandSupport.print(result: result, format: format)
             throw CommandExit(code: result.report.verdict.exitCode)
         }

@@ -10,15 +10,15 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the HTTP verification service (embedded SQLite store by default).",
         discussion: """
-        Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
-        _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
-        _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS, _VICALS, _VICAL_TRUST; lists \
-        comma-separated) or a JSON \
-        config file (--config); flags win over the environment, the environment over the file. Without keys, \
-        it starts with a generated development identity key and says so. SIGHUP re-reads the trust roots, \
-        revocation-list files and every key (and the config file) without a restart; a configuration that \
-        does not load is refused as a whole and the running one stays.
-        """
+            Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
+            _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
+            _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS, _VICALS, _VICAL_TRUST; lists \
+            comma-separated) or a JSON \
+            config file (--config); flags win over the environment, the environment over the file. Without keys, \
+            it starts with a generated development identity key and says so. SIGHUP re-reads the trust roots, \
+            revocation-list files and every key (and the config file) without a restart; a configuration that \
+            does not load is refused as a whole and the running one stays.
+            """
     )
 
     @Option(name: .long, help: "A JSON config file.") var config: String?
@@ -28,44 +28,90 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "sqlite (default), postgres or memory.") var store: String?
     @Option(name: .long, help: "PostgreSQL URL for --store postgres.") var postgresUrl: String?
     @Option(name: .long, help: "PEM P-256 private key of the identity encryption certificate. Repeatable.") var identityKey: [String] = []
-    @Option(name: .long, help: "Merchant identifier of the identity requests. Repeatable, paired in order with --team-id; the first is the default.") var merchantId: [String] = []
+    @Option(name: .long, help: "Merchant identifier of the identity requests. Repeatable, paired in order with --team-id; the first is the default.")
+    var merchantId: [String] = []
     @Option(name: .long, help: "Team identifier of the app. Repeatable, paired with --merchant-id.") var teamId: [String] = []
     @Option(name: .long, help: "Trusted IACA root (file or directory). Repeatable.") var trust: [String] = []
-    @Option(name: .long, help: "DOCTYPE[|DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes. Repeatable.") var trustDoctype: [String] = []
-    @Option(name: .long, help: "An origin web requests may be made from, e.g. https://shop.example. Repeatable; without one the web endpoints answer 503.") var webOrigin: [String] = []
-    @Option(name: .long, help: "Serve the operators' web page on its own listener, [ADDR:]PORT (loopback by default). Off unless given.") var uiListen: String?
-    @Option(name: .long, help: "The web page's token (a file of at least 16 characters); without it a token is generated and logged once.") var uiTokenFile: String?
+    @Option(name: .long, help: "DOCTYPE[|DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes. Repeatable.") var trustDoctype: [String] =
+        []
+    @Option(
+        name: .long, help: "An origin web requests may be made from, e.g. https://shop.example. Repeatable; without one the web endpoints answer 503."
+    ) var webOrigin: [String] = []
+    @Option(name: .long, help: "Serve the operators' web page on its own listener, [ADDR:]PORT (loopback by default). Off unless given.")
+    var uiListen: String?
+    @Option(name: .long, help: "The web page's token (a file of at least 16 characters); without it a token is generated and logged once.")
+    var uiTokenFile: String?
     @Option(name: .long, help: "A file holding a bearer token every /v1 request must carry (Authorization: Bearer).") var apiTokenFile: String?
     @Option(name: .long, help: "Sign every web request (reader authentication) with this P-256 or P-384 key (PEM or JWK).") var readerKey: String?
-    @Option(name: .long, help: "The reader certificate of --reader-key, then its intermediates. Repeatable; leaf first.") var readerCert: [String] = []
-    @Flag(name: .long, help: "One readerAuthAll signature per web request (DeviceRequest 1.1) instead of readerAuth per DocRequest.") var readerAuthAll = false
+    @Option(name: .long, help: "The reader certificate of --reader-key, then its intermediates. Repeatable; leaf first.") var readerCert: [String] =
+        []
+    @Flag(name: .long, help: "One readerAuthAll signature per web request (DeviceRequest 1.1) instead of readerAuth per DocRequest.")
+    var readerAuthAll = false
     @Option(name: .long, help: "Request creations per minute per client address (default 600; 0: no limit).") var requestRate: Int?
     @Option(name: .long, help: "Outstanding request sessions allowed in the store (default 100000).") var maxOutstandingRequests: Int?
     @Option(name: .long, help: "Seconds a submission with an Idempotency-Key may be retried with it (default 600).") var idempotencyWindow: Int?
-    @Option(name: .long, help: "Verifications running at once (default 16 per core); more wait up to 10 s for a slot.") var maxConcurrentVerifications: Int?
-    @Option(name: .long, help: "P-256 recipient key of web responses (PEM or JWK). Repeatable: the first is used for new requests, the others still open responses to earlier ones.") var webKey: [String] = []
+    @Option(name: .long, help: "Verifications running at once (default 16 per core); more wait up to 10 s for a slot.")
+    var maxConcurrentVerifications: Int?
+    @Option(
+        name: .long,
+        help:
+            "P-256 recipient key of web responses (PEM or JWK). Repeatable: the first is used for new requests, the others still open responses to earlier ones."
+    ) var webKey: [String] = []
     @Option(name: .long, help: "Apple Pay payment-processing certificate. Repeatable, paired with --applepay-key.") var applepayCert: [String] = []
     @Option(name: .long, help: "Apple Pay merchant private key. Repeatable.") var applepayKey: [String] = []
     @Option(name: .long, help: "Apple Pay root other than Apple Root CA - G3 (tests only).") var applepayRoot: String?
     @Option(name: .long, help: "Apple Pay signing-time window in seconds (default 300).") var maxAge: Int?
     @Option(name: .long, help: "Allowed clock skew in seconds (default 60).") var clockSkew: Int?
-    @Option(name: .long, help: "MSO revocation lists: required (default: a list that cannot be obtained or trusted makes the answer 503), best-effort (a warning) or off.") var revocation: String?
-    @Option(name: .long, help: "A revocation list file, used for its sub claim before any fetch (offline deployments). Repeatable.") var revocationList: [String] = []
-    @Option(name: .long, help: "A VICAL (file, or https URL re-fetched daily and at its nextUpdate): once verified, its IACA roots are trusted for their docTypes. Repeatable, paired with --vical-trust.") var vical: [String] = []
-    @Option(name: .long, help: "The anchor (PEM or DER) the VICAL signer of the --vical at the same position must chain to. Repeatable.") var vicalTrust: [String] = []
+    @Option(
+        name: .long,
+        help:
+            "MSO revocation lists: required (default: a list that cannot be obtained or trusted makes the answer 503), best-effort (a warning) or off."
+    ) var revocation: String?
+    @Option(name: .long, help: "A revocation list file, used for its sub claim before any fetch (offline deployments). Repeatable.")
+    var revocationList: [String] = []
+    @Option(
+        name: .long,
+        help:
+            "A VICAL (file, or https URL re-fetched daily and at its nextUpdate): once verified, its IACA roots are trusted for their docTypes. Repeatable, paired with --vical-trust."
+    ) var vical: [String] = []
+    @Option(name: .long, help: "The anchor (PEM or DER) the VICAL signer of the --vical at the same position must chain to. Repeatable.")
+    var vicalTrust: [String] = []
 
     func run() async throws {
         var flags: ServerSettings.Source = [:]
         func set(_ key: String, _ value: String?) { if let value { flags[key] = [value] } }
         func set(_ key: String, _ values: [String]) { if !values.isEmpty { flags[key] = values } }
-        set("host", host); set("port", port.map(String.init)); set("dataDir", dataDir); set("store", store)
-        set("postgresUrl", postgresUrl); set("identityKeys", identityKey); set("merchantId", merchantId); set("teamId", teamId)
-        set("trust", trust); set("trustDocTypes", trustDoctype); set("webOrigins", webOrigin); set("webKeys", webKey); set("uiListen", uiListen); set("uiTokenFile", uiTokenFile); set("apiTokenFile", apiTokenFile);
-        set("readerKey", readerKey); set("readerCerts", readerCert); if readerAuthAll { set("readerAuthAll", "true") }
-        set("requestRate", requestRate.map(String.init)); set("idempotencyWindow", idempotencyWindow.map(String.init)); set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))
-        set("maxConcurrentVerifications", maxConcurrentVerifications.map(String.init)); set("applepayCerts", applepayCert); set("applepayKeys", applepayKey); set("applepayRoot", applepayRoot)
-        set("maxAge", maxAge.map(String.init)); set("clockSkew", clockSkew.map(String.init))
-        set("revocation", revocation); set("revocationLists", revocationList); set("vicals", vical); set("vicalTrust", vicalTrust)
+        set("host", host)
+        set("port", port.map(String.init))
+        set("dataDir", dataDir)
+        set("store", store)
+        set("postgresUrl", postgresUrl)
+        set("identityKeys", identityKey)
+        set("merchantId", merchantId)
+        set("teamId", teamId)
+        set("trust", trust)
+        set("trustDocTypes", trustDoctype)
+        set("webOrigins", webOrigin)
+        set("webKeys", webKey)
+        set("uiListen", uiListen)
+        set("uiTokenFile", uiTokenFile)
+        set("apiTokenFile", apiTokenFile)
+        set("readerKey", readerKey)
+        set("readerCerts", readerCert)
+        if readerAuthAll { set("readerAuthAll", "true") }
+        set("requestRate", requestRate.map(String.init))
+        set("idempotencyWindow", idempotencyWindow.map(String.init))
+        set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))
+        set("maxConcurrentVerifications", maxConcurrentVerifications.map(String.init))
+        set("applepayCerts", applepayCert)
+        set("applepayKeys", applepayKey)
+        set("applepayRoot", applepayRoot)
+        set("maxAge", maxAge.map(String.init))
+        set("clockSkew", clockSkew.map(String.init))
+        set("revocation", revocation)
+        set("revocationLists", revocationList)
+        set("vicals", vical)
+        set("vicalTrust", vicalTrust)
         let settings: ServerSettings
         do {
             settings = try ServerSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
@@ -76,7 +122,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuredLogger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let logger = configuredLogger
         if !EventLoopExecutor.isInstalled {
-            logger.notice("request handlers run on Swift's thread pool, not on the HTTP server's event loops (WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off, or not available here)")
+            logger.notice(
+                "request handlers run on Swift's thread pool, not on the HTTP server's event loops (WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off, or not available here)"
+            )
         }
         let services: VerifierServices
         do {
@@ -99,11 +147,13 @@ struct ServeCommand: AsyncParsableCommand {
             if let listen = settings.uiListen {
                 let access: WebPageAccess
                 do { access = try WebPageAccess.load(tokenFile: settings.uiTokenFile) } catch { throw CLIInputError("cannot start: \(error)") }
-                let page = VerifierApplication.buildWebPage(live: live, access: access, host: listen.host, port: listen.port, logger: logger) { channel in
+                let page = VerifierApplication.buildWebPage(live: live, access: access, host: listen.host, port: listen.port, logger: logger) {
+                    channel in
                     let port = channel.localAddress?.port ?? listen.port
                     // The one place the page token is logged: once, when it was generated here.
                     if access.generated {
-                        logger.notice("web page on \(access.signInURL(host: listen.host, port: port)) (open once; the token was generated for this run)")
+                        logger.notice(
+                            "web page on \(access.signInURL(host: listen.host, port: port)) (open once; the token was generated for this run)")
                     } else {
                         logger.notice("web page on http://\(listen.host):\(port)/ (open /?token=… with the token of --ui-token-file)")
                     }

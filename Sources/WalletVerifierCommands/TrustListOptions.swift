@@ -2,22 +2,28 @@ import ArgumentParser
 import Crypto
 import Foundation
 import Mdoc
-import MdocVerifier
 import MdocRevocationHTTP
+import MdocVerifier
 import VerificationCore
-import X509
 import WalletIdentity
+import X509
 
 /// `[--revocation-list FILE ...] [--fetch-revocation] [--vical FILE --vical-trust FILE]`, shared by
 /// `mdoc verify`, `identity verify` and `web verify`.
 struct TrustListOptions: ParsableArguments {
-    @Option(name: .long, help: "A revocation list (a CWT identifier list or status list), matched to the MSO status uri by its sub claim. Repeatable.")
+    @Option(
+        name: .long, help: "A revocation list (a CWT identifier list or status list), matched to the MSO status uri by its sub claim. Repeatable.")
     var revocationList: [String] = []
 
-    @Flag(name: .long, help: "Fetch the revocation list from the MSO status uri (https, or http to a loopback address); a fetched list is cached for at most its ttl, its exp and one day.")
+    @Flag(
+        name: .long,
+        help:
+            "Fetch the revocation list from the MSO status uri (https, or http to a loopback address); a fetched list is cached for at most its ttl, its exp and one day."
+    )
     var fetchRevocation = false
 
-    @Option(name: .long, help: "A VICAL (ISO/IEC 18013-5 Annex C, e.g. AAMVA's): once verified, its IACA certificates are trusted for their docTypes.")
+    @Option(
+        name: .long, help: "A VICAL (ISO/IEC 18013-5 Annex C, e.g. AAMVA's): once verified, its IACA certificates are trusted for their docTypes.")
     var vical: String?
 
     @Option(name: .long, help: "The trust anchor of the VICAL signer (PEM or DER), required with --vical.")
@@ -75,18 +81,25 @@ struct TrustListOptions: ParsableArguments {
 extension CommandSupport {
     /// mdoc verification with the trust-list options: VICAL checks first, then the mdoc checks,
     /// the photo ID checks for photo ID documents, and revocation.
-    static func verifyMdoc(response bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?,
-                           store: IACATrustStore, policy: MdocVerificationPolicy, at time: Date, prepared: TrustListOptions.Prepared) async -> MdocVerificationResult {
+    static func verifyMdoc(
+        response bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?,
+        store: IACATrustStore, policy: MdocVerificationPolicy, at time: Date, prepared: TrustListOptions.Prepared
+    ) async -> MdocVerificationResult {
         await MdocFlowVerifier(mdocVerifier: MdocVerifier(trustStore: store, policy: policy), revocation: prepared.revocation)
-            .verify(deviceResponse: bytes, transcript: transcript, readerKey: readerKey, context: .at(time), prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+            .verify(
+                deviceResponse: bytes, transcript: transcript, readerKey: readerKey, context: .at(time), prefix: prepared.vicalChecks,
+                prefixWarnings: prepared.vicalWarnings)
     }
 
     /// An in-app identity result with the VICAL checks put first (the verifier itself ran the
     /// photo ID and revocation checks, with the revocation source of the options).
-    static func extendIdentity(_ result: IdentityVerificationResult, policy: IdentityPolicy, at time: Date, prepared: TrustListOptions.Prepared) async -> IdentityVerificationResult {
+    static func extendIdentity(_ result: IdentityVerificationResult, policy: IdentityPolicy, at time: Date, prepared: TrustListOptions.Prepared) async
+        -> IdentityVerificationResult
+    {
         guard !prepared.vicalChecks.isEmpty || !prepared.vicalWarnings.isEmpty else { return result }
-        let runner = CheckRunner.resuming(result.report, policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew),
-                                          prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+        let runner = CheckRunner.resuming(
+            result.report, policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew),
+            prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
         return result.replacingReport(runner.report(flow: result.report.flow))
     }
 }

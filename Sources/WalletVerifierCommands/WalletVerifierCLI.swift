@@ -1,7 +1,7 @@
 import ArgumentParser
-@_exported import VerifierPresentation
 import Foundation
 import VerificationCore
+@_exported import VerifierPresentation
 import VerifierPresentation
 import VerifierServer
 
@@ -15,8 +15,8 @@ public struct WalletVerifierCommand: AsyncParsableCommand {
         commandName: "wallet-verifier",
         abstract: "Verify what Apple Wallet hands over: identity responses (ISO 18013-5 mdoc) and Apple Pay payment tokens.",
         discussion: """
-        Exit codes of verify commands: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
-        """,
+            Exit codes of verify commands: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+            """,
         subcommands: CommandRegistry.subcommands
     )
 

@@ -4,14 +4,15 @@ import Foundation
 import MdocVerifier
 import VerificationCore
 import WalletCBOR
+import WalletEncoding
 import WebIdentity
 import X509
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import WalletEncoding
 
 /// Verify with Wallet on the Web: ISO/IEC 18013-7 Annex C (`org-iso-mdoc` over the W3C Digital
 /// Credentials API).
@@ -30,18 +31,20 @@ struct WebCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a request: print the argument for navigator.credentials.get and write the session file.",
             discussion: """
-            Builds the DeviceRequest (docType, elements with intent to retain) and the EncryptionInfo \
-            ["dcapi", {nonce, recipientPublicKey}] with a fresh 32-byte nonce. Prints the JSON a page passes to \
-            navigator.credentials.get; writes to --out what `web verify --session` needs (the encryption info, \
-            origin, requested elements, the recipient key's path and fingerprint — not the key itself). A session \
-            verifies one response.
-            """
+                Builds the DeviceRequest (docType, elements with intent to retain) and the EncryptionInfo \
+                ["dcapi", {nonce, recipientPublicKey}] with a fresh 32-byte nonce. Prints the JSON a page passes to \
+                navigator.credentials.get; writes to --out what `web verify --session` needs (the encryption info, \
+                origin, requested elements, the recipient key's path and fingerprint — not the key itself). A session \
+                verifies one response.
+                """
         )
 
         @Option(name: .customLong("doctype"), help: "The docType, e.g. org.iso.23220.photoid.1 or org.iso.18013.5.1.mDL.")
         var docType: String
 
-        @Option(name: .customLong("element"), help: "NAMESPACE/IDENTIFIER[:retain], e.g. org.iso.23220.1/given_name_unicode or org.iso.23220.1/document_number:retain. Repeatable.")
+        @Option(
+            name: .customLong("element"),
+            help: "NAMESPACE/IDENTIFIER[:retain], e.g. org.iso.23220.1/given_name_unicode or org.iso.23220.1/document_number:retain. Repeatable.")
         var elements: [String] = []
 
         @Option(name: .long, help: "The website's origin, e.g. https://shop.example (as the browser reports it).")
@@ -62,7 +65,11 @@ struct WebCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The reader certificate of --reader-key, then its intermediates (PEM or DER). Repeatable; leaf first.")
         var readerCert: [String] = []
 
-        @Flag(name: .long, help: "One readerAuthAll signature for the whole request (DeviceRequest 1.1, ISO/IEC 18013-5 second edition) instead of readerAuth per DocRequest (1.0).")
+        @Flag(
+            name: .long,
+            help:
+                "One readerAuthAll signature for the whole request (DeviceRequest 1.1, ISO/IEC 18013-5 second edition) instead of readerAuth per DocRequest (1.0)."
+        )
         var readerAuthAll = false
 
         func validate() throws {
@@ -93,21 +100,25 @@ struct WebCommand: AsyncParsableCommand {
             if let signer {
                 // A certificate outside the reader profile is said, not silently used: wallets may refuse it.
                 for problem in signer.profileViolations(at: Date()) {
-                    CLIOutput.current.err("warning: the reader certificate \(signer.leaf.subject) breaks the ISO/IEC 18013-5 Annex B reader-authentication profile: \(problem)")
+                    CLIOutput.current.err(
+                        "warning: the reader certificate \(signer.leaf.subject) breaks the ISO/IEC 18013-5 Annex B reader-authentication profile: \(problem)"
+                    )
                 }
             }
             let presentation: WebPresentationRequest
             do {
-                presentation = try WebPresentationRequest(request: request, origin: try WebOrigin.parse(origin), nonce: nonce, recipientPublicKey: key.publicKey,
-                                                          readerAuth: signer, readerAuthAll: readerAuthAll)
+                presentation = try WebPresentationRequest(
+                    request: request, origin: try WebOrigin.parse(origin), nonce: nonce, recipientPublicKey: key.publicKey,
+                    readerAuth: signer, readerAuthAll: readerAuthAll)
             } catch {
                 throw CLIInputError("the request could not be built: \(error)")
             }
             let now = Date()
-            let session = WebSessionFile(version: 1, origin: presentation.origin, encryptionInfo: presentation.encryptionInfo.base64URL,
-                                         deviceRequest: Base64.encodeURL(presentation.deviceRequest), request: request,
-                                         recipientKey: keyPath, recipientKeyThumbprint: WebRecipientKey.thumbprint(key.publicKey),
-                                         createdAt: RFC3339.format(now), expiresAt: RFC3339.format(now.addingTimeInterval(Double(lifetime))))
+            let session = WebSessionFile(
+                version: 1, origin: presentation.origin, encryptionInfo: presentation.encryptionInfo.base64URL,
+                deviceRequest: Base64.encodeURL(presentation.deviceRequest), request: request,
+                recipientKey: keyPath, recipientKeyThumbprint: WebRecipientKey.thumbprint(key.publicKey),
+                createdAt: RFC3339.format(now), expiresAt: RFC3339.format(now.addingTimeInterval(Double(lifetime))))
             try session.write(to: out)
             CLIOutput.current.out(presentation.navigatorCredentialsGetArgument)
         }
@@ -117,12 +128,12 @@ struct WebCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt and verify the response a page received from navigator.credentials.get.",
             discussion: """
-            Either --session SESSION_FILE (from `web request`; a session verifies one response), or \
-            --encryption-info B64URL --origin URL --recipient-key FILE for a request made elsewhere. \
-            The response file may be the credential JSON {"protocol": "org-iso-mdoc", "data": {"response": ...}}, \
-            the base64url text, or the binary CBOR ["dcapi", {enc, cipherText}].
-            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
-            """
+                Either --session SESSION_FILE (from `web request`; a session verifies one response), or \
+                --encryption-info B64URL --origin URL --recipient-key FILE for a request made elsewhere. \
+                The response file may be the credential JSON {"protocol": "org-iso-mdoc", "data": {"response": ...}}, \
+                the base64url text, or the binary CBOR ["dcapi", {enc, cipherText}].
+                Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+                """
         )
 
         @Option(name: .long, help: "The response: credential JSON, base64url text, or binary CBOR.")
@@ -143,7 +154,11 @@ struct WebCommand: AsyncParsableCommand {
         @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory. Repeatable.")
         var trust: [String] = []
 
-        @Option(name: .long, help: "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable.")
+        @Option(
+            name: .long,
+            help:
+                "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable."
+        )
         var trustDoctype: [String] = []
 
         @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
@@ -161,7 +176,9 @@ struct WebCommand: AsyncParsableCommand {
         @OptionGroup var trustLists: TrustListOptions
 
         func validate() throws {
-            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil { throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required") }
+            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil {
+                throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required")
+            }
             if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
             if session != nil {
                 if encryptionInfo != nil || origin != nil {
@@ -190,17 +207,20 @@ struct WebCommand: AsyncParsableCommand {
                     throw CLIInputError("the recipient key is not the one the session was created with")
                 }
                 let nonceOutcome = file.consume(sessionPath: session, at: time)
-                result = await verifier.verify(response: responseBytes, encryptionInfo: file.encryptionInfo, origin: file.origin, recipientKey: key,
-                                               request: file.request, context: .at(time), nonceOutcome: nonceOutcome,
-                                               prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+                result = await verifier.verify(
+                    response: responseBytes, encryptionInfo: file.encryptionInfo, origin: file.origin, recipientKey: key,
+                    request: file.request, context: .at(time), nonceOutcome: nonceOutcome,
+                    prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
             } else if let encryptionInfo, let origin, let recipientKey {
                 let key = try CommandSupport.webRecipientKey(recipientKey)
-                result = await verifier.verify(response: responseBytes, encryptionInfo: try CommandSupport.encryptionInfoText(encryptionInfo), origin: origin,
-                                               recipientKey: key, context: .at(time), prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+                result = await verifier.verify(
+                    response: responseBytes, encryptionInfo: try CommandSupport.encryptionInfoText(encryptionInfo), origin: origin,
+                    recipientKey: key, context: .at(time), prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
             } else {
                 throw CLIInputError("give --session SESSION_FILE, or --encryption-info B64URL --origin URL --recipient-key FILE")
             }
-            CommandSupport.print(result: MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict), format: format)
+            CommandSupport.print(
+                result: MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict), format: format)
             throw CommandExit(code: result.report.verdict.exitCode)
         }
     }

@@ -8,9 +8,9 @@ import VerificationCore
 import VerifierPresentation
 import WalletCBOR
 import WalletCOSE
+import WalletEncoding
 import WebIdentity
 import X509
-import WalletEncoding
 
 extension WebCommand {
     /// The wallet's side of reader authentication, for integrators who test their own requests.
@@ -19,15 +19,15 @@ extension WebCommand {
             commandName: "verify-request",
             abstract: "Verify the reader authentication (readerAuth / readerAuthAll) of a web request, as a wallet would.",
             discussion: """
-            Reads the argument a page passes to navigator.credentials.get (JSON with data.deviceRequest and \
-            data.encryptionInfo) or a DeviceRequest (binary, hex or base64; then --encryption-info is required), \
-            rebuilds the session transcript from the encryption info and --origin, verifies every reader signature \
-            over the bytes as received, validates the reader's chain to the --trust roots at --at, and checks the \
-            reader certificate's ISO/IEC 18013-5 Annex B profile. Checks: reader.request.structure, \
-            reader.request.items, reader.auth.signature, reader.auth.chain, reader.auth.profile. \
-            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input (every check is local, so 3, \
-            indeterminate, does not occur).
-            """
+                Reads the argument a page passes to navigator.credentials.get (JSON with data.deviceRequest and \
+                data.encryptionInfo) or a DeviceRequest (binary, hex or base64; then --encryption-info is required), \
+                rebuilds the session transcript from the encryption info and --origin, verifies every reader signature \
+                over the bytes as received, validates the reader's chain to the --trust roots at --at, and checks the \
+                reader certificate's ISO/IEC 18013-5 Annex B profile. Checks: reader.request.structure, \
+                reader.request.items, reader.auth.signature, reader.auth.chain, reader.auth.profile. \
+                Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input (every check is local, so 3, \
+                indeterminate, does not occur).
+                """
         )
 
         @Option(name: .long, help: "The navigator.credentials.get argument (JSON) or a DeviceRequest (binary, hex or base64).")
@@ -62,7 +62,8 @@ extension WebCommand {
                 deviceRequest = InputFiles.cborBytes(fromFileContents: raw).bytes
             }
             guard let infoText else {
-                throw CLIInputError("--encryption-info is required when --request is a DeviceRequest rather than the navigator.credentials.get argument")
+                throw CLIInputError(
+                    "--encryption-info is required when --request is a DeviceRequest rather than the navigator.credentials.get argument")
             }
             do { _ = try DCAPIEncryptionInfo(base64URL: infoText) } catch { throw CLIInputError("--encryption-info: \(error)") }
             var roots: [Certificate] = []
@@ -84,7 +85,8 @@ extension WebCommand {
             }
             var data = object
             if let digital = object["digital"] as? [String: Any], let requests = digital["requests"] as? [[String: Any]] {
-                guard let mdoc = requests.first(where: { ($0["protocol"] as? String) == "org-iso-mdoc" }), let inner = mdoc["data"] as? [String: Any] else {
+                guard let mdoc = requests.first(where: { ($0["protocol"] as? String) == "org-iso-mdoc" }), let inner = mdoc["data"] as? [String: Any]
+                else {
                     throw CLIInputError("--request \(name) holds no org-iso-mdoc request")
                 }
                 data = inner

@@ -6,8 +6,8 @@ import SwiftASN1
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
-@_spi(FixedExpiryValidationTime) import X509
 import WalletEncoding
+@_spi(FixedExpiryValidationTime) import X509
 
 /// A DeviceRequest as received: each DocRequest's ItemsRequestBytes (the tag-24 item) and readerAuth,
 /// and the request-wide readerAuthAll and deviceRequestInfo.
@@ -67,12 +67,15 @@ public struct ReceivedDeviceRequest: Sendable {
                     problem = error.message.isEmpty ? error.code.rawValue : error.message
                 }
                 let readerAuth = try entry["readerAuth"].map { node throws(COSEError) in try COSESign1(cbor: node) }
-                parsed.append(DocRequest(itemsRequestBytes: items.encodedBytes, docType: docType, itemsRequestProblem: problem, readerAuth: readerAuth))
+                parsed.append(
+                    DocRequest(itemsRequestBytes: items.encodedBytes, docType: docType, itemsRequestProblem: problem, readerAuth: readerAuth))
             }
             docRequests = parsed
             if let all = map["readerAuthAll"] {
                 let signatures = try all.array("readerAuthAll")
-                guard signatures.count <= Self.maxEntries else { throw ReaderAuthError("readerAuthAll holds \(signatures.count) signatures; at most \(Self.maxEntries) are read") }
+                guard signatures.count <= Self.maxEntries else {
+                    throw ReaderAuthError("readerAuthAll holds \(signatures.count) signatures; at most \(Self.maxEntries) are read")
+                }
                 readerAuthAll = try signatures.map { node throws(COSEError) in try COSESign1(cbor: node) }
             } else {
                 readerAuthAll = []
@@ -117,22 +120,34 @@ public struct ReaderAuthVerifier: Sendable {
         var request: ReceivedDeviceRequest?
         runner.run(.readerRequestStructure) {
             let decoded: ReceivedDeviceRequest
-            do { decoded = try ReceivedDeviceRequest(cborBytes: bytes) } catch { return .failed(.malformedInput, "The DeviceRequest could not be read: \(error).") }
+            do { decoded = try ReceivedDeviceRequest(cborBytes: bytes) } catch {
+                return .failed(.malformedInput, "The DeviceRequest could not be read: \(error).")
+            }
             let unsigned = decoded.docRequests.enumerated().filter { $0.element.readerAuth == nil }.map(\.offset)
             if decoded.readerAuthAll.isEmpty && !unsigned.isEmpty {
-                return .failed(.readerAuthMissing, "DocRequest \(unsigned.map(String.init).joined(separator: ", ")) carries no readerAuth and the request has no readerAuthAll: the reader is not authenticated.")
+                return .failed(
+                    .readerAuthMissing,
+                    "DocRequest \(unsigned.map(String.init).joined(separator: ", ")) carries no readerAuth and the request has no readerAuthAll: the reader is not authenticated."
+                )
             }
             // readerAuthAll and deviceRequestInfo are DeviceRequest 1.1 (second edition); a 1.0 reader
             // would ignore them, so a 1.0 request carrying them is refused rather than half-read.
             let parts = decoded.version.split(separator: ".", omittingEmptySubsequences: false)
             guard parts.count == 2, parts[0] == "1", let minor = Int(parts[1]), parts[1].allSatisfy(\.isASCII) else {
-                return .failed(.unsupportedRequestVersion, "The DeviceRequest version is \"\(decoded.version.prefix(16))\"; versions 1.x are read (1.0, or 1.1 for readerAuthAll).")
+                return .failed(
+                    .unsupportedRequestVersion,
+                    "The DeviceRequest version is \"\(decoded.version.prefix(16))\"; versions 1.x are read (1.0, or 1.1 for readerAuthAll).")
             }
             if minor < 1 && (!decoded.readerAuthAll.isEmpty || decoded.deviceRequestInfoBytes != nil) {
-                return .failed(.unsupportedRequestVersion, "The DeviceRequest says version \(decoded.version) but carries \(decoded.readerAuthAll.isEmpty ? "deviceRequestInfo" : "readerAuthAll"), which needs version 1.1 (ISO/IEC 18013-5 second edition); a first-edition wallet ignores it. Send version 1.1.")
+                return .failed(
+                    .unsupportedRequestVersion,
+                    "The DeviceRequest says version \(decoded.version) but carries \(decoded.readerAuthAll.isEmpty ? "deviceRequestInfo" : "readerAuthAll"), which needs version 1.1 (ISO/IEC 18013-5 second edition); a first-edition wallet ignores it. Send version 1.1."
+                )
             }
             request = decoded
-            let form = decoded.readerAuthAll.isEmpty ? "readerAuth on each of \(decoded.docRequests.count) DocRequest(s)" : "readerAuthAll (\(decoded.readerAuthAll.count) signature(s))"
+            let form =
+                decoded.readerAuthAll.isEmpty
+                ? "readerAuth on each of \(decoded.docRequests.count) DocRequest(s)" : "readerAuthAll (\(decoded.readerAuthAll.count) signature(s))"
             return .passed("DeviceRequest version \(decoded.version) with \(form).")
         }
         guard let request else {
@@ -146,16 +161,20 @@ public struct ReaderAuthVerifier: Sendable {
         for (index, docRequest) in request.docRequests.enumerated() {
             runner.run(.readerRequestItems, requires: [.readerRequestStructure], scope: "docRequest[\(index)]") {
                 if let problem = docRequest.itemsRequestProblem {
-                    return .failed(.malformedInput, "The ItemsRequest of DocRequest \(index) does not decode (\(problem)): a wallet cannot tell what is asked.")
+                    return .failed(
+                        .malformedInput, "The ItemsRequest of DocRequest \(index) does not decode (\(problem)): a wallet cannot tell what is asked.")
                 }
                 return .passed("The ItemsRequest asks for \(docRequest.docType ?? "?").", details: ["docType": docRequest.docType ?? ""])
             }
         }
 
         if !request.readerAuthAll.isEmpty {
-            let signed = ReaderAuthentication.allBytes(transcript: transcript, itemsRequestBytes: request.docRequests.map(\.itemsRequestBytes), deviceRequestInfoBytes: request.deviceRequestInfoBytes)
+            let signed = ReaderAuthentication.allBytes(
+                transcript: transcript, itemsRequestBytes: request.docRequests.map(\.itemsRequestBytes),
+                deviceRequestInfoBytes: request.deviceRequestInfoBytes)
             for (index, signature) in request.readerAuthAll.enumerated() {
-                await verify(signature, over: signed, structure: "ReaderAuthenticationAll", scope: "readerAuthAll[\(index)]", at: time, runner: &runner)
+                await verify(
+                    signature, over: signed, structure: "ReaderAuthenticationAll", scope: "readerAuthAll[\(index)]", at: time, runner: &runner)
             }
         } else {
             for (index, docRequest) in request.docRequests.enumerated() {
@@ -167,7 +186,9 @@ public struct ReaderAuthVerifier: Sendable {
         return runner.report(flow: "readerAuth")
     }
 
-    private func verify(_ signature: COSESign1, over signed: [UInt8], structure: String, scope: String, at time: Date, runner: inout CheckRunner) async {
+    private func verify(_ signature: COSESign1, over signed: [UInt8], structure: String, scope: String, at time: Date, runner: inout CheckRunner)
+        async
+    {
         var chain: [Certificate] = []
         runner.run(.readerAuthSignature, requires: [.readerRequestStructure], scope: scope) {
             let ders: [ArraySlice<UInt8>]
@@ -175,7 +196,10 @@ public struct ReaderAuthVerifier: Sendable {
                 return .failed(.missingCertificateChain, "The reader signature carries no usable x5chain: \(error.message).")
             } catch { return .failed(.missingCertificateChain, "The reader signature carries no usable x5chain.") }
             guard ders.count <= Self.maxChainLength else {
-                return .failed(.chainTooLong, "The x5chain holds \(ders.count) certificates; at most \(Self.maxChainLength) are read (a reader certificate and its intermediates).")
+                return .failed(
+                    .chainTooLong,
+                    "The x5chain holds \(ders.count) certificates; at most \(Self.maxChainLength) are read (a reader certificate and its intermediates)."
+                )
             }
             for (position, der) in ders.enumerated() {
                 guard let certificate = try? Certificate(derEncoded: Array(der)) else {
@@ -184,19 +208,34 @@ public struct ReaderAuthVerifier: Sendable {
                 chain.append(certificate)
             }
             let key: COSEPublicKey
-            if let k = P256.Signing.PublicKey(chain[0].publicKey) { key = .p256(k) }
-            else if let k = P384.Signing.PublicKey(chain[0].publicKey) { key = .p384(k) }
-            else { return .failed(.unsupportedReaderKey, "The reader certificate's key is neither P-256 nor P-384.") }
+            if let k = P256.Signing.PublicKey(chain[0].publicKey) {
+                key = .p256(k)
+            } else if let k = P384.Signing.PublicKey(chain[0].publicKey) {
+                key = .p384(k)
+            } else {
+                return .failed(.unsupportedReaderKey, "The reader certificate's key is neither P-256 nor P-384.")
+            }
             do {
                 let algorithm = try signature.algorithm
                 guard signature.payload == nil || signature.payload!.elementsEqual(signed) else {
-                    return .failed(.readerSignatureInvalid, "The reader signed an attached payload that is not the \(structure) of this request: the transcript (origin or encryption info) or the items request differ.")
+                    return .failed(
+                        .readerSignatureInvalid,
+                        "The reader signed an attached payload that is not the \(structure) of this request: the transcript (origin or encryption info) or the items request differ."
+                    )
                 }
                 guard try signature.isValidSignature(key: key, detachedPayload: signature.payload == nil ? signed : nil) else {
-                    let shape = structure == "ReaderAuthenticationAll" ? " (the four-element [\"ReaderAuthenticationAll\", SessionTranscript, [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])" : ""
-                    return .failed(.readerSignatureInvalid, "The reader signature (\(algorithm)) does not verify over \(structure)Bytes\(shape): the items request, the origin or the encryption info differ from what the reader signed.")
+                    let shape =
+                        structure == "ReaderAuthenticationAll"
+                        ? " (the four-element [\"ReaderAuthenticationAll\", SessionTranscript, [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])"
+                        : ""
+                    return .failed(
+                        .readerSignatureInvalid,
+                        "The reader signature (\(algorithm)) does not verify over \(structure)Bytes\(shape): the items request, the origin or the encryption info differ from what the reader signed."
+                    )
                 }
-                return .passed("The reader signature (\(algorithm)) by \(chain[0].subject) verifies over \(structure)Bytes as received.", details: ["reader": "\(chain[0].subject)"])
+                return .passed(
+                    "The reader signature (\(algorithm)) by \(chain[0].subject) verifies over \(structure)Bytes as received.",
+                    details: ["reader": "\(chain[0].subject)"])
             } catch let error as COSEError {
                 return .failed(ReasonCode(error.code.rawValue), "The reader signature cannot be verified: \(error.message).")
             } catch {
@@ -209,8 +248,10 @@ public struct ReaderAuthVerifier: Sendable {
                 return .failed(.noTrustAnchor, "No trusted reader root is configured; give the reader's root certificate (--trust).")
             }
             for (position, certificate) in chain.enumerated() where time < certificate.notValidBefore || time > certificate.notValidAfter {
-                return .failed(time < certificate.notValidBefore ? "certificateNotYetValid" : "certificateExpired",
-                               "Certificate \(position) of the x5chain (\(certificate.subject)) is not valid at \(RFC3339.format(time)) (valid from \(RFC3339.format(certificate.notValidBefore)) to \(RFC3339.format(certificate.notValidAfter))).")
+                return .failed(
+                    time < certificate.notValidBefore ? "certificateNotYetValid" : "certificateExpired",
+                    "Certificate \(position) of the x5chain (\(certificate.subject)) is not valid at \(RFC3339.format(time)) (valid from \(RFC3339.format(certificate.notValidBefore)) to \(RFC3339.format(certificate.notValidAfter)))."
+                )
             }
             if roots.contains(leaf) {
                 return .passed("The reader certificate \(leaf.subject) is itself trusted (pinned).", details: ["pinned": "true"])
@@ -221,19 +262,30 @@ public struct ReaderAuthVerifier: Sendable {
             }
             switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(chain.dropFirst())) {
             case .validCertificate(let path):
-                return .passed("The reader certificate chains to the trusted root \(path.last!.subject).", details: ["root": "\(path.last!.subject)", "chainLength": String(path.count)])
+                return .passed(
+                    "The reader certificate chains to the trusted root \(path.last!.subject).",
+                    details: ["root": "\(path.last!.subject)", "chainLength": String(path.count)])
             case .couldNotValidate(let failures):
                 let reasons = failures.map { $0.policyFailureReason.description }
-                return .failed(.untrustedReader, "The reader certificate \(leaf.subject) does not chain to a trusted reader root" + (reasons.isEmpty ? "." : " (\(reasons.joined(separator: "; "))).") + " Add the reader's root certificate (--trust) if you trust this reader.")
+                return .failed(
+                    .untrustedReader,
+                    "The reader certificate \(leaf.subject) does not chain to a trusted reader root"
+                        + (reasons.isEmpty ? "." : " (\(reasons.joined(separator: "; "))).")
+                        + " Add the reader's root certificate (--trust) if you trust this reader.")
             }
         }
         runner.run(.readerAuthProfile, requires: [.readerAuthSignature], scope: scope) {
             guard let leaf = chain.first else { return .failed(.malformedInput, "No certificate.") }
             let problems = ReaderCertificateProfile.violations(leaf, at: time)
             guard problems.isEmpty else {
-                return .failed(.readerProfileViolation, "The reader certificate \(leaf.subject) does not follow the reader-authentication profile of ISO/IEC 18013-5 Annex B: \(problems.joined(separator: "; ")).")
+                return .failed(
+                    .readerProfileViolation,
+                    "The reader certificate \(leaf.subject) does not follow the reader-authentication profile of ISO/IEC 18013-5 Annex B: \(problems.joined(separator: "; "))."
+                )
             }
-            return .passed("The reader certificate follows the ISO/IEC 18013-5 Annex B reader-authentication profile (EKU 1.0.18013.5.1.6, digitalSignature, not a CA).")
+            return .passed(
+                "The reader certificate follows the ISO/IEC 18013-5 Annex B reader-authentication profile (EKU 1.0.18013.5.1.6, digitalSignature, not a CA)."
+            )
         }
     }
 }

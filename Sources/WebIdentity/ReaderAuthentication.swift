@@ -6,8 +6,8 @@ import SwiftASN1
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
-import X509
 import WalletEncoding
+import X509
 
 /// ISO/IEC 18013-5 §9.1.4 mdoc reader authentication: what a reader signs so that a wallet knows who
 /// asks.
@@ -41,7 +41,9 @@ public enum ReaderAuthentication {
     }
 
     /// `#6.24(bstr .cbor ["ReaderAuthenticationAll", SessionTranscript, [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])`.
-    public static func allBytes(transcript: SessionTranscript, itemsRequestBytes: [ArraySlice<UInt8>], deviceRequestInfoBytes: ArraySlice<UInt8>?) -> [UInt8] {
+    public static func allBytes(transcript: SessionTranscript, itemsRequestBytes: [ArraySlice<UInt8>], deviceRequestInfoBytes: ArraySlice<UInt8>?)
+        -> [UInt8]
+    {
         let items = rawArray(itemsRequestBytes)
         let info = deviceRequestInfoBytes ?? CBORNode.null.encodedBytes
         return embed(rawArray([CBORNode.text("ReaderAuthenticationAll").encodedBytes, transcript.node.encodedBytes, items[...], info]))
@@ -90,7 +92,9 @@ public struct ReaderAuthSigner: Sendable {
         default: matches = false
         }
         guard matches else {
-            throw ReaderAuthError("the reader key does not match the public key of the first reader certificate (\(leaf.subject)); give the leaf certificate of this key first")
+            throw ReaderAuthError(
+                "the reader key does not match the public key of the first reader certificate (\(leaf.subject)); give the leaf certificate of this key first"
+            )
         }
         for (index, der) in chain.enumerated().dropFirst() where (try? Certificate(derEncoded: der)) == nil {
             throw ReaderAuthError("reader certificate \(index) does not parse as X.509")
@@ -102,7 +106,9 @@ public struct ReaderAuthSigner: Sendable {
 
     /// A signer from file contents: a P-256 or P-384 private key (PEM SEC1 or PKCS#8, or a private
     /// JWK) and certificate files (PEM, one or more blocks, or DER), leaf first.
-    public static func load(keyContents: [UInt8], keyName: String, certificateFiles: [(name: String, contents: [UInt8])]) throws(ReaderAuthError) -> ReaderAuthSigner {
+    public static func load(keyContents: [UInt8], keyName: String, certificateFiles: [(name: String, contents: [UInt8])]) throws(ReaderAuthError)
+        -> ReaderAuthSigner
+    {
         let key = try signingKey(contents: keyContents, name: keyName)
         var chain: [[UInt8]] = []
         for file in certificateFiles {
@@ -124,7 +130,8 @@ public struct ReaderAuthSigner: Sendable {
         let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("{") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                  object["kty"] as? String == "EC", let curve = object["crv"] as? String, let d = (object["d"] as? String).flatMap(Base64.decodeURL) else {
+                object["kty"] as? String == "EC", let curve = object["crv"] as? String, let d = (object["d"] as? String).flatMap(Base64.decodeURL)
+            else {
                 throw ReaderAuthError("\(name): not a private EC JWK (kty EC, crv, d)")
             }
             switch curve {
@@ -171,7 +178,9 @@ public enum ReaderCertificateProfile {
         var problems: [String] = []
         do {
             if let eku = try certificate.extensions.extendedKeyUsage {
-                if !eku.contains(ExtendedKeyUsage.Usage(oid: readerAuthEKU)) { problems.append("its extended key usage lacks 1.0.18013.5.1.6 (mdoc reader authentication)") }
+                if !eku.contains(ExtendedKeyUsage.Usage(oid: readerAuthEKU)) {
+                    problems.append("its extended key usage lacks 1.0.18013.5.1.6 (mdoc reader authentication)")
+                }
             } else {
                 problems.append("it has no extended key usage (1.0.18013.5.1.6 is required)")
             }
@@ -187,7 +196,9 @@ public enum ReaderCertificateProfile {
             problems.append("it is a CA certificate (basicConstraints cA)")
         }
         if time < certificate.notValidBefore || time > certificate.notValidAfter {
-            problems.append("it is not valid at \(RFC3339.format(time)) (valid from \(RFC3339.format(certificate.notValidBefore)) to \(RFC3339.format(certificate.notValidAfter)))")
+            problems.append(
+                "it is not valid at \(RFC3339.format(time)) (valid from \(RFC3339.format(certificate.notValidBefore)) to \(RFC3339.format(certificate.notValidAfter)))"
+            )
         }
         return problems
     }

@@ -1,6 +1,5 @@
 import VerificationCore
 
-
 extension CheckID {
     /// (request sessions) the request was issued here, is unexpired, and its nonce is used once.
     public static let webNonce: CheckID = "replay.nonce"
@@ -16,7 +15,6 @@ extension CheckID {
     public static let webRequestElements: CheckID = "web.request.elements"
 }
 
-
 extension CheckID {
     /// The DeviceRequest decodes and carries reader authentication (readerAuth or readerAuthAll).
     public static let readerRequestStructure: CheckID = "reader.request.structure"
@@ -29,7 +27,6 @@ extension CheckID {
     /// The leaf follows the reader-authentication certificate profile of ISO/IEC 18013-5 Annex B.
     public static let readerAuthProfile: CheckID = "reader.auth.profile"
 }
-
 
 extension ReasonCode {
     /// A DocRequest carries no readerAuth and the request has no readerAuthAll.

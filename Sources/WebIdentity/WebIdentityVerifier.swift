@@ -44,7 +44,10 @@ public struct WebIdentityVerifier: Sendable {
     /// policy is marked test-only and must never be trusted in production.
     public static let developerPolicy: MdocVerificationPolicy = {
         var requirements = VerificationPolicy(name: "web-identity/developer@1", testOnly: true)
-        for id in [CheckID.mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocRevocationList, .mdocRevocationStatus] {
+        for id in [
+            CheckID.mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocRevocationList,
+            .mdocRevocationStatus,
+        ] {
             requirements = requirements.with(id, .advisory)
         }
         var policy = MdocVerificationPolicy.iso18013Strict
@@ -67,12 +70,15 @@ public struct WebIdentityVerifier: Sendable {
     /// Verifies an EncryptedResponse (CBOR bytes) for a request whose EncryptionInfo (base64url, as
     /// sent to the browser) and origin are known. `prefix` results (trust-list checks) go first;
     /// `nonceOutcome` is the request session's `replay.nonce`.
-    public func verify(response: [UInt8], encryptionInfo: String, origin: String, recipientKey: P256.KeyAgreement.PrivateKey,
-                       request: WebDocumentRequest? = nil, context: VerificationContext, nonceOutcome: CheckOutcome? = nil,
-                       prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []) async -> WebVerificationResult {
+    public func verify(
+        response: [UInt8], encryptionInfo: String, origin: String, recipientKey: P256.KeyAgreement.PrivateKey,
+        request: WebDocumentRequest? = nil, context: VerificationContext, nonceOutcome: CheckOutcome? = nil,
+        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []
+    ) async -> WebVerificationResult {
         let time = context.time
         let policy = mdocVerifier.policy
-        var runner = CheckRunner(policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: context.allowingClockSkew(policy.clockSkew))
+        var runner = CheckRunner(
+            policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: context.allowingClockSkew(policy.clockSkew))
         for result in prefix { runner.record(result) }
         for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
         if let nonceOutcome { runner.run(.webNonce) { nonceOutcome } }
@@ -94,7 +100,10 @@ public struct WebIdentityVerifier: Sendable {
                 return .failed(.malformedEncryptionInfo, "The request's encryption info is unusable: \(error).")
             }
             guard info.recipientPublicKey.x963Representation == recipientKey.publicKey.x963Representation else {
-                return .failed(.recipientKeyMismatch, "The request's encryption info names another recipient key than the one configured here (configured \(WebRecipientKey.thumbprint(recipientKey.publicKey).prefix(16))…).")
+                return .failed(
+                    .recipientKeyMismatch,
+                    "The request's encryption info names another recipient key than the one configured here (configured \(WebRecipientKey.thumbprint(recipientKey.publicKey).prefix(16))…)."
+                )
             }
             return .passed("The encryption info names the configured recipient key and a \(info.nonce.count)-byte nonce.")
         }
@@ -104,11 +113,14 @@ public struct WebIdentityVerifier: Sendable {
         runner.run(.webEnvelopeDecryption, requires: [.webEnvelopeStructure, .webEnvelopeEncryptionInfo]) {
             guard let envelope else { return .failed(.malformedInput, "No envelope.") }
             do {
-                var recipient = try HPKE.Recipient(privateKey: recipientKey, ciphersuite: Self.ciphersuite, info: Data(transcript.bytes), encapsulatedKey: Data(envelope.enc))
+                var recipient = try HPKE.Recipient(
+                    privateKey: recipientKey, ciphersuite: Self.ciphersuite, info: Data(transcript.bytes), encapsulatedKey: Data(envelope.enc))
                 plaintext = [UInt8](try recipient.open(envelope.cipherText, authenticating: Data()))
             } catch {
-                return .failed(.decryptionFailed, "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the response: the cipher text or enc was altered, or the wallet used another origin or encryption info than \(origin) and this request's.",
-                               details: ["origin": origin])
+                return .failed(
+                    .decryptionFailed,
+                    "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the response: the cipher text or enc was altered, or the wallet used another origin or encryption info than \(origin) and this request's.",
+                    details: ["origin": origin])
             }
             return .passed("HPKE opened the response with the session transcript for origin \(origin).", details: ["origin": origin])
         }
@@ -132,13 +144,17 @@ public struct WebIdentityVerifier: Sendable {
                 narrowed.acceptedDocTypes = [request.docType]
             }
             if narrowed.acceptedDocTypes != policy.acceptedDocTypes || narrowed.requireCountryName != policy.requireCountryName
-                || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile {
+                || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile
+            {
                 verifier = MdocVerifier(sharing: mdocVerifier, policy: narrowed)
             }
             // The DC API gives the reader no key agreement with the device: a deviceMac is a failure.
-            documents = await verifier.verify(deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity", deviceMacAllowed: false).documentsRegardlessOfVerdict
+            documents = await verifier.verify(
+                deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity", deviceMacAllowed: false
+            ).documentsRegardlessOfVerdict
             let requirePhotoID = request?.docType == PhotoIDDocument.docType
-            PhotoIDChecks.run(documents: documents, documentCount: deviceResponse.documentResults.count, requirePhotoID: requirePhotoID, runner: &runner)
+            PhotoIDChecks.run(
+                documents: documents, documentCount: deviceResponse.documentResults.count, requirePhotoID: requirePhotoID, runner: &runner)
         } else {
             runner.run(.mdocResponseStructure, requires: [.webPlaintextStructure]) { .failed(.malformedInput, "unreachable") }
         }
@@ -146,7 +162,8 @@ public struct WebIdentityVerifier: Sendable {
         // The physical document's own expiry: a warning here (the web request has no requireUnexpired),
         // as in the in-app flow when the request does not require an unexpired document.
         for document in documents {
-            runner.run(.identityDocumentExpiry, requires: [.mdocResponseStructure], scope: documents.count > 1 ? "document[\(document.index)]" : nil) {
+            runner.run(.identityDocumentExpiry, requires: [.mdocResponseStructure], scope: documents.count > 1 ? "document[\(document.index)]" : nil)
+            {
                 DocumentExpiry.outcome(document: document, requireUnexpired: false, at: time)
             }
         }
@@ -173,8 +190,9 @@ public struct WebIdentityVerifier: Sendable {
             }
         }
         guard unrequested.isEmpty else {
-            return .failed(.unrequestedElement, "The response holds elements that were not requested: \(unrequested.joined(separator: ", ")).",
-                           details: ["unrequested": unrequested.joined(separator: ",")])
+            return .failed(
+                .unrequestedElement, "The response holds elements that were not requested: \(unrequested.joined(separator: ", ")).",
+                details: ["unrequested": unrequested.joined(separator: ",")])
         }
         return .passed("The response holds the requested \(request.docType) and only requested elements.")
     }

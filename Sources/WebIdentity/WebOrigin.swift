@@ -11,7 +11,9 @@ public enum WebOrigin {
     /// Throws ``WebRequestError`` naming the problem when `text` is not an origin by the rules above.
     public static func parse(_ text: String) throws(WebRequestError) -> String {
         func refuse(_ why: String) -> WebRequestError {
-            WebRequestError("\"\(String(text.unicodeScalars.prefix(80).map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) }))\" is not a web origin: \(why)")
+            WebRequestError(
+                "\"\(String(text.unicodeScalars.prefix(80).map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) }))\" is not a web origin: \(why)"
+            )
         }
         guard !text.isEmpty, text.utf8.count <= 512 else { throw refuse("it must be 1 to 512 characters") }
         guard text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) else {
@@ -19,7 +21,11 @@ public enum WebOrigin {
         }
         let lower = text.lowercased()
         let scheme: String
-        if lower.hasPrefix("https://") { scheme = "https" } else if lower.hasPrefix("http://") { scheme = "http" } else {
+        if lower.hasPrefix("https://") {
+            scheme = "https"
+        } else if lower.hasPrefix("http://") {
+            scheme = "http"
+        } else {
             throw refuse("the scheme must be https (or http for a loopback host)")
         }
         var rest = Substring(lower.dropFirst(scheme.count + 3))
@@ -44,26 +50,33 @@ public enum WebOrigin {
             host = parts[0]
             if parts.count == 2 { port = parts[1] }
             guard !host.isEmpty, host.allSatisfy({ ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "." || $0 == "-" }),
-                  !host.hasPrefix("."), !host.hasSuffix("."), !host.contains("..") else {
+                !host.hasPrefix("."), !host.hasSuffix("."), !host.contains("..")
+            else {
                 throw refuse("the host must be a domain name or an IP address")
             }
         }
         if let port {
-            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0 >= "0" && $0 <= "9" }), let number = Int(port), (1...65535).contains(number) else {
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0 >= "0" && $0 <= "9" }), let number = Int(port), (1...65535).contains(number)
+            else {
                 throw refuse("the port must be a number from 1 to 65535")
             }
             let isDefault = (scheme == "https" && number == 443) || (scheme == "http" && number == 80)
             if isDefault { return "\(scheme)://\(host)" }
-            if scheme == "http" && !isLoopback(host) { throw refuse("http is allowed only for loopback hosts (localhost, 127.0.0.0/8, [::1]); use https") }
+            if scheme == "http" && !isLoopback(host) {
+                throw refuse("http is allowed only for loopback hosts (localhost, 127.0.0.0/8, [::1]); use https")
+            }
             return "\(scheme)://\(host):\(number)"
         }
-        if scheme == "http" && !isLoopback(host) { throw refuse("http is allowed only for loopback hosts (localhost, 127.0.0.0/8, [::1]); use https") }
+        if scheme == "http" && !isLoopback(host) {
+            throw refuse("http is allowed only for loopback hosts (localhost, 127.0.0.0/8, [::1]); use https")
+        }
         return "\(scheme)://\(host)"
     }
 
     static func isLoopback(_ host: Substring) -> Bool {
         if host == "localhost" || host == "[::1]" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { !$0.isEmpty && $0.count <= 3 && Int($0).map { (0...255).contains($0) } == true }
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { !$0.isEmpty && $0.count <= 3 && Int($0).map { (0...255).contains($0) } == true }
     }
 }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import VerificationCore
 import Mdoc
+import VerificationCore
 import WalletCBOR
 import WalletCOSE
 import WalletEncoding
@@ -58,7 +58,8 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
     /// A docType, namespace or element identifier: 1 to 256 visible characters (no whitespace or
     /// control characters), as every name in ISO/IEC 18013-5 and 23220 is.
     public static func isName(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 256 && text.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.value >= 0x20 && !(0x7f...0x9f).contains($0.value) }
+        !text.isEmpty && text.utf8.count <= 256
+            && text.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.value >= 0x20 && !(0x7f...0x9f).contains($0.value) }
     }
 
     /// Checks the docType and element names with ``isName(_:)``, and that there is at least one element and no duplicate.
@@ -89,7 +90,9 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
         let items = try docRequest.map("DocRequest").required("itemsRequest", in: "DocRequest")
         if readerAuthAll {
             let signed = ReaderAuthentication.allBytes(transcript: transcript, itemsRequestBytes: [items.encodedBytes], deviceRequestInfoBytes: nil)
-            return try CBORNode.map(["version": .text("1.1"), "docRequests": .array([docRequest]), "readerAuthAll": .array([try signer.sign(signed)])])
+            return try CBORNode.map([
+                "version": .text("1.1"), "docRequests": .array([docRequest]), "readerAuthAll": .array([try signer.sign(signed)]),
+            ])
         }
         let signed = ReaderAuthentication.bytes(transcript: transcript, itemsRequestBytes: items.encodedBytes)
         let signedRequest = try CBORNode.map(["itemsRequest": items, "readerAuth": try signer.sign(signed)])
@@ -205,15 +208,18 @@ public struct WebPresentationRequest: Sendable {
 
     /// `readerAuth` signs the DeviceRequest for this very request's transcript (the encryption info
     /// and the origin); `readerAuthAll` chooses one signature for the whole request (version "1.1").
-    public init(request: WebDocumentRequest, origin: String, nonce: [UInt8], recipientPublicKey: P256.KeyAgreement.PublicKey,
-                readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false) throws {
+    public init(
+        request: WebDocumentRequest, origin: String, nonce: [UInt8], recipientPublicKey: P256.KeyAgreement.PublicKey,
+        readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false
+    ) throws {
         try request.validate()
         self.request = request
         self.origin = origin
         let encryptionInfo = try DCAPIEncryptionInfo(nonce: nonce, recipientPublicKey: recipientPublicKey)
         self.encryptionInfo = encryptionInfo
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo.base64URL, origin: origin)
-        self.deviceRequest = Array(try request.deviceRequest(readerAuth: readerAuth, transcript: transcript, readerAuthAll: readerAuthAll).encodedBytes)
+        self.deviceRequest = Array(
+            try request.deviceRequest(readerAuth: readerAuth, transcript: transcript, readerAuthAll: readerAuthAll).encodedBytes)
     }
 
     /// `{"mediation": "required", "digital": {"requests": [{"protocol": "org-iso-mdoc",
@@ -274,7 +280,9 @@ public struct DCAPIEncryptedResponse: Sendable {
             }
             return bytes
         }
-        if !text.isEmpty, text.utf8.allSatisfy({ Base64.isURLAlphabet($0) }), let bytes = Base64.decodeURL(text), (try? CBORDecoder.decode(bytes)) != nil {
+        if !text.isEmpty, text.utf8.allSatisfy({ Base64.isURLAlphabet($0) }), let bytes = Base64.decodeURL(text),
+            (try? CBORDecoder.decode(bytes)) != nil
+        {
             return bytes
         }
         return raw

@@ -48,15 +48,20 @@ public struct WebRequestSessions: Sendable {
     /// `recipientPublicKey`.
     /// With `readerAuth`, the DeviceRequest is signed (ISO/IEC 18013-5 §9.1.4) for this request's own
     /// transcript: per DocRequest, or once with `readerAuthAll`.
-    public func create(request: WebDocumentRequest, origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, now: Date,
-                       readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false) async throws -> Created {
+    public func create(
+        request: WebDocumentRequest, origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, now: Date,
+        readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false
+    ) async throws -> Created {
         let nonce = Self.randomBytes(32)
-        let presentation = try WebPresentationRequest(request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey,
-                                                      readerAuth: readerAuth, readerAuthAll: readerAuthAll)
+        let presentation = try WebPresentationRequest(
+            request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey,
+            readerAuth: readerAuth, readerAuthAll: readerAuthAll)
         let requestID = Base64.encodeURL(Self.randomBytes(18))
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
-        let payload = try JSONEncoder().encode(Payload(encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, request: request,
-                                                       recipientKey: WebRecipientKey.thumbprint(recipientPublicKey)))
+        let payload = try JSONEncoder().encode(
+            Payload(
+                encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, request: request,
+                recipientKey: WebRecipientKey.thumbprint(recipientPublicKey)))
         try await store.issueNonce(requestID, payload: [UInt8](payload), expiresAt: expiresAt)
         return Created(requestID: requestID, presentation: presentation, expiresAt: expiresAt)
     }
@@ -71,30 +76,38 @@ public struct WebRequestSessions: Sendable {
     /// issued before the rotation, until those expire).
     /// With an idempotency tag in `context`, a retry of the same submission (same key and body, within its window,
     /// before the request expires) is verified again, its `replay.nonce` passing as `idempotentRetry`.
-    public func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], context: VerificationContext) async -> WebVerificationResult {
+    public func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], context: VerificationContext) async
+        -> WebVerificationResult
+    {
         await verify(requestID: requestID, response: response, recipientKeys: recipientKeys, recipientKey: nil, context: context)
     }
 
     /// Consumes the request and verifies the response against it. A second use is rejected by
     /// `replay.nonce`; a store failure makes the verdict indeterminate.
-    public func verify(requestID: String, response: [UInt8], recipientKey: P256.KeyAgreement.PrivateKey, context: VerificationContext) async -> WebVerificationResult {
+    public func verify(requestID: String, response: [UInt8], recipientKey: P256.KeyAgreement.PrivateKey, context: VerificationContext) async
+        -> WebVerificationResult
+    {
         await verify(requestID: requestID, response: response, recipientKeys: [recipientKey], recipientKey: recipientKey, context: context)
     }
 
-    private func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], recipientKey fixed: P256.KeyAgreement.PrivateKey?,
-                        context: VerificationContext) async -> WebVerificationResult {
+    private func verify(
+        requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], recipientKey fixed: P256.KeyAgreement.PrivateKey?,
+        context: VerificationContext
+    ) async -> WebVerificationResult {
         let time = context.time
         // Before the session is read, failures are reported with any key (nothing is decrypted).
         guard let recipientKey = fixed ?? recipientKeys.first else {
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: P256.KeyAgreement.PrivateKey(), context: context,
-                                         nonceOutcome: .error(.noRecipientKey, "No web recipient key is configured.", retryable: false))
+            return await verifier.verify(
+                response: response, encryptionInfo: "", origin: "", recipientKey: P256.KeyAgreement.PrivateKey(), context: context,
+                nonceOutcome: .error(.noRecipientKey, "No web recipient key is configured.", retryable: false))
         }
         let consumption: NonceConsumption
         do {
             consumption = try await store.consumeNonce(requestID, now: time, idempotency: context.idempotency)
         } catch {
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                         nonceOutcome: .error(.storeUnavailable, "The request store could not be reached; try again.", retryable: true))
+            return await verifier.verify(
+                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
+                nonceOutcome: .error(.storeUnavailable, "The request store could not be reached; try again.", retryable: true))
         }
         let bytes: [UInt8], consumedOutcome: CheckOutcome
         switch consumption {
@@ -103,27 +116,35 @@ public struct WebRequestSessions: Sendable {
             consumedOutcome = .passed("The request was issued here, had not expired, and is now used.")
         case .consumedAgain(let payloadBytes, let firstConsumed):
             bytes = payloadBytes
-            consumedOutcome = .idempotentRetry("The request was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
-                                               firstSeen: firstConsumed)
+            consumedOutcome = .idempotentRetry(
+                "The request was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
+                firstSeen: firstConsumed)
         case .alreadyConsumed:
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                         nonceOutcome: .failed(.nonceReused, "This request was answered already: a response is accepted once (replay)."))
+            return await verifier.verify(
+                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
+                nonceOutcome: .failed(.nonceReused, "This request was answered already: a response is accepted once (replay)."))
         case .expired:
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                         nonceOutcome: .failed(.nonceExpired, "The request expired before the response arrived; create a new request."))
+            return await verifier.verify(
+                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
+                nonceOutcome: .failed(.nonceExpired, "The request expired before the response arrived; create a new request."))
         case .unknown:
-            return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                         nonceOutcome: .failed(.unknownRequest, "No such request was issued (or it was purged)."))
+            return await verifier.verify(
+                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
+                nonceOutcome: .failed(.unknownRequest, "No such request was issued (or it was purged)."))
         }
         do {
             guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
-                return await verifier.verify(response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                                             nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
+                return await verifier.verify(
+                    response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
+                    nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
             }
-            let key = fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } } ?? recipientKey
-            return await verifier.verify(response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
-                                         request: payload.request, context: context,
-                                         nonceOutcome: consumedOutcome)
+            let key =
+                fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } }
+                ?? recipientKey
+            return await verifier.verify(
+                response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
+                request: payload.request, context: context,
+                nonceOutcome: consumedOutcome)
         }
     }
 }

@@ -1,10 +1,10 @@
+import ApplePayVerifier
 import Foundation
 import Testing
-import ApplePayVerifier
-import VerifierPresentation
 import VerificationCore
-import WalletVerifierTestSupport
+import VerifierPresentation
 import WalletJSON
+import WalletVerifierTestSupport
 
 /// Attacker-supplied certificates in the CMS never feed path building: at most 4 are read, and only
 /// the leaf and the intermediate that issued it are used.
@@ -58,7 +58,8 @@ import WalletJSON
     @Test func merchantTokensAndAuthenticationResponses() async throws {
         let metadata = #"{"cardRefreshTimestamp":"2026-01-01","recurring":{"amount":"1999"}}"#
         let responses = #"[{"merchantIdentifier":"merchant.com.example","authenticationData":"AQID","transactionAmount":1999}]"#
-        let plaintext = #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":1999,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","merchantTokenIdentifier":"DNITHE302308980427388297","merchantTokenMetadata":\#(metadata),"authenticationResponses":\#(responses),"somethingNew":{"kept":true},"paymentData":{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"7"}}"#
+        let plaintext =
+            #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":1999,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","merchantTokenIdentifier":"DNITHE302308980427388297","merchantTokenMetadata":\#(metadata),"authenticationResponses":\#(responses),"somethingNew":{"kept":true},"paymentData":{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"7"}}"#
         var builder = Fixture.builder()
         builder.plaintext = Array(plaintext.utf8)
         let result = try await Fixture.verify(try builder.build())
@@ -70,7 +71,10 @@ import WalletJSON
         // Typed: the metadata as a JSON object, each authentication response's members.
         #expect(payment.merchantTokenMetadata?.members.map(\.name) == ["cardRefreshTimestamp", "recurring"])
         #expect(payment.merchantTokenMetadata?["recurring"]?.object?["amount"]?.string == "1999")
-        #expect(payment.authenticationResponses == [.init(merchantIdentifier: "merchant.com.example", authenticationData: "AQID", transactionAmount: 1999)])
+        #expect(
+            payment.authenticationResponses == [
+                .init(merchantIdentifier: "merchant.com.example", authenticationData: "AQID", transactionAmount: 1999)
+            ])
         #expect(!"\(payment.authenticationResponses[0])".contains("AQID") && !"\(payment)".contains("AQID"))
         #expect("\(payment)".contains("merchant token DNITHE302308980427388297"))
         // The answer passes every member through as received.
@@ -82,10 +86,15 @@ import WalletJSON
         refused.expectRejected(.applePayPaymentData, .malformedPaymentData)
         #expect(refused.report.check(.applePayPaymentData)?.message.contains("merchantTokenMetadata") == true)
         // An authentication response that is not an object, or whose amount is text, names its place.
-        for (replacement, field) in [("[5]", "authenticationResponses[0] is"), (#"[{"merchantIdentifier":"m","transactionAmount":"1999"}]"#, "authenticationResponses[0].transactionAmount"),
-                                     (#"[{},{"merchantIdentifier":7}]"#, "authenticationResponses[1].merchantIdentifier")] {
+        for (replacement, field) in [
+            ("[5]", "authenticationResponses[0] is"),
+            (#"[{"merchantIdentifier":"m","transactionAmount":"1999"}]"#, "authenticationResponses[0].transactionAmount"),
+            (#"[{},{"merchantIdentifier":7}]"#, "authenticationResponses[1].merchantIdentifier"),
+        ] {
             var bad = Fixture.builder()
-            bad.plaintext = Array(plaintext.replacingOccurrences(of: "\"authenticationResponses\":\(responses)", with: "\"authenticationResponses\":\(replacement)").utf8)
+            bad.plaintext = Array(
+                plaintext.replacingOccurrences(of: "\"authenticationResponses\":\(responses)", with: "\"authenticationResponses\":\(replacement)")
+                    .utf8)
             let rejected = try await Fixture.verify(try bad.build())
             rejected.expectRejected(.applePayPaymentData, .malformedPaymentData)
             #expect(rejected.report.check(.applePayPaymentData)?.message.contains(field) == true, "\(field)")

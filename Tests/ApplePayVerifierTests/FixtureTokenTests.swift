@@ -1,9 +1,9 @@
 import ApplePayVerifier
 import Foundation
+import SwiftASN1
 import Testing
 import VerificationCore
 import WalletVerifierTestSupport
-import SwiftASN1
 
 /// EC_v1 and RSA_v1 tokens from the fixture PKI: the good paths, then one test per failure.
 @Suite struct FixtureTokenTests {
@@ -52,7 +52,8 @@ import SwiftASN1
             }
             let token = try builder.build()
             let verifier = try Fixture.verifier()
-            let result = await verifier.verify(token.json(asPKPaymentToken: variant == "pkPaymentToken"), context: VerificationContext(time: Fixture.verificationTime))
+            let result = await verifier.verify(
+                token.json(asPKPaymentToken: variant == "pkPaymentToken"), context: VerificationContext(time: Fixture.verificationTime))
             result.expectAccepted()
         }
     }
@@ -203,7 +204,8 @@ import SwiftASN1
         future.expectRejected(.applePaySigningTime, .signingTimeInFuture)
         // A larger context clock skew widens the future side.
         let verifier = try Fixture.verifier()
-        let skewed = await verifier.verify(token.json(), context: VerificationContext(time: Fixture.signingTime.addingTimeInterval(-100), clockSkew: .seconds(120)))
+        let skewed = await verifier.verify(
+            token.json(), context: VerificationContext(time: Fixture.signingTime.addingTimeInterval(-100), clockSkew: .seconds(120)))
         skewed.expectAccepted()
     }
 
@@ -219,7 +221,8 @@ import SwiftASN1
     @Test func advisorySigningTime() async throws {
         var policy = ApplePayPolicy.production
         policy.requirements = policy.requirements.with(.applePaySigningTime, .advisory)
-        let result = try await Fixture.verify(try Fixture.builder().build(), with: try Fixture.verifier(policy: policy), at: Fixture.signingTime.addingTimeInterval(86_400))
+        let result = try await Fixture.verify(
+            try Fixture.builder().build(), with: try Fixture.verifier(policy: policy), at: Fixture.signingTime.addingTimeInterval(86_400))
         #expect(result.verdict == .accepted)
         #expect(result.status(.applePaySigningTime) == .failed)
         #expect(result.report.check(.applePaySigningTime)?.requirement == .advisory)
@@ -252,7 +255,10 @@ import SwiftASN1
         try await Fixture.verify(try builder.build()).expectRejected(.applePaySignatureContentType, .missingAttribute)
         builder.cms = { $0.contentType = [1, 2, 840, 113549, 1, 7, 5] }
         try await Fixture.verify(try builder.build()).expectRejected(.applePaySignatureContentType, .contentTypeMismatch)
-        builder.cms = { $0.contentType = [1, 2, 840, 113549, 1, 7, 5]; $0.encapsulatedContentType = [1, 2, 840, 113549, 1, 7, 5] }
+        builder.cms = {
+            $0.contentType = [1, 2, 840, 113549, 1, 7, 5]
+            $0.encapsulatedContentType = [1, 2, 840, 113549, 1, 7, 5]
+        }
         try await Fixture.verify(try builder.build()).expectRejected(.applePaySignatureContentType, .contentTypeMismatch)
     }
 
@@ -413,7 +419,10 @@ import SwiftASN1
     }
 
     @Test func decryptedDataThatIsNotPaymentData() async throws {
-        for plaintext in ["not json", #"{"applicationPrimaryAccountNumber":"4111111111111111"}"#, #"{"applicationPrimaryAccountNumber":"4111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":true,"paymentDataType":"3DSecure","paymentData":{}}"#] {
+        for plaintext in [
+            "not json", #"{"applicationPrimaryAccountNumber":"4111111111111111"}"#,
+            #"{"applicationPrimaryAccountNumber":"4111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":true,"paymentDataType":"3DSecure","paymentData":{}}"#,
+        ] {
             var builder = Fixture.builder()
             builder.plaintext = Array(plaintext.utf8)
             let result = try await Fixture.verify(try builder.build())
@@ -426,7 +435,10 @@ import SwiftASN1
     /// The documented shape of the payment data: each violation fails and names its field, never
     /// the value; both branches (3-D Secure and EMV) are accepted in their proper shape.
     @Test func paymentDataShape() async throws {
-        func payment(expiration: String = "281231", currency: String = "840", type: String = "3DSecure", details: String = #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"07"}"#) -> String {
+        func payment(
+            expiration: String = "281231", currency: String = "840", type: String = "3DSecure",
+            details: String = #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"07"}"#
+        ) -> String {
             #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"\#(expiration)","currencyCode":"\#(currency)","transactionAmount":1999,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"\#(type)","paymentData":\#(details)}"#
         }
         func verify(_ json: String) async throws -> ApplePayResult {
@@ -434,9 +446,11 @@ import SwiftASN1
             builder.plaintext = Array(json.utf8)
             return try await Fixture.verify(try builder.build())
         }
-        for accepted in [payment(), payment(details: #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"5"}"#),
-                         payment(details: #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA=="}"#),
-                         payment(type: "EMV", details: #"{"emvData":"AAEC","encryptedPINData":"0011"}"#)] {
+        for accepted in [
+            payment(), payment(details: #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"5"}"#),
+            payment(details: #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA=="}"#),
+            payment(type: "EMV", details: #"{"emvData":"AAEC","encryptedPINData":"0011"}"#),
+        ] {
             try await verify(accepted).expectAccepted()
         }
         let violations: [(String, String)] = [
@@ -501,7 +515,8 @@ import SwiftASN1
         let token = try builder.build()
         let hash = try #require(token.header["applicationData"])
 
-        let good = try await Fixture.verify(token, expectations: ApplePayExpectations(currencyCode: "840", transactionAmount: 1999, applicationData: hash.uppercased()))
+        let good = try await Fixture.verify(
+            token, expectations: ApplePayExpectations(currencyCode: "840", transactionAmount: 1999, applicationData: hash.uppercased()))
         good.expectAccepted()
         for id in [CheckID.applePayExpectCurrency, .applePayExpectAmount, .applePayExpectApplicationData] {
             #expect(good.status(id) == .passed)
@@ -555,8 +570,12 @@ struct UnreachableReplayStore: ReplayStore {
         throw OperationalError("storeUnavailable", "the replay store did not answer", retryable: true)
     }
     func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws { throw OperationalError("storeUnavailable", "down") }
-    func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption { throw OperationalError("storeUnavailable", "down") }
-    func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart { throw OperationalError("storeUnavailable", "down") }
+    func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
+        throw OperationalError("storeUnavailable", "down")
+    }
+    func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
+        throw OperationalError("storeUnavailable", "down")
+    }
     func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws { throw OperationalError("storeUnavailable", "down") }
     func abandonIdempotentRequest(key: [UInt8]) async throws { throw OperationalError("storeUnavailable", "down") }
     func purgeExpired(now: Date) async throws -> Int { throw OperationalError("storeUnavailable", "down") }

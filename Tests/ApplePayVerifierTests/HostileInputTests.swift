@@ -7,7 +7,9 @@ import WalletVerifierTestSupport
 /// Malformed and hostile tokens: each ends in a failed check with a clear reason, never a crash,
 /// never payment data.
 @Suite struct HostileInputTests {
-    static func structureFailure(_ json: [UInt8], _ reason: ReasonCode, field: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func structureFailure(_ json: [UInt8], _ reason: ReasonCode, field: String? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
         let result = try await Fixture.verify(json: json)
         result.expectRejected(.applePayTokenStructure, reason, sourceLocation: sourceLocation)
         if let field {
@@ -24,7 +26,9 @@ import WalletVerifierTestSupport
         return [UInt8](try JSONSerialization.data(withJSONObject: object))
     }
 
-    static func mutatedHeader(_ merchant: ApplePayFixtureMerchant = Fixture.ecMerchant, _ change: @escaping (inout [String: String]) -> Void) throws -> [UInt8] {
+    static func mutatedHeader(_ merchant: ApplePayFixtureMerchant = Fixture.ecMerchant, _ change: @escaping (inout [String: String]) -> Void) throws
+        -> [UInt8]
+    {
         try mutated(merchant) { object in
             var header = object["header"] as! [String: String]
             change(&header)
@@ -39,7 +43,8 @@ import WalletVerifierTestSupport
             #expect(result.status(.applePayTokenStructure) == .failed, "\(input)")
             #expect(result.payment == nil)
         }
-        try await Self.structureFailure(Array("{\"version\": \"EC_v1\", \"data\": \"".utf8) + [UInt8](repeating: 0x41, count: 300_000), .inputTooLarge)
+        try await Self.structureFailure(
+            Array("{\"version\": \"EC_v1\", \"data\": \"".utf8) + [UInt8](repeating: 0x41, count: 300_000), .inputTooLarge)
         try await Self.structureFailure([0xFF, 0xFE, 0x00, 0x7B], .malformedJSON)
     }
 
@@ -56,8 +61,10 @@ import WalletVerifierTestSupport
         result.expectRejected(.applePayTokenStructure, .missingField)
     }
 
-    @Test(arguments: [("EC_v1", "ephemeralPublicKey"), ("EC_v1", "publicKeyHash"), ("EC_v1", "transactionId"),
-                      ("RSA_v1", "wrappedKey"), ("RSA_v1", "publicKeyHash"), ("RSA_v1", "transactionId")])
+    @Test(arguments: [
+        ("EC_v1", "ephemeralPublicKey"), ("EC_v1", "publicKeyHash"), ("EC_v1", "transactionId"),
+        ("RSA_v1", "wrappedKey"), ("RSA_v1", "publicKeyHash"), ("RSA_v1", "transactionId"),
+    ])
     func missingHeaderField(version: String, field: String) async throws {
         let merchant = version == "EC_v1" ? Fixture.ecMerchant : Fixture.rsaMerchant
         try await Self.structureFailure(try Self.mutatedHeader(merchant) { $0.removeValue(forKey: field) }, .missingField, field: "header.\(field)")
@@ -74,7 +81,8 @@ import WalletVerifierTestSupport
         try await Self.structureFailure(try Self.mutated { $0["data"] = "%%%not base64%%%" }, .invalidBase64, field: "data")
         try await Self.structureFailure(try Self.mutated { $0["signature"] = "MIAGCSqGSIb3DQEHAqCAMIACAQEx*" }, .invalidBase64, field: "signature")
         try await Self.structureFailure(try Self.mutated { $0["data"] = "" }, .invalidBase64)
-        try await Self.structureFailure(try Self.mutatedHeader { $0["ephemeralPublicKey"] = "MFkw EwYH" }, .invalidBase64, field: "header.ephemeralPublicKey")
+        try await Self.structureFailure(
+            try Self.mutatedHeader { $0["ephemeralPublicKey"] = "MFkw EwYH" }, .invalidBase64, field: "header.ephemeralPublicKey")
         try await Self.structureFailure(try Self.mutatedHeader(Fixture.rsaMerchant) { $0["wrappedKey"] = "@@" }, .invalidBase64)
         try await Self.structureFailure(try Self.mutatedHeader { $0["publicKeyHash"] = "not-base64!" }, .invalidBase64, field: "header.publicKeyHash")
         try await Self.structureFailure(try Self.mutatedHeader { $0["publicKeyHash"] = "AAAA" }, .invalidBase64, field: "header.publicKeyHash")

@@ -30,7 +30,9 @@ import WalletVerifierTestSupport
 
         // The whole PKPaymentToken, and paymentData as a JSON string.
         let paymentData = String(decoding: token, as: UTF8.self)
-        let whole = Array(#"{"paymentData":\#(paymentData),"transactionIdentifier":"2686F5297F123EC7FD9D31074D43D201953CA75F098890375F13AED2737D92F2","paymentMethod":{"network":"Visa"}}"#.utf8)
+        let whole = Array(
+            #"{"paymentData":\#(paymentData),"transactionIdentifier":"2686F5297F123EC7FD9D31074D43D201953CA75F098890375F13AED2737D92F2","paymentMethod":{"network":"Visa"}}"#
+                .utf8)
         Self.expectSame(try await Self.reports(whole, at: time), "PKPaymentToken")
         let quoted = try JSONSerialization.data(withJSONObject: ["paymentData": paymentData])
         Self.expectSame(try await Self.reports(Array(quoted), at: time), "paymentData as a string")

@@ -3,8 +3,8 @@ import Crypto
 import Foundation
 import Testing
 import VerificationCore
-import WalletVerifierTestSupport
 import WalletEncoding
+import WalletVerifierTestSupport
 
 /// The real tokens in TestVectors/applepay. Every Apple leaf has expired: they are verified at
 /// their signing time (from the READMEs).
@@ -12,7 +12,8 @@ import WalletEncoding
     static let seatgeekSigningTime = RFC3339.parse("2014-10-27T19:51:43Z")!
     static let processoutRSASigningTime = RFC3339.parse("2017-02-01T21:56:53Z")!
     static let processoutECSigningTime = RFC3339.parse("2017-02-01T18:45:06Z")!
-    static let seatgeekPlaintext = #"{"applicationPrimaryAccountNumber":"4109370251004320","applicationExpirationDate":"200731","currencyCode":"840","transactionAmount":100,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"Af9x/QwAA/DjmU65oyc1MAABAAA=","eciIndicator":"5"}}"#
+    static let seatgeekPlaintext =
+        #"{"applicationPrimaryAccountNumber":"4109370251004320","applicationExpirationDate":"200731","currencyCode":"840","transactionAmount":100,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"Af9x/QwAA/DjmU65oyc1MAABAAA=","eciIndicator":"5"}}"#
 
     static let signatureChecks: [CheckID] = [
         .applePayTokenStructure, .applePaySignatureCMS, .applePaySignatureMarkerOIDs,
@@ -88,7 +89,8 @@ import WalletEncoding
         let header = token["header"] as! [String: String]
         let ephemeral = try P256.KeyAgreement.PublicKey(derRepresentation: Data(base64Encoded: header["ephemeralPublicKey"]!)!)
         let shared = try privateKey.sharedSecretFromKeyAgreement(with: ephemeral)
-        let key = ApplePayDecryption.deriveSymmetricKey(sharedSecret: shared, merchantIdentifierHash: Array(SHA256.hash(data: Array("merchant.com.seatgeek.SeatGeek".utf8))))
+        let key = ApplePayDecryption.deriveSymmetricKey(
+            sharedSecret: shared, merchantIdentifierHash: Array(SHA256.hash(data: Array("merchant.com.seatgeek.SeatGeek".utf8))))
         let hex = key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
         #expect(hex == "1ce49a828f59d43861ba442fce6829b8218fbb0ab55b40206ac31058d66f5086")
     }
@@ -113,7 +115,8 @@ import WalletEncoding
 
     /// halturin's cases: 1 h window at +1 h accepts; signing time itself with a zero window accepts.
     @Test func seatgeekWithCustomWindows() async throws {
-        let hour = try await Self.seatgeek(at: Self.seatgeekSigningTime.addingTimeInterval(3600), policy: ApplePayPolicy(maximumSigningAge: .seconds(3600)))
+        let hour = try await Self.seatgeek(
+            at: Self.seatgeekSigningTime.addingTimeInterval(3600), policy: ApplePayPolicy(maximumSigningAge: .seconds(3600)))
         #expect(hour.verdict == .accepted)
         let zero = try await Self.seatgeek(at: Self.seatgeekSigningTime, policy: ApplePayPolicy(maximumSigningAge: .seconds(0)))
         #expect(zero.verdict == .accepted)
@@ -187,7 +190,8 @@ import WalletEncoding
         let time = try #require(RFC3339.parse(signingTime))
         // A ring with an unrelated key (seatgeek's) must not be tried: selection is by hash.
         let verifier = try Self.verifier([Self.seatgeekKey()])
-        let result = await verifier.verify(try TestVectors.data("applepay/processout-signature-only/\(file)"), context: VerificationContext(time: time.addingTimeInterval(60)))
+        let result = await verifier.verify(
+            try TestVectors.data("applepay/processout-signature-only/\(file)"), context: VerificationContext(time: time.addingTimeInterval(60)))
         for id in Self.signatureChecks {
             #expect(result.report.check(id)?.status == .passed, "\(id): \(result.report.check(id)?.message ?? "missing")")
         }
@@ -216,7 +220,8 @@ import WalletEncoding
     /// The token's own fields are what the signature covers: changing the (unencrypted, unsigned by
     /// GCM) transactionId of a real token breaks the message digest.
     @Test func processoutECWithAlteredTransactionIdFailsTheDigest() async throws {
-        var object = try JSONSerialization.jsonObject(with: Data(try TestVectors.data("applepay/processout-signature-only/token-ec.json"))) as! [String: Any]
+        var object =
+            try JSONSerialization.jsonObject(with: Data(try TestVectors.data("applepay/processout-signature-only/token-ec.json"))) as! [String: Any]
         var paymentData = object["paymentData"] as! [String: Any]
         var header = paymentData["header"] as! [String: Any]
         let id = header["transactionId"] as! String
@@ -224,7 +229,9 @@ import WalletEncoding
         paymentData["header"] = header
         object["paymentData"] = paymentData
         let verifier = try Self.verifier([])
-        let result = await verifier.verify([UInt8](try JSONSerialization.data(withJSONObject: object)), context: VerificationContext(time: Self.processoutECSigningTime.addingTimeInterval(30)))
+        let result = await verifier.verify(
+            [UInt8](try JSONSerialization.data(withJSONObject: object)),
+            context: VerificationContext(time: Self.processoutECSigningTime.addingTimeInterval(30)))
         #expect(result.report.check(.applePaySignatureMessageDigest)?.reason == .digestMismatch)
         #expect(result.report.check(.applePaySignatureSigner)?.status == .passed)
         #expect(result.report.warnings.contains { $0.code == "transactionIdentifierMismatch" })
@@ -245,7 +252,9 @@ import WalletEncoding
             replayStore: InMemoryReplayStore(),
             trustAnchor: try ApplePayFixturePKI.standard.trustAnchor()
         )
-        let result = await verifier.verify(try TestVectors.data("applepay/seatgeek-2014-ec/token.json"), context: VerificationContext(time: Self.seatgeekSigningTime.addingTimeInterval(60)))
+        let result = await verifier.verify(
+            try TestVectors.data("applepay/seatgeek-2014-ec/token.json"),
+            context: VerificationContext(time: Self.seatgeekSigningTime.addingTimeInterval(60)))
         // The fixture root was not valid in 2014 either, so the chain is not even attempted.
         #expect(result.report.check(.applePaySignatureChain)?.status != .passed)
         #expect(result.verdict == .rejected)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import ApplePayVerifier
 import WalletEncoding
+
+@testable import ApplePayVerifier
 
 /// The base64 decoder for token fields agrees with Foundation's on what Apple sends.
 @Suite struct Base64Tests {

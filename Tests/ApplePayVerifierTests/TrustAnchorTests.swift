@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import ApplePayVerifier
 
 @Suite struct TrustAnchorTests {

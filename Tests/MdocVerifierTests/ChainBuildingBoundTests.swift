@@ -1,18 +1,20 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
-@testable import MdocVerifier
+import Testing
 import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport
+
+@testable import MdocVerifier
 
 /// The security review's certificate meshes: certificates that can all sign each other, handed over
 /// in x5chain. Path search used to explore width^depth paths (5–9 s for 10–13 KB); now the chain is
 /// built from the trust store alone, after the issuer signature, and x5chain is read up to 4
 /// certificates.
 @Suite struct ChainBuildingBoundTests {
-    let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 7, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 1, count: 32))
+    let transcript = SessionTranscript.appleInApp(
+        nonce: Array(repeating: 7, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 1, count: 32))
     let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
 
     /// The fastest of three runs, in milliseconds, and the last report.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import MdocVerifier
+import Testing
 import VerificationCore
 import WalletVerifierTestSupport
 
@@ -18,7 +18,8 @@ import WalletVerifierTestSupport
         #expect(check.message.contains("holds 5 certificates; at most 4 are read"), "\(check.message)")
         #expect(report.verdict != .accepted)
         // Four are read.
-        let four = try s.identifierList([]).signed(key: s.signer.signerKey, x5chain: s.signer.x5chain + Array(repeating: s.signer.x5chain[1], count: 2))
+        let four = try s.identifierList([]).signed(
+            key: s.signer.signerKey, x5chain: s.signer.x5chain + Array(repeating: s.signer.x5chain[1], count: 2))
         #expect(try await s.verify(response, lists: [four]).report.check(.mdocRevocationList)?.status == .passed)
     }
 

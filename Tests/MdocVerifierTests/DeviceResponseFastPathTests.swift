@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
 import Testing
-@testable import Mdoc
 import WalletCBOR
-import WalletVerifierTestSupport
 import WalletCOSE
 import WalletEncoding
+import WalletVerifierTestSupport
+
+@testable import Mdoc
 
 /// `DeviceResponse(cborBytes:)` reads the usual response in place; it must give exactly what the
 /// generic decoder followed by `DeviceResponse(cbor:)` gives: the same model, or the same error.
@@ -14,20 +15,28 @@ import WalletEncoding
     static func outcome(_ run: () throws(MdocDecodingError) -> DeviceResponse) -> String {
         do {
             let response = try run()
-            var lines = ["version \(response.version) status \(response.status) bytes \(response.encodedBytes.startIndex)..<\(response.encodedBytes.endIndex)",
-                         "documentErrors \(response.documentErrors.sorted { $0.key < $1.key })"]
+            var lines = [
+                "version \(response.version) status \(response.status) bytes \(response.encodedBytes.startIndex)..<\(response.encodedBytes.endIndex)",
+                "documentErrors \(response.documentErrors.sorted { $0.key < $1.key })",
+            ]
             for result in response.documentResults {
                 switch result {
                 case .failure(let error): lines.append("document error \(error.code) \(error.message)")
                 case .success(let document):
-                    lines.append("document \(document.docType) errors \(document.errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.sorted { $0.key < $1.key })" })")
+                    lines.append(
+                        "document \(document.docType) errors \(document.errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.sorted { $0.key < $1.key })" })"
+                    )
                     lines.append("  bytes \(document.encodedBytes.startIndex)..<\(document.encodedBytes.endIndex)")
                     for space in document.issuerSigned.nameSpaces {
                         lines.append("  namespace \(space.name)")
                         for item in space.items {
-                            lines.append("    item \(item.taggedBytes.startIndex)..<\(item.taggedBytes.endIndex) inner \(item.innerBytes.startIndex)..<\(item.innerBytes.endIndex) node \(Hex.encode(Array(item.node.encodedBytes))) \(item.value.digestID) \(item.value.elementIdentifier) \(Hex.encode(Array(item.value.random))) \(Hex.encode(Array(item.value.elementValue.encodedBytes)))")
+                            lines.append(
+                                "    item \(item.taggedBytes.startIndex)..<\(item.taggedBytes.endIndex) inner \(item.innerBytes.startIndex)..<\(item.innerBytes.endIndex) node \(Hex.encode(Array(item.node.encodedBytes))) \(item.value.digestID) \(item.value.elementIdentifier) \(Hex.encode(Array(item.value.random))) \(Hex.encode(Array(item.value.elementValue.encodedBytes)))"
+                            )
                             if case .tagged(24, let content) = item.node.value, case .byteString(let inner) = content.value {
-                                lines.append("      node content \(content.encodedBytes.startIndex)..<\(content.encodedBytes.endIndex) inner \(inner.startIndex)")
+                                lines.append(
+                                    "      node content \(content.encodedBytes.startIndex)..<\(content.encodedBytes.endIndex) inner \(inner.startIndex)"
+                                )
                             } else {
                                 lines.append("      node is not tag 24")
                             }
@@ -36,7 +45,9 @@ import WalletEncoding
                     let auth = document.issuerSigned.issuerAuth
                     lines.append("  issuerAuth \(Hex.encode(Array(auth.node.encodedBytes))) at \(auth.node.offset)")
                     if let device = document.deviceSigned {
-                        lines.append("  deviceSigned \(Hex.encode(Array(device.nameSpacesBytes.encodedBytes))) \(device.nameSpaces.map { "\($0.name): \($0.elements.map(\.identifier))" })")
+                        lines.append(
+                            "  deviceSigned \(Hex.encode(Array(device.nameSpacesBytes.encodedBytes))) \(device.nameSpaces.map { "\($0.name): \($0.elements.map(\.identifier))" })"
+                        )
                         switch device.deviceAuth {
                         case .signature(let s): lines.append("  deviceSignature \(Hex.encode(Array(s.node.encodedBytes)))")
                         case .mac(let m): lines.append("  deviceMac \(Hex.encode(Array(m.node.encodedBytes)))")
@@ -97,13 +108,27 @@ import WalletEncoding
         let pki = try MdocPKI()
         let transcript = try SessionTranscript(bytes: CBORNode.array([.null, .null, .text("fast path")]).encodedBytes.map { $0 })
         var variants: [MdocFixture] = [MdocFixture()]
-        var f = MdocFixture(); f.deviceSignedElements = [.init(MdocFixture.isoNameSpace, "given_name", .text("Erika"))]; variants.append(f)
-        f = MdocFixture(); f.tamperedElement = "given_name"; variants.append(f)
-        f = MdocFixture(); f.duplicateDigestID = true; variants.append(f)
-        f = MdocFixture(); f.wrapMSOInTag24 = false; variants.append(f)
-        f = MdocFixture(); f.simulatorStyle = true; variants.append(f)
-        f = MdocFixture(); f.includeX5Chain = false; variants.append(f)
-        f = MdocFixture(); f.elements = []; variants.append(f)
+        var f = MdocFixture()
+        f.deviceSignedElements = [.init(MdocFixture.isoNameSpace, "given_name", .text("Erika"))]
+        variants.append(f)
+        f = MdocFixture()
+        f.tamperedElement = "given_name"
+        variants.append(f)
+        f = MdocFixture()
+        f.duplicateDigestID = true
+        variants.append(f)
+        f = MdocFixture()
+        f.wrapMSOInTag24 = false
+        variants.append(f)
+        f = MdocFixture()
+        f.simulatorStyle = true
+        variants.append(f)
+        f = MdocFixture()
+        f.includeX5Chain = false
+        variants.append(f)
+        f = MdocFixture()
+        f.elements = []
+        variants.append(f)
         for fixture in variants {
             let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
             Self.compare(bytes)

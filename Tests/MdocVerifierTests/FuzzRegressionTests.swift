@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
 import MdocVerifier
+import Testing
 import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport
@@ -14,8 +14,10 @@ import WalletVerifierTestSupport
         let bytes = try TestVectors.data("fuzz-regressions/device-response-huge-namespace-count.cbor")
         // Reading it used to reserve capacity for the declared count and abort the process.
         #expect(throws: (any Error).self) { try DeviceResponse(cborBytes: bytes) }
-        let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 1, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
-        let report = await MdocVerifier(trustStore: IACATrustStore()).verify(deviceResponse: bytes, transcript: transcript, context: .at(Date())).report
+        let transcript = SessionTranscript.appleInApp(
+            nonce: Array(repeating: 1, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
+        let report = await MdocVerifier(trustStore: IACATrustStore()).verify(deviceResponse: bytes, transcript: transcript, context: .at(Date()))
+            .report
         #expect(report.verdict == .rejected)
         #expect(report.check(.mdocResponseStructure)?.status == .failed || report.failures.contains { $0.id == .mdocDocumentStructure })
     }

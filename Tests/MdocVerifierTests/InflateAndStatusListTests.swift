@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
 import Testing
-@_spi(Internal) @testable import MdocVerifier
+import VerificationCore
 import WalletCBOR
 import WalletCOSE
-import WalletVerifierTestSupport
-import VerificationCore
 import WalletEncoding
+import WalletVerifierTestSupport
+
+@_spi(Internal) @testable import MdocVerifier
 
 private let ietf = "mdoc/ietf-token-status-list/"
 
@@ -31,12 +32,24 @@ func ietfStatusListExample(_ name: String) throws -> (bits: Int, lst: ArraySlice
     }
 
     static let examples: [Example] = [
-        Example(file: "status_list_encoding_cbor.txt", bits: 1, size: 2, digestPrefix: "bd9532dd101b7052", expected: [(0, 1), (1, 0), (3, 1), (15, 1), (14, 0)]),
-        Example(file: "status_list_encoding1_long_cbor.txt", bits: 1, size: 131_072, digestPrefix: "f2529d5d7b48665f", expected: [(0, 1), (1993, 1), (1_000_345, 1), (1_000_346, 0)]),
-        Example(file: "status_list_encoding2_cbor.txt", bits: 2, size: 3, digestPrefix: "e8445fa773e87828", expected: [(0, 1), (1, 2), (2, 0), (3, 3), (11, 3)]),
-        Example(file: "status_list_encoding2_long_cbor.txt", bits: 2, size: 262_144, digestPrefix: "89014d93753a4996", expected: [(1993, 2), (159_495, 3), (1_000_345, 3)]),
-        Example(file: "status_list_encoding4_cbor.txt", bits: 4, size: 524_288, digestPrefix: "7624b511c7462ca2", expected: [(0, 1), (459_495, 4), (1_000_345, 12), (1_004_534, 11)]),
-        Example(file: "status_list_encoding8_cbor.txt", bits: 8, size: 1_048_576, digestPrefix: "15aae678f848a96d", expected: [(0, 0), (1199, 121), (19_535, 255), (1_048_575, 0)]),
+        Example(
+            file: "status_list_encoding_cbor.txt", bits: 1, size: 2, digestPrefix: "bd9532dd101b7052",
+            expected: [(0, 1), (1, 0), (3, 1), (15, 1), (14, 0)]),
+        Example(
+            file: "status_list_encoding1_long_cbor.txt", bits: 1, size: 131_072, digestPrefix: "f2529d5d7b48665f",
+            expected: [(0, 1), (1993, 1), (1_000_345, 1), (1_000_346, 0)]),
+        Example(
+            file: "status_list_encoding2_cbor.txt", bits: 2, size: 3, digestPrefix: "e8445fa773e87828",
+            expected: [(0, 1), (1, 2), (2, 0), (3, 3), (11, 3)]),
+        Example(
+            file: "status_list_encoding2_long_cbor.txt", bits: 2, size: 262_144, digestPrefix: "89014d93753a4996",
+            expected: [(1993, 2), (159_495, 3), (1_000_345, 3)]),
+        Example(
+            file: "status_list_encoding4_cbor.txt", bits: 4, size: 524_288, digestPrefix: "7624b511c7462ca2",
+            expected: [(0, 1), (459_495, 4), (1_000_345, 12), (1_004_534, 11)]),
+        Example(
+            file: "status_list_encoding8_cbor.txt", bits: 8, size: 1_048_576, digestPrefix: "15aae678f848a96d",
+            expected: [(0, 0), (1199, 121), (19_535, 255), (1_048_575, 0)]),
     ]
 
     @Test(arguments: examples)
@@ -64,7 +77,7 @@ func ietfStatusListExample(_ name: String) throws -> (bits: Int, lst: ArraySlice
     }
 
     @Test func theOutputCapStopsZlibBombs() throws {
-        let bomb = ZlibFixture.zeros(count: 64 << 20) // 64 MiB of zeros in ~400 KB
+        let bomb = ZlibFixture.zeros(count: 64 << 20)  // 64 MiB of zeros in ~400 KB
         #expect(bomb.count < 512 * 1024)
         #expect(throws: InflateError(.outputTooLarge, "")) { try Zlib.decompress(bomb, maximumOutputSize: 1 << 20) }
         // Under the cap the same construction decodes exactly.
@@ -76,7 +89,8 @@ func ietfStatusListExample(_ name: String) throws -> (bits: Int, lst: ArraySlice
 
     @Test func malformedStreamsAreErrors() throws {
         let good = Zlib.storedStream(Array("status".utf8))
-        var badChecksum = good; badChecksum[badChecksum.count - 1] ^= 1
+        var badChecksum = good
+        badChecksum[badChecksum.count - 1] ^= 1
         #expect(throws: InflateError(.checksumMismatch, "")) { try Zlib.decompress(badChecksum, maximumOutputSize: 100) }
         #expect(throws: InflateError(.trailingBytes, "")) { try Zlib.decompress(good + [0], maximumOutputSize: 100) }
         #expect(throws: InflateError(.malformedHeader, "")) { try Zlib.decompress([0x78, 0x02] + good.dropFirst(2), maximumOutputSize: 100) }
@@ -154,32 +168,53 @@ func ietfStatusListExample(_ name: String) throws -> (bits: Int, lst: ArraySlice
         let checker = RevocationChecker(source: lists, trustStore: .init(), pinnedSignerKeys: [Self.issuerKey])
         let time = Self.issuedAt.addingTimeInterval(3600)
         func answer(_ index: UInt64) async -> RevocationEvaluation.Answer {
-            await checker.evaluate(references: [.statusList(index: index, uri: "https://example.com/statuslists/1", certificate: nil)],
-                                   docType: "any", documentRoot: nil, at: time).answer
+            await checker.evaluate(
+                references: [.statusList(index: index, uri: "https://example.com/statuslists/1", certificate: nil)],
+                docType: "any", documentRoot: nil, at: time
+            ).answer
         }
         guard case .revoked(let reason, _) = await checker.evaluate(references: references, docType: "any", documentRoot: nil, at: time).answer else {
-            Issue.record("index 0 must be revoked"); return
+            Issue.record("index 0 must be revoked")
+            return
         }
         #expect(reason == "revoked")
-        guard case .notRevoked = await answer(1) else { Issue.record("index 1 is valid"); return }
-        guard case .revoked = await answer(3) else { Issue.record("index 3 is invalid"); return }
-        guard case .undetermined(let failure) = await answer(16) else { Issue.record("index 16 is outside the list"); return }
+        guard case .notRevoked = await answer(1) else {
+            Issue.record("index 1 is valid")
+            return
+        }
+        guard case .revoked = await answer(3) else {
+            Issue.record("index 3 is invalid")
+            return
+        }
+        guard case .undetermined(let failure) = await answer(16) else {
+            Issue.record("index 16 is outside the list")
+            return
+        }
         #expect(failure.reason == "indexOutOfRange")
 
         // Without the pinned key the list has no x5chain: untrusted, never "valid".
         let unpinned = RevocationChecker(source: lists, trustStore: .init())
-        guard case .undetermined(let untrusted) = await unpinned.evaluate(references: references, docType: "any", documentRoot: nil, at: time).answer else {
-            Issue.record("an unpinned list without x5chain must be undetermined"); return
+        guard case .undetermined(let untrusted) = await unpinned.evaluate(references: references, docType: "any", documentRoot: nil, at: time).answer
+        else {
+            Issue.record("an unpinned list without x5chain must be undetermined")
+            return
         }
         #expect(untrusted.reason == "untrustedSigner")
         // A day and a bit later the list is stale under the default policy (Apple refreshes daily).
-        guard case .undetermined(let stale) = await checker.evaluate(references: references, docType: "any", documentRoot: nil, at: Self.issuedAt.addingTimeInterval(2 * 86_400)).answer else {
-            Issue.record("a two-day-old list must be stale"); return
+        guard
+            case .undetermined(let stale) = await checker.evaluate(
+                references: references, docType: "any", documentRoot: nil, at: Self.issuedAt.addingTimeInterval(2 * 86_400)
+            ).answer
+        else {
+            Issue.record("a two-day-old list must be stale")
+            return
         }
         #expect(stale.reason == "listStale")
     }
 
-    @Test(arguments: ["a0", "d28443a10126a0f640", "d2844da20126106b6f746865722b74797065a05819a1197ffd" + "a2646269747303636c737441" + "00" + "4100", "ff", ""])
+    @Test(arguments: [
+        "a0", "d28443a10126a0f640", "d2844da20126106b6f746865722b74797065a05819a1197ffd" + "a2646269747303636c737441" + "00" + "4100", "ff", "",
+    ])
     func hostileListsAreMalformed(_ input: String) {
         #expect(throws: RevocationFailure.self) { try RevocationListToken(bytes: Hex.decode(input) ?? []) }
     }

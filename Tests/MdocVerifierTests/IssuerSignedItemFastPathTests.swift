@@ -1,10 +1,10 @@
 import Crypto
-import Testing
 import Mdoc
+import Testing
 import WalletCBOR
-import WalletVerifierTestSupport
 import WalletCOSE
 import WalletEncoding
+import WalletVerifierTestSupport
 
 /// `IssuerSignedItem(embeddedCBOR:limits:)` reads the map in place; it must give exactly what the
 /// generic decoder followed by `init(cbor:)` gives: the same item, or the same error.
@@ -12,7 +12,8 @@ import WalletEncoding
     static func outcome(_ run: () throws(CBORError) -> IssuerSignedItem) -> String {
         do {
             let item = try run()
-            return "item \(item.digestID) \(Array(item.random)) \(item.elementIdentifier) \(Array(item.elementValue.encodedBytes)) at \(item.elementValue.offset)"
+            return
+                "item \(item.digestID) \(Array(item.random)) \(item.elementIdentifier) \(Array(item.elementValue.encodedBytes)) at \(item.elementValue.offset)"
         } catch {
             return "error \(error.code) \(error.message) at \(error.offset.map(String.init) ?? "-")"
         }
@@ -27,7 +28,9 @@ import WalletEncoding
         #expect(fast == generic, "input \(Hex.encode(bytes))")
     }
 
-    static let item: [UInt8] = hex("a4 6864696765737449441803 6672616e646f6d43010203 71656c656d656e744964656e7469666965726a66616d696c795f6e616d65 6c656c656d656e7456616c756563446f65")
+    static let item: [UInt8] = hex(
+        "a4 6864696765737449441803 6672616e646f6d43010203 71656c656d656e744964656e7469666965726a66616d696c795f6e616d65 6c656c656d656e7456616c756563446f65"
+    )
 
     @Test func validAndUnusualItemsAgree() throws {
         Self.compare(Self.item)
@@ -77,7 +80,8 @@ import WalletEncoding
         do {
             let mso = try run()
             let digests = mso.valueDigests.sorted { $0.key < $1.key }.map { space in
-                space.key + ":" + space.value.sorted { $0.key < $1.key }.map { "\($0.key)=\(Hex.encode($0.value))@\($0.value.startIndex)" }.joined(separator: ",")
+                space.key + ":"
+                    + space.value.sorted { $0.key < $1.key }.map { "\($0.key)=\(Hex.encode($0.value))@\($0.value.startIndex)" }.joined(separator: ",")
             }
             let key: String
             switch mso.deviceKey {
@@ -95,7 +99,8 @@ import WalletEncoding
     /// as the generic decoder and `MobileSecurityObject(cbor:)`.
     @Test func mutatedMobileSecurityObjectsAgree() throws {
         let pki = try MdocPKI()
-        let transcript = SessionTranscript.appleInApp(nonce: [1, 2, 3], merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
+        let transcript = SessionTranscript.appleInApp(
+            nonce: [1, 2, 3], merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
         let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         let payload = try #require(DeviceResponse(cborBytes: bytes).documents.first?.issuerSigned.issuerAuth.payload)
         let mso = Array(try EmbeddedCBOR<CBORNode>(cbor: CBORDecoder.decode(payload)).innerBytes)

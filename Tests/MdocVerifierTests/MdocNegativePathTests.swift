@@ -1,30 +1,35 @@
 import Crypto
 import CryptoExtras
 import Foundation
-import Testing
 import Mdoc
-@testable import MdocVerifier
+import SwiftASN1
+import Testing
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
 import X509
-import SwiftASN1
+
+@testable import MdocVerifier
 
 /// One test per check, with responses built by the fixture builder (own IACA, DS, device key).
 @Suite struct MdocNegativePathTests {
-    static let time = Date(timeIntervalSince1970: 1_700_000_000 + 86400) // a day after signing
-    let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 7, count: 32), merchantID: "merchant", teamID: "team", recipientKeyHash: Array(repeating: 1, count: 32))
+    static let time = Date(timeIntervalSince1970: 1_700_000_000 + 86400)  // a day after signing
+    let transcript = SessionTranscript.appleInApp(
+        nonce: Array(repeating: 7, count: 32), merchantID: "merchant", teamID: "team", recipientKeyHash: Array(repeating: 1, count: 32))
     let deviceKey = P256.Signing.PrivateKey()
 
-    func verify(_ fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil, policy: MdocVerificationPolicy = .iso18013Strict,
-                readerKey: P256.KeyAgreement.PrivateKey? = nil, at time: Date = time, transcriptOverride: SessionTranscript? = nil,
-                mutate: ((inout [UInt8]) -> Void)? = nil) async throws -> VerificationReport {
+    func verify(
+        _ fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil, policy: MdocVerificationPolicy = .iso18013Strict,
+        readerKey: P256.KeyAgreement.PrivateKey? = nil, at time: Date = time, transcriptOverride: SessionTranscript? = nil,
+        mutate: ((inout [UInt8]) -> Void)? = nil
+    ) async throws -> VerificationReport {
         let pki = try pki ?? MdocPKI()
         var bytes = try fixture.deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
         mutate?(&bytes)
         let verifier = MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: policy)
-        return await verifier.verify(deviceResponse: bytes, transcript: transcriptOverride ?? transcript, readerKey: readerKey, context: .at(time)).report
+        return await verifier.verify(deviceResponse: bytes, transcript: transcriptOverride ?? transcript, readerKey: readerKey, context: .at(time))
+            .report
     }
 
     @Test func cleanFixtureIsAccepted() async throws {
@@ -51,7 +56,9 @@ import SwiftASN1
         #expect(other.verdict == .rejected)
         #expect(try await verify(fixture(.unsigned(840))).check(.mdocIssuingCountryElement)?.reason == .issuingCountryMismatch)
         // An IACA without countryName: a failure under the strict policy, a warning in-app.
-        var options = MdocPKI.Options(); options.iacaCountry = nil; options.dsCountry = nil
+        var options = MdocPKI.Options()
+        options.iacaCountry = nil
+        options.dsCountry = nil
         let noCountry = try MdocPKI(options)
         #expect(try await verify(fixture(.text("US")), pki: noCountry).check(.mdocIssuingCountryElement)?.reason == "countryNameMissing")
         let inApp = try await verify(fixture(.text("US")), pki: noCountry, policy: .appleInApp)
@@ -62,11 +69,14 @@ import SwiftASN1
 
     // mdoc.response.structure
     @Test func responseVersionStatusAndDocuments() async throws {
-        var old = MdocFixture(); old.responseVersion = "0.9"
+        var old = MdocFixture()
+        old.responseVersion = "0.9"
         #expect(try await verify(old).check(.mdocResponseStructure)?.reason == "unsupportedVersion")
-        var bad = MdocFixture(); bad.responseVersion = "one"
+        var bad = MdocFixture()
+        bad.responseVersion = "one"
         #expect(try await verify(bad).check(.mdocResponseStructure)?.reason == "invalidVersion")
-        var status = MdocFixture(); status.status = 10
+        var status = MdocFixture()
+        status.status = 10
         #expect(try await verify(status).check(.mdocResponseStructure)?.reason == "responseStatus")
         let empty = try CBORNode.map(["version": .text("1.0"), "documents": .array([]), "status": .unsigned(0)])
         let verifier = MdocVerifier(trustStore: IACATrustStore(), policy: .iso18013Strict)
@@ -75,7 +85,9 @@ import SwiftASN1
         #expect(report.verdict == .rejected)
     }
 
-    @Test(arguments: ["a0", "80", "a2 6776657273696f6e 63312e30 6673746174757300", "ff", "a3 6776657273696f6e 63312e30 69646f63756d656e7473 81 a0 6673746174757300"])
+    @Test(arguments: [
+        "a0", "80", "a2 6776657273696f6e 63312e30 6673746174757300", "ff", "a3 6776657273696f6e 63312e30 69646f63756d656e7473 81 a0 6673746174757300",
+    ])
     func hostileResponsesBecomeFailedChecks(_ input: String) async throws {
         let verifier = MdocVerifier(trustStore: IACATrustStore(), policy: .iso18013Strict)
         let report = await verifier.verify(deviceResponse: hex(input), transcript: transcript, context: .at(Self.time)).report
@@ -100,17 +112,20 @@ import SwiftASN1
 
     // mdoc.issuer.signature
     @Test func issuerSignatureFailures() async throws {
-        var noChain = MdocFixture(); noChain.includeX5Chain = false
+        var noChain = MdocFixture()
+        noChain.includeX5Chain = false
         let report = try await verify(noChain)
         #expect(report.check(.mdocIssuerSignature)?.reason == "missingCertificateChain")
         // The chain depends on the issuer signature.
         #expect(report.check(.mdocIssuerChain)?.reason == .prerequisiteFailed)
         #expect(report.check(.mdocIssuerChain)?.details["prerequisite"] == "mdoc.issuer.signature")
 
-        var unknownAlgorithm = MdocFixture(); unknownAlgorithm.issuerAlgorithm = -999
+        var unknownAlgorithm = MdocFixture()
+        unknownAlgorithm.issuerAlgorithm = -999
         #expect(try await verify(unknownAlgorithm).check(.mdocIssuerSignature)?.reason == "unsupportedAlgorithm")
 
-        var der = MdocFixture(); der.derIssuerSignature = true
+        var der = MdocFixture()
+        der.derIssuerSignature = true
         let derReport = try await verify(der)
         #expect(derReport.check(.mdocIssuerSignature)?.reason == "invalidSignatureFormat")
         #expect(derReport.check(.mdocIssuerSignature)?.message.contains("DER") == true)
@@ -134,34 +149,44 @@ import SwiftASN1
         let report = await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(Self.time)).report
         #expect(report.check(.mdocIssuerChain)?.reason == "untrustedIssuer")
 
-        var expiredOptions = MdocPKI.Options(); expiredOptions.dsNotAfter = Self.time.addingTimeInterval(-60)
+        var expiredOptions = MdocPKI.Options()
+        expiredOptions.dsNotAfter = Self.time.addingTimeInterval(-60)
         #expect(try await verify(pki: try MdocPKI(expiredOptions)).check(.mdocIssuerChain)?.reason == "certificateExpired")
 
         let empty = MdocVerifier(trustStore: IACATrustStore(), policy: .iso18013Strict)
-        #expect(await empty.verify(deviceResponse: bytes, transcript: transcript, context: .at(Self.time)).report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
+        #expect(
+            await empty.verify(deviceResponse: bytes, transcript: transcript, context: .at(Self.time)).report.check(.mdocIssuerChain)?.reason
+                == "noTrustAnchor")
 
         // A root restricted to another docType does not vouch for an mDL.
         var restricted = IACATrustStore()
         restricted.add(pki.iaca, docTypes: ["org.iso.23220.photoid.1"])
         let scoped = MdocVerifier(trustStore: restricted, policy: .iso18013Strict)
-        #expect(await scoped.verify(deviceResponse: bytes, transcript: transcript, context: .at(Self.time)).report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
+        #expect(
+            await scoped.verify(deviceResponse: bytes, transcript: transcript, context: .at(Self.time)).report.check(.mdocIssuerChain)?.reason
+                == "noTrustAnchor")
     }
 
     // mdoc.issuer.certificateProfile
     @Test func profileFailures() async throws {
-        var ca = MdocPKI.Options(); ca.dsIsCA = true
+        var ca = MdocPKI.Options()
+        ca.dsIsCA = true
         let caReport = try await verify(pki: try MdocPKI(ca))
         #expect(caReport.check(.mdocIssuerCertificateProfile)?.reason == "profileViolation")
         #expect(caReport.check(.mdocIssuerCertificateProfile)?.message.contains("marked as a CA") == true)
-        var noEKU = MdocPKI.Options(); noEKU.dsHasEKU = false
+        var noEKU = MdocPKI.Options()
+        noEKU.dsHasEKU = false
         #expect(try await verify(pki: try MdocPKI(noEKU)).check(.mdocIssuerCertificateProfile)?.message.contains("1.0.18013.5.1.2") == true)
-        var noDigitalSignature = MdocPKI.Options(); noDigitalSignature.dsKeyUsageDigitalSignature = false
+        var noDigitalSignature = MdocPKI.Options()
+        noDigitalSignature.dsKeyUsageDigitalSignature = false
         #expect(try await verify(pki: try MdocPKI(noDigitalSignature)).check(.mdocIssuerCertificateProfile)?.status == .failed)
     }
 
     // mdoc.issuer.country
     @Test func countryFailures() async throws {
-        var missing = MdocPKI.Options(); missing.iacaCountry = nil; missing.dsCountry = nil
+        var missing = MdocPKI.Options()
+        missing.iacaCountry = nil
+        missing.dsCountry = nil
         let strict = try await verify(pki: try MdocPKI(missing))
         #expect(strict.check(.mdocIssuerCountry)?.reason == "countryNameMissing")
         #expect(strict.verdict == .rejected)
@@ -170,9 +195,12 @@ import SwiftASN1
         #expect(lenient.warnings.contains { $0.code == "countryNameAbsent" })
         #expect(lenient.verdict == .accepted)
 
-        var mismatch = MdocPKI.Options(); mismatch.dsCountry = "DE"
+        var mismatch = MdocPKI.Options()
+        mismatch.dsCountry = "DE"
         #expect(try await verify(pki: try MdocPKI(mismatch), policy: .appleInApp).check(.mdocIssuerCountry)?.reason == "countryNameMismatch")
-        var invalid = MdocPKI.Options(); invalid.dsCountry = "USA"; invalid.iacaCountry = "USA"
+        var invalid = MdocPKI.Options()
+        invalid.dsCountry = "USA"
+        invalid.iacaCountry = "USA"
         #expect(try await verify(pki: try MdocPKI(invalid)).check(.mdocIssuerCountry)?.reason == "countryNameInvalid")
     }
 
@@ -189,7 +217,8 @@ import SwiftASN1
         #expect(good.check(.mdocIssuerCountry)?.status == .passed)
         #expect(good.check(.mdocIssuerCountry)?.message.contains("pinned document signer") == true)
 
-        var missing = MdocPKI.Options(); missing.dsCountry = nil
+        var missing = MdocPKI.Options()
+        missing.dsCountry = nil
         let strict = try await verifyPinned(missing, policy: .iso18013Strict)
         #expect(strict.check(.mdocIssuerCountry)?.reason == "countryNameMissing")
         #expect(strict.check(.mdocIssuerCountry)?.message.contains("pinned document signer") == true)
@@ -197,49 +226,60 @@ import SwiftASN1
         let lenient = try await verifyPinned(missing, policy: .appleInApp)
         #expect(lenient.check(.mdocIssuerCountry)?.status == .skipped)
 
-        var invalid = MdocPKI.Options(); invalid.dsCountry = "USA"
+        var invalid = MdocPKI.Options()
+        invalid.dsCountry = "USA"
         #expect(try await verifyPinned(invalid, policy: .iso18013Strict).check(.mdocIssuerCountry)?.reason == "countryNameInvalid")
     }
 
     // mdoc.mso.structure and mdoc.mso.version
     @Test func msoFailures() async throws {
-        var unwrapped = MdocFixture(); unwrapped.wrapMSOInTag24 = false
+        var unwrapped = MdocFixture()
+        unwrapped.wrapMSOInTag24 = false
         let report = try await verify(unwrapped)
         #expect(report.check(.mdocMSOStructure)?.reason == "msoNotTag24Wrapped")
         #expect(report.check(.mdocValueDigests)?.reason == .prerequisiteFailed)
         #expect(report.check(.mdocIssuerSignature)?.status == .passed)
 
-        var old = MdocFixture(); old.msoVersion = "0.9"
+        var old = MdocFixture()
+        old.msoVersion = "0.9"
         #expect(try await verify(old).check(.mdocMSOVersion)?.reason == "unsupportedVersion")
-        var newer = MdocFixture(); newer.msoVersion = "1.1"
+        var newer = MdocFixture()
+        newer.msoVersion = "1.1"
         #expect(try await verify(newer).check(.mdocMSOVersion)?.reason == "versionAboveResponse")
     }
 
     // mdoc.valueDigests
     @Test func digestFailures() async throws {
-        var tampered = MdocFixture(); tampered.tamperedElement = "family_name"
+        var tampered = MdocFixture()
+        tampered.tamperedElement = "family_name"
         let report = try await verify(tampered)
         #expect(report.check(.mdocValueDigests)?.reason == "digestMismatch")
         #expect(report.check(.mdocValueDigests)?.details["mismatched"] == "org.iso.18013.5.1/family_name")
         #expect(report.check(.mdocIssuerSignature)?.status == .passed)
 
-        var missing = MdocFixture(); missing.undigestedElement = "given_name"
+        var missing = MdocFixture()
+        missing.undigestedElement = "given_name"
         #expect(try await verify(missing).check(.mdocValueDigests)?.reason == "digestMissing")
-        var duplicate = MdocFixture(); duplicate.duplicateDigestID = true
+        var duplicate = MdocFixture()
+        duplicate.duplicateDigestID = true
         #expect(try await verify(duplicate).check(.mdocValueDigests)?.reason == "duplicateDigestID")
-        var unknown = MdocFixture(); unknown.digestAlgorithm = "MD5"
+        var unknown = MdocFixture()
+        unknown.digestAlgorithm = "MD5"
         #expect(try await verify(unknown).check(.mdocValueDigests)?.reason == "unsupportedDigestAlgorithm")
         for algorithm in ["SHA-384", "SHA-512"] {
-            var other = MdocFixture(); other.digestAlgorithm = algorithm
+            var other = MdocFixture()
+            other.digestAlgorithm = algorithm
             #expect(try await verify(other).check(.mdocValueDigests)?.status == .passed)
         }
     }
 
     // mdoc.docType
     @Test func docTypeFailures() async throws {
-        var mismatch = MdocFixture(); mismatch.msoDocType = "org.iso.23220.photoid.1"
+        var mismatch = MdocFixture()
+        mismatch.msoDocType = "org.iso.23220.photoid.1"
         #expect(try await verify(mismatch).check(.mdocDocType)?.reason == "docTypeMismatch")
-        var policy = MdocVerificationPolicy.iso18013Strict; policy.acceptedDocTypes = ["org.iso.23220.photoid.1"]
+        var policy = MdocVerificationPolicy.iso18013Strict
+        policy.acceptedDocTypes = ["org.iso.23220.photoid.1"]
         #expect(try await verify(policy: policy).check(.mdocDocType)?.reason == "docTypeNotAccepted")
     }
 
@@ -250,21 +290,26 @@ import SwiftASN1
         #expect(try await verify(at: fixture.validFrom.addingTimeInterval(-59)).check(.mdocValidity)?.status == .passed)
         #expect(try await verify(at: fixture.validUntil.addingTimeInterval(59)).check(.mdocValidity)?.status == .passed)
         #expect(try await verify(at: fixture.validUntil.addingTimeInterval(61)).check(.mdocValidity)?.reason == "expired")
-        var noSkew = MdocVerificationPolicy.iso18013Strict; noSkew.clockSkew = .seconds(0)
+        var noSkew = MdocVerificationPolicy.iso18013Strict
+        noSkew.clockSkew = .seconds(0)
         #expect(try await verify(policy: noSkew, at: fixture.validFrom.addingTimeInterval(-3)).check(.mdocValidity)?.reason == "notYetValid")
-        var inconsistent = MdocFixture(); inconsistent.validFrom = inconsistent.signed.addingTimeInterval(-10)
+        var inconsistent = MdocFixture()
+        inconsistent.validFrom = inconsistent.signed.addingTimeInterval(-10)
         #expect(try await verify(inconsistent).check(.mdocValidity)?.reason == "inconsistentValidity")
     }
 
     // mdoc.device.authentication
     @Test func deviceAuthenticationFailures() async throws {
-        let other = SessionTranscript.appleInApp(nonce: Array(repeating: 8, count: 32), merchantID: "merchant", teamID: "team", recipientKeyHash: Array(repeating: 1, count: 32))
+        let other = SessionTranscript.appleInApp(
+            nonce: Array(repeating: 8, count: 32), merchantID: "merchant", teamID: "team", recipientKeyHash: Array(repeating: 1, count: 32))
         #expect(try await verify(transcriptOverride: other).check(.mdocDeviceAuthentication)?.reason == "deviceSignatureInvalid")
-        var missing = MdocFixture(); missing.omitDeviceSigned = true
+        var missing = MdocFixture()
+        missing.omitDeviceSigned = true
         #expect(try await verify(missing).check(.mdocDeviceAuthentication)?.reason == "deviceSignedMissing")
 
         let reader = P256.KeyAgreement.PrivateKey()
-        var mac = MdocFixture(); mac.macReaderKey = reader.publicKey
+        var mac = MdocFixture()
+        mac.macReaderKey = reader.publicKey
         #expect(try await verify(mac, readerKey: reader).check(.mdocDeviceAuthentication)?.status == .passed)
         #expect(try await verify(mac, readerKey: P256.KeyAgreement.PrivateKey()).check(.mdocDeviceAuthentication)?.reason == "deviceMacInvalid")
         let noReader = try await verify(mac)
@@ -299,7 +344,8 @@ import SwiftASN1
 
     // The iOS Simulator: zero signatures, no issuer certificate. Never accepted.
     @Test func simulatorStyleResponseIsNeverAccepted() async throws {
-        var simulator = MdocFixture(); simulator.simulatorStyle = true
+        var simulator = MdocFixture()
+        simulator.simulatorStyle = true
         for policy in [MdocVerificationPolicy.iso18013Strict, .appleInApp] {
             let report = try await verify(simulator, policy: policy)
             #expect(report.verdict == .rejected)
@@ -322,7 +368,8 @@ import SwiftASN1
 /// Element values nested beyond the depth budget (tag-24 items inside tag-24 items): a failed
 /// structure check, never a stack overflow, whoever signed them.
 @Suite struct MdocNestingBudgetTests {
-    let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 7, count: 32), merchantID: "merchant", teamID: "team", recipientKeyHash: Array(repeating: 1, count: 32))
+    let transcript = SessionTranscript.appleInApp(
+        nonce: Array(repeating: 7, count: 32), merchantID: "merchant", teamID: "team", recipientKeyHash: Array(repeating: 1, count: 32))
 
     @Test(arguments: [40, 20_000, 100_000])
     func deeplyNestedElementValueFailsTheStructureCheck(levels: Int) async throws {
@@ -366,22 +413,32 @@ import SwiftASN1
 /// critical extensions are Annex B's, and the rules Apple's test issuer breaks fail under the strict
 /// policy and warn under the in-app one.
 @Suite struct CertificateProfileTableB3Tests {
-    let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 7, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 1, count: 32))
+    let transcript = SessionTranscript.appleInApp(
+        nonce: Array(repeating: 7, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 1, count: 32))
     let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
 
     /// A document signer issued by `base`'s IACA with the given extensions and validity.
-    func signer(_ base: MdocPKI, notAfter: Date = Date(timeIntervalSince1970: 1_700_000_000 + 86_400 * 100), extensions: [Certificate.Extension]) throws -> MdocPKI {
+    func signer(_ base: MdocPKI, notAfter: Date = Date(timeIntervalSince1970: 1_700_000_000 + 86_400 * 100), extensions: [Certificate.Extension])
+        throws -> MdocPKI
+    {
         let key = P256.Signing.PrivateKey()
-        let ds = try Certificate(version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
-                                 notValidBefore: Date(timeIntervalSince1970: 1_690_000_000), notValidAfter: notAfter,
-                                 issuer: base.iaca.subject, subject: try DistinguishedName { CountryName("US"); CommonName("Test DS") },
-                                 signatureAlgorithm: .ecdsaWithSHA256, extensions: try Certificate.Extensions(extensions), issuerPrivateKey: .init(base.iacaKey))
+        let ds = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
+            notValidBefore: Date(timeIntervalSince1970: 1_690_000_000), notValidAfter: notAfter,
+            issuer: base.iaca.subject,
+            subject: try DistinguishedName {
+                CountryName("US")
+                CommonName("Test DS")
+            },
+            signatureAlgorithm: .ecdsaWithSHA256, extensions: try Certificate.Extensions(extensions), issuerPrivateKey: .init(base.iacaKey))
         return MdocPKI(iacaKey: base.iacaKey, iaca: base.iaca, dsKey: key, ds: ds)
     }
 
     func verify(_ pki: MdocPKI, policy: MdocVerificationPolicy = .iso18013Strict) async throws -> VerificationReport {
         let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        return await MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: policy).verify(deviceResponse: bytes, transcript: transcript, context: .at(time)).report
+        return await MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: policy).verify(
+            deviceResponse: bytes, transcript: transcript, context: .at(time)
+        ).report
     }
 
     @Test func theFixtureFollowsTheWholeProfile() async throws {
@@ -393,37 +450,50 @@ import SwiftASN1
     @Test func aMismatchedAuthorityKeyIdentifierAndUnknownCriticalExtensionsFail() async throws {
         let base = try MdocPKI()
         func common() throws -> [Certificate.Extension] {
-            [try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
-             try Certificate.Extension(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]), critical: true),
-             try Certificate.Extension(SubjectKeyIdentifier(keyIdentifier: [1, 2, 3]), critical: false),
-             AnnexBExtensions.issuerAltName(email: "a@b.example"), AnnexBExtensions.crlDistributionPoint("https://b.example/crl")]
+            [
+                try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
+                try Certificate.Extension(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]), critical: true),
+                try Certificate.Extension(SubjectKeyIdentifier(keyIdentifier: [1, 2, 3]), critical: false),
+                AnnexBExtensions.issuerAltName(email: "a@b.example"), AnnexBExtensions.crlDistributionPoint("https://b.example/crl"),
+            ]
         }
-        let wrongAKI = try signer(base, extensions: try common() + [try Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: [9, 9, 9]), critical: false)])
+        let wrongAKI = try signer(
+            base, extensions: try common() + [try Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: [9, 9, 9]), critical: false)])
         let report = try await verify(wrongAKI)
         #expect(report.check(.mdocIssuerCertificateProfile)?.message.contains("authority key identifier does not equal") == true)
         #expect(report.verdict == .rejected)
-        let criticalUnknown = try signer(base, extensions: try common() + [
-            try Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: .init(base.iacaKey.publicKey)).keyIdentifier), critical: false),
-            Certificate.Extension(oid: [1, 3, 6, 1, 4, 1, 99999, 1], critical: true, value: [0x05, 0x00]),
-        ])
+        let criticalUnknown = try signer(
+            base,
+            extensions: try common() + [
+                try Certificate.Extension(
+                    AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: .init(base.iacaKey.publicKey)).keyIdentifier), critical: false),
+                Certificate.Extension(oid: [1, 3, 6, 1, 4, 1, 99999, 1], critical: true, value: [0x05, 0x00]),
+            ])
         // Path validation already refuses a critical extension nobody understands; the profile names it too.
         let unknown = try await verify(criticalUnknown)
         #expect(unknown.verdict == .rejected)
         #expect(unknown.check(.mdocIssuerChain)?.status == .failed)
-        #expect(CertificateProfileCheck.violations(documentSigner: criticalUnknown.ds, iaca: base.iaca).contains { $0.contains("critical extension 1.3.6.1.4.1.99999.1") })
+        #expect(
+            CertificateProfileCheck.violations(documentSigner: criticalUnknown.ds, iaca: base.iaca).contains {
+                $0.contains("critical extension 1.3.6.1.4.1.99999.1")
+            })
     }
 
     @Test func appleStyleSignersFailStrictAndWarnInApp() async throws {
         let base = try MdocPKI()
         // Valid 600 days, no issuerAltName, no CRL distribution point, no key identifiers.
-        let loose = try signer(base, notAfter: Date(timeIntervalSince1970: 1_690_000_000 + 600 * 86_400), extensions: [
-            try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
-            try Certificate.Extension(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]), critical: true),
-        ])
+        let loose = try signer(
+            base, notAfter: Date(timeIntervalSince1970: 1_690_000_000 + 600 * 86_400),
+            extensions: [
+                try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
+                try Certificate.Extension(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]), critical: true),
+            ])
         let strict = try await verify(loose)
         let profile = try #require(strict.check(.mdocIssuerCertificateProfile))
         #expect(profile.status == .failed)
-        for rule in ["valid for 600 days", "no issuerAltName", "no CRL distribution point", "no subject key identifier", "no authority key identifier"] {
+        for rule in [
+            "valid for 600 days", "no issuerAltName", "no CRL distribution point", "no subject key identifier", "no authority key identifier",
+        ] {
             #expect(profile.message.contains(rule), "\(rule)")
         }
         let inApp = try await verify(loose, policy: .appleInApp)
@@ -432,30 +502,43 @@ import SwiftASN1
     }
 
     /// An IACA made to order, and a document signer with the whole DS profile issued by it.
-    func issuer(key: Certificate.PrivateKey, publicKey: Certificate.PublicKey, algorithm: Certificate.SignatureAlgorithm, years: Double = 10,
-                altName: Bool = true, keyIdentifier: Bool = true) throws -> (iaca: Certificate, ds: Certificate, dsKey: P256.Signing.PrivateKey) {
-        let name = try DistinguishedName { CountryName("US"); CommonName("Test IACA \(UUID().uuidString.prefix(8))") }
+    func issuer(
+        key: Certificate.PrivateKey, publicKey: Certificate.PublicKey, algorithm: Certificate.SignatureAlgorithm, years: Double = 10,
+        altName: Bool = true, keyIdentifier: Bool = true
+    ) throws -> (iaca: Certificate, ds: Certificate, dsKey: P256.Signing.PrivateKey) {
+        let name = try DistinguishedName {
+            CountryName("US")
+            CommonName("Test IACA \(UUID().uuidString.prefix(8))")
+        }
         let identifier = SubjectKeyIdentifier(hash: publicKey).keyIdentifier
         let start = Date(timeIntervalSince1970: 1_600_000_000)
-        let iaca = try Certificate(version: .v3, serialNumber: .init(), publicKey: publicKey, notValidBefore: start, notValidAfter: start.addingTimeInterval(years * 365.25 * 86_400),
-                                   issuer: name, subject: name, signatureAlgorithm: algorithm, extensions: try Certificate.Extensions {
-                                       Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                                       Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                                       if keyIdentifier { SubjectKeyIdentifier(keyIdentifier: identifier) }
-                                       if altName { AnnexBExtensions.issuerAltName(email: "iaca@issuer.example") }
-                                   }, issuerPrivateKey: key)
+        let iaca = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: publicKey, notValidBefore: start,
+            notValidAfter: start.addingTimeInterval(years * 365.25 * 86_400),
+            issuer: name, subject: name, signatureAlgorithm: algorithm,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                if keyIdentifier { SubjectKeyIdentifier(keyIdentifier: identifier) }
+                if altName { AnnexBExtensions.issuerAltName(email: "iaca@issuer.example") }
+            }, issuerPrivateKey: key)
         let dsKey = P256.Signing.PrivateKey()
-        let ds = try Certificate(version: .v3, serialNumber: .init(), publicKey: .init(dsKey.publicKey),
-                                 notValidBefore: Date(timeIntervalSince1970: 1_690_000_000), notValidAfter: Date(timeIntervalSince1970: 1_690_000_000 + 400 * 86_400),
-                                 issuer: name, subject: try DistinguishedName { CountryName("US"); CommonName("Test DS") }, signatureAlgorithm: algorithm,
-                                 extensions: try Certificate.Extensions {
-                                     Critical(KeyUsage(digitalSignature: true))
-                                     Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]))
-                                     SubjectKeyIdentifier(hash: .init(dsKey.publicKey))
-                                     AuthorityKeyIdentifier(keyIdentifier: identifier)
-                                     AnnexBExtensions.issuerAltName(email: "iaca@issuer.example")
-                                     AnnexBExtensions.crlDistributionPoint("https://issuer.example/crl")
-                                 }, issuerPrivateKey: key)
+        let ds = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(dsKey.publicKey),
+            notValidBefore: Date(timeIntervalSince1970: 1_690_000_000), notValidAfter: Date(timeIntervalSince1970: 1_690_000_000 + 400 * 86_400),
+            issuer: name,
+            subject: try DistinguishedName {
+                CountryName("US")
+                CommonName("Test DS")
+            }, signatureAlgorithm: algorithm,
+            extensions: try Certificate.Extensions {
+                Critical(KeyUsage(digitalSignature: true))
+                Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]))
+                SubjectKeyIdentifier(hash: .init(dsKey.publicKey))
+                AuthorityKeyIdentifier(keyIdentifier: identifier)
+                AnnexBExtensions.issuerAltName(email: "iaca@issuer.example")
+                AnnexBExtensions.crlDistributionPoint("https://issuer.example/crl")
+            }, issuerPrivateKey: key)
         return (iaca, ds, dsKey)
     }
 
@@ -463,17 +546,23 @@ import SwiftASN1
     /// identifier. Failures under the strict policy, each named; warnings in the in-app flow.
     @Test func aLooseIACAFailsStrictAndWarnsInApp() async throws {
         let key = P256.Signing.PrivateKey()
-        let loose = try issuer(key: .init(key), publicKey: .init(key.publicKey), algorithm: .ecdsaWithSHA256, years: 25, altName: false, keyIdentifier: false)
+        let loose = try issuer(
+            key: .init(key), publicKey: .init(key.publicKey), algorithm: .ecdsaWithSHA256, years: 25, altName: false, keyIdentifier: false)
         let pki = MdocPKI(iacaKey: key, iaca: loose.iaca, dsKey: loose.dsKey, ds: loose.ds)
         let strict = try await verify(pki)
         let profile = try #require(strict.check(.mdocIssuerCertificateProfile))
         #expect(profile.status == .failed && strict.verdict == .rejected)
-        for rule in ["the IACA is valid for 25 years; Annex B allows at most 20", "the IACA has no issuerAltName", "the IACA has no subject key identifier"] {
+        for rule in [
+            "the IACA is valid for 25 years; Annex B allows at most 20", "the IACA has no issuerAltName", "the IACA has no subject key identifier",
+        ] {
             #expect(profile.message.contains(rule), "\(rule): \(profile.message)")
         }
         let inApp = try await verify(pki, policy: .appleInApp)
         #expect(inApp.check(.mdocIssuerCertificateProfile)?.status == .passed)
-        #expect(inApp.warnings.contains { $0.code == "certificateProfileWarning" && $0.message.contains("25 years") && $0.message.contains("no issuerAltName") })
+        #expect(
+            inApp.warnings.contains {
+                $0.code == "certificateProfileWarning" && $0.message.contains("25 years") && $0.message.contains("no issuerAltName")
+            })
         // 20 years exactly is allowed.
         let twenty = try issuer(key: .init(key), publicKey: .init(key.publicKey), algorithm: .ecdsaWithSHA256, years: 20)
         #expect(CertificateProfileCheck.extendedViolations(documentSigner: twenty.ds, iaca: twenty.iaca).isEmpty)
@@ -486,12 +575,19 @@ import SwiftASN1
         let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let issued = try issuer(key: .init(rsa), publicKey: .init(rsa.publicKey), algorithm: .sha256WithRSAEncryption)
         let problems = CertificateProfileCheck.violations(documentSigner: issued.ds, iaca: issued.iaca)
-        #expect(problems.contains("the IACA's public key is an RSA key (RSA2048.PublicKey); Annex B allows ECDSA keys on P-256, P-384 or P-521 and Ed25519 keys"), "\(problems)")
+        #expect(
+            problems.contains(
+                "the IACA's public key is an RSA key (RSA2048.PublicKey); Annex B allows ECDSA keys on P-256, P-384 or P-521 and Ed25519 keys"),
+            "\(problems)")
         #expect(problems.contains { $0.hasPrefix("the IACA is signed with") && $0.contains("not ECDSA with SHA-256/384/512 or EdDSA") })
         #expect(problems.contains { $0.hasPrefix("the document signer is signed with") })
-        let bytes = try MdocFixture().deviceResponse(pki: MdocPKI(iacaKey: P256.Signing.PrivateKey(), iaca: issued.iaca, dsKey: issued.dsKey, ds: issued.ds), deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let bytes = try MdocFixture().deviceResponse(
+            pki: MdocPKI(iacaKey: P256.Signing.PrivateKey(), iaca: issued.iaca, dsKey: issued.dsKey, ds: issued.ds),
+            deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         for policy in [MdocVerificationPolicy.iso18013Strict, .appleInApp] {
-            let report = await MdocVerifier(trustStore: IACATrustStore(certificates: [issued.iaca]), policy: policy).verify(deviceResponse: bytes, transcript: transcript, context: .at(time)).report
+            let report = await MdocVerifier(trustStore: IACATrustStore(certificates: [issued.iaca]), policy: policy).verify(
+                deviceResponse: bytes, transcript: transcript, context: .at(time)
+            ).report
             #expect(report.check(.mdocIssuerChain)?.status == .passed, "\(report.failures.map(\.message))")
             #expect(report.check(.mdocIssuerCertificateProfile)?.status == .failed)
             #expect(report.check(.mdocIssuerCertificateProfile)?.message.contains("RSA key") == true)

@@ -1,15 +1,16 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
-@testable import MdocVerifier
+import SwiftASN1
+import Testing
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
+import WalletEncoding
 import WalletVerifierTestSupport
 import X509
-import SwiftASN1
-import WalletEncoding
+
+@testable import MdocVerifier
 
 func date(_ text: String) -> Date { RFC3339.parse(text)! }
 
@@ -35,7 +36,8 @@ func appleSampleTranscript() throws -> SessionTranscript {
     let verifier = MdocVerifier(trustStore: try! trustStore(apple + "issuer_root.crt"), policy: .appleInApp)
 
     @Test func verifiesEndToEndUnderTheInAppPolicy() async throws {
-        let result = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
+        let result = await verifier.verify(
+            deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
         let report = result.report
         for check in report.checks { #expect(check.status == .passed || check.reason == "countryNameAbsent", "\(check.id): \(check.message)") }
         #expect(report.verdict == .accepted)
@@ -65,7 +67,8 @@ func appleSampleTranscript() throws -> SessionTranscript {
 
     @Test func strictISOPolicyFailsTheMissingCountryName() async throws {
         let strict = MdocVerifier(trustStore: verifier.trustStore, policy: .iso18013Strict)
-        let result = await strict.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
+        let result = await strict.verify(
+            deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocIssuerCountry)?.reason == "countryNameMissing")
         // The sample discloses issuing_country, which cannot be compared with the IACA's missing
@@ -76,14 +79,16 @@ func appleSampleTranscript() throws -> SessionTranscript {
         #expect(result.report.failures.map(\.id) == [.mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocIssuingCountryElement])
         let profile = try #require(result.report.check(.mdocIssuerCertificateProfile))
         #expect(profile.message.contains("457") && profile.message.contains("issuerAltName"))
-        let inApp = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
+        let inApp = await verifier.verify(
+            deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
         #expect(inApp.report.check(.mdocIssuerCertificateProfile)?.status == .passed)
         #expect(inApp.report.check(.mdocIssuerCertificateProfile)?.details["profileWarnings"]?.contains("457") == true)
         #expect(inApp.report.warnings.contains { $0.code == "certificateProfileWarning" })
     }
 
     @Test func laterVerificationTimeExpiresTheMSO() async throws {
-        let result = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2023-04-01T00:00:00Z")))
+        let result = await verifier.verify(
+            deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2023-04-01T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocValidity)?.reason == "expired")
         #expect(result.report.check(.mdocIssuerChain)?.status == .passed)
@@ -92,7 +97,8 @@ func appleSampleTranscript() throws -> SessionTranscript {
 
     @Test func untrustedRootFailsTheChainOnly() async throws {
         let other = MdocVerifier(trustStore: try trustStore(apple + "merchant_encryption.crt"), policy: .appleInApp)
-        let result = await other.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
+        let result = await other.verify(
+            deviceResponse: try appleSampleDeviceResponse(), transcript: try appleSampleTranscript(), context: .at(date("2022-04-01T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocIssuerChain)?.reason == "untrustedIssuer")
         #expect(result.report.check(.mdocIssuerCertificateProfile)?.reason == .prerequisiteFailed)
@@ -104,8 +110,10 @@ func appleSampleTranscript() throws -> SessionTranscript {
 
     @Test func aChangedTranscriptFailsDeviceAuthentication() async throws {
         var bytes = try TestVectors.hex(apple + "session_transcript.txt")
-        bytes[40] ^= 0x01 // inside the nonce
-        let result = await verifier.verify(deviceResponse: try appleSampleDeviceResponse(), transcript: try SessionTranscript(bytes: bytes), context: .at(date("2022-04-01T00:00:00Z")))
+        bytes[40] ^= 0x01  // inside the nonce
+        let result = await verifier.verify(
+            deviceResponse: try appleSampleDeviceResponse(), transcript: try SessionTranscript(bytes: bytes),
+            context: .at(date("2022-04-01T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocDeviceAuthentication)?.reason == "deviceSignatureInvalid")
     }
@@ -115,9 +123,13 @@ func appleSampleTranscript() throws -> SessionTranscript {
         func value(_ key: String) -> String {
             params.split(separator: "\n").first { $0.hasPrefix(key) }!.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
         }
-        let built = SessionTranscript.appleInApp(nonce: hex(value("Nonce")), merchantID: value("Merchant ID"), teamID: value("Team ID"), recipientKeyHash: hex(value("Encryption Key Hash")))
+        let built = SessionTranscript.appleInApp(
+            nonce: hex(value("Nonce")), merchantID: value("Merchant ID"), teamID: value("Team ID"),
+            recipientKeyHash: hex(value("Encryption Key Hash")))
         #expect(built.bytes == (try TestVectors.hex(apple + "session_transcript.txt")))
-        #expect(Hex.encode(Array(SHA256.hash(data: built.bytes))) == (try TestVectors.text(apple + "info_hash.txt")).trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(
+            Hex.encode(Array(SHA256.hash(data: built.bytes)))
+                == (try TestVectors.text(apple + "info_hash.txt")).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     @Test func validatedChainsAreCachedAndStillCheckedAgainstTime() async throws {
@@ -143,9 +155,10 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
     var verifier: MdocVerifier { MdocVerifier(trustStore: try! trustStore(annexD + "document_signer.pem"), policy: .iso18013Strict) }
 
     @Test func deviceMacVerifiesWithTheReaderKey() async throws {
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(annexD + "device_response.cbor"),
-                                           transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
-                                           readerKey: try readerKey(), context: .at(date("2021-01-01T00:00:00Z")))
+        let result = await verifier.verify(
+            deviceResponse: try TestVectors.data(annexD + "device_response.cbor"),
+            transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
+            readerKey: try readerKey(), context: .at(date("2021-01-01T00:00:00Z")))
         let report = result.report
         #expect(report.check(.mdocIssuerSignature)?.status == .passed)
         #expect(report.check(.mdocValueDigests)?.status == .passed)
@@ -166,9 +179,10 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
     }
 
     @Test func withoutTheReaderKeyTheMacCannotBeChecked() async throws {
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(annexD + "device_response.cbor"),
-                                           transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
-                                           context: .at(date("2021-01-01T00:00:00Z")))
+        let result = await verifier.verify(
+            deviceResponse: try TestVectors.data(annexD + "device_response.cbor"),
+            transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
+            context: .at(date("2021-01-01T00:00:00Z")))
         let check = try #require(result.report.check(.mdocDeviceAuthentication))
         #expect(check.status == .error)
         #expect(check.reason == "readerKeyRequired")
@@ -177,9 +191,10 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
     }
 
     @Test func todayTheMSOAndDSHaveExpired() async throws {
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(annexD + "device_response.cbor"),
-                                           transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
-                                           readerKey: try readerKey(), context: .at(date("2026-11-21T00:00:00Z")))
+        let result = await verifier.verify(
+            deviceResponse: try TestVectors.data(annexD + "device_response.cbor"),
+            transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
+            readerKey: try readerKey(), context: .at(date("2026-11-21T00:00:00Z")))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocIssuerChain)?.reason == "certificateExpired")
         #expect(result.report.check(.mdocValidity)?.reason == "expired")
@@ -191,8 +206,9 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
         let response = try DeviceResponse(cborBytes: bytes)
         let der = try response.documents[0].issuerSigned.issuerAuth.headers.x5chain()[0]
         let pinned = MdocVerifier(trustStore: IACATrustStore(certificates: [try Certificate(derEncoded: der)]), policy: .iso18013Strict)
-        let result = await pinned.verify(deviceResponse: bytes, transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
-                                         readerKey: try readerKey(), context: .at(date("2021-01-01T00:00:00Z")))
+        let result = await pinned.verify(
+            deviceResponse: bytes, transcript: try SessionTranscript(bytes: try TestVectors.data(annexD + "session_transcript_bytes.cbor")),
+            readerKey: try readerKey(), context: .at(date("2021-01-01T00:00:00Z")))
         #expect(result.report.check(.mdocIssuerSignature)?.status == .passed)
         #expect(result.report.check(.mdocValueDigests)?.status == .passed)
         #expect(result.report.check(.mdocDeviceAuthentication)?.reason == "deviceMacInvalid")
@@ -205,9 +221,10 @@ private let auth0 = "mdoc/auth0-mdl-oid4vp-draft/"
 @Suite struct Auth0ExampleTests {
     func verify(_ example: Int) async throws -> MdocVerificationResult {
         let verifier = MdocVerifier(trustStore: try trustStore(auth0 + "issuer.pem"), policy: .appleInApp)
-        return await verifier.verify(deviceResponse: try TestVectors.data(auth0 + "example\(example).device_response.cbor"),
-                                     transcript: try SessionTranscript(bytes: try TestVectors.data(auth0 + "example\(example).session_transcript_bytes.cbor")),
-                                     context: .at(date("2024-01-01T00:00:00Z")))
+        return await verifier.verify(
+            deviceResponse: try TestVectors.data(auth0 + "example\(example).device_response.cbor"),
+            transcript: try SessionTranscript(bytes: try TestVectors.data(auth0 + "example\(example).session_transcript_bytes.cbor")),
+            context: .at(date("2024-01-01T00:00:00Z")))
     }
 
     @Test(arguments: [1, 2, 4])
@@ -265,31 +282,36 @@ private let owf = "mdoc/owf-mdoc-ts-examples/"
         let built = SessionTranscript.openID4VPDigitalCredentialsDraft24(origin: origin, nonce: "UwQek7MemM55VM2Lc7UPPsdsxa-vejebSUo75B_G7vk")
         #expect(built.bytes == (try TestVectors.data(owf + "google/session_transcript.cbor")))
         let verifier = MdocVerifier(trustStore: try trustStore(owf + "google/signingCertificate.pem"), policy: .appleInApp)
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "google/device_response.cbor"), transcript: built, context: .at(date("2025-02-20T00:00:00Z")))
+        let result = await verifier.verify(
+            deviceResponse: try TestVectors.data(owf + "google/device_response.cbor"), transcript: built, context: .at(date("2025-02-20T00:00:00Z")))
         #expect(result.report.check(.mdocDeviceAuthentication)?.status == .passed)
         #expect(result.report.check(.mdocIssuerSignature)?.status == .passed)
         #expect(result.report.check(.mdocValueDigests)?.status == .passed)
     }
 
     @Test func franceOID4VPDraft18() async throws {
-        let built = SessionTranscript.oid4vpDraft18(clientID: "example.com", responseURI: "https://example.com/12345/response", nonce: "abcdefgh1234567890", mdocGeneratedNonce: "")
+        let built = SessionTranscript.oid4vpDraft18(
+            clientID: "example.com", responseURI: "https://example.com/12345/response", nonce: "abcdefgh1234567890", mdocGeneratedNonce: "")
         #expect(built.bytes == (try TestVectors.data(owf + "france/session_transcript.cbor")))
         let verifier = MdocVerifier(trustStore: try trustStore(owf + "france/issuerCertificate.pem"), policy: .appleInApp)
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "france/device_response.cbor"), transcript: built, context: .at(date("2021-09-25T00:00:00Z")))
+        let result = await verifier.verify(
+            deviceResponse: try TestVectors.data(owf + "france/device_response.cbor"), transcript: built, context: .at(date("2021-09-25T00:00:00Z")))
         #expect(result.report.check(.mdocDeviceAuthentication)?.status == .passed)
         #expect(result.report.check(.mdocValueDigests)?.status == .passed)
     }
 
     @Test func ubiqueOID4VPDraft18() async throws {
-        let built = SessionTranscript.oid4vpDraft18(clientID: "Cq1anPb8vZU5j5C0d7hcsbuJLBpIawUJIDQRi2Ebwb4",
-                                                    responseURI: "http://localhost:4000/api/presentation_request/dc8999df-d6ea-4c84-9985-37a8b81a82ec/callback",
-                                                    nonce: "abcdefg", mdocGeneratedNonce: "123456")
+        let built = SessionTranscript.oid4vpDraft18(
+            clientID: "Cq1anPb8vZU5j5C0d7hcsbuJLBpIawUJIDQRi2Ebwb4",
+            responseURI: "http://localhost:4000/api/presentation_request/dc8999df-d6ea-4c84-9985-37a8b81a82ec/callback",
+            nonce: "abcdefg", mdocGeneratedNonce: "123456")
         #expect(built.bytes == (try TestVectors.data(owf + "ubique/session_transcript.cbor")))
         // Its DS certificate has a 32-byte serial number (RFC 5280 allows 20 octets): swift-certificates refuses it, so
         // the issuer checks fail with a clear reason, while the device signature over the transcript verifies.
         #expect(throws: (any Error).self) { try trustStore(owf + "ubique/issuerCertificate.pem") }
         let verifier = MdocVerifier(trustStore: try trustStore(apple + "issuer_root.crt"), policy: .appleInApp)
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "ubique/device_response.cbor"), transcript: built, context: .at(date("2025-02-01T00:00:00Z")))
+        let result = await verifier.verify(
+            deviceResponse: try TestVectors.data(owf + "ubique/device_response.cbor"), transcript: built, context: .at(date("2025-02-01T00:00:00Z")))
         #expect(result.report.check(.mdocDeviceAuthentication)?.status == .passed)
         #expect(result.report.check(.mdocValidity)?.status == .passed)
         #expect(result.report.check(.mdocIssuerSignature)?.reason == "invalidCertificate")
@@ -303,10 +325,13 @@ private let owf = "mdoc/owf-mdoc-ts-examples/"
         let transcript = SessionTranscript.openID4VP(
             clientID: "x509_san_dns:playground.animo.id", nonce: "LMGPB6k--THpBUSkEBvLxmdMIi3Ee1fjHXXUUzBVa04",
             jwkThumbprint: hex("61a29f269176244d397cae26f7f80ab196bffcb65fe3052b540c78073dab7c1e"),
-            responseURI: "https://playground.animo.id/oid4vp/8caaebcc-d48c-471b-86b0-a534e15c4774/authorize?session=6c115dbc-1364-4e9f-a325-173eeec01a5a")
+            responseURI:
+                "https://playground.animo.id/oid4vp/8caaebcc-d48c-471b-86b0-a534e15c4774/authorize?session=6c115dbc-1364-4e9f-a325-173eeec01a5a")
         #expect(transcript.bytes == (try TestVectors.data(owf + "animo-mdoc-05/session_transcript.cbor")))
         let verifier = MdocVerifier(trustStore: try trustStore(owf + "animo-mdoc-05/rootCertificate.pem"), policy: .appleInApp)
-        let result = await verifier.verify(deviceResponse: try TestVectors.data(owf + "animo-mdoc-05/device_response.cbor"), transcript: transcript, context: .at(date("2026-01-12T00:00:00Z")))
+        let result = await verifier.verify(
+            deviceResponse: try TestVectors.data(owf + "animo-mdoc-05/device_response.cbor"), transcript: transcript,
+            context: .at(date("2026-01-12T00:00:00Z")))
         #expect(result.report.check(.mdocDeviceAuthentication)?.status == .passed)
         #expect(result.report.check(.mdocIssuerChain)?.status == .passed)
         #expect(result.report.check(.mdocValueDigests)?.status == .passed)
@@ -336,9 +361,14 @@ private let profile = "mdoc/isomdl-cert-profile/"
     func cert(_ name: String) throws -> Certificate { try TestCertificates.certificate(pemFile: profile + name) }
 
     @Test func goodDocumentSignerFollowsTheProfile() throws {
-        #expect(CertificateProfileCheck.violations(documentSigner: try cert("isomdl_iaca_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem")).isEmpty)
+        #expect(
+            CertificateProfileCheck.violations(documentSigner: try cert("isomdl_iaca_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem"))
+                .isEmpty)
         // Table B.3 whole: validity, issuerAltName, CRL distribution point, key identifiers.
-        #expect(CertificateProfileCheck.extendedViolations(documentSigner: try cert("isomdl_iaca_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem")).isEmpty)
+        #expect(
+            CertificateProfileCheck.extendedViolations(
+                documentSigner: try cert("isomdl_iaca_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem")
+            ).isEmpty)
     }
 
     @Test func negativeSerialNumberIsRefused() throws {
@@ -348,24 +378,29 @@ private let profile = "mdoc/isomdl-cert-profile/"
     }
 
     @Test func documentSignerMarkedAsCAFails() throws {
-        let problems = CertificateProfileCheck.violations(documentSigner: try cert("isomdl_incorrect_iaca_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem"))
+        let problems = CertificateProfileCheck.violations(
+            documentSigner: try cert("isomdl_incorrect_iaca_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem"))
         #expect(problems.contains { $0.contains("marked as a CA") })
     }
 
     @Test func documentSignerBelowAnIntermediateFails() throws {
-        let problems = CertificateProfileCheck.violations(documentSigner: try cert("isomdl_iaca_leaf_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem"))
+        let problems = CertificateProfileCheck.violations(
+            documentSigner: try cert("isomdl_iaca_leaf_signer.pem"), iaca: try cert("isomdl_iaca_root_cert.pem"))
         #expect(problems.contains { $0.contains("issued directly by the IACA") })
     }
 
     @Test func intermediateIsNotAValidIACA() throws {
-        let problems = CertificateProfileCheck.violations(documentSigner: try cert("isomdl_iaca_leaf_signer.pem"), iaca: try cert("isomdl_iaca_intermediate.pem"))
+        let problems = CertificateProfileCheck.violations(
+            documentSigner: try cert("isomdl_iaca_leaf_signer.pem"), iaca: try cert("isomdl_iaca_intermediate.pem"))
         #expect(problems.contains { $0.contains("keyCertSign") })
     }
 
     @Test func fullChainThroughTheVerifier() async throws {
         // The good signer chains to the root at 2024-01-01; the leaf under the intermediate must fail the profile.
         let roots = IACATrustStore(certificates: [try cert("isomdl_iaca_root_cert.pem")])
-        for (leaf, intermediates, expectPass) in [("isomdl_iaca_signer.pem", [String](), true), ("isomdl_iaca_leaf_signer.pem", ["isomdl_iaca_intermediate.pem"], false)] {
+        for (leaf, intermediates, expectPass) in [
+            ("isomdl_iaca_signer.pem", [String](), true), ("isomdl_iaca_leaf_signer.pem", ["isomdl_iaca_intermediate.pem"], false),
+        ] {
             let chain = [try cert(leaf)] + (try intermediates.map(cert))
             let problems = CertificateProfileCheck.violations(documentSigner: chain[0], iaca: try cert("isomdl_iaca_root_cert.pem"))
             #expect(problems.isEmpty == expectPass, "\(leaf): \(problems)")
@@ -373,7 +408,6 @@ private let profile = "mdoc/isomdl-cert-profile/"
         }
     }
 }
-
 
 @Suite struct IssuerSignedOnlyAndTrustStoreTests {
     @Test func bdrIssuerSignedVerifiesIssuerData() throws {
@@ -386,7 +420,9 @@ private let profile = "mdoc/isomdl-cert-profile/"
         for space in issuerSigned.nameSpaces {
             for item in space.items {
                 let expected = try #require(mso.valueDigests[space.name]?[item.value.digestID])
-                #expect(Array(expected) == ValueDigestsCheck.digest(mso.digestAlgorithm, item.taggedBytes), "\(space.name)/\(item.value.elementIdentifier)")
+                #expect(
+                    Array(expected) == ValueDigestsCheck.digest(mso.digestAlgorithm, item.taggedBytes),
+                    "\(space.name)/\(item.value.elementIdentifier)")
                 count += 1
             }
         }
@@ -399,8 +435,11 @@ private let profile = "mdoc/isomdl-cert-profile/"
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trust-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.copyItem(atPath: TestVectors.path("mdoc/iso18013-5-annex-d/document_signer.der"), toPath: directory.appendingPathComponent("ds.der").path)
-        try FileManager.default.copyItem(atPath: TestVectors.path("mdoc/apple-verify-with-wallet-sample/sample/issuer_root.crt"), toPath: directory.appendingPathComponent("apple.crt").path)
+        try FileManager.default.copyItem(
+            atPath: TestVectors.path("mdoc/iso18013-5-annex-d/document_signer.der"), toPath: directory.appendingPathComponent("ds.der").path)
+        try FileManager.default.copyItem(
+            atPath: TestVectors.path("mdoc/apple-verify-with-wallet-sample/sample/issuer_root.crt"),
+            toPath: directory.appendingPathComponent("apple.crt").path)
         try Data("not a certificate".utf8).write(to: directory.appendingPathComponent("README.txt"))
         var store = IACATrustStore()
         try store.load(path: directory.path)

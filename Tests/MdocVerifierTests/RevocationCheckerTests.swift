@@ -1,17 +1,18 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
-@testable import MdocVerifier
+import Testing
 import VerificationCore
 import WalletCBOR
-import WalletVerifierTestSupport
 import WalletEncoding
+import WalletVerifierTestSupport
+
+@testable import MdocVerifier
 
 /// A passport Digital ID fixture with an identifier list or a status list, through the passport
 /// verifier: one test per outcome.
 struct RevocationScenario {
-    static let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600) // an hour after signing
+    static let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)  // an hour after signing
     static let uri = "https://revocation.example/lists/7"
     static let id: [UInt8] = [0x0a, 0x0b, 0x0c, 0x0d]
 
@@ -34,15 +35,20 @@ struct RevocationScenario {
     }
 
     /// A list issued a minute before `time`, valid for a day.
-    func identifierList(_ ids: [[UInt8]], issuedAt: Date = time.addingTimeInterval(-60), expiresAt: Date? = time.addingTimeInterval(86_400)) -> RevocationListFixture {
+    func identifierList(_ ids: [[UInt8]], issuedAt: Date = time.addingTimeInterval(-60), expiresAt: Date? = time.addingTimeInterval(86_400))
+        -> RevocationListFixture
+    {
         RevocationListFixture(content: .identifiers(ids), uri: Self.uri, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 
-    func verify(_ response: [UInt8], lists: [[UInt8]], policy: RevocationPolicy = .strict, at time: Date = time,
-                trustStore: IACATrustStore? = nil) async throws -> PassportVerificationResult {
+    func verify(
+        _ response: [UInt8], lists: [[UInt8]], policy: RevocationPolicy = .strict, at time: Date = time,
+        trustStore: IACATrustStore? = nil
+    ) async throws -> PassportVerificationResult {
         var offline = OfflineRevocationLists()
         for (index, list) in lists.enumerated() { try offline.add(bytes: list, name: "list\(index)") }
-        let verifier = PassportVerifier(trustStore: trustStore ?? self.trustStore, policy: PassportPolicy(revocation: policy), revocationSource: offline)
+        let verifier = PassportVerifier(
+            trustStore: trustStore ?? self.trustStore, policy: PassportPolicy(revocation: policy), revocationSource: offline)
         return await verifier.verify(deviceResponse: response, transcript: transcript, context: .at(time))
     }
 }
@@ -79,7 +85,11 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
         #expect(report.check(.photoIDDocType)?.status == .passed)
         #expect(report.check(.photoIDElements)?.status == .passed)
         // Identifiers are credential identifiers: they do not appear in the report.
-        #expect(!report.checks.contains { $0.message.contains(Hex.encode(RevocationScenario.id)) || $0.details.values.contains { $0.contains(Hex.encode(RevocationScenario.id)) } })
+        #expect(
+            !report.checks.contains {
+                $0.message.contains(Hex.encode(RevocationScenario.id))
+                    || $0.details.values.contains { $0.contains(Hex.encode(RevocationScenario.id)) }
+            })
         #expect(result.passport?.givenNameUnicode == "Åsa")
     }
 
@@ -100,7 +110,9 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
     @Test func anExpiredListIsUndeterminedNeverPassed() async throws {
         let s = try RevocationScenario()
         let response = try s.response(status: try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: RevocationScenario.uri))
-        let expired = try s.identifierList([], issuedAt: RevocationScenario.time.addingTimeInterval(-7200), expiresAt: RevocationScenario.time.addingTimeInterval(-3600)).signed(by: s.signer)
+        let expired = try s.identifierList(
+            [], issuedAt: RevocationScenario.time.addingTimeInterval(-7200), expiresAt: RevocationScenario.time.addingTimeInterval(-3600)
+        ).signed(by: s.signer)
         let report = try await s.verify(response, lists: [expired]).report
         #expect(report.verdict == .indeterminate)
         let list = try #require(report.check(.mdocRevocationList))
@@ -125,7 +137,9 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
     @Test func aStaleListAndAListFromTheFutureAreUndetermined() async throws {
         let s = try RevocationScenario()
         let response = try s.response(status: try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: RevocationScenario.uri))
-        let stale = try s.identifierList([], issuedAt: RevocationScenario.time.addingTimeInterval(-2 * 86_400), expiresAt: RevocationScenario.time.addingTimeInterval(86_400)).signed(by: s.signer)
+        let stale = try s.identifierList(
+            [], issuedAt: RevocationScenario.time.addingTimeInterval(-2 * 86_400), expiresAt: RevocationScenario.time.addingTimeInterval(86_400)
+        ).signed(by: s.signer)
         #expect(try await s.verify(response, lists: [stale]).report.check(.mdocRevocationList)?.reason == "listStale")
         var noAgeLimit = RevocationPolicy.strict
         noAgeLimit.maximumListAge = nil
@@ -213,21 +227,28 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
             PassportVerifier(trustStore: s.trustStore, revocationSource: source)
         }
         let mismatched = FixedSource(try other.signed(by: s.signer))
-        let viaFixed = await verifier(mismatched).verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
+        let viaFixed = await verifier(mismatched).verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time))
+            .report
         #expect(viaFixed.check(.mdocRevocationList)?.reason == "uriMismatch")
         // A status list where the MSO names an identifier list.
-        let statusList = try RevocationListFixture(content: .statuses([0], bits: 1), uri: RevocationScenario.uri, issuedAt: RevocationScenario.time).signed(by: s.signer)
-        let wrongKind = await verifier(FixedSource(statusList)).verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
+        let statusList = try RevocationListFixture(content: .statuses([0], bits: 1), uri: RevocationScenario.uri, issuedAt: RevocationScenario.time)
+            .signed(by: s.signer)
+        let wrongKind = await verifier(FixedSource(statusList)).verify(
+            deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)
+        ).report
         #expect(wrongKind.check(.mdocRevocationList)?.reason == "malformedList")
         // Garbage from the source.
-        let garbage = await verifier(FixedSource([0xff, 0x00])).verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
+        let garbage = await verifier(FixedSource([0xff, 0x00])).verify(
+            deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)
+        ).report
         #expect(garbage.check(.mdocRevocationList)?.reason == "malformedList")
         #expect(garbage.verdict == .indeterminate)
     }
 
     @Test func theCertificateNamedInTheMSOMustSignTheList() async throws {
         let s = try RevocationScenario()
-        let named = try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: RevocationScenario.uri, certificate: s.signer.x5chain[0])
+        let named = try RevocationListFixture.identifierListStatus(
+            id: RevocationScenario.id, uri: RevocationScenario.uri, certificate: s.signer.x5chain[0])
         let list = try s.identifierList([]).signed(by: s.signer)
         #expect(try await s.verify(try s.response(status: named), lists: [list]).report.verdict == .accepted)
         let otherSigner = try RevocationSignerPKI(rootKey: s.pki.iacaKey, root: s.pki.iaca)
@@ -247,8 +268,10 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
         #expect(required.check(.mdocRevocationStatus)?.reason == "statusMissing")
         #expect(required.verdict == .rejected)
 
-        for status in [CBORNode.text("revoked?"), try CBORNode.map(["identifier_list": .map(["uri": .text(RevocationScenario.uri)])]),
-                       try CBORNode.map(["status_list": .map(["idx": .int(-1), "uri": .text(RevocationScenario.uri)])]), try CBORNode.map(["other": .null])] {
+        for status in [
+            CBORNode.text("revoked?"), try CBORNode.map(["identifier_list": .map(["uri": .text(RevocationScenario.uri)])]),
+            try CBORNode.map(["status_list": .map(["idx": .int(-1), "uri": .text(RevocationScenario.uri)])]), try CBORNode.map(["other": .null]),
+        ] {
             let report = try await s.verify(try s.response(status: status), lists: []).report
             #expect(report.check(.mdocRevocationList)?.reason == "malformedStatus")
             #expect(report.verdict == .indeterminate)
@@ -271,7 +294,9 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
     @Test func withoutASourceTheReportWarnsThatRevocationWasNotChecked() async throws {
         let s = try RevocationScenario()
         let response = try s.response(status: try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: RevocationScenario.uri))
-        let report = await PassportVerifier(trustStore: s.trustStore).verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
+        let report = await PassportVerifier(trustStore: s.trustStore).verify(
+            deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)
+        ).report
         #expect(report.verdict == .accepted)
         #expect(report.check(.mdocRevocationList) == nil)
         #expect(report.warnings.contains { $0.code == "revocationNotChecked" })
@@ -279,12 +304,15 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
 }
 
 @Suite struct StatusListTests {
-    func scenario(statuses: [UInt8], bits: Int, index: UInt64, policy: RevocationPolicy = .strict,
-                  configure: (inout RevocationListFixture) -> Void = { _ in }) async throws -> VerificationReport {
+    func scenario(
+        statuses: [UInt8], bits: Int, index: UInt64, policy: RevocationPolicy = .strict,
+        configure: (inout RevocationListFixture) -> Void = { _ in }
+    ) async throws -> VerificationReport {
         let s = try RevocationScenario()
         let response = try s.response(status: try RevocationListFixture.statusListStatus(index: index, uri: RevocationScenario.uri))
-        var fixture = RevocationListFixture(content: .statuses(statuses, bits: bits), uri: RevocationScenario.uri,
-                                            issuedAt: RevocationScenario.time.addingTimeInterval(-60), expiresAt: RevocationScenario.time.addingTimeInterval(3600))
+        var fixture = RevocationListFixture(
+            content: .statuses(statuses, bits: bits), uri: RevocationScenario.uri,
+            issuedAt: RevocationScenario.time.addingTimeInterval(-60), expiresAt: RevocationScenario.time.addingTimeInterval(3600))
         configure(&fixture)
         return try await s.verify(response, lists: [try fixture.signed(by: s.signer)], policy: policy).report
     }

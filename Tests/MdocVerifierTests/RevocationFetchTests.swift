@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
-import Testing
-@testable import MdocVerifier
 import MdocRevocationHTTP
+import Testing
 import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport
+
+@testable import MdocVerifier
 
 /// A clock the test moves (cache freshness).
 final class ManualClock: VerificationClock, @unchecked Sendable {
@@ -75,8 +76,9 @@ final class ManualClock: VerificationClock, @unchecked Sendable {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         func freshFor(ttl: UInt64?, exp: TimeInterval?) throws -> TimeInterval {
             let s = try RevocationScenario()
-            let fixture = RevocationListFixture(content: .identifiers([]), uri: "https://x.example/l", issuedAt: now,
-                                                expiresAt: exp.map { now.addingTimeInterval($0) }, timeToLive: ttl)
+            let fixture = RevocationListFixture(
+                content: .identifiers([]), uri: "https://x.example/l", issuedAt: now,
+                expiresAt: exp.map { now.addingTimeInterval($0) }, timeToLive: ttl)
             let entry = RevocationListCache.entry(bytes: try fixture.signed(by: s.signer), fetchedAt: now, maximumAge: .seconds(86_400))
             return entry.freshUntil.timeIntervalSince(now)
         }

@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
-@testable import MdocVerifier
+import Testing
 import VerificationCore
 import WalletCBOR
 import WalletVerifierTestSupport
 import X509
+
+@testable import MdocVerifier
 
 /// Revocation-list and VICAL signers have profiles of their own: a certificate made for another mdoc
 /// role (a document signer above all) signs neither; and a pinned document signer's list is trusted
@@ -45,7 +46,11 @@ import X509
         let sameIssuerSigner = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(s.signer.signerKey.publicKey),
             notValidBefore: Date(timeIntervalSince1970: 1_600_000_000), notValidAfter: Date(timeIntervalSince1970: 2_000_000_000),
-            issuer: s.pki.ds.issuer, subject: try DistinguishedName { CountryName("US"); CommonName("Pinned List Signer") },
+            issuer: s.pki.ds.issuer,
+            subject: try DistinguishedName {
+                CountryName("US")
+                CommonName("Pinned List Signer")
+            },
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions { Critical(KeyUsage(digitalSignature: true)) },
             issuerPrivateKey: .init(s.pki.iacaKey))

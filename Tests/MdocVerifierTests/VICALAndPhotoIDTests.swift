@@ -1,13 +1,13 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
 import MdocVerifier
+import Testing
 import VerificationCore
 import WalletCBOR
+import WalletEncoding
 import WalletVerifierTestSupport
 import X509
-import WalletEncoding
 
 private let aamva = "mdoc/aamva-vical-isomdl/"
 
@@ -141,7 +141,8 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
     func verify(_ fixture: PhotoIDFixture, pki: MdocPKI? = nil) async throws -> PassportVerificationResult {
         let pki = try pki ?? MdocPKI()
         let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        return await PassportVerifier(trustStore: IACATrustStore(certificates: [pki.iaca])).verify(deviceResponse: bytes, transcript: transcript, context: .at(time))
+        return await PassportVerifier(trustStore: IACATrustStore(certificates: [pki.iaca])).verify(
+            deviceResponse: bytes, transcript: transcript, context: .at(time))
     }
 
     @Test func everyAppleElementIsTyped() async throws {
@@ -153,7 +154,8 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         #expect(passport.problems.isEmpty)
         #expect(passport.familyNameUnicode == "Søndergård")
         #expect(passport.givenNameLatin1 == "Åsa")
-        #expect(passport.birthDate == PhotoIDDocument.BirthDate(date: CBORFullDate(year: 1990, month: 7, day: 4)!, approximateMask: nil, nested: true))
+        #expect(
+            passport.birthDate == PhotoIDDocument.BirthDate(date: CBORFullDate(year: 1990, month: 7, day: 4)!, approximateMask: nil, nested: true))
         #expect(passport.portrait?.starts(with: [0xff, 0xd8]) == true)
         #expect(passport.issueDate == .fullDate(CBORFullDate(year: 2021, month: 3, day: 1)!))
         #expect(passport.expiryDate == .fullDate(CBORFullDate(year: 2031, month: 2, day: 28)!))
@@ -162,7 +164,11 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         #expect(passport.ageInYears == 33)
         #expect(passport.ageOver == [18: true, 21: true])
         #expect(passport.ageBirthYear == 1990)
-        if case .dateTime(let captured)? = passport.portraitCaptureDate { #expect(captured.rfc3339 == "2023-10-01T12:00:00Z") } else { Issue.record("portrait_capture_date") }
+        if case .dateTime(let captured)? = passport.portraitCaptureDate {
+            #expect(captured.rfc3339 == "2023-10-01T12:00:00Z")
+        } else {
+            Issue.record("portrait_capture_date")
+        }
         #expect(passport.sex == .female)
         #expect(passport.nationality == "US")
         #expect(passport.documentNumber == "X12345678")
@@ -171,11 +177,15 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
 
     @Test func aPlainFullDateBirthDateIsAcceptedToo() async throws {
         var fixture = PhotoIDFixture()
-        fixture.elements = fixture.elements.map { $0.identifier == "birth_date" ? .init(PhotoIDFixture.nameSpace, "birth_date", .tagged(1004, .text("1990-07-04"))) : $0 }
+        fixture.elements = fixture.elements.map {
+            $0.identifier == "birth_date" ? .init(PhotoIDFixture.nameSpace, "birth_date", .tagged(1004, .text("1990-07-04"))) : $0
+        }
         let passport = try #require(try await verify(fixture).passport)
         #expect(passport.birthDate?.nested == false)
         #expect(passport.birthDate?.date == CBORFullDate(year: 1990, month: 7, day: 4))
-        let masked = PhotoIDDocument(elements: [("birth_date", .map([(key: "birth_date", value: .text("1990-07-04")), (key: "approximate_mask", value: .text("00001111"))]))])
+        let masked = PhotoIDDocument(elements: [
+            ("birth_date", .map([(key: "birth_date", value: .text("1990-07-04")), (key: "approximate_mask", value: .text("00001111"))]))
+        ])
         #expect(masked.birthDate?.approximateMask == "00001111")
         #expect(masked.problems.isEmpty)
     }
@@ -184,7 +194,7 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         var fixture = PhotoIDFixture()
         let ns = PhotoIDFixture.nameSpace
         fixture.elements += [
-            .init(ns, "resident_city", .text("ignored: not a photo ID element we type")),
+            .init(ns, "resident_city", .text("ignored: not a photo ID element we type"))
         ]
         fixture.elements = fixture.elements.map { element in
             switch element.identifier {
@@ -200,7 +210,10 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         let check = try #require(result.report.check(.photoIDElements, scope: "document[0]"))
         #expect(check.status == .failed)
         #expect(check.reason == "invalidElement")
-        #expect(Set(check.details["elements"]!.split(separator: ",").map(String.init)) == ["sex", "issuing_country", "given_name_latin1", "age_over_21", "birth_date"])
+        #expect(
+            Set(check.details["elements"]!.split(separator: ",").map(String.init)) == [
+                "sex", "issuing_country", "given_name_latin1", "age_over_21", "birth_date",
+            ])
         #expect(!check.message.contains("USA") && !check.message.contains("Ōsa") && !check.message.contains("19900704"))
         #expect(result.report.verdict == .rejected)
         #expect(!result.shouldRetryOrFallBack)
@@ -220,7 +233,8 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         let garbage = await PassportVerifier(trustStore: IACATrustStore()).verify(deviceResponse: [0xa0], transcript: transcript, context: .at(time))
         #expect(garbage.shouldRetryOrFallBack)
         let empty = try CBORNode.map(["version": .text("1.0"), "documents": .array([]), "status": .unsigned(0)])
-        let none = await PassportVerifier(trustStore: IACATrustStore()).verify(deviceResponse: Array(empty.encodedBytes), transcript: transcript, context: .at(time))
+        let none = await PassportVerifier(trustStore: IACATrustStore()).verify(
+            deviceResponse: Array(empty.encodedBytes), transcript: transcript, context: .at(time))
         #expect(none.report.check(.mdocResponseStructure)?.reason == "noDocuments")
         #expect(none.shouldRetryOrFallBack)
     }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import MdocVerifier
 import MdocRevocationHTTP
+import MdocVerifier
 import ReplayStorePostgres
 import ReplayStoreSQLite
 import Synchronization
@@ -33,10 +33,12 @@ final class MovingClock: VerificationClock, Sendable {
             let first = try await SQLiteReplayStore.open(dataDirectory: directory.path)
             let second = try await SQLiteReplayStore.open(dataDirectory: directory.path)
             do { try await body([first, second]) } catch {
-                await first.close(); await second.close()
+                await first.close()
+                await second.close()
                 throw error
             }
-            await first.close(); await second.close()
+            await first.close()
+            await second.close()
         case .postgres:
             try await withPostgresStores(count: 2) { stores in try await body(stores) }
         }
@@ -62,8 +64,10 @@ final class MovingClock: VerificationClock, Sendable {
 
     /// A list with a ttl of 10 minutes and an exp a day away, served over loopback HTTP.
     static func list(uri: String, issuedAt: Date) throws -> [UInt8] {
-        try RevocationListFixture(content: .identifiers([[1]]), uri: uri, issuedAt: issuedAt, expiresAt: issuedAt.addingTimeInterval(86_400), timeToLive: 600)
-            .signed(key: P256.Signing.PrivateKey(), x5chain: nil)
+        try RevocationListFixture(
+            content: .identifiers([[1]]), uri: uri, issuedAt: issuedAt, expiresAt: issuedAt.addingTimeInterval(86_400), timeToLive: 600
+        )
+        .signed(key: P256.Signing.PrivateKey(), x5chain: nil)
     }
 
     @Test(arguments: TestEnvironment.kinds.filter { $0 != .memory })
@@ -75,8 +79,11 @@ final class MovingClock: VerificationClock, Sendable {
         let clock = MovingClock(t0)
         let events = Mutex<[SharedRevocationListCache.Event]>([])
         try await Self.stores(kind) { stores in
-            let caches = stores.map { SharedRevocationListCache(store: $0, transport: URLSessionRevocationTransport(timeout: 5), clock: clock,
-                                                                 observe: { event in events.withLock { $0.append(event) } }) }
+            let caches = stores.map {
+                SharedRevocationListCache(
+                    store: $0, transport: URLSessionRevocationTransport(timeout: 5), clock: clock,
+                    observe: { event in events.withLock { $0.append(event) } })
+            }
             func fetches() -> Int { server.requestedPaths.count }
             let first = try await caches[0].list(for: uri, at: t0)
             #expect(first.origin.hasPrefix("fetched") && fetches() == 1)
@@ -118,7 +125,7 @@ final class MovingClock: VerificationClock, Sendable {
             let caches = stores.map { SharedRevocationListCache(store: $0, transport: URLSessionRevocationTransport(timeout: 5), clock: clock) }
             _ = try await caches[0].list(for: uri, at: t0)
             #expect(await caches[0].refresh(margin: .seconds(120)) == 0)
-            clock.advance(500) // 100 s before the ttl ends
+            clock.advance(500)  // 100 s before the ttl ends
             server.set("/lists/2", .init(body: try Self.list(uri: uri, issuedAt: clock.now())))
             #expect(await caches[0].refresh(margin: .seconds(120)) == 1)
             #expect(await caches[1].refresh(margin: .seconds(120)) == 0)

@@ -62,12 +62,16 @@ struct PostgresReplayStoreTests {
             try await store.issueNonce(secret, payload: [1, 2], expiresAt: at(61))
             let rows = try await withRawPostgres(store.configuration.client) { client in
                 var found: [(Int, Int64)] = []
-                for try await (length, expires) in try await client.query("SELECT length(id), expires_at FROM replay_keys UNION ALL SELECT length(id), expires_at FROM replay_nonces ORDER BY 2")
-                    .decode((Int, Int64).self) {
+                for try await (length, expires) in try await client.query(
+                    "SELECT length(id), expires_at FROM replay_keys UNION ALL SELECT length(id), expires_at FROM replay_nonces ORDER BY 2"
+                )
+                .decode((Int, Int64).self) {
                     found.append((length, expires))
                 }
                 var clear = 0
-                for try await count in try await client.query("SELECT count(*) FROM replay_keys WHERE position(convert_to(\(secret), 'UTF8') in id) > 0").decode(Int.self) {
+                for try await count in try await client.query(
+                    "SELECT count(*) FROM replay_keys WHERE position(convert_to(\(secret), 'UTF8') in id) > 0"
+                ).decode(Int.self) {
                     clear += count
                 }
                 return (found.map { "\($0.0):\($0.1)" }, clear)
@@ -152,27 +156,29 @@ struct PostgresReplayStoreFailureTests {
         #expect(error?.checkMessage.contains("did not finish") == true)
     }
 
-    @Test("configuration URLs", arguments: [
-        ("postgres://user:Zq9pw@127.0.0.1:5433/db", true),
-        ("postgresql://user@localhost/db?sslmode=disable&application_name=svc-1", true),
-        ("postgres://us%40er:p%2Fss@[::1]:5432/my_db?sslmode=require&connect_timeout=3", true),
-        ("postgres://db.example/db?schema=wallet_verifier", true),
-        ("", false),
-        ("   ", false),
-        ("mysql://user:Zq9pw@host/db", false),
-        ("postgres:///db", false),
-        ("postgres://user:Zq9pw@host:0/db", false),
-        ("postgres://user:Zq9pw@host:99999/db", false),
-        ("postgres://user:Zq9pw@host/db/extra", false),
-        ("postgres://user:Zq9pw@host/db?sslmode=sometimes", false),
-        ("postgres://user:Zq9pw@host/db?unknown=1", false),
-        ("postgres://user:Zq9pw@host/db?connect_timeout=-1", false),
-        ("postgres://user:Zq9pw@host/db?schema=Robert%27);DROP", false),
-        ("postgres://user:Zq9pw@host/db?schema=pg_catalog", false),
-        ("postgres://user:Zq9pw@host/db?application_name=%0Aevil", false),
-        ("postgres://user:Zq9pw@host/db?%00=%00", false),
-        ("\u{0}postgres://user:Zq9pw@host/db", false),
-    ])
+    @Test(
+        "configuration URLs",
+        arguments: [
+            ("postgres://user:Zq9pw@127.0.0.1:5433/db", true),
+            ("postgresql://user@localhost/db?sslmode=disable&application_name=svc-1", true),
+            ("postgres://us%40er:p%2Fss@[::1]:5432/my_db?sslmode=require&connect_timeout=3", true),
+            ("postgres://db.example/db?schema=wallet_verifier", true),
+            ("", false),
+            ("   ", false),
+            ("mysql://user:Zq9pw@host/db", false),
+            ("postgres:///db", false),
+            ("postgres://user:Zq9pw@host:0/db", false),
+            ("postgres://user:Zq9pw@host:99999/db", false),
+            ("postgres://user:Zq9pw@host/db/extra", false),
+            ("postgres://user:Zq9pw@host/db?sslmode=sometimes", false),
+            ("postgres://user:Zq9pw@host/db?unknown=1", false),
+            ("postgres://user:Zq9pw@host/db?connect_timeout=-1", false),
+            ("postgres://user:Zq9pw@host/db?schema=Robert%27);DROP", false),
+            ("postgres://user:Zq9pw@host/db?schema=pg_catalog", false),
+            ("postgres://user:Zq9pw@host/db?application_name=%0Aevil", false),
+            ("postgres://user:Zq9pw@host/db?%00=%00", false),
+            ("\u{0}postgres://user:Zq9pw@host/db", false),
+        ])
     func urls(url: String, valid: Bool) {
         do {
             let configuration = try PostgresReplayStore.Configuration(url: url)
@@ -189,7 +195,8 @@ struct PostgresReplayStoreFailureTests {
 
     @Test("URL fields are decoded")
     func urlFields() throws {
-        let configuration = try PostgresReplayStore.Configuration(url: "postgres://us%40er:p%2Fss@db.internal:6543/wallet_db?sslmode=disable&schema=wv")
+        let configuration = try PostgresReplayStore.Configuration(
+            url: "postgres://us%40er:p%2Fss@db.internal:6543/wallet_db?sslmode=disable&schema=wv")
         #expect(configuration.client.host == "db.internal")
         #expect(configuration.client.port == 6543)
         #expect(configuration.client.username == "us@er")

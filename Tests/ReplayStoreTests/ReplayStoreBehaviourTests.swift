@@ -67,10 +67,14 @@ struct ReplayStoreBehaviourTests {
         let keys = ["", "\u{0}", "a\u{0}b", "a\u{0}c", "'; DROP TABLE replay_keys; --", "🧾💳", String(repeating: "x", count: 20_000)]
         try await withFreshStore(kind) { store async throws in
             for key in keys {
-                #expect(try await store.recordFirstUse(namespace: "applepay", key: key, expiresAt: at(60), now: t0) == .firstUse, "key of \(key.utf8.count) bytes")
+                #expect(
+                    try await store.recordFirstUse(namespace: "applepay", key: key, expiresAt: at(60), now: t0) == .firstUse,
+                    "key of \(key.utf8.count) bytes")
             }
             for key in keys {
-                #expect(try await store.recordFirstUse(namespace: "applepay", key: key, expiresAt: at(60), now: t0) == .alreadyUsed, "key of \(key.utf8.count) bytes")
+                #expect(
+                    try await store.recordFirstUse(namespace: "applepay", key: key, expiresAt: at(60), now: t0) == .alreadyUsed,
+                    "key of \(key.utf8.count) bytes")
             }
             #expect(try await store.recordFirstUse(namespace: "", key: "", expiresAt: at(60), now: t0) == .firstUse)
             for (index, identifier) in keys.enumerated() {

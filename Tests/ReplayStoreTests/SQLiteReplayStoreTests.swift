@@ -1,10 +1,11 @@
 import Foundation
 import NIOCore
 import NIOPosix
-@testable import ReplayStoreSQLite
 import SQLiteNIO
 import Testing
 import VerificationCore
+
+@testable import ReplayStoreSQLite
 
 @Suite("SQLite replay store")
 struct SQLiteReplayStoreTests {
@@ -56,7 +57,9 @@ struct SQLiteReplayStoreTests {
             #expect(outcomes.filter { $0.hasPrefix("again:") }.count == againExpected)
             #expect(Set(outcomes.filter { $0.hasPrefix("consumed:") }).count == 200 - againExpected)
             #expect(outcomes.filter { $0.hasPrefix("consumed:") }.count == 200 - againExpected)
-            #expect(outcomes.allSatisfy { $0.hasPrefix("first:") || $0.hasPrefix("consumed:") || $0 == "used" || $0.hasPrefix("again:") }, "\(Set(outcomes))")
+            #expect(
+                outcomes.allSatisfy { $0.hasPrefix("first:") || $0.hasPrefix("consumed:") || $0 == "used" || $0.hasPrefix("again:") },
+                "\(Set(outcomes))")
             round += 1
         } while store.eventLoopAnswers.answers == store.eventLoopAnswers.handOvers && round < 20
         let handedBack = store.eventLoopAnswers
@@ -77,13 +80,15 @@ struct SQLiteReplayStoreTests {
         let outcomes = try await concurrently(342) { index -> String in
             switch index {
             case 0..<180:
-                return try await store.recordFirstUse(namespace: "ns", key: "k\(index % 60)", expiresAt: at(600), now: t0) == .firstUse ? "first:k\(index % 60)" : "used"
+                return try await store.recordFirstUse(namespace: "ns", key: "k\(index % 60)", expiresAt: at(600), now: t0) == .firstUse
+                    ? "first:k\(index % 60)" : "used"
             case 180..<260:
                 let consumption = try await store.consumeNonce("n\(index % 40)", now: t0)
                 if case .consumed(let payload) = consumption { return "consumed:n\(index % 40):\(payload)" }
                 return consumption == .alreadyConsumed ? "again" : "other"
             case 260..<340:
-                return try await store.recordFirstUse(namespace: "other", key: "solo\(index)", expiresAt: at(600), now: t0) == .firstUse ? "solo" : "used"
+                return try await store.recordFirstUse(namespace: "other", key: "solo\(index)", expiresAt: at(600), now: t0) == .firstUse
+                    ? "solo" : "used"
             default:
                 do {
                     try await store.issueNonce("twice", payload: [7], expiresAt: at(600))
@@ -332,7 +337,8 @@ actor EventLoopCaller {
         let outcome: String
         if index < 80 {
             let key = "k\(index % 40)"
-            outcome = try await store.recordFirstUse(namespace: namespace, key: key, expiresAt: at(600), now: t0) == .firstUse ? "first:\(key)" : "used"
+            outcome =
+                try await store.recordFirstUse(namespace: namespace, key: key, expiresAt: at(600), now: t0) == .firstUse ? "first:\(key)" : "used"
         } else {
             let nonce = index < 240 ? index - 80 : index - 240
             switch try await store.consumeNonce("n\(nonce)", now: t0) {

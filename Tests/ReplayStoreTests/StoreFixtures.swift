@@ -101,7 +101,9 @@ private func nest<T>(
 }
 
 /// Runs `body` with a raw postgres-nio client on the test database (to look at what the store wrote).
-func withRawPostgres<T: Sendable>(_ configuration: PostgresClient.Configuration, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
+func withRawPostgres<T: Sendable>(_ configuration: PostgresClient.Configuration, _ body: @Sendable (PostgresClient) async throws -> T) async throws
+    -> T
+{
     let client = PostgresClient(configuration: configuration)
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }

@@ -30,12 +30,15 @@ import Testing
     }
 
     @Test func everyCheckIDAndReasonCodeIsDocumented() throws {
-        let docs = try ["docs/checks.md", "docs/applepay.md"].map { try String(contentsOf: Self.root.appendingPathComponent($0), encoding: .utf8) }.joined()
+        let docs = try ["docs/checks.md", "docs/applepay.md"].map { try String(contentsOf: Self.root.appendingPathComponent($0), encoding: .utf8) }
+            .joined()
         var ids: [String: String] = [:], reasons: [String: String] = [:]
         for (path, text) in try Self.sources() {
             for id in try Self.matches(#"CheckID\s*=\s*"([^"]+)""#, in: text) { ids[id] = path }
-            for pattern in [#"ReasonCode\s*=\s*"([^"]+)""#, #"\.(?:failed|error)\(\s*"([A-Za-z]+)""#, #"CheckOutcome\([^)]*reason:\s*"([A-Za-z]+)""#,
-                            #"RevocationFailure\(\s*"([A-Za-z]+)""#] {
+            for pattern in [
+                #"ReasonCode\s*=\s*"([^"]+)""#, #"\.(?:failed|error)\(\s*"([A-Za-z]+)""#, #"CheckOutcome\([^)]*reason:\s*"([A-Za-z]+)""#,
+                #"RevocationFailure\(\s*"([A-Za-z]+)""#,
+            ] {
                 for reason in try Self.matches(pattern, in: text) { reasons[reason] = path }
             }
         }
@@ -54,7 +57,9 @@ import Testing
     @Test func reasonCodesAreConstants() throws {
         var literals: [String] = []
         for (path, text) in try Self.sources() {
-            for pattern in [#"\.(?:failed|error|skipped)\(\s*"([A-Za-z]+)""#, #"RevocationFailure\(\s*"([A-Za-z]+)""#, #"ReasonCode\(\s*"([A-Za-z]+)""#] {
+            for pattern in [
+                #"\.(?:failed|error|skipped)\(\s*"([A-Za-z]+)""#, #"RevocationFailure\(\s*"([A-Za-z]+)""#, #"ReasonCode\(\s*"([A-Za-z]+)""#,
+            ] {
                 literals += try Self.matches(pattern, in: text).map { "\(path): \($0)" }
             }
         }

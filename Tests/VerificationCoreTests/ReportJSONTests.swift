@@ -12,15 +12,17 @@ import WalletEncoding
         let time = Date(timeIntervalSince1970: 1_763_700_000.25)
         let checks = [
             CheckResult(id: "a.first", status: .passed, reason: .ok, message: "fine"),
-            CheckResult(id: "b.second", status: .failed, reason: "badThing", message: awkward, requirement: .advisory, scope: "document[0]",
-                        details: ["zeta": "1", "alpha": awkward, "Mid": "x", "10": "ten", "9": "nine"]),
+            CheckResult(
+                id: "b.second", status: .failed, reason: "badThing", message: awkward, requirement: .advisory, scope: "document[0]",
+                details: ["zeta": "1", "alpha": awkward, "Mid": "x", "10": "ten", "9": "nine"]),
             CheckResult(id: "c.third", status: .error, reason: .unavailable, message: "store", retryable: true),
             CheckResult(id: "d.fourth", status: .skipped, reason: .disabledByPolicy, message: "off", requirement: .disabled),
         ]
         return [
-            VerificationReport(flow: "applePay", policy: "applepay/production@1", evaluatedAt: time, checks: checks,
-                               warnings: [ReportWarning(code: "w1", message: awkward, scope: "document[1]"), ReportWarning(code: "w2", message: "plain")],
-                               testOnly: true),
+            VerificationReport(
+                flow: "applePay", policy: "applepay/production@1", evaluatedAt: time, checks: checks,
+                warnings: [ReportWarning(code: "w1", message: awkward, scope: "document[1]"), ReportWarning(code: "w2", message: "plain")],
+                testOnly: true),
             VerificationReport(flow: "mdoc", policy: "p", evaluatedAt: Date(timeIntervalSince1970: 0), checks: []),
             VerificationReport(flow: awkward, policy: "p", evaluatedAt: Date(timeIntervalSince1970: 1_648_771_200), checks: [checks[0]]),
         ]
@@ -59,9 +61,14 @@ import WalletEncoding
 
     @Test func timesAreFoundationsRFC3339() {
         var random = SystemRandomNumberGenerator()
-        var samples: [Double] = [0, -1, -0.5, 86_399.999, 951_782_400, 4_107_542_400, -62_135_596_800, -12_212_553_600, -12_212_553_601, 253_402_300_799, 253_402_300_800, 1_648_771_200.001]
+        var samples: [Double] = [
+            0, -1, -0.5, 86_399.999, 951_782_400, 4_107_542_400, -62_135_596_800, -12_212_553_600, -12_212_553_601, 253_402_300_799, 253_402_300_800,
+            1_648_771_200.001,
+        ]
         for _ in 0..<5000 { samples.append(Double(Int64.random(in: -70_000_000_000...260_000_000_000, using: &random))) }
-        for _ in 0..<2000 { samples.append(Double(Int64.random(in: 0...4_000_000_000, using: &random)) + Double(Int.random(in: 1...999, using: &random)) / 1000) }
+        for _ in 0..<2000 {
+            samples.append(Double(Int64.random(in: 0...4_000_000_000, using: &random)) + Double(Int.random(in: 1...999, using: &random)) / 1000)
+        }
         for seconds in samples {
             let date = Date(timeIntervalSince1970: seconds)
             let fractional = seconds != seconds.rounded(.down)

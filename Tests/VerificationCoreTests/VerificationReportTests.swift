@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import VerificationCore
 import WalletEncoding
 
-private let t0 = Date(timeIntervalSince1970: 1_648_771_200) // 2022-04-01T00:00:00Z
+@testable import VerificationCore
+
+private let t0 = Date(timeIntervalSince1970: 1_648_771_200)  // 2022-04-01T00:00:00Z
 
 private func context() -> VerificationContext { VerificationContext(time: t0) }
 
@@ -35,7 +36,10 @@ private func context() -> VerificationContext { VerificationContext(time: t0) }
     @Test func dependantsOfAFailedCheckAreSkippedNotDroppedAndIndependentChecksStillRun() {
         var runner = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: context())
         runner.run("a.parse") { .failed("bad", "broken") }
-        runner.run("a.signature", requires: ["a.parse"]) { Issue.record("must not run"); return .passed("") }
+        runner.run("a.signature", requires: ["a.parse"]) {
+            Issue.record("must not run")
+            return .passed("")
+        }
         runner.run("a.independent") { .passed("fine") }
         let report = runner.report(flow: "test")
         #expect(report.checks.map(\.id) == ["a.parse", "a.signature", "a.independent"])
@@ -71,7 +75,10 @@ private func context() -> VerificationContext { VerificationContext(time: t0) }
     @Test func disabledChecksAreRecordedAsSkipped() {
         let policy = VerificationPolicy(name: "test@1").with("a.off", .disabled)
         var runner = CheckRunner(policy: policy, context: context())
-        runner.run("a.off") { Issue.record("must not run"); return .failed("x", "y") }
+        runner.run("a.off") {
+            Issue.record("must not run")
+            return .failed("x", "y")
+        }
         runner.run("a.on") { .passed("fine") }
         let report = runner.report(flow: "test")
         #expect(report.check("a.off")?.reason == .disabledByPolicy)
@@ -128,7 +135,8 @@ private func context() -> VerificationContext { VerificationContext(time: t0) }
     }
 
     @Test func decodingRecomputesTheVerdict() throws {
-        let json = #"{"verdict":"accepted","flow":"x","policy":"p","evaluatedAt":"2022-04-01T00:00:00Z","checks":[{"id":"a","status":"failed","reason":"bad","message":"m"}],"warnings":[]}"#
+        let json =
+            #"{"verdict":"accepted","flow":"x","policy":"p","evaluatedAt":"2022-04-01T00:00:00Z","checks":[{"id":"a","status":"failed","reason":"bad","message":"m"}],"warnings":[]}"#
         let report = try JSONDecoder().decode(VerificationReport.self, from: Data(json.utf8))
         #expect(report.verdict == .rejected)
         #expect(report.evaluatedAt == t0)

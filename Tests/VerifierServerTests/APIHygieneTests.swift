@@ -1,15 +1,17 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
 import VerificationCore
-@testable import VerifierServer
 import WalletVerifierTestSupport
+
+@testable import VerifierServer
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// API hygiene: application/json on every POST, an optional bearer token, a per-client rate limit
 /// and a cap on outstanding sessions for request creation, bounded concurrent verifications.
@@ -18,8 +20,9 @@ import WalletVerifierTestSupport
         let base = try await RouterTests.services(fixture)
         var settings = base.settings
         change(&settings)
-        var services = VerifierServices(settings: settings, store: base.store, identity: base.identity, applePay: base.applePay, web: base.web,
-                                        webKeys: base.webKeys, metrics: base.metrics, clock: base.clock, backgroundServices: [], prepare: {}, shutdown: {})
+        var services = VerifierServices(
+            settings: settings, store: base.store, identity: base.identity, applePay: base.applePay, web: base.web,
+            webKeys: base.webKeys, metrics: base.metrics, clock: base.clock, backgroundServices: [], prepare: {}, shutdown: {})
         services.apiToken = base.apiToken
         return services
     }
@@ -33,16 +36,21 @@ import WalletVerifierTestSupport
         defer { fixture.remove() }
         let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
         try await app.test(.router) { client in
-            for path in ["/v1/identity/requests", "/v1/identity/verify", "/v1/applepay/decrypt", "/v1/web/requests", "/v1/web/verify", "/v1/mdoc/verify"] {
+            for path in [
+                "/v1/identity/requests", "/v1/identity/verify", "/v1/applepay/decrypt", "/v1/web/requests", "/v1/web/verify", "/v1/mdoc/verify",
+            ] {
                 let missing = try await client.execute(uri: path, method: .post, body: Self.descriptorBody)
                 #expect(missing.status == .unsupportedMediaType, "\(path)")
                 #expect(missing.headers[.contentType] == "application/problem+json")
-                let wrong = try await client.execute(uri: path, method: .post, headers: [.contentType: "application/jsonx"], body: Self.descriptorBody)
+                let wrong = try await client.execute(
+                    uri: path, method: .post, headers: [.contentType: "application/jsonx"], body: Self.descriptorBody)
                 #expect(wrong.status == .unsupportedMediaType, "\(path)")
-                let form = try await client.execute(uri: path, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: Self.descriptorBody)
+                let form = try await client.execute(
+                    uri: path, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: Self.descriptorBody)
                 #expect(form.status == .unsupportedMediaType, "\(path)")
             }
-            let charset = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: [.contentType: "application/json; charset=utf-8"], body: Self.descriptorBody)
+            let charset = try await client.execute(
+                uri: "/v1/identity/requests", method: .post, headers: [.contentType: "application/json; charset=utf-8"], body: Self.descriptorBody)
             #expect(charset.status == .created)
         }
     }
@@ -52,20 +60,26 @@ import WalletVerifierTestSupport
         defer { fixture.remove() }
         let tokenFile = fixture.directory.appendingPathComponent("api-token").path
         try Data("api-token-0123456789abcdef\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
-        var flags: ServerSettings.Source = ["store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path],
-                                            "identityKeys": [fixture.identityKeyPath], "apiTokenFile": [tokenFile]]
-        let services = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil), logger: Logger(label: "test"))
+        var flags: ServerSettings.Source = [
+            "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path],
+            "identityKeys": [fixture.identityKeyPath], "apiTokenFile": [tokenFile],
+        ]
+        let services = try await VerifierServices.make(
+            settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil), logger: Logger(label: "test"))
         #expect(services.apiToken == "api-token-0123456789abcdef")
         try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
-            let none = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
+            let none = try await client.execute(
+                uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
             #expect(none.status == .unauthorized)
             #expect(none.headers[.wwwAuthenticate] == "Bearer")
             #expect(none.headers[.contentType] == "application/problem+json")
-            let wrong = try await client.execute(uri: "/v1/identity/requests", method: .post,
-                                                 headers: [.contentType: "application/json", .authorization: "Bearer api-token-0123456789abcdeX"], body: Self.descriptorBody)
+            let wrong = try await client.execute(
+                uri: "/v1/identity/requests", method: .post,
+                headers: [.contentType: "application/json", .authorization: "Bearer api-token-0123456789abcdeX"], body: Self.descriptorBody)
             #expect(wrong.status == .unauthorized)
-            let right = try await client.execute(uri: "/v1/identity/requests", method: .post,
-                                                 headers: [.contentType: "application/json", .authorization: "Bearer api-token-0123456789abcdef"], body: Self.descriptorBody)
+            let right = try await client.execute(
+                uri: "/v1/identity/requests", method: .post,
+                headers: [.contentType: "application/json", .authorization: "Bearer api-token-0123456789abcdef"], body: Self.descriptorBody)
             #expect(right.status == .created)
             for open in ["/healthz", "/readyz", "/metrics", "/openapi.yaml"] {
                 #expect(try await client.execute(uri: open, method: .get).status == .ok, "\(open)")
@@ -75,31 +89,39 @@ import WalletVerifierTestSupport
         try Data("short".utf8).write(to: URL(fileURLWithPath: tokenFile))
         flags["apiTokenFile"] = [tokenFile]
         await #expect(throws: SettingsError.self) {
-            _ = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil), logger: Logger(label: "test"))
+            _ = try await VerifierServices.make(
+                settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil), logger: Logger(label: "test"))
         }
     }
 
     @Test func requestCreationIsRateLimitedPerClient() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let services = try await Self.services(fixture) { $0.requestRate = 6 } // a burst of 1, then one every 10 s
+        let services = try await Self.services(fixture) { $0.requestRate = 6 }  // a burst of 1, then one every 10 s
         try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
             var statuses: [HTTPResponse.Status] = []
             for _ in 0..<3 {
-                statuses.append(try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody).status)
+                statuses.append(
+                    try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
+                        .status)
             }
             #expect(statuses == [.created, .tooManyRequests, .tooManyRequests], "\(statuses)")
-            let limited = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
+            let limited = try await client.execute(
+                uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
             #expect(limited.headers[.retryAfter] != nil)
             #expect(limited.headers[.contentType] == "application/problem+json")
             // Web request creation draws on the same per-client bucket.
-            let web = try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
-                                               body: try RouterTests.body(["docType": "org.iso.18013.5.1.mDL", "origin": fixture.webOrigin, "elements": ["org.iso.18013.5.1/age_over_21"]]))
+            let web = try await client.execute(
+                uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body([
+                    "docType": "org.iso.18013.5.1.mDL", "origin": fixture.webOrigin, "elements": ["org.iso.18013.5.1/age_over_21"],
+                ]))
             #expect(web.status == .tooManyRequests)
             #expect(web.headers[.retryAfter] != nil)
             // Verifications are not rate limited.
-            let verify = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                                  body: ByteBuffer(string: #"{"requestId": "x", "encryptedData": "AAAA"}"#))
+            let verify = try await client.execute(
+                uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                body: ByteBuffer(string: #"{"requestId": "x", "encryptedData": "AAAA"}"#))
             #expect(verify.status == .ok)
         }
     }
@@ -107,14 +129,20 @@ import WalletVerifierTestSupport
     @Test func outstandingSessionsAreCapped() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let services = try await Self.services(fixture) { $0.maxOutstandingRequests = 3; $0.requestRate = 0 }
+        let services = try await Self.services(fixture) {
+            $0.maxOutstandingRequests = 3
+            $0.requestRate = 0
+        }
         try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
             var statuses: [HTTPResponse.Status] = []
             for _ in 0..<5 {
-                statuses.append(try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody).status)
+                statuses.append(
+                    try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
+                        .status)
             }
             #expect(statuses == [.created, .created, .created, .serviceUnavailable, .serviceUnavailable], "\(statuses)")
-            let full = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
+            let full = try await client.execute(
+                uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
             #expect(full.headers[.retryAfter] == "30")
             #expect((try RouterTests.json(full.body)["detail"] as? String)?.contains("outstanding") == true)
         }
@@ -162,10 +190,14 @@ import WalletVerifierTestSupport
         mdoc.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "given_name", try HostileCBOR.nestedTag24Node(levels: 20_000))]
         var submissions: [[String: Any]] = []
         for _ in 0..<12 {
-            let (status, created) = try await instance.post("/v1/identity/requests", ["descriptor": try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))])
+            let (status, created) = try await instance.post(
+                "/v1/identity/requests", ["descriptor": try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))])
             #expect(status == 201)
             let nonce = try #require((created["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
-            submissions.append(["requestId": created["requestId"] as! String, "encryptedData": Data(try fixture.identityResponse(nonce: [UInt8](nonce), fixture: mdoc)).base64EncodedString()])
+            submissions.append([
+                "requestId": created["requestId"] as! String,
+                "encryptedData": Data(try fixture.identityResponse(nonce: [UInt8](nonce), fixture: mdoc)).base64EncodedString(),
+            ])
         }
         let bodies = try submissions.map { try JSONSerialization.data(withJSONObject: $0) }
         let port = instance.port

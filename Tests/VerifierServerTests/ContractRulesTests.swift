@@ -4,8 +4,9 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
-@testable import VerifierServer
 import WalletVerifierTestSupport
+
+@testable import VerifierServer
 
 /// Rules the OpenAPI document states that the server once did not enforce (found by schemathesis):
 /// exactly one of two request forms, the credential's shape, bounded retention days.
@@ -30,7 +31,10 @@ import WalletVerifierTestSupport
             // without the protocol, a base64 (not base64url) response inside it: each a 400 naming the member.
             let cases: [(String, String)] = [
                 (#"{"requestId": "r", "credential": true, "response": "AAAA"}"#, "/credential, /response: send exactly one"),
-                (#"{"requestId": "r", "credential": {"protocol": "org-iso-mdoc", "data": {"response": "AAAA"}}, "response": "AAAA"}"#, "/credential, /response: send exactly one"),
+                (
+                    #"{"requestId": "r", "credential": {"protocol": "org-iso-mdoc", "data": {"response": "AAAA"}}, "response": "AAAA"}"#,
+                    "/credential, /response: send exactly one"
+                ),
                 (#"{"requestId": "r", "credential": true}"#, "/credential: must be the object"),
                 (#"{"requestId": "r", "credential": ["dcapi"]}"#, "/credential: must be the object"),
                 (#"{"requestId": "r", "credential": {"data": {"response": "AAAA"}}}"#, "/credential/protocol"),
@@ -45,11 +49,13 @@ import WalletVerifierTestSupport
                 #expect(text.contains(detail), "\(body): \(text)")
             }
             // A well-formed credential for an unknown request is an answer, not a 400.
-            let unknown = try await answer(client, "/v1/web/verify", #"{"requestId": "r", "credential": {"protocol": "org-iso-mdoc", "data": {"response": "AAAA"}}}"#)
+            let unknown = try await answer(
+                client, "/v1/web/verify", #"{"requestId": "r", "credential": {"protocol": "org-iso-mdoc", "data": {"response": "AAAA"}}}"#)
             #expect(unknown.0 == .ok, "\(unknown.1)")
             // Retention is bounded: at most 36500 days, as the document says.
             for (days, status) in [(36_500, HTTPResponse.Status.created), (36_501, .badRequest)] {
-                let body = #"{"descriptor": {"document": "driversLicense", "elements": [{"element": "givenName", "intentToStore": {"mayStoreDays": \#(days)}}]}}"#
+                let body =
+                    #"{"descriptor": {"document": "driversLicense", "elements": [{"element": "givenName", "intentToStore": {"mayStoreDays": \#(days)}}]}}"#
                 #expect(try await answer(client, "/v1/identity/requests", body).0 == status, "\(days)")
             }
         }
@@ -62,8 +68,10 @@ import WalletVerifierTestSupport
         let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
         try await app.test(.router) { client in
             let document = String(buffer: try await client.execute(uri: "/openapi.yaml", method: .get).body)
-            for rule in ["title: WithToken", "title: WithPaymentData", "title: WithCredential", "title: WithResponse", "uniqueItems: true",
-                         "protocol: { type: string, enum: [org-iso-mdoc] }", "maximum: 36500", "operationId: verifyWeb", "links:"] {
+            for rule in [
+                "title: WithToken", "title: WithPaymentData", "title: WithCredential", "title: WithResponse", "uniqueItems: true",
+                "protocol: { type: string, enum: [org-iso-mdoc] }", "maximum: 36500", "operationId: verifyWeb", "links:",
+            ] {
                 #expect(document.contains(rule), "\(rule)")
             }
         }

@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+import WalletVerifierTestSupport
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import WalletVerifierTestSupport
 
 /// Retries that lose nothing, against real `serve` processes killed with SIGKILL in the middle of a
 /// burst: every submission carries an Idempotency-Key; after the kill (and a restart, or on the
@@ -19,7 +20,8 @@ import WalletVerifierTestSupport
     }
 
     struct Figures: CustomStringConvertible {
-        var submissions = 0, answeredBeforeKill = 0, lostAtKill = 0, retriesAccepted = 0, retriesAnsweredAsRetry = 0, copiesRejected = 0, busyAnswers = 0
+        var submissions = 0, answeredBeforeKill = 0, lostAtKill = 0, retriesAccepted = 0, retriesAnsweredAsRetry = 0, copiesRejected = 0,
+            busyAnswers = 0
         var description: String {
             "submissions \(submissions), answered before the kill \(answeredBeforeKill), lost at the kill \(lostAtKill), "
                 + "retries accepted \(retriesAccepted) (of which idempotent retries \(retriesAnsweredAsRetry)), 409s waited out \(busyAnswers), "
@@ -32,14 +34,20 @@ import WalletVerifierTestSupport
         for index in 0..<count {
             if index % 2 == 0 {
                 let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
-                submissions.append(Submission(path: "/v1/applepay/decrypt", body: try JSONSerialization.data(withJSONObject: ["token": token]),
-                                              key: UUID().uuidString, replayCheck: "replay.transactionId"))
+                submissions.append(
+                    Submission(
+                        path: "/v1/applepay/decrypt", body: try JSONSerialization.data(withJSONObject: ["token": token]),
+                        key: UUID().uuidString, replayCheck: "replay.transactionId"))
             } else {
                 let request = try await DeploymentTests.createRequest(on: instance)
                 let envelope = try fixture.identityResponse(nonce: request.nonce, fixture: DeploymentTests.currentFixture())
-                submissions.append(Submission(path: "/v1/identity/verify",
-                                              body: try JSONSerialization.data(withJSONObject: ["requestId": request.id, "encryptedData": Data(envelope).base64EncodedString()]),
-                                              key: UUID().uuidString, replayCheck: "replay.nonce"))
+                submissions.append(
+                    Submission(
+                        path: "/v1/identity/verify",
+                        body: try JSONSerialization.data(withJSONObject: [
+                            "requestId": request.id, "encryptedData": Data(envelope).base64EncodedString(),
+                        ]),
+                        key: UUID().uuidString, replayCheck: "replay.nonce"))
             }
         }
         return submissions
@@ -55,7 +63,8 @@ import WalletVerifierTestSupport
         await withTaskGroup(of: Bool.self) { group in
             for submission in submissions {
                 group.addTask {
-                    guard let answer = try? await instance.post(submission.path, body: submission.body, headers: ["Idempotency-Key": submission.key]) else { return false }
+                    guard let answer = try? await instance.post(submission.path, body: submission.body, headers: ["Idempotency-Key": submission.key])
+                    else { return false }
                     #expect(answer.status != 200 || answer.body["verdict"] as? String == "accepted", "\(answer.body)")
                     return answer.status == 200
                 }

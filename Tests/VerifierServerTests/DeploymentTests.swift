@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+import WalletVerifierTestSupport
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import WalletVerifierTestSupport
 
 /// The service as it is deployed: real `wallet-verifier serve` processes, a real SQLite file, a real
 /// PostgreSQL shared by two instances, concurrent duplicate submissions over HTTP on loopback.
@@ -21,7 +22,9 @@ import WalletVerifierTestSupport
     }
 
     /// Sends the same submission `count` times concurrently, round-robin over the instances.
-    static func submitConcurrently(_ path: String, _ body: [String: Any], to instances: [ServiceInstance], count: Int) async throws -> [(status: Int, verdict: String?)] {
+    static func submitConcurrently(_ path: String, _ body: [String: Any], to instances: [ServiceInstance], count: Int) async throws -> [(
+        status: Int, verdict: String?
+    )] {
         let payload = try JSONSerialization.data(withJSONObject: body)
         return try await withThrowingTaskGroup(of: (Int, String?).self) { group in
             for index in 0..<count {
@@ -59,10 +62,13 @@ import WalletVerifierTestSupport
         let request = try await Self.createRequest(on: instance)
         let envelope = try fixture.identityResponse(nonce: request.nonce, fixture: Self.currentFixture())
         let submission: [String: Any] = ["requestId": request.id, "encryptedData": Data(envelope).base64EncodedString()]
-        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/identity/verify", submission, to: [instance], count: 16), "identity/sqlite/\(eventLoopExecutor)")
+        Self.expectExactlyOneAccepted(
+            try await Self.submitConcurrently("/v1/identity/verify", submission, to: [instance], count: 16), "identity/sqlite/\(eventLoopExecutor)")
 
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
-        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [instance], count: 16), "applepay/sqlite/\(eventLoopExecutor)")
+        Self.expectExactlyOneAccepted(
+            try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [instance], count: 16),
+            "applepay/sqlite/\(eventLoopExecutor)")
 
         // A restarted service still rejects the consumed nonce.
         instance.stop()
@@ -92,10 +98,12 @@ import WalletVerifierTestSupport
         let request = try await Self.createRequest(on: a)
         let envelope = try fixture.identityResponse(nonce: request.nonce, fixture: Self.currentFixture())
         let submission: [String: Any] = ["requestId": request.id, "encryptedData": Data(envelope).base64EncodedString()]
-        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/identity/verify", submission, to: [a, b], count: 24), "identity/postgres")
+        Self.expectExactlyOneAccepted(
+            try await Self.submitConcurrently("/v1/identity/verify", submission, to: [a, b], count: 24), "identity/postgres")
 
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
-        Self.expectExactlyOneAccepted(try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [a, b], count: 24), "applepay/postgres")
+        Self.expectExactlyOneAccepted(
+            try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [a, b], count: 24), "applepay/postgres")
     }
 
     /// An mdoc valid around now (the service verifies at its own clock).

@@ -8,9 +8,10 @@ import Mdoc
 import Testing
 import VerificationCore
 import WalletCBOR
-@testable import VerifierServer
-import WebIdentity
 import WalletVerifierTestSupport
+import WebIdentity
+
+@testable import VerifierServer
 
 /// The security review's attacks at full size through every verification route (HardeningRouteTests
 /// has the first cut): 10⁵ nested tag-24 items through the in-app, web and terminal routes, the
@@ -39,29 +40,33 @@ import WalletVerifierTestSupport
         let nested = mdoc
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: fixture.webOrigin)
         let terminal = try RouterTests.body([
-            "deviceResponse": Data(try nested.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)).base64EncodedString(),
+            "deviceResponse": Data(try nested.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript))
+                .base64EncodedString(),
             "sessionTranscript": Data(transcript.bytes).base64EncodedString(),
         ])
         try await app.test(.router) { client in
             // In-app.
             let (requestID, nonce) = try await HardeningRouteTests.createIdentityRequest(client)
             let envelope = try fixture.identityResponse(nonce: [UInt8](nonce), fixture: nested)
-            let identity = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                                    body: try RouterTests.body(["requestId": requestID, "encryptedData": Data(envelope).base64EncodedString()]))
+            let identity = try await client.execute(
+                uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["requestId": requestID, "encryptedData": Data(envelope).base64EncodedString()]))
             #expect(identity.status == .ok)
             #expect(Self.failed(try RouterTests.json(identity.body)).contains("mdoc.document.structure/depthLimitExceeded"))
 
             // Web.
-            let created = try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
-                                                   body: try RouterTests.body(["docType": MdocFixture.mDL, "origin": fixture.webOrigin, "elements": ["org.iso.18013.5.1/family_name"]]))
+            let created = try await client.execute(
+                uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["docType": MdocFixture.mDL, "origin": fixture.webOrigin, "elements": ["org.iso.18013.5.1/family_name"]]))
             let request = try RouterTests.json(created.body)
             let webID = try #require(request["requestId"] as? String)
             let argument = try #require(request["navigatorCredentialsGetArgument"] as? [String: Any])
             let first = try #require(((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?.first)
             let encryptionInfo = try #require((first["data"] as? [String: Any])?["encryptionInfo"] as? String)
             let response = try fixture.webResponse(encryptionInfo: encryptionInfo, origin: fixture.webOrigin, fixture: nested).base64URL
-            let web = try await client.execute(uri: "/v1/web/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                               body: try RouterTests.body(["requestId": webID, "response": response]))
+            let web = try await client.execute(
+                uri: "/v1/web/verify", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["requestId": webID, "response": response]))
             #expect(web.status == .ok)
             #expect(Self.failed(try RouterTests.json(web.body)).contains("mdoc.document.structure/depthLimitExceeded"))
 
@@ -86,7 +91,8 @@ import WalletVerifierTestSupport
         let pki = MdocPKI(iacaKey: fixture.mdocPKI.iacaKey, iaca: fixture.mdocPKI.iaca, dsKey: mesh.leafKey, ds: mesh.leaf)
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: fixture.webOrigin)
         let body = try RouterTests.body([
-            "deviceResponse": Data(try mdoc.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)).base64EncodedString(),
+            "deviceResponse": Data(try mdoc.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript))
+                .base64EncodedString(),
             "sessionTranscript": Data(transcript.bytes).base64EncodedString(),
         ])
         try await app.test(.router) { client in
@@ -117,8 +123,9 @@ import WalletVerifierTestSupport
             var mdoc = MdocFixture()
             mdoc.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "age_over_21", .bool(false))]
             let envelope = try fixture.identityResponse(nonce: [UInt8](nonce), fixture: mdoc)
-            let answer = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                                  body: try RouterTests.body(["requestId": requestID, "encryptedData": Data(envelope).base64EncodedString()]))
+            let answer = try await client.execute(
+                uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["requestId": requestID, "encryptedData": Data(envelope).base64EncodedString()]))
             #expect(answer.status == .ok)
             let report = try RouterTests.json(answer.body)
             #expect(report["verdict"] as? String == "rejected")

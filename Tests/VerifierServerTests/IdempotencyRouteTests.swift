@@ -1,19 +1,20 @@
+import ApplePayVerifier
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import ApplePayVerifier
-import Crypto
 import Mdoc
-import WalletCBOR
+import NIOFoundationEssentialsCompat
 import Synchronization
 import Testing
 import VerificationCore
-@testable import VerifierServer
-import WalletVerifierTestSupport
-import NIOFoundationEssentialsCompat
+import WalletCBOR
 import WalletEncoding
+import WalletVerifierTestSupport
+
+@testable import VerifierServer
 
 /// Idempotency-Key through the router (in process, in-memory store): retries answered, replays
 /// still rejected, conflicts refused.
@@ -26,7 +27,8 @@ import WalletEncoding
         func advance(_ seconds: TimeInterval) { instant.withLock { $0 = $0.addingTimeInterval(seconds) } }
     }
 
-    static func services(_ fixture: ServiceFixture, clock: any VerificationClock, extra: ServerSettings.Source = [:]) async throws -> VerifierServices {
+    static func services(_ fixture: ServiceFixture, clock: any VerificationClock, extra: ServerSettings.Source = [:]) async throws -> VerifierServices
+    {
         var flags: ServerSettings.Source = [
             "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path],
             "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID], "trust": [fixture.iacaPath],
@@ -43,8 +45,10 @@ import WalletEncoding
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     }
 
-    static func post(_ client: some TestClientProtocol, _ path: String, _ bytes: Data, key: String? = nil,
-                     token: String? = nil) async throws -> (status: HTTPResponse.Status, headers: HTTPFields, json: [String: Any]) {
+    static func post(
+        _ client: some TestClientProtocol, _ path: String, _ bytes: Data, key: String? = nil,
+        token: String? = nil
+    ) async throws -> (status: HTTPResponse.Status, headers: HTTPFields, json: [String: Any]) {
         var headers = RouterTests.jsonHeaders
         if let key { headers[IdempotentSubmissions.header] = key }
         if let token { headers[.authorization] = "Bearer \(token)" }
@@ -159,16 +163,22 @@ import WalletEncoding
         let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
         let tokenBytes = try fixture.applePayToken()
         let token = try JSONSerialization.jsonObject(with: Data(tokenBytes))
-        let transactionID = try #require((((token as? [String: Any])?["paymentData"] as? [String: Any])?["header"] as? [String: Any])?["transactionId"] as? String)
+        let transactionID = try #require(
+            (((token as? [String: Any])?["paymentData"] as? [String: Any])?["header"] as? [String: Any])?["transactionId"] as? String)
         let body = try Self.bytes(["token": token])
         let key = "dead-attempt-key-000001"
-        let tag = IdempotencyTag(key: IdempotentSubmissions.keyDigest(key, scope: ""),
-                                 body: IdempotentSubmissions.requestDigest(method: "POST", path: "/v1/applepay/decrypt", body: ByteBuffer(bytes: body)),
-                                 retryUntil: clock.now().addingTimeInterval(600))
+        let tag = IdempotencyTag(
+            key: IdempotentSubmissions.keyDigest(key, scope: ""),
+            body: IdempotentSubmissions.requestDigest(method: "POST", path: "/v1/applepay/decrypt", body: ByteBuffer(bytes: body)),
+            retryUntil: clock.now().addingTimeInterval(600))
         let diedAt = clock.now()
-        #expect(try await services.store.beginIdempotentRequest(tag, now: diedAt, leaseUntil: diedAt.addingTimeInterval(IdempotentSubmissions.lease)) == .proceed(firstSeen: nil))
-        #expect(try await services.store.recordFirstUse(namespace: ApplePayPolicy.production.replayNamespace, key: transactionID.lowercased(),
-                                                        expiresAt: diedAt.addingTimeInterval(900), now: diedAt, idempotency: tag) == .firstUse)
+        #expect(
+            try await services.store.beginIdempotentRequest(tag, now: diedAt, leaseUntil: diedAt.addingTimeInterval(IdempotentSubmissions.lease))
+                == .proceed(firstSeen: nil))
+        #expect(
+            try await services.store.recordFirstUse(
+                namespace: ApplePayPolicy.production.replayNamespace, key: transactionID.lowercased(),
+                expiresAt: diedAt.addingTimeInterval(900), now: diedAt, idempotency: tag) == .firstUse)
         try await app.test(.router) { client in
             clock.advance(3)
             let busy = try await Self.post(client, "/v1/applepay/decrypt", body, key: key)
@@ -195,29 +205,37 @@ import WalletEncoding
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         let tokenFile = fixture.directory.appendingPathComponent("api-token").path
-        FileManager.default.createFile(atPath: tokenFile, contents: Data("s3cret-api-token-for-tests-0123456789".utf8), attributes: [.posixPermissions: 0o600])
+        FileManager.default.createFile(
+            atPath: tokenFile, contents: Data("s3cret-api-token-for-tests-0123456789".utf8), attributes: [.posixPermissions: 0o600])
         let clock = MovableClock(ServiceFixture.time)
-        let app = VerifierApplication.build(services: try await Self.services(fixture, clock: clock, extra: ["apiTokenFile": [tokenFile]]), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(
+            services: try await Self.services(fixture, clock: clock, extra: ["apiTokenFile": [tokenFile]]), logger: Logger(label: "test"))
         let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
         let creation = try Self.bytes(["descriptor": descriptor])
         try await app.test(.router) { client in
-            for bad in ["short", String(repeating: "k", count: 256), "with space inside the key", "tab\tinside-the-key-0000", "ключ-ключ-ключ-ключ", "\"short\""] {
+            for bad in [
+                "short", String(repeating: "k", count: 256), "with space inside the key", "tab\tinside-the-key-0000", "ключ-ключ-ключ-ключ",
+                "\"short\"",
+            ] {
                 let refused = try await Self.post(client, "/v1/identity/requests", creation, key: bad, token: "s3cret-api-token-for-tests-0123456789")
                 #expect(refused.status == .badRequest, "\(bad)")
                 #expect((refused.json["detail"] as? String)?.hasPrefix("Idempotency-Key:") == true)
             }
-            let quoted = try await Self.post(client, "/v1/identity/requests", creation, key: "\"8e03978e-40d5-43e8-bc93-6894a57f9324\"",
-                                             token: "s3cret-api-token-for-tests-0123456789")
+            let quoted = try await Self.post(
+                client, "/v1/identity/requests", creation, key: "\"8e03978e-40d5-43e8-bc93-6894a57f9324\"",
+                token: "s3cret-api-token-for-tests-0123456789")
             #expect(quoted.status == .created)
-            let bare = try await Self.post(client, "/v1/identity/requests", creation, key: "8e03978e-40d5-43e8-bc93-6894a57f9324",
-                                           token: "s3cret-api-token-for-tests-0123456789")
+            let bare = try await Self.post(
+                client, "/v1/identity/requests", creation, key: "8e03978e-40d5-43e8-bc93-6894a57f9324",
+                token: "s3cret-api-token-for-tests-0123456789")
             #expect(bare.json["requestId"] as? String == quoted.json["requestId"] as? String)
             // Without the credential the key is never reached (401 first).
             let anonymous = try await Self.post(client, "/v1/identity/requests", creation, key: "8e03978e-40d5-43e8-bc93-6894a57f9324")
             #expect(anonymous.status == .unauthorized)
         }
         #expect(IdempotentSubmissions.keyDigest("k", scope: "token-a") != IdempotentSubmissions.keyDigest("k", scope: "token-b"))
-        #expect(IdempotentSubmissions.requestDigest(method: "POST", path: "/a", body: ByteBuffer(string: "{}"))
+        #expect(
+            IdempotentSubmissions.requestDigest(method: "POST", path: "/a", body: ByteBuffer(string: "{}"))
                 != IdempotentSubmissions.requestDigest(method: "POST", path: "/b", body: ByteBuffer(string: "{}")))
     }
 
@@ -233,12 +251,16 @@ import WalletEncoding
         }
         var generator = SystemRandomNumberGenerator()
         let alphabet: [Character] = ["a", "Z", "0", "-", "\"", "\\", "!", "~", " ", "\t", "é", "\u{7f}", "\u{0}"]
-        var candidates = ["\"" + String(repeating: "k", count: 16) + "\"", "\"" + String(repeating: "k", count: 255) + "\"",
-                          "\"" + String(repeating: "k", count: 15) + "\"", "\"" + String(repeating: "k", count: 256) + "\"",
-                          String(repeating: "k", count: 15), String(repeating: "k", count: 16), String(repeating: "k", count: 255),
-                          String(repeating: "k", count: 256), "\"" + String(repeating: "k", count: 14) + "\\\"", "\"abc"]
+        var candidates = [
+            "\"" + String(repeating: "k", count: 16) + "\"", "\"" + String(repeating: "k", count: 255) + "\"",
+            "\"" + String(repeating: "k", count: 15) + "\"", "\"" + String(repeating: "k", count: 256) + "\"",
+            String(repeating: "k", count: 15), String(repeating: "k", count: 16), String(repeating: "k", count: 255),
+            String(repeating: "k", count: 256), "\"" + String(repeating: "k", count: 14) + "\\\"", "\"abc",
+        ]
         for _ in 0..<3000 {
-            let length = [Int.random(in: 0...20, using: &generator), Int.random(in: 14...18, using: &generator), Int.random(in: 250...260, using: &generator)].randomElement(using: &generator)!
+            let length = [
+                Int.random(in: 0...20, using: &generator), Int.random(in: 14...18, using: &generator), Int.random(in: 250...260, using: &generator),
+            ].randomElement(using: &generator)!
             var text = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
             if Bool.random(using: &generator) { text = "\"" + text + "\"" }
             candidates.append(text)
@@ -258,7 +280,9 @@ import WalletEncoding
         let clock = MovableClock(ServiceFixture.time)
         let app = VerifierApplication.build(services: try await Self.services(fixture, clock: clock), logger: Logger(label: "test"))
         let origin = fixture.webOrigin
-        let creation = try Self.bytes(["docType": MdocFixture.mDL, "origin": origin, "elements": ["org.iso.18013.5.1/family_name", "org.iso.18013.5.1/age_over_21"]])
+        let creation = try Self.bytes([
+            "docType": MdocFixture.mDL, "origin": origin, "elements": ["org.iso.18013.5.1/family_name", "org.iso.18013.5.1/age_over_21"],
+        ])
         try await app.test(.router) { client in
             let created = try await Self.post(client, "/v1/web/requests", creation, key: "web-create-key-000001")
             #expect(created.status == .created)
@@ -269,11 +293,14 @@ import WalletEncoding
             let argument = try #require(created.json["navigatorCredentialsGetArgument"] as? [String: Any])
             let request = try #require(((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?.first)
             let encryptionInfo = try #require((request["data"] as? [String: Any])?["encryptionInfo"] as? String)
-            #expect((((again.json["navigatorCredentialsGetArgument"] as? [String: Any])?["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?
-                .first.flatMap { ($0["data"] as? [String: Any])?["encryptionInfo"] as? String } == encryptionInfo)
+            #expect(
+                (((again.json["navigatorCredentialsGetArgument"] as? [String: Any])?["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?
+                    .first.flatMap { ($0["data"] as? [String: Any])?["encryptionInfo"] as? String } == encryptionInfo)
 
             var mdoc = MdocFixture()
-            mdoc.elements = [.init(MdocFixture.isoNameSpace, "family_name", .text("Mustermann")), .init(MdocFixture.isoNameSpace, "age_over_21", .bool(true))]
+            mdoc.elements = [
+                .init(MdocFixture.isoNameSpace, "family_name", .text("Mustermann")), .init(MdocFixture.isoNameSpace, "age_over_21", .bool(true)),
+            ]
             let response = try fixture.webResponse(encryptionInfo: encryptionInfo, origin: origin, fixture: mdoc).base64URL
             let submission = try Self.bytes(["requestId": requestID, "response": response])
 

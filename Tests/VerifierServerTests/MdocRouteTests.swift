@@ -4,14 +4,15 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOFoundationEssentialsCompat
 import Testing
 import VerificationCore
-@testable import VerifierServer
 import WalletCBOR
+import WalletEncoding
 import WalletVerifierCommands
 import WalletVerifierTestSupport
-import NIOFoundationEssentialsCompat
-import WalletEncoding
+
+@testable import VerifierServer
 
 /// ISO/IEC 18013-5 terminal input through the service (POST /v1/mdoc/verify) and the CLI
 /// (`mdoc verify`), as ProximityReader or a reader hands it over: the same report from both.
@@ -24,8 +25,11 @@ import WalletEncoding
     static func coseKey() throws -> [UInt8] {
         let key = try P256.KeyAgreement.PrivateKey(rawRepresentation: try readerScalar())
         let point = Array(key.publicKey.x963Representation)
-        return Array(try CBORNode.map([(.int(1), .int(2)), (.int(-1), .int(1)), (.int(-2), .bytes(point[1...32])), (.int(-3), .bytes(point[33...])),
-                                       (.int(-4), .bytes(try readerScalar()))]).encodedBytes)
+        return Array(
+            try CBORNode.map([
+                (.int(1), .int(2)), (.int(-1), .int(1)), (.int(-2), .bytes(point[1...32])), (.int(-3), .bytes(point[33...])),
+                (.int(-4), .bytes(try readerScalar())),
+            ]).encodedBytes)
     }
 
     @Test func theServiceAndTheCLIGiveTheSameReport() async throws {
@@ -33,10 +37,13 @@ import WalletEncoding
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let time = RFC3339.parse("2021-01-01T00:00:00Z")!
-        let flags: ServerSettings.Source = ["store": ["memory"], "dataDir": [directory.appendingPathComponent("data").path],
-                                            "trust": [TestVectors.path(Self.annexD + "document_signer.pem")]]
-        let services = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil),
-                                                       logger: Logger(label: "test"), clock: FixedClock(time))
+        let flags: ServerSettings.Source = [
+            "store": ["memory"], "dataDir": [directory.appendingPathComponent("data").path],
+            "trust": [TestVectors.path(Self.annexD + "document_signer.pem")],
+        ]
+        let services = try await VerifierServices.make(
+            settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil),
+            logger: Logger(label: "test"), clock: FixedClock(time))
         let response = try TestVectors.data(Self.annexD + "device_response.cbor")
         let transcript = try TestVectors.data(Self.annexD + "session_transcript_bytes.cbor")
         let scalar = Data(try Self.readerScalar()).base64EncodedString()
@@ -47,22 +54,27 @@ import WalletEncoding
         let answers: [Data] = try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
             var answers: [Data] = []
             for body in bodies {
-                let answer = try await client.execute(uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(body))
+                let answer = try await client.execute(
+                    uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(body))
                 #expect(answer.status == .ok)
                 answers.append(Data(buffer: answer.body))
             }
             var withoutKey = bodies[0]
             withoutKey["readerKey"] = nil
-            let indeterminate = try await client.execute(uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(withoutKey))
+            let indeterminate = try await client.execute(
+                uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(withoutKey))
             #expect(indeterminate.status == .serviceUnavailable)
-            let bad = try await client.execute(uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                               body: try RouterTests.body(["deviceResponse": "AAAA", "sessionTranscript": "not base64!"]))
+            let bad = try await client.execute(
+                uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["deviceResponse": "AAAA", "sessionTranscript": "not base64!"]))
             #expect(bad.status == .badRequest)
             return answers
         }
         func summary(_ data: Data) throws -> [String] {
             let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-            return ((object["checks"] as? [[String: Any]]) ?? []).map { "\($0["id"] as? String ?? "") \($0["status"] as? String ?? "") \($0["reason"] as? String ?? "")" }
+            return ((object["checks"] as? [[String: Any]]) ?? []).map {
+                "\($0["id"] as? String ?? "") \($0["status"] as? String ?? "") \($0["reason"] as? String ?? "")"
+            }
                 + ["verdict \(object["verdict"] as? String ?? "")"]
         }
         let service = try summary(answers[0])
@@ -71,10 +83,14 @@ import WalletEncoding
         #expect(try summary(answers[1]) == service)
 
         // The CLI with the reader key in each form it takes.
-        let jwk = #"{"kty":"EC","crv":"P-256","d":"\#(Data(try Self.readerScalar()).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ""))"}"#
-        let forms: [(String, [UInt8])] = [("scalar.hex", Array(Hex.encode(try Self.readerScalar()).utf8)), ("scalar.bin", try Self.readerScalar()),
-                                          ("cose.cbor", try Self.coseKey()), ("cose.hex", Array(Hex.encode(try Self.coseKey()).utf8)),
-                                          ("key.jwk", Array(jwk.utf8)), ("key.pem", Array(try P256.KeyAgreement.PrivateKey(rawRepresentation: try Self.readerScalar()).pemRepresentation.utf8))]
+        let jwk =
+            #"{"kty":"EC","crv":"P-256","d":"\#(Data(try Self.readerScalar()).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ""))"}"#
+        let forms: [(String, [UInt8])] = [
+            ("scalar.hex", Array(Hex.encode(try Self.readerScalar()).utf8)), ("scalar.bin", try Self.readerScalar()),
+            ("cose.cbor", try Self.coseKey()), ("cose.hex", Array(Hex.encode(try Self.coseKey()).utf8)),
+            ("key.jwk", Array(jwk.utf8)),
+            ("key.pem", Array(try P256.KeyAgreement.PrivateKey(rawRepresentation: try Self.readerScalar()).pemRepresentation.utf8)),
+        ]
         for (name, contents) in forms {
             let path = directory.appendingPathComponent(name).path
             try Data(contents).write(to: URL(fileURLWithPath: path))
@@ -102,21 +118,24 @@ import WalletEncoding
             "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path], "identityKeys": [fixture.identityKeyPath],
             "merchantId": [fixture.merchantID, "merchant.com.example.second"], "teamId": [fixture.teamID, "TEAMSECOND"], "trust": [fixture.iacaPath],
         ]
-        let services = try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil),
-                                                       logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
+        let services = try await VerifierServices.make(
+            settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil),
+            logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
         let second = (merchantID: "merchant.com.example.second", teamID: "TEAMSECOND")
         try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
             func create(_ merchant: String?) async throws -> (HTTPResponse.Status, [String: Any]) {
                 var body: [String: Any] = ["descriptor": try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))]
                 if let merchant { body["merchantId"] = merchant }
-                let response = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(body))
+                let response = try await client.execute(
+                    uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(body))
                 return (response.status, try RouterTests.json(response.body))
             }
             func verify(_ created: [String: Any], merchant: (merchantID: String, teamID: String)) async throws -> [String: Any] {
                 let nonce = try #require((created["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
                 let envelope = try fixture.identityResponse(nonce: [UInt8](nonce), merchant: merchant)
-                let answer = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                                      body: try RouterTests.body(["requestId": created["requestId"] as! String, "encryptedData": Data(envelope).base64EncodedString()]))
+                let answer = try await client.execute(
+                    uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                    body: try RouterTests.body(["requestId": created["requestId"] as! String, "encryptedData": Data(envelope).base64EncodedString()]))
                 return try RouterTests.json(answer.body)
             }
             let (status, forSecond) = try await create(second.merchantID)
@@ -126,7 +145,10 @@ import WalletEncoding
             // A response made for the default merchant does not answer a request for the second.
             let (_, another) = try await create(second.merchantID)
             let mismatch = try await verify(another, merchant: (fixture.merchantID, fixture.teamID))
-            #expect((mismatch["checks"] as? [[String: Any]])?.contains { $0["id"] as? String == "identity.envelope.transcript" && $0["reason"] as? String == "infoHashMismatch" } == true)
+            #expect(
+                (mismatch["checks"] as? [[String: Any]])?.contains {
+                    $0["id"] as? String == "identity.envelope.transcript" && $0["reason"] as? String == "infoHashMismatch"
+                } == true)
             // The default merchant without merchantId, and an unknown one refused.
             let (_, byDefault) = try await create(nil)
             #expect(byDefault["merchantId"] as? String == fixture.merchantID)

@@ -13,9 +13,11 @@ import WalletVerifierTestSupport
 /// removed identity keys keep opening responses to earlier requests until those expire.
 @Suite struct ReloadTests {
     static func identityEnvelope(_ fixture: ServiceFixture, nonce: [UInt8], to key: P256.KeyAgreement.PrivateKey) throws -> [UInt8] {
-        let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: fixture.merchantID, teamID: fixture.teamID, recipient: key.publicKey)
+        let transcript = IdentityEnvelopeFixture.transcript(
+            nonce: nonce, merchantID: fixture.merchantID, teamID: fixture.teamID, recipient: key.publicKey)
         let response = try MdocFixture().deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        return try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: key.publicKey, nonce: nonce, merchantID: fixture.merchantID, teamID: fixture.teamID)
+        return try IdentityEnvelopeFixture().envelope(
+            deviceResponse: response, recipient: key.publicKey, nonce: nonce, merchantID: fixture.merchantID, teamID: fixture.teamID)
     }
 
     @Test func aReloadSwapsKeysAndTrustAndRefusesABrokenConfiguration() async throws {
@@ -31,30 +33,42 @@ import WalletVerifierTestSupport
         let otherRoot = fixture.directory.appendingPathComponent("other-iaca.pem").path
         try Data(otherPKI.iacaPEM.utf8).write(to: URL(fileURLWithPath: otherRoot))
         @Sendable func settings(identityKeys: [String], trust: [String]) throws -> ServerSettings {
-            try ServerSettings.resolve(flags: [
-                "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path],
-                "identityKeys": identityKeys, "merchantId": [fixture.merchantID], "teamId": [fixture.teamID], "trust": trust,
-                "webKeys": [fixture.webKeyPath], "webOrigins": [fixture.webOrigin],
-                "applepayCerts": [fixture.merchantCertificatePath], "applepayKeys": [fixture.merchantKeyPath], "applepayRoot": [fixture.applePayRootPath],
-            ], environment: [:], configFile: nil)
+            try ServerSettings.resolve(
+                flags: [
+                    "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path],
+                    "identityKeys": identityKeys, "merchantId": [fixture.merchantID], "teamId": [fixture.teamID], "trust": trust,
+                    "webKeys": [fixture.webKeyPath], "webOrigins": [fixture.webOrigin],
+                    "applepayCerts": [fixture.merchantCertificatePath], "applepayKeys": [fixture.merchantKeyPath],
+                    "applepayRoot": [fixture.applePayRootPath],
+                ], environment: [:], configFile: nil)
         }
         try await app.test(.router) { client in
             let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
             func create() async throws -> (id: String, nonce: [UInt8]) {
-                let created = try RouterTests.json(try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders,
-                                                                            body: try RouterTests.body(["descriptor": descriptor])).body)
-                return (try #require(created["requestId"] as? String), [UInt8](try #require((created["nonce"] as? String).flatMap { Data(base64Encoded: $0) })))
+                let created = try RouterTests.json(
+                    try await client.execute(
+                        uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders,
+                        body: try RouterTests.body(["descriptor": descriptor])
+                    ).body)
+                return (
+                    try #require(created["requestId"] as? String),
+                    [UInt8](try #require((created["nonce"] as? String).flatMap { Data(base64Encoded: $0) }))
+                )
             }
             func verify(_ request: (id: String, nonce: [UInt8]), to key: P256.KeyAgreement.PrivateKey) async throws -> [String: Any] {
                 let envelope = try Self.identityEnvelope(fixture, nonce: request.nonce, to: key)
-                return try RouterTests.json(try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                                                     body: try RouterTests.body(["requestId": request.id, "encryptedData": Data(envelope).base64EncodedString()])).body)
+                return try RouterTests.json(
+                    try await client.execute(
+                        uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                        body: try RouterTests.body(["requestId": request.id, "encryptedData": Data(envelope).base64EncodedString()])
+                    ).body)
             }
             func trust() async throws -> [String: Any] { try RouterTests.json(try await client.execute(uri: "/v1/trust", method: .get).body) }
 
             let before = try await create()
             // Rotate: only the new identity key, and one more IACA root.
-            try await live.reload(settings: try settings(identityKeys: [newKeyPath], trust: [fixture.iacaPath, otherRoot]), logger: Logger(label: "test"))
+            try await live.reload(
+                settings: try settings(identityKeys: [newKeyPath], trust: [fixture.iacaPath, otherRoot]), logger: Logger(label: "test"))
             #expect(live.reloadCount == 1)
             let view = try await trust()
             #expect((view["anchors"] as? [[String: Any]])?.count == 2)
@@ -69,7 +83,10 @@ import WalletVerifierTestSupport
             // A configuration that does not load is refused whole, naming the file; the running one stays.
             let broken = fixture.directory.appendingPathComponent("broken-key.pem").path
             try Data("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n".utf8).write(to: URL(fileURLWithPath: broken))
-            await #expect { try await live.reload(settings: try settings(identityKeys: [newKeyPath, broken], trust: [fixture.iacaPath]), logger: Logger(label: "test")) } throws: {
+            await #expect {
+                try await live.reload(
+                    settings: try settings(identityKeys: [newKeyPath, broken], trust: [fixture.iacaPath]), logger: Logger(label: "test"))
+            } throws: {
                 "\($0)".contains(broken)
             }
             #expect(live.reloadCount == 1)
@@ -82,7 +99,10 @@ import WalletVerifierTestSupport
             #expect(pruned.count == 1)
             let late = try await create()
             let refused = try await verify(late, to: fixture.identityKey)
-            #expect((refused["checks"] as? [[String: Any]])?.contains { $0["id"] as? String == "identity.envelope.recipientKey" && $0["reason"] as? String == "noMatchingKey" } == true)
+            #expect(
+                (refused["checks"] as? [[String: Any]])?.contains {
+                    $0["id"] as? String == "identity.envelope.recipientKey" && $0["reason"] as? String == "noMatchingKey"
+                } == true)
         }
     }
 
@@ -108,7 +128,9 @@ import WalletVerifierTestSupport
         let broken = roots.appendingPathComponent("third.pem")
         try Data("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8).write(to: broken)
         instance.signal(SIGHUP)
-        #expect(try await ServiceInstance.waitFor { instance.log.contains("reload: the new configuration was not loaded") }, "\(instance.log.suffix(2000))")
+        #expect(
+            try await ServiceInstance.waitFor { instance.log.contains("reload: the new configuration was not loaded") },
+            "\(instance.log.suffix(2000))")
         #expect(instance.log.contains("third.pem"))
         #expect(try await anchors() == 2)
         #expect(try await instance.get("/healthz") == 200)

@@ -3,17 +3,20 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOFoundationEssentialsCompat
 import Testing
 import VerificationCore
 import WalletIdentity
-@testable import VerifierServer
 import WalletVerifierTestSupport
-import NIOFoundationEssentialsCompat
+
+@testable import VerifierServer
 
 /// In-process tests of the API (Hummingbird's router test framework), on the in-memory store.
 @Suite struct RouterTests {
-    static func services(_ fixture: ServiceFixture, store: ServerSettings.StoreKind = .memory, applePay: Bool = true,
-                         extra: ServerSettings.Source = [:]) async throws -> VerifierServices {
+    static func services(
+        _ fixture: ServiceFixture, store: ServerSettings.StoreKind = .memory, applePay: Bool = true,
+        extra: ServerSettings.Source = [:]
+    ) async throws -> VerifierServices {
         var flags: ServerSettings.Source = [
             "store": [store.rawValue], "dataDir": [fixture.directory.appendingPathComponent("data").path],
             "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID], "trust": [fixture.iacaPath],
@@ -46,7 +49,8 @@ import NIOFoundationEssentialsCompat
         let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
         try await app.test(.router) { client in
             let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
-            let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: Self.jsonHeaders, body: try Self.body(["descriptor": descriptor]))
+            let created = try await client.execute(
+                uri: "/v1/identity/requests", method: .post, headers: Self.jsonHeaders, body: try Self.body(["descriptor": descriptor]))
             #expect(created.status == .created)
             let request = try Self.json(created.body)
             let requestID = try #require(request["requestId"] as? String)
@@ -70,7 +74,9 @@ import NIOFoundationEssentialsCompat
             #expect(second.status == .ok)
             let replay = try Self.json(second.body)
             #expect(replay["verdict"] as? String == "rejected")
-            #expect((replay["checks"] as? [[String: Any]])?.contains { $0["id"] as? String == "replay.nonce" && $0["reason"] as? String == "nonceReused" } == true)
+            #expect(
+                (replay["checks"] as? [[String: Any]])?.contains { $0["id"] as? String == "replay.nonce" && $0["reason"] as? String == "nonceReused" }
+                    == true)
 
             let metrics = try await client.execute(uri: "/metrics", method: .get)
             let text = String(buffer: metrics.body)
@@ -98,8 +104,9 @@ import NIOFoundationEssentialsCompat
             let replay = try Self.json(second.body)
             #expect(replay["verdict"] as? String == "rejected")
             #expect(replay["payment"] == nil)
-            let wrongAmount = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders,
-                                                       body: try Self.body(["paymentData": (token as! [String: Any])["paymentData"]!, "expect": ["amount": "5"]]))
+            let wrongAmount = try await client.execute(
+                uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders,
+                body: try Self.body(["paymentData": (token as! [String: Any])["paymentData"]!, "expect": ["amount": "5"]]))
             #expect(try Self.json(wrongAmount.body)["verdict"] as? String == "rejected")
         }
     }
@@ -108,12 +115,20 @@ import NIOFoundationEssentialsCompat
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         var services = try await Self.services(fixture)
-        services = VerifierServices(settings: { var s = services.settings; s.bodyLimit = 4096; return s }(), store: services.store, identity: services.identity,
-                                    applePay: services.applePay, web: services.web, webKeys: services.webKeys, metrics: services.metrics, clock: services.clock, backgroundServices: [],
-                                    prepare: {}, shutdown: {})
+        services = VerifierServices(
+            settings: {
+                var s = services.settings
+                s.bodyLimit = 4096
+                return s
+            }(), store: services.store, identity: services.identity,
+            applePay: services.applePay, web: services.web, webKeys: services.webKeys, metrics: services.metrics, clock: services.clock,
+            backgroundServices: [],
+            prepare: {}, shutdown: {})
         let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
         try await app.test(.router) { client in
-            func problem(_ uri: String, _ body: ByteBuffer, headers: HTTPFields = Self.jsonHeaders) async throws -> (HTTPResponse.Status, [String: Any]) {
+            func problem(_ uri: String, _ body: ByteBuffer, headers: HTTPFields = Self.jsonHeaders) async throws -> (
+                HTTPResponse.Status, [String: Any]
+            ) {
                 let response = try await client.execute(uri: uri, method: .post, headers: headers, body: body)
                 #expect(response.headers[.contentType] == "application/problem+json")
                 return (response.status, try Self.json(response.body))
@@ -121,16 +136,27 @@ import NIOFoundationEssentialsCompat
             let notJSON = try await problem("/v1/identity/verify", ByteBuffer(string: "{nope"))
             #expect(notJSON.0 == .badRequest)
             #expect(notJSON.1["status"] as? Int == 400)
-            #expect(try await problem("/v1/identity/verify", ByteBuffer(string: "x"), headers: [.contentType: "text/plain"]).0 == .unsupportedMediaType)
-            #expect(try await problem("/v1/identity/verify", ByteBuffer(string: "{\"requestId\":\"" + String(repeating: "a", count: 8000) + "\"}")).0 == .contentTooLarge)
-            #expect(try await problem("/v1/identity/verify", try Self.body(["requestId": "r"])).1["detail"] as? String == "/encryptedData: missing (base64 of PKIdentityDocument.encryptedData)")
+            #expect(
+                try await problem("/v1/identity/verify", ByteBuffer(string: "x"), headers: [.contentType: "text/plain"]).0 == .unsupportedMediaType)
+            #expect(
+                try await problem("/v1/identity/verify", ByteBuffer(string: "{\"requestId\":\"" + String(repeating: "a", count: 8000) + "\"}")).0
+                    == .contentTooLarge)
+            #expect(
+                try await problem("/v1/identity/verify", try Self.body(["requestId": "r"])).1["detail"] as? String
+                    == "/encryptedData: missing (base64 of PKIdentityDocument.encryptedData)")
             #expect(try await problem("/v1/identity/verify", try Self.body(["requestId": "r", "encryptedData": "%%%"])).0 == .badRequest)
-            let badDescriptor = try await problem("/v1/identity/requests", try Self.body(["descriptor": ["document": "driversLicense", "elements": [["element": "age", "atLeast": 300, "intentToStore": "willNotStore"]]]]))
+            let badDescriptor = try await problem(
+                "/v1/identity/requests",
+                try Self.body([
+                    "descriptor": ["document": "driversLicense", "elements": [["element": "age", "atLeast": 300, "intentToStore": "willNotStore"]]]
+                ]))
             #expect(badDescriptor.0 == .badRequest)
             #expect((badDescriptor.1["detail"] as? String)?.contains("outside 1...125") == true)
             #expect(try await problem("/v1/applepay/decrypt", try Self.body(["nothing": 1])).0 == .badRequest)
             // An unknown request is an answer (rejected), not a problem.
-            let unknown = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: Self.jsonHeaders, body: try Self.body(["requestId": "unknown", "encryptedData": "AAAA"]))
+            let unknown = try await client.execute(
+                uri: "/v1/identity/verify", method: .post, headers: Self.jsonHeaders,
+                body: try Self.body(["requestId": "unknown", "encryptedData": "AAAA"]))
             #expect(unknown.status == .ok)
             #expect(try Self.json(unknown.body)["verdict"] as? String == "rejected")
         }
@@ -144,10 +170,12 @@ import NIOFoundationEssentialsCompat
         let app = VerifierApplication.build(services: try await Self.services(fixture), logger: Logger(label: "test"))
         let tokenText = String(decoding: try fixture.applePayToken(), as: UTF8.self)
         // Escaped slashes and spacing the way some serializers write them.
-        let spaced = tokenText.replacingOccurrences(of: "\\/", with: "/").replacingOccurrences(of: "/", with: "\\/").replacingOccurrences(of: "\":", with: "\" :  ")
+        let spaced = tokenText.replacingOccurrences(of: "\\/", with: "/").replacingOccurrences(of: "/", with: "\\/").replacingOccurrences(
+            of: "\":", with: "\" :  ")
         try await app.test(.router) { client in
             func post(_ text: String) async throws -> (HTTPResponse.Status, [String: Any]) {
-                let response = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: ByteBuffer(string: text))
+                let response = try await client.execute(
+                    uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: ByteBuffer(string: text))
                 return (response.status, try Self.json(response.body))
             }
             let accepted = try await post(#"{ "expect" : {"amount": 19.99e2, "currency": "840"}, "token" :  "# + spaced + " }")
@@ -161,14 +189,17 @@ import NIOFoundationEssentialsCompat
                 #expect(answer.0 == .badRequest, "\(amount)")
                 #expect((answer.1["detail"] as? String)?.contains("minor units") == true)
             }
-            for body in [#"{"token": {}, "token": {}}"#, #"{"token": {}} x"#, #"{"token": "text"}"#, #"{"token": {}, "expect": []}"#,
-                         #"{"token": {}, "expect": {"amount": true}}"#, #"{"token": {}, "expect": {"currency": 840}}"#, "[]", #""\ud800""#] {
+            for body in [
+                #"{"token": {}, "token": {}}"#, #"{"token": {}} x"#, #"{"token": "text"}"#, #"{"token": {}, "expect": []}"#,
+                #"{"token": {}, "expect": {"amount": true}}"#, #"{"token": {}, "expect": {"currency": 840}}"#, "[]", #""\ud800""#,
+            ] {
                 let answer = try await post(body)
                 #expect(answer.0 == .badRequest, "\(body)")
                 #expect(answer.1["type"] as? String == "urn:wallet-verifier:problem:invalid-request")
             }
-            let wrongType = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: Self.jsonHeaders,
-                                                     body: ByteBuffer(string: #"{"requestId": 5, "encryptedData": "AAAA"}"#))
+            let wrongType = try await client.execute(
+                uri: "/v1/identity/verify", method: .post, headers: Self.jsonHeaders,
+                body: ByteBuffer(string: #"{"requestId": 5, "encryptedData": "AAAA"}"#))
             #expect(wrongType.status == .badRequest)
             #expect(try Self.json(wrongType.body)["detail"] as? String == "/requestId: must be a string")
         }
@@ -231,7 +262,8 @@ import NIOFoundationEssentialsCompat
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             #expect(Set(listed) == Set(IdentityElement.allCases.map(\.rawValue)))
             #expect(listed.count == IdentityElement.allCases.count)
-            let notConfigured = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: try Self.body(["paymentData": [:]]))
+            let notConfigured = try await client.execute(
+                uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: try Self.body(["paymentData": [:]]))
             #expect(notConfigured.status == .serviceUnavailable)
             // The web page is on its own listener (--ui-listen), never here.
             #expect(try await client.execute(uri: "/", method: .get).status == .notFound)
@@ -244,16 +276,18 @@ import NIOFoundationEssentialsCompat
         let services = try await Self.services(fixture, store: .sqlite)
         let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
         let tokenBytes = try fixture.applePayToken()
-        await services.shutdown() // the embedded store is closed: every operation fails
+        await services.shutdown()  // the embedded store is closed: every operation fails
         try await app.test(.router) { client in
             let token = try JSONSerialization.jsonObject(with: Data(tokenBytes))
             #expect(try await client.execute(uri: "/readyz", method: .get).status == .serviceUnavailable)
-            let response = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: try Self.body(["token": token]))
+            let response = try await client.execute(
+                uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: try Self.body(["token": token]))
             #expect(response.status == .serviceUnavailable)
             #expect(response.headers[.retryAfter] == "1")
             #expect(try Self.json(response.body)["verdict"] as? String == "indeterminate")
-            let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: Self.jsonHeaders,
-                                                   body: try Self.body(["descriptor": try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))]))
+            let created = try await client.execute(
+                uri: "/v1/identity/requests", method: .post, headers: Self.jsonHeaders,
+                body: try Self.body(["descriptor": try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))]))
             #expect(created.status == .serviceUnavailable)
         }
     }
@@ -264,7 +298,8 @@ import NIOFoundationEssentialsCompat
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("config.json").path
         try Data(#"{"port": 9000, "host": "0.0.0.0", "trust": ["a.pem", "b.pem"], "maxAge": 120}"#.utf8).write(to: URL(fileURLWithPath: file))
-        let settings = try ServerSettings.resolve(flags: ["port": ["9100"]], environment: ["WALLET_VERIFIER_HOST": "127.0.0.2", "WALLET_VERIFIER_MAX_AGE": "60"], configFile: file)
+        let settings = try ServerSettings.resolve(
+            flags: ["port": ["9100"]], environment: ["WALLET_VERIFIER_HOST": "127.0.0.2", "WALLET_VERIFIER_MAX_AGE": "60"], configFile: file)
         #expect(settings.port == 9100)
         #expect(settings.host == "127.0.0.2")
         #expect(settings.trust == ["a.pem", "b.pem"])

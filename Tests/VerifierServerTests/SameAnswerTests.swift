@@ -3,15 +3,15 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOFoundationEssentialsCompat
 import Testing
 import VerificationCore
 import VerifierServer
 import WalletCBOR
+import WalletEncoding
 import WalletVerifierCommands
 import WalletVerifierTestSupport
 import X509
-import NIOFoundationEssentialsCompat
-import WalletEncoding
 
 /// The CLI and the service give the same report for the same input, in the in-app and the web flow:
 /// the same checks (id, scope, status, reason), the same warnings and the same verdict. The service
@@ -28,7 +28,8 @@ import WalletEncoding
             verdict = report["verdict"] as? String ?? "?"
             checks = ((report["checks"] as? [[String: Any]]) ?? []).compactMap { check -> String? in
                 guard let id = check["id"] as? String, !ignoring.contains(id) else { return nil }
-                return [id, check["scope"] as? String ?? "", check["status"] as? String ?? "", check["reason"] as? String ?? ""].joined(separator: "|")
+                return [id, check["scope"] as? String ?? "", check["status"] as? String ?? "", check["reason"] as? String ?? ""].joined(
+                    separator: "|")
             }.sorted()
             warnings = ((report["warnings"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String }.sorted()
         }
@@ -47,7 +48,8 @@ import WalletEncoding
         var exitCode: Int32
     }
 
-    static let passportDescriptor = #"{"document":"photoID","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"documentNumber","intentToStore":"willNotStore"},{"element":"issuingAuthority","intentToStore":"willNotStore"},{"element":"documentExpirationDate","intentToStore":"willNotStore"},{"element":"nationality","intentToStore":"willNotStore"}]}"#
+    static let passportDescriptor =
+        #"{"document":"photoID","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"documentNumber","intentToStore":"willNotStore"},{"element":"issuingAuthority","intentToStore":"willNotStore"},{"element":"documentExpirationDate","intentToStore":"willNotStore"},{"element":"nationality","intentToStore":"willNotStore"}]}"#
 
     static func passport(expiry: String = "2031-02-28", country: String = "US") -> MdocFixture {
         var mdoc = MdocFixture()
@@ -57,7 +59,8 @@ import WalletEncoding
             .init(ns, "given_name_unicode", .text("Åsa")), .init(ns, "family_name_unicode", .text("Søndergård")),
             .init(ns, "birth_date", try! .map(["birth_date": .tagged(1004, .text("1990-07-04"))])),
             .init(ns, "document_number", .text("X12345678")), .init(ns, "issuing_authority_unicode", .text("Test Passport Authority")),
-            .init(ns, "issuing_country", .text(country)), .init(ns, "expiry_date", .tagged(1004, .text(expiry))), .init(ns, "nationality", .text("US")),
+            .init(ns, "issuing_country", .text(country)), .init(ns, "expiry_date", .tagged(1004, .text(expiry))),
+            .init(ns, "nationality", .text("US")),
         ]
         return mdoc
     }
@@ -70,32 +73,54 @@ import WalletEncoding
     }
 
     static func licenceDescriptor(for mdoc: MdocFixture, requireUnexpired: Bool = false) -> String {
-        var elements = [#"{"element":"givenName","intentToStore":"willNotStore"}"#, #"{"element":"familyName","intentToStore":"willNotStore"}"#,
-                        #"{"element":"dateOfBirth","intentToStore":"willNotStore"}"#, #"{"element":"age","atLeast":21,"intentToStore":"willNotStore"}"#,
-                        #"{"element":"portrait","intentToStore":"willNotStore"}"#, #"{"element":"documentNumber","intentToStore":"willNotStore"}"#]
-        if mdoc.elements.contains(where: { $0.identifier == "expiry_date" }) { elements.append(#"{"element":"documentExpirationDate","intentToStore":"willNotStore"}"#) }
-        if mdoc.elements.contains(where: { $0.identifier == "issuing_country" }) { elements.append(#"{"element":"issuingAuthority","intentToStore":"willNotStore"}"#) }
-        return #"{"document":"driversLicense","elements":["# + elements.joined(separator: ",") + "]" + (requireUnexpired ? #","requireUnexpired":true}"# : "}")
+        var elements = [
+            #"{"element":"givenName","intentToStore":"willNotStore"}"#, #"{"element":"familyName","intentToStore":"willNotStore"}"#,
+            #"{"element":"dateOfBirth","intentToStore":"willNotStore"}"#, #"{"element":"age","atLeast":21,"intentToStore":"willNotStore"}"#,
+            #"{"element":"portrait","intentToStore":"willNotStore"}"#, #"{"element":"documentNumber","intentToStore":"willNotStore"}"#,
+        ]
+        if mdoc.elements.contains(where: { $0.identifier == "expiry_date" }) {
+            elements.append(#"{"element":"documentExpirationDate","intentToStore":"willNotStore"}"#)
+        }
+        if mdoc.elements.contains(where: { $0.identifier == "issuing_country" }) {
+            elements.append(#"{"element":"issuingAuthority","intentToStore":"willNotStore"}"#)
+        }
+        return #"{"document":"driversLicense","elements":["# + elements.joined(separator: ",") + "]"
+            + (requireUnexpired ? #","requireUnexpired":true}"# : "}")
     }
 
     /// One in-app submission, through `POST /v1/identity/verify` and through `identity verify`.
-    static func inApp(_ mdoc: MdocFixture, descriptor: String, pki choose: (ServiceFixture) -> MdocPKI, cliFlags: [String] = [],
-                      serviceFlags: ServerSettings.Source = [:], fixture given: ServiceFixture? = nil) async throws -> Outcome {
+    static func inApp(
+        _ mdoc: MdocFixture, descriptor: String, pki choose: (ServiceFixture) -> MdocPKI, cliFlags: [String] = [],
+        serviceFlags: ServerSettings.Source = [:], fixture given: ServiceFixture? = nil
+    ) async throws -> Outcome {
         let fixture = try given ?? ServiceFixture()
         defer { if given == nil { fixture.remove() } }
         let pki = try trusting(choose(fixture), in: fixture)
         let app = VerifierApplication.build(services: try await RouterTests.services(fixture, extra: serviceFlags), logger: Logger(label: "test"))
-        struct Served: Sendable { var body: Data; var status: Int; var retryAfter: String?; var envelope: [UInt8]; var nonce: [UInt8] }
+        struct Served: Sendable {
+            var body: Data
+            var status: Int
+            var retryAfter: String?
+            var envelope: [UInt8]
+            var nonce: [UInt8]
+        }
         let served: Served = try await app.test(.router) { client in
             let descriptorObject = try JSONSerialization.jsonObject(with: Data(descriptor.utf8))
-            let created = try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["descriptor": descriptorObject]))
+            let created = try await client.execute(
+                uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["descriptor": descriptorObject]))
             #expect(created.status == .created, "\(String(buffer: created.body))")
             let request = try RouterTests.json(created.body)
             let nonce = [UInt8](try #require((request["nonce"] as? String).flatMap { Data(base64Encoded: $0) }))
             let envelope = try fixture.identityResponse(nonce: nonce, fixture: mdoc, pki: pki)
-            let verified = try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                                    body: try RouterTests.body(["requestId": try #require(request["requestId"] as? String), "encryptedData": Data(envelope).base64EncodedString()]))
-            return Served(body: Data(buffer: verified.body), status: Int(verified.status.code), retryAfter: verified.headers[.retryAfter], envelope: envelope, nonce: nonce)
+            let verified = try await client.execute(
+                uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body([
+                    "requestId": try #require(request["requestId"] as? String), "encryptedData": Data(envelope).base64EncodedString(),
+                ]))
+            return Served(
+                body: Data(buffer: verified.body), status: Int(verified.status.code), retryAfter: verified.headers[.retryAfter], envelope: envelope,
+                nonce: nonce)
         }
         let (envelope, nonce) = (served.envelope, served.nonce)
         let serviceJSON = try #require(try JSONSerialization.jsonObject(with: served.body) as? [String: Any])
@@ -103,19 +128,26 @@ import WalletEncoding
         try Data(envelope).write(to: URL(fileURLWithPath: envelopePath))
         let descriptorPath = fixture.directory.appendingPathComponent("descriptor.json").path
         try Data(descriptor.utf8).write(to: URL(fileURLWithPath: descriptorPath))
-        let cli = await WalletVerifierCommand.runCapturing([
-            "identity", "verify", "--envelope", envelopePath, "--merchant-key", fixture.identityKeyPath, "--nonce", Hex.encode(nonce),
-            "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID, "--trust", fixture.iacaPath, "--request", descriptorPath,
-            "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
-        ] + (cliFlags.contains("--revocation-list") ? [] : [
-            // The service checks revocation by default (--revocation required, lists fetched).
-            "--fetch-revocation",
-        ]) + cliFlags)
+        let cli = await WalletVerifierCommand.runCapturing(
+            [
+                "identity", "verify", "--envelope", envelopePath, "--merchant-key", fixture.identityKeyPath, "--nonce", Hex.encode(nonce),
+                "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID, "--trust", fixture.iacaPath, "--request", descriptorPath,
+                "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
+            ]
+                + (cliFlags.contains("--revocation-list")
+                    ? []
+                    : [
+                        // The service checks revocation by default (--revocation required, lists fetched).
+                        "--fetch-revocation"
+                    ]) + cliFlags)
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
         let ignoring: Set<String> = ["replay.nonce"]
-        return Outcome(service: Answer(serviceJSON, ignoring: ignoring),
-                       serviceDocuments: ((serviceJSON["documents"] as? [[String: Any]]) ?? []).map { "\($0["docType"] as? String ?? "") \($0["kind"] as? String ?? "")" },
-                       status: served.status, retryAfter: served.retryAfter, cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
+        return Outcome(
+            service: Answer(serviceJSON, ignoring: ignoring),
+            serviceDocuments: ((serviceJSON["documents"] as? [[String: Any]]) ?? []).map {
+                "\($0["docType"] as? String ?? "") \($0["kind"] as? String ?? "")"
+            },
+            status: served.status, retryAfter: served.retryAfter, cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
     }
 
     /// One web submission, through `POST /v1/web/verify` and through `web verify`.
@@ -124,11 +156,18 @@ import WalletEncoding
         defer { if given == nil { fixture.remove() } }
         let pki = try trusting(choose(fixture), in: fixture)
         let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
-        struct Served: Sendable { var body: Data; var status: Int; var retryAfter: String?; var response: [UInt8]; var encryptionInfo: String }
+        struct Served: Sendable {
+            var body: Data
+            var status: Int
+            var retryAfter: String?
+            var response: [UInt8]
+            var encryptionInfo: String
+        }
         let served: Served = try await app.test(.router) { client in
             let elements = mdoc.elements.map { "\($0.nameSpace)/\($0.identifier)" }
-            let created = try await client.execute(uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
-                                                   body: try RouterTests.body(["docType": mdoc.docType, "origin": fixture.webOrigin, "elements": elements]))
+            let created = try await client.execute(
+                uri: "/v1/web/requests", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["docType": mdoc.docType, "origin": fixture.webOrigin, "elements": elements]))
             #expect(created.status == .created, "\(String(buffer: created.body))")
             let request = try RouterTests.json(created.body)
             let argument = try #require(request["navigatorCredentialsGetArgument"] as? [String: Any])
@@ -136,9 +175,12 @@ import WalletEncoding
             let encryptionInfo = try #require(data["encryptionInfo"] as? String)
             let sealed = try fixture.webResponse(encryptionInfo: encryptionInfo, origin: fixture.webOrigin, fixture: mdoc, pki: pki)
             let credential: [String: Any] = ["protocol": "org-iso-mdoc", "data": ["response": sealed.base64URL]]
-            let verified = try await client.execute(uri: "/v1/web/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                                    body: try RouterTests.body(["requestId": try #require(request["requestId"] as? String), "credential": credential]))
-            return Served(body: Data(buffer: verified.body), status: Int(verified.status.code), retryAfter: verified.headers[.retryAfter], response: sealed.cbor, encryptionInfo: encryptionInfo)
+            let verified = try await client.execute(
+                uri: "/v1/web/verify", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["requestId": try #require(request["requestId"] as? String), "credential": credential]))
+            return Served(
+                body: Data(buffer: verified.body), status: Int(verified.status.code), retryAfter: verified.headers[.retryAfter],
+                response: sealed.cbor, encryptionInfo: encryptionInfo)
         }
         let (response, encryptionInfo) = (served.response, served.encryptionInfo)
         let serviceJSON = try #require(try JSONSerialization.jsonObject(with: served.body) as? [String: Any])
@@ -152,9 +194,12 @@ import WalletEncoding
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
         // What the request session adds: the nonce, and the request's docType and elements.
         let ignoring: Set<String> = ["replay.nonce", "web.request.elements", "photoid.docType"]
-        return Outcome(service: Answer(serviceJSON, ignoring: ignoring),
-                       serviceDocuments: ((serviceJSON["documents"] as? [[String: Any]]) ?? []).map { "\($0["docType"] as? String ?? "") \($0["kind"] as? String ?? "")" },
-                       status: served.status, retryAfter: served.retryAfter, cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
+        return Outcome(
+            service: Answer(serviceJSON, ignoring: ignoring),
+            serviceDocuments: ((serviceJSON["documents"] as? [[String: Any]]) ?? []).map {
+                "\($0["docType"] as? String ?? "") \($0["kind"] as? String ?? "")"
+            },
+            status: served.status, retryAfter: served.retryAfter, cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
     }
 
     /// A PKI of another IACA becomes the one the fixture's service and CLI trust.
@@ -201,7 +246,9 @@ import WalletEncoding
     /// A passport whose IACA and document signer have no countryName: countryName is required for
     /// passports in every flow; a licence from the same issuer only gets a warning in the in-app flow.
     @Test func aPassportWithoutCountryNameIsRejectedEverywhere() async throws {
-        var options = MdocPKI.Options(); options.iacaCountry = nil; options.dsCountry = nil
+        var options = MdocPKI.Options()
+        options.iacaCountry = nil
+        options.dsCountry = nil
         let noCountry = try MdocPKI(options)
         var passport = Self.passport()
         passport.elements.removeAll { $0.identifier == "issuing_country" }
@@ -266,7 +313,8 @@ import WalletEncoding
         let required = try await Self.inApp(expired, descriptor: Self.licenceDescriptor(for: expired, requireUnexpired: true), pki: { $0.mdocPKI })
         Self.expectSame(required, verdict: "rejected")
         // Required by the CLI flag only: the service (no flag) warns, the CLI rejects.
-        let flag = try await Self.inApp(expired, descriptor: Self.licenceDescriptor(for: expired), pki: { $0.mdocPKI }, cliFlags: ["--require-unexpired"])
+        let flag = try await Self.inApp(
+            expired, descriptor: Self.licenceDescriptor(for: expired), pki: { $0.mdocPKI }, cliFlags: ["--require-unexpired"])
         #expect(flag.service.verdict == "accepted" && flag.cli.verdict == "rejected" && flag.exitCode == 1)
         #expect(flag.cli.check("identity.document.expiry") == ["identity.document.expiry||failed|documentExpired"])
         // Unexpired (expiry on the day after the verification time): passed.
@@ -299,8 +347,10 @@ import WalletEncoding
         // The fixture's IACA allows no intermediate (path length 0): the list signer is issued by it directly.
         let signer = try ServiceRevocationProcessTests.ListSigner(fixture.mdocPKI)
         func list(revoking ids: [[UInt8]], uri: String) throws -> [UInt8] {
-            try signer.sign(RevocationListFixture(content: .identifiers(ids), uri: uri, issuedAt: ServiceFixture.time.addingTimeInterval(-3600),
-                                                  expiresAt: ServiceFixture.time.addingTimeInterval(86_400)))
+            try signer.sign(
+                RevocationListFixture(
+                    content: .identifiers(ids), uri: uri, issuedAt: ServiceFixture.time.addingTimeInterval(-3600),
+                    expiresAt: ServiceFixture.time.addingTimeInterval(86_400)))
         }
         func listed(_ uri: String) throws -> MdocFixture {
             var mdoc = Self.licence()
@@ -328,16 +378,19 @@ import WalletEncoding
         let offlineURI = "https://issuer.example/offline-list"
         let file = fixture.directory.appendingPathComponent("list.cwt").path
         try Data(try list(revoking: [[1, 2, 3]], uri: offlineURI)).write(to: URL(fileURLWithPath: file))
-        let offline = try await Self.inApp(try listed(offlineURI), descriptor: descriptor, pki: { $0.mdocPKI }, cliFlags: ["--revocation-list", file],
-                                           serviceFlags: ["revocationLists": [file]], fixture: fixture)
+        let offline = try await Self.inApp(
+            try listed(offlineURI), descriptor: descriptor, pki: { $0.mdocPKI }, cliFlags: ["--revocation-list", file],
+            serviceFlags: ["revocationLists": [file]], fixture: fixture)
         Self.expectSame(offline, verdict: "rejected")
         #expect(offline.service.check("mdoc.revocation.status").first?.contains("|failed|") == true)
 
         // best-effort: unreachable is a warning; off: skipped, disabled.
-        let bestEffort = try await Self.inApp(try listed(unreachable), descriptor: descriptor, pki: { $0.mdocPKI }, serviceFlags: ["revocation": ["best-effort"]], fixture: fixture)
+        let bestEffort = try await Self.inApp(
+            try listed(unreachable), descriptor: descriptor, pki: { $0.mdocPKI }, serviceFlags: ["revocation": ["best-effort"]], fixture: fixture)
         #expect(bestEffort.service.verdict == "accepted" && bestEffort.status == 200)
         #expect(bestEffort.service.warnings.contains("listUnavailable"))
-        let off = try await Self.inApp(try listed(revoked), descriptor: descriptor, pki: { $0.mdocPKI }, serviceFlags: ["revocation": ["off"]], fixture: fixture)
+        let off = try await Self.inApp(
+            try listed(revoked), descriptor: descriptor, pki: { $0.mdocPKI }, serviceFlags: ["revocation": ["off"]], fixture: fixture)
         #expect(off.service.verdict == "accepted")
         #expect(off.service.check("mdoc.revocation.list") == ["mdoc.revocation.list|document[0]|skipped|disabled"])
         #expect(off.service.check("mdoc.revocation.status") == ["mdoc.revocation.status|document[0]|skipped|disabled"])
@@ -357,7 +410,8 @@ import WalletEncoding
     @Test func merchantTokenPaymentsReadTheSame() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let plaintext = #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":1999,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","merchantTokenIdentifier":"DNITHE302308980427388297","merchantTokenMetadata":{"recurring":{"amount":"1999"}},"authenticationResponses":[{"merchantIdentifier":"merchant.com.example.partner","authenticationData":"QUJDREVGR0g=","transactionAmount":500}],"somethingNew":{"kept":true},"paymentData":{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"7"}}"#
+        let plaintext =
+            #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":1999,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","merchantTokenIdentifier":"DNITHE302308980427388297","merchantTokenMetadata":{"recurring":{"amount":"1999"}},"authenticationResponses":[{"merchantIdentifier":"merchant.com.example.partner","authenticationData":"QUJDREVGR0g=","transactionAmount":500}],"somethingNew":{"kept":true},"paymentData":{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"7"}}"#
         var builder = ApplePayTokenBuilder(merchant: fixture.merchant)
         builder.plaintext = Array(plaintext.utf8)
         let token = try builder.build().json(asPKPaymentToken: true)
@@ -370,8 +424,11 @@ import WalletEncoding
         }
         let tokenPath = fixture.directory.appendingPathComponent("token.json").path
         try Data(token).write(to: URL(fileURLWithPath: tokenPath))
-        let arguments = ["applepay", "decrypt", "--token", tokenPath, "--merchant-cert", fixture.merchantCertificatePath, "--merchant-key", fixture.merchantKeyPath,
-                         "--root", fixture.applePayRootPath, "--at", RFC3339.format(ServiceFixture.time)]
+        let arguments = [
+            "applepay", "decrypt", "--token", tokenPath, "--merchant-cert", fixture.merchantCertificatePath, "--merchant-key",
+            fixture.merchantKeyPath,
+            "--root", fixture.applePayRootPath, "--at", RFC3339.format(ServiceFixture.time),
+        ]
         let cli = await WalletVerifierCommand.runCapturing(arguments + ["--format", "json"])
         #expect(cli.code == 0, "\(cli.stdout)\(cli.stderr)")
         let service = String(decoding: served, as: UTF8.self)
@@ -381,11 +438,14 @@ import WalletEncoding
         let serviceJSON = try #require(try JSONSerialization.jsonObject(with: served) as? [String: Any])
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any])
         #expect(Answer(serviceJSON, ignoring: ["applepay.replay"]) == Answer(cliJSON, ignoring: ["applepay.replay"]))
-        #expect(NSDictionary(dictionary: serviceJSON["payment"] as? [String: Any] ?? [:]).isEqual(to: cliJSON["payment"] as? [String: Any] ?? ["": 0]))
+        #expect(
+            NSDictionary(dictionary: serviceJSON["payment"] as? [String: Any] ?? [:]).isEqual(to: cliJSON["payment"] as? [String: Any] ?? ["": 0]))
         let text = await WalletVerifierCommand.runCapturing(arguments)
         #expect(text.stdout.contains("merchantTokenIdentifier") && text.stdout.contains("DNITHE302308980427388297"))
         #expect(text.stdout.contains("merchantTokenMetadata") && text.stdout.contains("members recurring"))
-        #expect(text.stdout.contains("authenticationResponses[0]") && text.stdout.contains("merchant merchant.com.example.partner, amount 500, authenticationData (present, not shown)"))
+        #expect(
+            text.stdout.contains("authenticationResponses[0]")
+                && text.stdout.contains("merchant merchant.com.example.partner, amount 500, authenticationData (present, not shown)"))
         #expect(!text.stdout.contains("QUJDREVGR0g="))
     }
 }

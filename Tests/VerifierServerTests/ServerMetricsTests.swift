@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VerificationCore
+
 @testable import VerifierServer
 
 /// The metrics keep their counters between recordings: each recording adds one, per label values.
@@ -17,8 +18,10 @@ import VerificationCore
         let metrics = ServerMetrics()
         for _ in 0..<3 { metrics.record(flow: "applepay", report: Self.report(verdictFailing: []), duration: .milliseconds(1)) }
         metrics.record(flow: "applepay", report: Self.report(verdictFailing: [("applepay.replay", "transactionReused")]), duration: .milliseconds(1))
-        metrics.record(flow: "identity", report: Self.report(verdictFailing: [("applepay.replay", "transactionReused"), ("mdoc.issuer.signature", "badSignature")]),
-                       duration: .milliseconds(1))
+        metrics.record(
+            flow: "identity",
+            report: Self.report(verdictFailing: [("applepay.replay", "transactionReused"), ("mdoc.issuer.signature", "badSignature")]),
+            duration: .milliseconds(1))
         metrics.requestRejected(reason: "too-large")
         metrics.requestRejected(reason: "too-large")
         metrics.requestRejected(reason: "not-json")

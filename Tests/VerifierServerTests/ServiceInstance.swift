@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
+import WalletVerifierTestSupport
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import WalletVerifierTestSupport
 
 /// A running `wallet-verifier serve` process on a free loopback port.
 final class ServiceInstance: @unchecked Sendable {
@@ -36,7 +37,10 @@ final class ServiceInstance: @unchecked Sendable {
         var pagePort: Int?
         while (found == nil || (wantsPage && pagePort == nil)) && Date() < deadline && process.isRunning {
             let data = output.fileHandleForReading.availableData
-            if data.isEmpty { Thread.sleep(forTimeInterval: 0.05); continue }
+            if data.isEmpty {
+                Thread.sleep(forTimeInterval: 0.05)
+                continue
+            }
             collected += String(decoding: data, as: UTF8.self)
             if let range = collected.range(of: "listening on http://127.0.0.1:") {
                 let digits = collected[range.upperBound...].prefix { $0.isNumber }
@@ -88,7 +92,9 @@ final class ServiceInstance: @unchecked Sendable {
         return (answer.status, answer.body)
     }
 
-    func postForHeaders(_ path: String, body: Data, headers: [String: String] = [:]) async throws -> (status: Int, body: [String: Any], headers: [AnyHashable: Any]) {
+    func postForHeaders(_ path: String, body: Data, headers: [String: String] = [:]) async throws -> (
+        status: Int, body: [String: Any], headers: [AnyHashable: Any]
+    ) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -123,4 +129,3 @@ final class ServiceInstance: @unchecked Sendable {
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 }
-

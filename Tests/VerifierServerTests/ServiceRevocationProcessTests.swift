@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import WalletCBOR
 import WalletVerifierTestSupport
 import X509
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The service's revocation and reload as deployed: real `serve` processes (their own clock), a real
 /// loopback HTTP server serving identifier and status lists and counting requests, SQLite and a
@@ -21,7 +22,11 @@ import X509
             certificate = try Certificate(
                 version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
                 notValidBefore: pki.iaca.notValidBefore, notValidAfter: pki.iaca.notValidAfter,
-                issuer: pki.iaca.subject, subject: try DistinguishedName { CountryName("US"); CommonName("Test Revocation List Signer") },
+                issuer: pki.iaca.subject,
+                subject: try DistinguishedName {
+                    CountryName("US")
+                    CommonName("Test Revocation List Signer")
+                },
                 signatureAlgorithm: .ecdsaWithSHA256, extensions: try Certificate.Extensions { Critical(KeyUsage(digitalSignature: true)) },
                 issuerPrivateKey: .init(pki.iacaKey))
         }
@@ -32,10 +37,12 @@ import X509
     }
 
     static func identifierList(revoking ids: [[UInt8]], uri: String, expiresIn: TimeInterval = 86_400) -> RevocationListFixture {
-        RevocationListFixture(content: .identifiers(ids), uri: uri, issuedAt: Date().addingTimeInterval(-60), expiresAt: Date().addingTimeInterval(expiresIn))
+        RevocationListFixture(
+            content: .identifiers(ids), uri: uri, issuedAt: Date().addingTimeInterval(-60), expiresAt: Date().addingTimeInterval(expiresIn))
     }
 
-    static let passportDescriptor = #"{"document":"photoID","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#
+    static let passportDescriptor =
+        #"{"document":"photoID","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#
 
     /// A licence (or a passport) valid now whose MSO names `status`.
     static func document(status: CBORNode?, passport: Bool = false) -> MdocFixture {
@@ -43,15 +50,20 @@ import X509
         if passport {
             mdoc.docType = PhotoIDFixture.docType
             let ns = PhotoIDFixture.nameSpace
-            mdoc.elements = [.init(ns, "given_name_unicode", .text("Åsa")), .init(ns, "family_name_unicode", .text("Søndergård")), .init(ns, "document_number", .text("X12345678"))]
+            mdoc.elements = [
+                .init(ns, "given_name_unicode", .text("Åsa")), .init(ns, "family_name_unicode", .text("Søndergård")),
+                .init(ns, "document_number", .text("X12345678")),
+            ]
         }
         mdoc.msoStatus = status
         return mdoc
     }
 
     /// Creates a request on `instance` and submits a response from `pki` for it.
-    static func verify(_ mdoc: MdocFixture, pki: MdocPKI, fixture: ServiceFixture, on instance: ServiceInstance,
-                       descriptor: String = ServiceFixture.descriptorJSON) async throws -> (status: Int, body: [String: Any]) {
+    static func verify(
+        _ mdoc: MdocFixture, pki: MdocPKI, fixture: ServiceFixture, on instance: ServiceInstance,
+        descriptor: String = ServiceFixture.descriptorJSON
+    ) async throws -> (status: Int, body: [String: Any]) {
         let created = try await instance.post("/v1/identity/requests", ["descriptor": try JSONSerialization.jsonObject(with: Data(descriptor.utf8))])
         #expect(created.status == 201, "\(created.body)")
         let id = try #require(created.body["requestId"] as? String)
@@ -78,10 +90,17 @@ import X509
         server.set("/id/valid", .init(body: try signer.sign(Self.identifierList(revoking: [[9]], uri: valid))))
         server.set("/id/revoked", .init(body: try signer.sign(Self.identifierList(revoking: [id], uri: revoked))))
         var old = Self.identifierList(revoking: [], uri: expired)
-        old.issuedAt = Date().addingTimeInterval(-7200); old.expiresAt = Date().addingTimeInterval(-3600); old.timeToLive = nil
+        old.issuedAt = Date().addingTimeInterval(-7200)
+        old.expiresAt = Date().addingTimeInterval(-3600)
+        old.timeToLive = nil
         server.set("/id/expired", .init(body: try signer.sign(old)))
-        server.set("/status", .init(body: try signer.sign(RevocationListFixture(content: .statuses([0, 1], bits: 1), uri: status,
-                                                                               issuedAt: Date().addingTimeInterval(-60), expiresAt: Date().addingTimeInterval(86_400)))))
+        server.set(
+            "/status",
+            .init(
+                body: try signer.sign(
+                    RevocationListFixture(
+                        content: .statuses([0, 1], bits: 1), uri: status,
+                        issuedAt: Date().addingTimeInterval(-60), expiresAt: Date().addingTimeInterval(86_400)))))
         server.set("/huge", .init(body: [UInt8](repeating: 0x41, count: 5 * 1024 * 1024)))
         server.set("/slow", .init(body: try signer.sign(Self.identifierList(revoking: [], uri: slow)), delay: 12))
 
@@ -111,14 +130,17 @@ import X509
         }
         // Each list was fetched once; the expired one is fetched again on each use, never used.
         #expect(server.requestedPaths.filter { $0 == "/id/valid" }.count == 1)
-        let metrics = String(decoding: try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(required.port)/metrics")!).0, as: UTF8.self)
+        let metrics = String(
+            decoding: try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(required.port)/metrics")!).0, as: UTF8.self)
         #expect(metrics.contains(#"wallet_verifier_revocation_list_fetches_total{outcome="fetched"}"#))
         #expect(metrics.contains(#"wallet_verifier_revocation_list_fetches_total{outcome="listTooLarge"} 1"#))
 
         // best-effort: the server down is a warning, the answer accepted.
         let bestEffort = try ServiceInstance(arguments: ["--store", "memory", "--revocation", "best-effort"] + fixture.serveArguments)
         defer { bestEffort.stop() }
-        let lenient = try await Self.verify(Self.document(status: try RevocationListFixture.identifierListStatus(id: id, uri: down)), pki: fixture.mdocPKI, fixture: fixture, on: bestEffort)
+        let lenient = try await Self.verify(
+            Self.document(status: try RevocationListFixture.identifierListStatus(id: id, uri: down)), pki: fixture.mdocPKI, fixture: fixture,
+            on: bestEffort)
         #expect(lenient.status == 200 && lenient.body["verdict"] as? String == "accepted", "\(lenient.body)")
         #expect((lenient.body["warnings"] as? [[String: Any]])?.contains { $0["code"] as? String == "listUnavailable" } == true)
     }
@@ -140,13 +162,17 @@ import X509
         let arguments = ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments
         let a = try ServiceInstance(arguments: arguments)
         var b = try ServiceInstance(arguments: arguments)
-        defer { a.stop(); b.stop() }
+        defer {
+            a.stop()
+            b.stop()
+        }
         let passport = Self.document(status: try RevocationListFixture.identifierListStatus(id: [1], uri: uri), passport: true)
         let answers = try await withThrowingTaskGroup(of: (Int, String?, String?).self) { group in
             for index in 0..<20 {
                 let instance = index % 2 == 0 ? a : b
                 group.addTask {
-                    let answer = try await Self.verify(passport, pki: passportPKI, fixture: fixture, on: instance, descriptor: Self.passportDescriptor)
+                    let answer = try await Self.verify(
+                        passport, pki: passportPKI, fixture: fixture, on: instance, descriptor: Self.passportDescriptor)
                     return (answer.status, answer.body["verdict"] as? String, Self.check(answer.body, "photoid.docType").status)
                 }
             }
@@ -162,7 +188,10 @@ import X509
         let again = try await Self.verify(passport, pki: passportPKI, fixture: fixture, on: b, descriptor: Self.passportDescriptor)
         #expect(again.body["verdict"] as? String == "accepted")
         #expect(server.requestedPaths.count == 1)
-        #expect(((try await b.getJSON("/v1/trust")["revocation"] as? [String: Any])?["cachedLists"] as? [[String: Any]])?.contains { $0["uri"] as? String == uri } == true)
+        #expect(
+            ((try await b.getJSON("/v1/trust")["revocation"] as? [String: Any])?["cachedLists"] as? [[String: Any]])?.contains {
+                $0["uri"] as? String == uri
+            } == true)
     }
 
     /// SIGHUP on a running service: a root added to the trust directory makes the next verification
@@ -176,7 +205,8 @@ import X509
         try Data(try MdocPKI().iacaPEM.utf8).write(to: roots.appendingPathComponent("unrelated.pem"))
         var arguments = fixture.serveArguments
         if let index = arguments.firstIndex(of: fixture.iacaPath) { arguments[index] = roots.path }
-        let instance = try ServiceInstance(arguments: ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + arguments)
+        let instance = try ServiceInstance(
+            arguments: ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + arguments)
         defer { instance.stop() }
         let licence = DeploymentTests.currentFixture()
         let before = try await Self.verify(licence, pki: fixture.mdocPKI, fixture: fixture, on: instance)

@@ -3,28 +3,31 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import MdocVerifier
 import Testing
 import VerificationCore
 import VerifierServer
-import WalletVerifierTestSupport
-import MdocVerifier
-import WalletIdentity
-import X509
 import WalletEncoding
+import WalletIdentity
+import WalletVerifierTestSupport
+import X509
 
 /// `serve --vical FILE|URL --vical-trust FILE`: roots from a verified VICAL are trusted for their
 /// docTypes; a URL is refreshed; an update that fails to verify keeps the previous roots.
 @Suite struct ServiceVICALTests {
     static func settings(_ fixture: ServiceFixture, vicals: [String], anchors: [String]) throws -> ServerSettings {
-        try ServerSettings.resolve(flags: [
-            "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path],
-            "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID],
-            "webKeys": [fixture.webKeyPath], "webOrigins": [fixture.webOrigin], "vicals": vicals, "vicalTrust": anchors,
-        ], environment: [:], configFile: nil)
+        try ServerSettings.resolve(
+            flags: [
+                "store": ["memory"], "dataDir": [fixture.directory.appendingPathComponent("data").path],
+                "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID],
+                "webKeys": [fixture.webKeyPath], "webOrigins": [fixture.webOrigin], "vicals": vicals, "vicalTrust": anchors,
+            ], environment: [:], configFile: nil)
     }
 
     static func anchors(_ services: VerifierServices) -> [String] {
-        services.identity.verifier.mdocVerifier.trustStore.anchors.map { "\($0.certificate.subject)|\($0.source)|\($0.docTypes?.sorted().joined(separator: ",") ?? "*")" }
+        services.identity.verifier.mdocVerifier.trustStore.anchors.map {
+            "\($0.certificate.subject)|\($0.source)|\($0.docTypes?.sorted().joined(separator: ",") ?? "*")"
+        }
     }
 
     @Test func aVICALFileGivesTheIdentityFlowItsRoots() async throws {
@@ -38,30 +41,44 @@ import WalletEncoding
         try Data(try vical.signed()).write(to: URL(fileURLWithPath: vicalPath))
         let anchorPath = fixture.directory.appendingPathComponent("vical-anchor.pem").path
         try Data(vical.anchorPEM.utf8).write(to: URL(fileURLWithPath: anchorPath))
-        let services = try await VerifierServices.make(settings: try Self.settings(fixture, vicals: [vicalPath], anchors: [anchorPath]),
-                                                       logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
+        let services = try await VerifierServices.make(
+            settings: try Self.settings(fixture, vicals: [vicalPath], anchors: [anchorPath]),
+            logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
         let roots = Self.anchors(services)
         #expect(roots.count == 1 && roots[0].contains("|VICAL Test Trust Service") && roots[0].hasSuffix("|" + MdocFixture.mDL), "\(roots)")
         // An identity response from that IACA verifies with no --trust at all.
         try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
             let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
-            let created = try RouterTests.json(try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders,
-                                                                        body: try RouterTests.body(["descriptor": descriptor])).body)
+            let created = try RouterTests.json(
+                try await client.execute(
+                    uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders,
+                    body: try RouterTests.body(["descriptor": descriptor])
+                ).body)
             let nonce = [UInt8](try #require((created["nonce"] as? String).flatMap { Data(base64Encoded: $0) }))
             let envelope = try fixture.identityResponse(nonce: nonce)
-            let answer = try RouterTests.json(try await client.execute(uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
-                                                                       body: try RouterTests.body(["requestId": try #require(created["requestId"] as? String),
-                                                                                                   "encryptedData": Data(envelope).base64EncodedString()])).body)
+            let answer = try RouterTests.json(
+                try await client.execute(
+                    uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                    body: try RouterTests.body([
+                        "requestId": try #require(created["requestId"] as? String),
+                        "encryptedData": Data(envelope).base64EncodedString(),
+                    ])
+                ).body)
             #expect(answer["verdict"] as? String == "accepted", "\(answer)")
             let trust = try RouterTests.json(try await client.execute(uri: "/v1/trust", method: .get).body)
             let source = try #require((trust["anchors"] as? [[String: Any]])?.first?["source"] as? String)
-            #expect(source.hasPrefix("VICAL Test Trust Service") && source.hasSuffix(" of " + RFC3339.format(ServiceFixture.time.addingTimeInterval(-86_400))), "\(source)")
+            #expect(
+                source.hasPrefix("VICAL Test Trust Service")
+                    && source.hasSuffix(" of " + RFC3339.format(ServiceFixture.time.addingTimeInterval(-86_400))), "\(source)")
         }
         // A VICAL that does not verify against the given anchor: the configuration does not load.
         let otherAnchor = fixture.directory.appendingPathComponent("other-anchor.pem").path
         try Data(try VICALFixture().anchorPEM.utf8).write(to: URL(fileURLWithPath: otherAnchor))
-        await #expect { _ = try await VerifierServices.make(settings: try Self.settings(fixture, vicals: [vicalPath], anchors: [otherAnchor]),
-                                                           logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time)) } throws: {
+        await #expect {
+            _ = try await VerifierServices.make(
+                settings: try Self.settings(fixture, vicals: [vicalPath], anchors: [otherAnchor]),
+                logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
+        } throws: {
             "\($0)".contains("does not verify") && "\($0)".contains(vicalPath)
         }
         #expect(throws: SettingsError.self) { try Self.settings(fixture, vicals: [vicalPath], anchors: []) }
@@ -80,8 +97,10 @@ import WalletEncoding
         let anchorPath = fixture.directory.appendingPathComponent("vical-anchor.pem").path
         try Data(vical.anchorPEM.utf8).write(to: URL(fileURLWithPath: anchorPath))
         let clock = IdempotencyRouteTests.MovableClock(ServiceFixture.time)
-        let live = LiveServices(try await VerifierServices.make(settings: try Self.settings(fixture, vicals: [server.url("/vical")], anchors: [anchorPath]),
-                                                                logger: Logger(label: "test"), clock: clock))
+        let live = LiveServices(
+            try await VerifierServices.make(
+                settings: try Self.settings(fixture, vicals: [server.url("/vical")], anchors: [anchorPath]),
+                logger: Logger(label: "test"), clock: clock))
         #expect(Self.anchors(live.current).count == 1)
         let refresher = VICALRefreshService(live: live, logger: Logger(label: "test"))
         // Not due yet: nothing fetched.

@@ -3,14 +3,14 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import MdocVerifier
 import Testing
 import VerificationCore
 import VerifierServer
 import WalletCBOR
-import WalletVerifierTestSupport
-import MdocVerifier
-import X509
 import WalletEncoding
+import WalletVerifierTestSupport
+import X509
 
 /// `GET /v1/trust`: the operator's view of what the service trusts, without a private key.
 @Suite struct TrustRouteTests {
@@ -20,8 +20,13 @@ import WalletEncoding
         let server = try LocalHTTPServer()
         defer { server.stop() }
         let uri = server.url("/status")
-        server.set("/status", .init(body: try RevocationListFixture(content: .identifiers([[7]]), uri: uri, issuedAt: ServiceFixture.time.addingTimeInterval(-60),
-                                                                  expiresAt: ServiceFixture.time.addingTimeInterval(3600)).signed(key: P256.Signing.PrivateKey(), x5chain: nil)))
+        server.set(
+            "/status",
+            .init(
+                body: try RevocationListFixture(
+                    content: .identifiers([[7]]), uri: uri, issuedAt: ServiceFixture.time.addingTimeInterval(-60),
+                    expiresAt: ServiceFixture.time.addingTimeInterval(3600)
+                ).signed(key: P256.Signing.PrivateKey(), x5chain: nil)))
         let services = try await RouterTests.services(fixture, extra: ["revocation": ["best-effort"]])
         // A list in the shared cache, as a verification would have left it.
         _ = try await services.revocationCache?.list(for: uri, at: ServiceFixture.time)
@@ -52,8 +57,10 @@ import WalletEncoding
             #expect((trust["webKeys"] as? [[String: Any]])?.count == 1)
             #expect(trust["readerAuthentication"] is NSNull)
             // No private key in any form.
-            for secret in [Hex.encode(fixture.identityKey.rawRepresentation), Data(fixture.identityKey.rawRepresentation).base64EncodedString(),
-                           Hex.encode(fixture.webKey.rawRepresentation), "PRIVATE KEY"] {
+            for secret in [
+                Hex.encode(fixture.identityKey.rawRepresentation), Data(fixture.identityKey.rawRepresentation).base64EncodedString(),
+                Hex.encode(fixture.webKey.rawRepresentation), "PRIVATE KEY",
+            ] {
                 #expect(!text.contains(secret))
             }
             let head = try await client.execute(uri: "/v1/trust", method: .head)

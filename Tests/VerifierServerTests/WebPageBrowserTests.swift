@@ -2,16 +2,19 @@ import Crypto
 import Foundation
 import Mdoc
 import Testing
-@testable import VerifierServer
 import WalletCBOR
 import WalletVerifierTestSupport
+
+@testable import VerifierServer
 
 /// The web page in a real browser (headless Chromium) against a real `serve`: signed in with the
 /// page token, the page's form verifies an identity response for a request the service issued;
 /// hostile text from the input renders as text and runs no script; a form from elsewhere without
 /// the CSRF token, or a browser without the token, gets nothing.
 @Suite(.serialized) struct WebPageBrowserTests {
-    static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
     static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
     /// Runs Chromium headless on a URL with a browser profile (kept between calls, so a cookie set
@@ -19,8 +22,10 @@ import WalletVerifierTestSupport
     static func render(_ url: String, chromium: String, profile: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: chromium)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                             "--user-data-dir=\(profile)", "--virtual-time-budget=15000", "--dump-dom", url]
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--user-data-dir=\(profile)", "--virtual-time-budget=15000", "--dump-dom", url,
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = Pipe()
@@ -34,7 +39,8 @@ import WalletVerifierTestSupport
     /// and submits it to the web page, as a person — or an attacker's page — would.
     static func driver(action: String, fields: [String: String]) -> LocalHTTPServer.Response {
         let inputs = fields.map { "<textarea name=\"\(escape($0.key))\">\(escape($0.value))</textarea>" }.joined()
-        let html = "<!doctype html><html><body><form id=\"f\" method=\"post\" action=\"\(action)\">\(inputs)</form><script>document.getElementById('f').submit()</script></body></html>"
+        let html =
+            "<!doctype html><html><body><form id=\"f\" method=\"post\" action=\"\(action)\">\(inputs)</form><script>document.getElementById('f').submit()</script></body></html>"
         return LocalHTTPServer.Response(body: Array(html.utf8), headers: [("Content-Type", "text/html")])
     }
 
@@ -48,7 +54,8 @@ import WalletVerifierTestSupport
         let token = "browser-test-token-0123456789abcdef"
         let tokenFile = fixture.directory.appendingPathComponent("ui-token").path
         try Data(token.utf8).write(to: URL(fileURLWithPath: tokenFile))
-        let instance = try ServiceInstance(arguments: ["--store", "memory"] + fixture.serveArguments + ["--ui-listen", "127.0.0.1:0", "--ui-token-file", tokenFile])
+        let instance = try ServiceInstance(
+            arguments: ["--store", "memory"] + fixture.serveArguments + ["--ui-listen", "127.0.0.1:0", "--ui-token-file", tokenFile])
         defer { instance.stop() }
         let uiPort = try #require(instance.uiPort)
         let page = "http://127.0.0.1:\(uiPort)"
@@ -62,31 +69,43 @@ import WalletVerifierTestSupport
         #expect(signedIn.contains("id=\"identity-form\""), "\(signedIn.prefix(500))")
 
         // An identity request created through the API, answered by a "wallet", submitted through the page.
-        let (status, created) = try await instance.post("/v1/identity/requests", ["descriptor": try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))])
+        let (status, created) = try await instance.post(
+            "/v1/identity/requests", ["descriptor": try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))])
         #expect(status == 201)
         let requestID = try #require(created["requestId"] as? String)
         let nonce = try #require((created["nonce"] as? String).flatMap { Data(base64Encoded: $0) })
         var mdoc = MdocFixture()
         let now = Date()
-        mdoc.signed = now.addingTimeInterval(-60); mdoc.validFrom = now.addingTimeInterval(-60); mdoc.validUntil = now.addingTimeInterval(86_400)
+        mdoc.signed = now.addingTimeInterval(-60)
+        mdoc.validFrom = now.addingTimeInterval(-60)
+        mdoc.validUntil = now.addingTimeInterval(86_400)
         let envelope = Data(try fixture.identityResponse(nonce: [UInt8](nonce), fixture: mdoc)).base64EncodedString()
-        drivers.set("/identity.html", Self.driver(action: "\(page)/ui/verify", fields: ["kind": "identity", "requestId": requestID, "envelope": envelope, "csrf": csrf]))
+        drivers.set(
+            "/identity.html",
+            Self.driver(action: "\(page)/ui/verify", fields: ["kind": "identity", "requestId": requestID, "envelope": envelope, "csrf": csrf]))
         let accepted = try Self.render(drivers.url("/identity.html"), chromium: chromium, profile: profile)
         #expect(accepted.contains(#"<span id="verdict" class="verdict accepted">accepted</span>"#), "\(accepted.prefix(1500))")
         #expect(accepted.contains(#"data-element="org.iso.18013.5.1/given_name">Erika</dd>"#))
         #expect(accepted.contains(#"data-check="replay.nonce" data-status="passed""#))
 
         // Hostile text in a DeviceResponse (its docType) renders as text: no element, no script.
-        let payloads = ["\u{600}<img id=\"pwned-img\" src=x onerror=\"document.body.setAttribute('data-pwned','1')\">",
-                        ">\u{301}<script>document.body.setAttribute('data-pwned','2')</script>"]
+        let payloads = [
+            "\u{600}<img id=\"pwned-img\" src=x onerror=\"document.body.setAttribute('data-pwned','1')\">",
+            ">\u{301}<script>document.body.setAttribute('data-pwned','2')</script>",
+        ]
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: "https://shop.example")
         for (index, payload) in payloads.enumerated() {
             var hostile = MdocFixture()
             hostile.docType = payload
             let response = try hostile.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-            drivers.set("/hostile\(index).html", Self.driver(action: "\(page)/ui/verify", fields: [
-                "kind": "mdoc", "deviceResponse": Data(response).base64EncodedString(), "sessionTranscript": Data(transcript.bytes).base64EncodedString(), "csrf": csrf,
-            ]))
+            drivers.set(
+                "/hostile\(index).html",
+                Self.driver(
+                    action: "\(page)/ui/verify",
+                    fields: [
+                        "kind": "mdoc", "deviceResponse": Data(response).base64EncodedString(),
+                        "sessionTranscript": Data(transcript.bytes).base64EncodedString(), "csrf": csrf,
+                    ]))
             let rendered = try Self.render(drivers.url("/hostile\(index).html"), chromium: chromium, profile: profile)
             #expect(rendered.contains("id=\"verdict\""), "\(rendered.prefix(1500))")
             // The payload is there as text (escaped), never as markup: no element, no attribute set.
@@ -97,13 +116,15 @@ import WalletVerifierTestSupport
         }
 
         // The same form without the CSRF token (another site's page cannot know it): refused.
-        drivers.set("/forged.html", Self.driver(action: "\(page)/ui/verify", fields: ["kind": "identity", "requestId": requestID, "envelope": envelope]))
+        drivers.set(
+            "/forged.html", Self.driver(action: "\(page)/ui/verify", fields: ["kind": "identity", "requestId": requestID, "envelope": envelope]))
         let forged = try Self.render(drivers.url("/forged.html"), chromium: chromium, profile: profile)
         #expect(forged.contains("CSRF"))
         #expect(!forged.contains("id=\"verdict\""))
 
         // A browser that never had the token: not signed in.
-        let stranger = try Self.render(drivers.url("/identity.html"), chromium: chromium, profile: fixture.directory.appendingPathComponent("other-profile").path)
+        let stranger = try Self.render(
+            drivers.url("/identity.html"), chromium: chromium, profile: fixture.directory.appendingPathComponent("other-profile").path)
         #expect(stranger.contains("Not signed in"))
         #expect(!stranger.contains("id=\"verdict\""))
 

@@ -5,11 +5,12 @@ import HummingbirdTesting
 import Logging
 import Testing
 import VerificationCore
-@testable import VerifierServer
 import WalletCBOR
+import WalletEncoding
 import WalletIdentity
 import WalletVerifierTestSupport
-import WalletEncoding
+
+@testable import VerifierServer
 
 /// The web page: off the API listener, behind its token, forms protected by a CSRF token, identity
 /// responses only for outstanding requests, the server's clock, strict headers and escaping.
@@ -17,7 +18,8 @@ import WalletEncoding
     static let token = "page-token-for-tests-0123456789"
 
     static func pageApp(_ services: VerifierServices) -> some ApplicationProtocol {
-        VerifierApplication.buildWebPage(services: services, access: WebPageAccess(token: token, generated: false), host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
+        VerifierApplication.buildWebPage(
+            services: services, access: WebPageAccess(token: token, generated: false), host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
     }
 
     static var cookie: HTTPFields { [.cookie: "\(WebPageAccess.cookieName)=\(token)"] }
@@ -25,7 +27,8 @@ import WalletEncoding
     static func form(_ fields: [String: String]) -> ByteBuffer {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
-        return ByteBuffer(string: fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }.joined(separator: "&"))
+        return ByteBuffer(
+            string: fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }.joined(separator: "&"))
     }
 
     @Test func theAPIListenerServesNoPage() async throws {
@@ -52,7 +55,9 @@ import WalletEncoding
             #expect(signIn.status == .seeOther)
             #expect(signIn.headers[.location] == "/")
             let setCookie = try #require(signIn.headers[.setCookie])
-            #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.hasPrefix("\(WebPageAccess.cookieName)=\(Self.token)"))
+            #expect(
+                setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict")
+                    && setCookie.hasPrefix("\(WebPageAccess.cookieName)=\(Self.token)"))
             let page = try await client.execute(uri: "/", method: .get, headers: Self.cookie)
             #expect(page.status == .ok)
             let bearer = try await client.execute(uri: "/", method: .get, headers: [.authorization: "Bearer \(Self.token)"])
@@ -60,7 +65,9 @@ import WalletEncoding
             for response in [anonymous, page] {
                 let csp = try #require(response.headers[.contentSecurityPolicy])
                 #expect(csp.contains("img-src data:"))
-                #expect(csp.contains("default-src 'none'") && csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'") && csp.contains("form-action 'self'"))
+                #expect(
+                    csp.contains("default-src 'none'") && csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'")
+                        && csp.contains("form-action 'self'"))
                 #expect(!csp.contains("unsafe-inline"))
                 #expect(response.headers[.xContentTypeOptions] == "nosniff")
                 #expect(response.headers[.cacheControl] == "no-store")
@@ -102,7 +109,8 @@ import WalletEncoding
             // A captured response for no request of this service: nothing is decrypted.
             var unknown = withCSRF
             unknown["requestId"] = "not-issued-here"
-            let stranger = String(buffer: try await client.execute(uri: "/ui/verify", method: .post, headers: Self.cookie, body: Self.form(unknown)).body)
+            let stranger = String(
+                buffer: try await client.execute(uri: "/ui/verify", method: .post, headers: Self.cookie, body: Self.form(unknown)).body)
             #expect(stranger.contains(#"data-check="replay.nonce" data-status="failed""#))
             #expect(stranger.contains(#"data-check="identity.envelope.decryption" data-status="skipped""#))
         }
@@ -112,10 +120,16 @@ import WalletEncoding
     @Test func listenerAndTokenSettings() throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        #expect(try ServerSettings.resolve(flags: ["uiListen": ["8081"]], environment: [:], configFile: nil).uiListen == .init(host: "127.0.0.1", port: 8081))
-        #expect(try ServerSettings.resolve(flags: ["uiListen": ["[::1]:8082"]], environment: [:], configFile: nil).uiListen == .init(host: "::1", port: 8082))
+        #expect(
+            try ServerSettings.resolve(flags: ["uiListen": ["8081"]], environment: [:], configFile: nil).uiListen
+                == .init(host: "127.0.0.1", port: 8081))
+        #expect(
+            try ServerSettings.resolve(flags: ["uiListen": ["[::1]:8082"]], environment: [:], configFile: nil).uiListen
+                == .init(host: "::1", port: 8082))
         for bad in ["", "host:", "a b:80", "99999", "x"] {
-            #expect(throws: SettingsError.self, "\(bad)") { try ServerSettings.resolve(flags: ["uiListen": [bad]], environment: [:], configFile: nil) }
+            #expect(throws: SettingsError.self, "\(bad)") {
+                try ServerSettings.resolve(flags: ["uiListen": [bad]], environment: [:], configFile: nil)
+            }
         }
         let file = fixture.directory.appendingPathComponent("ui-token").path
         for bad in ["short", "has space inside the token", "semicolon;inside-the-token", ""] {
@@ -141,10 +155,12 @@ import WalletEncoding
         let signedAt = ServiceFixture.time.addingTimeInterval(-86_400)
         let token = String(decoding: try fixture.applePayToken(signedAt: signedAt), as: UTF8.self)
         try await Self.pageApp(services).test(.router) { client in
-            let answer = try await client.execute(uri: "/ui/verify", method: .post, headers: Self.cookie, body: Self.form([
-                "kind": "applepay", "token": token, "csrf": csrf, "at": RFC3339.format(signedAt),
-                "merchantId": "merchant.com.attacker", "teamId": "ATTACKER01",
-            ]))
+            let answer = try await client.execute(
+                uri: "/ui/verify", method: .post, headers: Self.cookie,
+                body: Self.form([
+                    "kind": "applepay", "token": token, "csrf": csrf, "at": RFC3339.format(signedAt),
+                    "merchantId": "merchant.com.attacker", "teamId": "ATTACKER01",
+                ]))
             #expect(answer.status == .ok)
             let html = String(buffer: answer.body)
             #expect(html.contains(#"data-check="applepay.signingTime" data-status="failed""#), "\(html.prefix(400))")
@@ -156,7 +172,9 @@ import WalletEncoding
         // Combining and prepended-concatenation marks form one grapheme cluster with < or >.
         for payload in ["\u{600}<script>alert(1)</script>", ">\u{301}<img src=x onerror=alert(1)>", "a\"b'c&d", "x\u{1b}[31m"] {
             let escaped = escape(payload)
-            #expect(!escaped.unicodeScalars.contains { $0 == "<" || $0 == ">" || $0 == "\"" || $0 == "'" || $0.value == 0x1b }, "\(payload.debugDescription)")
+            #expect(
+                !escaped.unicodeScalars.contains { $0 == "<" || $0 == ">" || $0 == "\"" || $0 == "'" || $0.value == 0x1b },
+                "\(payload.debugDescription)")
         }
         #expect(escape("\u{600}<") == "\u{600}&lt;")
         #expect(escape(">\u{301}") == "&gt;\u{301}")

@@ -1,7 +1,7 @@
+import Foundation
 import Testing
 import WalletCBOR
 import WalletVerifierTestSupport
-import Foundation
 
 /// Every example of RFC 8949 Appendix A (also published as cbor/test-vectors appendix_a.json, which
 /// still carries RFC 7049's `f818` simple(24): RFC 8949 §3.3 made that encoding not well-formed, and
@@ -55,8 +55,9 @@ let appendixA: [AppendixAExample] = [
     d("60", "\"\""), d("6161", "\"a\""), d("6449455446", "\"IETF\""), d("62225c", "\"\\\"\\\\\""),
     d("62c3bc", "\"ü\""), d("63e6b0b4", "\"水\""), d("64f0908591", "\"𐅑\""),
     d("80", "[]"), d("83010203", "[1, 2, 3]"), d("8301820203820405", "[1, [2, 3], [4, 5]]"),
-    d("98190102030405060708090a0b0c0d0e0f101112131415161718181819",
-      "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]"),
+    d(
+        "98190102030405060708090a0b0c0d0e0f101112131415161718181819",
+        "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]"),
     d("a0", "{}"), d("a201020304", "{1: 2, 3: 4}"), d("a26161016162820203", "{\"a\": 1, \"b\": [2, 3]}"),
     d("826161a161626163", "[\"a\", {\"b\": \"c\"}]"),
     d("a56161614161626142616361436164614461656145", "{\"a\": \"A\", \"b\": \"B\", \"c\": \"C\", \"d\": \"D\", \"e\": \"E\"}"),
@@ -67,8 +68,9 @@ let appendixA: [AppendixAExample] = [
     d("9f01820203820405ff", "[1, [2, 3], [4, 5]]", deterministic: false),
     d("83018202039f0405ff", "[1, [2, 3], [4, 5]]", deterministic: false),
     d("83019f0203ff820405", "[1, [2, 3], [4, 5]]", deterministic: false),
-    d("9f0102030405060708090a0b0c0d0e0f101112131415161718181819ff",
-      "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]", deterministic: false),
+    d(
+        "9f0102030405060708090a0b0c0d0e0f101112131415161718181819ff",
+        "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]", deterministic: false),
     d("bf61610161629f0203ffff", "{\"a\": 1, \"b\": [2, 3]}", deterministic: false),
     d("826161bf61626163ff", "[\"a\", {\"b\": \"c\"}]", deterministic: false),
     d("bf6346756ef563416d7421ff", "{\"Fun\": true, \"Amt\": -2}", deterministic: false),

@@ -17,8 +17,10 @@ import WalletCBOR
     @Test func textValidationAgreesWithTheStandardLibrary() throws {
         var random = Bytes(state: 18_013)
         // Lead bytes around every boundary of Table 3-7, followed by continuation-ish bytes.
-        let interesting: [UInt8] = [0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee,
-                                    0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff]
+        let interesting: [UInt8] = [
+            0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee,
+            0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff,
+        ]
         for round in 0..<20_000 {
             let length = Int(random.next() % 9)
             var content: [UInt8] = []
@@ -39,7 +41,10 @@ import WalletCBOR
         }
     }
 
-    @Test(arguments: ["elementIdentifier", "org.iso.18013.5.1", "org.iso.18013.5.1.mDL", "elementIdentifieR", "org.iso.18013.5.2", "sixteen-bytes-xx", "ünïcödé-ünïcödé-ü"])
+    @Test(arguments: [
+        "elementIdentifier", "org.iso.18013.5.1", "org.iso.18013.5.1.mDL", "elementIdentifieR", "org.iso.18013.5.2", "sixteen-bytes-xx",
+        "ünïcödé-ünïcödé-ü",
+    ])
     func longTextDecodesToItsBytes(_ text: String) throws {
         let known = CBORKnownTexts(["elementIdentifier", "org.iso.18013.5.1", "org.iso.18013.5.1.mDL", "sixteen-bytes-xy"])
         for decoder in [CBORDecoder(), CBORDecoder(knownTexts: known)] {

@@ -8,7 +8,7 @@ private let samplePlaintext = "mdoc/apple-verify-with-wallet-sample/sample/plain
     @Test func realVectorTruncatedAtEveryOffsetIsAnErrorNeverACrash() throws {
         let bytes = try TestVectors.hex(samplePlaintext)
         #expect(bytes.count == 6148)
-        _ = try CBORDecoder.decode(bytes) // the whole thing is fine
+        _ = try CBORDecoder.decode(bytes)  // the whole thing is fine
         for length in 0..<bytes.count {
             do {
                 _ = try CBORDecoder.decode(Array(bytes[..<length]))
@@ -77,7 +77,7 @@ private let samplePlaintext = "mdoc/apple-verify-with-wallet-sample/sample/plain
         let distinct = Array(bytes.prefix(5)).with(count: 100_000) + Array(bytes.dropFirst(5))
         let start = ContinuousClock.now
         #expect(throws: Never.self) { try CBORDecoder.decode(distinct) }
-        bytes += [0x03, 0xf6] // key 3, preferred form, equal to 1a00000003
+        bytes += [0x03, 0xf6]  // key 3, preferred form, equal to 1a00000003
         #expect(throws: CBORError(code: .duplicateMapKey)) { try CBORDecoder.decode(bytes) }
         #expect(ContinuousClock.now - start < .seconds(20))
     }
@@ -133,7 +133,7 @@ private let samplePlaintext = "mdoc/apple-verify-with-wallet-sample/sample/plain
     }
 
     @Test func itemAndSizeLimits() {
-        let many = [0x99, 0x27, 0x10] + [UInt8](repeating: 0, count: 10_000) // array of 10,000 zeros
+        let many = [0x99, 0x27, 0x10] + [UInt8](repeating: 0, count: 10_000)  // array of 10,000 zeros
         #expect(throws: Never.self) { try CBORDecoder.decode(many) }
         let strict = CBORDecoder(limits: .init(maxItems: 1_000))
         #expect(throws: CBORError(code: .itemLimitExceeded)) { try strict.decode(many) }

@@ -1,7 +1,7 @@
+import Foundation
 import Testing
 import WalletCBOR
 import WalletVerifierTestSupport
-import Foundation
 
 /// One depth budget across nested decodes: tag-24 items inside tag-24 items (and CBOR maps inside byte
 /// strings) are decoded again by whatever shows them; those decodes count against the budget of the

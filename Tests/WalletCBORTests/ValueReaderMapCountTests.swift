@@ -5,10 +5,12 @@ import WalletCBOR
 @Suite struct ValueReaderMapCountTests {
     @Test func countsDefiniteMapsOnlyAndConsumesNothing() throws {
         // {"a": {1: h'00', 2: h'01'}, "b": [1], "c": {_ 1: 2}, "d": {}}
-        let bytes: ArraySlice<UInt8> = [0xA4, 0x61, 0x61, 0xA2, 0x01, 0x41, 0x00, 0x02, 0x41, 0x01,
-                                        0x61, 0x62, 0x81, 0x01,
-                                        0x61, 0x63, 0xBF, 0x01, 0x02, 0xFF,
-                                        0x61, 0x64, 0xA0]
+        let bytes: ArraySlice<UInt8> = [
+            0xA4, 0x61, 0x61, 0xA2, 0x01, 0x41, 0x00, 0x02, 0x41, 0x01,
+            0x61, 0x62, 0x81, 0x01,
+            0x61, 0x63, 0xBF, 0x01, 0x02, 0xFF,
+            0x61, 0x64, 0xA0,
+        ]
         var counts: [String: Int?] = [:]
         var digests: [UInt64: ArraySlice<UInt8>] = [:]
         let read = CBORDecoder().readTextKeyedMap(bytes) { key, value in

@@ -159,14 +159,14 @@ private func flipping(_ bytes: [UInt8], at index: Int, bit: UInt8 = 0x01) -> [UI
 
 @Suite struct COSEStructureTests {
     @Test(arguments: [
-        "83 40 a0 40",                 // three items
-        "a0",                          // not an array
-        "d863 84 40 a0 40 40",         // wrong tag
-        "84 a0 a0 40 40",              // protected not a bstr
-        "84 40 40 40 40",              // unprotected not a map
-        "84 40 a0 01 40",              // payload neither bstr nor nil
-        "84 40 a0 40 01",              // signature not a bstr
-        "84 41 01 a0 40 40",           // protected header not a map
+        "83 40 a0 40",  // three items
+        "a0",  // not an array
+        "d863 84 40 a0 40 40",  // wrong tag
+        "84 a0 a0 40 40",  // protected not a bstr
+        "84 40 40 40 40",  // unprotected not a map
+        "84 40 a0 01 40",  // payload neither bstr nor nil
+        "84 40 a0 40 01",  // signature not a bstr
+        "84 41 01 a0 40 40",  // protected header not a map
     ])
     func malformedSign1(_ input: String) throws {
         let node = try CBORDecoder.decode(hex(input))
@@ -182,7 +182,9 @@ private func flipping(_ bytes: [UInt8], at index: Int, bit: UInt8 = 0x01) -> [UI
 
     @Test func unknownAlgorithmAndMissingAlgorithm() throws {
         let key = COSESigningKey.p256(P256.Signing.PrivateKey())
-        let unknown = CBORNode.array([.bytes(try CBORNode.map([(.int(1), .int(-999))]).encodedBytes), try .map([]), .bytes([1]), .bytes([UInt8](repeating: 0, count: 64))])
+        let unknown = CBORNode.array([
+            .bytes(try CBORNode.map([(.int(1), .int(-999))]).encodedBytes), try .map([]), .bytes([1]), .bytes([UInt8](repeating: 0, count: 64)),
+        ])
         #expect(throws: COSEError(code: .unsupportedAlgorithm, message: "")) { try COSESign1(cbor: unknown).isValidSignature(key: key.publicKey) }
         let none = CBORNode.array([.bytes([]), try .map([]), .bytes([1]), .bytes([UInt8](repeating: 0, count: 64))])
         #expect(throws: COSEError(code: .unsupportedAlgorithm, message: "")) { try COSESign1(cbor: none).isValidSignature(key: key.publicKey) }
@@ -208,13 +210,13 @@ private func flipping(_ bytes: [UInt8], at index: Int, bit: UInt8 = 0x01) -> [UI
     }
 
     @Test(arguments: [
-        "a4 01 02 20 01 21 5820" + String(repeating: "00", count: 32) + " 22 5820" + String(repeating: "00", count: 32), // not on curve
-        "a4 01 02 20 01 21 5810" + String(repeating: "11", count: 16) + " 22 5810" + String(repeating: "11", count: 16), // short
-        "a4 01 02 20 07 21 41 00 22 41 00",   // unknown curve
-        "a3 01 03 20 01 21 41 00",            // RSA kty
-        "a4 01 02 20 01 21 41 00 22 f5",      // compressed
-        "a2 01 02 20 01",                     // no x
-        "80",                                 // not a map
+        "a4 01 02 20 01 21 5820" + String(repeating: "00", count: 32) + " 22 5820" + String(repeating: "00", count: 32),  // not on curve
+        "a4 01 02 20 01 21 5810" + String(repeating: "11", count: 16) + " 22 5810" + String(repeating: "11", count: 16),  // short
+        "a4 01 02 20 07 21 41 00 22 41 00",  // unknown curve
+        "a3 01 03 20 01 21 41 00",  // RSA kty
+        "a4 01 02 20 01 21 41 00 22 f5",  // compressed
+        "a2 01 02 20 01",  // no x
+        "80",  // not a map
     ])
     func invalidKeys(_ input: String) throws {
         #expect(throws: COSEError(code: .invalidKey, message: "")) { try COSEPublicKey(coseKey: CBORDecoder.decode(hex(input))) }

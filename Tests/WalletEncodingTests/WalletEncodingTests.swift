@@ -37,7 +37,6 @@ import WalletEncoding
     }
 }
 
-
 @Suite struct Base64URLAndEncodingTests {
     @Test func encodersAgreeWithFoundationAndRoundTrip() {
         var random = SystemRandomNumberGenerator()
@@ -46,8 +45,10 @@ import WalletEncoding
             let standard = Data(bytes).base64EncodedString()
             #expect(Base64.encode(bytes) == standard)
             let url = Base64.encodeURL(bytes)
-            #expect(url == standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: ""))
+            #expect(
+                url
+                    == standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    .replacingOccurrences(of: "=", with: ""))
             #expect(Base64.decodeURL(url) == bytes)
         }
     }

@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
 import MdocVerifier
+import Testing
 import VerificationCore
 import WalletCBOR
-@testable import WalletIdentity
-import WalletVerifierTestSupport
 import WalletEncoding
+import WalletVerifierTestSupport
+
+@testable import WalletIdentity
 
 private let sample = "mdoc/apple-verify-with-wallet-sample/sample/"
 let sampleTime = RFC3339.parse("2022-04-01T00:00:00Z")!
@@ -33,7 +34,9 @@ func sampleTrust() throws -> IACATrustStore {
 }
 
 @Suite struct AppleSampleIdentityTests {
-    func verifier(merchant: String = sampleMerchant, team: String = sampleTeam, ring: IdentityKeyRing? = nil, policy: IdentityPolicy = .production) throws -> AppleIdentityVerifier {
+    func verifier(merchant: String = sampleMerchant, team: String = sampleTeam, ring: IdentityKeyRing? = nil, policy: IdentityPolicy = .production)
+        throws -> AppleIdentityVerifier
+    {
         AppleIdentityVerifier(keyRing: try ring ?? sampleKeyRing(), merchantID: merchant, teamID: team, trustStore: try sampleTrust(), policy: policy)
     }
 
@@ -43,8 +46,10 @@ func sampleTrust() throws -> IACATrustStore {
         let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
         let report = result.report
         #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
-        for id: CheckID in [.identityEnvelopeStructure, .identityEnvelopeRecipientKey, .identityEnvelopeTranscript, .identityEnvelopeDecryption,
-                            .identityPlaintextStructure, .mdocIssuerSignature, .mdocIssuerChain, .mdocValueDigests, .mdocDeviceAuthentication] {
+        for id: CheckID in [
+            .identityEnvelopeStructure, .identityEnvelopeRecipientKey, .identityEnvelopeTranscript, .identityEnvelopeDecryption,
+            .identityPlaintextStructure, .mdocIssuerSignature, .mdocIssuerChain, .mdocValueDigests, .mdocDeviceAuthentication,
+        ] {
             #expect(report.check(id)?.status == .passed, "\(id)")
         }
         #expect(report.flow == "walletIdentity")
@@ -63,7 +68,8 @@ func sampleTrust() throws -> IACATrustStore {
         case "merchant": merchant += "x"
         default: team = "OTHERTEAM"
         }
-        let report = await try verifier(merchant: merchant, team: team).verify(encryptedData: try envelope(), nonce: nonce, context: .at(sampleTime)).report
+        let report = await try verifier(merchant: merchant, team: team).verify(encryptedData: try envelope(), nonce: nonce, context: .at(sampleTime))
+            .report
         #expect(report.verdict == .rejected)
         #expect(report.check(.identityEnvelopeTranscript)?.reason == "infoHashMismatch")
         #expect(report.check(.identityEnvelopeTranscript)?.message.contains("nonce, merchant identifier") == true)
@@ -89,7 +95,9 @@ func sampleTrust() throws -> IACATrustStore {
     }
 
     @Test func laterVerificationTimeFails() async throws {
-        let report = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(RFC3339.parse("2023-06-01T00:00:00Z")!)).report
+        let report = await try verifier().verify(
+            encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(RFC3339.parse("2023-06-01T00:00:00Z")!)
+        ).report
         #expect(report.verdict == .rejected)
         #expect(report.check(.mdocValidity)?.reason == "expired")
     }
@@ -104,29 +112,34 @@ func sampleTrust() throws -> IACATrustStore {
         #expect(expiry.reason == .documentExpired)
         #expect(expiry.details["expiryDate"] == "2022-01-30")
         #expect(result.report.verdict == .accepted)
-        let required = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime), requireUnexpired: true)
+        let required = await try verifier().verify(
+            encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime), requireUnexpired: true)
         #expect(required.report.check(.identityDocumentExpiry)?.requirement == .required)
         #expect(required.report.verdict == .rejected)
         // The day of expiry still counts as valid.
-        let onTheDay = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(RFC3339.parse("2022-01-30T23:00:00Z")!), requireUnexpired: true)
+        let onTheDay = await try verifier().verify(
+            encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(RFC3339.parse("2022-01-30T23:00:00Z")!), requireUnexpired: true)
         #expect(onTheDay.report.check(.identityDocumentExpiry)?.status == .passed)
     }
 
     @Test func developerPolicyMarksTheReportTestOnly() async throws {
-        let report = await try verifier(policy: .developer).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime)).report
+        let report = await try verifier(policy: .developer).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
+            .report
         #expect(report.testOnly)
         #expect(report.policy.contains("developer"))
     }
 
     @Test func requestMatchingAndClaims() async throws {
-        let request = IdentityRequestDescriptor(document: .driversLicense, elements: [
-            .init(.givenName, intentToStore: .willNotStore), .init(.familyName, intentToStore: .mayStoreDays(30)),
-            .init(.age, atLeast: 21, intentToStore: .willNotStore), .init(.portrait, intentToStore: .mayStore),
-            .init(.dateOfBirth, intentToStore: .willNotStore), .init(.documentNumber, intentToStore: .willNotStore),
-            .init(.address, intentToStore: .willNotStore), .init(.issuingAuthority, intentToStore: .willNotStore),
-            .init(.documentIssueDate, intentToStore: .willNotStore), .init(.documentExpirationDate, intentToStore: .willNotStore),
-            .init(.drivingPrivileges, intentToStore: .willNotStore),
-        ])
+        let request = IdentityRequestDescriptor(
+            document: .driversLicense,
+            elements: [
+                .init(.givenName, intentToStore: .willNotStore), .init(.familyName, intentToStore: .mayStoreDays(30)),
+                .init(.age, atLeast: 21, intentToStore: .willNotStore), .init(.portrait, intentToStore: .mayStore),
+                .init(.dateOfBirth, intentToStore: .willNotStore), .init(.documentNumber, intentToStore: .willNotStore),
+                .init(.address, intentToStore: .willNotStore), .init(.issuingAuthority, intentToStore: .willNotStore),
+                .init(.documentIssueDate, intentToStore: .willNotStore), .init(.documentExpirationDate, intentToStore: .willNotStore),
+                .init(.drivingPrivileges, intentToStore: .willNotStore),
+            ])
         let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), request: request, context: .at(sampleTime))
         // Under Apple's descriptor table every element of the sample answers one of these requested
         // elements (the AAMVA truncation and aka names come with givenName and familyName,
@@ -134,13 +147,21 @@ func sampleTrust() throws -> IACATrustStore {
         let elements = try #require(result.report.check(.identityRequestElements))
         #expect(elements.status == .passed, "\(elements.message)")
         #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
-        #expect(result.claims?.claim(.givenName)?.values.map(\.source) == ["org.iso.18013.5.1/given_name", "org.iso.18013.5.1.aamva/given_name_truncation", "org.iso.18013.5.1.aamva/aka_given_name"])
+        #expect(
+            result.claims?.claim(.givenName)?.values.map(\.source) == [
+                "org.iso.18013.5.1/given_name", "org.iso.18013.5.1.aamva/given_name_truncation", "org.iso.18013.5.1.aamva/aka_given_name",
+            ])
         // Without address in the request, the sample's resident_* elements are unrequested.
         let withoutAddress = IdentityRequestDescriptor(document: .driversLicense, elements: request.elements.filter { $0.element != .address })
-        let narrower = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), request: withoutAddress, context: .at(sampleTime))
+        let narrower = await try verifier().verify(
+            encryptedData: try envelope(), nonce: try sampleNonce(), request: withoutAddress, context: .at(sampleTime))
         let unrequested = try #require(narrower.report.check(.identityRequestElements))
         #expect(unrequested.reason == "unrequestedElement")
-        #expect(unrequested.details["unrequested"]?.split(separator: ",").sorted() == ["org.iso.18013.5.1/resident_address", "org.iso.18013.5.1/resident_city", "org.iso.18013.5.1/resident_country", "org.iso.18013.5.1/resident_postal_code", "org.iso.18013.5.1/resident_state"])
+        #expect(
+            unrequested.details["unrequested"]?.split(separator: ",").sorted() == [
+                "org.iso.18013.5.1/resident_address", "org.iso.18013.5.1/resident_city", "org.iso.18013.5.1/resident_country",
+                "org.iso.18013.5.1/resident_postal_code", "org.iso.18013.5.1/resident_state",
+            ])
         #expect(narrower.report.verdict == .rejected)
         let claims = try #require(result.claims)
         #expect(claims.givenName == "Jane")

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-import WalletCBOR
-@testable import WalletIdentity
-import WalletVerifierTestSupport
 import VerificationCore
+import WalletCBOR
+import WalletVerifierTestSupport
+
+@testable import WalletIdentity
 
 /// PassKit's elements, their mdoc identifiers per document profile, and whole verifications of
 /// driver's licence, photo ID and Japanese national ID responses that use them.
@@ -20,9 +21,11 @@ import VerificationCore
 
     @Test func everyPassKitElementIsKnown() throws {
         let names = Set(IdentityElement.allCases.map(\.rawValue))
-        for name in ["givenName", "familyName", "portrait", "address", "dateOfBirth", "age", "documentNumber", "issuingAuthority",
-                     "documentIssueDate", "documentExpirationDate", "drivingPrivileges", "documentDHSComplianceStatus", "sex",
-                     "height", "weight", "eyeColor", "hairColor", "organDonorStatus", "veteranStatus", "dhsTemporaryLawfulStatus", "nationality"] {
+        for name in [
+            "givenName", "familyName", "portrait", "address", "dateOfBirth", "age", "documentNumber", "issuingAuthority",
+            "documentIssueDate", "documentExpirationDate", "drivingPrivileges", "documentDHSComplianceStatus", "sex",
+            "height", "weight", "eyeColor", "hairColor", "organDonorStatus", "veteranStatus", "dhsTemporaryLawfulStatus", "nationality",
+        ] {
             #expect(names.contains(name), "\(name)")
         }
         // Every element can be requested from a driver's licence.
@@ -79,7 +82,8 @@ import VerificationCore
                 for group in cell.split(separator: ";") {
                     let words = group.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
                     guard words.count == 2 else { continue }
-                    for name in words[1].split(separator: "`") where !name.contains(",") && !name.trimmingCharacters(in: .whitespaces).isEmpty && !name.contains("(") {
+                    for name in words[1].split(separator: "`")
+                    where !name.contains(",") && !name.trimmingCharacters(in: .whitespaces).isEmpty && !name.contains("(") {
                         documented.append("\(words[0])/\(name)")
                     }
                 }
@@ -90,8 +94,14 @@ import VerificationCore
     }
 
     @Test(arguments: [
-        (#"{"document": "photoID", "elements": [{"element": "eyeColor", "intentToStore": "willNotStore"}]}"#, "eyeColor cannot be requested from a photoID"),
-        (#"{"document": "nationalIDCard", "elements": [{"element": "drivingPrivileges", "intentToStore": "willNotStore"}]}"#, "drivingPrivileges cannot be requested from a nationalIDCard"),
+        (
+            #"{"document": "photoID", "elements": [{"element": "eyeColor", "intentToStore": "willNotStore"}]}"#,
+            "eyeColor cannot be requested from a photoID"
+        ),
+        (
+            #"{"document": "nationalIDCard", "elements": [{"element": "drivingPrivileges", "intentToStore": "willNotStore"}]}"#,
+            "drivingPrivileges cannot be requested from a nationalIDCard"
+        ),
     ])
     func unsupportedCombinationsAreUsageErrors(_ json: String, _ expected: String) {
         #expect(throws: DescriptorError.self) { try IdentityRequestDescriptor.decode(json: Data(json.utf8)) }
@@ -99,19 +109,24 @@ import VerificationCore
     }
 
     @Test func photoIDAddressAndNationalityDecode() throws {
-        let descriptor = try IdentityRequestDescriptor.decode(json: Data(#"{"document": "photoID", "elements": [{"element": "address", "intentToStore": "willNotStore"}, {"element": "nationality", "intentToStore": "mayStore"}]}"#.utf8))
+        let descriptor = try IdentityRequestDescriptor.decode(
+            json: Data(
+                #"{"document": "photoID", "elements": [{"element": "address", "intentToStore": "willNotStore"}, {"element": "nationality", "intentToStore": "mayStore"}]}"#
+                    .utf8))
         #expect(descriptor.elements.map(\.element) == [.address, .nationality])
     }
 
     @Test func aDriversLicenceAnswersTheNewerElementsTyped() async throws {
         let (sessions, recipient, pki) = try base.setup()
-        let request = IdentityRequestDescriptor(document: .driversLicense, elements: [
-            .init(.height, intentToStore: .willNotStore), .init(.weight, intentToStore: .willNotStore),
-            .init(.eyeColor, intentToStore: .willNotStore), .init(.hairColor, intentToStore: .willNotStore),
-            .init(.organDonorStatus, intentToStore: .willNotStore), .init(.veteranStatus, intentToStore: .mayStore),
-            .init(.dhsTemporaryLawfulStatus, intentToStore: .willNotStore), .init(.nationality, intentToStore: .mayStoreDays(7)),
-            .init(.documentDHSComplianceStatus, intentToStore: .willNotStore), .init(.givenName, intentToStore: .willNotStore),
-        ])
+        let request = IdentityRequestDescriptor(
+            document: .driversLicense,
+            elements: [
+                .init(.height, intentToStore: .willNotStore), .init(.weight, intentToStore: .willNotStore),
+                .init(.eyeColor, intentToStore: .willNotStore), .init(.hairColor, intentToStore: .willNotStore),
+                .init(.organDonorStatus, intentToStore: .willNotStore), .init(.veteranStatus, intentToStore: .mayStore),
+                .init(.dhsTemporaryLawfulStatus, intentToStore: .willNotStore), .init(.nationality, intentToStore: .mayStoreDays(7)),
+                .init(.documentDHSComplianceStatus, intentToStore: .willNotStore), .init(.givenName, intentToStore: .willNotStore),
+            ])
         var fixture = MdocFixture()
         fixture.elements = [
             .init(Self.iso, "height", .int(178)), .init(Self.iso, "weight", .int(70)), .init(Self.aamva, "weight_range", .int(4)),
@@ -122,7 +137,9 @@ import VerificationCore
             .init(Self.iso, "given_name", .text("Erika")), .init(Self.aamva, "given_name_truncation", .text("N")),
         ]
         let created = try await sessions.create(descriptor: request, now: base.time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(base.time))
+        let result = await sessions.verify(
+            requestID: created.requestID, encryptedData: try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture),
+            context: .at(base.time))
         #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
         let claims = try #require(result.claims)
         #expect(claims.heightCentimetres == 178)
@@ -143,27 +160,34 @@ import VerificationCore
         // Without eyeColor in the request, the same response carries an unrequested element.
         let narrower = IdentityRequestDescriptor(document: .driversLicense, elements: request.elements.filter { $0.element != .eyeColor })
         let again = try await sessions.create(descriptor: narrower, now: base.time)
-        let rejected = await sessions.verify(requestID: again.requestID, encryptedData: try base.response(for: again, recipient: recipient, pki: pki, fixture: fixture), context: .at(base.time))
+        let rejected = await sessions.verify(
+            requestID: again.requestID, encryptedData: try base.response(for: again, recipient: recipient, pki: pki, fixture: fixture),
+            context: .at(base.time))
         #expect(rejected.report.check(.identityRequestElements)?.reason == "unrequestedElement")
         #expect(rejected.report.check(.identityRequestElements)?.details["unrequested"] == "\(Self.iso)/eye_colour")
     }
 
     @Test func aPhotoIDAnswersAddressAndAgeFromISO23220() async throws {
         let (sessions, recipient, pki) = try base.setup()
-        let request = IdentityRequestDescriptor(document: .photoID, elements: [
-            .init(.address, intentToStore: .willNotStore), .init(.familyName, intentToStore: .willNotStore),
-            .init(.age, atLeast: 18, intentToStore: .willNotStore), .init(.sex, intentToStore: .willNotStore),
-        ])
+        let request = IdentityRequestDescriptor(
+            document: .photoID,
+            elements: [
+                .init(.address, intentToStore: .willNotStore), .init(.familyName, intentToStore: .willNotStore),
+                .init(.age, atLeast: 18, intentToStore: .willNotStore), .init(.sex, intentToStore: .willNotStore),
+            ])
         var fixture = MdocFixture()
         fixture.docType = "org.iso.23220.photoid.1"
         fixture.elements = [
-            .init(Self.iso23220, "resident_address_unicode", .text("1 Infinite Loop")), .init(Self.iso23220, "resident_city_unicode", .text("Cupertino")),
+            .init(Self.iso23220, "resident_address_unicode", .text("1 Infinite Loop")),
+            .init(Self.iso23220, "resident_city_unicode", .text("Cupertino")),
             .init(Self.iso23220, "resident_postal_code", .text("95014")), .init(Self.iso23220, "resident_country", .text("US")),
             .init(Self.iso23220, "family_name_unicode", .text("Müller")), .init(Self.iso23220, "family_name_latin1", .text("Muller")),
             .init(Self.iso23220, "age_over_18", .bool(true)), .init(Self.iso23220, "sex", .int(2)),
         ]
         let created = try await sessions.create(descriptor: request, now: base.time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(base.time))
+        let result = await sessions.verify(
+            requestID: created.requestID, encryptedData: try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture),
+            context: .at(base.time))
         #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
         let claims = try #require(result.claims)
         #expect(claims.familyName == "Müller")
@@ -175,11 +199,13 @@ import VerificationCore
 
     @Test func aJapaneseNationalIDAnswersFromTheJPNamespace() async throws {
         let (sessions, recipient, pki) = try base.setup()
-        let request = IdentityRequestDescriptor(document: .nationalIDCard, elements: [
-            .init(.givenName, intentToStore: .willNotStore), .init(.familyName, intentToStore: .willNotStore),
-            .init(.address, intentToStore: .willNotStore), .init(.portrait, intentToStore: .willNotStore),
-            .init(.age, atLeast: 20, intentToStore: .willNotStore),
-        ])
+        let request = IdentityRequestDescriptor(
+            document: .nationalIDCard,
+            elements: [
+                .init(.givenName, intentToStore: .willNotStore), .init(.familyName, intentToStore: .willNotStore),
+                .init(.address, intentToStore: .willNotStore), .init(.portrait, intentToStore: .willNotStore),
+                .init(.age, atLeast: 20, intentToStore: .willNotStore),
+            ])
         var fixture = MdocFixture()
         fixture.docType = "org.iso.23220.1.jp.mnc"
         fixture.elements = [
@@ -199,7 +225,9 @@ import VerificationCore
         // The same card asked only for the name: the address is unrequested.
         let nameOnly = IdentityRequestDescriptor(document: .nationalIDCard, elements: [.init(.givenName, intentToStore: .willNotStore)])
         let again = try await sessions.create(descriptor: nameOnly, now: base.time)
-        let rejected = await sessions.verify(requestID: again.requestID, encryptedData: try base.response(for: again, recipient: recipient, pki: pki, fixture: fixture), context: .at(base.time))
+        let rejected = await sessions.verify(
+            requestID: again.requestID, encryptedData: try base.response(for: again, recipient: recipient, pki: pki, fixture: fixture),
+            context: .at(base.time))
         #expect(rejected.report.verdict == .rejected)
         let unrequested = rejected.report.check(.identityRequestElements)?.details["unrequested"] ?? ""
         #expect(unrequested.contains("\(Self.jp)/resident_address_unicode"))

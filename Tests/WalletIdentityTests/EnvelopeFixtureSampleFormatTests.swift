@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
+import Mdoc
+import MdocVerifier
 import Testing
 import VerificationCore
 import WalletCBOR
-@testable import WalletIdentity
 import WalletVerifierTestSupport
-import Mdoc
-import MdocVerifier
+
+@testable import WalletIdentity
 
 /// The envelope fixture builds what Wallet builds: Apple's sample plaintext, sealed by the fixture to
 /// the sample's merchant key with the sample's nonce, merchant and team, has the sample envelope's
@@ -33,8 +34,9 @@ import MdocVerifier
         let ring = try sampleKeyRing()
         let recipient = try #require(ring.keys.first).privateKey.publicKey
         let plaintext = try TestVectors.hex(Self.sample + "plaintext_topics.cbor")
-        let built = try IdentityEnvelopeFixture().envelope(plaintext: plaintext, recipient: recipient, nonce: try sampleNonce(),
-                                                           merchantID: sampleMerchant, teamID: sampleTeam)
+        let built = try IdentityEnvelopeFixture().envelope(
+            plaintext: plaintext, recipient: recipient, nonce: try sampleNonce(),
+            merchantID: sampleMerchant, teamID: sampleTeam)
         let original = try CBORDecoder.decode(try TestVectors.hex(Self.sample + "hpke_envelope.cbor"))
         let ours = try CBORDecoder.decode(built)
 

@@ -23,7 +23,8 @@ import WalletVerifierTestSupport
         var trust = IACATrustStore()
         try trust.load(path: fixture.iacaPath)
         let verifier = AppleIdentityVerifier(keyRing: keys, merchantID: fixture.merchantID, teamID: fixture.teamID, trustStore: trust)
-        let request = try IdentityRequestDescriptor.decode(json: Data(#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 21, "intentToStore": "willNotStore"}]}"#.utf8))
+        let request = try IdentityRequestDescriptor.decode(
+            json: Data(#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 21, "intentToStore": "willNotStore"}]}"#.utf8))
         let result = await verifier.verify(encryptedData: encryptedData, nonce: nonce, request: request, context: .at(ServiceFixture.time))
         var admitted = false
         if result.report.verdict == .accepted, let age = result.claims?.ageAtLeast, age.value == true {
@@ -33,7 +34,8 @@ import WalletVerifierTestSupport
         }
         #expect(admitted, "\(result.report.failures.map(\.message))")
         // Another nonce: not admitted, and the failures say why.
-        let other = await verifier.verify(encryptedData: encryptedData, nonce: [UInt8](repeating: 8, count: 32), request: request, context: .at(ServiceFixture.time))
+        let other = await verifier.verify(
+            encryptedData: encryptedData, nonce: [UInt8](repeating: 8, count: 32), request: request, context: .at(ServiceFixture.time))
         #expect(other.report.verdict == .rejected && other.claims == nil)
         #expect(other.report.failures.contains { $0.reason == "infoHashMismatch" })
     }

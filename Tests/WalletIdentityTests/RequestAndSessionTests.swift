@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
 import MdocVerifier
+import Testing
 import VerificationCore
 import WalletCBOR
-@testable import WalletIdentity
-import WalletVerifierTestSupport
 import WalletEncoding
+import WalletVerifierTestSupport
+
+@testable import WalletIdentity
 
 @Suite struct DescriptorTests {
     func decode(_ json: String) throws -> IdentityRequestDescriptor {
@@ -15,14 +16,15 @@ import WalletEncoding
     }
 
     @Test func theDocumentedShapeDecodes() throws {
-        let descriptor = try decode(#"""
-        {"document": "driversLicense",
-         "elements": [
-           {"element": "givenName", "intentToStore": "willNotStore"},
-           {"element": "age", "atLeast": 21, "intentToStore": "willNotStore"},
-           {"element": "portrait", "intentToStore": {"mayStoreDays": 30}},
-           {"element": "familyName", "intentToStore": "mayStore"}]}
-        """#)
+        let descriptor = try decode(
+            #"""
+            {"document": "driversLicense",
+             "elements": [
+               {"element": "givenName", "intentToStore": "willNotStore"},
+               {"element": "age", "atLeast": 21, "intentToStore": "willNotStore"},
+               {"element": "portrait", "intentToStore": {"mayStoreDays": 30}},
+               {"element": "familyName", "intentToStore": "mayStore"}]}
+            """#)
         #expect(descriptor.document == .driversLicense)
         #expect(descriptor.elements.count == 4)
         #expect(descriptor.elements[1].atLeast == 21)
@@ -34,13 +36,22 @@ import WalletEncoding
     @Test(arguments: [
         (#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 0, "intentToStore": "willNotStore"}]}"#, "outside 1...125"),
         (#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 126, "intentToStore": "willNotStore"}]}"#, "outside 1...125"),
-        (#"{"document": "driversLicense", "elements": [{"element": "age", "intentToStore": "willNotStore"}, {"element": "age", "atLeast": 18, "intentToStore": "willNotStore"}]}"#, "both age and age(atLeast:)"),
+        (
+            #"{"document": "driversLicense", "elements": [{"element": "age", "intentToStore": "willNotStore"}, {"element": "age", "atLeast": 18, "intentToStore": "willNotStore"}]}"#,
+            "both age and age(atLeast:)"
+        ),
         (#"{"document": "driversLicense", "elements": [{"element": "shoeSize", "intentToStore": "willNotStore"}]}"#, "shoeSize"),
         (#"{"document": "passport", "elements": [{"element": "givenName", "intentToStore": "willNotStore"}]}"#, "passport"),
         (#"{"document": "driversLicense", "elements": [{"element": "givenName", "intentToStore": "forever"}]}"#, "intentToStore"),
         (#"{"document": "driversLicense", "elements": []}"#, "no element"),
-        (#"{"document": "driversLicense", "elements": [{"element": "givenName", "atLeast": 3, "intentToStore": "willNotStore"}]}"#, "only allowed on the age"),
-        (#"{"document": "photoID", "elements": [{"element": "drivingPrivileges", "intentToStore": "willNotStore"}]}"#, "cannot be requested from a photoID"),
+        (
+            #"{"document": "driversLicense", "elements": [{"element": "givenName", "atLeast": 3, "intentToStore": "willNotStore"}]}"#,
+            "only allowed on the age"
+        ),
+        (
+            #"{"document": "photoID", "elements": [{"element": "drivingPrivileges", "intentToStore": "willNotStore"}]}"#,
+            "cannot be requested from a photoID"
+        ),
         (#"{"elements": []}"#, "document"),
     ])
     func brokenRulesNameTheProblem(_ json: String, _ expected: String) throws {
@@ -61,22 +72,28 @@ import WalletEncoding
     func setup() throws -> (sessions: IdentityRequestSessions, recipient: P256.KeyAgreement.PrivateKey, pki: MdocPKI) {
         let recipient = P256.KeyAgreement.PrivateKey()
         let pki = try MdocPKI()
-        let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team,
-                                             trustStore: IACATrustStore(certificates: [pki.iaca]))
+        let verifier = AppleIdentityVerifier(
+            keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team,
+            trustStore: IACATrustStore(certificates: [pki.iaca]))
         return (IdentityRequestSessions(store: InMemoryReplayStore(), verifier: verifier), recipient, pki)
     }
 
-    func response(for created: IdentityRequestSessions.Created, recipient: P256.KeyAgreement.PrivateKey, pki: MdocPKI, fixture: MdocFixture = MdocFixture()) throws -> [UInt8] {
+    func response(
+        for created: IdentityRequestSessions.Created, recipient: P256.KeyAgreement.PrivateKey, pki: MdocPKI, fixture: MdocFixture = MdocFixture()
+    ) throws -> [UInt8] {
         let transcript = IdentityEnvelopeFixture.transcript(nonce: created.nonce, merchantID: merchant, teamID: team, recipient: recipient.publicKey)
         let deviceResponse = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        return try IdentityEnvelopeFixture().envelope(deviceResponse: deviceResponse, recipient: recipient.publicKey, nonce: created.nonce, merchantID: merchant, teamID: team)
+        return try IdentityEnvelopeFixture().envelope(
+            deviceResponse: deviceResponse, recipient: recipient.publicKey, nonce: created.nonce, merchantID: merchant, teamID: team)
     }
 
-    static let descriptor = IdentityRequestDescriptor(document: .driversLicense, elements: [
-        .init(.givenName, intentToStore: .willNotStore), .init(.familyName, intentToStore: .willNotStore),
-        .init(.dateOfBirth, intentToStore: .willNotStore), .init(.age, atLeast: 21, intentToStore: .willNotStore),
-        .init(.portrait, intentToStore: .mayStoreDays(30)), .init(.documentNumber, intentToStore: .willNotStore),
-    ])
+    static let descriptor = IdentityRequestDescriptor(
+        document: .driversLicense,
+        elements: [
+            .init(.givenName, intentToStore: .willNotStore), .init(.familyName, intentToStore: .willNotStore),
+            .init(.dateOfBirth, intentToStore: .willNotStore), .init(.age, atLeast: 21, intentToStore: .willNotStore),
+            .init(.portrait, intentToStore: .mayStoreDays(30)), .init(.documentNumber, intentToStore: .willNotStore),
+        ])
 
     @Test func nonceIsRandomAndLongEnough() async throws {
         let (sessions, _, _) = try setup()
@@ -108,7 +125,9 @@ import WalletEncoding
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
         let envelope = try response(for: created, recipient: recipient, pki: pki)
         let verdicts = await withTaskGroup(of: Verdict.self) { group in
-            for _ in 0..<12 { group.addTask { await sessions.verify(requestID: created.requestID, encryptedData: envelope, context: .at(time)).report.verdict } }
+            for _ in 0..<12 {
+                group.addTask { await sessions.verify(requestID: created.requestID, encryptedData: envelope, context: .at(time)).report.verdict }
+            }
             var all: [Verdict] = []
             for await verdict in group { all.append(verdict) }
             return all
@@ -127,7 +146,8 @@ import WalletEncoding
             for descriptor in [Self.descriptor, other] {
                 let created = try await sessions.create(descriptor: descriptor, sessionBinding: "session/\(round)\"é", now: time)
                 let envelope = try response(for: created, recipient: recipient, pki: pki)
-                let result = await sessions.verify(requestID: created.requestID, encryptedData: envelope, sessionBinding: "session/\(round)\"é", context: .at(time))
+                let result = await sessions.verify(
+                    requestID: created.requestID, encryptedData: envelope, sessionBinding: "session/\(round)\"é", context: .at(time))
                 #expect(result.report.check(.replayNonce)?.status == .passed)
                 if descriptor == other {
                     // The fixture discloses more than `other` asks for: rejected for that reason only.
@@ -140,8 +160,9 @@ import WalletEncoding
             }
         }
         let bound = try await sessions.create(descriptor: Self.descriptor, sessionBinding: "mine", now: time)
-        let stolen = await sessions.verify(requestID: bound.requestID, encryptedData: try response(for: bound, recipient: recipient, pki: pki),
-                                           sessionBinding: "someone else", context: .at(time))
+        let stolen = await sessions.verify(
+            requestID: bound.requestID, encryptedData: try response(for: bound, recipient: recipient, pki: pki),
+            sessionBinding: "someone else", context: .at(time))
         #expect(stolen.report.check(.replayNonce)?.reason == "sessionMismatch")
         #expect(stolen.report.verdict == .rejected)
         // What the store holds but was not written by `create` is an error, not an acceptance.
@@ -165,7 +186,8 @@ import WalletEncoding
         let (sessions, recipient, pki) = try setup()
         let narrow = IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.givenName, intentToStore: .willNotStore)])
         let created = try await sessions.create(descriptor: narrow, now: time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), context: .at(time))
+        let result = await sessions.verify(
+            requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), context: .at(time))
         #expect(result.report.check(.identityRequestElements)?.reason == "unrequestedElement")
         #expect(result.report.verdict == .rejected)
     }
@@ -177,7 +199,9 @@ import WalletEncoding
         var fixture = MdocFixture()
         fixture.deviceSignedElements = [.init("org.example.device", "nickname", .text("Erika"))]
         fixture.keyAuthorizations = (nameSpaces: ["org.example.device"], dataElements: [:])
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
+        let result = await sessions.verify(
+            requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture),
+            context: .at(time))
         #expect(result.report.check(.mdocDeviceKeyAuthorizations)?.status == .passed)
         let elements = try #require(result.report.check(.identityRequestElements))
         #expect(elements.reason == "unrequestedElement")
@@ -192,7 +216,9 @@ import WalletEncoding
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
         var fixture = MdocFixture()
         fixture.macReaderKey = P256.KeyAgreement.PrivateKey().publicKey
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
+        let result = await sessions.verify(
+            requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture),
+            context: .at(time))
         let device = try #require(result.report.check(.mdocDeviceAuthentication))
         #expect(device.status == .failed)
         #expect(device.reason == .deviceMacNotAllowed)
@@ -203,16 +229,21 @@ import WalletEncoding
     /// document is unexpired.
     @Test func requireUnexpiredNeedsADisclosedExpiryDate() async throws {
         let (sessions, recipient, pki) = try setup()
-        var descriptor = try IdentityRequestDescriptor.decode(json: Data(#"{"document":"driversLicense","requireUnexpired":true,"elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"age","atLeast":21,"intentToStore":"willNotStore"},{"element":"portrait","intentToStore":"willNotStore"},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#.utf8))
+        var descriptor = try IdentityRequestDescriptor.decode(
+            json: Data(
+                #"{"document":"driversLicense","requireUnexpired":true,"elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"age","atLeast":21,"intentToStore":"willNotStore"},{"element":"portrait","intentToStore":"willNotStore"},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#
+                    .utf8))
         #expect(descriptor.requireUnexpired)
         let created = try await sessions.create(descriptor: descriptor, now: time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), context: .at(time))
+        let result = await sessions.verify(
+            requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), context: .at(time))
         #expect(result.report.check(.identityDocumentExpiry)?.reason == .expiryNotDisclosed)
         #expect(result.report.verdict == .rejected)
         // Without it, no expiry_date is simply not applicable.
         descriptor.requireUnexpired = false
         let plain = try await sessions.create(descriptor: descriptor, now: time)
-        let accepted = await sessions.verify(requestID: plain.requestID, encryptedData: try response(for: plain, recipient: recipient, pki: pki), context: .at(time))
+        let accepted = await sessions.verify(
+            requestID: plain.requestID, encryptedData: try response(for: plain, recipient: recipient, pki: pki), context: .at(time))
         #expect(accepted.report.check(.identityDocumentExpiry)?.status == .skipped)
         #expect(accepted.report.verdict == .accepted)
         // The descriptor's JSON keeps the flag only when set.
@@ -228,16 +259,21 @@ import WalletEncoding
         fixture.docType = "org.iso.23220.photoid.1"
         fixture.elements = [MdocFixture.Element(IdentityElement.photoIDNameSpace, "given_name_unicode", .text("Erika"))]
         func verify(_ pki: MdocPKI, _ fixture: MdocFixture) async throws -> IdentityVerificationResult {
-            let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: IACATrustStore(certificates: [pki.iaca]))
+            let verifier = AppleIdentityVerifier(
+                keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: IACATrustStore(certificates: [pki.iaca]))
             let sessions = IdentityRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
             let created = try await sessions.create(descriptor: request, now: time)
-            return await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
+            return await sessions.verify(
+                requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture),
+                context: .at(time))
         }
         let accepted = try await verify(try MdocPKI(), fixture)
         #expect(accepted.report.verdict == .accepted, "\(accepted.report.failures.map(\.message))")
         #expect(accepted.report.check(.photoIDDocType)?.status == .passed)
         #expect(accepted.report.check(.photoIDElements)?.status == .passed)
-        var options = MdocPKI.Options(); options.iacaCountry = nil; options.dsCountry = nil
+        var options = MdocPKI.Options()
+        options.iacaCountry = nil
+        options.dsCountry = nil
         let noCountry = try await verify(try MdocPKI(options), fixture)
         #expect(noCountry.report.check(.mdocIssuerCountry)?.reason == "countryNameMissing")
         #expect(noCountry.report.verdict == .rejected)
@@ -252,7 +288,8 @@ import WalletEncoding
         let (sessions, recipient, pki) = try setup()
         let passport = IdentityRequestDescriptor(document: .photoID, elements: [.init(.givenName, intentToStore: .willNotStore)])
         let created = try await sessions.create(descriptor: passport, now: time)
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), context: .at(time))
+        let result = await sessions.verify(
+            requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki), context: .at(time))
         #expect(result.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
         #expect(result.report.check(.identityRequestElements)?.reason == "unexpectedDocType")
     }
@@ -266,8 +303,11 @@ import WalletEncoding
         ] {
             let request = IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.age, atLeast: 21, intentToStore: .willNotStore)])
             let created = try await sessions.create(descriptor: request, now: time)
-            var fixture = MdocFixture(); fixture.elements = elements
-            let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
+            var fixture = MdocFixture()
+            fixture.elements = elements
+            let result = await sessions.verify(
+                requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture),
+                context: .at(time))
             // A "no" is not an acceptance: the check fails (ageBelowMinimum); the claims (diagnostics
             // accessor: a rejected result's claims are not in `claims`) still show it.
             #expect(result.report.verdict == (expected ? .accepted : .rejected), "\(source): \(result.report.failures.map(\.message))")
@@ -297,7 +337,9 @@ import WalletEncoding
             let date = birthDate(daysFromBirthday: offset)
             // A driving licence sends a full-date; a photo ID (ISO 23220) a map holding one.
             for document in [IdentityRequestDescriptor.DocumentKind.driversLicense, .photoID] {
-                let request = IdentityRequestDescriptor(document: document, elements: [.init(.age, atLeast: 21, intentToStore: .willNotStore), .init(.dateOfBirth, intentToStore: .willNotStore)])
+                let request = IdentityRequestDescriptor(
+                    document: document,
+                    elements: [.init(.age, atLeast: 21, intentToStore: .willNotStore), .init(.dateOfBirth, intentToStore: .willNotStore)])
                 let created = try await sessions.create(descriptor: request, now: time)
                 var fixture = MdocFixture()
                 // The MSO was signed and became valid 30 days before the verification day, so an
@@ -306,17 +348,23 @@ import WalletEncoding
                 fixture.validFrom = fixture.signed
                 if document == .photoID {
                     fixture.docType = "org.iso.23220.photoid.1"
-                    fixture.elements = [MdocFixture.Element(IdentityElement.photoIDNameSpace, "birth_date", try .map(["birth_date": .tagged(1004, .text(date))]))]
+                    fixture.elements = [
+                        MdocFixture.Element(IdentityElement.photoIDNameSpace, "birth_date", try .map(["birth_date": .tagged(1004, .text(date))]))
+                    ]
                 } else {
                     fixture.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "birth_date", .tagged(1004, .text(date)))]
                 }
-                let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture), context: .at(time))
+                let result = await sessions.verify(
+                    requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: fixture),
+                    context: .at(time))
                 let claims = result.claimsRegardlessOfVerdict
                 #expect(claims?.ageAtLeast?.value == expected, "\(document) birthday offset \(offset)")
                 #expect(claims?.ageAtLeast?.source == "birth_date")
                 #expect(claims?.dateOfBirth?.description == date, "\(document)")
                 #expect(claims?.json.contains(#""dateOfBirth":{"value":"\#(date)""#) == true, "\(document)")
-                #expect(result.report.verdict == (expected ? .accepted : .rejected), "\(document) birthday offset \(offset): \(result.report.failures.map(\.message))")
+                #expect(
+                    result.report.verdict == (expected ? .accepted : .rejected),
+                    "\(document) birthday offset \(offset): \(result.report.failures.map(\.message))")
             }
         }
     }
@@ -326,14 +374,19 @@ import WalletEncoding
     @Test func aRejectedResultHoldsNoElements() async throws {
         let (sessions, recipient, pki) = try setup()
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
-        var tampered = MdocFixture(); tampered.tamperedElement = "family_name"
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: tampered), context: .at(time))
+        var tampered = MdocFixture()
+        tampered.tamperedElement = "family_name"
+        let result = await sessions.verify(
+            requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: tampered),
+            context: .at(time))
         #expect(result.report.verdict == .rejected)
         #expect(result.documents.isEmpty && result.claims == nil)
         #expect(result.documentsRegardlessOfVerdict.first?.docType == MdocFixture.mDL)
         #expect(result.claimsRegardlessOfVerdict != nil)
         let good = try await sessions.create(descriptor: Self.descriptor, now: time)
-        let accepted = await sessions.verify(requestID: good.requestID, encryptedData: try response(for: good, recipient: recipient, pki: pki, fixture: MdocFixture()), context: .at(time))
+        let accepted = await sessions.verify(
+            requestID: good.requestID, encryptedData: try response(for: good, recipient: recipient, pki: pki, fixture: MdocFixture()),
+            context: .at(time))
         #expect(accepted.report.verdict == .accepted)
         #expect(accepted.documents.count == 1 && accepted.claims != nil)
     }
@@ -341,8 +394,11 @@ import WalletEncoding
     @Test func simulatorStyleResponseIsNeverAcceptedInProduction() async throws {
         let (sessions, recipient, pki) = try setup()
         let created = try await sessions.create(descriptor: Self.descriptor, now: time)
-        var simulator = MdocFixture(); simulator.simulatorStyle = true
-        let result = await sessions.verify(requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: simulator), context: .at(time))
+        var simulator = MdocFixture()
+        simulator.simulatorStyle = true
+        let result = await sessions.verify(
+            requestID: created.requestID, encryptedData: try response(for: created, recipient: recipient, pki: pki, fixture: simulator),
+            context: .at(time))
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.mdocIssuerSignature)?.reason == "missingCertificateChain")
         #expect(result.report.check(.mdocDeviceAuthentication)?.reason == "deviceSignatureInvalid")
@@ -353,17 +409,26 @@ import WalletEncoding
         let nonce = Array(repeating: UInt8(3), count: 32)
         let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: IACATrustStore())
         func check(_ fixture: IdentityEnvelopeFixture, plaintext: [UInt8]? = nil) async throws -> VerificationReport {
-            let bytes = try plaintext.map { try fixture.envelope(plaintext: $0, recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team) }
-                ?? fixture.envelope(deviceResponse: Array(try CBORNode.map(["version": .text("1.0"), "status": .unsigned(0)]).encodedBytes), recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
+            let bytes =
+                try plaintext.map {
+                    try fixture.envelope(plaintext: $0, recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
+                }
+                ?? fixture.envelope(
+                    deviceResponse: Array(try CBORNode.map(["version": .text("1.0"), "status": .unsigned(0)]).encodedBytes),
+                    recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
             return await verifier.verify(encryptedData: bytes, nonce: nonce, context: .at(time)).report
         }
-        var algorithm = IdentityEnvelopeFixture(); algorithm.algorithm = "APPLE-HPKE-v2"
+        var algorithm = IdentityEnvelopeFixture()
+        algorithm.algorithm = "APPLE-HPKE-v2"
         #expect(try await check(algorithm).check(.identityEnvelopeStructure)?.reason == "unsupportedAlgorithm")
-        var mode = IdentityEnvelopeFixture(); mode.mode = 1
+        var mode = IdentityEnvelopeFixture()
+        mode.mode = 1
         #expect(try await check(mode).check(.identityEnvelopeStructure)?.reason == "unsupportedMode")
-        var info = IdentityEnvelopeFixture(); info.infoHashOverride = Array(repeating: 0, count: 32)
+        var info = IdentityEnvelopeFixture()
+        info.infoHashOverride = Array(repeating: 0, count: 32)
         #expect(try await check(info).check(.identityEnvelopeTranscript)?.reason == "infoHashMismatch")
-        var topic = IdentityEnvelopeFixture(); topic.topicKey = "other"
+        var topic = IdentityEnvelopeFixture()
+        topic.topicKey = "other"
         #expect(try await check(topic).check(.identityPlaintextStructure)?.reason == "missingField")
         #expect(try await check(IdentityEnvelopeFixture(), plaintext: [0x01]).check(.identityPlaintextStructure)?.reason == "typeMismatch")
         #expect(try await check(IdentityEnvelopeFixture()).check(.identityPlaintextStructure)?.reason == "documentCount")
@@ -374,10 +439,13 @@ import WalletEncoding
             #expect(report.check(.identityEnvelopeStructure)?.status == .failed)
         }
         // A flipped ciphertext byte fails decryption.
-        var bytes = try IdentityEnvelopeFixture().envelope(plaintext: [0xa0], recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
+        var bytes = try IdentityEnvelopeFixture().envelope(
+            plaintext: [0xa0], recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
         let data = try CBORDecoder.decode(bytes).map()["data"]!.bytesValue!
         bytes[data.endIndex - 1] ^= 1
-        #expect(await verifier.verify(encryptedData: bytes, nonce: nonce, context: .at(time)).report.check(.identityEnvelopeDecryption)?.reason == "decryptionFailed")
+        #expect(
+            await verifier.verify(encryptedData: bytes, nonce: nonce, context: .at(time)).report.check(.identityEnvelopeDecryption)?.reason
+                == "decryptionFailed")
     }
 }
 
@@ -387,8 +455,11 @@ import WalletEncoding
         let ring = IdentityKeyRing([key])
         let text = String(describing: ring) + String(reflecting: ring.keys[0])
         #expect(!text.contains(Hex.encode(key.rawRepresentation)))
-        let sessions = IdentityRequestSessions(store: InMemoryReplayStore(), verifier: AppleIdentityVerifier(keyRing: ring, merchantID: "m", teamID: "t", trustStore: IACATrustStore()))
-        let created = try await sessions.create(descriptor: IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.givenName, intentToStore: .willNotStore)]), now: Date(timeIntervalSince1970: 0))
+        let sessions = IdentityRequestSessions(
+            store: InMemoryReplayStore(), verifier: AppleIdentityVerifier(keyRing: ring, merchantID: "m", teamID: "t", trustStore: IACATrustStore()))
+        let created = try await sessions.create(
+            descriptor: IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.givenName, intentToStore: .willNotStore)]),
+            now: Date(timeIntervalSince1970: 0))
         #expect(!String(describing: created).contains(Hex.encode(created.nonce)))
     }
 }

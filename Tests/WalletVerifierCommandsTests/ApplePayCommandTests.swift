@@ -6,15 +6,18 @@ import WalletVerifierTestSupport
 
 private let seatgeek = "applepay/seatgeek-2014-ec/"
 private let processout = "applepay/processout-signature-only/"
-private let seatgeekPlaintext = #"{"applicationPrimaryAccountNumber":"4109370251004320","applicationExpirationDate":"200731","currencyCode":"840","transactionAmount":100,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"Af9x/QwAA/DjmU65oyc1MAABAAA=","eciIndicator":"5"}}"#
+private let seatgeekPlaintext =
+    #"{"applicationPrimaryAccountNumber":"4109370251004320","applicationExpirationDate":"200731","currencyCode":"840","transactionAmount":100,"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"Af9x/QwAA/DjmU65oyc1MAABAAA=","eciIndicator":"5"}}"#
 
 /// `wallet-verifier applepay decrypt`, run in-process.
 @Suite struct ApplePayCommandTests {
     func seatgeekArguments(at: String? = "2014-10-27T19:52:43Z") -> [String] {
-        var arguments = ["applepay", "decrypt",
-                         "--token", TestVectors.path(seatgeek + "token.json"),
-                         "--merchant-cert", TestVectors.path(seatgeek + "certificate.pem"),
-                         "--merchant-key", TestVectors.path(seatgeek + "private_key.pem")]
+        var arguments = [
+            "applepay", "decrypt",
+            "--token", TestVectors.path(seatgeek + "token.json"),
+            "--merchant-cert", TestVectors.path(seatgeek + "certificate.pem"),
+            "--merchant-key", TestVectors.path(seatgeek + "private_key.pem"),
+        ]
         if let at { arguments += ["--at", at] }
         return arguments
     }
@@ -64,8 +67,10 @@ private let seatgeekPlaintext = #"{"applicationPrimaryAccountNumber":"4109370251
         #expect(await WalletVerifierCommand.runCapturing(late + ["--max-age", "900"]).code == 0)
     }
 
-    @Test(arguments: [("token-rsa.json", "2017-02-01T21:57:53Z", "+J/p5vUX3+9EE3I/Ds2WioXIFl7klj082vuSQ3vygV0="),
-                      ("token-ec.json", "2017-02-01T18:46:06Z", "hErQTIkV+XDB8kVuVvYI+1PUv/iIJPuFg2QF/+z1NIo=")])
+    @Test(arguments: [
+        ("token-rsa.json", "2017-02-01T21:57:53Z", "+J/p5vUX3+9EE3I/Ds2WioXIFl7klj082vuSQ3vygV0="),
+        ("token-ec.json", "2017-02-01T18:46:06Z", "hErQTIkV+XDB8kVuVvYI+1PUv/iIJPuFg2QF/+z1NIo="),
+    ])
     func processoutTokensHaveNoMatchingKey(file: String, at: String, hash: String) async {
         let result = await WalletVerifierCommand.runCapturing([
             "applepay", "decrypt", "--token", TestVectors.path(processout + file),
@@ -172,8 +177,11 @@ private let seatgeekPlaintext = #"{"applicationPrimaryAccountNumber":"4109370251
         let at = RFC3339(signingTime.addingTimeInterval(20))
         for merchant in [ec, rsa] {
             let token = try ApplePayTokenBuilder(pki: pki, merchant: merchant, signingTime: signingTime).build()
-            let tokenPath = try write("token-\(merchant.publicKeyHash.prefix(4).filter(\.isLetter)).json", String(decoding: token.json(asPKPaymentToken: true), as: UTF8.self))
-            let result = await WalletVerifierCommand.runCapturing(["applepay", "decrypt", "--token", tokenPath] + pairs + ["--root", root, "--at", at, "--format", "json"])
+            let tokenPath = try write(
+                "token-\(merchant.publicKeyHash.prefix(4).filter(\.isLetter)).json",
+                String(decoding: token.json(asPKPaymentToken: true), as: UTF8.self))
+            let result = await WalletVerifierCommand.runCapturing(
+                ["applepay", "decrypt", "--token", tokenPath] + pairs + ["--root", root, "--at", at, "--format", "json"])
             #expect(result.code == 0, "\(result.stdout)")
             #expect(result.stdout.contains("\"payment\":" + String(decoding: token.plaintext, as: UTF8.self)))
             #expect(result.stdout.contains("customTrustAnchor"))
@@ -196,23 +204,23 @@ private let seatgeekPlaintext = #"{"applicationPrimaryAccountNumber":"4109370251
 }
 
 private let pkcs12Base64 = """
-MIIEDAIBAzCCA8IGCSqGSIb3DQEHAaCCA7MEggOvMIIDqzCCAmIGCSqGSIb3DQEHBqCCAlMwggJP
-AgEAMIICSAYJKoZIhvcNAQcBMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAiXQscMzUag
-lQICCAAwDAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEAKAMLA/FycpqnSHjWdgH/eAggHgWsQX
-U7AMwJ7EA/By4mK47Ka6g/3TjzIR9iI+K0/ydSiyJVCetozDRXKa1wkOJi/q0Bz7XFBGhR3AZi0j
-PHgb1Zp8CETiSQr6JwQjgpakWQWU4cXqoBjVTlOKyS0kxjU93w5b617FeG9fH4+GBC5MR83fvfcI
-A4wYz18GF30K5NIB6Jr24s1ASs5bPTUDNFW5yEQi0Fqx82JGatCqaTkejNVd5Qt7PmUO5jIhr9Px
-xbusq8VQDW6TibhZT6VA+2jN4ZBKHBXWCx9XvmRl4Z8Tu+QJeZ3RH25L2ZJ0gi40OUpfbg4lliOq
-QtpiSR8VRophpY+6d2VYZM1xbQNsVhzRB582/z5N2h0fKCXEwzxsk27uLd7vpoBWVY3Bf+V8QOv9
-KPDdPl+ANSOR6qLHX3g0L35T592z2MPBNa/lFS9pN0WnnkFPhjOMmqWgsW0ANDBX//gS/AM1p8n1
-1HNGE4YNdDvD3fWjoq8qgcTU7voH5x8dG3nb9QagTtVvafHNPkiebA++JMAaTBPgDnqmiLDvEq3W
-GbFMpFxq+LDE98Imkl+37YrI6tmxX5x5iKw3TCFkFSl8c6W9/eqZEoueA9n1cw7Ab6hVZA6Q+0bD
-mohWk3IvRKQKlkw1PmJpbl0yofT2MIIBQQYJKoZIhvcNAQcBoIIBMgSCAS4wggEqMIIBJgYLKoZI
-hvcNAQwKAQKgge8wgewwVwYJKoZIhvcNAQUNMEowKQYJKoZIhvcNAQUMMBwECIYQPbB70WjrAgII
-ADAMBggqhkiG9w0CCQUAMB0GCWCGSAFlAwQBKgQQdBS2wKRgmFaQboyWoMXPZASBkL1erCFBdgJG
-APiWfeAEHa7uqS8iQ3oCVCVxdEpb+1SlwLQBoROG9uXn6vyOJNwgRTquFG5Ley/Y3uBJ7V6os7jh
-kydL3Mh3Ls7skFeQmJS6XF2RSGHemWUn+2T242y2OA7/imqKobvTpMLsuCVTRJBZ5NWznhfWSVPC
-8WNCF3FHnvKQb060dVsLsAYb9edLYjElMCMGCSqGSIb3DQEJFTEWBBQjl2pFQSCpH5kmY8rUEPq3
-TuI52jBBMDEwDQYJYIZIAWUDBAIBBQAEIN18rpOOgImqTwvfkpFfa321or6to1gEzQVvdiAsSbnQ
-BAivNgyNGbmLWgICCAA=
-"""
+    MIIEDAIBAzCCA8IGCSqGSIb3DQEHAaCCA7MEggOvMIIDqzCCAmIGCSqGSIb3DQEHBqCCAlMwggJP
+    AgEAMIICSAYJKoZIhvcNAQcBMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAiXQscMzUag
+    lQICCAAwDAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEAKAMLA/FycpqnSHjWdgH/eAggHgWsQX
+    U7AMwJ7EA/By4mK47Ka6g/3TjzIR9iI+K0/ydSiyJVCetozDRXKa1wkOJi/q0Bz7XFBGhR3AZi0j
+    PHgb1Zp8CETiSQr6JwQjgpakWQWU4cXqoBjVTlOKyS0kxjU93w5b617FeG9fH4+GBC5MR83fvfcI
+    A4wYz18GF30K5NIB6Jr24s1ASs5bPTUDNFW5yEQi0Fqx82JGatCqaTkejNVd5Qt7PmUO5jIhr9Px
+    xbusq8VQDW6TibhZT6VA+2jN4ZBKHBXWCx9XvmRl4Z8Tu+QJeZ3RH25L2ZJ0gi40OUpfbg4lliOq
+    QtpiSR8VRophpY+6d2VYZM1xbQNsVhzRB582/z5N2h0fKCXEwzxsk27uLd7vpoBWVY3Bf+V8QOv9
+    KPDdPl+ANSOR6qLHX3g0L35T592z2MPBNa/lFS9pN0WnnkFPhjOMmqWgsW0ANDBX//gS/AM1p8n1
+    1HNGE4YNdDvD3fWjoq8qgcTU7voH5x8dG3nb9QagTtVvafHNPkiebA++JMAaTBPgDnqmiLDvEq3W
+    GbFMpFxq+LDE98Imkl+37YrI6tmxX5x5iKw3TCFkFSl8c6W9/eqZEoueA9n1cw7Ab6hVZA6Q+0bD
+    mohWk3IvRKQKlkw1PmJpbl0yofT2MIIBQQYJKoZIhvcNAQcBoIIBMgSCAS4wggEqMIIBJgYLKoZI
+    hvcNAQwKAQKgge8wgewwVwYJKoZIhvcNAQUNMEowKQYJKoZIhvcNAQUMMBwECIYQPbB70WjrAgII
+    ADAMBggqhkiG9w0CCQUAMB0GCWCGSAFlAwQBKgQQdBS2wKRgmFaQboyWoMXPZASBkL1erCFBdgJG
+    APiWfeAEHa7uqS8iQ3oCVCVxdEpb+1SlwLQBoROG9uXn6vyOJNwgRTquFG5Ley/Y3uBJ7V6os7jh
+    kydL3Mh3Ls7skFeQmJS6XF2RSGHemWUn+2T242y2OA7/imqKobvTpMLsuCVTRJBZ5NWznhfWSVPC
+    8WNCF3FHnvKQb060dVsLsAYb9edLYjElMCMGCSqGSIb3DQEJFTEWBBQjl2pFQSCpH5kmY8rUEPq3
+    TuI52jBBMDEwDQYJYIZIAWUDBAIBBQAEIN18rpOOgImqTwvfkpFfa321or6to1gEzQVvdiAsSbnQ
+    BAivNgyNGbmLWgICCAA=
+    """

@@ -45,7 +45,10 @@ private func temporaryFile(_ bytes: [UInt8]) throws -> String {
         let bytes = try TestVectors.hex(sample + "hpke_envelope.cbor")
         let binary = try temporaryFile(bytes)
         let base64 = try temporaryFile(Array(Data(bytes).base64EncodedString().utf8))
-        defer { try? FileManager.default.removeItem(atPath: binary); try? FileManager.default.removeItem(atPath: base64) }
+        defer {
+            try? FileManager.default.removeItem(atPath: binary)
+            try? FileManager.default.removeItem(atPath: base64)
+        }
         for path in [binary, base64] {
             let result = await WalletVerifierCommand.runCapturing(["cbor", "inspect", "--compact", path])
             #expect(result.code == 0)

@@ -4,10 +4,10 @@ import Mdoc
 import Testing
 import VerificationCore
 import WalletCBOR
-import WalletVerifierCommands
-import WebIdentity
-import WalletVerifierTestSupport
 import WalletEncoding
+import WalletVerifierCommands
+import WalletVerifierTestSupport
+import WebIdentity
 
 /// The security review's attacks through every command that reads them (HardeningCommandTests has
 /// `cbor inspect` and `identity verify`): `mdoc verify` and `web verify` with 10⁵ nested tag-24 items,
@@ -47,7 +47,8 @@ import WalletEncoding
             mdoc.keyAuthorizations = (nameSpaces: [MdocFixture.isoNameSpace], dataElements: [:])
         }
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: fixture.webOrigin)
-        let response = try Self.write(try mdoc.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript), in: fixture, "response.cbor")
+        let response = try Self.write(
+            try mdoc.deviceResponse(pki: fixture.mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript), in: fixture, "response.cbor")
         let transcriptPath = try Self.write(transcript.bytes, in: fixture, "transcript.cbor")
         let result = await WalletVerifierCommand.runCapturing([
             "mdoc", "verify", "--device-response", response, "--session-transcript", transcriptPath, "--trust", fixture.iacaPath,
@@ -66,7 +67,8 @@ import WalletEncoding
         var mdoc = MdocFixture()
         mdoc.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "family_name", try HostileCBOR.nestedTag24Node(levels: Self.levels))]
         let encryptionInfo = try DCAPIEncryptionInfo(nonce: Array(repeating: 7, count: 16), recipientPublicKey: fixture.webKey.publicKey).base64URL
-        let response = try Self.write(try fixture.webResponse(encryptionInfo: encryptionInfo, origin: fixture.webOrigin, fixture: mdoc).cbor, in: fixture, "response.cbor")
+        let response = try Self.write(
+            try fixture.webResponse(encryptionInfo: encryptionInfo, origin: fixture.webOrigin, fixture: mdoc).cbor, in: fixture, "response.cbor")
         let result = await WalletVerifierCommand.runCapturing([
             "web", "verify", "--response", response, "--encryption-info", encryptionInfo, "--origin", fixture.webOrigin,
             "--recipient-key", fixture.webKeyPath, "--trust", fixture.iacaPath, "--at", Self.at, "--format", "json",
@@ -131,8 +133,9 @@ import WalletEncoding
         mdoc.elements = [MdocFixture.Element(MdocFixture.isoNameSpace, "age_over_21", .bool(false))]
         let nonce = [UInt8](repeating: 5, count: 32)
         let envelope = try Self.write(try fixture.identityResponse(nonce: nonce, fixture: mdoc), in: fixture, "under-age.cbor")
-        let request = try Self.write(Array(#"{"document":"driversLicense","elements":[{"element":"age","atLeast":21,"intentToStore":"willNotStore"}]}"#.utf8),
-                                     in: fixture, "request.json")
+        let request = try Self.write(
+            Array(#"{"document":"driversLicense","elements":[{"element":"age","atLeast":21,"intentToStore":"willNotStore"}]}"#.utf8),
+            in: fixture, "request.json")
         let result = await WalletVerifierCommand.runCapturing([
             "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
             "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 import VerificationCore
-import WalletCBOR
 import VerifierPresentation
+import WalletCBOR
+import WalletEncoding
 import WalletVerifierCommands
 import WalletVerifierTestSupport
-import WalletEncoding
 
 /// Hostile inputs through the command line: a clean answer and exit code, never a crash.
 @Suite struct HardeningCommandTests {
@@ -85,11 +85,12 @@ import WalletEncoding
         let envelope = fixture.directory.appendingPathComponent("licence.cbor").path
         try Data(try fixture.identityResponse(nonce: nonce)).write(to: URL(fileURLWithPath: envelope))
         func run(_ trust: [String]) async -> (code: Int32, stdout: String, stderr: String) {
-            await WalletVerifierCommand.runCapturing([
-                "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
-                "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
-                "--at", RFC3339.format(ServiceFixture.time),
-            ] + trust)
+            await WalletVerifierCommand.runCapturing(
+                [
+                    "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
+                    "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
+                    "--at", RFC3339.format(ServiceFixture.time),
+                ] + trust)
         }
         let passportOnly = await run(["--trust-doctype", "org.iso.23220.photoid.1=\(fixture.iacaPath)"])
         #expect(passportOnly.code == 1)

@@ -8,10 +8,12 @@ private let nonce = "964c3e56a06061fa213fce2ba73217a6d359c2e65d44ec6b5b94f9c57ee
 
 @Suite struct IdentityVerifyCommandTests {
     func arguments(merchantID: String = "PassKit_Identity_Test_Merchant_ID", at: String = "2022-04-01T00:00:00Z") -> [String] {
-        ["identity", "verify", "--envelope", TestVectors.path(sample + "hpke_envelope.cbor"),
-         "--merchant-key", TestVectors.path(sample + "merchant_encryption.key"),
-         "--nonce", nonce, "--merchant-id", merchantID, "--team-id", "PassKit_Identity_Test_Team_ID",
-         "--trust", TestVectors.path(sample + "issuer_root.crt"), "--at", at]
+        [
+            "identity", "verify", "--envelope", TestVectors.path(sample + "hpke_envelope.cbor"),
+            "--merchant-key", TestVectors.path(sample + "merchant_encryption.key"),
+            "--nonce", nonce, "--merchant-id", merchantID, "--team-id", "PassKit_Identity_Test_Team_ID",
+            "--trust", TestVectors.path(sample + "issuer_root.crt"), "--at", at,
+        ]
     }
 
     @Test func appleSampleIsAccepted() async throws {
@@ -33,11 +35,13 @@ private let nonce = "964c3e56a06061fa213fce2ba73217a6d359c2e65d44ec6b5b94f9c57ee
 
     @Test func requestFileAddsClaimsAndBadRequestIsAUsageError() async throws {
         let request = FileManager.default.temporaryDirectory.appendingPathComponent("req-\(UUID()).json")
-        try Data(#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 200, "intentToStore": "willNotStore"}]}"#.utf8).write(to: request)
+        try Data(#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 200, "intentToStore": "willNotStore"}]}"#.utf8).write(
+            to: request)
         let bad = await WalletVerifierCommand.runCapturing(arguments() + ["--request", request.path])
         #expect(bad.code == 2)
         #expect(bad.stderr.contains("outside 1...125"))
-        try Data(#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 21, "intentToStore": "willNotStore"}]}"#.utf8).write(to: request)
+        try Data(#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 21, "intentToStore": "willNotStore"}]}"#.utf8).write(
+            to: request)
         let result = await WalletVerifierCommand.runCapturing(arguments() + ["--request", request.path, "--format", "json"])
         // The sample discloses far more than age, so the request check fails and claims are withheld.
         #expect(result.code == 1)

@@ -7,10 +7,12 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
 
 @Suite struct MdocVerifyCommandTests {
     func run(_ extra: [String], readerKey: Bool = true, at: String = "2021-01-01T00:00:00Z") async -> (code: Int32, stdout: String, stderr: String) {
-        var arguments = ["mdoc", "verify",
-                         "--device-response", TestVectors.path(annexD + "device_response.cbor"),
-                         "--session-transcript", TestVectors.path(annexD + "session_transcript_bytes.cbor.hex"),
-                         "--trust", TestVectors.path(annexD + "document_signer.pem"), "--at", at]
+        var arguments = [
+            "mdoc", "verify",
+            "--device-response", TestVectors.path(annexD + "device_response.cbor"),
+            "--session-transcript", TestVectors.path(annexD + "session_transcript_bytes.cbor.hex"),
+            "--trust", TestVectors.path(annexD + "document_signer.pem"), "--at", at,
+        ]
         if readerKey { arguments += ["--reader-key", TestVectors.path(annexD + "ereader_key_private_d.hex")] }
         return await WalletVerifierCommand.runCapturing(arguments + extra)
     }
@@ -53,7 +55,10 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
         #expect(await run(["--clock-skew", "-1"]).code == 2)
         let noTrust = await WalletVerifierCommand.runCapturing(["mdoc", "verify", "--device-response", "x", "--session-transcript", "y"])
         #expect(noTrust.code == 2)
-        let missingFile = await WalletVerifierCommand.runCapturing(["mdoc", "verify", "--device-response", "/nonexistent", "--session-transcript", "y", "--trust", TestVectors.path(annexD + "document_signer.pem")])
+        let missingFile = await WalletVerifierCommand.runCapturing([
+            "mdoc", "verify", "--device-response", "/nonexistent", "--session-transcript", "y", "--trust",
+            TestVectors.path(annexD + "document_signer.pem"),
+        ])
         #expect(missingFile.code == 2)
     }
 }

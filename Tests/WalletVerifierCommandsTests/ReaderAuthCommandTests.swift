@@ -14,35 +14,44 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
     @Test(arguments: [false, true])
     func aSignedRequestVerifiesOnTheCommandLine(all: Bool) async throws {
         let scratch = try Scratch()
-        var options = ReaderPKI.Options(); options.intermediate = true; options.curve = .p384
+        var options = ReaderPKI.Options()
+        options.intermediate = true
+        options.curve = .p384
         let pki = try ReaderPKI(options)
         let key = try scratch.write("reader-key.pem", pki.readerKeyPEM)
         let leaf = try scratch.write("reader.pem", ReaderPKI.pem(pki.reader))
         let intermediate = try scratch.write("intermediate.pem", ReaderPKI.pem(pki.intermediate!))
         let root = try scratch.write("root.pem", ReaderPKI.pem(pki.root))
         let recipient = try scratch.write("recipient.pem", P256.KeyAgreement.PrivateKey().pemRepresentation)
-        let created = await WalletVerifierCommand.runCapturing([
-            "web", "request", "--doctype", "org.iso.18013.5.1.mDL", "--element", "org.iso.18013.5.1/age_over_21",
-            "--origin", "https://shop.example", "--recipient-key", recipient, "--out", scratch.path("session.json"),
-            "--reader-key", key, "--reader-cert", leaf, "--reader-cert", intermediate,
-        ] + (all ? ["--reader-auth-all"] : []))
+        let created = await WalletVerifierCommand.runCapturing(
+            [
+                "web", "request", "--doctype", "org.iso.18013.5.1.mDL", "--element", "org.iso.18013.5.1/age_over_21",
+                "--origin", "https://shop.example", "--recipient-key", recipient, "--out", scratch.path("session.json"),
+                "--reader-key", key, "--reader-cert", leaf, "--reader-cert", intermediate,
+            ] + (all ? ["--reader-auth-all"] : []))
         #expect(created.code == 0, "\(created.stderr)")
         #expect(!created.stderr.contains("warning"))
         let argument = try scratch.write("argument.json", created.stdout)
-        let verified = await WalletVerifierCommand.runCapturing(["web", "verify-request", "--request", argument, "--origin", "https://shop.example",
-                                                                 "--trust", root, "--format", "json"])
+        let verified = await WalletVerifierCommand.runCapturing([
+            "web", "verify-request", "--request", argument, "--origin", "https://shop.example",
+            "--trust", root, "--format", "json",
+        ])
         #expect(verified.code == 0, "\(verified.stdout)")
         let report = try json(verified.stdout)
         #expect(check(report, "reader.auth.signature")?["status"] as? String == "passed")
         #expect(check(report, "reader.auth.chain")?["status"] as? String == "passed")
         #expect(check(report, "reader.auth.profile")?["status"] as? String == "passed")
         // Another origin: the signature does not verify (exit 1).
-        let other = await WalletVerifierCommand.runCapturing(["web", "verify-request", "--request", argument, "--origin", "https://attacker.example", "--trust", root])
+        let other = await WalletVerifierCommand.runCapturing([
+            "web", "verify-request", "--request", argument, "--origin", "https://attacker.example", "--trust", root,
+        ])
         #expect(other.code == 1)
         #expect(other.stdout.contains("readerSignatureInvalid"))
         // An untrusted root: the chain fails.
         let stranger = try scratch.write("stranger.pem", ReaderPKI.pem(try ReaderPKI().root))
-        let untrusted = await WalletVerifierCommand.runCapturing(["web", "verify-request", "--request", argument, "--origin", "https://shop.example", "--trust", stranger])
+        let untrusted = await WalletVerifierCommand.runCapturing([
+            "web", "verify-request", "--request", argument, "--origin", "https://shop.example", "--trust", stranger,
+        ])
         #expect(untrusted.code == 1)
         #expect(untrusted.stdout.contains("untrustedReader"))
     }
@@ -52,8 +61,10 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         let pki = try ReaderPKI()
         let recipient = try scratch.write("recipient.pem", P256.KeyAgreement.PrivateKey().pemRepresentation)
         let leaf = try scratch.write("reader.pem", ReaderPKI.pem(pki.reader))
-        let base = ["web", "request", "--doctype", "org.iso.18013.5.1.mDL", "--element", "org.iso.18013.5.1/age_over_21",
-                    "--origin", "https://shop.example", "--recipient-key", recipient, "--out", scratch.path("session.json")]
+        let base = [
+            "web", "request", "--doctype", "org.iso.18013.5.1.mDL", "--element", "org.iso.18013.5.1/age_over_21",
+            "--origin", "https://shop.example", "--recipient-key", recipient, "--out", scratch.path("session.json"),
+        ]
         // A key that is not the leaf's: refused at configuration time (exit 2).
         let otherKey = try scratch.write("other-key.pem", P256.Signing.PrivateKey().pemRepresentation)
         let mismatch = await WalletVerifierCommand.runCapturing(base + ["--reader-key", otherKey, "--reader-cert", leaf])
@@ -62,7 +73,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         let alone = await WalletVerifierCommand.runCapturing(base + ["--reader-cert", leaf])
         #expect(alone.code == 2)
         // A leaf without the reader EKU: a warning, the request is still signed.
-        var noEKU = ReaderPKI.Options(); noEKU.readerHasEKU = false
+        var noEKU = ReaderPKI.Options()
+        noEKU.readerHasEKU = false
         let unprofiled = try ReaderPKI(noEKU)
         let key = try scratch.write("key.pem", unprofiled.readerKeyPEM)
         let cert = try scratch.write("unprofiled.pem", ReaderPKI.pem(unprofiled.reader))
@@ -88,12 +100,16 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         #expect(check(report, "reader.auth.chain")?["status"] as? String == "passed")
         #expect(check(report, "reader.auth.profile")?["reason"] as? String == "profileViolation")
         // The DeviceRequest alone needs the encryption info.
-        let bare = await WalletVerifierCommand.runCapturing(["web", "verify-request", "--request", TestVectors.path(capture + "device-request.cbor"),
-                                                             "--origin", "http://127.0.0.1:3010", "--trust", pinned])
+        let bare = await WalletVerifierCommand.runCapturing([
+            "web", "verify-request", "--request", TestVectors.path(capture + "device-request.cbor"),
+            "--origin", "http://127.0.0.1:3010", "--trust", pinned,
+        ])
         #expect(bare.code == 2)
-        let withInfo = await WalletVerifierCommand.runCapturing(["web", "verify-request", "--request", TestVectors.path(capture + "device-request.cbor"),
-                                                                 "--encryption-info", TestVectors.path(capture + "encryption-info.b64u"),
-                                                                 "--origin", "http://127.0.0.1:3010", "--trust", pinned, "--at", "2026-05-01T17:30:00Z"])
+        let withInfo = await WalletVerifierCommand.runCapturing([
+            "web", "verify-request", "--request", TestVectors.path(capture + "device-request.cbor"),
+            "--encryption-info", TestVectors.path(capture + "encryption-info.b64u"),
+            "--origin", "http://127.0.0.1:3010", "--trust", pinned, "--at", "2026-05-01T17:30:00Z",
+        ])
         #expect(withInfo.stdout.contains("PASS  reader.auth.signature"))
     }
 }
@@ -102,7 +118,9 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
     /// `cbor inspect` on a signed DeviceRequest shows the readerAuth's protected header decoded and
     /// names the x5chain certificates by subject.
     @Test func inspectNamesTheReaderCertificate() async throws {
-        let result = await WalletVerifierCommand.runCapturing(["cbor", "inspect", TestVectors.path("mdoc/dcapi-annex-c-chrome-android-jmandel/request/device-request.cbor")])
+        let result = await WalletVerifierCommand.runCapturing([
+            "cbor", "inspect", TestVectors.path("mdoc/dcapi-annex-c-chrome-android-jmandel/request/device-request.cbor"),
+        ])
         #expect(result.code == 0)
         #expect(result.stdout.contains("\"readerAuth\": ["))
         // The protected header decoded ({1: -7}, ES256), the x5chain certificate in the unprotected
@@ -123,7 +141,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         let start = try #require(readme.range(of: "Example: a reader root and a reader certificate"))
         let block = readme[start.upperBound...]
         let open = try #require(block.range(of: "```sh\n")), close = try #require(block[open.upperBound...].range(of: "\n```"))
-        let lines = String(block[open.upperBound..<close.lowerBound]).replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n").map(String.init)
+        let lines = String(block[open.upperBound..<close.lowerBound]).replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n").map(
+            String.init)
         let openssl = lines.filter { $0.hasPrefix("openssl ") || $0.hasPrefix("printf ") }
         let commands = lines.filter { $0.hasPrefix("swift run wallet-verifier ") }
         #expect(openssl.count == 7 && commands.count == 2)
@@ -136,15 +155,20 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         shell.executableURL = URL(fileURLWithPath: "/bin/bash")
         shell.arguments = ["-euc", openssl.joined(separator: "\n")]
         shell.currentDirectoryURL = scratch.url
-        shell.standardOutput = FileHandle.nullDevice; shell.standardError = FileHandle.nullDevice
-        try shell.run(); shell.waitUntilExit()
+        shell.standardOutput = FileHandle.nullDevice
+        shell.standardError = FileHandle.nullDevice
+        try shell.run()
+        shell.waitUntilExit()
         #expect(shell.terminationStatus == 0)
 
         let fileOptions: Set<String> = ["--recipient-key", "--out", "--reader-key", "--reader-cert", "--request", "--trust"]
         func run(_ line: String) async -> (code: Int32, stdout: String, stderr: String, redirect: String?) {
             var words = line.dropFirst("swift run wallet-verifier ".count).split(separator: " ").map(String.init)
             var redirect: String?
-            if let index = words.firstIndex(of: ">") { redirect = words[index + 1]; words.removeSubrange(index...) }
+            if let index = words.firstIndex(of: ">") {
+                redirect = words[index + 1]
+                words.removeSubrange(index...)
+            }
             for index in words.indices.dropFirst() where fileOptions.contains(words[index - 1]) { words[index] = scratch.path(words[index]) }
             let result = await WalletVerifierCommand.runCapturing(words)
             return (result.code, result.stdout, result.stderr, redirect)

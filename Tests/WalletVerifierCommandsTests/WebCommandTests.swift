@@ -1,13 +1,13 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
-import WalletCBOR
+import Testing
 import VerificationCore
+import WalletCBOR
 import WalletCOSE
+import WalletEncoding
 import WalletVerifierCommands
 import WalletVerifierTestSupport
-import WalletEncoding
 
 private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 
@@ -55,17 +55,20 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
     }
 
     func realCapture(_ extra: [String], scratch: Scratch) throws -> [String] {
-        ["web", "verify",
-         "--response", TestVectors.path(capture + "response/wallet-response.digital-credential.json"),
-         "--encryption-info", try TestVectors.text(capture + "request/encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines),
-         "--origin", "http://127.0.0.1:3010",
-         "--recipient-key", TestVectors.path(capture + "request/recipient-private.jwk.json"),
-         "--trust", try pinnedSigner(scratch)] + extra
+        [
+            "web", "verify",
+            "--response", TestVectors.path(capture + "response/wallet-response.digital-credential.json"),
+            "--encryption-info", try TestVectors.text(capture + "request/encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines),
+            "--origin", "http://127.0.0.1:3010",
+            "--recipient-key", TestVectors.path(capture + "request/recipient-private.jwk.json"),
+            "--trust", try pinnedSigner(scratch),
+        ] + extra
     }
 
     @Test func theRealCaptureVerifiesUnderTheDeveloperPolicy() async throws {
         let scratch = try Scratch()
-        let result = await WalletVerifierCommand.runCapturing(try realCapture(["--at", "2026-05-01T17:30:00Z", "--policy", "developer", "--format", "json"], scratch: scratch))
+        let result = await WalletVerifierCommand.runCapturing(
+            try realCapture(["--at", "2026-05-01T17:30:00Z", "--policy", "developer", "--format", "json"], scratch: scratch))
         #expect(result.code == 0, "\(result.stdout)\(result.stderr)")
         let object = try json(result.stdout)
         #expect(object["verdict"] as? String == "accepted")
@@ -77,18 +80,23 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         #expect(documents.first?["docType"] as? String == "org.smarthealthit.checkin.1")
 
         // ISO strict (the default): rejected only for the demo signer's missing profile and country.
-        let strict = await WalletVerifierCommand.runCapturing(try realCapture(["--at", "2026-05-01T17:30:00Z", "--format", "json"], scratch: scratch))
+        let strict = await WalletVerifierCommand.runCapturing(
+            try realCapture(["--at", "2026-05-01T17:30:00Z", "--format", "json"], scratch: scratch))
         #expect(strict.code == 1)
-        let failed = (try json(strict.stdout)["checks"] as! [[String: Any]]).filter { $0["status"] as? String == "failed" }.map { $0["id"] as! String }
+        let failed = (try json(strict.stdout)["checks"] as! [[String: Any]]).filter { $0["status"] as? String == "failed" }.map {
+            $0["id"] as! String
+        }
         #expect(Set(failed) == ["mdoc.issuer.certificateProfile", "mdoc.issuer.country"])
     }
 
     @Test func zeroClockSkewRejectsTheCaptureAtCaptureTime() async throws {
         let scratch = try Scratch()
-        let zero = await WalletVerifierCommand.runCapturing(try realCapture(["--at", "2026-05-01T17:27:18Z", "--policy", "developer", "--clock-skew", "0", "--format", "json"], scratch: scratch))
+        let zero = await WalletVerifierCommand.runCapturing(
+            try realCapture(["--at", "2026-05-01T17:27:18Z", "--policy", "developer", "--clock-skew", "0", "--format", "json"], scratch: scratch))
         #expect(zero.code == 1)
         #expect(check(try json(zero.stdout), "mdoc.validity")?["reason"] as? String == "notYetValid")
-        let tolerant = await WalletVerifierCommand.runCapturing(try realCapture(["--at", "2026-05-01T17:27:18Z", "--policy", "developer"], scratch: scratch))
+        let tolerant = await WalletVerifierCommand.runCapturing(
+            try realCapture(["--at", "2026-05-01T17:27:18Z", "--policy", "developer"], scratch: scratch))
         #expect(tolerant.code == 0)
         #expect(tolerant.stdout.contains("verdict: accepted"))
     }
@@ -112,24 +120,43 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         let response = TestVectors.path(capture + "response/wallet-response.digital-credential.json")
         // Neither a session nor the three request options.
         #expect(await WalletVerifierCommand.runCapturing(["web", "verify", "--response", response, "--trust", trust]).code == 2)
-        #expect(await WalletVerifierCommand.runCapturing(["web", "verify", "--response", response, "--trust", trust, "--origin", "x", "--encryption-info", "AAAA"]).code == 2)
-        #expect(await WalletVerifierCommand.runCapturing(["web", "verify", "--response", response, "--trust", trust, "--session", "s.json", "--origin", "x"]).code == 2)
+        #expect(
+            await WalletVerifierCommand.runCapturing([
+                "web", "verify", "--response", response, "--trust", trust, "--origin", "x", "--encryption-info", "AAAA",
+            ]).code == 2)
+        #expect(
+            await WalletVerifierCommand.runCapturing([
+                "web", "verify", "--response", response, "--trust", trust, "--session", "s.json", "--origin", "x",
+            ]).code == 2)
         // A public JWK cannot open anything.
-        let publicKey = await WalletVerifierCommand.runCapturing(["web", "verify", "--response", response, "--trust", trust, "--origin", "x",
-                                                                  "--encryption-info", "AAAA", "--recipient-key", TestVectors.path(capture + "request/recipient-public.jwk.json")])
+        let publicKey = await WalletVerifierCommand.runCapturing([
+            "web", "verify", "--response", response, "--trust", trust, "--origin", "x",
+            "--encryption-info", "AAAA", "--recipient-key", TestVectors.path(capture + "request/recipient-public.jwk.json"),
+        ])
         #expect(publicKey.code == 2)
         #expect(publicKey.stderr.contains("no private part"))
         // web request without elements, with a bad element, with a bad origin.
         let key = TestVectors.path(capture + "request/recipient-private.jwk.json")
-        #expect(await WalletVerifierCommand.runCapturing(["web", "request", "--doctype", "d", "--origin", "https://a.example", "--recipient-key", key, "--out", scratch.path("s")]).code == 2)
-        #expect(await WalletVerifierCommand.runCapturing(["web", "request", "--doctype", "d", "--element", "nope", "--origin", "https://a.example", "--recipient-key", key, "--out", scratch.path("s")]).code == 2)
-        #expect(await WalletVerifierCommand.runCapturing(["web", "request", "--doctype", "d", "--element", "a/b", "--origin", "not an origin", "--recipient-key", key, "--out", scratch.path("s")]).code == 2)
+        #expect(
+            await WalletVerifierCommand.runCapturing([
+                "web", "request", "--doctype", "d", "--origin", "https://a.example", "--recipient-key", key, "--out", scratch.path("s"),
+            ]).code == 2)
+        #expect(
+            await WalletVerifierCommand.runCapturing([
+                "web", "request", "--doctype", "d", "--element", "nope", "--origin", "https://a.example", "--recipient-key", key, "--out",
+                scratch.path("s"),
+            ]).code == 2)
+        #expect(
+            await WalletVerifierCommand.runCapturing([
+                "web", "request", "--doctype", "d", "--element", "a/b", "--origin", "not an origin", "--recipient-key", key, "--out",
+                scratch.path("s"),
+            ]).code == 2)
     }
 }
 
 /// `web request` then `web verify --session`, with a passport fixture and a revocation list.
 @Suite struct WebSessionCommandTests {
-    static let at = "2023-11-14T23:13:20Z" // an hour after the fixture was signed
+    static let at = "2023-11-14T23:13:20Z"  // an hour after the fixture was signed
     static let time = RFC3339.parse(at)!
 
     @Test func aSessionVerifiesOneResponse() async throws {
@@ -138,9 +165,14 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         let keyPath = try scratch.write("recipient.pem", recipient.pemRepresentation)
         let sessionPath = scratch.path("session.json")
         let ns = PhotoIDFixture.nameSpace
-        let request = await WalletVerifierCommand.runCapturing([
-            "web", "request", "--doctype", PhotoIDFixture.docType, "--origin", "https://verifier.example", "--recipient-key", keyPath, "--out", sessionPath,
-        ] + PhotoIDFixture.defaultElements.flatMap { ["--element", "\(ns)/\($0.identifier)" + ($0.identifier == "document_number" ? ":retain" : "")] })
+        let request = await WalletVerifierCommand.runCapturing(
+            [
+                "web", "request", "--doctype", PhotoIDFixture.docType, "--origin", "https://verifier.example", "--recipient-key", keyPath, "--out",
+                sessionPath,
+            ]
+                + PhotoIDFixture.defaultElements.flatMap {
+                    ["--element", "\(ns)/\($0.identifier)" + ($0.identifier == "document_number" ? ":retain" : "")]
+                })
         #expect(request.code == 0, "\(request.stderr)")
         let argument = try json(request.stdout)
         let data = try #require((((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])?.first?["data"]) as? [String: String])
@@ -158,17 +190,23 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         fixture.status = try RevocationListFixture.identifierListStatus(id: [7, 7, 7], uri: uri)
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: data["encryptionInfo"]!, origin: "https://verifier.example")
         let plaintext = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        let encrypted = try DCAPIResponseFixture.encrypt(plaintext, encryptionInfoBase64URL: data["encryptionInfo"]!, origin: "https://verifier.example",
-                                                         recipientPublicKey: recipient.publicKey)
-        let b64url = Data(encrypted).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let encrypted = try DCAPIResponseFixture.encrypt(
+            plaintext, encryptionInfoBase64URL: data["encryptionInfo"]!, origin: "https://verifier.example",
+            recipientPublicKey: recipient.publicKey)
+        let b64url = Data(encrypted).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
         let responsePath = try scratch.write("credential.json", #"{"protocol":"org-iso-mdoc","data":{"response":"\#(b64url)"}}"#)
         let iaca = try scratch.write("iaca.pem", pki.iacaPEM)
-        let list = try RevocationListFixture(content: .identifiers([[1]]), uri: uri, issuedAt: Self.time.addingTimeInterval(-60), expiresAt: Self.time.addingTimeInterval(86_400))
-            .signed(by: pki.revocation)
+        let list = try RevocationListFixture(
+            content: .identifiers([[1]]), uri: uri, issuedAt: Self.time.addingTimeInterval(-60), expiresAt: Self.time.addingTimeInterval(86_400)
+        )
+        .signed(by: pki.revocation)
         let listPath = try scratch.write("passport-3.cwt", list)
 
-        let verify = ["web", "verify", "--response", responsePath, "--session", sessionPath, "--trust", iaca, "--at", Self.at,
-                      "--revocation-list", listPath, "--format", "json"]
+        let verify = [
+            "web", "verify", "--response", responsePath, "--session", sessionPath, "--trust", iaca, "--at", Self.at,
+            "--revocation-list", listPath, "--format", "json",
+        ]
         let first = await WalletVerifierCommand.runCapturing(verify)
         #expect(first.code == 0, "\(first.stdout)\(first.stderr)")
         let report = try json(first.stdout)
@@ -213,19 +251,26 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
             let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: "https://verifier.example")
             var fixture = PhotoIDFixture()
             fixture.status = try RevocationListFixture.identifierListStatus(id: TrustListCommandTests.id, uri: uri)
-            response = try scratch.write("response.cbor", try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript))
+            response = try scratch.write(
+                "response.cbor", try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript))
             self.transcript = try scratch.write("transcript.cbor", transcript.bytes)
             iaca = try scratch.write("iaca.pem", pki.iacaPEM)
         }
 
-        func list(_ ids: [[UInt8]], issuedAt: Date = TrustListCommandTests.time.addingTimeInterval(-60), expiresAt: Date = TrustListCommandTests.time.addingTimeInterval(86_400),
-                  uri: String = TrustListCommandTests.uri) throws -> [UInt8] {
+        func list(
+            _ ids: [[UInt8]], issuedAt: Date = TrustListCommandTests.time.addingTimeInterval(-60),
+            expiresAt: Date = TrustListCommandTests.time.addingTimeInterval(86_400),
+            uri: String = TrustListCommandTests.uri
+        ) throws -> [UInt8] {
             try RevocationListFixture(content: .identifiers(ids), uri: uri, issuedAt: issuedAt, expiresAt: expiresAt).signed(by: pki.revocation)
         }
 
         func mdocVerify(_ extra: [String]) async -> (code: Int32, stdout: String, stderr: String) {
-            await WalletVerifierCommand.runCapturing(["mdoc", "verify", "--device-response", response, "--session-transcript", transcript,
-                                                      "--at", TrustListCommandTests.at, "--format", "json"] + extra)
+            await WalletVerifierCommand.runCapturing(
+                [
+                    "mdoc", "verify", "--device-response", response, "--session-transcript", transcript,
+                    "--at", TrustListCommandTests.at, "--format", "json",
+                ] + extra)
         }
     }
 
@@ -244,7 +289,8 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         #expect(rejected.code == 1)
         #expect(check(try json(rejected.stdout), "mdoc.revocation.status")?["reason"] as? String == "revoked")
 
-        let expired = try setup.scratch.write("expired.cwt", try setup.list([], issuedAt: Self.time.addingTimeInterval(-7200), expiresAt: Self.time.addingTimeInterval(-3600)))
+        let expired = try setup.scratch.write(
+            "expired.cwt", try setup.list([], issuedAt: Self.time.addingTimeInterval(-7200), expiresAt: Self.time.addingTimeInterval(-3600)))
         let undetermined = await setup.mdocVerify(["--trust", setup.iaca, "--revocation-list", expired])
         #expect(undetermined.code == 3)
         #expect(check(try json(undetermined.stdout), "mdoc.revocation.list")?["reason"] as? String == "listExpired")
@@ -315,14 +361,18 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         let setup = try Setup()
         let vical = TestVectors.path("mdoc/aamva-vical-isomdl/aamva-vical-2025-11-18.cbor")
         let anchor = TestVectors.path("mdoc/aamva-vical-isomdl/aamva_dts_root_ca.pem")
-        let onTheDay = await WalletVerifierCommand.runCapturing(["mdoc", "verify", "--device-response", setup.response, "--session-transcript", setup.transcript,
-                                                                 "--vical", vical, "--vical-trust", anchor, "--at", "2025-11-18T19:00:00Z", "--format", "json"])
+        let onTheDay = await WalletVerifierCommand.runCapturing([
+            "mdoc", "verify", "--device-response", setup.response, "--session-transcript", setup.transcript,
+            "--vical", vical, "--vical-trust", anchor, "--at", "2025-11-18T19:00:00Z", "--format", "json",
+        ])
         let report = try json(onTheDay.stdout)
         #expect(check(report, "vical.chain")?["status"] as? String == "passed")
         // The fixture passport's issuer is not an AAMVA member.
         #expect(check(report, "mdoc.issuer.chain")?["reason"] as? String == "noTrustAnchor")
-        let today = await WalletVerifierCommand.runCapturing(["mdoc", "verify", "--device-response", setup.response, "--session-transcript", setup.transcript,
-                                                              "--vical", vical, "--vical-trust", anchor, "--at", "2026-11-21T00:00:00Z", "--format", "json"])
+        let today = await WalletVerifierCommand.runCapturing([
+            "mdoc", "verify", "--device-response", setup.response, "--session-transcript", setup.transcript,
+            "--vical", vical, "--vical-trust", anchor, "--at", "2026-11-21T00:00:00Z", "--format", "json",
+        ])
         #expect(check(try json(today.stdout), "vical.chain")?["reason"] as? String == "certificateExpired")
         #expect(today.code == 1)
     }
@@ -337,17 +387,23 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         fixture.status = try RevocationListFixture.identifierListStatus(id: Self.id, uri: Self.uri)
         let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: merchant, teamID: team, recipient: recipient.publicKey)
         let response = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        let envelope = try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
+        let envelope = try IdentityEnvelopeFixture().envelope(
+            deviceResponse: response, recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
         let envelopePath = try scratch.write("envelope.cbor", envelope)
         let keyPath = try scratch.write("merchant.pem", recipient.pemRepresentation)
         let iaca = try scratch.write("iaca.pem", pki.iacaPEM)
         func run(_ ids: [[UInt8]]) async throws -> (code: Int32, stdout: String, stderr: String) {
-            let list = try RevocationListFixture(content: .identifiers(ids), uri: Self.uri, issuedAt: Self.time.addingTimeInterval(-60), expiresAt: Self.time.addingTimeInterval(86_400))
-                .signed(by: pki.revocation)
+            let list = try RevocationListFixture(
+                content: .identifiers(ids), uri: Self.uri, issuedAt: Self.time.addingTimeInterval(-60),
+                expiresAt: Self.time.addingTimeInterval(86_400)
+            )
+            .signed(by: pki.revocation)
             let listPath = try scratch.write("list-\(ids.count).cwt", list)
-            return await WalletVerifierCommand.runCapturing(["identity", "verify", "--envelope", envelopePath, "--merchant-key", keyPath,
-                                                             "--nonce", Hex.encode(nonce), "--merchant-id", merchant, "--team-id", team,
-                                                             "--trust", iaca, "--at", Self.at, "--revocation-list", listPath, "--format", "json"])
+            return await WalletVerifierCommand.runCapturing([
+                "identity", "verify", "--envelope", envelopePath, "--merchant-key", keyPath,
+                "--nonce", Hex.encode(nonce), "--merchant-id", merchant, "--team-id", team,
+                "--trust", iaca, "--at", Self.at, "--revocation-list", listPath, "--format", "json",
+            ])
         }
         let clean = try await run([])
         #expect(clean.code == 0, "\(clean.stdout)\(clean.stderr)")

@@ -1,15 +1,15 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
+import SwiftASN1
+import Testing
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
-import WebIdentity
-import WalletVerifierTestSupport
-import X509
-import SwiftASN1
 import WalletEncoding
+import WalletVerifierTestSupport
+import WebIdentity
+import X509
 
 private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
 
@@ -18,15 +18,18 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
 @Suite struct ReaderAuthTests {
     let origin = "https://verifier.example"
     let time = Date(timeIntervalSince1970: 1_700_000_000)
-    let request = WebDocumentRequest(docType: "org.iso.18013.5.1.mDL", elements: [
-        .init(nameSpace: "org.iso.18013.5.1", identifier: "age_over_21"),
-        .init(nameSpace: "org.iso.18013.5.1", identifier: "portrait", intentToRetain: true),
-    ])
+    let request = WebDocumentRequest(
+        docType: "org.iso.18013.5.1.mDL",
+        elements: [
+            .init(nameSpace: "org.iso.18013.5.1", identifier: "age_over_21"),
+            .init(nameSpace: "org.iso.18013.5.1", identifier: "portrait", intentToRetain: true),
+        ])
 
     func signedRequest(_ pki: ReaderPKI, all: Bool = false) throws -> WebPresentationRequest {
         let signer = try ReaderAuthSigner(key: pki.readerKey, chain: pki.chainDER)
-        return try WebPresentationRequest(request: request, origin: origin, nonce: Array(repeating: 4, count: 32),
-                                          recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey, readerAuth: signer, readerAuthAll: all)
+        return try WebPresentationRequest(
+            request: request, origin: origin, nonce: Array(repeating: 4, count: 32),
+            recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey, readerAuth: signer, readerAuthAll: all)
     }
 
     func verify(_ bytes: [UInt8], transcript: SessionTranscript, roots: [Certificate], at time: Date? = nil) async -> VerificationReport {
@@ -50,18 +53,25 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         #expect(report.check(.readerAuthProfile)?.reason == .readerProfileViolation)
         #expect(report.check(.readerAuthProfile)?.message.contains("1.0.18013.5.1.6") == true)
         // Another origin makes another transcript: the signature no longer verifies.
-        let other = SessionTranscript.dcapi(encryptionInfoBase64URL: try TestVectors.text(capture + "encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines), origin: "https://127.0.0.1:3010")
+        let other = SessionTranscript.dcapi(
+            encryptionInfoBase64URL: try TestVectors.text(capture + "encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines),
+            origin: "https://127.0.0.1:3010")
         #expect(await verify(bytes, transcript: other, roots: [leaf], at: time).check(.readerAuthSignature)?.reason == .readerSignatureInvalid)
         // The right origin rebuilds the capture's transcript exactly.
-        let rebuilt = SessionTranscript.dcapi(encryptionInfoBase64URL: try TestVectors.text(capture + "encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines), origin: "http://127.0.0.1:3010")
+        let rebuilt = SessionTranscript.dcapi(
+            encryptionInfoBase64URL: try TestVectors.text(capture + "encryption-info.b64u").trimmingCharacters(in: .whitespacesAndNewlines),
+            origin: "http://127.0.0.1:3010")
         #expect(rebuilt.bytes == transcript.bytes)
         // Not trusted without the pin.
-        #expect(await verify(bytes, transcript: transcript, roots: [try ReaderPKI().root], at: time).check(.readerAuthChain)?.reason == .untrustedReader)
+        #expect(
+            await verify(bytes, transcript: transcript, roots: [try ReaderPKI().root], at: time).check(.readerAuthChain)?.reason == .untrustedReader)
     }
 
     @Test(arguments: [(ReaderPKI.Curve.p256, false), (.p256, true), (.p384, false), (.p384, true)])
     func signedRequestsVerify(curve: ReaderPKI.Curve, intermediate: Bool) async throws {
-        var options = ReaderPKI.Options(); options.curve = curve; options.intermediate = intermediate
+        var options = ReaderPKI.Options()
+        options.curve = curve
+        options.intermediate = intermediate
         let pki = try ReaderPKI(options)
         let presentation = try signedRequest(pki)
         let report = await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: [pki.root])
@@ -74,11 +84,14 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         #expect(received.version == "1.0")
         let items = try CBORDecoder.decode(Array(received.docRequests[0].itemsRequestBytes))
         let independent = CBORNode.embedded(CBORNode.array([.text("ReaderAuthentication"), presentation.sessionTranscript.node, items]))
-        #expect(ReaderAuthentication.bytes(transcript: presentation.sessionTranscript, itemsRequestBytes: received.docRequests[0].itemsRequestBytes) == Array(independent.encodedBytes))
+        #expect(
+            ReaderAuthentication.bytes(transcript: presentation.sessionTranscript, itemsRequestBytes: received.docRequests[0].itemsRequestBytes)
+                == Array(independent.encodedBytes))
         let signature = try #require(received.docRequests[0].readerAuth)
         #expect(signature.payload == nil)
         #expect(try signature.algorithm == (curve == .p256 ? .es256 : .es384))
-        let key: COSEPublicKey = curve == .p256 ? .p256(P256.Signing.PublicKey(pki.reader.publicKey)!) : .p384(P384.Signing.PublicKey(pki.reader.publicKey)!)
+        let key: COSEPublicKey =
+            curve == .p256 ? .p256(P256.Signing.PublicKey(pki.reader.publicKey)!) : .p384(P384.Signing.PublicKey(pki.reader.publicKey)!)
         #expect(try signature.isValidSignature(key: key, detachedPayload: Array(independent.encodedBytes)))
         // x5chain: one byte string for one certificate, an array otherwise.
         let x5chain = try #require(signature.headers[33])
@@ -97,7 +110,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         #expect(report.check(.readerAuthSignature)?.scope == "readerAuthAll[0]")
         // ["ReaderAuthenticationAll", SessionTranscript, [ItemsRequestBytes], null], built independently.
         let items = try CBORDecoder.decode(Array(received.docRequests[0].itemsRequestBytes))
-        let independent = CBORNode.embedded(CBORNode.array([.text("ReaderAuthenticationAll"), presentation.sessionTranscript.node, .array([items]), .null]))
+        let independent = CBORNode.embedded(
+            CBORNode.array([.text("ReaderAuthenticationAll"), presentation.sessionTranscript.node, .array([items]), .null]))
         let key = COSEPublicKey.p256(P256.Signing.PublicKey(pki.reader.publicKey)!)
         #expect(try received.readerAuthAll[0].isValidSignature(key: key, detachedPayload: Array(independent.encodedBytes)))
     }
@@ -110,7 +124,10 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         // signature fails, whether or not the damaged ItemsRequest still decodes.
         let received = try ReceivedDeviceRequest(cborBytes: good)
         let item = received.docRequests[0].itemsRequestBytes
-        guard case .tagged(24, let inner) = try CBORDecoder.decode(Array(item)).value, let content = inner.bytesValue else { Issue.record("not tag 24"); return }
+        guard case .tagged(24, let inner) = try CBORDecoder.decode(Array(item)).value, let content = inner.bytesValue else {
+            Issue.record("not tag 24")
+            return
+        }
         let start = item.startIndex + (item.count - content.count)
         var undecodable = 0
         for index in start..<item.endIndex {
@@ -139,8 +156,11 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         let untrusted = await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: [try ReaderPKI().root])
         #expect(untrusted.check(.readerAuthChain)?.reason == .untrustedReader)
         #expect(untrusted.check(.readerAuthSignature)?.status == .passed)
-        #expect(await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: []).check(.readerAuthChain)?.reason == "noTrustAnchor")
-        var noEKU = ReaderPKI.Options(); noEKU.readerHasEKU = false
+        #expect(
+            await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: []).check(.readerAuthChain)?.reason
+                == "noTrustAnchor")
+        var noEKU = ReaderPKI.Options()
+        noEKU.readerHasEKU = false
         let withoutEKU = try ReaderPKI(noEKU)
         let unprofiled = try signedRequest(withoutEKU)
         let report = await verify(unprofiled.deviceRequest, transcript: unprofiled.sessionTranscript, roots: [withoutEKU.root])
@@ -150,11 +170,15 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         #expect(signer.profileViolations(at: time).contains { $0.contains("1.0.18013.5.1.6") })
         #expect(try ReaderAuthSigner(key: pki.readerKey, chain: pki.chainDER).profileViolations(at: time).isEmpty)
         // Expired at the verification time.
-        let late = await verify(presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: [pki.root], at: Date(timeIntervalSince1970: 2_100_000_000))
+        let late = await verify(
+            presentation.deviceRequest, transcript: presentation.sessionTranscript, roots: [pki.root], at: Date(timeIntervalSince1970: 2_100_000_000))
         #expect(late.check(.readerAuthChain)?.reason == "certificateExpired")
         // An unsigned request is not authenticated.
-        let unsigned = try WebPresentationRequest(request: request, origin: origin, nonce: Array(repeating: 4, count: 32), recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey)
-        #expect(await verify(unsigned.deviceRequest, transcript: unsigned.sessionTranscript, roots: [pki.root]).check(.readerRequestStructure)?.reason == .readerAuthMissing)
+        let unsigned = try WebPresentationRequest(
+            request: request, origin: origin, nonce: Array(repeating: 4, count: 32), recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey)
+        #expect(
+            await verify(unsigned.deviceRequest, transcript: unsigned.sessionTranscript, roots: [pki.root]).check(.readerRequestStructure)?.reason
+                == .readerAuthMissing)
     }
 
     /// readerAuthAll and deviceRequestInfo need DeviceRequest 1.1; other major versions are not read.
@@ -177,21 +201,26 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         }
         // Per-DocRequest readerAuth under 1.0 is the first edition's form.
         let perDocument = try signedRequest(pki)
-        #expect(await verify(perDocument.deviceRequest, transcript: perDocument.sessionTranscript, roots: [pki.root]).check(.readerRequestItems)?.details["docType"] == "org.iso.18013.5.1.mDL")
+        #expect(
+            await verify(perDocument.deviceRequest, transcript: perDocument.sessionTranscript, roots: [pki.root]).check(.readerRequestItems)?.details[
+                "docType"] == "org.iso.18013.5.1.mDL")
     }
 
     /// The key and certificate formats the CLI and the service load: SEC1 and PKCS#8 PEM, private JWKs
     /// on both curves, certificates as PEM (one file holding the chain, or one file each) or DER.
     @Test(arguments: [ReaderPKI.Curve.p256, .p384])
     func keyAndCertificateFormatsLoad(curve: ReaderPKI.Curve) throws {
-        var options = ReaderPKI.Options(); options.curve = curve; options.intermediate = true
+        var options = ReaderPKI.Options()
+        options.curve = curve
+        options.intermediate = true
         let pki = try ReaderPKI(options)
         let (sec1, pkcs8) = (pki.readerKeySEC1PEM, pki.readerKeyPEM)
-        let (jwk, d): (String, [UInt8]) = switch pki.readerKey {
-        case .p256(let k): ("P-256", Array(k.rawRepresentation))
-        case .p384(let k): ("P-384", Array(k.rawRepresentation))
-        default: ("", [])
-        }
+        let (jwk, d): (String, [UInt8]) =
+            switch pki.readerKey {
+            case .p256(let k): ("P-256", Array(k.rawRepresentation))
+            case .p384(let k): ("P-384", Array(k.rawRepresentation))
+            default: ("", [])
+            }
         #expect(sec1.contains("BEGIN EC PRIVATE KEY") && pkcs8.contains("BEGIN PRIVATE KEY"))
         let jwkText = "{\"kty\":\"EC\",\"crv\":\"\(jwk)\",\"d\":\"\(Base64.encodeURL(d))\"}"
         let leafDER = pki.chainDER[0], intermediateDER = pki.chainDER[1]
@@ -209,11 +238,17 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
             }
         }
         // A public JWK, a JWK on another curve, an RSA-looking file and garbage are refused by name.
-        for bad in ["{\"kty\":\"EC\",\"crv\":\"\(jwk)\",\"x\":\"AA\",\"y\":\"AA\"}", "{\"kty\":\"EC\",\"crv\":\"P-521\",\"d\":\"AAAA\"}",
-                    "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----", "not a key"] {
+        for bad in [
+            "{\"kty\":\"EC\",\"crv\":\"\(jwk)\",\"x\":\"AA\",\"y\":\"AA\"}", "{\"kty\":\"EC\",\"crv\":\"P-521\",\"d\":\"AAAA\"}",
+            "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----", "not a key",
+        ] {
             #expect { try ReaderAuthSigner.signingKey(contents: Array(bad.utf8), name: "reader.key") } throws: { "\($0)".contains("reader.key") }
         }
-        #expect { try ReaderAuthSigner.load(keyContents: Array(sec1.utf8), keyName: "k", certificateFiles: [("broken.pem", Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----".utf8))]) } throws: { "\($0)".contains("broken.pem") }
+        #expect {
+            try ReaderAuthSigner.load(
+                keyContents: Array(sec1.utf8), keyName: "k",
+                certificateFiles: [("broken.pem", Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----".utf8))])
+        } throws: { "\($0)".contains("broken.pem") }
     }
 
     @Test func aKeyThatDoesNotMatchTheLeafIsRefused() throws {

@@ -1,16 +1,17 @@
 import Crypto
 import Foundation
-import Testing
 import Mdoc
 import MdocVerifier
+import SwiftASN1
+import Testing
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
-@testable import WebIdentity
+import WalletEncoding
 import WalletVerifierTestSupport
 import X509
-import SwiftASN1
-import WalletEncoding
+
+@testable import WebIdentity
 
 private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 
@@ -67,13 +68,16 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 
     @Test func theCaptureDecryptsAndVerifiesAtTheReadmeTime() async throws {
         let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy)
-        let result = await verifier.verify(response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
-                                           recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt))
+        let result = await verifier.verify(
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
+            recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt))
         let report = result.report
         #expect(report.verdict == .accepted, "\(report.failures.map { "\($0.id): \($0.message)" })")
         #expect(report.flow == "webIdentity")
-        for id in [CheckID.webEnvelopeStructure, .webEnvelopeEncryptionInfo, .webEnvelopeDecryption, .webPlaintextStructure,
-                   .mdocIssuerSignature, .mdocIssuerChain, .mdocValueDigests, .mdocValidity, .mdocDeviceAuthentication] {
+        for id in [
+            CheckID.webEnvelopeStructure, .webEnvelopeEncryptionInfo, .webEnvelopeDecryption, .webPlaintextStructure,
+            .mdocIssuerSignature, .mdocIssuerChain, .mdocValueDigests, .mdocValidity, .mdocDeviceAuthentication,
+        ] {
             #expect(report.check(id)?.status == .passed, "\(id)")
         }
         #expect(report.check(.mdocIssuerChain)?.details["pinned"] == "true")
@@ -86,7 +90,9 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 
         // Under ISO strict the same response is rejected for exactly those two reasons.
         let strict = await WebIdentityVerifier(trustStore: try Self.pinnedStore()).verify(
-            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt)).report
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
+            context: .at(Self.verifyAt)
+        ).report
         #expect(strict.verdict == .rejected)
         #expect(Set(strict.failures.map(\.id)) == [.mdocIssuerCertificateProfile, .mdocIssuerCountry])
     }
@@ -97,41 +103,52 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         var zeroSkew = Self.demoPolicy
         zeroSkew.clockSkew = .seconds(0)
         let strictClock = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: zeroSkew).verify(
-            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), context: .at(Self.capturedAt)).report
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
+            context: .at(Self.capturedAt)
+        ).report
         #expect(strictClock.verdict == .rejected)
         #expect(strictClock.check(.mdocValidity)?.reason == "notYetValid")
         #expect(strictClock.check(.webEnvelopeDecryption)?.status == .passed)
 
         // The default 60 s tolerance accepts at capture time.
         let tolerant = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy).verify(
-            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(), context: .at(Self.capturedAt)).report
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
+            context: .at(Self.capturedAt)
+        ).report
         #expect(tolerant.verdict == .accepted)
         // A day and more later the document signer and the MSO have expired.
         let late = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy).verify(
             response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
-            context: .at(Self.verifyAt.addingTimeInterval(2 * 86_400))).report
+            context: .at(Self.verifyAt.addingTimeInterval(2 * 86_400))
+        ).report
         #expect(late.verdict == .rejected)
         #expect(late.check(.mdocValidity)?.reason == "expired")
     }
 
     @Test func anotherOriginOrKeyCannotOpenTheResponse() async throws {
         let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy)
-        let wrongOrigin = await verifier.verify(response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: "https://127.0.0.1:3010",
-                                                recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt)).report
+        let wrongOrigin = await verifier.verify(
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: "https://127.0.0.1:3010",
+            recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt)
+        ).report
         #expect(wrongOrigin.verdict == .rejected)
         #expect(wrongOrigin.check(.webEnvelopeDecryption)?.reason == "decryptionFailed")
         #expect(wrongOrigin.check(.webPlaintextStructure)?.reason == .prerequisiteFailed)
         #expect(wrongOrigin.check(.mdocResponseStructure)?.reason == .prerequisiteFailed)
 
-        let otherKey = await verifier.verify(response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
-                                             recipientKey: P256.KeyAgreement.PrivateKey(), context: .at(Self.verifyAt)).report
+        let otherKey = await verifier.verify(
+            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
+            recipientKey: P256.KeyAgreement.PrivateKey(), context: .at(Self.verifyAt)
+        ).report
         #expect(otherKey.check(.webEnvelopeEncryptionInfo)?.reason == "recipientKeyMismatch")
         #expect(otherKey.check(.webEnvelopeDecryption)?.reason == .prerequisiteFailed)
 
         var tampered = try Self.response()
         tampered[tampered.count - 20] ^= 0x01
-        let altered = await verifier.verify(response: tampered, encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
-                                            recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt)).report
+        let altered = await verifier.verify(
+            response: tampered, encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
+            recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt)
+        ).report
         #expect(altered.check(.webEnvelopeDecryption)?.reason == "decryptionFailed")
     }
 
@@ -139,7 +156,9 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let jwk = try Self.recipientKey()
         let pem = try WebRecipientKey.load(contents: Array(jwk.pemRepresentation.utf8), name: "key.pem")
         #expect(pem.rawRepresentation == jwk.rawRepresentation)
-        #expect(throws: WebKeyError.self) { try WebRecipientKey.load(contents: try TestVectors.data(capture + "request/recipient-public.jwk.json"), name: "public.jwk") }
+        #expect(throws: WebKeyError.self) {
+            try WebRecipientKey.load(contents: try TestVectors.data(capture + "request/recipient-public.jwk.json"), name: "public.jwk")
+        }
         do {
             _ = try WebRecipientKey.load(contents: try TestVectors.data(capture + "request/recipient-public.jwk.json"), name: "public.jwk")
         } catch {
@@ -149,7 +168,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(throws: WebKeyError.self) { try WebRecipientKey.load(contents: Array("hello".utf8), name: "k") }
         // x and y that do not belong to d.
         let other = P256.KeyAgreement.PrivateKey()
-        let mixed = #"{"kty":"EC","crv":"P-256","d":"\#(Base64.encodeURL(jwk.rawRepresentation))","x":"\#(Base64.encodeURL(other.publicKey.x963Representation.dropFirst().prefix(32)))","y":"\#(Base64.encodeURL(other.publicKey.x963Representation.suffix(32)))"}"#
+        let mixed =
+            #"{"kty":"EC","crv":"P-256","d":"\#(Base64.encodeURL(jwk.rawRepresentation))","x":"\#(Base64.encodeURL(other.publicKey.x963Representation.dropFirst().prefix(32)))","y":"\#(Base64.encodeURL(other.publicKey.x963Representation.suffix(32)))"}"#
         #expect(throws: WebKeyError.self) { try WebRecipientKey.load(contents: Array(mixed.utf8), name: "k") }
     }
 }
@@ -161,20 +181,24 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     let origin = "https://verifier.example"
 
     var photoIDRequest: WebDocumentRequest {
-        WebDocumentRequest(docType: PhotoIDFixture.docType, elements: PhotoIDFixture.defaultElements.map {
-            .init(nameSpace: $0.nameSpace, identifier: $0.identifier, intentToRetain: $0.identifier == "document_number")
-        })
+        WebDocumentRequest(
+            docType: PhotoIDFixture.docType,
+            elements: PhotoIDFixture.defaultElements.map {
+                .init(nameSpace: $0.nameSpace, identifier: $0.identifier, intentToRetain: $0.identifier == "document_number")
+            })
     }
 
     func answer(_ presentation: WebPresentationRequest, pki: PassportPKI, fixture: PhotoIDFixture = PhotoIDFixture()) throws -> [UInt8] {
         let plaintext = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: presentation.sessionTranscript)
-        return try DCAPIResponseFixture.encrypt(plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: presentation.origin,
-                                                recipientPublicKey: presentation.encryptionInfo.recipientPublicKey)
+        return try DCAPIResponseFixture.encrypt(
+            plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: presentation.origin,
+            recipientPublicKey: presentation.encryptionInfo.recipientPublicKey)
     }
 
     @Test func theRequestHasTheAnnexCShape() throws {
         let key = P256.KeyAgreement.PrivateKey()
-        let presentation = try WebPresentationRequest(request: photoIDRequest, origin: origin, nonce: Array(repeating: 5, count: 32), recipientPublicKey: key.publicKey)
+        let presentation = try WebPresentationRequest(
+            request: photoIDRequest, origin: origin, nonce: Array(repeating: 5, count: 32), recipientPublicKey: key.publicKey)
         let json = try JSONSerialization.jsonObject(with: Data(presentation.navigatorCredentialsGetArgument.utf8)) as! [String: Any]
         let requests = (json["digital"] as! [String: Any])["requests"] as! [[String: Any]]
         #expect(requests.count == 1)
@@ -217,14 +241,16 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(!created.description.contains(Hex.encode(created.presentation.encryptionInfo.nonce)))
         let response = try answer(created.presentation, pki: pki)
 
-        let first = await sessions.verify(requestID: created.requestID, response: response, recipientKey: recipient, context: .at(time.addingTimeInterval(30)))
+        let first = await sessions.verify(
+            requestID: created.requestID, response: response, recipientKey: recipient, context: .at(time.addingTimeInterval(30)))
         #expect(first.report.verdict == .accepted, "\(first.report.failures.map { "\($0.id): \($0.message)" })")
         #expect(first.report.check(.webNonce)?.status == .passed)
         #expect(first.report.check(.webRequestElements)?.status == .passed)
         #expect(first.report.check(.photoIDDocType)?.status == .passed)
         #expect(first.report.check(.photoIDElements)?.status == .passed)
 
-        let replay = await sessions.verify(requestID: created.requestID, response: response, recipientKey: recipient, context: .at(time.addingTimeInterval(40)))
+        let replay = await sessions.verify(
+            requestID: created.requestID, response: response, recipientKey: recipient, context: .at(time.addingTimeInterval(40)))
         #expect(replay.report.verdict == .rejected)
         #expect(replay.report.check(.webNonce)?.reason == "nonceReused")
         #expect(replay.documents.isEmpty)
@@ -233,7 +259,9 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(unknown.report.check(.webNonce)?.reason == "unknownRequest")
 
         let late = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
-        let expired = await sessions.verify(requestID: late.requestID, response: try answer(late.presentation, pki: pki), recipientKey: recipient, context: .at(time.addingTimeInterval(601)))
+        let expired = await sessions.verify(
+            requestID: late.requestID, response: try answer(late.presentation, pki: pki), recipientKey: recipient,
+            context: .at(time.addingTimeInterval(601)))
         #expect(expired.report.check(.webNonce)?.reason == "nonceExpired")
     }
 
@@ -242,15 +270,21 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func aDeviceMacIsNotAllowed() async throws {
         let pki = try MdocPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let request = WebDocumentRequest(docType: MdocFixture.mDL, elements: MdocFixture.defaultElements.map { .init(nameSpace: $0.nameSpace, identifier: $0.identifier, intentToRetain: false) })
-        let presentation = try WebPresentationRequest(request: request, origin: origin, nonce: Array(repeating: 2, count: 32), recipientPublicKey: recipient.publicKey)
+        let request = WebDocumentRequest(
+            docType: MdocFixture.mDL,
+            elements: MdocFixture.defaultElements.map { .init(nameSpace: $0.nameSpace, identifier: $0.identifier, intentToRetain: false) })
+        let presentation = try WebPresentationRequest(
+            request: request, origin: origin, nonce: Array(repeating: 2, count: 32), recipientPublicKey: recipient.publicKey)
         var fixture = MdocFixture()
         fixture.macReaderKey = P256.KeyAgreement.PrivateKey().publicKey
         let plaintext = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: presentation.sessionTranscript)
-        let response = try DCAPIResponseFixture.encrypt(plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: origin,
-                                                        recipientPublicKey: recipient.publicKey)
+        let response = try DCAPIResponseFixture.encrypt(
+            plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: origin,
+            recipientPublicKey: recipient.publicKey)
         let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
-        let result = await verifier.verify(response: response, encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, recipientKey: recipient, request: request, context: .at(time))
+        let result = await verifier.verify(
+            response: response, encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, recipientKey: recipient, request: request,
+            context: .at(time))
         let device = try #require(result.report.check(.mdocDeviceAuthentication))
         #expect(device.status == .failed)
         #expect(device.reason == .deviceMacNotAllowed)
@@ -265,7 +299,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let one = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         let two = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         // The wallet answered request two; the page posts it against request one.
-        let result = await sessions.verify(requestID: one.requestID, response: try answer(two.presentation, pki: pki), recipientKey: recipient, context: .at(time))
+        let result = await sessions.verify(
+            requestID: one.requestID, response: try answer(two.presentation, pki: pki), recipientKey: recipient, context: .at(time))
         #expect(result.report.check(.webEnvelopeDecryption)?.reason == "decryptionFailed")
         #expect(result.report.verdict == .rejected)
     }
@@ -276,17 +311,20 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
         var narrow = photoIDRequest
         narrow.elements = narrow.elements.filter { $0.identifier != "portrait" }
-        let presentation = try WebPresentationRequest(request: narrow, origin: origin, nonce: Array(repeating: 1, count: 32), recipientPublicKey: recipient.publicKey)
-        let result = await verifier.verify(response: try answer(presentation, pki: pki), encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin,
-                                           recipientKey: recipient, request: narrow, context: .at(time))
+        let presentation = try WebPresentationRequest(
+            request: narrow, origin: origin, nonce: Array(repeating: 1, count: 32), recipientPublicKey: recipient.publicKey)
+        let result = await verifier.verify(
+            response: try answer(presentation, pki: pki), encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin,
+            recipientKey: recipient, request: narrow, context: .at(time))
         #expect(result.report.check(.webRequestElements)?.reason == "unrequestedElement")
         #expect(result.report.check(.webRequestElements)?.details["unrequested"] == "org.iso.23220.1/portrait")
         #expect(result.report.verdict == .rejected)
 
         var licence = PhotoIDFixture()
         licence.docType = MdocFixture.mDL
-        let other = await verifier.verify(response: try answer(presentation, pki: pki, fixture: licence), encryptionInfo: presentation.encryptionInfo.base64URL,
-                                          origin: origin, recipientKey: recipient, request: narrow, context: .at(time))
+        let other = await verifier.verify(
+            response: try answer(presentation, pki: pki, fixture: licence), encryptionInfo: presentation.encryptionInfo.base64URL,
+            origin: origin, recipientKey: recipient, request: narrow, context: .at(time))
         #expect(other.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
         #expect(other.report.check(.photoIDDocType)?.reason == "unexpectedDocType")
         #expect(other.report.check(.webRequestElements)?.reason == "unexpectedDocType")
@@ -299,15 +337,19 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let id: [UInt8] = [1, 2, 3, 4]
         var fixture = PhotoIDFixture()
         fixture.status = try RevocationListFixture.identifierListStatus(id: id, uri: uri)
-        let list = try RevocationListFixture(content: .identifiers([id]), uri: uri, issuedAt: time.addingTimeInterval(-60), expiresAt: time.addingTimeInterval(86_400))
-            .signed(by: pki.revocation)
+        let list = try RevocationListFixture(
+            content: .identifiers([id]), uri: uri, issuedAt: time.addingTimeInterval(-60), expiresAt: time.addingTimeInterval(86_400)
+        )
+        .signed(by: pki.revocation)
         var lists = OfflineRevocationLists()
         try lists.add(bytes: list, name: "passport-1.cwt")
         let store = IACATrustStore(certificates: [pki.iaca])
         let verifier = WebIdentityVerifier(trustStore: store, policy: .passport, revocation: RevocationChecker(source: lists, trustStore: store))
-        let presentation = try WebPresentationRequest(request: photoIDRequest, origin: origin, nonce: Array(repeating: 2, count: 32), recipientPublicKey: recipient.publicKey)
-        let result = await verifier.verify(response: try answer(presentation, pki: pki, fixture: fixture), encryptionInfo: presentation.encryptionInfo.base64URL,
-                                           origin: origin, recipientKey: recipient, request: photoIDRequest, context: .at(time))
+        let presentation = try WebPresentationRequest(
+            request: photoIDRequest, origin: origin, nonce: Array(repeating: 2, count: 32), recipientPublicKey: recipient.publicKey)
+        let result = await verifier.verify(
+            response: try answer(presentation, pki: pki, fixture: fixture), encryptionInfo: presentation.encryptionInfo.base64URL,
+            origin: origin, recipientKey: recipient, request: photoIDRequest, context: .at(time))
         #expect(result.report.check(.mdocRevocationStatus)?.reason == "revoked")
         #expect(result.report.verdict == .rejected)
     }
@@ -315,8 +357,10 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test(arguments: ["", "a0", "82656463617069a0", "8265646361706aa263656e634163636970686572546578744100", "ff"])
     func hostileResponsesFailTheEnvelopeCheck(_ input: String) async throws {
         let verifier = WebIdentityVerifier(trustStore: IACATrustStore())
-        let report = await verifier.verify(response: Hex.decode(input) ?? [], encryptionInfo: "AAAA", origin: origin,
-                                           recipientKey: P256.KeyAgreement.PrivateKey(), context: .at(time)).report
+        let report = await verifier.verify(
+            response: Hex.decode(input) ?? [], encryptionInfo: "AAAA", origin: origin,
+            recipientKey: P256.KeyAgreement.PrivateKey(), context: .at(time)
+        ).report
         #expect(report.check(.webEnvelopeStructure)?.status == .failed)
         #expect(report.check(.webEnvelopeEncryptionInfo)?.reason == "malformedEncryptionInfo")
         #expect(report.verdict == .rejected)
@@ -329,14 +373,17 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
             ("https://shop.example", "https://shop.example"), ("HTTPS://Shop.Example", "https://shop.example"),
             ("https://shop.example:443", "https://shop.example"), ("https://shop.example:8443", "https://shop.example:8443"),
             ("https://shop.example/", "https://shop.example"), ("http://127.0.0.1:3010", "http://127.0.0.1:3010"),
-            ("http://localhost:8080", "http://localhost:8080"), ("http://[::1]:80", "http://[::1]"), ("https://[2001:db8::1]", "https://[2001:db8::1]"),
+            ("http://localhost:8080", "http://localhost:8080"), ("http://[::1]:80", "http://[::1]"),
+            ("https://[2001:db8::1]", "https://[2001:db8::1]"),
         ]
         for (text, expected) in good { #expect(try WebOrigin.parse(text) == expected, "\(text)") }
-        let bad = ["", "shop.example", "ftp://shop.example", "http://shop.example", "http://10.0.0.1", "https://shop.example/a",
-                   "https://shop.example?q", "https://shop.example#f", "https://u:p@shop.example", "https://shop.example:0",
-                   "https://shop.example:65536", "https://shop.example:x", "https://shop..example", "https://.shop.example",
-                   "https://shop example", "https://shop.example\u{0}", "https://shop.example\r\n", "https://shöp.example", "https://[::1",
-                   "https://shop.example//", "https://sh\\op.example"]
+        let bad = [
+            "", "shop.example", "ftp://shop.example", "http://shop.example", "http://10.0.0.1", "https://shop.example/a",
+            "https://shop.example?q", "https://shop.example#f", "https://u:p@shop.example", "https://shop.example:0",
+            "https://shop.example:65536", "https://shop.example:x", "https://shop..example", "https://.shop.example",
+            "https://shop example", "https://shop.example\u{0}", "https://shop.example\r\n", "https://shöp.example", "https://[::1",
+            "https://shop.example//", "https://sh\\op.example",
+        ]
         for text in bad { #expect(throws: WebRequestError.self, "\(text.debugDescription)") { try WebOrigin.parse(text) } }
     }
 }

@@ -53,8 +53,10 @@ enum ApplePayBenchmark {
                 let signature = try pki.keys.ecLeaf.signature(for: signedAttributes)
                 let ephemeral = [UInt8](Data(base64Encoded: token.header["ephemeralPublicKey"]!)!)
                 let partyV = Array(SHA256.hash(data: Array(merchant.merchantIdentifier.utf8)))
-                try await measurePair(full: "full verification + decryption", floor: "crypto floor: P-256 verify + ECDH + KDF + AES-256-GCM",
-                                      seconds: seconds * 2, target: 0.7, full: full) {
+                try await measurePair(
+                    full: "full verification + decryption", floor: "crypto floor: P-256 verify + ECDH + KDF + AES-256-GCM",
+                    seconds: seconds * 2, target: 0.7, full: full
+                ) {
                     precondition(leafKey.isValidSignature(signature, for: signedAttributes))
                     let shared = try merchantKey.sharedSecretFromKeyAgreement(with: try P256.KeyAgreement.PublicKey(derRepresentation: ephemeral))
                     let key = ApplePayDecryption.deriveSymmetricKey(sharedSecret: shared, merchantIdentifierHash: partyV)
@@ -64,8 +66,10 @@ enum ApplePayBenchmark {
                 let leafKey = pki.keys.rsaLeaf.publicKey
                 let signature = try pki.keys.rsaLeaf.signature(for: signedAttributes, padding: .insecurePKCS1v1_5)
                 let wrapped = [UInt8](Data(base64Encoded: token.header["wrappedKey"]!)!)
-                try await measurePair(full: "full verification + decryption", floor: "crypto floor: RSA verify + RSA-OAEP unwrap + AES-128-GCM",
-                                      seconds: seconds * 2, target: 0.7, full: full) {
+                try await measurePair(
+                    full: "full verification + decryption", floor: "crypto floor: RSA verify + RSA-OAEP unwrap + AES-128-GCM",
+                    seconds: seconds * 2, target: 0.7, full: full
+                ) {
                     precondition(leafKey.isValidSignature(signature, for: signedAttributes, padding: .insecurePKCS1v1_5))
                     let key = try merchantKey.decrypt(wrapped, padding: .PKCS1_OAEP_SHA256)
                     _ = try AES.GCM.open(box, using: SymmetricKey(data: key))

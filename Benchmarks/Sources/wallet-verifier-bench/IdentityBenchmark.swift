@@ -2,11 +2,11 @@ import Crypto
 import Foundation
 import Mdoc
 import MdocVerifier
+import VerificationCore
 import WalletCBOR
+import WalletCOSE
 import WalletIdentity
 import WalletVerifierTestSupport
-import VerificationCore
-import WalletCOSE
 
 /// A whole in-app verification (HPKE open + full mdoc verification) against HPKE open + two ECDSA
 /// verifications alone.
@@ -18,8 +18,10 @@ enum IdentityBenchmark {
         let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: "merchant", teamID: "team", recipient: recipient.publicKey)
         let scenario = try MdocBenchmark.scenario(transcript: transcript)
         let (pki, deviceKey, fixture, response) = (scenario.pki, scenario.deviceKey, scenario.fixture, scenario.bytes)
-        let envelope = try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: recipient.publicKey, nonce: nonce, merchantID: "merchant", teamID: "team")
-        let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: "merchant", teamID: "team", trustStore: IACATrustStore(certificates: [pki.iaca]))
+        let envelope = try IdentityEnvelopeFixture().envelope(
+            deviceResponse: response, recipient: recipient.publicKey, nonce: nonce, merchantID: "merchant", teamID: "team")
+        let verifier = AppleIdentityVerifier(
+            keyRing: IdentityKeyRing([recipient]), merchantID: "merchant", teamID: "team", trustStore: IACATrustStore(certificates: [pki.iaca]))
         let time = fixture.validFrom.addingTimeInterval(3600)
         let first = await verifier.verify(encryptedData: envelope, nonce: nonce, context: .at(time))
         guard first.report.verdict == .accepted else {
@@ -35,12 +37,16 @@ enum IdentityBenchmark {
         let issuerData = try issuerAuth.signatureStructure()
         let issuerSignature = try P256.Signing.ECDSASignature(rawRepresentation: issuerAuth.signature)
         guard case .signature(let deviceSign1) = document.deviceSigned!.deviceAuth else { return }
-        let deviceData = try deviceSign1.signatureStructure(detachedPayload: DeviceAuthentication.bytes(transcript: transcript, docType: document.docType, deviceNameSpacesBytes: document.deviceSigned!.nameSpacesBytes))
+        let deviceData = try deviceSign1.signatureStructure(
+            detachedPayload: DeviceAuthentication.bytes(
+                transcript: transcript, docType: document.docType, deviceNameSpacesBytes: document.deviceSigned!.nameSpacesBytes))
         let deviceSignature = try P256.Signing.ECDSASignature(rawRepresentation: deviceSign1.signature)
         let dsPublic = pki.dsKey.publicKey
         let devicePublic = deviceKey.publicKey
-        try await measurePair(full: "full in-app verification", floor: "crypto floor: HPKE open + 2 × ECDSA P-256 verify",
-                              seconds: seconds * 2, target: 0.7) {
+        try await measurePair(
+            full: "full in-app verification", floor: "crypto floor: HPKE open + 2 × ECDSA P-256 verify",
+            seconds: seconds * 2, target: 0.7
+        ) {
             _ = await verifier.verify(encryptedData: envelope, nonce: nonce, context: .at(time))
         } floor: {
             var opener = try HPKE.Recipient(privateKey: recipient, ciphersuite: suite, info: info, encapsulatedKey: Data(parsed.pkEm))

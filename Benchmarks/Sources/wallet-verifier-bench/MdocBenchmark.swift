@@ -2,10 +2,10 @@ import Crypto
 import Foundation
 import Mdoc
 import MdocVerifier
+import VerificationCore
 import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
-import VerificationCore
 
 /// One mDL response (issuer signature + chain + ~15 digests + device signature) against the cost of
 /// its two ECDSA P-256 verifications alone. One core: everything runs sequentially on one task.
@@ -37,7 +37,8 @@ enum MdocBenchmark {
         return Scenario(pki: pki, deviceKey: deviceKey, fixture: fixture, bytes: bytes)
     }
 
-    static let transcript = SessionTranscript.appleInApp(nonce: Array(repeating: 1, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
+    static let transcript = SessionTranscript.appleInApp(
+        nonce: Array(repeating: 1, count: 32), merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
 
     /// Only the full verification, for `seconds` of CPU time (`wallet-verifier-bench mdoc-profile`): a
     /// loop to run under `perf record`, with nothing else in the profile.
@@ -74,12 +75,16 @@ enum MdocBenchmark {
         let issuerData = try issuerAuth.signatureStructure()
         let issuerSignature = try P256.Signing.ECDSASignature(rawRepresentation: issuerAuth.signature)
         guard case .signature(let deviceSign1) = document.deviceSigned!.deviceAuth else { return }
-        let deviceData = try deviceSign1.signatureStructure(detachedPayload: DeviceAuthentication.bytes(transcript: transcript, docType: document.docType, deviceNameSpacesBytes: document.deviceSigned!.nameSpacesBytes))
+        let deviceData = try deviceSign1.signatureStructure(
+            detachedPayload: DeviceAuthentication.bytes(
+                transcript: transcript, docType: document.docType, deviceNameSpacesBytes: document.deviceSigned!.nameSpacesBytes))
         let deviceSignature = try P256.Signing.ECDSASignature(rawRepresentation: deviceSign1.signature)
         let dsPublic = pki.dsKey.publicKey
         let devicePublic = deviceKey.publicKey
-        await measurePair(full: "full verification (decode, 13 checks, elements)", floor: "crypto floor: 2 × ECDSA P-256 verify",
-                          seconds: seconds * 2, target: 0.7) {
+        await measurePair(
+            full: "full verification (decode, 13 checks, elements)", floor: "crypto floor: 2 × ECDSA P-256 verify",
+            seconds: seconds * 2, target: 0.7
+        ) {
             _ = await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(time))
         } floor: {
             precondition(dsPublic.isValidSignature(issuerSignature, for: issuerData))

@@ -2,11 +2,11 @@ import Crypto
 import Foundation
 import Mdoc
 import MdocVerifier
+import SwiftASN1
 import WalletCBOR
 import WalletCOSE
 import WalletVerifierTestSupport
 import X509
-import SwiftASN1
 
 /// Costs of the stages of one mdoc verification, to see where time goes (`wallet-verifier-bench mdoc-stages`).
 enum MdocStages {
@@ -33,14 +33,22 @@ enum MdocStages {
         _ = await measure("subject description", seconds: seconds) { _ = certificate.subject.description }
         let items = response.documents[0].issuerSigned.nameSpaces.flatMap(\.items)
         _ = await measure("\(items.count) SHA-256 item digests", seconds: seconds) { for item in items { _ = SHA256.hash(data: item.taggedBytes) } }
-        _ = await measure("Sig_structure of issuerAuth", seconds: seconds) { _ = try? response.documents[0].issuerSigned.issuerAuth.signatureStructure() }
+        _ = await measure("Sig_structure of issuerAuth", seconds: seconds) {
+            _ = try? response.documents[0].issuerSigned.issuerAuth.signatureStructure()
+        }
         let document = response.documents[0]
         let itemNodes = items.map(\.node)
-        _ = await measure("\(items.count) IssuerSignedItemBytes decodes", seconds: seconds) { for node in itemNodes { _ = try? EmbeddedCBOR<IssuerSignedItem>(cbor: node) } }
+        _ = await measure("\(items.count) IssuerSignedItemBytes decodes", seconds: seconds) {
+            for node in itemNodes { _ = try? EmbeddedCBOR<IssuerSignedItem>(cbor: node) }
+        }
         let innerBytes = items.map(\.innerBytes)
-        _ = await measure("\(items.count) raw CBOR decodes of IssuerSignedItems", seconds: seconds) { for inner in innerBytes { _ = try? CBORDecoder.decode(inner) } }
+        _ = await measure("\(items.count) raw CBOR decodes of IssuerSignedItems", seconds: seconds) {
+            for inner in innerBytes { _ = try? CBORDecoder.decode(inner) }
+        }
         let innerNodes = try items.map { try $0.innerNode }
-        _ = await measure("\(items.count) IssuerSignedItem(cbor:)", seconds: seconds) { for inner in innerNodes { _ = try? IssuerSignedItem(cbor: inner) } }
+        _ = await measure("\(items.count) IssuerSignedItem(cbor:)", seconds: seconds) {
+            for inner in innerNodes { _ = try? IssuerSignedItem(cbor: inner) }
+        }
         let issuerAuthNode = document.issuerSigned.issuerAuth.node
         _ = await measure("COSESign1(cbor:) of issuerAuth", seconds: seconds) { _ = try? COSESign1(cbor: issuerAuthNode) }
         let deviceSignedNode = try document.node.mapValue!["deviceSigned"]!

@@ -1,5 +1,5 @@
-import Foundation
 import CDispatch
+import Foundation
 
 /// Runs `body` repeatedly for about `seconds` on the current task and returns operations per second.
 func measure(_ label: String, seconds: Double, _ body: () async throws -> Void) async rethrows -> Double {
@@ -15,15 +15,19 @@ func measure(_ label: String, seconds: Double, _ body: () async throws -> Void) 
     }
     let elapsed = clock.now - start
     let perSecond = Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-    print("  \(label.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", perSecond)) /s  (\(String(format: "%.1f", 1e6 / perSecond)) µs each)")
+    print(
+        "  \(label.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", perSecond)) /s  (\(String(format: "%.1f", 1e6 / perSecond)) µs each)"
+    )
     return perSecond
 }
 
 /// Measures `full` and `floor` in alternating short rounds of CPU time, so that both see the same
 /// machine (on a shared 2-core VM a single run of either can be off by a third), then prints each
 /// one's best rate, the ratio of the bests and the median of the per-round ratios.
-func measurePair(full fullLabel: String, floor floorLabel: String, seconds: Double, rounds: Int = 6, target: Double,
-                 full: () async throws -> Void, floor: () async throws -> Void) async rethrows {
+func measurePair(
+    full fullLabel: String, floor floorLabel: String, seconds: Double, rounds: Int = 6, target: Double,
+    full: () async throws -> Void, floor: () async throws -> Void
+) async rethrows {
     func rate(_ budget: Double, _ body: () async throws -> Void) async rethrows -> Double {
         var count = 0
         let start = processCPUSeconds()
@@ -33,7 +37,10 @@ func measurePair(full fullLabel: String, floor floorLabel: String, seconds: Doub
         }
         return Double(count) / (processCPUSeconds() - start)
     }
-    for _ in 0..<20 { try await full(); try await floor() }
+    for _ in 0..<20 {
+        try await full()
+        try await floor()
+    }
     let budget = max(0.1, seconds / Double(rounds))
     var fullRates: [Double] = []
     var floorRates: [Double] = []
@@ -43,11 +50,15 @@ func measurePair(full fullLabel: String, floor floorLabel: String, seconds: Doub
     }
     for (label, rates) in [(fullLabel, fullRates), (floorLabel, floorRates)] {
         let best = rates.max() ?? 0
-        print("  \(label.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", best)) /s  (\(String(format: "%.1f", 1e6 / best)) µs each, best of \(rounds) CPU-time rounds)")
+        print(
+            "  \(label.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", best)) /s  (\(String(format: "%.1f", 1e6 / best)) µs each, best of \(rounds) CPU-time rounds)"
+        )
     }
     let ratios = zip(fullRates, floorRates).map { $0 / $1 }.sorted()
     let median = ratios.isEmpty ? 0 : (ratios[(ratios.count - 1) / 2] + ratios[ratios.count / 2]) / 2
-    print("  ratio full / crypto floor: \(String(format: "%.2f", (fullRates.max() ?? 0) / (floorRates.max() ?? 1))) best to best, \(String(format: "%.2f", median)) median of rounds (target ≥ \(target))")
+    print(
+        "  ratio full / crypto floor: \(String(format: "%.2f", (fullRates.max() ?? 0) / (floorRates.max() ?? 1))) best to best, \(String(format: "%.2f", median)) median of rounds (target ≥ \(target))"
+    )
 }
 
 /// CPU seconds (user and system) of the child processes waited for so far (wrk, for the load runs).

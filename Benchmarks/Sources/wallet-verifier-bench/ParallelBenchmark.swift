@@ -48,7 +48,8 @@ enum ParallelBenchmark {
 
     /// Runs `make(task)()` in a loop on 1 task, then on `tasks` tasks at once, and prints the rate
     /// and the process CPU time per operation of each.
-    static func compare(_ label: String, seconds: Double, tasks: Int, make: @escaping @Sendable (Int) throws -> () async throws -> Void) async throws {
+    static func compare(_ label: String, seconds: Double, tasks: Int, make: @escaping @Sendable (Int) throws -> () async throws -> Void) async throws
+    {
         for width in [1, tasks] {
             let bodies = try (0..<width).map { try make($0) }
             for body in bodies { for _ in 0..<20 { try await body() } }
@@ -74,7 +75,9 @@ enum ParallelBenchmark {
             let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let cpu = processCPUSeconds() - cpuStart
             let name = "\(label), \(width) task(s)"
-            print("  \(name.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", Double(counts) / wall)) /s  (\(String(format: "%.1f", cpu * 1e6 / Double(counts))) µs CPU each)")
+            print(
+                "  \(name.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", Double(counts) / wall)) /s  (\(String(format: "%.1f", cpu * 1e6 / Double(counts))) µs CPU each)"
+            )
         }
     }
 }

@@ -6,11 +6,11 @@ import Logging
 import Mdoc
 import ReplayStoreSQLite
 import VerificationCore
+import VerifierPresentation
 import VerifierServer
 import WalletCBOR
 import WalletIdentity
 import WalletJSON
-import VerifierPresentation
 import WalletVerifierTestSupport
 
 /// The HTTP service under load (`wallet-verifier-bench service`): the real application on loopback
@@ -32,7 +32,8 @@ enum ServiceLoadBenchmark {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         var flags: ServerSettings.Source = [
-            "store": [ProcessInfo.processInfo.environment["BENCH_STORE"] ?? "sqlite"], "dataDir": [fixture.directory.appendingPathComponent("data").path], "port": ["0"],
+            "store": [ProcessInfo.processInfo.environment["BENCH_STORE"] ?? "sqlite"],
+            "dataDir": [fixture.directory.appendingPathComponent("data").path], "port": ["0"],
             "identityKeys": [fixture.identityKeyPath], "merchantId": [fixture.merchantID], "teamId": [fixture.teamID], "trust": [fixture.iacaPath],
             "applepayCerts": [fixture.merchantCertificatePath], "applepayKeys": [fixture.merchantKeyPath], "applepayRoot": [fixture.applePayRootPath],
             "requestLifetime": ["3600"],
@@ -98,12 +99,15 @@ enum ServiceLoadBenchmark {
             _ = await measure("stage: metrics record", seconds: seconds) {
                 services.metrics.record(flow: "applepay", report: result.report, duration: .milliseconds(1))
             }
-            let identityResult = await identityVerifier.verify(encryptedData: identityLibraryInputs[0].envelope, nonce: identityLibraryInputs[0].nonce, request: descriptor, context: .at(Date()))
+            let identityResult = await identityVerifier.verify(
+                encryptedData: identityLibraryInputs[0].envelope, nonce: identityLibraryInputs[0].nonce, request: descriptor, context: .at(Date()))
             _ = await measure("stage: identity JSON output", seconds: seconds) {
                 _ = IdentityOutput.json(identityResult)
             }
             _ = await measure("stage: identity library verify", seconds: seconds) {
-                _ = await identityVerifier.verify(encryptedData: identityLibraryInputs[0].envelope, nonce: identityLibraryInputs[0].nonce, request: descriptor, context: .at(Date()))
+                _ = await identityVerifier.verify(
+                    encryptedData: identityLibraryInputs[0].envelope, nonce: identityLibraryInputs[0].nonce, request: descriptor, context: .at(Date())
+                )
             }
             return
         }
@@ -137,80 +141,100 @@ enum ServiceLoadBenchmark {
             #"{"token":"# + String(decoding: try fixture.applePayToken(signedAt: Date()), as: UTF8.self) + "}"
         }
 
-        for (name, path, bodyFile, count, library) in [("identity verify", "/v1/identity/verify", identityFile, identityCount, identityLibrary),
-                                                       ("Apple Pay decrypt", "/v1/applepay/decrypt", tokenFile, tokenCount, applePayLibrary)]
-            where only.map({ path.contains($0) }) ?? true {
+        for (name, path, bodyFile, count, library) in [
+            ("identity verify", "/v1/identity/verify", identityFile, identityCount, identityLibrary),
+            ("Apple Pay decrypt", "/v1/applepay/decrypt", tokenFile, tokenCount, applePayLibrary),
+        ]
+        where only.map({ path.contains($0) }) ?? true {
             // wrk threads (BENCH_WRK_THREADS, default 1), each sending its own share of the bodies from
             // line `first` on, each body once; past the end they repeat the last one (a replay, counted below).
             // Each thread reads and formats its requests in `init`, before wrk starts its clock: the load
             // generator shares the server's two cores, so per request it only hands over a prepared string.
             let script = directory.appendingPathComponent("post.lua")
-            try Data("""
-            local next_id = 0
-            function setup(thread)
-              thread:set("id", next_id)
-              next_id = next_id + 1
-            end
-            wrk.method = "POST"
-            wrk.headers["Content-Type"] = "application/json"
-            local requests = {}
-            local i = 0
-            function init(args)
-              local first = tonumber(args[1])
-              local n = 0
-              for line in io.lines("\(bodyFile.path)") do
-                if n >= first and n % \(wrkThreads) == id then requests[#requests + 1] = wrk.format(nil, "\(path)", nil, line) end
-                n = n + 1
-              end
-            end
-            request = function()
-              i = i + 1
-              if i > #requests then i = #requests end
-              return requests[i]
-            end
-            """.utf8).write(to: script)
+            try Data(
+                """
+                local next_id = 0
+                function setup(thread)
+                  thread:set("id", next_id)
+                  next_id = next_id + 1
+                end
+                wrk.method = "POST"
+                wrk.headers["Content-Type"] = "application/json"
+                local requests = {}
+                local i = 0
+                function init(args)
+                  local first = tonumber(args[1])
+                  local n = 0
+                  for line in io.lines("\(bodyFile.path)") do
+                    if n >= first and n % \(wrkThreads) == id then requests[#requests + 1] = wrk.format(nil, "\(path)", nil, line) end
+                    n = n + 1
+                  end
+                end
+                request = function()
+                  i = i + 1
+                  if i > #requests then i = #requests end
+                  return requests[i]
+                end
+                """.utf8
+            ).write(to: script)
             // Bodies are used once each across the levels: `offset` is the first one not sent yet.
             var offset = 0
             for connections in connectionLevels {
-            // A short warm-up run tells the rate; the measured run then lasts only as long as its
-            // distinct bodies do, so no request is a replay (a replay is cheaper and flatters the service).
-            let warmUp = try await runWRK(wrk, ["-t\(wrkThreads)", "-c\(connections)", "-d1s", "-s", script.path, "http://127.0.0.1:\(port)", "--", "\(offset)"])
-            let used = requestCount(in: warmUp)
-            let first = offset + used + 32
-            let remaining = count - first
-            let warmRate = Double(used)
-            let duration = min(Int(runSeconds), Int(Double(remaining) / max(warmRate, 1) / 1.2))
-            guard duration >= 1 else {
-                print("  service: \(name), \(connections) connections: too few distinct bodies (\(remaining)) for a measured run at \(Int(warmRate)) req/s")
-                continue
-            }
-            let cpuBefore = processCPUSeconds()
-            let loadCPUBefore = childrenCPUSeconds()
-            let threadsBefore = threadCPUSeconds()
-            let commitsBefore = (services.store as? SQLiteReplayStore)?.commitStatistics
-            let output = try await runWRK(wrk, ["-t\(wrkThreads)", "-c\(connections)", "-d\(duration)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)", "--", "\(first)"])
-            let rps = value(after: "Requests/sec:", in: output) ?? 0
-            let total = requestCount(in: output)
-            offset = first + total + 32
-            let cpuPerRequest = (processCPUSeconds() - cpuBefore) / Double(max(total, 1)) * 1e6
-            // wrk's own CPU time, reading its requests in before the clock included.
-            let loadCPUPerRequest = (childrenCPUSeconds() - loadCPUBefore) / Double(max(total, 1)) * 1e6
-            let p50 = line(starting: "50%", in: output) ?? "?"
-            let p99 = line(starting: "99%", in: output) ?? "?"
-            let non2xx = line(starting: "Non-2xx", in: output) ?? "none"
-            let label = "\(name), \(connections) connections"
-            print("  service: \(label.padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", rps)) req/s  p50 \(p50)  p99 \(p99)  non-2xx: \(non2xx)")
-            print("    \(total) requests in \(duration) s after a 1 s warm-up, \(max(0, total - (remaining - 32))) of them replays; server CPU \(String(format: "%.0f", cpuPerRequest)) µs per request (library \(String(format: "%.0f", 1e6 / library)) µs), wrk \(String(format: "%.0f", loadCPUPerRequest)) µs")
-            let threadsAfter = threadCPUSeconds()
-            let measured = Double(duration)
-            let busy = threadsAfter.map { name, seconds in (name, (seconds - (threadsBefore[name] ?? 0)) / measured) }
-                .filter { $0.1 >= 0.01 }.sorted { $0.1 > $1.1 }
-            if let before = commitsBefore, let after = (services.store as? SQLiteReplayStore)?.commitStatistics {
-                let transactions = after.transactions - before.transactions
-                print("    SQLite: \(transactions) transactions, \(String(format: "%.1f", Double(after.operations - before.operations) / Double(max(transactions, 1)))) operations each, \(String(format: "%.2f", (after.commitSeconds - before.commitSeconds) * 1000 / Double(max(transactions, 1)))) ms committing each")
-            }
-            print("    server threads (share of one core): " + busy.map { "\($0.0) \(String(format: "%.0f%%", $0.1 * 100))" }.joined(separator: ", "))
-            results.append((name, connections, rps))
+                // A short warm-up run tells the rate; the measured run then lasts only as long as its
+                // distinct bodies do, so no request is a replay (a replay is cheaper and flatters the service).
+                let warmUp = try await runWRK(
+                    wrk, ["-t\(wrkThreads)", "-c\(connections)", "-d1s", "-s", script.path, "http://127.0.0.1:\(port)", "--", "\(offset)"])
+                let used = requestCount(in: warmUp)
+                let first = offset + used + 32
+                let remaining = count - first
+                let warmRate = Double(used)
+                let duration = min(Int(runSeconds), Int(Double(remaining) / max(warmRate, 1) / 1.2))
+                guard duration >= 1 else {
+                    print(
+                        "  service: \(name), \(connections) connections: too few distinct bodies (\(remaining)) for a measured run at \(Int(warmRate)) req/s"
+                    )
+                    continue
+                }
+                let cpuBefore = processCPUSeconds()
+                let loadCPUBefore = childrenCPUSeconds()
+                let threadsBefore = threadCPUSeconds()
+                let commitsBefore = (services.store as? SQLiteReplayStore)?.commitStatistics
+                let output = try await runWRK(
+                    wrk,
+                    [
+                        "-t\(wrkThreads)", "-c\(connections)", "-d\(duration)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)", "--",
+                        "\(first)",
+                    ])
+                let rps = value(after: "Requests/sec:", in: output) ?? 0
+                let total = requestCount(in: output)
+                offset = first + total + 32
+                let cpuPerRequest = (processCPUSeconds() - cpuBefore) / Double(max(total, 1)) * 1e6
+                // wrk's own CPU time, reading its requests in before the clock included.
+                let loadCPUPerRequest = (childrenCPUSeconds() - loadCPUBefore) / Double(max(total, 1)) * 1e6
+                let p50 = line(starting: "50%", in: output) ?? "?"
+                let p99 = line(starting: "99%", in: output) ?? "?"
+                let non2xx = line(starting: "Non-2xx", in: output) ?? "none"
+                let label = "\(name), \(connections) connections"
+                print(
+                    "  service: \(label.padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", rps)) req/s  p50 \(p50)  p99 \(p99)  non-2xx: \(non2xx)"
+                )
+                print(
+                    "    \(total) requests in \(duration) s after a 1 s warm-up, \(max(0, total - (remaining - 32))) of them replays; server CPU \(String(format: "%.0f", cpuPerRequest)) µs per request (library \(String(format: "%.0f", 1e6 / library)) µs), wrk \(String(format: "%.0f", loadCPUPerRequest)) µs"
+                )
+                let threadsAfter = threadCPUSeconds()
+                let measured = Double(duration)
+                let busy = threadsAfter.map { name, seconds in (name, (seconds - (threadsBefore[name] ?? 0)) / measured) }
+                    .filter { $0.1 >= 0.01 }.sorted { $0.1 > $1.1 }
+                if let before = commitsBefore, let after = (services.store as? SQLiteReplayStore)?.commitStatistics {
+                    let transactions = after.transactions - before.transactions
+                    print(
+                        "    SQLite: \(transactions) transactions, \(String(format: "%.1f", Double(after.operations - before.operations) / Double(max(transactions, 1)))) operations each, \(String(format: "%.2f", (after.commitSeconds - before.commitSeconds) * 1000 / Double(max(transactions, 1)))) ms committing each"
+                    )
+                }
+                print(
+                    "    server threads (share of one core): "
+                        + busy.map { "\($0.0) \(String(format: "%.0f%%", $0.1 * 100))" }.joined(separator: ", "))
+                results.append((name, connections, rps))
             }
         }
 
@@ -222,7 +246,9 @@ enum ServiceLoadBenchmark {
         let applePayAfter = try await measure("library again: Apple Pay EC_v1 decrypt (1 core)", seconds: seconds, applePayOnce)
         for (name, connections, rps) in results {
             let library = name.hasPrefix("identity") ? max(identityLibrary, identityAfter) : max(applePayLibrary, applePayAfter)
-            print("  ratio \(name), \(connections) connections: service (2 cores, wrk with \(wrkThreads) thread(s) on the same cores) \(String(format: "%.0f", rps)) req/s / library (1 core, faster of two runs) \(String(format: "%.0f", library)) /s = \(String(format: "%.2f", rps / library)) (target ≥ 0.75)")
+            print(
+                "  ratio \(name), \(connections) connections: service (2 cores, wrk with \(wrkThreads) thread(s) on the same cores) \(String(format: "%.0f", rps)) req/s / library (1 core, faster of two runs) \(String(format: "%.0f", library)) /s = \(String(format: "%.2f", rps / library)) (target ≥ 0.75)"
+            )
         }
         await services.shutdown()
     }
@@ -306,7 +332,8 @@ func threadCPUSeconds() -> [String: Double] {
     guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return result }
     for task in tasks {
         guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+            let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+        else { continue }
         let name = String(stat[stat.index(after: open)..<close])
         let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
         // Fields after the name: state is the 1st; utime and stime are the 12th and 13th.

@@ -38,7 +38,9 @@ enum StoreBenchmark {
             let elapsed = ContinuousClock.now - start
             let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let cpu = processCPUSeconds() - cpuStart
-            print("  \(name.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", Double(count) / wall)) /s  (CPU \(String(format: "%.1f", cpu / Double(count) * 1e6)) µs each)")
+            print(
+                "  \(name.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", Double(count) / wall)) /s  (CPU \(String(format: "%.1f", cpu / Double(count) * 1e6)) µs each)"
+            )
         }
         await store.close()
     }

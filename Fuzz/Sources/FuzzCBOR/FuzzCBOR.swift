@@ -16,16 +16,22 @@ func msoSummary(_ mso: MobileSecurityObject) -> String {
     let digests = mso.valueDigests.sorted { $0.key < $1.key }.map { space in
         space.key + ":" + space.value.sorted { $0.key < $1.key }.map { "\($0.key)=\(Array($0.value))" }.joined(separator: ",")
     }
-    let authorizations = mso.keyAuthorizations.map { "\($0.nameSpaces)|\($0.dataElements.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })" } ?? "-"
+    let authorizations =
+        mso.keyAuthorizations.map { "\($0.nameSpaces)|\($0.dataElements.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })" } ?? "-"
     let validity = mso.validityInfo
-    return [mso.version, mso.digestAlgorithm, mso.docType, digests.joined(separator: ";"), "\(Array(mso.deviceKeyNode.encodedBytes))", authorizations,
-            "\(validity.signed.timeIntervalSince1970)|\(validity.validFrom.timeIntervalSince1970)|\(validity.validUntil.timeIntervalSince1970)|\(validity.expectedUpdate?.timeIntervalSince1970 ?? -1)",
-            "\(mso.status.map { Array($0.encodedBytes) } ?? [])"].joined(separator: "\n")
+    return [
+        mso.version, mso.digestAlgorithm, mso.docType, digests.joined(separator: ";"), "\(Array(mso.deviceKeyNode.encodedBytes))", authorizations,
+        "\(validity.signed.timeIntervalSince1970)|\(validity.validFrom.timeIntervalSince1970)|\(validity.validUntil.timeIntervalSince1970)|\(validity.expectedUpdate?.timeIntervalSince1970 ?? -1)",
+        "\(mso.status.map { Array($0.encodedBytes) } ?? [])",
+    ].joined(separator: "\n")
 }
 
 func documentSummary(_ document: Document) -> String {
-    var parts = [document.docType, "\(Array(document.encodedBytes))", "\(Array(document.issuerSigned.issuerAuth.node.encodedBytes))",
-                 "\(document.deviceSigned.map { Array($0.nameSpacesBytes.encodedBytes) } ?? [])", "\(document.errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.sorted { $0.key < $1.key })" })"]
+    var parts = [
+        document.docType, "\(Array(document.encodedBytes))", "\(Array(document.issuerSigned.issuerAuth.node.encodedBytes))",
+        "\(document.deviceSigned.map { Array($0.nameSpacesBytes.encodedBytes) } ?? [])",
+        "\(document.errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.sorted { $0.key < $1.key })" })",
+    ]
     for space in document.issuerSigned.nameSpaces {
         parts.append(space.name + ":" + space.items.map { "\(Array($0.taggedBytes))=" + itemSummary($0.value) }.joined(separator: ","))
     }
@@ -39,10 +45,14 @@ func responseSummary(_ response: DeviceResponse) -> String {
         case .failure(let error): return "error \(error.code)"
         }
     }
-    return ([response.version, "\(response.status)", "\(Array(response.encodedBytes))", "\(response.documentErrors.sorted { $0.key < $1.key })"] + documents).joined(separator: "\n")
+    return
+        ([response.version, "\(response.status)", "\(Array(response.encodedBytes))", "\(response.documentErrors.sorted { $0.key < $1.key })"]
+        + documents).joined(separator: "\n")
 }
 
-func compare<T>(_ what: String, _ inPlace: Result<T, some Error>, _ generic: Result<T, some Error>, code: (any Error) -> String, _ summary: (T) -> String) {
+func compare<T>(
+    _ what: String, _ inPlace: Result<T, some Error>, _ generic: Result<T, some Error>, code: (any Error) -> String, _ summary: (T) -> String
+) {
     switch (inPlace, generic) {
     case (.success(let a), .success(let b)):
         guard summary(a) == summary(b) else { fatalError("\(what): the in-place and generic readers decode different values") }
@@ -64,22 +74,32 @@ func run(_ bytes: [UInt8]) {
         guard Array(node.encodedBytes) == bytes else { fatalError("a decoded item's encodedBytes are not the bytes received") }
     }
     // IssuerSignedItem.
-    compare("IssuerSignedItem",
-            Result { () throws(CBORError) in try IssuerSignedItem(embeddedCBOR: bytes[...], limits: .default) },
-            generic.flatMap { node in Result { () throws(CBORError) in try IssuerSignedItem(cbor: node) } },
-            code: cborCode, itemSummary)
+    compare(
+        "IssuerSignedItem",
+        Result { () throws(CBORError) in try IssuerSignedItem(embeddedCBOR: bytes[...], limits: .default) },
+        generic.flatMap { node in Result { () throws(CBORError) in try IssuerSignedItem(cbor: node) } },
+        code: cborCode, itemSummary)
     // MobileSecurityObject.
-    compare("MobileSecurityObject",
-            Result { () throws(CBORError) in try MobileSecurityObject(embeddedCBOR: bytes[...], limits: .default) },
-            generic.flatMap { node in Result { () throws(CBORError) in try MobileSecurityObject(cbor: node) } },
-            code: cborCode, msoSummary)
+    compare(
+        "MobileSecurityObject",
+        Result { () throws(CBORError) in try MobileSecurityObject(embeddedCBOR: bytes[...], limits: .default) },
+        generic.flatMap { node in Result { () throws(CBORError) in try MobileSecurityObject(cbor: node) } },
+        code: cborCode, msoSummary)
     // DeviceResponse: the in-place reader declines anything unusual (nil); what it reads, the generic
     // path reads the same.
     var inPlace: DeviceResponse?
-    if CBORDecoder(knownTexts: .iso18013_5).read(bytes[...], { inPlace = DeviceResponse(reading: &$0); return inPlace != nil }), let inPlace {
+    if CBORDecoder(knownTexts: .iso18013_5).read(
+        bytes[...],
+        {
+            inPlace = DeviceResponse(reading: &$0)
+            return inPlace != nil
+        }), let inPlace
+    {
         guard case .success(let node) = generic else { fatalError("DeviceResponse: read in place from bytes the generic decoder rejects") }
         guard let response = try? DeviceResponse(cbor: node) else { fatalError("DeviceResponse: read in place, rejected by the generic path") }
-        guard responseSummary(inPlace) == responseSummary(response) else { fatalError("DeviceResponse: the in-place and generic readers decode different values") }
+        guard responseSummary(inPlace) == responseSummary(response) else {
+            fatalError("DeviceResponse: the in-place and generic readers decode different values")
+        }
         AcceptedInputs.record(bytes)
     }
     // The public entry point picks one of the two and must agree with the generic path.
@@ -105,12 +125,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// each, as the in-place readers receive them (the content of their tag-24 byte strings). The Chrome
 /// capture's response and first item (80 KB, a portrait) are left out: inputs are kept under 32 KiB.
 func writeSeeds(to directory: String) {
-    for (name, path) in [("annex-d", "mdoc/iso18013-5-annex-d/device_response.cbor"), ("chrome", "mdoc/dcapi-annex-c-chrome-android-jmandel/response/device-response.cbor")] {
+    for (name, path) in [
+        ("annex-d", "mdoc/iso18013-5-annex-d/device_response.cbor"),
+        ("chrome", "mdoc/dcapi-annex-c-chrome-android-jmandel/response/device-response.cbor"),
+    ] {
         let bytes = testVector(path)
         let document = try! DeviceResponse(cborBytes: bytes).documents[0]
         if bytes.count < 32768 {
             FileManager.default.createFile(atPath: "\(directory)/\(name)-response.cbor", contents: Data(bytes))
-            FileManager.default.createFile(atPath: "\(directory)/\(name)-item.cbor", contents: Data(document.issuerSigned.nameSpaces[0].items[0].innerBytes))
+            FileManager.default.createFile(
+                atPath: "\(directory)/\(name)-item.cbor", contents: Data(document.issuerSigned.nameSpaces[0].items[0].innerBytes))
         }
         let payload = try! CBORDecoder.decode(Array(document.issuerSigned.issuerAuth.payload!))
         guard case .tagged(24, let inner) = payload.value, let mso = inner.bytesValue else { fatalError("the MSO is not a tag-24 item") }

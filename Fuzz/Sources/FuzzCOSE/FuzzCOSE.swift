@@ -50,25 +50,31 @@ func run(_ input: [UInt8]) async {
     case 0:
         guard let sign1 = try? COSESign1(cborBytes: bytes) else { return }
         if (try? sign1.isValidSignature(key: .p256(signingKey.publicKey))) == true {
-            guard (try? sign1.signatureStructure()) == seedSigStructure else { fatalError("a COSE_Sign1 verified over another Sig_structure than the seed's") }
+            guard (try? sign1.signatureStructure()) == seedSigStructure else {
+                fatalError("a COSE_Sign1 verified over another Sig_structure than the seed's")
+            }
             AcceptedInputs.record(input)
         }
     case 1:
         guard let node = try? CBORDecoder.decode(bytes), let mac0 = try? COSEMac0(cbor: node) else { return }
         if (try? mac0.isValidTag(key: macKey)) == true {
-            guard (try? mac0.macStructure()) == seedMacStructure else { fatalError("a COSE_Mac0 verified over another MAC_structure than the seed's") }
+            guard (try? mac0.macStructure()) == seedMacStructure else {
+                fatalError("a COSE_Mac0 verified over another MAC_structure than the seed's")
+            }
             AcceptedInputs.record(input)
         }
     case 2:
         guard let node = try? CBORDecoder.decode(bytes), let key = try? COSEPublicKey(coseKey: node) else { return }
-        guard let again = try? COSEPublicKey(coseKey: CBORDecoder.decode(Array(key.coseKey().encodedBytes))), again.rawPublicKey == key.rawPublicKey else {
+        guard let again = try? COSEPublicKey(coseKey: CBORDecoder.decode(Array(key.coseKey().encodedBytes))), again.rawPublicKey == key.rawPublicKey
+        else {
             fatalError("a COSE_Key does not survive encoding and decoding")
         }
     default:
         let report = await readerVerifier.verify(deviceRequest: bytes, transcript: captureTranscript, context: .at(captureTime))
         if report.check(.readerAuthSignature)?.status == .passed {
             guard let received = try? ReceivedDeviceRequest(cborBytes: bytes),
-                  received.docRequests.allSatisfy({ captureItems.contains(Array($0.itemsRequestBytes)) }) else {
+                received.docRequests.allSatisfy({ captureItems.contains(Array($0.itemsRequestBytes)) })
+            else {
                 fatalError("reader authentication passed for ItemsRequest bytes the capture does not sign")
             }
             AcceptedInputs.record(input)
@@ -87,6 +93,6 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
         writeSeeds(to: directory)
         return 0
     }
-    _ = captureItems.count // the seed's result, computed before fuzzing starts
+    _ = captureItems.count  // the seed's result, computed before fuzzing starts
     return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

@@ -12,11 +12,14 @@ import WalletCBOR
 
 func annexD(_ name: String) -> [UInt8] { testVector("mdoc/iso18013-5-annex-d/" + name) }
 let transcript = try! SessionTranscript(bytes: annexD("session_transcript_bytes.cbor"))
-let readerKey = try! P256.KeyAgreement.PrivateKey(rawRepresentation: hexBytes(String(decoding: annexD("ereader_key_private_d.hex"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))!)
+let readerKey = try! P256.KeyAgreement.PrivateKey(
+    rawRepresentation: hexBytes(String(decoding: annexD("ereader_key_private_d.hex"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))!
+)
 let verifier = MdocVerifier(trustStore: try! IACATrustStore(certificates: IACATrustStore.certificates(in: annexD("document_signer.pem"), name: "ds")))
-let time = Date(timeIntervalSince1970: 1_609_459_200) // 2021-01-01
+let time = Date(timeIntervalSince1970: 1_609_459_200)  // 2021-01-01
 let seed: [String: String] = seedResult {
-    let result = await verifier.verify(deviceResponse: annexD("device_response.cbor"), transcript: transcript, readerKey: readerKey, context: .at(time))
+    let result = await verifier.verify(
+        deviceResponse: annexD("device_response.cbor"), transcript: transcript, readerKey: readerKey, context: .at(time))
     precondition(result.report.verdict == .accepted, "the seed does not verify")
     return disclosedElements(result.documents)
 }
@@ -39,6 +42,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 @_cdecl("FuzzDeviceResponse_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    _ = seed.count // the seed's result, computed before fuzzing starts
+    _ = seed.count  // the seed's result, computed before fuzzing starts
     return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

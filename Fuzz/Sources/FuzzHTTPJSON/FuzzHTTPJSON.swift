@@ -2,9 +2,9 @@ import Foundation
 import FuzzSupport
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import NIOEmbedded
-import Logging
 import VerificationCore
 import VerifierServer
 
@@ -56,8 +56,9 @@ let quietLogger = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler()
 func startResponder() {
     let ready = DispatchSemaphore(value: 0)
     Task {
-        let services = try await VerifierServices.make(settings: settings, logger: quietLogger,
-                                                      clock: FixedClock(fixedTime("2022-04-01T00:00:00Z")))
+        let services = try await VerifierServices.make(
+            settings: settings, logger: quietLogger,
+            clock: FixedClock(fixedTime("2022-04-01T00:00:00Z")))
         try await services.prepare()
         responder = VerifierApplication.buildRouter(services: services, logger: quietLogger).buildResponder()
         ready.signal()
@@ -85,8 +86,9 @@ struct CollectingWriter: ResponseBodyWriter {
 func post(_ path: String, _ body: [UInt8]) async -> Answer {
     var headers = jsonHeaders
     headers[.contentLength] = String(body.count)
-    let request = Request(head: HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: path, headerFields: headers),
-                          body: RequestBody(buffer: ByteBuffer(bytes: body)))
+    let request = Request(
+        head: HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: path, headerFields: headers),
+        body: RequestBody(buffer: ByteBuffer(bytes: body)))
     let context = VerifierRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: quietLogger))
     let response: Response
     do {
@@ -103,11 +105,14 @@ func post(_ path: String, _ body: [UInt8]) async -> Answer {
 }
 
 func requestID(web: Bool) async -> String {
-    let body = web ? #"{"docType":"org.iso.18013.5.1.mDL","origin":"https://fuzz.example","elements":["org.iso.18013.5.1/age_over_21"]}"#
+    let body =
+        web
+        ? #"{"docType":"org.iso.18013.5.1.mDL","origin":"https://fuzz.example","elements":["org.iso.18013.5.1/age_over_21"]}"#
         : #"{"descriptor":{"document":"driversLicense","elements":[{"element":"age","atLeast":21,"intentToStore":"willNotStore"}]}}"#
     let response = await post(web ? "/v1/web/requests" : "/v1/identity/requests", Array(body.utf8))
     guard response.status == .created, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-          let id = object["requestId"] as? String else { fatalError("fuzz: cannot create a request (\(response.status))") }
+        let id = object["requestId"] as? String
+    else { fatalError("fuzz: cannot create a request (\(response.status))") }
     return id
 }
 

@@ -17,7 +17,9 @@ let nonce: [UInt8] = {
     return hexBytes(String(line.split(separator: ":")[1]).trimmingCharacters(in: .whitespaces))!
 }()
 let verifier = AppleIdentityVerifier(
-    keyRing: IdentityKeyRing([try! IdentityKeyRing.loadPrivateKey(pem: String(decoding: sample("merchant_encryption.key"), as: UTF8.self), name: "merchant_encryption.key")]),
+    keyRing: IdentityKeyRing([
+        try! IdentityKeyRing.loadPrivateKey(pem: String(decoding: sample("merchant_encryption.key"), as: UTF8.self), name: "merchant_encryption.key")
+    ]),
     merchantID: "PassKit_Identity_Test_Merchant_ID", teamID: "PassKit_Identity_Test_Team_ID",
     trustStore: IACATrustStore(certificates: try! IACATrustStore.certificates(in: sample("issuer_root.crt"), name: "issuer_root.crt")))
 let time = fixedTime("2022-04-01T00:00:00Z")
@@ -47,6 +49,6 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
         FileManager.default.createFile(atPath: directory + "/apple-sample-envelope.cbor", contents: Data(envelope))
         return 0
     }
-    _ = seed.elements.count // the seed's result, computed before fuzzing starts
+    _ = seed.elements.count  // the seed's result, computed before fuzzing starts
     return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

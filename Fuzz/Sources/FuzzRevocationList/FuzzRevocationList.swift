@@ -20,7 +20,8 @@ let issuerKey: COSEPublicKey = {
         while s.count % 4 != 0 { s += "=" }
         return [UInt8](Data(base64Encoded: s)!)
     }
-    let key = try! P256.Signing.PublicKey(x963Representation: [0x04] + b64url("I3HWm_0Ds1dPMI-IWmf4mBmH-YaeAVbPVu7vB27CxXo") + b64url("6N_d5Elj9bs1htgV3okJKIdbHEpkgTmAluYKJemzn1M"))
+    let key = try! P256.Signing.PublicKey(
+        x963Representation: [0x04] + b64url("I3HWm_0Ds1dPMI-IWmf4mBmH-YaeAVbPVu7vB27CxXo") + b64url("6N_d5Elj9bs1htgV3okJKIdbHEpkgTmAluYKJemzn1M"))
     return .p256(key)
 }()
 let seedToken = try! RevocationListToken(bytes: ietf("status_list_cwt.cbor"))
@@ -35,7 +36,9 @@ func decisions(_ bytes: [UInt8]) async -> [String] {
     let checker = RevocationChecker(source: lists, trustStore: .init(), pinnedSignerKeys: [issuerKey])
     var answers: [String] = []
     for index in indices {
-        switch await checker.evaluate(references: [.statusList(index: index, uri: uri, certificate: nil)], docType: "any", documentRoot: nil, at: time).answer {
+        switch await checker.evaluate(
+            references: [.statusList(index: index, uri: uri, certificate: nil)], docType: "any", documentRoot: nil, at: time
+        ).answer {
         case .notRevoked: answers.append("valid")
         case .revoked: answers.append("revoked")
         case .undetermined: answers.append("undetermined")
@@ -53,10 +56,14 @@ func run(_ input: [UInt8]) async {
         if let token = try? RevocationListToken(bytes: bytes) {
             if let entries = try? token.statusList?.decompressed(maximumSize: 4096) {
                 guard entries.count <= 4096 else { fatalError("a list decompressed past its cap") }
-                if let bits = token.statusList?.bits { for index in indices { _ = RevocationListToken.StatusList.status(at: index, bits: bits, in: entries) } }
+                if let bits = token.statusList?.bits {
+                    for index in indices { _ = RevocationListToken.StatusList.status(at: index, bits: bits, in: entries) }
+                }
             }
             if (try? token.sign1.isValidSignature(key: issuerKey)) == true {
-                guard token.sign1.payload.map(Array.init) == seedPayload else { fatalError("a list verified with the pinned key carries another payload") }
+                guard token.sign1.payload.map(Array.init) == seedPayload else {
+                    fatalError("a list verified with the pinned key carries another payload")
+                }
             }
         }
         let answers = await decisions(bytes)
@@ -83,9 +90,11 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
         if let token = try? RevocationListToken(bytes: ietf("status_list_cwt.cbor")), let compressed = token.statusList?.compressed {
             FileManager.default.createFile(atPath: directory + "/zlib.bin", contents: Data([1] + Array(compressed)))
         }
-        FileManager.default.createFile(atPath: directory + "/deflate-stored.bin", contents: Data([2] + Array(Zlib.storedStream(Array("stored block".utf8)).dropFirst(2).dropLast(4))))
+        FileManager.default.createFile(
+            atPath: directory + "/deflate-stored.bin",
+            contents: Data([2] + Array(Zlib.storedStream(Array("stored block".utf8)).dropFirst(2).dropLast(4))))
         return 0
     }
-    _ = seedDecisions.count // the seed's result, computed before fuzzing starts
+    _ = seedDecisions.count  // the seed's result, computed before fuzzing starts
     return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

@@ -24,14 +24,18 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int, _ body: @esc
 }
 
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
 
 /// Hands control to libFuzzer. SwiftPM links an executable's entry point as `<Target>_main`; each
 /// target defines that symbol and calls this. At exit the number of inputs that were accepted (with
 /// the seed's result) is printed for `scripts/fuzz`.
-public func runFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                      _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt {
+public func runFuzzer(
+    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt {
     atexit {
         FileHandle.standardError.write(Data("fuzz: accepted executions with the seed's result: \(AcceptedInputs.count)\n".utf8))
     }
@@ -85,7 +89,9 @@ public func disclosedElements(_ documents: [VerifiedDocument]) -> [String: Strin
 /// The acceptance oracle of the mdoc flows: an accepted result has the seed's docTypes and discloses
 /// only elements the seed discloses, with the seed's values. Fewer elements are allowed: items are
 /// disclosed selectively and nothing signs which of them a response carries (docs/fuzzing.md).
-public func requireSeedResult(_ report: VerificationReport, _ documents: [VerifiedDocument], seedDocTypes: [String], seedElements: [String: String], input: [UInt8]) {
+public func requireSeedResult(
+    _ report: VerificationReport, _ documents: [VerifiedDocument], seedDocTypes: [String], seedElements: [String: String], input: [UInt8]
+) {
     guard report.verdict == .accepted else { return }
     guard documents.map(\.docType) == seedDocTypes else {
         fatalError("accepted with other documents than the seed's: \(documents.map(\.docType))")

@@ -37,6 +37,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 @_cdecl("FuzzVICAL_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    _ = seedRoots.count // the seed's result, computed before fuzzing starts
+    _ = seedRoots.count  // the seed's result, computed before fuzzing starts
     return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

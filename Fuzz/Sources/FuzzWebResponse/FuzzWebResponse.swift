@@ -27,14 +27,16 @@ let verifier: WebIdentityVerifier = {
 }()
 let seed: (docTypes: [String], elements: [String: String]) = seedResult {
     let bytes = try! DCAPIEncryptedResponse.responseBytes(fromSubmission: capture("response/wallet-response.digital-credential.json"))
-    let result = await verifier.verify(response: bytes, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, context: .at(time))
+    let result = await verifier.verify(
+        response: bytes, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, context: .at(time))
     precondition(result.report.verdict == .accepted, "the seed does not verify: \(result.report.failures.map(\.message))")
     return (result.documents.map(\.docType), disclosedElements(result.documents))
 }
 
 func run(_ bytes: [UInt8]) async {
     let response = (try? DCAPIEncryptedResponse.responseBytes(fromSubmission: bytes)) ?? bytes
-    let result = await verifier.verify(response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, context: .at(time))
+    let result = await verifier.verify(
+        response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, context: .at(time))
     requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements, input: bytes)
 }
 
@@ -45,6 +47,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 @_cdecl("FuzzWebResponse_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    _ = seed.elements.count // the seed's result, computed before fuzzing starts
+    _ = seed.elements.count  // the seed's result, computed before fuzzing starts
     return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import SwiftASN1
 import VerificationCore
-import X509
 import WalletEncoding
+import X509
 
 /// The parts of a CMS SignedData (RFC 5652) that an Apple Pay signature check needs, read from BER
 /// as received.
@@ -47,7 +47,10 @@ struct RawOID: Hashable, Sendable, CustomStringConvertible {
     }
 
     static func == (lhs: RawOID, rhs: RawOID) -> Bool { lhs.content.elementsEqual(rhs.content) }
-    func hash(into hasher: inout Hasher) { hasher.combine(content.count); for byte in content { hasher.combine(byte) } }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(content.count)
+        for byte in content { hasher.combine(byte) }
+    }
 
     var description: String {
         if let name = CMSOID.names[self] { return name }

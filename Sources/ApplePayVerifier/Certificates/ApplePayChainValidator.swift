@@ -106,7 +106,9 @@ public final class ApplePayChainCache: Sendable {
                 ApplePayMarkerOIDPolicy(expectedLength: 2)
             }
             if case .validCertificate = await verifier.validate(leaf: leaf.certificate, intermediates: CertificateStore()) {
-                let validated = Validated(subjects: [leaf.displayName, intermediate.displayName, anchor.parsed.displayName], notBefore: max(leaf.notValidBefore, known.notBefore), notAfter: min(leaf.notValidAfter, known.notAfter))
+                let validated = Validated(
+                    subjects: [leaf.displayName, intermediate.displayName, anchor.parsed.displayName],
+                    notBefore: max(leaf.notValidBefore, known.notBefore), notAfter: min(leaf.notValidAfter, known.notAfter))
                 remember(key, validated)
                 return .valid(path: validated.path, cached: false)
             }
@@ -125,7 +127,8 @@ public final class ApplePayChainCache: Sendable {
             }
             let notBefore = [leaf.notValidBefore, intermediate.notValidBefore, anchor.parsed.notValidBefore].max() ?? leaf.notValidBefore
             let notAfter = [leaf.notValidAfter, intermediate.notValidAfter, anchor.parsed.notValidAfter].min() ?? leaf.notValidAfter
-            let validated = Validated(subjects: [leaf.displayName, intermediate.displayName, anchor.parsed.displayName], notBefore: notBefore, notAfter: notAfter)
+            let validated = Validated(
+                subjects: [leaf.displayName, intermediate.displayName, anchor.parsed.displayName], notBefore: notBefore, notAfter: notAfter)
             remember(key, validated)
             let intermediateValidity = Validated(
                 subjects: [intermediate.displayName, anchor.parsed.displayName],

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import SwiftASN1
-import X509
 import WalletEncoding
+import X509
 
 /// The root certificate Apple Pay signing chains must end in.
 ///
@@ -51,12 +51,15 @@ public struct ApplePayTrustAnchor: Sendable, CustomStringConvertible {
     private static let bundled: Result<ApplePayTrustAnchor, MerchantKeyError> = {
         let pem = resourcePEM() ?? embeddedAppleRootCAG3PEM
         guard let der = try? PEMBlocks.certificateDER(fromFileContents: Array(pem.utf8), what: "Apple Root CA - G3"),
-              let anchor = try? ApplePayTrustAnchor(certificateDER: der)
+            let anchor = try? ApplePayTrustAnchor(certificateDER: der)
         else {
             return .failure(MerchantKeyError(.unreadableCertificate, "the bundled Apple Root CA - G3 cannot be read"))
         }
         guard anchor.isAppleRootCAG3 else {
-            return .failure(MerchantKeyError(.unreadableCertificate, "the bundled Apple Root CA - G3 has fingerprint \(anchor.fingerprint), not the pinned \(appleRootCAG3Fingerprint)"))
+            return .failure(
+                MerchantKeyError(
+                    .unreadableCertificate,
+                    "the bundled Apple Root CA - G3 has fingerprint \(anchor.fingerprint), not the pinned \(appleRootCAG3Fingerprint)"))
         }
         return .success(anchor)
     }()
@@ -84,19 +87,19 @@ public struct ApplePayTrustAnchor: Sendable, CustomStringConvertible {
 /// The same certificate as `Resources/AppleRootCA-G3.pem`; used only when that resource cannot be
 /// found (a relocated executable). Either way the fingerprint is checked.
 let embeddedAppleRootCAG3PEM = """
------BEGIN CERTIFICATE-----
-MIICQzCCAcmgAwIBAgIILcX8iNLFS5UwCgYIKoZIzj0EAwMwZzEbMBkGA1UEAwwS
-QXBwbGUgUm9vdCBDQSAtIEczMSYwJAYDVQQLDB1BcHBsZSBDZXJ0aWZpY2F0aW9u
-IEF1dGhvcml0eTETMBEGA1UECgwKQXBwbGUgSW5jLjELMAkGA1UEBhMCVVMwHhcN
-MTQwNDMwMTgxOTA2WhcNMzkwNDMwMTgxOTA2WjBnMRswGQYDVQQDDBJBcHBsZSBS
-b290IENBIC0gRzMxJjAkBgNVBAsMHUFwcGxlIENlcnRpZmljYXRpb24gQXV0aG9y
-aXR5MRMwEQYDVQQKDApBcHBsZSBJbmMuMQswCQYDVQQGEwJVUzB2MBAGByqGSM49
-AgEGBSuBBAAiA2IABJjpLz1AcqTtkyJygRMc3RCV8cWjTnHcFBbZDuWmBSp3ZHtf
-TjjTuxxEtX/1H7YyYl3J6YRbTzBPEVoA/VhYDKX1DyxNB0cTddqXl5dvMVztK517
-IDvYuVTZXpmkOlEKMaNCMEAwHQYDVR0OBBYEFLuw3qFYM4iapIqZ3r6966/ayySr
-MA8GA1UdEwEB/wQFMAMBAf8wDgYDVR0PAQH/BAQDAgEGMAoGCCqGSM49BAMDA2gA
-MGUCMQCD6cHEFl4aXTQY2e3v9GwOAEZLuN+yRhHFD/3meoyhpmvOwgPUnPWTxnS4
-at+qIxUCMG1mihDK1A3UT82NQz60imOlM27jbdoXt2QfyFMm+YhidDkLF1vLUagM
-6BgD56KyKA==
------END CERTIFICATE-----
-"""
+    -----BEGIN CERTIFICATE-----
+    MIICQzCCAcmgAwIBAgIILcX8iNLFS5UwCgYIKoZIzj0EAwMwZzEbMBkGA1UEAwwS
+    QXBwbGUgUm9vdCBDQSAtIEczMSYwJAYDVQQLDB1BcHBsZSBDZXJ0aWZpY2F0aW9u
+    IEF1dGhvcml0eTETMBEGA1UECgwKQXBwbGUgSW5jLjELMAkGA1UEBhMCVVMwHhcN
+    MTQwNDMwMTgxOTA2WhcNMzkwNDMwMTgxOTA2WjBnMRswGQYDVQQDDBJBcHBsZSBS
+    b290IENBIC0gRzMxJjAkBgNVBAsMHUFwcGxlIENlcnRpZmljYXRpb24gQXV0aG9y
+    aXR5MRMwEQYDVQQKDApBcHBsZSBJbmMuMQswCQYDVQQGEwJVUzB2MBAGByqGSM49
+    AgEGBSuBBAAiA2IABJjpLz1AcqTtkyJygRMc3RCV8cWjTnHcFBbZDuWmBSp3ZHtf
+    TjjTuxxEtX/1H7YyYl3J6YRbTzBPEVoA/VhYDKX1DyxNB0cTddqXl5dvMVztK517
+    IDvYuVTZXpmkOlEKMaNCMEAwHQYDVR0OBBYEFLuw3qFYM4iapIqZ3r6966/ayySr
+    MA8GA1UdEwEB/wQFMAMBAf8wDgYDVR0PAQH/BAQDAgEGMAoGCCqGSM49BAMDA2gA
+    MGUCMQCD6cHEFl4aXTQY2e3v9GwOAEZLuN+yRhHFD/3meoyhpmvOwgPUnPWTxnS4
+    at+qIxUCMG1mihDK1A3UT82NQz60imOlM27jbdoXt2QfyFMm+YhidDkLF1vLUagM
+    6BgD56KyKA==
+    -----END CERTIFICATE-----
+    """

@@ -2,8 +2,8 @@ import Crypto
 import CryptoExtras
 import Foundation
 import SwiftASN1
-import X509
 import WalletEncoding
+import X509
 
 /// Object identifiers Apple defines for Apple Pay certificates.
 public enum ApplePayOID {

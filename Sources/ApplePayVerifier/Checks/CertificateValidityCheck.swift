@@ -24,9 +24,11 @@ struct CertificateValidityCheck: VerificationCheck {
                 until = intermediate.notValidAfter
                 text = intermediate.notValidAfterText
             }
-            return .passed("\(intermediate == nil ? "leaf and root" : "leaf, intermediate and root") valid at the verification time (the leaf until \(leaf.notValidAfterText))", details: [
-                "validUntil": text,
-            ])
+            return .passed(
+                "\(intermediate == nil ? "leaf and root" : "leaf, intermediate and root") valid at the verification time (the leaf until \(leaf.notValidAfterText))",
+                details: [
+                    "validUntil": text
+                ])
         }
 
         var certificates: [(role: String, certificate: ParsedCertificate)] = [("leaf", leaf)]
@@ -36,15 +38,22 @@ struct CertificateValidityCheck: VerificationCheck {
         for (role, certificate) in certificates {
             let name = "\(role) certificate \"\(certificate.displayName)\" (serial \(certificate.serialHex))"
             if time < certificate.notValidBefore {
-                failures.append((.certificateNotYetValid, "the \(name) is not valid before \(certificate.notValidBeforeText); the verification time is \(time.rfc3339)"))
+                failures.append(
+                    (
+                        .certificateNotYetValid,
+                        "the \(name) is not valid before \(certificate.notValidBeforeText); the verification time is \(time.rfc3339)"
+                    ))
             } else if time > certificate.notValidAfter {
-                failures.append((.certificateExpired, "the \(name) expired at \(certificate.notValidAfterText); the verification time is \(time.rfc3339)"))
+                failures.append(
+                    (.certificateExpired, "the \(name) expired at \(certificate.notValidAfterText); the verification time is \(time.rfc3339)"))
             }
         }
         let first = failures.first ?? (.certificateExpired, "a certificate is outside its validity period")
-        return .failed(first.0, failures.map(\.1).joined(separator: "; "), details: [
-            "verificationTime": time.rfc3339,
-            "leafNotAfter": leaf.notValidAfterText,
-        ])
+        return .failed(
+            first.0, failures.map(\.1).joined(separator: "; "),
+            details: [
+                "verificationTime": time.rfc3339,
+                "leafNotAfter": leaf.notValidAfterText,
+            ])
     }
 }

@@ -21,22 +21,29 @@ struct ChainCheck: VerificationCheck {
         // leaf's issuer) go to path building: attacker-supplied certificates that could all sign each
         // other never make the search grow.
         guard let intermediate = state.intermediate else {
-            return .failed(.untrustedChain, "no certificate in the SignedData issued the leaf \"\(leaf.displayName)\"", details: [
-                "root": anchor.parsed.displayName,
-                "rootFingerprint": anchor.fingerprint,
-            ])
+            return .failed(
+                .untrustedChain, "no certificate in the SignedData issued the leaf \"\(leaf.displayName)\"",
+                details: [
+                    "root": anchor.parsed.displayName,
+                    "rootFingerprint": anchor.fingerprint,
+                ])
         }
         switch await cache.validate(leaf: leaf, candidates: [intermediate], anchor: anchor, at: context.time) {
         case .valid(let path, _):
-            return .passed("chain \(path) is valid", details: [
-                "root": anchor.parsed.displayName,
-                "rootFingerprint": anchor.fingerprint,
-            ])
+            return .passed(
+                "chain \(path) is valid",
+                details: [
+                    "root": anchor.parsed.displayName,
+                    "rootFingerprint": anchor.fingerprint,
+                ])
         case .invalid(let reason):
-            return .failed(.untrustedChain, "no valid chain from the leaf \"\(leaf.displayName)\" to the trust anchor \"\(anchor.parsed.displayName)\": \(reason)", details: [
-                "root": anchor.parsed.displayName,
-                "rootFingerprint": anchor.fingerprint,
-            ])
+            return .failed(
+                .untrustedChain,
+                "no valid chain from the leaf \"\(leaf.displayName)\" to the trust anchor \"\(anchor.parsed.displayName)\": \(reason)",
+                details: [
+                    "root": anchor.parsed.displayName,
+                    "rootFingerprint": anchor.fingerprint,
+                ])
         }
     }
 }

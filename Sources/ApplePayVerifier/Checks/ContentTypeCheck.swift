@@ -17,7 +17,9 @@ struct ContentTypeCheck: VerificationCheck {
             return .failed(.malformedAttribute, "the content-type attribute is not an object identifier")
         }
         guard contentType == signedData.encapsulatedContentType else {
-            return .failed(.contentTypeMismatch, "the content-type attribute (\(contentType)) differs from the encapsulated content type (\(signedData.encapsulatedContentType))")
+            return .failed(
+                .contentTypeMismatch,
+                "the content-type attribute (\(contentType)) differs from the encapsulated content type (\(signedData.encapsulatedContentType))")
         }
         guard contentType == CMSOID.data else {
             return .failed(.contentTypeMismatch, "the content type is \(contentType); Apple Pay signs id-data (1.2.840.113549.1.7.1)")

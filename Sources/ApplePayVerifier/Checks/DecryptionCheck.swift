@@ -9,11 +9,13 @@ struct DecryptionCheck: VerificationCheck {
     let prerequisites: [CheckID]
 
     init(policy: ApplePayPolicy) {
-        self.prerequisites = [.applePayTokenStructure, .applePayKeySelection] + policy.requiredOnly([
-            .applePaySignatureCMS, .applePaySignatureMarkerOIDs, .applePaySignatureCertificateValidity,
-            .applePaySignatureChain, .applePaySignatureContentType, .applePaySignatureMessageDigest,
-            .applePaySignatureSigner, .applePaySigningTime,
-        ])
+        self.prerequisites =
+            [.applePayTokenStructure, .applePayKeySelection]
+            + policy.requiredOnly([
+                .applePaySignatureCMS, .applePaySignatureMarkerOIDs, .applePaySignatureCertificateValidity,
+                .applePaySignatureChain, .applePaySignatureContentType, .applePaySignatureMessageDigest,
+                .applePaySignatureSigner, .applePaySigningTime,
+            ])
     }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
@@ -25,7 +27,8 @@ struct DecryptionCheck: VerificationCheck {
             guard let ephemeral = token.header.ephemeralPublicKey, let partyV = key.merchantIdentifierHash else {
                 throw MissingPrerequisite("the ephemeral key or merchant id")
             }
-            plaintext = try ApplePayDecryption.decryptEC(data: token.data, ephemeralPublicKey: ephemeral, privateKey: privateKey, merchantIdentifierHash: partyV)
+            plaintext = try ApplePayDecryption.decryptEC(
+                data: token.data, ephemeralPublicKey: ephemeral, privateKey: privateKey, merchantIdentifierHash: partyV)
             scheme = "ECDH P-256 + KDF + AES-256-GCM"
         case (.rsaV1, .rsa(let privateKey)):
             guard let wrapped = token.header.wrappedKey else { throw MissingPrerequisite("the wrapped key") }

@@ -13,7 +13,9 @@ struct ExpectedCurrencyCheck: VerificationCheck {
         guard let expected else { return .notApplicable("no expected currency was given") }
         guard let payment = state.payment else { throw MissingPrerequisite("the payment data") }
         guard payment.currencyCode == expected else {
-            return .failed(.currencyMismatch, "the token's currency is \(payment.currencyCode), expected \(expected)", details: ["actual": payment.currencyCode, "expected": expected])
+            return .failed(
+                .currencyMismatch, "the token's currency is \(payment.currencyCode), expected \(expected)",
+                details: ["actual": payment.currencyCode, "expected": expected])
         }
         return .passed("currency \(expected) as expected")
     }
@@ -32,7 +34,9 @@ struct ExpectedAmountCheck: VerificationCheck {
         // Both in the currency's minor units (1999 is 19.99 USD): the messages say so.
         let unit = "minor units of \(payment.currencyCode)"
         guard payment.transactionAmount == expected else {
-            return .failed(.amountMismatch, "the token's transactionAmount is \(payment.transactionAmount), expected \(expected) (\(unit))", details: ["actual": "\(payment.transactionAmount)", "expected": "\(expected)"])
+            return .failed(
+                .amountMismatch, "the token's transactionAmount is \(payment.transactionAmount), expected \(expected) (\(unit))",
+                details: ["actual": "\(payment.transactionAmount)", "expected": "\(expected)"])
         }
         return .passed("amount \(expected) (\(unit)) as expected")
     }
@@ -48,7 +52,8 @@ struct ExpectedApplicationDataCheck: VerificationCheck {
     init(expected: String?, policy: ApplePayPolicy) {
         self.expected = expected
         // Compare only a value the signature covers.
-        self.prerequisites = expected == nil ? [] : [.applePayTokenStructure] + policy.requiredOnly([.applePaySignatureMessageDigest, .applePaySignatureSigner])
+        self.prerequisites =
+            expected == nil ? [] : [.applePayTokenStructure] + policy.requiredOnly([.applePaySignatureMessageDigest, .applePaySignatureSigner])
     }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
@@ -61,7 +66,9 @@ struct ExpectedApplicationDataCheck: VerificationCheck {
             return .failed(.applicationDataMissing, "the token has no header.applicationData, but \(expected) was expected")
         }
         guard actual == expectedBytes else {
-            return .failed(.applicationDataMismatch, "header.applicationData is \(actualText), expected \(expected)", details: ["actual": actualText, "expected": expected])
+            return .failed(
+                .applicationDataMismatch, "header.applicationData is \(actualText), expected \(expected)",
+                details: ["actual": actualText, "expected": expected])
         }
         return .passed("applicationData \(actualText) as expected")
     }

@@ -11,16 +11,22 @@ struct KeySelectionCheck: VerificationCheck {
         guard let token = state.token else { throw MissingPrerequisite("the token") }
         let hash = token.header.publicKeyHash
         guard let key = keyRing.key(forPublicKeyHash: hash) else {
-            return .failed(.noMatchingMerchantKey, "no configured merchant key matches publicKeyHash \(hash) (\(keyRing.keys.count) configured: \(keyRing.publicKeyHashes.joined(separator: ", ")))", details: [
-                "publicKeyHash": hash,
-                "configuredKeys": String(keyRing.keys.count),
-            ])
+            return .failed(
+                .noMatchingMerchantKey,
+                "no configured merchant key matches publicKeyHash \(hash) (\(keyRing.keys.count) configured: \(keyRing.publicKeyHashes.joined(separator: ", ")))",
+                details: [
+                    "publicKeyHash": hash,
+                    "configuredKeys": String(keyRing.keys.count),
+                ])
         }
         switch (token.version, key.privateKey) {
         case (.ecV1, .ecP256), (.rsaV1, .rsa):
             break
         default:
-            return .failed(.keyTypeMismatch, "the merchant key for publicKeyHash \(hash) is \(key.privateKey.kindName), but a \(token.version.rawValue) token needs \(token.version == .ecV1 ? "an EC P-256" : "an RSA") key", details: ["publicKeyHash": hash])
+            return .failed(
+                .keyTypeMismatch,
+                "the merchant key for publicKeyHash \(hash) is \(key.privateKey.kindName), but a \(token.version.rawValue) token needs \(token.version == .ecV1 ? "an EC P-256" : "an RSA") key",
+                details: ["publicKeyHash": hash])
         }
         state.merchantKey = key
         return .passed("merchant key \(hash) (\(key.privateKey.kindName), \(key.subjectName))", details: ["publicKeyHash": hash])

@@ -10,17 +10,23 @@ struct MarkerOIDsCheck: VerificationCheck {
         guard let leaf = state.leaf else { throw MissingPrerequisite("the signer certificate") }
         var problems: [(ReasonCode, String)] = []
         if !leaf.hasLeafMarker {
-            problems.append((.missingLeafMarkerOID, "the leaf \"\(leaf.displayName)\" lacks marker OID 1.2.840.113635.100.6.29 (Apple Pay signing certificate)"))
+            problems.append(
+                (.missingLeafMarkerOID, "the leaf \"\(leaf.displayName)\" lacks marker OID 1.2.840.113635.100.6.29 (Apple Pay signing certificate)"))
         }
         if let intermediate = state.intermediate {
             if !intermediate.hasIntermediateMarker {
-                problems.append((.missingIntermediateMarkerOID, "the intermediate \"\(intermediate.displayName)\" lacks marker OID 1.2.840.113635.100.6.2.14 (Apple Application Integration CA - G3)"))
+                problems.append(
+                    (
+                        .missingIntermediateMarkerOID,
+                        "the intermediate \"\(intermediate.displayName)\" lacks marker OID 1.2.840.113635.100.6.2.14 (Apple Application Integration CA - G3)"
+                    ))
             }
         } else {
             problems.append((.intermediateNotFound, "the SignedData holds no certificate that issued the leaf \"\(leaf.displayName)\""))
         }
         if let first = problems.first {
-            return .failed(first.0, problems.map(\.1).joined(separator: "; "), details: ["reasons": problems.map(\.0.rawValue).joined(separator: ",")])
+            return .failed(
+                first.0, problems.map(\.1).joined(separator: "; "), details: ["reasons": problems.map(\.0.rawValue).joined(separator: ",")])
         }
         return .passed("leaf has 1.2.840.113635.100.6.29, intermediate \"\(state.intermediate?.displayName ?? "")\" has 1.2.840.113635.100.6.2.14")
     }

@@ -13,7 +13,8 @@ struct MessageDigestCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let token = state.token, let signer = state.signer else { throw MissingPrerequisite("the SignerInfo") }
         guard signer.digestAlgorithm.algorithm == CMSOID.sha256, signer.digestAlgorithm.parametersAbsentOrNull else {
-            return .failed(.unsupportedDigestAlgorithm, "the digest algorithm is \(signer.digestAlgorithm); Apple Pay uses sha256 (parameters absent or NULL)")
+            return .failed(
+                .unsupportedDigestAlgorithm, "the digest algorithm is \(signer.digestAlgorithm); Apple Pay uses sha256 (parameters absent or NULL)")
         }
         let element: ArraySlice<UInt8>
         switch SignedAttributes.single(CMSOID.messageDigest, name: "message-digest", in: signer) {
@@ -27,10 +28,13 @@ struct MessageDigestCheck: VerificationCheck {
         let fields = token.version == .ecV1 ? "ephemeralPublicKey ‖ data ‖ transactionId" : "wrappedKey ‖ data ‖ transactionId"
         let covered = fields + (token.header.applicationDataBytes != nil ? " ‖ applicationData" : "")
         guard digest.elementsEqual(computed) else {
-            return .failed(.digestMismatch, "the signed message digest is not SHA-256 of \(covered): a signed field was altered or the fields were not decoded as sent", details: [
-                "signedDigest": Hex.encode(digest),
-                "computedDigest": Hex.encode(computed),
-            ])
+            return .failed(
+                .digestMismatch,
+                "the signed message digest is not SHA-256 of \(covered): a signed field was altered or the fields were not decoded as sent",
+                details: [
+                    "signedDigest": Hex.encode(digest),
+                    "computedDigest": Hex.encode(computed),
+                ])
         }
         return .passed("message digest is SHA-256 of \(covered)")
     }

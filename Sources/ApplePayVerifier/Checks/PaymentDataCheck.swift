@@ -21,7 +21,9 @@ struct PaymentDataCheck: VerificationCheck {
         guard let plaintext = state.plaintext else { throw MissingPrerequisite("the plaintext") }
         let payment = try ApplePayPaymentData(json: plaintext)
         if let violation = Self.shapeViolation(payment) {
-            return .failed(.paymentDataFieldInvalid, "The decrypted payment data does not have the shape Apple documents: \(violation.message)", details: ["field": violation.field])
+            return .failed(
+                .paymentDataFieldInvalid, "The decrypted payment data does not have the shape Apple documents: \(violation.message)",
+                details: ["field": violation.field])
         }
         state.payment = payment
         return .passed("\(payment.paymentDataType) payment data, currency \(payment.currencyCode), amount \(payment.transactionAmount)")

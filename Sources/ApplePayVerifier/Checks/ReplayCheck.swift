@@ -46,8 +46,9 @@ struct ReplayCheck: VerificationCheck {
         let expiresAt = base.addingTimeInterval(policy.maximumSigningAge.seconds + skew)
         let outcome: ReplayOutcome
         do {
-            outcome = try await store.recordFirstUse(namespace: policy.replayNamespace, key: key, expiresAt: expiresAt, now: context.time,
-                                                     idempotency: context.idempotency)
+            outcome = try await store.recordFirstUse(
+                namespace: policy.replayNamespace, key: key, expiresAt: expiresAt, now: context.time,
+                idempotency: context.idempotency)
         } catch let error as any CheckFailureDescribing {
             throw error
         } catch {
@@ -55,12 +56,17 @@ struct ReplayCheck: VerificationCheck {
         }
         switch outcome {
         case .firstUse:
-            return .passed("transactionId \(token.header.transactionId) seen for the first time; remembered until \(expiresAt.rfc3339)", details: ["transactionId": key])
+            return .passed(
+                "transactionId \(token.header.transactionId) seen for the first time; remembered until \(expiresAt.rfc3339)",
+                details: ["transactionId": key])
         case .idempotentRetry(let firstUse):
-            return .idempotentRetry("transactionId \(token.header.transactionId) was recorded by this same submission (its Idempotency-Key and body) at \(firstUse.rfc3339): a retry, not a replay",
-                                    firstSeen: firstUse, details: ["transactionId": key])
+            return .idempotentRetry(
+                "transactionId \(token.header.transactionId) was recorded by this same submission (its Idempotency-Key and body) at \(firstUse.rfc3339): a retry, not a replay",
+                firstSeen: firstUse, details: ["transactionId": key])
         case .alreadyUsed:
-            return .failed(.replayed, "transactionId \(token.header.transactionId) was already accepted: this token is a replay", details: ["transactionId": key])
+            return .failed(
+                .replayed, "transactionId \(token.header.transactionId) was already accepted: this token is a replay", details: ["transactionId": key]
+            )
         }
     }
 }

@@ -1,7 +1,7 @@
-import VerificationCore
-import X509
 import SwiftASN1
+import VerificationCore
 import WalletEncoding
+import X509
 
 /// `applepay.signature.cms`: `signature` is a detached CMS SignedData with exactly one signer whose
 /// certificate is in it.
@@ -17,7 +17,8 @@ struct SignatureCMSCheck: VerificationCheck {
         let signedData = try CMSSignedData(berEncoded: token.signature)
         state.signedData = signedData
         guard !signedData.hasEncapsulatedContent else {
-            return .failed(.notDetached, "the SignedData carries content; Apple Pay signatures are detached (the signed content is the token's fields)")
+            return .failed(
+                .notDetached, "the SignedData carries content; Apple Pay signatures are detached (the signed content is the token's fields)")
         }
         guard signedData.signers.count == 1, let signer = signedData.signers.first else {
             return .failed(.unexpectedSignerCount, "the SignedData has \(signedData.signers.count) signers; exactly one is expected")
@@ -29,7 +30,10 @@ struct SignatureCMSCheck: VerificationCheck {
         // Apple includes two certificates; more is not an Apple Pay signature, and every certificate
         // read costs a parse (and could feed path building).
         guard signedData.certificates.count <= Self.maxCertificates else {
-            return .failed(.malformedCMS, "the SignedData holds \(signedData.certificates.count) certificates; Apple includes the leaf and the intermediate, and at most \(Self.maxCertificates) are read")
+            return .failed(
+                .malformedCMS,
+                "the SignedData holds \(signedData.certificates.count) certificates; Apple includes the leaf and the intermediate, and at most \(Self.maxCertificates) are read"
+            )
         }
         var parsed: [ParsedCertificate] = []
         for (index, der) in signedData.certificates.enumerated() {
@@ -40,7 +44,9 @@ struct SignatureCMSCheck: VerificationCheck {
             }
         }
         guard let leafIndex = parsed.firstIndex(where: { $0.matches(signer.signerIdentifier) }) else {
-            return .failed(.signerCertificateNotFound, "no certificate in the SignedData matches the signer identifier (\(Self.describe(signer.signerIdentifier)))")
+            return .failed(
+                .signerCertificateNotFound,
+                "no certificate in the SignedData matches the signer identifier (\(Self.describe(signer.signerIdentifier)))")
         }
         let leaf = parsed[leafIndex]
         var others = parsed

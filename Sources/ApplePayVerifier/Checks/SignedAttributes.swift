@@ -10,7 +10,8 @@ enum SignedAttributes {
 
     static func single(_ type: RawOID, name: String, in signer: CMSSignerInfo) -> Lookup {
         guard signer.signedAttributesReceived != nil else {
-            return .problem(.failed(.missingSignedAttributes, "the SignerInfo has no signed attributes; Apple signs contentType, signingTime and messageDigest"))
+            return .problem(
+                .failed(.missingSignedAttributes, "the SignerInfo has no signed attributes; Apple signs contentType, signingTime and messageDigest"))
         }
         let attributes = signer.attributes(type)
         guard let attribute = attributes.first else {

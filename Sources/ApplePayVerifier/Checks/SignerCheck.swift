@@ -14,7 +14,9 @@ struct SignerCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let token = state.token, let signer = state.signer, let leaf = state.leaf else { throw MissingPrerequisite("the SignerInfo") }
         guard let signedDigest = signer.signedAttributesDigest else {
-            return .failed(.missingSignedAttributes, "the SignerInfo has no signed attributes; Apple's signature covers contentType, signingTime and messageDigest")
+            return .failed(
+                .missingSignedAttributes,
+                "the SignerInfo has no signed attributes; Apple's signature covers contentType, signingTime and messageDigest")
         }
         let algorithm = signer.signatureAlgorithm
         if let protection = Self.algorithmProtectionProblem(signer) { return protection }
@@ -22,31 +24,43 @@ struct SignerCheck: VerificationCheck {
         switch token.version {
         case .ecV1:
             guard algorithm.algorithm == CMSOID.ecdsaWithSHA256 else {
-                return .failed(.unsupportedSignatureAlgorithm, "the signature algorithm is \(algorithm); EC_v1 tokens are signed with ecdsa-with-SHA256")
+                return .failed(
+                    .unsupportedSignatureAlgorithm, "the signature algorithm is \(algorithm); EC_v1 tokens are signed with ecdsa-with-SHA256")
             }
             guard case .p256(let key) = leaf.signingKey else {
-                return .failed(.keyTypeMismatch, "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; EC_v1 tokens are signed with P-256")
+                return .failed(
+                    .keyTypeMismatch,
+                    "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; EC_v1 tokens are signed with P-256"
+                )
             }
             guard let raw = Self.rawECDSASignature(signer.signature),
-                  let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
-                  key.isValidSignature(signature, for: signedDigest)
+                let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
+                key.isValidSignature(signature, for: signedDigest)
             else {
-                return .failed(.signatureInvalid, "the ECDSA signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
+                return .failed(
+                    .signatureInvalid, "the ECDSA signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
             return .passed("ECDSA P-256/SHA-256 signature by \"\(leaf.displayName)\" verifies")
         case .rsaV1:
-            guard algorithm.algorithm == CMSOID.sha256WithRSAEncryption
-                || (algorithm.algorithm == CMSOID.rsaEncryption && signer.digestAlgorithm.algorithm == CMSOID.sha256),
+            guard
+                algorithm.algorithm == CMSOID.sha256WithRSAEncryption
+                    || (algorithm.algorithm == CMSOID.rsaEncryption && signer.digestAlgorithm.algorithm == CMSOID.sha256),
                 algorithm.parametersAbsentOrNull
             else {
-                return .failed(.unsupportedSignatureAlgorithm, "the signature algorithm is \(algorithm); RSA_v1 tokens are signed with sha256WithRSAEncryption")
+                return .failed(
+                    .unsupportedSignatureAlgorithm, "the signature algorithm is \(algorithm); RSA_v1 tokens are signed with sha256WithRSAEncryption")
             }
             guard case .rsa(let key) = leaf.signingKey else {
-                return .failed(.keyTypeMismatch, "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; RSA_v1 tokens are signed with RSA")
+                return .failed(
+                    .keyTypeMismatch,
+                    "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; RSA_v1 tokens are signed with RSA"
+                )
             }
             let signature = _RSA.Signing.RSASignature(rawRepresentation: signer.signature)
             guard key.isValidSignature(signature, for: signedDigest, padding: .insecurePKCS1v1_5) else {
-                return .failed(.signatureInvalid, "the RSA PKCS#1 v1.5/SHA-256 signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
+                return .failed(
+                    .signatureInvalid,
+                    "the RSA PKCS#1 v1.5/SHA-256 signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
             return .passed("RSA PKCS#1 v1.5/SHA-256 signature by \"\(leaf.displayName)\" (\(key.keySizeInBits) bits) verifies")
         }
@@ -57,8 +71,8 @@ struct SignerCheck: VerificationCheck {
     static func rawECDSASignature(_ der: ArraySlice<UInt8>) -> [UInt8]? {
         let scanner = BERScanner(bytes: Array(der))
         guard let root = try? scanner.root(), root.tag == 0x30,
-              let parts = try? scanner.children(of: root), parts.count == 2,
-              parts[0].tag == 0x02, parts[1].tag == 0x02
+            let parts = try? scanner.children(of: root), parts.count == 2,
+            parts[0].tag == 0x02, parts[1].tag == 0x02
         else { return nil }
         var raw: [UInt8] = []
         raw.reserveCapacity(64)
@@ -97,10 +111,13 @@ struct SignerCheck: VerificationCheck {
                 signature = try CMSSignedData.algorithmIdentifier(try inner.root(), scanner: inner, depth: 2)
             }
             guard digest.algorithm == signer.digestAlgorithm.algorithm else {
-                return .failed(.algorithmProtectionMismatch, "CMSAlgorithmProtection names digest \(digest) but the signer uses \(signer.digestAlgorithm)")
+                return .failed(
+                    .algorithmProtectionMismatch, "CMSAlgorithmProtection names digest \(digest) but the signer uses \(signer.digestAlgorithm)")
             }
             if let signature, signature.algorithm != signer.signatureAlgorithm.algorithm {
-                return .failed(.algorithmProtectionMismatch, "CMSAlgorithmProtection names signature algorithm \(signature) but the signer uses \(signer.signatureAlgorithm)")
+                return .failed(
+                    .algorithmProtectionMismatch,
+                    "CMSAlgorithmProtection names signature algorithm \(signature) but the signer uses \(signer.signatureAlgorithm)")
             }
             return nil
         } catch {

@@ -26,10 +26,12 @@ struct SigningTimeCheck: VerificationCheck {
         if age >= -skew, age <= window {
             let signed = signingTime.rfc3339
             let ageText = Self.format(age)
-            return .passed("signed at \(signed), \(ageText) s before the verification time (window \(Self.format(window)) s)", details: [
-                "signingTime": signed,
-                "ageSeconds": ageText,
-            ])
+            return .passed(
+                "signed at \(signed), \(ageText) s before the verification time (window \(Self.format(window)) s)",
+                details: [
+                    "signingTime": signed,
+                    "ageSeconds": ageText,
+                ])
         }
         let details = [
             "signingTime": signingTime.rfc3339,
@@ -39,12 +41,20 @@ struct SigningTimeCheck: VerificationCheck {
             "allowedFutureSkewSeconds": Self.format(skew),
         ]
         if age < -skew {
-            return .failed(.signingTimeInFuture, "the token's signing time \(signingTime.rfc3339) is \(Self.format(-age)) s\(Self.humanized(age)) after the verification time \(time.rfc3339); at most \(Self.format(skew)) s of clock skew is allowed", details: details)
+            return .failed(
+                .signingTimeInFuture,
+                "the token's signing time \(signingTime.rfc3339) is \(Self.format(-age)) s\(Self.humanized(age)) after the verification time \(time.rfc3339); at most \(Self.format(skew)) s of clock skew is allowed",
+                details: details)
         }
         if age > window {
-            return .failed(.signingTimeTooOld, "the token was signed at \(signingTime.rfc3339), \(Self.format(age)) s\(Self.humanized(age)) before the verification time \(time.rfc3339); tokens are accepted for \(Self.format(window)) s after signing (possible replay)", details: details)
+            return .failed(
+                .signingTimeTooOld,
+                "the token was signed at \(signingTime.rfc3339), \(Self.format(age)) s\(Self.humanized(age)) before the verification time \(time.rfc3339); tokens are accepted for \(Self.format(window)) s after signing (possible replay)",
+                details: details)
         }
-        return .passed("signed at \(signingTime.rfc3339), \(Self.format(age)) s before the verification time (window \(Self.format(window)) s)", details: details)
+        return .passed(
+            "signed at \(signingTime.rfc3339), \(Self.format(age)) s before the verification time (window \(Self.format(window)) s)", details: details
+        )
     }
 
     struct Problem: Error { var outcome: CheckOutcome }
@@ -55,7 +65,8 @@ struct SigningTimeCheck: VerificationCheck {
             return .failure(Problem(outcome: outcome))
         case .value(let element):
             guard let node = try? BER.parse(element), let date = try? CMSTime.date(from: node) else {
-                return .failure(Problem(outcome: .failed(.malformedAttribute, "the signing-time attribute is not a valid UTCTime or GeneralizedTime")))
+                return .failure(
+                    Problem(outcome: .failed(.malformedAttribute, "the signing-time attribute is not a valid UTCTime or GeneralizedTime")))
             }
             return .success(date)
         }

@@ -15,7 +15,8 @@ struct TokenStructureCheck: VerificationCheck {
             return .failed(error.reasonCode, error.checkMessage, details: details)
         }
         state.token = token
-        let message = token.version == .ecV1
+        let message =
+            token.version == .ecV1
             ? "EC_v1 token with every header field (ephemeralPublicKey, publicKeyHash, transactionId)"
             : "RSA_v1 token with every header field (wrappedKey, publicKeyHash, transactionId)"
         return .passed(message, details: ["version": token.version.rawValue, "transactionId": token.header.transactionId])

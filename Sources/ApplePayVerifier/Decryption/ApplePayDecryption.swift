@@ -38,12 +38,15 @@ public enum ApplePayDecryption {
     }
 
     /// EC_v1: ECDH with the ephemeral key, the KDF above, AES-256-GCM.
-    static func decryptEC(data: [UInt8], ephemeralPublicKey: [UInt8], privateKey: P256.KeyAgreement.PrivateKey, merchantIdentifierHash: [UInt8]) throws(DecryptionError) -> [UInt8] {
+    static func decryptEC(data: [UInt8], ephemeralPublicKey: [UInt8], privateKey: P256.KeyAgreement.PrivateKey, merchantIdentifierHash: [UInt8])
+        throws(DecryptionError) -> [UInt8]
+    {
         let ephemeral: P256.KeyAgreement.PublicKey
         do {
             ephemeral = try P256.KeyAgreement.PublicKey(derRepresentation: ephemeralPublicKey)
         } catch {
-            throw DecryptionError(.invalidEphemeralPublicKey, "header.ephemeralPublicKey is not a P-256 SubjectPublicKeyInfo (\(ephemeralPublicKey.count) bytes)")
+            throw DecryptionError(
+                .invalidEphemeralPublicKey, "header.ephemeralPublicKey is not a P-256 SubjectPublicKeyInfo (\(ephemeralPublicKey.count) bytes)")
         }
         let shared: SharedSecret
         do {
@@ -61,7 +64,8 @@ public enum ApplePayDecryption {
         do {
             unwrapped = try privateKey.decrypt(wrappedKey, padding: .PKCS1_OAEP_SHA256)
         } catch {
-            throw DecryptionError(.keyUnwrapFailed, "header.wrappedKey could not be unwrapped with the merchant RSA key (RSA-OAEP, SHA-256, MGF1-SHA-256)")
+            throw DecryptionError(
+                .keyUnwrapFailed, "header.wrappedKey could not be unwrapped with the merchant RSA key (RSA-OAEP, SHA-256, MGF1-SHA-256)")
         }
         guard unwrapped.count == 16 else {
             throw DecryptionError(.unsupportedKeyLength, "the unwrapped key is \(unwrapped.count) bytes; RSA_v1 uses AES-128 (16 bytes)")
@@ -79,7 +83,9 @@ public enum ApplePayDecryption {
             let box = try AES.GCM.SealedBox(nonce: nonce, ciphertext: data[..<(data.count - 16)], tag: data[(data.count - 16)...])
             return [UInt8](try AES.GCM.open(box, using: key))
         } catch {
-            throw DecryptionError(.authenticationFailed, "\(what) authentication failed: the data was not encrypted for this merchant key and merchant id, or it was altered")
+            throw DecryptionError(
+                .authenticationFailed,
+                "\(what) authentication failed: the data was not encrypted for this merchant key and merchant id, or it was altered")
         }
     }
 }

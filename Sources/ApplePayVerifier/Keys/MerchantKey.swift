@@ -2,8 +2,8 @@ import Crypto
 import CryptoExtras
 import Foundation
 import SwiftASN1
-import X509
 import WalletEncoding
+import X509
 
 /// One payment-processing certificate with its private key, parsed once.
 ///
@@ -90,7 +90,10 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
                 throw MerchantKeyError(.keyCertificateMismatch, "the private key is EC P-256 but the certificate's key is \(certificate.publicKey)")
             }
             guard certKey.x963Representation == key.publicKey.x963Representation else {
-                throw MerchantKeyError(.keyCertificateMismatch, "the private key does not belong to the certificate \(ParsedCertificate.displayName(certificate.subject)) (publicKeyHash \(publicKeyHash))")
+                throw MerchantKeyError(
+                    .keyCertificateMismatch,
+                    "the private key does not belong to the certificate \(ParsedCertificate.displayName(certificate.subject)) (publicKeyHash \(publicKeyHash))"
+                )
             }
         case .rsa(let box):
             let key = box.key
@@ -98,7 +101,10 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
                 throw MerchantKeyError(.keyCertificateMismatch, "the private key is RSA but the certificate's key is \(certificate.publicKey)")
             }
             guard certKey.pkcs1DERRepresentation == key.publicKey.pkcs1DERRepresentation else {
-                throw MerchantKeyError(.keyCertificateMismatch, "the private key does not belong to the certificate \(ParsedCertificate.displayName(certificate.subject)) (publicKeyHash \(publicKeyHash))")
+                throw MerchantKeyError(
+                    .keyCertificateMismatch,
+                    "the private key does not belong to the certificate \(ParsedCertificate.displayName(certificate.subject)) (publicKeyHash \(publicKeyHash))"
+                )
             }
         }
 
@@ -106,7 +112,10 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         if let merchantIdentifier {
             let supplied = Array(SHA256.hash(data: Array(merchantIdentifier.utf8)))
             if let fromCertificate, fromCertificate.hash != supplied {
-                throw MerchantKeyError(.merchantIdentifierMismatch, "the merchant id \"\(merchantIdentifier)\" does not match the certificate's \(fromCertificate.source) (SHA-256 \(Hex.encode(fromCertificate.hash, uppercase: true)))")
+                throw MerchantKeyError(
+                    .merchantIdentifierMismatch,
+                    "the merchant id \"\(merchantIdentifier)\" does not match the certificate's \(fromCertificate.source) (SHA-256 \(Hex.encode(fromCertificate.hash, uppercase: true)))"
+                )
             }
             self.merchantIdentifierHash = supplied
             self.merchantIdentifierSource = fromCertificate?.source ?? "the merchant id given by the caller"
@@ -115,7 +124,10 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
             self.merchantIdentifierSource = fromCertificate.source
         } else {
             if case .ecP256 = privateKey {
-                throw MerchantKeyError(.merchantIdentifierMissing, "the certificate has neither OID 1.2.840.113635.100.6.32 nor a UID in its subject; pass the merchant id (e.g. --merchant-id merchant.com.example)")
+                throw MerchantKeyError(
+                    .merchantIdentifierMissing,
+                    "the certificate has neither OID 1.2.840.113635.100.6.32 nor a UID in its subject; pass the merchant id (e.g. --merchant-id merchant.com.example)"
+                )
             }
             self.merchantIdentifierHash = nil
             self.merchantIdentifierSource = nil
@@ -126,8 +138,8 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
     static func subjectPublicKeyInfoBytes(certificateDER der: [UInt8]) throws -> ArraySlice<UInt8> {
         let root = try DER.parse(der)
         guard root.identifier == .sequence, case .constructed(let certificateFields) = root.content,
-              let tbs = certificateFields.first(where: { _ in true }), tbs.identifier == .sequence,
-              case .constructed(let tbsFields) = tbs.content
+            let tbs = certificateFields.first(where: { _ in true }), tbs.identifier == .sequence,
+            case .constructed(let tbsFields) = tbs.content
         else { throw ASN1Error.invalidASN1Object(reason: "not a certificate") }
         var index = 0
         for field in tbsFields {
@@ -180,7 +192,8 @@ public enum MerchantKeyFiles {
     static let ecPublicKey: ASN1ObjectIdentifier = [1, 2, 840, 10045, 2, 1]
     static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
 
-    static let pkcs12Advice = "the file is a PKCS#12 keystore (.p12/.pfx); extract the private key with `openssl pkcs12 -in f.p12 -nocerts -nodes -out key.pem` (add `-legacy` for old RC2/3DES files on OpenSSL 3) and the certificate with `openssl pkcs12 -in f.p12 -nokeys -clcerts -out cert.pem`"
+    static let pkcs12Advice =
+        "the file is a PKCS#12 keystore (.p12/.pfx); extract the private key with `openssl pkcs12 -in f.p12 -nocerts -nodes -out key.pem` (add `-legacy` for old RC2/3DES files on OpenSSL 3) and the certificate with `openssl pkcs12 -in f.p12 -nokeys -clcerts -out cert.pem`"
 
     /// A private key from file contents: PEM ("EC PRIVATE KEY", "PRIVATE KEY", "RSA PRIVATE KEY",
     /// with "EC PARAMETERS" blocks and text around them ignored) or DER (SEC1, PKCS#8, PKCS#1).
@@ -198,15 +211,19 @@ public enum MerchantKeyFiles {
             }
             throw MerchantKeyError(.unreadableKey, "the private-key file is neither PEM nor DER")
         }
-        if let encrypted = pem.blocks.first(where: { $0.label == "ENCRYPTED PRIVATE KEY" || $0.headers.contains(where: { $0.hasPrefix("Proc-Type:") && $0.contains("ENCRYPTED") }) }) {
-            throw MerchantKeyError(.encryptedKey, "the \"\(encrypted.label)\" block is encrypted; decrypt it first with `openssl pkey -in key.pem -out key-plain.pem`")
+        if let encrypted = pem.blocks.first(where: {
+            $0.label == "ENCRYPTED PRIVATE KEY" || $0.headers.contains(where: { $0.hasPrefix("Proc-Type:") && $0.contains("ENCRYPTED") })
+        }) {
+            throw MerchantKeyError(
+                .encryptedKey, "the \"\(encrypted.label)\" block is encrypted; decrypt it first with `openssl pkey -in key.pem -out key-plain.pem`")
         }
         let keyLabels: Set<String> = ["EC PRIVATE KEY", "PRIVATE KEY", "RSA PRIVATE KEY"]
         let keys = pem.blocks.filter { keyLabels.contains($0.label) }
         guard let block = keys.first else {
             if pem.blocks.contains(where: { $0.label == "PKCS12" }) { throw MerchantKeyError(.pkcs12, pkcs12Advice) }
             let labels = pem.blocks.map(\.label).joined(separator: ", ")
-            throw MerchantKeyError(.unreadableKey, "the file has no private key block (found: \(labels)); expected EC PRIVATE KEY, PRIVATE KEY or RSA PRIVATE KEY")
+            throw MerchantKeyError(
+                .unreadableKey, "the file has no private key block (found: \(labels)); expected EC PRIVATE KEY, PRIVATE KEY or RSA PRIVATE KEY")
         }
         guard keys.count == 1 else {
             throw MerchantKeyError(.unreadableKey, "the file has \(keys.count) private keys; give one key per --merchant-key")
@@ -242,9 +259,9 @@ public enum MerchantKeyFiles {
         guard let root = try? DER.parse(der), case .constructed(let children) = root.content else { return nil }
         var iterator = children.makeIterator()
         guard let version = iterator.next(), version.identifier == .integer,
-              let algorithm = iterator.next(), algorithm.identifier == .sequence, case .constructed(let algorithmChildren) = algorithm.content,
-              let oidNode = algorithmChildren.first(where: { _ in true }),
-              let privateKey = iterator.next(), privateKey.identifier == .octetString
+            let algorithm = iterator.next(), algorithm.identifier == .sequence, case .constructed(let algorithmChildren) = algorithm.content,
+            let oidNode = algorithmChildren.first(where: { _ in true }),
+            let privateKey = iterator.next(), privateKey.identifier == .octetString
         else { return nil }
         return try? ASN1ObjectIdentifier(derEncoded: oidNode)
     }

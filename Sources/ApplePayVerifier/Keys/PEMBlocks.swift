@@ -61,7 +61,9 @@ struct PEMBlocks {
         guard let pem = try PEMBlocks(text: text) else {
             throw MerchantKeyError(.unreadableCertificate, "\(what) is neither PEM nor DER")
         }
-        guard let block = pem.blocks.first(where: { $0.label == "CERTIFICATE" || $0.label == "X509 CERTIFICATE" || $0.label == "TRUSTED CERTIFICATE" }) else {
+        guard
+            let block = pem.blocks.first(where: { $0.label == "CERTIFICATE" || $0.label == "X509 CERTIFICATE" || $0.label == "TRUSTED CERTIFICATE" })
+        else {
             let labels = pem.blocks.map(\.label).joined(separator: ", ")
             throw MerchantKeyError(.unreadableCertificate, "\(what) has no CERTIFICATE block (found: \(labels))")
         }
@@ -78,7 +80,7 @@ enum PKCS12Detector {
             return false
         }
         guard let authSafe = iterator.next(), authSafe.identifier == .sequence, case .constructed(let inner) = authSafe.content,
-              let oidNode = inner.first(where: { _ in true }), let oid = try? ASN1ObjectIdentifier(berEncoded: oidNode)
+            let oidNode = inner.first(where: { _ in true }), let oid = try? ASN1ObjectIdentifier(berEncoded: oidNode)
         else { return false }
         return oid == [1, 2, 840, 113549, 1, 7, 1] || oid == [1, 2, 840, 113549, 1, 7, 2]
     }

@@ -1,8 +1,8 @@
 import Crypto
+import FoundationEssentials
 import SwiftASN1
 import VerificationCore
 import X509
-import FoundationEssentials
 
 /// `mdoc.issuer.certificateProfile` (ISO 18013-5 Annex B, Table B.3 and B.1): the document signer
 /// has key usage digitalSignature and extended key usage 1.0.18013.5.1.2, is not a CA, and is
@@ -32,17 +32,23 @@ struct CertificateProfileCheck: VerificationCheck {
         if entry.chain.count == 1 {
             // A pinned document signer: only its own rules can be checked.
             guard violations.isEmpty else {
-                return .failed(.profileViolation, "The pinned document signer does not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
-                               details: ["signer": signer])
+                return .failed(
+                    .profileViolation,
+                    "The pinned document signer does not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
+                    details: ["signer": signer])
             }
-            return .passed("The pinned document signer follows the document-signer rules of ISO 18013-5 Annex B; no IACA was involved, so its rules were not checked.",
-                           details: ["signer": signer, "pinned": "true"].merging(warning) { a, _ in a })
+            return .passed(
+                "The pinned document signer follows the document-signer rules of ISO 18013-5 Annex B; no IACA was involved, so its rules were not checked.",
+                details: ["signer": signer, "pinned": "true"].merging(warning) { a, _ in a })
         }
         guard violations.isEmpty else {
-            return .failed(.profileViolation, "The certificates do not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
-                           details: ["signer": signer, "iaca": iaca])
+            return .failed(
+                .profileViolation, "The certificates do not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
+                details: ["signer": signer, "iaca": iaca])
         }
-        return .passed("The document signer and IACA follow the ISO 18013-5 Annex B profile" + (warned.isEmpty ? "." : ", except for rules this policy reports as warnings."), details: warning)
+        return .passed(
+            "The document signer and IACA follow the ISO 18013-5 Annex B profile"
+                + (warned.isEmpty ? "." : ", except for rules this policy reports as warnings."), details: warning)
     }
 
     static func violations(documentSigner ds: Certificate, iaca: Certificate) -> [String] {
@@ -51,7 +57,8 @@ struct CertificateProfileCheck: VerificationCheck {
         // The DS's authority key identifier names the IACA's subject key identifier (Table B.3).
         do {
             if let ski = try iaca.extensions.subjectKeyIdentifier, let aki = try ds.extensions.authorityKeyIdentifier?.keyIdentifier,
-               !aki.elementsEqual(ski.keyIdentifier) {
+                !aki.elementsEqual(ski.keyIdentifier)
+            {
                 problems.append("the document signer's authority key identifier does not equal the IACA's subject key identifier")
             }
         } catch { problems.append("the key identifier extensions are malformed") }
@@ -61,7 +68,9 @@ struct CertificateProfileCheck: VerificationCheck {
     private static func issuerViolations(ds: Certificate, iaca: Certificate) -> [String] {
         var problems: [String] = []
         if ds.issuer != iaca.subject {
-            problems.append("the document signer's issuer (\(ds.issuer)) is not the IACA's subject (\(iaca.subject)); a document signer must be issued directly by the IACA")
+            problems.append(
+                "the document signer's issuer (\(ds.issuer)) is not the IACA's subject (\(iaca.subject)); a document signer must be issued directly by the IACA"
+            )
         }
         do {
             switch try iaca.extensions.basicConstraints {
@@ -133,7 +142,9 @@ struct CertificateProfileCheck: VerificationCheck {
     /// certificates (of those this library can read: P-256, P-384, P-521, Ed25519; a brainpool or
     /// Ed448 key does not parse as a certificate here, so it fails the chain instead).
     static func keyViolation(_ key: Certificate.PublicKey) -> String? {
-        if P256.Signing.PublicKey(key) != nil || P384.Signing.PublicKey(key) != nil || P521.Signing.PublicKey(key) != nil || Curve25519.Signing.PublicKey(key) != nil {
+        if P256.Signing.PublicKey(key) != nil || P384.Signing.PublicKey(key) != nil || P521.Signing.PublicKey(key) != nil
+            || Curve25519.Signing.PublicKey(key) != nil
+        {
             return nil
         }
         // The only other keys a certificate can hold here are RSA keys ("RSA2048.PublicKey").

@@ -20,12 +20,16 @@ struct DeviceAuthenticationCheck: VerificationCheck {
         case .success(let key): deviceKey = key
         case .failure(let error): return .failed(.invalidDeviceKey, "The MSO's device key cannot be used: \(error.message).")
         }
-        let payload = DeviceAuthentication.bytes(transcript: state.transcript, docType: document.docType, deviceNameSpacesBytes: deviceSigned.nameSpacesBytes)
+        let payload = DeviceAuthentication.bytes(
+            transcript: state.transcript, docType: document.docType, deviceNameSpacesBytes: deviceSigned.nameSpacesBytes)
         // ISO 18013-5 detaches the payload; some wallets attach it. An attached payload must be exactly
         // the DeviceAuthenticationBytes this verifier expects.
         func attachedMismatch(_ attached: ArraySlice<UInt8>?) -> CheckOutcome? {
             guard let attached, !attached.elementsEqual(payload) else { return nil }
-            return .failed(.deviceAuthenticationMismatch, "The device authenticated an attached DeviceAuthentication that differs from the expected one: the session transcript or docType differs from the one the device used.")
+            return .failed(
+                .deviceAuthenticationMismatch,
+                "The device authenticated an attached DeviceAuthentication that differs from the expected one: the session transcript or docType differs from the one the device used."
+            )
         }
         switch deviceSigned.deviceAuth {
         case .signature(let sign1):
@@ -33,19 +37,29 @@ struct DeviceAuthenticationCheck: VerificationCheck {
                 let algorithm = try sign1.algorithm
                 if let mismatch = attachedMismatch(sign1.payload) { return mismatch }
                 guard try sign1.isValidSignature(key: deviceKey, detachedPayload: sign1.payload == nil ? payload : nil) else {
-                    return .failed(.deviceSignatureInvalid, "The device signature does not verify over DeviceAuthentication: the session transcript (nonce, merchant or app identifiers, handover) differs from the one the device signed, or the response was not produced by the device the MSO names.")
+                    return .failed(
+                        .deviceSignatureInvalid,
+                        "The device signature does not verify over DeviceAuthentication: the session transcript (nonce, merchant or app identifiers, handover) differs from the one the device signed, or the response was not produced by the device the MSO names."
+                    )
                 }
-                return .passed("The device signature (\(algorithm), \(deviceKey.curveName)) verifies over DeviceAuthentication with the MSO's device key.", details: ["mechanism": "deviceSignature"])
+                return .passed(
+                    "The device signature (\(algorithm), \(deviceKey.curveName)) verifies over DeviceAuthentication with the MSO's device key.",
+                    details: ["mechanism": "deviceSignature"])
             } catch {
                 return .failed(ReasonCode(error.code.rawValue), "The device signature cannot be verified: \(error.message).")
             }
         case .mac(let mac0):
             guard state.deviceMacAllowed else {
-                return .failed(.deviceMacNotAllowed, "The response is authenticated with deviceMac, which this flow cannot carry: its session transcript can only be signed (Apple's in-app flow uses ECDSA only; the DC API gives the reader no key agreement with the device). Only a deviceSignature binds this response to the device.",
-                               details: ["mechanism": "deviceMac"])
+                return .failed(
+                    .deviceMacNotAllowed,
+                    "The response is authenticated with deviceMac, which this flow cannot carry: its session transcript can only be signed (Apple's in-app flow uses ECDSA only; the DC API gives the reader no key agreement with the device). Only a deviceSignature binds this response to the device.",
+                    details: ["mechanism": "deviceMac"])
             }
             guard let readerKey = state.readerKey else {
-                return .error(.readerKeyRequired, "The response is authenticated with deviceMac, which cannot be checked without the reader's ephemeral private key (EReaderKey): reader key required.", retryable: false, details: ["mechanism": "deviceMac"])
+                return .error(
+                    .readerKeyRequired,
+                    "The response is authenticated with deviceMac, which cannot be checked without the reader's ephemeral private key (EReaderKey): reader key required.",
+                    retryable: false, details: ["mechanism": "deviceMac"])
             }
             guard let devicePublic = deviceKey.p256KeyAgreementKey else {
                 return .failed(.unsupportedDeviceKey, "deviceMac needs a P-256 device key for ECDH; the MSO's key is \(deviceKey.curveName).")
@@ -56,7 +70,10 @@ struct DeviceAuthenticationCheck: VerificationCheck {
                 let macKey = shared.hkdfDerivedSymmetricKey(using: SHA256.self, salt: salt, sharedInfo: Array("EMacKey".utf8), outputByteCount: 32)
                 if let mismatch = attachedMismatch(mac0.payload) { return mismatch }
                 guard try mac0.isValidTag(key: macKey, detachedPayload: mac0.payload == nil ? payload : nil) else {
-                    return .failed(.deviceMacInvalid, "The device MAC does not verify: the session transcript or the reader key differs from the ones the device used.", details: ["mechanism": "deviceMac"])
+                    return .failed(
+                        .deviceMacInvalid,
+                        "The device MAC does not verify: the session transcript or the reader key differs from the ones the device used.",
+                        details: ["mechanism": "deviceMac"])
                 }
                 return .passed("The device MAC (HMAC 256/256) verifies over DeviceAuthentication.", details: ["mechanism": "deviceMac"])
             } catch let error as COSEError {

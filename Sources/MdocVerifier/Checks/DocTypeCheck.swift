@@ -1,5 +1,5 @@
-import VerificationCore
 import Mdoc
+import VerificationCore
 
 /// `mdoc.docType`: the MSO's docType equals the document's, and the policy accepts it.
 struct DocTypeCheck: VerificationCheck {
@@ -12,7 +12,9 @@ struct DocTypeCheck: VerificationCheck {
             return .failed(.docTypeMismatch, "The MSO was issued for \(mso.docType) but the document says \(document.docType).")
         }
         if let accepted = state.policy.acceptedDocTypes, !accepted.contains(document.docType) {
-            return .failed(.docTypeNotAccepted, "The document type \(document.docType) is not accepted here (expected \(accepted.sorted().joined(separator: " or "))).")
+            return .failed(
+                .docTypeNotAccepted,
+                "The document type \(document.docType) is not accepted here (expected \(accepted.sorted().joined(separator: " or "))).")
         }
         return .passed("The MSO docType matches the document (\(document.docType)).")
     }

@@ -24,10 +24,15 @@ struct DocumentStructureCheck: VerificationCheck {
             // The document signer, and perhaps a certificate or two an issuer adds: more is not read
             // (each one costs a parse, and the chain is built from the trust store alone).
             guard ders.count <= Self.maxCertificates else {
-                state.certificates = .failure(MdocCheckFailure("chainTooLong", "x5chain holds \(ders.count) certificates; at most \(Self.maxCertificates) are read (the document signer is issued directly by the IACA, ISO 18013-5 Annex B)."))
+                state.certificates = .failure(
+                    MdocCheckFailure(
+                        "chainTooLong",
+                        "x5chain holds \(ders.count) certificates; at most \(Self.maxCertificates) are read (the document signer is issued directly by the IACA, ISO 18013-5 Annex B)."
+                    ))
                 let itemCount = document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count }
-                return .passed("The document \(document.docType) decodes: \(itemCount) issuer-signed elements in \(document.issuerSigned.nameSpaces.count) namespaces.",
-                               details: ["docType": document.docType])
+                return .passed(
+                    "The document \(document.docType) decodes: \(itemCount) issuer-signed elements in \(document.issuerSigned.nameSpaces.count) namespaces.",
+                    details: ["docType": document.docType])
             }
             var certificates: [ValidatedChainCache.ParsedCertificate] = []
             certificates.reserveCapacity(ders.count)
@@ -42,12 +47,15 @@ struct DocumentStructureCheck: VerificationCheck {
             }
             state.certificates = failure.map { .failure($0) } ?? .success(certificates)
         } catch {
-            state.certificates = .failure(MdocCheckFailure(ReasonCode(error.code.rawValue),
-                "issuerAuth carries no document signer certificate (x5chain, label 33): \(error.message)."))
+            state.certificates = .failure(
+                MdocCheckFailure(
+                    ReasonCode(error.code.rawValue),
+                    "issuerAuth carries no document signer certificate (x5chain, label 33): \(error.message)."))
         }
 
         let itemCount = document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count }
-        return .passed("The document \(document.docType) decodes: \(itemCount) issuer-signed elements in \(document.issuerSigned.nameSpaces.count) namespaces.",
-                       details: ["docType": document.docType])
+        return .passed(
+            "The document \(document.docType) decodes: \(itemCount) issuer-signed elements in \(document.issuerSigned.nameSpaces.count) namespaces.",
+            details: ["docType": document.docType])
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
-import SwiftASN1
-@_spi(FixedExpiryValidationTime) import X509
-import VerificationCore
 import Mdoc
+import SwiftASN1
+import VerificationCore
 import WalletEncoding
+@_spi(FixedExpiryValidationTime) import X509
 
 /// `mdoc.issuer.chain` (ISO 18013-5 §9.1.2.4, §9.3.3): the document signer is issued by a trusted
 /// IACA root for this docType (or is itself trusted), every x5chain certificate valid at the
@@ -38,7 +38,10 @@ struct IssuerChainCheck: VerificationCheck {
         if cached == nil {
             roots = state.trustStore.roots(for: document.docType)
             guard !roots.isEmpty else {
-                return .failed(.noTrustAnchor, "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust).")
+                return .failed(
+                    .noTrustAnchor,
+                    "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust)."
+                )
             }
         }
         // Expiry first, with its own reason, so "expired" is not reported as "untrusted". Every x5chain
@@ -48,13 +51,17 @@ struct IssuerChainCheck: VerificationCheck {
             let notAfter = parsed[position].certificate.notValidAfter
             if time < notBefore {
                 let subject = parsed[position].subject
-                return .failed(.certificateNotYetValid, "Certificate \(position) of x5chain (\(subject)) is not valid before \(RFC3339.format(notBefore)); the verification time is \(RFC3339.format(time)).",
-                               details: ["subject": subject, "notBefore": RFC3339.format(notBefore)])
+                return .failed(
+                    .certificateNotYetValid,
+                    "Certificate \(position) of x5chain (\(subject)) is not valid before \(RFC3339.format(notBefore)); the verification time is \(RFC3339.format(time)).",
+                    details: ["subject": subject, "notBefore": RFC3339.format(notBefore)])
             }
             if time > notAfter {
                 let subject = parsed[position].subject
-                return .failed(.certificateExpired, "Certificate \(position) of x5chain (\(subject)) expired at \(RFC3339.format(notAfter)); the verification time is \(RFC3339.format(time)).",
-                               details: ["subject": subject, "notAfter": RFC3339.format(notAfter)])
+                return .failed(
+                    .certificateExpired,
+                    "Certificate \(position) of x5chain (\(subject)) expired at \(RFC3339.format(notAfter)); the verification time is \(RFC3339.format(time)).",
+                    details: ["subject": subject, "notAfter": RFC3339.format(notAfter)])
             }
         }
         if let cached {
@@ -84,22 +91,27 @@ struct IssuerChainCheck: VerificationCheck {
             let rootNames = roots.map(\.subjectSummary).joined(separator: "; ")
             var detail = reasons.isEmpty ? "no trusted root issued \(leaf.subjectSummary)" : reasons.joined(separator: "; ")
             if parsed.count > 1 {
-                detail += "; the other \(parsed.count - 1) x5chain certificate(s) are not used: ISO 18013-5 Annex B has the IACA issue the document signer directly"
+                detail +=
+                    "; the other \(parsed.count - 1) x5chain certificate(s) are not used: ISO 18013-5 Annex B has the IACA issue the document signer directly"
             }
-            return .failed(.untrustedIssuer, "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
-                           details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
+            return .failed(
+                .untrustedIssuer,
+                "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
+                details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
         }
     }
 
     private func pinned(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {
         let signer = entry.subjects.first ?? ""
-        return .passed("The document signer \(signer) is itself in the trust store (pinned); it is valid at the verification time.",
-                       details: ["signer": signer, "pinned": "true", "chainLength": "1"])
+        return .passed(
+            "The document signer \(signer) is itself in the trust store (pinned); it is valid at the verification time.",
+            details: ["signer": signer, "pinned": "true", "chainLength": "1"])
     }
 
     private func passed(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {
         let root = entry.subjects.last ?? ""
-        return .passed("The document signer chains to the trusted IACA \(root); every certificate is valid at the verification time.",
-                       details: ["signer": entry.subjects.first ?? "", "iaca": root, "chainLength": String(entry.chain.count)])
+        return .passed(
+            "The document signer chains to the trusted IACA \(root); every certificate is valid at the verification time.",
+            details: ["signer": entry.subjects.first ?? "", "iaca": root, "chainLength": String(entry.chain.count)])
     }
 }

@@ -1,8 +1,8 @@
 import Crypto
+import Mdoc
 import VerificationCore
 import WalletCOSE
 import X509
-import Mdoc
 
 /// `mdoc.issuer.signature` (ISO 18013-5 §9.1.2.4): the issuerAuth COSE_Sign1 verifies with the
 /// document signer's key from x5chain, over the MSO bytes as received.
@@ -24,13 +24,16 @@ struct IssuerSignatureCheck: VerificationCheck {
         do {
             algorithm = try sign1.algorithm
             guard try sign1.isValidSignature(key: key) else {
-                return .failed(.signatureInvalid, "The issuer signature (\(algorithm)) does not verify with the document signer key: the MSO or its protected header was altered, or x5chain holds another certificate.",
-                               details: ["signer": signer.subject])
+                return .failed(
+                    .signatureInvalid,
+                    "The issuer signature (\(algorithm)) does not verify with the document signer key: the MSO or its protected header was altered, or x5chain holds another certificate.",
+                    details: ["signer": signer.subject])
             }
         } catch {
             return .failed(ReasonCode(error.code.rawValue), "The issuer signature cannot be verified: \(error.message).")
         }
-        return .passed("The issuer signature (\(algorithm)) verifies with the document signer key.",
-                       details: ["signer": signer.subject, "algorithm": algorithm.description])
+        return .passed(
+            "The issuer signature (\(algorithm)) verifies with the document signer key.",
+            details: ["signer": signer.subject, "algorithm": algorithm.description])
     }
 }

@@ -30,12 +30,14 @@ struct IssuingCountryCheck: VerificationCheck {
         let (dsCountry, iacaCountry) = entry.countryNames
         // A document signer trusted directly (pinned in the trust store) has no IACA: only its own
         // countryName is checked, and the messages say so.
-        let holders: [(name: String, country: String?)] = entry.pinned
+        let holders: [(name: String, country: String?)] =
+            entry.pinned
             ? [("pinned document signer", dsCountry)]
             : [("document signer", dsCountry), ("IACA", iacaCountry)]
         let missing = holders.filter { $0.country == nil }.map { "the \($0.name)" }
         if !missing.isEmpty {
-            let message = "countryName is missing in \(missing.joined(separator: " and ")); ISO 18013-5 requires an ISO 3166-1 alpha-2 country"
+            let message =
+                "countryName is missing in \(missing.joined(separator: " and ")); ISO 18013-5 requires an ISO 3166-1 alpha-2 country"
                 + (entry.pinned ? "." : " in both.")
             if state.policy.requireCountryName {
                 return .failed(.countryNameMissing, message)
@@ -46,8 +48,9 @@ struct IssuingCountryCheck: VerificationCheck {
             return .failed(.countryNameInvalid, "The \(holder.name)'s countryName \"\(holder.country!)\" is not an ISO 3166-1 alpha-2 code.")
         }
         if entry.pinned {
-            return .passed("The issuing country is \(dsCountry!) in the pinned document signer (no IACA was involved, so there was none to compare it with).",
-                           details: ["country": dsCountry!])
+            return .passed(
+                "The issuing country is \(dsCountry!) in the pinned document signer (no IACA was involved, so there was none to compare it with).",
+                details: ["country": dsCountry!])
         }
         guard dsCountry == iacaCountry else {
             return .failed(.countryNameMismatch, "The document signer's countryName \(dsCountry!) differs from the IACA's \(iacaCountry!).")

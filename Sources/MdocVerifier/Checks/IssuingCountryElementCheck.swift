@@ -41,8 +41,10 @@ struct IssuingCountryElementCheck: VerificationCheck {
             return CheckOutcome(status: .skipped, reason: .countryNameAbsent, message: message + " The policy reports this as a warning.")
         }
         guard country == certificateCountry else {
-            return .failed(.issuingCountryMismatch, "\(source) is \(TextSafety.quoted(country)) but the \(holder)'s countryName is \(certificateCountry): the document claims another issuing country than the authority that issued it.",
-                           details: ["element": country, "certificate": certificateCountry])
+            return .failed(
+                .issuingCountryMismatch,
+                "\(source) is \(TextSafety.quoted(country)) but the \(holder)'s countryName is \(certificateCountry): the document claims another issuing country than the authority that issued it.",
+                details: ["element": country, "certificate": certificateCountry])
         }
         return .passed("\(source) is \(certificateCountry), the \(holder)'s countryName.", details: ["country": certificateCountry])
     }

@@ -20,13 +20,17 @@ struct KeyAuthorizationsCheck: VerificationCheck {
         }
         guard let authorizations = mso.keyAuthorizations else {
             let names = elements.map { "\($0.0)/\($0.1)" }.joined(separator: ", ")
-            return .failed(.unauthorizedDeviceSignedElement, "The device signed \(elements.count) elements (\(names)) but the MSO carries no keyAuthorizations, so its key is authorized for none (ISO/IEC 18013-5 §9.1.2.4); only issuer-signed elements can be trusted from this document.",
-                           details: ["unauthorized": elements.map { "\($0.0)/\($0.1)" }.joined(separator: ",")])
+            return .failed(
+                .unauthorizedDeviceSignedElement,
+                "The device signed \(elements.count) elements (\(names)) but the MSO carries no keyAuthorizations, so its key is authorized for none (ISO/IEC 18013-5 §9.1.2.4); only issuer-signed elements can be trusted from this document.",
+                details: ["unauthorized": elements.map { "\($0.0)/\($0.1)" }.joined(separator: ",")])
         }
         let unauthorized = elements.filter { !authorizations.allows(nameSpace: $0.0, identifier: $0.1) }.map { "\($0.0)/\($0.1)" }
         guard unauthorized.isEmpty else {
-            return .failed(.unauthorizedDeviceSignedElement, "The device signed elements its key is not authorized for: \(unauthorized.joined(separator: ", ")).",
-                           details: ["unauthorized": unauthorized.joined(separator: ",")])
+            return .failed(
+                .unauthorizedDeviceSignedElement,
+                "The device signed elements its key is not authorized for: \(unauthorized.joined(separator: ", ")).",
+                details: ["unauthorized": unauthorized.joined(separator: ",")])
         }
         return .passed("All \(elements.count) device-signed elements are within the MSO's keyAuthorizations.")
     }

@@ -21,14 +21,18 @@ struct MSOStructureCheck: VerificationCheck {
             return .failed(ReasonCode(error.code.rawValue), "The issuerAuth payload is not CBOR: \(error.message).")
         }
         guard case .tagged(24, _) = outer.value else {
-            return .failed("msoNotTag24Wrapped", "The issuerAuth payload must be MobileSecurityObjectBytes, #6.24(bstr .cbor MobileSecurityObject); found \(outer.value.kindDescription).")
+            return .failed(
+                "msoNotTag24Wrapped",
+                "The issuerAuth payload must be MobileSecurityObjectBytes, #6.24(bstr .cbor MobileSecurityObject); found \(outer.value.kindDescription)."
+            )
         }
         do {
             let mso = try EmbeddedCBOR<MobileSecurityObject>(cbor: outer).value
             state.mso = mso
             return .passed("The MSO decodes (version \(mso.version), \(mso.digestAlgorithm), docType \(mso.docType)).")
         } catch {
-            return .failed(ReasonCode(error.code.rawValue), "The MSO could not be decoded: \(error.message.isEmpty ? error.code.rawValue : error.message).")
+            return .failed(
+                ReasonCode(error.code.rawValue), "The MSO could not be decoded: \(error.message.isEmpty ? error.code.rawValue : error.message).")
         }
     }
 }

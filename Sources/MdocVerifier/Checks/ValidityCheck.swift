@@ -1,7 +1,7 @@
 import Foundation
+import Mdoc
 import VerificationCore
 import WalletCBOR
-import Mdoc
 import WalletEncoding
 
 /// `mdoc.validity` (ISO 18013-5 §9.1.2.4): signed ≤ validFrom ≤ time ≤ validUntil, at the caller's
@@ -21,16 +21,26 @@ struct ValidityCheck: VerificationCheck {
             "validUntil": RFC3339.formatWholeSeconds(v.validUntil), "time": RFC3339.formatWholeSeconds(time), "clockSkewSeconds": String(Int(skew)),
         ]
         if v.validFrom < v.signed {
-            return .failed(.inconsistentValidity, "The MSO is valid from \(details["validFrom"]!), before it was signed (\(details["signed"]!)).", details: details)
+            return .failed(
+                .inconsistentValidity, "The MSO is valid from \(details["validFrom"]!), before it was signed (\(details["signed"]!)).",
+                details: details)
         }
         if v.validUntil < v.validFrom {
-            return .failed(.inconsistentValidity, "The MSO validity ends (\(details["validUntil"]!)) before it starts (\(details["validFrom"]!)).", details: details)
+            return .failed(
+                .inconsistentValidity, "The MSO validity ends (\(details["validUntil"]!)) before it starts (\(details["validFrom"]!)).",
+                details: details)
         }
         if time.addingTimeInterval(skew) < v.validFrom {
-            return .failed(.notYetValid, "The MSO is not valid before \(details["validFrom"]!); the verification time is \(details["time"]!) (clock skew allowed: \(Int(skew)) s).", details: details)
+            return .failed(
+                .notYetValid,
+                "The MSO is not valid before \(details["validFrom"]!); the verification time is \(details["time"]!) (clock skew allowed: \(Int(skew)) s).",
+                details: details)
         }
         if time.addingTimeInterval(-skew) > v.validUntil {
-            return .failed(.expired, "The MSO expired at \(details["validUntil"]!); the verification time is \(details["time"]!) (clock skew allowed: \(Int(skew)) s). The holder must refresh the credential.", details: details)
+            return .failed(
+                .expired,
+                "The MSO expired at \(details["validUntil"]!); the verification time is \(details["time"]!) (clock skew allowed: \(Int(skew)) s). The holder must refresh the credential.",
+                details: details)
         }
         return .passed("The MSO is valid from \(details["validFrom"]!) until \(details["validUntil"]!).", details: details)
     }

@@ -1,7 +1,7 @@
 import Crypto
+import FoundationEssentials
 import Mdoc
 import VerificationCore
-import FoundationEssentials
 import WalletCBOR
 
 /// `mdoc.valueDigests` (ISO 18013-5 §9.1.2.5): for every received IssuerSignedItem, the digest over its
@@ -59,7 +59,8 @@ struct ValueDigestsCheck: VerificationCheck {
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
         guard let algorithm = Algorithm(mso.digestAlgorithm) else {
-            return .failed(.unsupportedDigestAlgorithm, "The MSO digest algorithm \"\(mso.digestAlgorithm)\" is not one of SHA-256, SHA-384, SHA-512.")
+            return .failed(
+                .unsupportedDigestAlgorithm, "The MSO digest algorithm \"\(mso.digestAlgorithm)\" is not one of SHA-256, SHA-384, SHA-512.")
         }
         // Element names are built only for the items that do not match.
         var mismatched: [String] = []
@@ -107,6 +108,7 @@ struct ValueDigestsCheck: VerificationCheck {
             let reason: ReasonCode = !mismatched.isEmpty ? "digestMismatch" : (!missing.isEmpty ? "digestMissing" : "duplicateDigestID")
             return .failed(reason, "Issuer-signed data does not match the MSO: \(problems.joined(separator: "; ")).", details: details)
         }
-        return .passed("All \(count) issuer-signed elements match their \(mso.digestAlgorithm) digests in the MSO.", details: ["elements": String(count)])
+        return .passed(
+            "All \(count) issuer-signed elements match their \(mso.digestAlgorithm) digests in the MSO.", details: ["elements": String(count)])
     }
 }

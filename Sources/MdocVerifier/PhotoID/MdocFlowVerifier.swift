@@ -20,8 +20,10 @@ public struct MdocFlowVerifier: Sendable {
     }
 
     /// `prefix` results and warnings (a VICAL's checks) go first in the report.
-    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, context: VerificationContext,
-                       prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []) async -> MdocVerificationResult {
+    public func verify(
+        deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, context: VerificationContext,
+        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []
+    ) async -> MdocVerificationResult {
         let policy = mdocVerifier.policy
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         for result in prefix { runner.record(result) }
@@ -34,9 +36,11 @@ public struct MdocFlowVerifier: Sendable {
             return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: [])
         }
         let narrowed = PhotoIDChecks.policy(policy, for: response)
-        let changed = narrowed.requireCountryName != policy.requireCountryName || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile
+        let changed =
+            narrowed.requireCountryName != policy.requireCountryName || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile
         let verifier = changed ? MdocVerifier(sharing: mdocVerifier, policy: narrowed) : mdocVerifier
-        let documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc").documentsRegardlessOfVerdict
+        let documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc")
+            .documentsRegardlessOfVerdict
         PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: false, runner: &runner)
         await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: documents)

@@ -6,8 +6,9 @@ import VerificationCore
 extension MdocVerificationPolicy {
     /// Apple's passport Digital ID: ISO/IEC 18013-5 checks as written (countryName required in the
     /// document signer and the IACA), and only the photo ID docType accepted.
-    public static let passport = MdocVerificationPolicy(requirements: VerificationPolicy(name: "mdoc/passport-photoid@1"),
-                                                        requireCountryName: true, acceptedDocTypes: [PhotoIDDocument.docType])
+    public static let passport = MdocVerificationPolicy(
+        requirements: VerificationPolicy(name: "mdoc/passport-photoid@1"),
+        requireCountryName: true, acceptedDocTypes: [PhotoIDDocument.docType])
 }
 
 /// The photo ID checks, for any flow that verified a DeviceResponse into a runner.
@@ -30,10 +31,16 @@ public enum PhotoIDChecks {
             runner.run(.photoIDDocType, requires: [.mdocResponseStructure]) {
                 let others = documents.filter { $0.docType != PhotoIDDocument.docType }.map(\.docType)
                 guard documentCount == documents.count else {
-                    return .failed(.unexpectedDocType, "A document in the response could not be decoded, so it is not known to be a passport Digital ID; let the person retry or fall back to another verification method.")
+                    return .failed(
+                        .unexpectedDocType,
+                        "A document in the response could not be decoded, so it is not known to be a passport Digital ID; let the person retry or fall back to another verification method."
+                    )
                 }
                 guard others.isEmpty, !documents.isEmpty else {
-                    return .failed(.unexpectedDocType, "The response holds \(others.isEmpty ? "no document" : others.joined(separator: ", ")), not a passport Digital ID (\(PhotoIDDocument.docType)); let the person retry or fall back to another verification method.")
+                    return .failed(
+                        .unexpectedDocType,
+                        "The response holds \(others.isEmpty ? "no document" : others.joined(separator: ", ")), not a passport Digital ID (\(PhotoIDDocument.docType)); let the person retry or fall back to another verification method."
+                    )
                 }
                 return .passed("The response holds \(documents.count) passport Digital ID document(s) (\(PhotoIDDocument.docType)).")
             }
@@ -43,8 +50,9 @@ public enum PhotoIDChecks {
             runner.run(.photoIDElements, requires: [.mdocDocumentStructure], scope: "document[\(document.index)]") {
                 guard typed.problems.isEmpty else {
                     let list = typed.problems.map { "\($0.identifier) \($0.problem)" }.joined(separator: "; ")
-                    return .failed(.invalidElement, "Photo ID elements have the wrong type or form: \(list).",
-                                   details: ["elements": typed.problems.map(\.identifier).joined(separator: ",")])
+                    return .failed(
+                        .invalidElement, "Photo ID elements have the wrong type or form: \(list).",
+                        details: ["elements": typed.problems.map(\.identifier).joined(separator: ",")])
                 }
                 return .passed("The \(PhotoIDDocument.nameSpace) elements have their ISO/IEC 23220-2 types.")
             }
@@ -117,14 +125,18 @@ public struct PassportVerifier: Sendable {
 
     /// Verifies DeviceResponse bytes at `time`; bytes that do not decode fail `mdoc.response.structure`, never throw.
     /// `readerKey` is the reader's ephemeral private key (EReaderKey), needed only to check a deviceMac.
-    public func verify(deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext) async -> PassportVerificationResult {
+    public func verify(
+        deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext
+    ) async -> PassportVerificationResult {
         var runner = CheckRunner(policy: policy.mdoc.requirements, context: context.allowingClockSkew(policy.mdoc.clockSkew))
         let response: DeviceResponse
         do {
             response = try DeviceResponse(cborBytes: bytes)
         } catch {
             runner.run(.mdocResponseStructure) {
-                .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message). Let the person retry or fall back to another verification method.")
+                .failed(
+                    ReasonCode(error.code),
+                    "The DeviceResponse could not be decoded: \(error.message). Let the person retry or fall back to another verification method.")
             }
             return PassportVerificationResult(report: runner.report(flow: "passport"), documents: [], passport: nil)
         }
@@ -132,8 +144,11 @@ public struct PassportVerifier: Sendable {
     }
 
     /// Runs every check into an existing runner (flows that decrypt first).
-    public func verify(_ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String) async -> PassportVerificationResult {
-        let documents = await mdocVerifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow).documentsRegardlessOfVerdict
+    public func verify(
+        _ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String
+    ) async -> PassportVerificationResult {
+        let documents = await mdocVerifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow)
+            .documentsRegardlessOfVerdict
         PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: true, runner: &runner)
         await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         let passport = documents.first { $0.docType == PhotoIDDocument.docType }.map(PhotoIDDocument.init(document:))

@@ -145,7 +145,8 @@ public struct PhotoIDDocument: Sendable, CustomStringConvertible {
         case .text(let text):
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
             guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-                  let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
+                let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+            else { return nil }
             return CBORFullDate(year: y, month: m, day: d)
         default: return nil
         }
@@ -170,7 +171,10 @@ public struct PhotoIDDocument: Sendable, CustomStringConvertible {
         case "nationality": nationality = alpha2(identifier, value)
         case "document_number": documentNumber = text(identifier, value)
         case "portrait":
-            guard let bytes = value.bytesValue, !bytes.isEmpty else { problem(identifier, "is not a non-empty byte string"); return }
+            guard let bytes = value.bytesValue, !bytes.isEmpty else {
+                problem(identifier, "is not a non-empty byte string")
+                return
+            }
             portrait = bytes
         case "issue_date": issueDate = date(identifier, value)
         case "expiry_date": expiryDate = date(identifier, value)
@@ -179,7 +183,10 @@ public struct PhotoIDDocument: Sendable, CustomStringConvertible {
         case "age_birth_year": ageBirthYear = unsigned(identifier, value, range: 0...9999)
         case "sex":
             guard let code = unsigned(identifier, value, range: 0...9) else { return }
-            guard let sex = Sex(rawValue: code) else { problem(identifier, "is not an ISO/IEC 5218 code (0, 1, 2 or 9)"); return }
+            guard let sex = Sex(rawValue: code) else {
+                problem(identifier, "is not an ISO/IEC 5218 code (0, 1, 2 or 9)")
+                return
+            }
             self.sex = sex
         case "birth_date":
             if let plain = Self.fullDate(value) {
@@ -187,19 +194,26 @@ public struct PhotoIDDocument: Sendable, CustomStringConvertible {
                 return
             }
             guard case .map(let entries) = value, let inner = entries.first(where: { $0.key == "birth_date" })?.value,
-                  let date = Self.fullDate(inner) else {
+                let date = Self.fullDate(inner)
+            else {
                 problem(identifier, "is neither a full-date nor a map with a birth_date full-date")
                 return
             }
             var mask: String?
             if let maskValue = entries.first(where: { $0.key == "approximate_mask" })?.value {
-                guard let text = maskValue.stringValue else { problem(identifier, "has an approximate_mask that is not text"); return }
+                guard let text = maskValue.stringValue else {
+                    problem(identifier, "has an approximate_mask that is not text")
+                    return
+                }
                 mask = text
             }
             birthDate = BirthDate(date: date, approximateMask: mask, nested: true)
         default:
             if identifier.hasPrefix("age_over_"), let age = Int(identifier.dropFirst("age_over_".count)), (0...199).contains(age) {
-                guard let flag = value.boolValue else { problem(identifier, "is not a boolean"); return }
+                guard let flag = value.boolValue else {
+                    problem(identifier, "is not a boolean")
+                    return
+                }
                 ageOver[age] = flag
             }
         }

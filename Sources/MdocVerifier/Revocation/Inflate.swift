@@ -18,9 +18,15 @@
         try inflater.run()
         let trailerStart = inflater.bytePositionAfterStream
         guard trailerStart + 4 <= bytes.count else { throw InflateError(.truncated, "the zlib stream ends before its Adler-32 checksum") }
-        let expected = UInt32(bytes[trailerStart]) << 24 | UInt32(bytes[trailerStart + 1]) << 16 | UInt32(bytes[trailerStart + 2]) << 8 | UInt32(bytes[trailerStart + 3])
-        guard adler32(inflater.output) == expected else { throw InflateError(.checksumMismatch, "the Adler-32 checksum of the decompressed data does not match") }
-        guard trailerStart + 4 == bytes.count else { throw InflateError(.trailingBytes, "\(bytes.count - trailerStart - 4) bytes follow the zlib stream") }
+        let expected =
+            UInt32(bytes[trailerStart]) << 24 | UInt32(bytes[trailerStart + 1]) << 16 | UInt32(bytes[trailerStart + 2]) << 8
+            | UInt32(bytes[trailerStart + 3])
+        guard adler32(inflater.output) == expected else {
+            throw InflateError(.checksumMismatch, "the Adler-32 checksum of the decompressed data does not match")
+        }
+        guard trailerStart + 4 == bytes.count else {
+            throw InflateError(.trailingBytes, "\(bytes.count - trailerStart - 4) bytes follow the zlib stream")
+        }
         return inflater.output
     }
 
@@ -39,7 +45,9 @@
             b += a
             pending += 1
             if pending == 5552 {
-                a %= 65521; b %= 65521; pending = 0
+                a %= 65521
+                b %= 65521
+                pending = 0
             }
         }
         return (b % 65521) << 16 | (a % 65521)
@@ -54,8 +62,10 @@
             let count = min(65535, data.count - offset)
             let final: UInt8 = offset + count == data.count ? 1 : 0
             out.append(final)
-            out.append(UInt8(count & 0xff)); out.append(UInt8(count >> 8))
-            out.append(UInt8(~count & 0xff)); out.append(UInt8((~count >> 8) & 0xff))
+            out.append(UInt8(count & 0xff))
+            out.append(UInt8(count >> 8))
+            out.append(UInt8(~count & 0xff))
+            out.append(UInt8((~count >> 8) & 0xff))
             out.append(contentsOf: data[offset..<(offset + count)])
             offset += count
         } while offset < data.count
@@ -130,7 +140,9 @@ private struct Inflater {
 
     static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
     static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    static let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
+    static let distanceBase = [
+        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+    ]
     static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
     static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
@@ -223,7 +235,8 @@ private struct Inflater {
         let distanceCount = try bits(5) + 1
         let codeLengthCount = try bits(4) + 4
         guard literalCount <= 286, distanceCount <= 30 else {
-            throw InflateError(.invalidCode, "a dynamic block declares \(literalCount) literal/length and \(distanceCount) distance codes (at most 286 and 30)")
+            throw InflateError(
+                .invalidCode, "a dynamic block declares \(literalCount) literal/length and \(distanceCount) distance codes (at most 286 and 30)")
         }
         var codeLengthLengths = [Int](repeating: 0, count: 19)
         for index in 0..<codeLengthCount { codeLengthLengths[Self.codeLengthOrder[index]] = try bits(3) }
@@ -267,9 +280,13 @@ private struct Inflater {
             guard lengthIndex < Self.lengthBase.count else { throw InflateError(.invalidCode, "length symbol \(symbol) is invalid") }
             let length = Self.lengthBase[lengthIndex] + (try bits(Self.lengthExtra[lengthIndex]))
             let distanceSymbol = try decode(distance)
-            guard distanceSymbol < Self.distanceBase.count else { throw InflateError(.invalidDistance, "distance symbol \(distanceSymbol) is invalid") }
+            guard distanceSymbol < Self.distanceBase.count else {
+                throw InflateError(.invalidDistance, "distance symbol \(distanceSymbol) is invalid")
+            }
             let back = Self.distanceBase[distanceSymbol] + (try bits(Self.distanceExtra[distanceSymbol]))
-            guard back <= output.count else { throw InflateError(.invalidDistance, "a back-reference points \(back) bytes back, before the start of the data") }
+            guard back <= output.count else {
+                throw InflateError(.invalidDistance, "a back-reference points \(back) bytes back, before the start of the data")
+            }
             guard output.count + length <= maximumOutputSize else {
                 throw InflateError(.outputTooLarge, "the decompressed data exceeds the limit of \(maximumOutputSize) bytes")
             }

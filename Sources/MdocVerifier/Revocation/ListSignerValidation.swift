@@ -3,8 +3,8 @@ import Foundation
 import SwiftASN1
 import VerificationCore
 import WalletCOSE
-@_spi(FixedExpiryValidationTime) import X509
 import WalletEncoding
+@_spi(FixedExpiryValidationTime) import X509
 
 /// Who signed a revocation list, once verified.
 public struct RevocationListSigner: Sendable, Hashable {
@@ -23,18 +23,21 @@ enum ListSignerValidation {
     /// At most this many x5chain certificates are read (leaf and intermediate, and one more).
     static let maxChainLength = 4
 
-    static func validate(token: RevocationListToken, reference: MSOStatusReference, docType: String, trustStore: IACATrustStore,
-                         documentRoot: Certificate?, pinnedDocumentSigner: Certificate? = nil, pinnedKeys: [COSEPublicKey], at time: Date) async throws(RevocationFailure) -> RevocationListSigner {
+    static func validate(
+        token: RevocationListToken, reference: MSOStatusReference, docType: String, trustStore: IACATrustStore,
+        documentRoot: Certificate?, pinnedDocumentSigner: Certificate? = nil, pinnedKeys: [COSEPublicKey], at time: Date
+    ) async throws(RevocationFailure) -> RevocationListSigner {
         var ders: [[UInt8]]
         do {
             ders = try token.sign1.headers.x5chain()
-        } catch where error.code == .missingCertificateChain {
+        } catch  where error.code == .missingCertificateChain {
             ders = []
         } catch {
             throw RevocationFailure(.malformedList, "The revocation list's x5chain is malformed (\(error.message)).")
         }
         guard ders.count <= maxChainLength else {
-            throw RevocationFailure(.malformedList, "The revocation list's x5chain holds \(ders.count) certificates; at most \(maxChainLength) are read.")
+            throw RevocationFailure(
+                .malformedList, "The revocation list's x5chain holds \(ders.count) certificates; at most \(maxChainLength) are read.")
         }
         if ders.isEmpty, let certificate = reference.certificate { ders = [certificate] }
         if let certificate = reference.certificate, let leaf = ders.first, leaf != certificate {
@@ -45,7 +48,8 @@ enum ListSignerValidation {
                 return RevocationListSigner(signer: "pinned key", root: nil)
             }
             if pinnedKeys.isEmpty {
-                throw RevocationFailure(.untrustedSigner, "The revocation list carries no x5chain and no signer key is pinned, so its signer cannot be trusted.")
+                throw RevocationFailure(
+                    .untrustedSigner, "The revocation list carries no x5chain and no signer key is pinned, so its signer cannot be trusted.")
             }
             throw RevocationFailure(.signatureInvalid, "The revocation list's signature does not verify with any pinned key.")
         }
@@ -65,20 +69,30 @@ enum ListSignerValidation {
             throw RevocationFailure(.signatureInvalid, "The revocation list's signature cannot be verified: \(error.message).")
         }
         guard valid else {
-            throw RevocationFailure(.signatureInvalid, "The revocation list's COSE_Sign1 signature does not verify with the key of \(leaf.subject): the list was altered or signed by another key.")
+            throw RevocationFailure(
+                .signatureInvalid,
+                "The revocation list's COSE_Sign1 signature does not verify with the key of \(leaf.subject): the list was altered or signed by another key."
+            )
         }
         // The list-signer profile: a certificate made for another mdoc role (a document signer, a
         // reader, a VICAL signer) or a CA does not sign revocation lists.
         let violations = listSignerViolations(leaf)
         guard violations.isEmpty else {
-            throw RevocationFailure(.untrustedSigner, "The revocation list signer \(leaf.subject) is not a list signer: \(violations.joined(separator: "; ")).")
+            throw RevocationFailure(
+                .untrustedSigner, "The revocation list signer \(leaf.subject) is not a list signer: \(violations.joined(separator: "; ")).")
         }
         for (position, certificate) in certificates.enumerated() {
             if time < certificate.notValidBefore {
-                throw RevocationFailure(.signerCertificateNotYetValid, "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore)).")
+                throw RevocationFailure(
+                    .signerCertificateNotYetValid,
+                    "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore))."
+                )
             }
             if time > certificate.notValidAfter {
-                throw RevocationFailure(.signerCertificateExpired, "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)).")
+                throw RevocationFailure(
+                    .signerCertificateExpired,
+                    "Certificate \(position) of the revocation list's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter))."
+                )
             }
         }
 
@@ -86,7 +100,10 @@ enum ListSignerValidation {
             // A pinned document signer has no IACA: only a list signer configured (pinned) beside it
             // for the same issuer is trusted, never whatever root the docType has.
             guard trustStore.roots(for: docType).contains(leaf), leaf.issuer == pinned.issuer else {
-                throw RevocationFailure(.untrustedSigner, "The document signer \(pinned.subject) is pinned, so its revocation list must be signed by a certificate pinned in the trust store for the same issuer (\(pinned.issuer)); \(leaf.subject) is not.")
+                throw RevocationFailure(
+                    .untrustedSigner,
+                    "The document signer \(pinned.subject) is pinned, so its revocation list must be signed by a certificate pinned in the trust store for the same issuer (\(pinned.issuer)); \(leaf.subject) is not."
+                )
             }
             return RevocationListSigner(signer: leaf.subject.description, root: leaf.subject.description)
         }
@@ -96,7 +113,8 @@ enum ListSignerValidation {
             roots = roots.filter { $0 == documentRoot }
         }
         guard !roots.isEmpty else {
-            throw RevocationFailure(.untrustedSigner, "No trusted root is configured for \(docType), so the revocation list signer cannot be trusted.")
+            throw RevocationFailure(
+                .untrustedSigner, "No trusted root is configured for \(docType), so the revocation list signer cannot be trusted.")
         }
         if roots.contains(leaf) {
             return RevocationListSigner(signer: leaf.subject.description, root: leaf.subject.description)
@@ -111,7 +129,10 @@ enum ListSignerValidation {
         case .couldNotValidate(let failures):
             let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
             let expected = documentRoot.map { " (the document's root is \($0.subject))" } ?? ""
-            throw RevocationFailure(.untrustedSigner, "The revocation list signer \(leaf.subject) does not chain to a trusted root for \(docType)\(expected)\(reasons.isEmpty ? "" : ": " + reasons).")
+            throw RevocationFailure(
+                .untrustedSigner,
+                "The revocation list signer \(leaf.subject) does not chain to a trusted root for \(docType)\(expected)\(reasons.isEmpty ? "" : ": " + reasons)."
+            )
         }
     }
 

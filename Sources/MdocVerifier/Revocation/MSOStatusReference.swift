@@ -1,5 +1,5 @@
-import WalletCBOR
 import VerificationCore
+import WalletCBOR
 
 /// Where an MSO says its revocation status is published (ISO/IEC 18013-5 second edition, the MSO
 /// `status` entry):

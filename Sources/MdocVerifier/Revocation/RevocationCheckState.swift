@@ -17,8 +17,10 @@ struct RevocationCheckState {
     /// The outcome both checks record instead of evaluating (revocation turned off).
     var fixedOutcome: CheckOutcome?
 
-    init(document: VerifiedDocument, policy: RevocationPolicy, evaluation: RevocationEvaluation? = nil, failure: RevocationFailure? = nil,
-         fixedOutcome: CheckOutcome? = nil) {
+    init(
+        document: VerifiedDocument, policy: RevocationPolicy, evaluation: RevocationEvaluation? = nil, failure: RevocationFailure? = nil,
+        fixedOutcome: CheckOutcome? = nil
+    ) {
         self.document = document
         self.policy = policy
         self.evaluation = evaluation
@@ -32,7 +34,9 @@ struct RevocationCheckState {
         case .error:
             return .error(failure.reason, failure.message + " Revocation is undetermined.", retryable: failure.retryable, details: details)
         case .warning:
-            return CheckOutcome(status: .skipped, reason: failure.reason, message: failure.message + " Revocation is undetermined; the policy reports this as a warning.", details: details)
+            return CheckOutcome(
+                status: .skipped, reason: failure.reason,
+                message: failure.message + " Revocation is undetermined; the policy reports this as a warning.", details: details)
         }
     }
 

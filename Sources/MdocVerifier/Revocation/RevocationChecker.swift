@@ -2,8 +2,8 @@ import Foundation
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
-import X509
 import WalletEncoding
+import X509
 
 /// What the revocation lists said about one MSO.
 public struct RevocationEvaluation: Sendable {
@@ -80,7 +80,9 @@ public struct RevocationChecker: Sendable {
     public let isDisabled: Bool
 
     /// Creates a checker that obtains lists from `source` and trusts their signers through `trustStore` or `pinnedSignerKeys`.
-    public init(source: any RevocationListSource, trustStore: IACATrustStore, policy: RevocationPolicy = .strict, pinnedSignerKeys: [COSEPublicKey] = []) {
+    public init(
+        source: any RevocationListSource, trustStore: IACATrustStore, policy: RevocationPolicy = .strict, pinnedSignerKeys: [COSEPublicKey] = []
+    ) {
         self.source = source
         self.trustStore = trustStore
         self.policy = policy
@@ -118,9 +120,12 @@ public struct RevocationChecker: Sendable {
         if isDisabled {
             for document in documents {
                 let scope = "document[\(document.index)]"
-                let outcome: CheckOutcome = document.msoStatus == nil
+                let outcome: CheckOutcome =
+                    document.msoStatus == nil
                     ? .notApplicable("The MSO carries no status entry.")
-                    : CheckOutcome(status: .skipped, reason: .revocationDisabled, message: "Revocation checking is turned off by the configuration: the document is not known to be valid or revoked.")
+                    : CheckOutcome(
+                        status: .skipped, reason: .revocationDisabled,
+                        message: "Revocation checking is turned off by the configuration: the document is not known to be valid or revoked.")
                 var state = RevocationCheckState(document: document, policy: policy, fixedOutcome: outcome)
                 await runner.run(RevocationListCheck(), state: &state, scope: scope)
                 await runner.run(RevocationStatusCheck(), state: &state, scope: scope)
@@ -139,7 +144,8 @@ public struct RevocationChecker: Sendable {
                     // must be signed by a certificate pinned beside it for the same issuer).
                     let root = document.validatedChain.count > 1 ? document.validatedChain.last : nil
                     let pinned = document.validatedChain.count == 1 ? document.validatedChain.first : nil
-                    evaluation = await evaluate(references: references, docType: document.docType, documentRoot: root, pinnedDocumentSigner: pinned, at: runner.context.time)
+                    evaluation = await evaluate(
+                        references: references, docType: document.docType, documentRoot: root, pinnedDocumentSigner: pinned, at: runner.context.time)
                 } catch {
                     statusFailure = error
                 }
@@ -158,28 +164,37 @@ public struct RevocationChecker: Sendable {
     /// `documentRoot` is the trusted root the document signer chained to; the list must chain to it.
     /// `pinnedDocumentSigner` is the document signer when it is trusted directly (no IACA): the list
     /// must then be signed by a certificate pinned beside it for the same issuer.
-    public func evaluate(references: [MSOStatusReference], docType: String, documentRoot: Certificate?, pinnedDocumentSigner: Certificate? = nil, at time: Date) async -> RevocationEvaluation {
+    public func evaluate(
+        references: [MSOStatusReference], docType: String, documentRoot: Certificate?, pinnedDocumentSigner: Certificate? = nil, at time: Date
+    ) async -> RevocationEvaluation {
         var lists: [RevocationEvaluation.ListReport] = []
         for reference in references {
             var report = RevocationEvaluation.ListReport(mechanism: reference.mechanism, uri: reference.uri, answer: .notRevoked)
             do {
-                try await lookUp(reference, docType: docType, documentRoot: documentRoot, pinnedDocumentSigner: pinnedDocumentSigner, at: time, report: &report)
+                try await lookUp(
+                    reference, docType: docType, documentRoot: documentRoot, pinnedDocumentSigner: pinnedDocumentSigner, at: time, report: &report)
             } catch let failure as RevocationFailure {
                 report.answer = .undetermined(failure)
             } catch {
-                report.answer = .undetermined(RevocationFailure(.listUnavailable, "The revocation list for \(reference.uri) could not be obtained.", retryable: true))
+                report.answer = .undetermined(
+                    RevocationFailure(.listUnavailable, "The revocation list for \(reference.uri) could not be obtained.", retryable: true))
             }
             lists.append(report)
         }
         return RevocationEvaluation(lists: lists)
     }
 
-    private func lookUp(_ reference: MSOStatusReference, docType: String, documentRoot: Certificate?, pinnedDocumentSigner: Certificate?, at time: Date, report: inout RevocationEvaluation.ListReport) async throws {
+    private func lookUp(
+        _ reference: MSOStatusReference, docType: String, documentRoot: Certificate?, pinnedDocumentSigner: Certificate?, at time: Date,
+        report: inout RevocationEvaluation.ListReport
+    ) async throws {
         let document = try await source.list(for: reference.uri, at: time)
         report.origin = document.origin
         let token = try RevocationListToken(bytes: document.bytes)
         guard token.kind == reference.expectedKind else {
-            throw RevocationFailure(.malformedList, "The MSO references a \(reference.mechanism) at \(reference.uri), but the list found there is a \(token.kind.rawValue).")
+            throw RevocationFailure(
+                .malformedList,
+                "The MSO references a \(reference.mechanism) at \(reference.uri), but the list found there is a \(token.kind.rawValue).")
         }
         guard let subject = token.subject else {
             throw RevocationFailure(.uriMismatch, "The revocation list has no sub claim, so it cannot be matched to \(reference.uri).")
@@ -189,21 +204,33 @@ public struct RevocationChecker: Sendable {
         }
         report.issuedAt = token.issuedAt
         report.expiresAt = token.expiresAt
-        report.signer = try await ListSignerValidation.validate(token: token, reference: reference, docType: docType, trustStore: trustStore,
-                                                                documentRoot: documentRoot, pinnedDocumentSigner: pinnedDocumentSigner, pinnedKeys: pinnedSignerKeys, at: time)
+        report.signer = try await ListSignerValidation.validate(
+            token: token, reference: reference, docType: docType, trustStore: trustStore,
+            documentRoot: documentRoot, pinnedDocumentSigner: pinnedDocumentSigner, pinnedKeys: pinnedSignerKeys, at: time)
         let skew = Double(policy.clockSkew.components.seconds)
         if let issuedAt = token.issuedAt, issuedAt.timeIntervalSince(time) > skew {
-            throw RevocationFailure(.listNotYetValid, "The revocation list was issued at \(RFC3339.format(issuedAt)), after the verification time \(RFC3339.format(time)).")
+            throw RevocationFailure(
+                .listNotYetValid,
+                "The revocation list was issued at \(RFC3339.format(issuedAt)), after the verification time \(RFC3339.format(time)).")
         }
         if let expiresAt = token.expiresAt, time.timeIntervalSince(expiresAt) > skew {
-            throw RevocationFailure(.listExpired, "The revocation list expired at \(RFC3339.format(expiresAt)); the verification time is \(RFC3339.format(time)). A current list is needed.", retryable: true)
+            throw RevocationFailure(
+                .listExpired,
+                "The revocation list expired at \(RFC3339.format(expiresAt)); the verification time is \(RFC3339.format(time)). A current list is needed.",
+                retryable: true)
         }
         if let maximumAge = policy.maximumListAge {
             guard let issuedAt = token.issuedAt else {
-                throw RevocationFailure(.listStale, "The revocation list has no iat, so its age cannot be judged (the policy accepts lists up to \(maximumAge.components.seconds) s old).")
+                throw RevocationFailure(
+                    .listStale,
+                    "The revocation list has no iat, so its age cannot be judged (the policy accepts lists up to \(maximumAge.components.seconds) s old)."
+                )
             }
             if time.timeIntervalSince(issuedAt) > Double(maximumAge.components.seconds) + skew {
-                throw RevocationFailure(.listStale, "The revocation list was issued at \(RFC3339.format(issuedAt)), more than \(maximumAge.components.seconds) s before the verification time \(RFC3339.format(time)); a fresher list is needed.", retryable: true)
+                throw RevocationFailure(
+                    .listStale,
+                    "The revocation list was issued at \(RFC3339.format(issuedAt)), more than \(maximumAge.components.seconds) s before the verification time \(RFC3339.format(time)); a fresher list is needed.",
+                    retryable: true)
             }
         }
 
@@ -211,7 +238,8 @@ public struct RevocationChecker: Sendable {
         case .identifierList(let id, _, _):
             guard let list = token.identifierList else { throw RevocationFailure(.malformedList, "The identifier list is missing.") }
             if list.identifiers.contains(id) {
-                report.answer = .revoked(reason: .revoked, message: "The document is revoked: its identifier is on the identifier list at \(reference.uri).")
+                report.answer = .revoked(
+                    reason: .revoked, message: "The document is revoked: its identifier is on the identifier list at \(reference.uri).")
             } else {
                 report.answer = .notRevoked
             }
@@ -219,14 +247,22 @@ public struct RevocationChecker: Sendable {
             guard let list = token.statusList else { throw RevocationFailure(.malformedList, "The status list is missing.") }
             let entries = try list.decompressed(maximumSize: policy.maximumStatusListSize)
             guard let value = RevocationListToken.StatusList.status(at: index, bits: list.bits, in: entries) else {
-                throw RevocationFailure(.indexOutOfRange, "The document's status-list index is outside the list at \(reference.uri) (\(entries.count * 8 / list.bits) entries).")
+                throw RevocationFailure(
+                    .indexOutOfRange,
+                    "The document's status-list index is outside the list at \(reference.uri) (\(entries.count * 8 / list.bits) entries).")
             }
             switch value {
             case 0: report.answer = .notRevoked
-            case 1: report.answer = .revoked(reason: .revoked, message: "The document is revoked: its status-list entry at \(reference.uri) is 1 (INVALID).")
-            case 2: report.answer = .revoked(reason: .suspended, message: "The document is suspended: its status-list entry at \(reference.uri) is 2 (SUSPENDED).")
+            case 1:
+                report.answer = .revoked(
+                    reason: .revoked, message: "The document is revoked: its status-list entry at \(reference.uri) is 1 (INVALID).")
+            case 2:
+                report.answer = .revoked(
+                    reason: .suspended, message: "The document is suspended: its status-list entry at \(reference.uri) is 2 (SUSPENDED).")
             default:
-                throw RevocationFailure(.statusValueUnknown, "The document's status-list entry at \(reference.uri) is \(value), a value this verifier does not interpret.")
+                throw RevocationFailure(
+                    .statusValueUnknown, "The document's status-list entry at \(reference.uri) is \(value), a value this verifier does not interpret."
+                )
             }
         }
     }

@@ -14,9 +14,12 @@ struct RevocationListCheck: VerificationCheck {
         }
         if let failure { return RevocationCheckState.undeterminedOutcome(failure, policy: policy, details: RevocationCheckState.details(evaluation)) }
         guard let evaluation else {
-            return RevocationCheckState.undeterminedOutcome(RevocationFailure(.listUnavailable, "The revocation list was not consulted."), policy: policy, details: [:])
+            return RevocationCheckState.undeterminedOutcome(
+                RevocationFailure(.listUnavailable, "The revocation list was not consulted."), policy: policy, details: [:])
         }
         let kinds = evaluation.lists.map { "\($0.mechanism) from \($0.origin ?? "?"), signed by \($0.signer?.signer ?? "?")" }.joined(separator: "; ")
-        return .passed("The revocation list (\(kinds)) is signed by a trusted signer and current at the verification time.", details: RevocationCheckState.details(evaluation))
+        return .passed(
+            "The revocation list (\(kinds)) is signed by a trusted signer and current at the verification time.",
+            details: RevocationCheckState.details(evaluation))
     }
 }

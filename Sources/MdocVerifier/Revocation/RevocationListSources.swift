@@ -107,8 +107,10 @@ public actor RevocationListCache: RevocationListSource {
     private var inFlight: [String: Task<Entry, any Error>] = [:]
 
     /// Creates an empty cache; by default a copy is kept at most one day and lists up to 4 MiB are accepted.
-    public init(transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
-                maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024) {
+    public init(
+        transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
+        maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024
+    ) {
         self.transport = transport
         self.clock = clock
         self.maximumAge = maximumAge
@@ -118,7 +120,8 @@ public actor RevocationListCache: RevocationListSource {
     /// Whether a uri may be fetched: https, or http to a loopback host.
     public static func fetchableURL(_ uri: String) -> URL? {
         guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
-              url.user == nil, url.password == nil else { return nil }
+            url.user == nil, url.password == nil
+        else { return nil }
         if scheme == "https" { return url }
         if scheme == "http" {
             let bare = String(host.lowercased().filter { $0 != "[" && $0 != "]" })
@@ -136,7 +139,8 @@ public actor RevocationListCache: RevocationListSource {
         }
         entries[uri] = nil
         guard let url = Self.fetchableURL(uri) else {
-            throw RevocationFailure(.unsupportedURI, "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
+            throw RevocationFailure(
+                .unsupportedURI, "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
         }
         if let running = inFlight[uri] {
             return try await running.value.document
@@ -153,17 +157,9 @@ public actor RevocationListCache: RevocationListSource {
     }
 
     static func entry(bytes: [UInt8], fetchedAt: Date, maximumAge: Duration) -> Entry {
-        var freshUntil = fetchedAt.addingTimeInterval(Double(maximumAge.components.seconds))
-        // Unverified: used only to decide how long to keep the bytes, never to trust them.
-        if let token = try? RevocationListToken(bytes: bytes) {
-            if let ttl = token.timeToLive, ttl < UInt64(Int32.max) {
-                freshUntil = min(freshUntil, fetchedAt.addingTimeInterval(Double(ttl)))
-            }
-            if let exp = token.expiresAt { freshUntil = min(freshUntil, exp) }
-        } else {
-            freshUntil = fetchedAt
-        }
-        return Entry(document: RevocationListDocument(bytes: bytes, origin: "fetched"), fetchedAt: fetchedAt, freshUntil: freshUntil)
+        // The same freshness as the shared cache's copies (ttl, exp and the maximum age).
+        let copy = SharedRevocationListCache.copy(uri: "", bytes: bytes, fetchedAt: fetchedAt, maximumAge: maximumAge)
+        return Entry(document: RevocationListDocument(bytes: bytes, origin: "fetched"), fetchedAt: fetchedAt, freshUntil: copy.freshUntil)
     }
 
     /// Drops every cached list.

@@ -1,11 +1,12 @@
+import VerificationCore
+import WalletCBOR
+import WalletCOSE
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import VerificationCore
-import WalletCBOR
-import WalletCOSE
 
 /// Why revocation could not be decided, or why a list is unusable: a stable reason code, a message
 /// for people (never identifiers or personal data), and whether trying again later may help.
@@ -189,7 +190,8 @@ public struct RevocationListToken: Sendable {
             let expected = kind == .statusList ? Self.statusListType : Self.identifierListType
             let short = String(expected.dropFirst("application/".count))
             guard type == expected || type == short else {
-                throw RevocationFailure(.malformedList, "The revocation list's typ is \"\(type)\" but it carries a \(kind.rawValue) (expected \"\(expected)\").")
+                throw RevocationFailure(
+                    .malformedList, "The revocation list's typ is \"\(type)\" but it carries a \(kind.rawValue) (expected \"\(expected)\").")
             }
         }
         if kind == .identifierList, expiresAt == nil {

@@ -27,8 +27,10 @@ public struct RevocationPolicy: Sendable, Hashable {
 
     /// Creates a policy; the defaults are those of ``strict``.
     /// Defaults: undetermined is an error, lists at most one day old, 60 s of clock skew, status lists up to 16 MiB, status entry optional.
-    public init(undetermined: Undetermined = .error, maximumListAge: Duration? = .seconds(86_400), clockSkew: Duration = .seconds(60),
-                maximumStatusListSize: Int = 16 * 1024 * 1024, requireStatusEntry: Bool = false) {
+    public init(
+        undetermined: Undetermined = .error, maximumListAge: Duration? = .seconds(86_400), clockSkew: Duration = .seconds(60),
+        maximumStatusListSize: Int = 16 * 1024 * 1024, requireStatusEntry: Bool = false
+    ) {
         self.undetermined = undetermined
         self.maximumListAge = maximumListAge
         self.clockSkew = clockSkew
@@ -42,4 +44,3 @@ public struct RevocationPolicy: Sendable, Hashable {
     /// Undetermined revocation is a warning; a revoked document is still rejected.
     public static let warnWhenUndetermined = RevocationPolicy(undetermined: .warning)
 }
-

@@ -20,17 +20,25 @@ struct RevocationStatusCheck: VerificationCheck {
         if let failure {
             switch policy.undetermined {
             case .error:
-                return CheckOutcome(status: .skipped, reason: .prerequisiteFailed, message: "Not evaluated because mdoc.revocation.list did not pass: revocation is undetermined.",
-                                    details: ["prerequisite": CheckID.mdocRevocationList.rawValue])
+                return CheckOutcome(
+                    status: .skipped, reason: .prerequisiteFailed,
+                    message: "Not evaluated because mdoc.revocation.list did not pass: revocation is undetermined.",
+                    details: ["prerequisite": CheckID.mdocRevocationList.rawValue])
             case .warning:
-                return CheckOutcome(status: .skipped, reason: .revocationUndetermined, message: "Revocation could not be decided (\(failure.reason)); the policy reports this as a warning. The document is not known to be valid or revoked.")
+                return CheckOutcome(
+                    status: .skipped, reason: .revocationUndetermined,
+                    message:
+                        "Revocation could not be decided (\(failure.reason)); the policy reports this as a warning. The document is not known to be valid or revoked."
+                )
             }
         }
         guard let evaluation, case .notRevoked = evaluation.answer else {
             // Never reached with a consulted list; never "not revoked" without one.
-            return RevocationCheckState.undeterminedOutcome(RevocationFailure(.listUnavailable, "The revocation list was not consulted."), policy: policy, details: [:])
+            return RevocationCheckState.undeterminedOutcome(
+                RevocationFailure(.listUnavailable, "The revocation list was not consulted."), policy: policy, details: [:])
         }
-        return .passed("The document is not revoked: \(evaluation.lists.map { "\($0.mechanism) at \($0.uri)" }.joined(separator: " and ")) says so.",
-                       details: RevocationCheckState.details(evaluation))
+        return .passed(
+            "The document is not revoked: \(evaluation.lists.map { "\($0.mechanism) at \($0.uri)" }.joined(separator: " and ")) says so.",
+            details: RevocationCheckState.details(evaluation))
     }
 }

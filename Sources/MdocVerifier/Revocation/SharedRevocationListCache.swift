@@ -62,8 +62,10 @@ public actor SharedRevocationListCache: RevocationListSource {
 
     /// Creates a cache over `store`; `observe` is told every ``Event``, for metrics.
     /// Defaults: the system clock, a maximum age of one day, lists up to 4 MiB.
-    public init(store: any DocumentCacheStore, transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
-                maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024, observe: @escaping @Sendable (Event) -> Void = { _ in }) {
+    public init(
+        store: any DocumentCacheStore, transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
+        maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024, observe: @escaping @Sendable (Event) -> Void = { _ in }
+    ) {
         self.store = store
         self.transport = transport
         self.clock = clock
@@ -109,7 +111,8 @@ public actor SharedRevocationListCache: RevocationListSource {
         let freshBeyond = freshBeyond ?? now
         guard let url = RevocationListCache.fetchableURL(uri) else {
             observe(.fetchFailed("unsupportedURI"))
-            throw RevocationFailure(.unsupportedURI, "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
+            throw RevocationFailure(
+                .unsupportedURI, "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
         }
         if let running = inFlight[uri] {
             return try await running.value.copy
@@ -205,8 +208,9 @@ public actor SharedRevocationListCache: RevocationListSource {
     public func entries() async throws -> [Entry] {
         try await store.cachedDocuments().map { copy in
             let token = try? RevocationListToken(bytes: copy.bytes)
-            return Entry(uri: copy.key, issuedAt: token?.issuedAt, expiresAt: token?.expiresAt, fetchedAt: copy.fetchedAt,
-                         freshUntil: copy.freshUntil, usableUntil: copy.usableUntil)
+            return Entry(
+                uri: copy.key, issuedAt: token?.issuedAt, expiresAt: token?.expiresAt, fetchedAt: copy.fetchedAt,
+                freshUntil: copy.freshUntil, usableUntil: copy.usableUntil)
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import WalletCBOR
 import VerificationCore
+import WalletCBOR
 import WalletCOSE
 import X509
 
@@ -79,12 +79,16 @@ public struct VICAL: Sendable {
                 } else {
                     docTypes = try docTypeNode.array("docType").map { (node) throws(CBORError) in try node.text("docType") }
                 }
-                entries.append(Entry(certificateDER: certificate, docTypes: docTypes,
-                                     issuingAuthority: info["issuingAuthority"]?.textValue, issuingCountry: info["issuingCountry"]?.textValue))
+                entries.append(
+                    Entry(
+                        certificateDER: certificate, docTypes: docTypes,
+                        issuingAuthority: info["issuingAuthority"]?.textValue, issuingCountry: info["issuingCountry"]?.textValue))
             }
             self.entries = entries
         } catch {
-            throw VICALError(.malformedVICAL, "The VICAL payload does not have the ISO/IEC 18013-5 Annex C shape: \(error.message.isEmpty ? error.code.rawValue : error.message).")
+            throw VICALError(
+                .malformedVICAL,
+                "The VICAL payload does not have the ISO/IEC 18013-5 Annex C shape: \(error.message.isEmpty ? error.code.rawValue : error.message).")
         }
     }
 }

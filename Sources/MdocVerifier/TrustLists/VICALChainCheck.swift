@@ -20,18 +20,25 @@ struct VICALChainCheck: VerificationCheck {
         guard !anchors.isEmpty else { return .failed(.noTrustAnchor, "No VICAL anchor is configured (--vical-trust).") }
         for (position, certificate) in certificates.enumerated() {
             if time < certificate.notValidBefore {
-                return .failed(.certificateNotYetValid, "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore)).")
+                return .failed(
+                    .certificateNotYetValid,
+                    "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) is not valid before \(RFC3339.format(certificate.notValidBefore))."
+                )
             }
             if time > certificate.notValidAfter {
-                return .failed(.certificateExpired, "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)); the verification time is \(RFC3339.format(time)).",
-                               details: ["subject": certificate.subject.description, "notAfter": RFC3339.format(certificate.notValidAfter)])
+                return .failed(
+                    .certificateExpired,
+                    "Certificate \(position) of the VICAL's x5chain (\(certificate.subject)) expired at \(RFC3339.format(certificate.notValidAfter)); the verification time is \(RFC3339.format(time)).",
+                    details: ["subject": certificate.subject.description, "notAfter": RFC3339.format(certificate.notValidAfter)])
             }
         }
         // The VICAL-signer profile (ISO/IEC 18013-5 Annex C): a document signer or any other mdoc
         // certificate cannot sign a trust list.
         let violations = VICALSignerProfile.violations(leaf)
         guard violations.isEmpty else {
-            return .failed(.signerProfileViolation, "The VICAL signer \(leaf.subject) is not a VICAL signer: \(violations.joined(separator: "; ")).", details: ["signer": leaf.subject.description])
+            return .failed(
+                .signerProfileViolation, "The VICAL signer \(leaf.subject) is not a VICAL signer: \(violations.joined(separator: "; ")).",
+                details: ["signer": leaf.subject.description])
         }
         if anchors.contains(leaf) {
             return .passed("The VICAL signer \(leaf.subject) is itself a configured anchor.", details: ["signer": leaf.subject.description])
@@ -42,11 +49,14 @@ struct VICALChainCheck: VerificationCheck {
         }
         switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(Array(certificates.dropFirst()))) {
         case .validCertificate(let chain):
-            return .passed("The VICAL signer chains to the configured anchor \(chain.last?.subject.description ?? "?"); every certificate is valid at the verification time.",
-                           details: ["signer": leaf.subject.description, "anchor": chain.last?.subject.description ?? ""])
+            return .passed(
+                "The VICAL signer chains to the configured anchor \(chain.last?.subject.description ?? "?"); every certificate is valid at the verification time.",
+                details: ["signer": leaf.subject.description, "anchor": chain.last?.subject.description ?? ""])
         case .couldNotValidate(let failures):
             let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
-            return .failed(.untrustedSigner, "The VICAL signer \(leaf.subject) does not chain to a configured VICAL anchor\(reasons.isEmpty ? "" : " (" + reasons + ")").")
+            return .failed(
+                .untrustedSigner,
+                "The VICAL signer \(leaf.subject) does not chain to a configured VICAL anchor\(reasons.isEmpty ? "" : " (" + reasons + ")").")
         }
     }
 }

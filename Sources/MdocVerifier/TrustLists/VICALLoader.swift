@@ -3,8 +3,8 @@ import Foundation
 import SwiftASN1
 import VerificationCore
 import WalletCOSE
-@_spi(FixedExpiryValidationTime) import X509
 import WalletEncoding
+@_spi(FixedExpiryValidationTime) import X509
 
 /// A VICAL that was checked, and the IACA roots it contributes.
 public struct VICALLoadResult: Sendable {
@@ -69,7 +69,8 @@ public struct VICALLoader: Sendable {
         let vical = state.vical, outdated = state.outdated
         if let outdated { runner.warn(.vicalOutdated, outdated, scope: scope) }
 
-        let trusted = [CheckID.vicalStructure, .vicalSignature, .vicalChain].allSatisfy { runner.passed($0, scope: scope) }
+        let trusted =
+            [CheckID.vicalStructure, .vicalSignature, .vicalChain].allSatisfy { runner.passed($0, scope: scope) }
             && (runner.passed(.vicalValidity, scope: scope) || outdated != nil)
         var roots: [VICALLoadResult.Root] = []
         if trusted, let vical {
@@ -77,7 +78,8 @@ public struct VICALLoader: Sendable {
                 let kept = filter.map { entry.docTypes.filter($0.contains) } ?? entry.docTypes
                 guard !kept.isEmpty else { continue }
                 guard let certificate = try? Certificate(derEncoded: entry.certificateDER) else {
-                    runner.warn(.vicalEntrySkipped, "VICAL entry \(position) holds a certificate that does not parse; it is not trusted.", scope: scope)
+                    runner.warn(
+                        .vicalEntrySkipped, "VICAL entry \(position) holds a certificate that does not parse; it is not trusted.", scope: scope)
                     continue
                 }
                 roots.append(VICALLoadResult.Root(certificate: certificate, docTypes: Set(kept), issuingAuthority: entry.issuingAuthority))
@@ -87,7 +89,6 @@ public struct VICALLoader: Sendable {
         return VICALLoadResult(checks: report.checks, warnings: report.warnings, vical: vical, trusted: trusted, roots: roots)
     }
 }
-
 
 /// The VICAL signer certificate profile: extended key usage 1.0.18013.5.1.8 (VICAL signing) and a key
 /// usage that allows signing — nonRepudiation or digitalSignature (AAMVA's real signer
@@ -101,7 +102,9 @@ enum VICALSignerProfile {
         var problems: [String] = []
         do {
             if let eku = try certificate.extensions.extendedKeyUsage {
-                if !eku.contains(ExtendedKeyUsage.Usage(oid: vicalSignerEKU)) { problems.append("its extended key usage lacks 1.0.18013.5.1.8 (VICAL signer)") }
+                if !eku.contains(ExtendedKeyUsage.Usage(oid: vicalSignerEKU)) {
+                    problems.append("its extended key usage lacks 1.0.18013.5.1.8 (VICAL signer)")
+                }
             } else {
                 problems.append("it has no extended key usage (1.0.18013.5.1.8 is required)")
             }

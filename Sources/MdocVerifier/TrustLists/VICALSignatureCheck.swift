@@ -20,7 +20,9 @@ struct VICALSignatureCheck: VerificationCheck {
         }
         do {
             guard try vical.sign1.isValidSignature(key: key) else {
-                return .failed(.signatureInvalid, "The VICAL's signature does not verify with the key of \(leaf.subject): it was altered or signed by another key.")
+                return .failed(
+                    .signatureInvalid,
+                    "The VICAL's signature does not verify with the key of \(leaf.subject): it was altered or signed by another key.")
             }
         } catch {
             return .failed(ReasonCode(error.code.rawValue), "The VICAL's signature cannot be verified: \(error.message).")

@@ -39,7 +39,9 @@ struct VICALState {
             var chainDERs = try vical.sign1.headers.x5chain()
             // A signer, an issuing CA and a root (AAMVA's VICAL): more is not read.
             if chainDERs.count > VICALSignerProfile.maxChainLength {
-                chainProblem = (.chainTooLong, "The VICAL's x5chain holds \(chainDERs.count) certificates; at most \(VICALSignerProfile.maxChainLength) are read.")
+                chainProblem = (
+                    .chainTooLong, "The VICAL's x5chain holds \(chainDERs.count) certificates; at most \(VICALSignerProfile.maxChainLength) are read."
+                )
                 chainDERs = []
             }
             for (position, der) in chainDERs.enumerated() {

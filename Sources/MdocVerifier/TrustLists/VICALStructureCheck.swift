@@ -14,8 +14,9 @@ struct VICALStructureCheck: VerificationCheck {
         do {
             let decoded = try VICAL(bytes: state.bytes)
             state.vical = decoded
-            return .passed("VICAL version \(decoded.version) from \(decoded.provider) with \(decoded.entries.count) certificates.",
-                           details: ["provider": decoded.provider, "issueID": decoded.issueID.map(String.init) ?? "", "date": RFC3339.format(decoded.date)])
+            return .passed(
+                "VICAL version \(decoded.version) from \(decoded.provider) with \(decoded.entries.count) certificates.",
+                details: ["provider": decoded.provider, "issueID": decoded.issueID.map(String.init) ?? "", "date": RFC3339.format(decoded.date)])
         } catch {
             return .failed(ReasonCode(error.code.rawValue), error.message)
         }

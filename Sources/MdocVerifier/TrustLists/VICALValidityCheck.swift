@@ -17,16 +17,19 @@ struct VICALValidityCheck: VerificationCheck {
         let time = context.time
         let skew = Double(state.clockSkew.components.seconds)
         if vical.date.timeIntervalSince(time) > skew {
-            return .failed(.vicalNotYetValid, "The VICAL is dated \(RFC3339.format(vical.date)), after the verification time \(RFC3339.format(time)).")
+            return .failed(
+                .vicalNotYetValid, "The VICAL is dated \(RFC3339.format(vical.date)), after the verification time \(RFC3339.format(time)).")
         }
         if let next = vical.nextUpdate, time.timeIntervalSince(next) > skew {
-            let message = "The VICAL's nextUpdate \(RFC3339.format(next)) has passed at the verification time \(RFC3339.format(time)): a newer VICAL should be used."
+            let message =
+                "The VICAL's nextUpdate \(RFC3339.format(next)) has passed at the verification time \(RFC3339.format(time)): a newer VICAL should be used."
             if state.allowOutdated {
                 state.outdated = message
                 return CheckOutcome(status: .skipped, reason: .vicalOutdated, message: message + " The policy reports this as a warning.")
             }
             return .failed(.vicalOutdated, message, details: ["nextUpdate": RFC3339.format(next)])
         }
-        return .passed("The VICAL dated \(RFC3339.format(vical.date)) is current" + (vical.nextUpdate.map { " until \(RFC3339.format($0))" } ?? "") + ".")
+        return .passed(
+            "The VICAL dated \(RFC3339.format(vical.date)) is current" + (vical.nextUpdate.map { " until \(RFC3339.format($0))" } ?? "") + ".")
     }
 }

@@ -17,11 +17,15 @@ struct EnvelopeDecryptionCheck: VerificationCheck {
         }
         do {
             // HPKE.Recipient.open is mutating: the recipient is a var.
-            var recipient = try HPKE.Recipient(privateKey: key.privateKey, ciphersuite: AppleIdentityVerifier.ciphersuite, info: Data(transcript.bytes),
-                                               encapsulatedKey: Data(envelope.pkEm))
+            var recipient = try HPKE.Recipient(
+                privateKey: key.privateKey, ciphersuite: AppleIdentityVerifier.ciphersuite, info: Data(transcript.bytes),
+                encapsulatedKey: Data(envelope.pkEm))
             state.plaintext = [UInt8](try recipient.open(envelope.data, authenticating: Data()))
         } catch {
-            return .failed(.decryptionFailed, "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the data: the ciphertext or pkEm was altered, or another key or transcript was used.")
+            return .failed(
+                .decryptionFailed,
+                "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the data: the ciphertext or pkEm was altered, or another key or transcript was used."
+            )
         }
         return .passed("HPKE opened the response with key \(key.label).")
     }

@@ -12,8 +12,10 @@ struct EnvelopeRecipientKeyCheck: VerificationCheck {
         guard let envelope = state.envelope else { return .failed(.malformedInput, "No envelope.") }
         let keyRing = state.keyRing
         guard let match = keyRing.key(forHash: envelope.pkRHash) else {
-            return .failed(.noMatchingKey, "No configured identity encryption key matches pkRHash \(Hex.encode(envelope.pkRHash)); the response was encrypted to another key (configured: \(keyRing.keys.map { Hex.encode($0.publicKeyHash.prefix(8)) + "…" }.joined(separator: ", "))).",
-                           details: ["pkRHash": Hex.encode(envelope.pkRHash)])
+            return .failed(
+                .noMatchingKey,
+                "No configured identity encryption key matches pkRHash \(Hex.encode(envelope.pkRHash)); the response was encrypted to another key (configured: \(keyRing.keys.map { Hex.encode($0.publicKeyHash.prefix(8)) + "…" }.joined(separator: ", "))).",
+                details: ["pkRHash": Hex.encode(envelope.pkRHash)])
         }
         state.key = match
         return .passed("pkRHash selects the configured key \(match.label).", details: ["key": match.label])

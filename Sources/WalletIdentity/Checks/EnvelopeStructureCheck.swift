@@ -13,7 +13,9 @@ struct EnvelopeStructureCheck: VerificationCheck {
         do {
             decoded = try AppleHPKEEnvelope(cbor: try CBORDecoder.decode(state.encryptedData))
         } catch {
-            return .failed(ReasonCode(error.code.rawValue), "encryptedData is not an APPLE-HPKE-v1 envelope: \(error.message.isEmpty ? error.code.rawValue : error.message).")
+            return .failed(
+                ReasonCode(error.code.rawValue),
+                "encryptedData is not an APPLE-HPKE-v1 envelope: \(error.message.isEmpty ? error.code.rawValue : error.message).")
         }
         guard decoded.algorithm == AppleHPKEEnvelope.algorithmName else {
             return .failed(.unsupportedAlgorithm, "The envelope algorithm is \"\(decoded.algorithm)\", not \"APPLE-HPKE-v1\".")

@@ -14,9 +14,13 @@ struct EnvelopeTranscriptCheck: VerificationCheck {
         let merchantID = state.merchantID, teamID = state.teamID
         let built = SessionTranscript.appleInApp(nonce: state.nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: envelope.pkRHash)
         guard Array(SHA256.hash(data: built.bytes)) == envelope.infoHash else {
-            return .failed(.infoHashMismatch, "SHA-256 of the session transcript does not equal the envelope's infoHash: the nonce, merchant identifier (\(merchantID)) or team identifier (\(teamID)) differ from those the app used in its PKIdentityRequest.")
+            return .failed(
+                .infoHashMismatch,
+                "SHA-256 of the session transcript does not equal the envelope's infoHash: the nonce, merchant identifier (\(merchantID)) or team identifier (\(teamID)) differ from those the app used in its PKIdentityRequest."
+            )
         }
         state.transcript = built
-        return .passed("The session transcript (AppleIdentityPresentment_1.0 with this nonce, merchant \(merchantID), team \(teamID)) matches infoHash.")
+        return .passed(
+            "The session transcript (AppleIdentityPresentment_1.0 with this nonce, merchant \(merchantID), team \(teamID)) matches infoHash.")
     }
 }

@@ -14,7 +14,8 @@ struct PlaintextStructureCheck: VerificationCheck {
         do {
             let decoded = try AppleIdentityVerifier.deviceResponse(plaintext: plaintext)
             guard decoded.documentResults.count == 1 else {
-                return .failed(.documentCount, "The DeviceResponse holds \(decoded.documentResults.count) documents; Apple's flow returns exactly one.")
+                return .failed(
+                    .documentCount, "The DeviceResponse holds \(decoded.documentResults.count) documents; Apple's flow returns exactly one.")
             }
             state.response = decoded
             return .passed("The plaintext is {\"identity\": DeviceResponse} with one document.")

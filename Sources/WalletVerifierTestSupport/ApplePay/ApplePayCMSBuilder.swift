@@ -90,12 +90,14 @@ public struct ApplePayCMSBuilder {
 
     /// The SignedData (in a ContentInfo) over `content`.
     public func build(content: [UInt8]) throws -> [UInt8] {
-        let signatureOID = signatureAlgorithm ?? {
-            switch signerKey {
-            case .p256: return Self.ecdsaWithSHA256
-            case .rsa: return Self.sha256WithRSA
-            }
-        }()
+        let signatureOID =
+            signatureAlgorithm
+            ?? {
+                switch signerKey {
+                case .p256: return Self.ecdsaWithSHA256
+                case .rsa: return Self.sha256WithRSA
+                }
+            }()
         let digestAlgorithmDER = try Self.algorithmIdentifier(digestAlgorithm, nullParameters: digestAlgorithmNullParameters)
         let signatureAlgorithmDER = try Self.algorithmIdentifier(signatureOID, nullParameters: signatureOID == Self.sha256WithRSA)
 
@@ -116,7 +118,9 @@ public struct ApplePayCMSBuilder {
             attributes.append(try Self.attribute(Self.messageDigestOID, values: [Self.tlv(0x04, digest)]))
         }
         if includeAlgorithmProtection {
-            let protectedDigest = try algorithmProtectionDigest.map { try Self.algorithmIdentifier($0, nullParameters: digestAlgorithmNullParameters) } ?? digestAlgorithmDER
+            let protectedDigest =
+                try algorithmProtectionDigest.map { try Self.algorithmIdentifier($0, nullParameters: digestAlgorithmNullParameters) }
+                ?? digestAlgorithmDER
             let protection = Self.tlv(0x30, protectedDigest + Self.tlv(0xA1, Array(signatureAlgorithmDER.dropFirst(2))))
             attributes.append(try Self.attribute(Self.algorithmProtectionOID, values: [protection]))
         }
@@ -142,7 +146,8 @@ public struct ApplePayCMSBuilder {
         if let first = serial.first, first & 0x80 != 0 { serial.insert(0, at: 0) }
         if wrongSignerSerial { serial = [0x01, 0x02, 0x03] }
         let sid = Self.tlv(0x30, try Self.der(leaf.issuer) + Self.tlv(0x02, serial))
-        let signerInfo = Self.tlv(0x30,
+        let signerInfo = Self.tlv(
+            0x30,
             try Self.der(1) + sid + digestAlgorithmDER
                 + (omitSignedAttributes ? [] : signedAttributesField)
                 + signatureAlgorithmDER + Self.tlv(0x04, signature))
@@ -156,7 +161,8 @@ public struct ApplePayCMSBuilder {
 
         let eContent = attachContent ? constructed(0xA0, Self.tlv(0x04, content)) : []
         let encapsulated = constructed(0x30, try Self.der(encapsulatedContentType) + eContent)
-        let signedData = constructed(0x30,
+        let signedData = constructed(
+            0x30,
             try Self.der(1)
                 + Self.tlv(0x31, digestAlgorithmDER)
                 + encapsulated
@@ -215,6 +221,8 @@ public struct ApplePayCMSBuilder {
 
     static func generalizedTime(_ date: Date) throws -> [UInt8] {
         let c = components(date)
-        return try der(try GeneralizedTime(year: c.year!, month: c.month!, day: c.day!, hours: c.hour!, minutes: c.minute!, seconds: c.second!, fractionalSeconds: 0))
+        return try der(
+            try GeneralizedTime(
+                year: c.year!, month: c.month!, day: c.day!, hours: c.hour!, minutes: c.minute!, seconds: c.second!, fractionalSeconds: 0))
     }
 }

@@ -47,13 +47,18 @@ public struct ApplePayFixtureMerchant: @unchecked Sendable {
     }
 
     /// An EC_v1 merchant with a fresh P-256 key.
-    public static func ec(merchantIdentifier: String = "merchant.com.example.fixture", includeMerchantIdentifierOID: Bool = true, includeUID: Bool = true) throws -> ApplePayFixtureMerchant {
-        try ApplePayFixtureMerchant(merchantIdentifier: merchantIdentifier, key: .ec(P256.KeyAgreement.PrivateKey()), includeOID: includeMerchantIdentifierOID, includeUID: includeUID)
+    public static func ec(
+        merchantIdentifier: String = "merchant.com.example.fixture", includeMerchantIdentifierOID: Bool = true, includeUID: Bool = true
+    ) throws -> ApplePayFixtureMerchant {
+        try ApplePayFixtureMerchant(
+            merchantIdentifier: merchantIdentifier, key: .ec(P256.KeyAgreement.PrivateKey()), includeOID: includeMerchantIdentifierOID,
+            includeUID: includeUID)
     }
 
     /// An RSA_v1 merchant; `keyIndex` picks one of two pre-generated RSA-2048 keys.
     public static func rsa(merchantIdentifier: String = "merchant.com.example.fixture", keyIndex: Int = 0) throws -> ApplePayFixtureMerchant {
-        try ApplePayFixtureMerchant(merchantIdentifier: merchantIdentifier, key: .rsa(rsaKeyPool.keys[keyIndex % rsaKeyPool.keys.count]), includeOID: true, includeUID: true)
+        try ApplePayFixtureMerchant(
+            merchantIdentifier: merchantIdentifier, key: .rsa(rsaKeyPool.keys[keyIndex % rsaKeyPool.keys.count]), includeOID: true, includeUID: true)
     }
 
     init(merchantIdentifier: String, key: Key, includeOID: Bool, includeUID: Bool) throws {
@@ -82,7 +87,8 @@ public struct ApplePayFixtureMerchant: @unchecked Sendable {
         }
         var rdns = Array(subject)
         if includeUID {
-            rdns.insert(RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: ApplePayOID.userID, utf8String: merchantIdentifier)), at: 0)
+            rdns.insert(
+                RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: ApplePayOID.userID, utf8String: merchantIdentifier)), at: 0)
         }
         self.certificate = try Certificate(
             version: .v3,
@@ -116,7 +122,8 @@ public struct ApplePayFixtureMerchant: @unchecked Sendable {
         case .ec(let privateKey):
             return try MerchantKey(certificateDER: certificateDER, privateKey: .ecP256(privateKey), merchantIdentifier: merchantIdentifier)
         case .rsa(let privateKey):
-            return try MerchantKey(certificateDER: certificateDER, privateKey: .rsa(MerchantKey.RSAKey(privateKey)), merchantIdentifier: merchantIdentifier)
+            return try MerchantKey(
+                certificateDER: certificateDER, privateKey: .rsa(MerchantKey.RSAKey(privateKey)), merchantIdentifier: merchantIdentifier)
         }
     }
 

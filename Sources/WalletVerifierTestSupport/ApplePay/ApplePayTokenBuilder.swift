@@ -73,7 +73,8 @@ public struct ApplePayFixtureToken: @unchecked Sendable {
 /// Makes EC_v1 and RSA_v1 tokens signed by a fixture PKI and encrypted for a fixture merchant.
 public struct ApplePayTokenBuilder {
     /// A payment data JSON payload of the shape Apple's tokens decrypt to, with test card values; the default plaintext.
-    public static let samplePaymentJSON = #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":1999,"cardholderName":"Jane Fixture","deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"7"}}"#
+    public static let samplePaymentJSON =
+        #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"281231","currencyCode":"840","transactionAmount":1999,"cardholderName":"Jane Fixture","deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"7"}}"#
 
     /// The PKI whose leaf signs the token.
     public var pki: ApplePayFixturePKI
@@ -97,7 +98,9 @@ public struct ApplePayTokenBuilder {
     public var cms: (inout ApplePayCMSBuilder) -> Void = { _ in }
 
     /// A builder for `merchant`, signing an hour after ``ApplePayFixturePKI/epoch`` by default with a random transaction id.
-    public init(pki: ApplePayFixturePKI = .standard, merchant: ApplePayFixtureMerchant, signingTime: Date = ApplePayFixturePKI.epoch.addingTimeInterval(3600)) {
+    public init(
+        pki: ApplePayFixturePKI = .standard, merchant: ApplePayFixtureMerchant, signingTime: Date = ApplePayFixturePKI.epoch.addingTimeInterval(3600)
+    ) {
         self.pki = pki
         self.merchant = merchant
         self.signingTime = signingTime
@@ -201,7 +204,8 @@ public struct ApplePayTokenBuilder {
     /// Encrypts `plaintext` like ``build()`` but returns only the ciphertext ‖ tag for the EC
     /// merchant and a given ephemeral key (for tests that assemble tokens by hand).
     public static func kdf(sharedSecret: [UInt8], merchantIdentifier: String) -> SymmetricKey {
-        let kdfInput: [UInt8] = [0, 0, 0, 1] + sharedSecret + [0x0D] + Array("id-aes256-GCM".utf8) + Array("Apple".utf8)
+        let kdfInput: [UInt8] =
+            [0, 0, 0, 1] + sharedSecret + [0x0D] + Array("id-aes256-GCM".utf8) + Array("Apple".utf8)
             + Array(SHA256.hash(data: Array(merchantIdentifier.utf8)))
         return SymmetricKey(data: SHA256.hash(data: kdfInput))
     }

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import MdocVerifier
-import WalletCOSE
 import SwiftASN1
+import WalletCOSE
 import X509
 
 /// Reading certificates in tests.

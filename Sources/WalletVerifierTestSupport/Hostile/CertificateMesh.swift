@@ -18,22 +18,32 @@ public struct CertificateMesh: Sendable {
 
     /// Builds a mesh of `depth` layers of `width` CA certificates, plus the leaf, all valid from `notBefore` to `notAfter`.
     /// Generates a fresh key per layer; throws when a certificate cannot be built.
-    public init(width: Int, depth: Int, notBefore: Date = Date(timeIntervalSince1970: 1_600_000_000), notAfter: Date = Date(timeIntervalSince1970: 2_000_000_000)) throws {
+    public init(
+        width: Int, depth: Int, notBefore: Date = Date(timeIntervalSince1970: 1_600_000_000),
+        notAfter: Date = Date(timeIntervalSince1970: 2_000_000_000)
+    ) throws {
         let keys = (0...depth).map { _ in P256.Signing.PrivateKey() }
-        let names = try (0...depth).map { level in try DistinguishedName { CountryName("US"); OrganizationName("Mesh"); CommonName("Mesh layer \(level)") } }
+        let names = try (0...depth).map { level in
+            try DistinguishedName {
+                CountryName("US")
+                OrganizationName("Mesh")
+                CommonName("Mesh layer \(level)")
+            }
+        }
         var layers: [[Certificate]] = []
         for level in 0..<depth {
             var layer: [Certificate] = []
             for _ in 0..<width {
-                layer.append(try Certificate(
-                    version: .v3, serialNumber: .init(), publicKey: .init(keys[level].publicKey),
-                    notValidBefore: notBefore, notValidAfter: notAfter,
-                    issuer: names[level + 1], subject: names[level], signatureAlgorithm: .ecdsaWithSHA256,
-                    extensions: try Certificate.Extensions {
-                        Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                        Critical(KeyUsage(keyCertSign: true))
-                    },
-                    issuerPrivateKey: .init(keys[level + 1])))
+                layer.append(
+                    try Certificate(
+                        version: .v3, serialNumber: .init(), publicKey: .init(keys[level].publicKey),
+                        notValidBefore: notBefore, notValidAfter: notAfter,
+                        issuer: names[level + 1], subject: names[level], signatureAlgorithm: .ecdsaWithSHA256,
+                        extensions: try Certificate.Extensions {
+                            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                            Critical(KeyUsage(keyCertSign: true))
+                        },
+                        issuerPrivateKey: .init(keys[level + 1])))
             }
             layers.append(layer)
         }
@@ -42,7 +52,12 @@ public struct CertificateMesh: Sendable {
         leaf = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
             notValidBefore: notBefore, notValidAfter: notAfter,
-            issuer: names[0], subject: try DistinguishedName { CountryName("US"); OrganizationName("Mesh"); CommonName("Mesh document signer") },
+            issuer: names[0],
+            subject: try DistinguishedName {
+                CountryName("US")
+                OrganizationName("Mesh")
+                CommonName("Mesh document signer")
+            },
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(KeyUsage(digitalSignature: true))

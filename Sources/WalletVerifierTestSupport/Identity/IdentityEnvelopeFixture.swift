@@ -19,11 +19,14 @@ public struct IdentityEnvelopeFixture: Sendable {
 
     /// The SessionTranscript of Apple's in-app flow for this nonce, merchant and team, bound to the SHA-256 of `recipient`.
     public static func transcript(nonce: [UInt8], merchantID: String, teamID: String, recipient: P256.KeyAgreement.PublicKey) -> SessionTranscript {
-        SessionTranscript.appleInApp(nonce: nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: Array(SHA256.hash(data: recipient.x963Representation)))
+        SessionTranscript.appleInApp(
+            nonce: nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: Array(SHA256.hash(data: recipient.x963Representation)))
     }
 
     /// Encrypts `{"identity": deviceResponse}` (the DeviceResponse bytes spliced in as they are).
-    public func envelope(deviceResponse: [UInt8], recipient: P256.KeyAgreement.PublicKey, nonce: [UInt8], merchantID: String, teamID: String) throws -> [UInt8] {
+    public func envelope(deviceResponse: [UInt8], recipient: P256.KeyAgreement.PublicKey, nonce: [UInt8], merchantID: String, teamID: String) throws
+        -> [UInt8]
+    {
         let responseNode = try CBORDecoder.decode(deviceResponse)
         let plaintext = Array(try CBORNode.map([(.text(topicKey), responseNode)]).encodedBytes)
         return try envelope(plaintext: plaintext, recipient: recipient, nonce: nonce, merchantID: merchantID, teamID: teamID)
@@ -31,7 +34,9 @@ public struct IdentityEnvelopeFixture: Sendable {
 
     /// Encrypts the given plaintext to `recipient` and wraps it in the CBOR envelope (algorithm, params, data).
     /// The HPKE info is the session transcript; base mode, P-256/HKDF-SHA256/AES-128-GCM.
-    public func envelope(plaintext: [UInt8], recipient: P256.KeyAgreement.PublicKey, nonce: [UInt8], merchantID: String, teamID: String) throws -> [UInt8] {
+    public func envelope(plaintext: [UInt8], recipient: P256.KeyAgreement.PublicKey, nonce: [UInt8], merchantID: String, teamID: String) throws
+        -> [UInt8]
+    {
         let transcript = Self.transcript(nonce: nonce, merchantID: merchantID, teamID: teamID, recipient: recipient)
         let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
         var sender = try HPKE.Sender(recipientKey: recipient, ciphersuite: suite, info: Data(transcript.bytes))

@@ -59,7 +59,7 @@ public struct MdocFixture: Sendable {
     /// The MSO `status` entry (a revocation list reference), when set.
     public var msoStatus: CBORNode?
     /// The MSO `validityInfo.signed` time.
-    public var signed = Date(timeIntervalSince1970: 1_700_000_000)      // 2023-11-14T22:13:20Z
+    public var signed = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14T22:13:20Z
     /// The MSO `validityInfo.validFrom` time.
     public var validFrom = Date(timeIntervalSince1970: 1_700_000_000)
     /// The MSO `validityInfo.validUntil` time: a year after signing by default.
@@ -144,7 +144,8 @@ public struct MdocFixture: Sendable {
             var entries: [(CBORNode, CBORNode)] = []
             if !authorizations.nameSpaces.isEmpty { entries.append((.text("nameSpaces"), .array(authorizations.nameSpaces.map { .text($0) }))) }
             if !authorizations.dataElements.isEmpty {
-                entries.append((.text("dataElements"), try .map(authorizations.dataElements.map { (.text($0.key), .array($0.value.map { .text($0) })) })))
+                entries.append(
+                    (.text("dataElements"), try .map(authorizations.dataElements.map { (.text($0.key), .array($0.value.map { .text($0) })) })))
             }
             deviceKeyInfo.append((.text("keyAuthorizations"), try .map(entries)))
         }
@@ -164,7 +165,8 @@ public struct MdocFixture: Sendable {
             mso = try CBORNode.map(entries.map { ($0.key, $0.value) } + [(.text("status"), msoStatus)])
         }
         let payload = wrapMSOInTag24 ? Array(CBORNode.embedded(mso).encodedBytes) : Array(mso.encodedBytes)
-        let x5chain: CBORNode = additionalCertificates.isEmpty ? .bytes(pki.dsDER) : .array([.bytes(pki.dsDER)] + additionalCertificates.map { .bytes($0) })
+        let x5chain: CBORNode =
+            additionalCertificates.isEmpty ? .bytes(pki.dsDER) : .array([.bytes(pki.dsDER)] + additionalCertificates.map { .bytes($0) })
         let unprotected: [(CBORNode, CBORNode)] = (includeX5Chain && !simulatorStyle) ? [(.int(33), x5chain)] : []
         var protected: [(CBORNode, CBORNode)] = []
         var issuerAuth = try COSESign1.sign(payload: payload, key: .p256(pki.dsKey), unprotected: unprotected).node
@@ -175,7 +177,9 @@ public struct MdocFixture: Sendable {
         }
         if simulatorStyle || derIssuerSignature {
             let items = try issuerAuth.array()
-            let signature: [UInt8] = simulatorStyle ? [UInt8](repeating: 0, count: 64)
+            let signature: [UInt8] =
+                simulatorStyle
+                ? [UInt8](repeating: 0, count: 64)
                 : Array(try P256.Signing.ECDSASignature(rawRepresentation: items[3].bytes()).derRepresentation)
             issuerAuth = .array([items[0], items[1], items[2], .bytes(signature)])
         }
@@ -196,7 +200,8 @@ public struct MdocFixture: Sendable {
             }
             let deviceNameSpaces = try CBORNode.map(deviceSpaces.map { (.text($0.0), try CBORNode.map($0.1)) })
             let deviceNameSpacesBytes = CBORNode.embedded(deviceNameSpaces)
-            let authentication = DeviceAuthentication.bytes(transcript: deviceSignsTranscript ?? transcript, docType: docType, deviceNameSpacesBytes: deviceNameSpacesBytes)
+            let authentication = DeviceAuthentication.bytes(
+                transcript: deviceSignsTranscript ?? transcript, docType: docType, deviceNameSpacesBytes: deviceNameSpacesBytes)
             let deviceAuth: CBORNode
             if let readerKey = macReaderKey {
                 let agreementKey = try P256.KeyAgreement.PrivateKey(rawRepresentation: deviceKey.rawRepresentation)

@@ -30,7 +30,7 @@ public struct MdocPKI: Sendable {
         /// Set keyCertSign in the IACA's key usage.
         public var iacaHasKeyCertSign = true
         /// The start of the IACA's validity (and the document signer's when ``dsNotBefore`` is nil).
-        public var notBefore = Date(timeIntervalSince1970: 1_600_000_000) // 2020-09-13
+        public var notBefore = Date(timeIntervalSince1970: 1_600_000_000)  // 2020-09-13
         /// The end of the IACA's validity; the document signer never outlives it unless ``dsNotAfter`` is set.
         public var notAfter = Date(timeIntervalSince1970: 2_000_000_000)  // 2033-05-18
         /// The document signer's validity: 2023-06-01 for 456 days (Annex B allows 457) by default,
@@ -103,17 +103,21 @@ public struct MdocPKI: Sendable {
         options.notAfter = iaca.notValidAfter
         let key = P256.Signing.PrivateKey()
         let identifier = SubjectKeyIdentifier(hash: .init(iacaKey.publicKey)).keyIdentifier
-        let signer = try Self.documentSigner(options, key: key, subject: ds.subject, iacaName: iaca.subject, iacaKey: iacaKey, iacaKeyIdentifier: identifier)
+        let signer = try Self.documentSigner(
+            options, key: key, subject: ds.subject, iacaName: iaca.subject, iacaKey: iacaKey, iacaKeyIdentifier: identifier)
         return MdocPKI(iacaKey: iacaKey, iaca: iaca, dsKey: key, ds: signer)
     }
 
-    static func documentSigner(_ options: Options, key dsKey: P256.Signing.PrivateKey, subject dsName: DistinguishedName, iacaName: DistinguishedName,
-                               iacaKey: P256.Signing.PrivateKey, iacaKeyIdentifier: ArraySlice<UInt8>) throws -> Certificate {
+    static func documentSigner(
+        _ options: Options, key dsKey: P256.Signing.PrivateKey, subject dsName: DistinguishedName, iacaName: DistinguishedName,
+        iacaKey: P256.Signing.PrivateKey, iacaKeyIdentifier: ArraySlice<UInt8>
+    ) throws -> Certificate {
         let signerPublicKey = dsKey.publicKey
         let dsNotBefore = options.dsNotBefore ?? options.notBefore
         return try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(dsKey.publicKey),
-            notValidBefore: dsNotBefore, notValidAfter: options.dsNotAfter ?? min(options.notAfter, dsNotBefore.addingTimeInterval(MdocPKI.dsValidity)),
+            notValidBefore: dsNotBefore,
+            notValidAfter: options.dsNotAfter ?? min(options.notAfter, dsNotBefore.addingTimeInterval(MdocPKI.dsValidity)),
             issuer: iacaName, subject: dsName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 if options.dsIsCA { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)) }

@@ -75,30 +75,38 @@ public struct ServiceFixture: @unchecked Sendable {
 
     /// `serve` flags for this fixture (without host, port and store).
     public var serveArguments: [String] {
-        ["--identity-key", identityKeyPath, "--merchant-id", merchantID, "--team-id", teamID, "--trust", iacaPath,
-         "--web-key", webKeyPath, "--web-origin", webOrigin,
-         "--applepay-cert", merchantCertificatePath, "--applepay-key", merchantKeyPath, "--applepay-root", applePayRootPath]
+        [
+            "--identity-key", identityKeyPath, "--merchant-id", merchantID, "--team-id", teamID, "--trust", iacaPath,
+            "--web-key", webKeyPath, "--web-origin", webOrigin,
+            "--applepay-cert", merchantCertificatePath, "--applepay-key", merchantKeyPath, "--applepay-root", applePayRootPath,
+        ]
     }
 
     /// An encrypted identity response for a nonce the service issued.
-    public func identityResponse(nonce: [UInt8], fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil,
-                                 merchant: (merchantID: String, teamID: String)? = nil) throws -> [UInt8] {
+    public func identityResponse(
+        nonce: [UInt8], fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil,
+        merchant: (merchantID: String, teamID: String)? = nil
+    ) throws -> [UInt8] {
         let (merchantID, teamID) = merchant ?? (self.merchantID, self.teamID)
         let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: merchantID, teamID: teamID, recipient: identityKey.publicKey)
         let response = try fixture.deviceResponse(pki: pki ?? mdocPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        return try IdentityEnvelopeFixture().envelope(deviceResponse: response, recipient: identityKey.publicKey, nonce: nonce, merchantID: merchantID, teamID: teamID)
+        return try IdentityEnvelopeFixture().envelope(
+            deviceResponse: response, recipient: identityKey.publicKey, nonce: nonce, merchantID: merchantID, teamID: teamID)
     }
 
     /// A wallet's answer to a web request (ISO/IEC 18013-7 Annex C): a DeviceResponse signed for the
     /// request's transcript (`encryptionInfo`, `origin`), sealed with HPKE to the web key, as the
     /// EncryptedResponse CBOR and as the base64url text a page submits.
-    public func webResponse(encryptionInfo: String, origin: String, fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil) throws -> (cbor: [UInt8], base64URL: String) {
+    public func webResponse(encryptionInfo: String, origin: String, fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil) throws -> (
+        cbor: [UInt8], base64URL: String
+    ) {
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
         let deviceResponse = try fixture.deviceResponse(pki: pki ?? webPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
         var sender = try HPKE.Sender(recipientKey: webKey.publicKey, ciphersuite: suite, info: Data(transcript.bytes))
         let cipherText = try sender.seal(deviceResponse, authenticating: Data())
-        let encrypted = Array(CBORNode.array([.text("dcapi"), try .map(["enc": .bytes(sender.encapsulatedKey), "cipherText": .bytes(cipherText)])]).encodedBytes)
+        let encrypted = Array(
+            CBORNode.array([.text("dcapi"), try .map(["enc": .bytes(sender.encapsulatedKey), "cipherText": .bytes(cipherText)])]).encodedBytes)
         let text = Data(encrypted).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         return (encrypted, text)
@@ -110,7 +118,8 @@ public struct ServiceFixture: @unchecked Sendable {
     }
 
     /// A request descriptor JSON asking for a driver's license: names, date of birth, age over 21, portrait and document number.
-    public static let descriptorJSON = #"{"document":"driversLicense","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"age","atLeast":21,"intentToStore":"willNotStore"},{"element":"portrait","intentToStore":{"mayStoreDays":30}},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#
+    public static let descriptorJSON =
+        #"{"document":"driversLicense","elements":[{"element":"givenName","intentToStore":"willNotStore"},{"element":"familyName","intentToStore":"willNotStore"},{"element":"dateOfBirth","intentToStore":"willNotStore"},{"element":"age","atLeast":21,"intentToStore":"willNotStore"},{"element":"portrait","intentToStore":{"mayStoreDays":30}},{"element":"documentNumber","intentToStore":"willNotStore"}]}"#
 
     /// Deletes ``directory`` and everything in it, ignoring errors.
     public func remove() {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -152,7 +153,8 @@ public final class LocalHTTPServer: @unchecked Sendable {
             return routes[path] ?? Response(status: 404, body: Array("not found".utf8))
         }
         if response.delay > 0 { Thread.sleep(forTimeInterval: response.delay) }
-        var head = "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Status")\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
+        var head =
+            "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Status")\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
         if !response.headers.contains(where: { $0.0.lowercased() == "content-type" }) { head += "Content-Type: application/cwt\r\n" }
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"

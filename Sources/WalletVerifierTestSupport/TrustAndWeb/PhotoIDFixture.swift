@@ -46,7 +46,7 @@ public struct PhotoIDFixture: Sendable {
     /// The MSO `status` entry (see ``RevocationListFixture/identifierListStatus(id:uri:certificate:)``).
     public var status: CBORNode?
     /// The MSO `validityInfo.signed` time.
-    public var signed = Date(timeIntervalSince1970: 1_700_000_000)      // 2023-11-14T22:13:20Z
+    public var signed = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14T22:13:20Z
     /// The MSO `validityInfo.validFrom` time.
     public var validFrom = Date(timeIntervalSince1970: 1_700_000_000)
     /// The MSO `validityInfo.validUntil` time: 35 days after signing by default.
@@ -69,7 +69,9 @@ public struct PhotoIDFixture: Sendable {
 
     /// The DeviceResponse as a CBOR node: one Document, issuer-signed with `dsKey` (`dsDER` in x5chain), device-signed for `transcript`.
     /// Uses SHA-256 digests and an empty DeviceNameSpaces; element `random` values are fresh on each call.
-    public func deviceResponseNode(dsKey: P256.Signing.PrivateKey, dsDER: [UInt8], deviceKey: P256.Signing.PrivateKey, transcript: SessionTranscript) throws -> CBORNode {
+    public func deviceResponseNode(dsKey: P256.Signing.PrivateKey, dsDER: [UInt8], deviceKey: P256.Signing.PrivateKey, transcript: SessionTranscript)
+        throws -> CBORNode
+    {
         var byNameSpace: [(String, [CBORNode])] = []
         var digests: [String: [(UInt64, [UInt8])]] = [:]
         for (position, element) in elements.enumerated() {
@@ -91,19 +93,27 @@ public struct PhotoIDFixture: Sendable {
         var msoEntries: [(CBORNode, CBORNode)] = [
             (.text("version"), .text("1.0")),
             (.text("digestAlgorithm"), .text("SHA-256")),
-            (.text("valueDigests"), try .map(digests.map { space in (.text(space.key), try .map(space.value.map { (.unsigned($0.0), .bytes($0.1)) })) })),
+            (
+                .text("valueDigests"),
+                try .map(digests.map { space in (.text(space.key), try .map(space.value.map { (.unsigned($0.0), .bytes($0.1)) })) })
+            ),
             (.text("deviceKeyInfo"), try .map(["deviceKey": COSESigningKey.p256(deviceKey).publicKey.coseKey()])),
             (.text("docType"), .text(docType)),
-            (.text("validityInfo"), try .map([
-                "signed": CBORDateTime(date: signed).cborNode(),
-                "validFrom": CBORDateTime(date: validFrom).cborNode(),
-                "validUntil": CBORDateTime(date: validUntil).cborNode(),
-            ])),
+            (
+                .text("validityInfo"),
+                try .map([
+                    "signed": CBORDateTime(date: signed).cborNode(),
+                    "validFrom": CBORDateTime(date: validFrom).cborNode(),
+                    "validUntil": CBORDateTime(date: validUntil).cborNode(),
+                ])
+            ),
         ]
         if let status { msoEntries.append((.text("status"), status)) }
         let mso = try CBORNode.map(msoEntries)
-        let issuerAuth = try COSESign1.sign(payload: Array(CBORNode.embedded(mso).encodedBytes), key: .p256(dsKey),
-                                            unprotected: [(.int(33), .bytes(dsDER))]).node
+        let issuerAuth = try COSESign1.sign(
+            payload: Array(CBORNode.embedded(mso).encodedBytes), key: .p256(dsKey),
+            unprotected: [(.int(33), .bytes(dsDER))]
+        ).node
         let issuerSigned = try CBORNode.map([
             "nameSpaces": try .map(byNameSpace.map { (.text($0.0), .array($0.1)) }),
             "issuerAuth": issuerAuth,
@@ -123,8 +133,10 @@ public struct PhotoIDFixture: Sendable {
 public enum DCAPIResponseFixture {
     /// The EncryptedResponse CBOR for `plaintext` (normally DeviceResponse bytes), sealed to `recipientPublicKey`.
     /// Throws when HPKE setup or sealing fails.
-    public static func encrypt(_ plaintext: [UInt8], encryptionInfoBase64URL: String, origin: String,
-                               recipientPublicKey: P256.KeyAgreement.PublicKey) throws -> [UInt8] {
+    public static func encrypt(
+        _ plaintext: [UInt8], encryptionInfoBase64URL: String, origin: String,
+        recipientPublicKey: P256.KeyAgreement.PublicKey
+    ) throws -> [UInt8] {
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfoBase64URL, origin: origin)
         let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
         var sender = try HPKE.Sender(recipientKey: recipientPublicKey, ciphersuite: suite, info: Data(transcript.bytes))

@@ -40,7 +40,11 @@ public struct ReaderPKI: Sendable {
     /// Throws when a certificate cannot be built or signed.
     public init(_ options: Options = Options()) throws {
         let rootKey = P256.Signing.PrivateKey()
-        let rootName = try DistinguishedName { CountryName("US"); OrganizationName("Test Relying Party"); CommonName("Test Reader Root") }
+        let rootName = try DistinguishedName {
+            CountryName("US")
+            OrganizationName("Test Relying Party")
+            CommonName("Test Reader Root")
+        }
         root = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
             notValidBefore: options.notBefore, notValidAfter: options.notAfter,
@@ -54,7 +58,11 @@ public struct ReaderPKI: Sendable {
         var issuerName = rootName
         if options.intermediate {
             let intermediateKey = P256.Signing.PrivateKey()
-            let name = try DistinguishedName { CountryName("US"); OrganizationName("Test Relying Party"); CommonName("Test Reader Intermediate") }
+            let name = try DistinguishedName {
+                CountryName("US")
+                OrganizationName("Test Relying Party")
+                CommonName("Test Reader Intermediate")
+            }
             intermediate = try Certificate(
                 version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
                 notValidBefore: options.notBefore, notValidAfter: options.notAfter,
@@ -80,7 +88,11 @@ public struct ReaderPKI: Sendable {
             readerKey = .p384(key)
             publicKey = .init(key.publicKey)
         }
-        let readerName = try DistinguishedName { CountryName("US"); OrganizationName("Test Relying Party"); CommonName("Test Reader") }
+        let readerName = try DistinguishedName {
+            CountryName("US")
+            OrganizationName("Test Relying Party")
+            CommonName("Test Reader")
+        }
         reader = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: publicKey,
             notValidBefore: options.notBefore, notValidAfter: options.notAfter,
@@ -113,7 +125,8 @@ public struct ReaderPKI: Sendable {
     public var readerKeySEC1PEM: String {
         let (scalar, point, curve): ([UInt8], [UInt8], ASN1ObjectIdentifier)
         switch readerKey {
-        case .p256(let key): (scalar, point, curve) = (Array(key.rawRepresentation), Array(key.publicKey.x963Representation), [1, 2, 840, 10045, 3, 1, 7])
+        case .p256(let key):
+            (scalar, point, curve) = (Array(key.rawRepresentation), Array(key.publicKey.x963Representation), [1, 2, 840, 10045, 3, 1, 7])
         case .p384(let key): (scalar, point, curve) = (Array(key.rawRepresentation), Array(key.publicKey.x963Representation), [1, 3, 132, 0, 34])
         default: return ""
         }
@@ -122,7 +135,9 @@ public struct ReaderPKI: Sendable {
             try coder.serialize(1)
             try coder.serialize(ASN1OctetString(contentBytes: ArraySlice(scalar)))
             try coder.serialize(explicitlyTaggedWithTagNumber: 0, tagClass: .contextSpecific) { try $0.serialize(curve) }
-            try coder.serialize(explicitlyTaggedWithTagNumber: 1, tagClass: .contextSpecific) { try $0.serialize(ASN1BitString(bytes: ArraySlice(point))) }
+            try coder.serialize(explicitlyTaggedWithTagNumber: 1, tagClass: .contextSpecific) {
+                try $0.serialize(ASN1BitString(bytes: ArraySlice(point)))
+            }
         }
         return PEMDocument(type: "EC PRIVATE KEY", derBytes: serializer.serializedBytes).pemString
     }

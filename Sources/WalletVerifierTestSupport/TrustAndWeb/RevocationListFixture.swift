@@ -21,7 +21,7 @@ public struct RevocationSignerPKI: Sendable {
     /// The validity of the built certificates.
     public struct Options: Sendable {
         /// The start of both certificates' validity.
-        public var notBefore = Date(timeIntervalSince1970: 1_600_000_000) // 2020-09-13
+        public var notBefore = Date(timeIntervalSince1970: 1_600_000_000)  // 2020-09-13
         /// The end of the intermediate's validity, and of the signer's unless ``signerNotAfter`` is set.
         public var notAfter = Date(timeIntervalSince1970: 2_000_000_000)  // 2033-05-18
         /// The end of the signer's validity; nil means ``notAfter``.
@@ -200,7 +200,10 @@ public enum ZlibFixture {
             offset += count
         } while offset < data.count
         var a: UInt32 = 1, b: UInt32 = 0
-        for byte in data { a = (a + UInt32(byte)) % 65_521; b = (b + a) % 65_521 }
+        for byte in data {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
         let sum = b << 16 | a
         return out + [UInt8(sum >> 24), UInt8((sum >> 16) & 0xff), UInt8((sum >> 8) & 0xff), UInt8(sum & 0xff)]
     }
@@ -211,20 +214,20 @@ extension ZlibFixture {
     /// per 13 bits): a "zlib bomb" that is small compressed and large decompressed.
     public static func zeros(count: Int) -> [UInt8] {
         var writer = BitWriter()
-        writer.write(1, bits: 1)              // BFINAL
-        writer.write(1, bits: 2)              // BTYPE 01: fixed Huffman
-        writer.writeCode(0x30, length: 8)     // literal 0
+        writer.write(1, bits: 1)  // BFINAL
+        writer.write(1, bits: 2)  // BTYPE 01: fixed Huffman
+        writer.writeCode(0x30, length: 8)  // literal 0
         var produced = 1
         while count - produced >= 258 {
-            writer.writeCode(0xC5, length: 8) // symbol 285: length 258
-            writer.writeCode(0, length: 5)    // distance code 0: distance 1
+            writer.writeCode(0xC5, length: 8)  // symbol 285: length 258
+            writer.writeCode(0, length: 5)  // distance code 0: distance 1
             produced += 258
         }
         while produced < count {
             writer.writeCode(0x30, length: 8)
             produced += 1
         }
-        writer.writeCode(0, length: 7)        // end of block (256)
+        writer.writeCode(0, length: 7)  // end of block (256)
         let a: UInt32 = 1
         let b = UInt32(count % 65_521)
         let sum = b << 16 | a

@@ -44,8 +44,16 @@ public struct VICALFixture: Sendable {
     public init(signerNotAfter: Date = Date(timeIntervalSince1970: 2_000_000_000)) throws {
         anchorKey = P256.Signing.PrivateKey()
         signerKey = P256.Signing.PrivateKey()
-        let anchorName = try DistinguishedName { CountryName("US"); OrganizationName("Test Trust Service"); CommonName("Test VICAL Root") }
-        let signerName = try DistinguishedName { CountryName("US"); OrganizationName("Test Trust Service"); CommonName("Test VICAL Signer") }
+        let anchorName = try DistinguishedName {
+            CountryName("US")
+            OrganizationName("Test Trust Service")
+            CommonName("Test VICAL Root")
+        }
+        let signerName = try DistinguishedName {
+            CountryName("US")
+            OrganizationName("Test Trust Service")
+            CommonName("Test VICAL Signer")
+        }
         let notBefore = Date(timeIntervalSince1970: 1_600_000_000)
         anchor = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(anchorKey.publicKey),
@@ -85,13 +93,14 @@ public struct VICALFixture: Sendable {
     public func signed(key: P256.Signing.PrivateKey, x5chain: [[UInt8]]) throws -> [UInt8] {
         var infos: [CBORNode] = []
         for entry in entries {
-            infos.append(try CBORNode.map([
-                "certificate": .bytes(Self.der(entry.certificate)),
-                "serialNumber": .tagged(2, .bytes([1])),
-                "ski": .bytes([UInt8](repeating: 7, count: 20)),
-                "docType": .array(entry.docTypes.map { .text($0) }),
-                "issuingAuthority": .text(entry.certificate.subject.description),
-            ]))
+            infos.append(
+                try CBORNode.map([
+                    "certificate": .bytes(Self.der(entry.certificate)),
+                    "serialNumber": .tagged(2, .bytes([1])),
+                    "ski": .bytes([UInt8](repeating: 7, count: 20)),
+                    "docType": .array(entry.docTypes.map { .text($0) }),
+                    "issuingAuthority": .text(entry.certificate.subject.description),
+                ]))
         }
         var fields: [(CBORNode, CBORNode)] = [
             (.text("version"), .text("1.0")), (.text("vicalProvider"), .text(provider)),
