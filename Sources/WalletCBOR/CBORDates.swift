@@ -8,15 +8,18 @@ import Foundation
 
 /// A date-time from tag 0 (RFC 3339 text) or tag 1 (seconds since the epoch).
 public struct CBORDateTime: Sendable, Hashable, CBORDecodable {
+    /// The instant the item denotes.
     public let date: Date
     /// The tag-0 text as received, when the value was a tdate.
     public let text: String?
 
+    /// A date-time to encode (as tag 0, whole seconds in UTC).
     public init(date: Date) {
         self.date = date
         self.text = nil
     }
 
+    /// Reads tag 0 (RFC 3339 text, strictly) or tag 1 (integer or finite float seconds); anything else is a type mismatch.
     public init(cbor node: CBORNode) throws(CBORError) {
         guard case .tagged(let tag, let content) = node.value else {
             throw node.mismatch("a date (tag 0 or tag 1)", nil)
@@ -49,17 +52,22 @@ public struct CBORDateTime: Sendable, Hashable, CBORDecodable {
         .tagged(0, .text(text ?? RFC3339.formatWholeSeconds(date)))
     }
 
+    /// The RFC 3339 text: as received for a tag-0 item, else whole seconds in UTC.
     public var rfc3339: String { text ?? RFC3339.formatWholeSeconds(date) }
 }
 
 /// An ISO 8601 full-date, `YYYY-MM-DD` (tag 1004, RFC 8943), or untagged text in the same form.
 public struct CBORFullDate: Sendable, Hashable, CBORDecodable, CustomStringConvertible {
+    /// The year, 0 to 9999.
     public let year: Int
+    /// The month, 1 to 12.
     public let month: Int
+    /// The day of the month, valid for the month and year.
     public let day: Int
     /// Whether the received item carried tag 1004.
     public let tagged: Bool
 
+    /// A valid calendar date, or nil (month 13, February 30, …).
     public init?(year: Int, month: Int, day: Int) {
         guard (0...9999).contains(year), (1...12).contains(month), (1...RFC3339.daysIn(month: month, year: year)).contains(day) else { return nil }
         self.year = year
@@ -68,6 +76,7 @@ public struct CBORFullDate: Sendable, Hashable, CBORDecodable, CustomStringConve
         self.tagged = true
     }
 
+    /// Reads tag 1004 or untagged text of the form YYYY-MM-DD; any other tag or form is an error.
     public init(cbor node: CBORNode) throws(CBORError) {
         var content = node
         var wasTagged = false
@@ -86,6 +95,7 @@ public struct CBORFullDate: Sendable, Hashable, CBORDecodable, CustomStringConve
         self.tagged = wasTagged
     }
 
+    /// `YYYY-MM-DD`.
     public var description: String {
         func pad(_ v: Int, _ width: Int) -> String {
             let s = String(v)
@@ -94,5 +104,6 @@ public struct CBORFullDate: Sendable, Hashable, CBORDecodable, CustomStringConve
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }
 
+    /// Tag 1004 with the `YYYY-MM-DD` text (RFC 8943).
     public func cborNode() -> CBORNode { .tagged(1004, .text(description)) }
 }

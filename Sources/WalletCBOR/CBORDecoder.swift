@@ -12,6 +12,7 @@
 /// Duplicate map keys and invalid UTF-8 in text strings are always rejected. With
 /// ``decode(_:)`` the input must hold exactly one item; trailing bytes are an error.
 public struct CBORDecoder: Sendable {
+    /// The bounds on what one decode may read: nesting depth, item count and input size.
     public struct Limits: Sendable, Hashable {
         /// Maximum nesting of arrays, maps and tags. The top-level item is at depth 1.
         public var maxDepth: Int
@@ -20,15 +21,18 @@ public struct CBORDecoder: Sendable {
         /// Maximum input length in bytes.
         public var maxInputSize: Int
 
+        /// Limits with the given bounds; the defaults suit a whole DeviceResponse.
         public init(maxDepth: Int = 64, maxItems: Int = 500_000, maxInputSize: Int = 16 * 1024 * 1024) {
             self.maxDepth = maxDepth
             self.maxItems = maxItems
             self.maxInputSize = maxInputSize
         }
 
+        /// Depth 64, 500,000 items, 16 MiB.
         public static let `default` = Limits()
     }
 
+    /// The bounds every decode of this decoder keeps.
     public var limits: Limits
     /// Texts returned from static storage instead of being allocated (``CBORKnownTexts``).
     public var knownTexts: CBORKnownTexts
@@ -82,6 +86,7 @@ extension CBORDecoder {
         try CBORDecoder().decode(bytes)
     }
 
+    /// A convenience for `CBORDecoder().decode(bytes)` on a slice; offsets are indices of its base buffer.
     public static func decode(_ bytes: ArraySlice<UInt8>) throws(CBORError) -> CBORNode {
         try CBORDecoder().decode(bytes)
     }

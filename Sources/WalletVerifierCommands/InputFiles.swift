@@ -8,6 +8,7 @@ public enum InputFiles {
     /// Largest input file accepted (tokens and responses are a few kilobytes; portraits are small).
     public static let maxFileSize = 8 * 1024 * 1024
 
+    /// The bytes of the file at `path`, at most ``maxFileSize``; the error names the path when it is missing, too large or unreadable.
     public static func readFile(_ path: String) throws -> [UInt8] {
         let url = URL(fileURLWithPath: path)
         let attributes: [FileAttributeKey: Any]
@@ -25,6 +26,7 @@ public enum InputFiles {
         return [UInt8](data)
     }
 
+    /// How a CBOR input file was written: raw bytes, hex text or base64 text.
     public enum Encoding: String, Sendable { case binary, hex, base64 }
 
     /// Decodes file contents that hold CBOR as binary, hex text or base64 (standard or URL-safe)
@@ -41,6 +43,7 @@ public enum InputFiles {
         return (raw, .binary)
     }
 
+    /// The CBOR bytes of a file written as binary, hex or base64 (line breaks allowed), and which of the three it was.
     public static func readCBORFile(_ path: String) throws -> (bytes: [UInt8], encoding: Encoding) {
         cborBytes(fromFileContents: try readFile(path))
     }

@@ -2,40 +2,6 @@ import Foundation
 import SwiftASN1
 import WalletEncoding
 
-/// A configuration problem with merchant keys, certificates or the trust anchor. Thrown when a key
-/// ring or verifier is built (never during a verification).
-public struct MerchantKeyError: Error, Hashable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
-
-        public static let unreadableKey = Code("unreadableKey")
-        public static let unreadableCertificate = Code("unreadableCertificate")
-        public static let pkcs12 = Code("pkcs12")
-        public static let encryptedKey = Code("encryptedKey")
-        public static let unsupportedKeyType = Code("unsupportedKeyType")
-        public static let keyCertificateMismatch = Code("keyCertificateMismatch")
-        public static let merchantIdentifierMissing = Code("merchantIdentifierMissing")
-        public static let merchantIdentifierMismatch = Code("merchantIdentifierMismatch")
-        public static let duplicateKey = Code("duplicateKey")
-    }
-
-    public var code: Code
-    /// What is wrong and how to fix it. Never key material.
-    public var reason: String
-
-    public init(_ code: Code, _ reason: String) {
-        self.code = code
-        self.reason = reason
-    }
-
-    public var description: String { reason }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-}
-
 /// PEM files as people have them (``PEM``), with the errors of merchant keys.
 struct PEMBlocks {
     typealias Block = PEM.Block

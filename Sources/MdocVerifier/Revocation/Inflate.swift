@@ -37,6 +37,7 @@
         return inflater.output
     }
 
+    /// The Adler-32 checksum (RFC 1950) of `data`, which ends every zlib stream.
     public static func adler32<C: Collection<UInt8>>(_ data: C) -> UInt32 {
         var a: UInt32 = 1, b: UInt32 = 0
         var pending = 0
@@ -77,21 +78,28 @@
 
 /// Why a compressed stream could not be decompressed.
 public struct InflateError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong with a compressed stream.
     public enum Code: String, Sendable {
         case truncated, malformedHeader, unsupportedMethod, invalidBlockType, invalidStoredLength
         case invalidCode, invalidDistance, outputTooLarge, checksumMismatch, trailingBytes
     }
 
+    /// What is wrong.
     public let code: Code
+    /// Where and why, for people.
     public let message: String
 
+    /// An error with its code and message.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The code and the message.
     public var description: String { "InflateError.\(code.rawValue): \(message)" }
+    /// Errors are equal when their codes are (tests compare codes, not messages).
     public static func == (lhs: InflateError, rhs: InflateError) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code only, as equality compares it only.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
