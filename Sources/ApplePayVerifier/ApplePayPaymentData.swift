@@ -130,19 +130,19 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
             value = try StrictJSON.parse(bytes)
         } catch {
             throw DecryptionError(
-                .malformedPaymentData, "the decrypted payment data is not valid JSON (\(error.reason) at byte \(error.offset) of \(bytes.count))")
+                .malformedPaymentData, "The decrypted payment data is not valid JSON (\(error.reason) at byte \(error.offset) of \(bytes.count))")
         }
         guard let object = value.object else {
-            throw DecryptionError(.malformedPaymentData, "the decrypted payment data is \(value.typeName), not a JSON object")
+            throw DecryptionError(.malformedPaymentData, "The decrypted payment data is \(value.typeName), not a JSON object")
         }
         func string(_ key: String, in object: StrictJSON.Object, path: String? = nil, required: Bool) throws(DecryptionError) -> String? {
             let name = path.map { "\($0).\(key)" } ?? key
             guard let value = object[key], value != .null else {
-                if required { throw DecryptionError(.malformedPaymentData, "the decrypted payment data has no \(name)") }
+                if required { throw DecryptionError(.malformedPaymentData, "The decrypted payment data has no \(name)") }
                 return nil
             }
             guard let text = value.string else {
-                throw DecryptionError(.malformedPaymentData, "the decrypted payment data's \(name) is \(value.typeName), not a string")
+                throw DecryptionError(.malformedPaymentData, "The decrypted payment data's \(name) is \(value.typeName), not a string")
             }
             return text
         }
@@ -150,18 +150,18 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
             let expiration = try string("applicationExpirationDate", in: object, required: true),
             let currency = try string("currencyCode", in: object, required: true),
             let type = try string("paymentDataType", in: object, required: true)
-        else { throw DecryptionError(.malformedPaymentData, "the decrypted payment data lacks required fields") }
+        else { throw DecryptionError(.malformedPaymentData, "The decrypted payment data lacks required fields") }
         guard let amountValue = object["transactionAmount"] else {
-            throw DecryptionError(.malformedPaymentData, "the decrypted payment data has no transactionAmount")
+            throw DecryptionError(.malformedPaymentData, "The decrypted payment data has no transactionAmount")
         }
         guard case .number(let amountText) = amountValue, let amount = Self.decimal(amountText) else {
-            throw DecryptionError(.malformedPaymentData, "the decrypted payment data's transactionAmount is \(amountValue.typeName), not a number")
+            throw DecryptionError(.malformedPaymentData, "The decrypted payment data's transactionAmount is \(amountValue.typeName), not a number")
         }
         guard let detailValue = object["paymentData"] else {
-            throw DecryptionError(.malformedPaymentData, "the decrypted payment data has no paymentData")
+            throw DecryptionError(.malformedPaymentData, "The decrypted payment data has no paymentData")
         }
         guard let details = detailValue.object else {
-            throw DecryptionError(.malformedPaymentData, "the decrypted payment data's paymentData is \(detailValue.typeName), not an object")
+            throw DecryptionError(.malformedPaymentData, "The decrypted payment data's paymentData is \(detailValue.typeName), not an object")
         }
         self.applicationPrimaryAccountNumber = pan
         self.applicationExpirationDate = expiration
@@ -181,7 +181,7 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         func member(_ name: String, _ kind: String, _ accepts: (StrictJSON.Value) -> Bool) throws(DecryptionError) -> [UInt8]? {
             guard let value = object[name], value != .null else { return nil }
             guard accepts(value), let range = object.range(of: name) else {
-                throw DecryptionError(.malformedPaymentData, "the decrypted payment data's \(name) is \(value.typeName), not \(kind)")
+                throw DecryptionError(.malformedPaymentData, "The decrypted payment data's \(name) is \(value.typeName), not \(kind)")
             }
             return Array(bytes[range])
         }
@@ -191,13 +191,13 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         for (position, element) in (object["authenticationResponses"]?.array ?? []).enumerated() {
             let path = "authenticationResponses[\(position)]"
             guard let entry = element.object else {
-                throw DecryptionError(.malformedPaymentData, "the decrypted payment data's \(path) is \(element.typeName), not an object")
+                throw DecryptionError(.malformedPaymentData, "The decrypted payment data's \(path) is \(element.typeName), not an object")
             }
             var amount: Decimal?
             if let value = entry["transactionAmount"], value != .null {
                 guard case .number(let text) = value, let parsed = Self.decimal(text) else {
                     throw DecryptionError(
-                        .malformedPaymentData, "the decrypted payment data's \(path).transactionAmount is \(value.typeName), not a number")
+                        .malformedPaymentData, "The decrypted payment data's \(path).transactionAmount is \(value.typeName), not a number")
                 }
                 amount = parsed
             }

@@ -131,7 +131,7 @@ extension ApplePayToken {
     /// these bytes. Only values are read from it, never byte ranges.
     public init(json bytes: [UInt8], parsed: StrictJSON.Object?) throws(ApplePayTokenError) {
         guard bytes.count <= Self.maximumInputSize else {
-            throw ApplePayTokenError(.inputTooLarge, "the token is \(bytes.count) bytes; the limit is \(Self.maximumInputSize)")
+            throw ApplePayTokenError(.inputTooLarge, "The token is \(bytes.count) bytes; the limit is \(Self.maximumInputSize)")
         }
         let object: StrictJSON.Object
         if let parsed { object = parsed } else { object = try Self.jsonObject(bytes, what: "the token") }
@@ -176,7 +176,7 @@ extension ApplePayToken {
             }
         } else if object["version"] == nil {
             throw ApplePayTokenError(
-                .missingField, "the JSON object has neither `version` (a paymentData object) nor `paymentData` (a PKPaymentToken)", field: "version")
+                .missingField, "The JSON object has neither `version` (a paymentData object) nor `paymentData` (a PKPaymentToken)", field: "version")
         }
 
         let versionText = try Self.string(paymentData, "version", path: "version")
@@ -202,12 +202,12 @@ extension ApplePayToken {
         case .ecV1:
             ephemeralPublicKey = try Self.base64(header, "ephemeralPublicKey", path: "header.ephemeralPublicKey")
             if header["wrappedKey"] != nil {
-                throw ApplePayTokenError(.unexpectedField, "an EC_v1 header must not carry wrappedKey", field: "header.wrappedKey")
+                throw ApplePayTokenError(.unexpectedField, "An EC_v1 header must not carry wrappedKey", field: "header.wrappedKey")
             }
         case .rsaV1:
             wrappedKey = try Self.base64(header, "wrappedKey", path: "header.wrappedKey")
             if header["ephemeralPublicKey"] != nil {
-                throw ApplePayTokenError(.unexpectedField, "an RSA_v1 header must not carry ephemeralPublicKey", field: "header.ephemeralPublicKey")
+                throw ApplePayTokenError(.unexpectedField, "An RSA_v1 header must not carry ephemeralPublicKey", field: "header.ephemeralPublicKey")
             }
         }
 

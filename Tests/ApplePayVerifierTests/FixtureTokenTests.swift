@@ -358,7 +358,7 @@ import WalletVerifierTestSupport
         let result = try await Fixture.verify(token, with: try Fixture.verifier([other]))
         result.expectRejected(.applePayKeySelection, .noMatchingMerchantKey)
         let message = try #require(result.report.check(.applePayKeySelection)?.message)
-        #expect(message.hasPrefix("no configured merchant key matches publicKeyHash \(Fixture.ecMerchant.publicKeyHash)"))
+        #expect(message.hasPrefix("No configured merchant key matches publicKeyHash \(Fixture.ecMerchant.publicKeyHash)"))
         // The signature is fine; decryption was never tried.
         #expect(result.status(.applePaySignatureSigner) == .passed)
         #expect(result.reason(.applePayDecryption) == .prerequisiteFailed)
@@ -524,7 +524,7 @@ import WalletVerifierTestSupport
 
         let currency = try await Fixture.verify(token, expectations: ApplePayExpectations(currencyCode: "978"))
         currency.expectRejected(.applePayExpectCurrency, .currencyMismatch)
-        #expect(currency.report.check(.applePayExpectCurrency)?.message == "the token's currency is 840, expected 978")
+        #expect(currency.report.check(.applePayExpectCurrency)?.message == "The token's currency is 840, expected 978")
 
         let amount = try await Fixture.verify(token, expectations: ApplePayExpectations(transactionAmount: Decimal(string: "19.99")))
         amount.expectRejected(.applePayExpectAmount, .amountMismatch)

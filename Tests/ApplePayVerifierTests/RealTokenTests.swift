@@ -201,7 +201,7 @@ import WalletVerifierTestSupport
         let selection = try #require(result.report.check(.applePayKeySelection))
         #expect(selection.status == .failed)
         #expect(selection.reason == .noMatchingMerchantKey)
-        #expect(selection.message.hasPrefix("no configured merchant key matches publicKeyHash \(publicKeyHash)"))
+        #expect(selection.message.hasPrefix("No configured merchant key matches publicKeyHash \(publicKeyHash)"))
         #expect(result.report.check(.applePayDecryption)?.reason == .prerequisiteFailed)
         #expect(result.verdict == .rejected)
         #expect(result.payment == nil)

@@ -65,4 +65,20 @@ import Testing
         }
         #expect(literals.isEmpty, "reason codes written as string literals: \(literals.joined(separator: ", "))")
     }
+
+    /// Check messages are sentences for people: they start with a capital letter, or with the name of
+    /// what they are about as written in the data (`x5chain`, `header.transactionId`, `age(atLeast: 21)`).
+    @Test func checkMessagesStartAsSentences() throws {
+        let identifiersAsWords: Set<String> = ["data", "header", "version"]
+        var lowercase: [String] = []
+        for (path, text) in try Self.sources() where !path.hasPrefix("VerifierServer/") && !path.hasPrefix("WalletVerifierCommands/") {
+            for pattern in [
+                #"\.(?:failed|error|skipped)\(\s*\.[A-Za-z]+\s*,\s*"([a-z]+) "#, #"\.(?:passed|notApplicable)\(\s*"([a-z]+) "#,
+                #"(?:ApplePayTokenError|DecryptionError|OperationalError|RevocationFailure)\(\s*\.[A-Za-z]+\s*,\s*"([a-z]+) "#,
+            ] {
+                lowercase += try Self.matches(pattern, in: text).filter { !identifiersAsWords.contains($0) }.map { "\(path): \($0) …" }
+            }
+        }
+        #expect(lowercase.isEmpty, "check messages that start in lower case: \(lowercase.joined(separator: ", "))")
+    }
 }

@@ -79,7 +79,7 @@ private let seatgeekPlaintext =
         ])
         #expect(result.code == 1)
         #expect(result.stdout.contains("FAIL  applepay.keySelection"))
-        #expect(result.stdout.contains("no configured merchant key matches publicKeyHash \(hash)"))
+        #expect(result.stdout.contains("No configured merchant key matches publicKeyHash \(hash)"))
         #expect(result.stdout.contains("PASS  applepay.signature.signer"))
         #expect(!result.stdout.contains("payment:"))
     }
@@ -90,7 +90,7 @@ private let seatgeekPlaintext =
         #expect(good.stdout.contains("PASS  applepay.expect.amount"))
         let wrong = await WalletVerifierCommand.runCapturing(seatgeekArguments() + ["--expect-amount", "101"])
         #expect(wrong.code == 1)
-        #expect(wrong.stdout.contains("the token's transactionAmount is 100, expected 101 (minor units of 840)"))
+        #expect(wrong.stdout.contains("The token's transactionAmount is 100, expected 101 (minor units of 840)"))
         // The amount is in minor units: a decimal amount is a usage error that says so.
         let decimal = await WalletVerifierCommand.runCapturing(seatgeekArguments() + ["--expect-amount", "1.00"])
         #expect(decimal.code == 2)

@@ -22,7 +22,7 @@ struct ChainCheck: VerificationCheck {
         // other never make the search grow.
         guard let intermediate = state.intermediate else {
             return .failed(
-                .untrustedChain, "no certificate in the SignedData issued the leaf \"\(leaf.displayName)\"",
+                .untrustedChain, "No certificate in the SignedData issued the leaf \"\(leaf.displayName)\"",
                 details: [
                     "root": anchor.parsed.displayName,
                     "rootFingerprint": anchor.fingerprint,
@@ -31,7 +31,7 @@ struct ChainCheck: VerificationCheck {
         switch await cache.validate(leaf: leaf, candidates: [intermediate], anchor: anchor, at: context.time) {
         case .valid(let path, _):
             return .passed(
-                "chain \(path) is valid",
+                "Chain \(path) is valid",
                 details: [
                     "root": anchor.parsed.displayName,
                     "rootFingerprint": anchor.fingerprint,
@@ -39,7 +39,7 @@ struct ChainCheck: VerificationCheck {
         case .invalid(let reason):
             return .failed(
                 .untrustedChain,
-                "no valid chain from the leaf \"\(leaf.displayName)\" to the trust anchor \"\(anchor.parsed.displayName)\": \(reason)",
+                "No valid chain from the leaf \"\(leaf.displayName)\" to the trust anchor \"\(anchor.parsed.displayName)\": \(reason)",
                 details: [
                     "root": anchor.parsed.displayName,
                     "rootFingerprint": anchor.fingerprint,

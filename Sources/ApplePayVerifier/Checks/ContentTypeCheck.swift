@@ -14,16 +14,16 @@ struct ContentTypeCheck: VerificationCheck {
         case .value(let value): element = value
         }
         guard let contentType = try? RawOID(element: element) else {
-            return .failed(.malformedAttribute, "the content-type attribute is not an object identifier")
+            return .failed(.malformedAttribute, "The content-type attribute is not an object identifier")
         }
         guard contentType == signedData.encapsulatedContentType else {
             return .failed(
                 .contentTypeMismatch,
-                "the content-type attribute (\(contentType)) differs from the encapsulated content type (\(signedData.encapsulatedContentType))")
+                "The content-type attribute (\(contentType)) differs from the encapsulated content type (\(signedData.encapsulatedContentType))")
         }
         guard contentType == CMSOID.data else {
-            return .failed(.contentTypeMismatch, "the content type is \(contentType); Apple Pay signs id-data (1.2.840.113549.1.7.1)")
+            return .failed(.contentTypeMismatch, "The content type is \(contentType); Apple Pay signs id-data (1.2.840.113549.1.7.1)")
         }
-        return .passed("content type id-data in the signed attributes and the encapsulated content info")
+        return .passed("Content type id-data in the signed attributes and the encapsulated content info")
     }
 }

@@ -35,9 +35,9 @@ struct DecryptionCheck: VerificationCheck {
             plaintext = try ApplePayDecryption.decryptRSA(data: token.data, wrappedKey: wrapped, privateKey: privateKey.key)
             scheme = "RSA-OAEP-SHA256 + AES-128-GCM"
         default:
-            return .failed(.keyTypeMismatch, "the merchant key type does not fit a \(token.version.rawValue) token")
+            return .failed(.keyTypeMismatch, "The merchant key type does not fit a \(token.version.rawValue) token")
         }
         state.plaintext = plaintext
-        return .passed("decrypted \(plaintext.count) bytes with \(scheme) (merchant key \(key.publicKeyHash))")
+        return .passed("Decrypted \(plaintext.count) bytes with \(scheme) (merchant key \(key.publicKeyHash))")
     }
 }

@@ -10,14 +10,14 @@ struct ExpectedCurrencyCheck: VerificationCheck {
     var prerequisites: [CheckID] { expected == nil ? [] : [.applePayPaymentData] }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let expected else { return .notApplicable("no expected currency was given") }
+        guard let expected else { return .notApplicable("No expected currency was given.") }
         guard let payment = state.payment else { throw MissingPrerequisite("the payment data") }
         guard payment.currencyCode == expected else {
             return .failed(
-                .currencyMismatch, "the token's currency is \(payment.currencyCode), expected \(expected)",
+                .currencyMismatch, "The token's currency is \(payment.currencyCode), expected \(expected)",
                 details: ["actual": payment.currencyCode, "expected": expected])
         }
-        return .passed("currency \(expected) as expected")
+        return .passed("Currency \(expected) as expected")
     }
 }
 
@@ -29,16 +29,16 @@ struct ExpectedAmountCheck: VerificationCheck {
     var prerequisites: [CheckID] { expected == nil ? [] : [.applePayPaymentData] }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let expected else { return .notApplicable("no expected amount was given") }
+        guard let expected else { return .notApplicable("No expected amount was given.") }
         guard let payment = state.payment else { throw MissingPrerequisite("the payment data") }
         // Both in the currency's minor units (1999 is 19.99 USD): the messages say so.
         let unit = "minor units of \(payment.currencyCode)"
         guard payment.transactionAmount == expected else {
             return .failed(
-                .amountMismatch, "the token's transactionAmount is \(payment.transactionAmount), expected \(expected) (\(unit))",
+                .amountMismatch, "The token's transactionAmount is \(payment.transactionAmount), expected \(expected) (\(unit))",
                 details: ["actual": "\(payment.transactionAmount)", "expected": "\(expected)"])
         }
-        return .passed("amount \(expected) (\(unit)) as expected")
+        return .passed("Amount \(expected) (\(unit)) as expected")
     }
 }
 
@@ -57,13 +57,13 @@ struct ExpectedApplicationDataCheck: VerificationCheck {
     }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let expected else { return .notApplicable("no expected applicationData was given") }
+        guard let expected else { return .notApplicable("No expected applicationData was given.") }
         guard let token = state.token else { throw MissingPrerequisite("the token") }
         guard let expectedBytes = Hex.decodeStrict(expected.trimmingCharacters(in: .whitespaces)) else {
-            return .failed(.applicationDataMismatch, "the expected applicationData is not hex text")
+            return .failed(.applicationDataMismatch, "The expected applicationData is not hex text")
         }
         guard let actual = token.header.applicationDataBytes, let actualText = token.header.applicationData else {
-            return .failed(.applicationDataMissing, "the token has no header.applicationData, but \(expected) was expected")
+            return .failed(.applicationDataMissing, "The token has no header.applicationData, but \(expected) was expected")
         }
         guard actual == expectedBytes else {
             return .failed(

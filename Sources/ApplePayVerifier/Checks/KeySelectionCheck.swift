@@ -13,7 +13,7 @@ struct KeySelectionCheck: VerificationCheck {
         guard let key = keyRing.key(forPublicKeyHash: hash) else {
             return .failed(
                 .noMatchingMerchantKey,
-                "no configured merchant key matches publicKeyHash \(hash) (\(keyRing.keys.count) configured: \(keyRing.publicKeyHashes.joined(separator: ", ")))",
+                "No configured merchant key matches publicKeyHash \(hash) (\(keyRing.keys.count) configured: \(keyRing.publicKeyHashes.joined(separator: ", ")))",
                 details: [
                     "publicKeyHash": hash,
                     "configuredKeys": String(keyRing.keys.count),
@@ -25,10 +25,10 @@ struct KeySelectionCheck: VerificationCheck {
         default:
             return .failed(
                 .keyTypeMismatch,
-                "the merchant key for publicKeyHash \(hash) is \(key.privateKey.kindName), but a \(token.version.rawValue) token needs \(token.version == .ecV1 ? "an EC P-256" : "an RSA") key",
+                "The merchant key for publicKeyHash \(hash) is \(key.privateKey.kindName), but a \(token.version.rawValue) token needs \(token.version == .ecV1 ? "an EC P-256" : "an RSA") key",
                 details: ["publicKeyHash": hash])
         }
         state.merchantKey = key
-        return .passed("merchant key \(hash) (\(key.privateKey.kindName), \(key.subjectName))", details: ["publicKeyHash": hash])
+        return .passed("Merchant key \(hash) (\(key.privateKey.kindName), \(key.subjectName))", details: ["publicKeyHash": hash])
     }
 }

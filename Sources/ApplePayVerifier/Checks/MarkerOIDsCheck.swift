@@ -28,6 +28,6 @@ struct MarkerOIDsCheck: VerificationCheck {
             return .failed(
                 first.0, problems.map(\.1).joined(separator: "; "), details: ["reasons": problems.map(\.0.rawValue).joined(separator: ",")])
         }
-        return .passed("leaf has 1.2.840.113635.100.6.29, intermediate \"\(state.intermediate?.displayName ?? "")\" has 1.2.840.113635.100.6.2.14")
+        return .passed("Leaf has 1.2.840.113635.100.6.29, intermediate \"\(state.intermediate?.displayName ?? "")\" has 1.2.840.113635.100.6.2.14")
     }
 }

@@ -14,7 +14,7 @@ struct MessageDigestCheck: VerificationCheck {
         guard let token = state.token, let signer = state.signer else { throw MissingPrerequisite("the SignerInfo") }
         guard signer.digestAlgorithm.algorithm == CMSOID.sha256, signer.digestAlgorithm.parametersAbsentOrNull else {
             return .failed(
-                .unsupportedDigestAlgorithm, "the digest algorithm is \(signer.digestAlgorithm); Apple Pay uses sha256 (parameters absent or NULL)")
+                .unsupportedDigestAlgorithm, "The digest algorithm is \(signer.digestAlgorithm); Apple Pay uses sha256 (parameters absent or NULL)")
         }
         let element: ArraySlice<UInt8>
         switch SignedAttributes.single(CMSOID.messageDigest, name: "message-digest", in: signer) {
@@ -22,7 +22,7 @@ struct MessageDigestCheck: VerificationCheck {
         case .value(let value): element = value
         }
         guard let digest = BERScanner.octetString(element) else {
-            return .failed(.malformedAttribute, "the message-digest attribute is not an OCTET STRING")
+            return .failed(.malformedAttribute, "The message-digest attribute is not an OCTET STRING")
         }
         let computed = token.signedContentDigest
         let fields = token.version == .ecV1 ? "ephemeralPublicKey ‖ data ‖ transactionId" : "wrappedKey ‖ data ‖ transactionId"
@@ -30,12 +30,12 @@ struct MessageDigestCheck: VerificationCheck {
         guard digest.elementsEqual(computed) else {
             return .failed(
                 .digestMismatch,
-                "the signed message digest is not SHA-256 of \(covered): a signed field was altered or the fields were not decoded as sent",
+                "The signed message digest is not SHA-256 of \(covered): a signed field was altered or the fields were not decoded as sent",
                 details: [
                     "signedDigest": Hex.encode(digest),
                     "computedDigest": Hex.encode(computed),
                 ])
         }
-        return .passed("message digest is SHA-256 of \(covered)")
+        return .passed("Message digest is SHA-256 of \(covered)")
     }
 }

@@ -52,7 +52,7 @@ struct ReplayCheck: VerificationCheck {
         } catch let error as any CheckFailureDescribing {
             throw error
         } catch {
-            throw OperationalError(.unavailable, "the replay store failed: \(type(of: error))", retryable: true)
+            throw OperationalError(.unavailable, "The replay store failed: \(type(of: error))", retryable: true)
         }
         switch outcome {
         case .firstUse:

@@ -18,21 +18,21 @@ struct SignatureCMSCheck: VerificationCheck {
         state.signedData = signedData
         guard !signedData.hasEncapsulatedContent else {
             return .failed(
-                .notDetached, "the SignedData carries content; Apple Pay signatures are detached (the signed content is the token's fields)")
+                .notDetached, "The SignedData carries content; Apple Pay signatures are detached (the signed content is the token's fields)")
         }
         guard signedData.signers.count == 1, let signer = signedData.signers.first else {
-            return .failed(.unexpectedSignerCount, "the SignedData has \(signedData.signers.count) signers; exactly one is expected")
+            return .failed(.unexpectedSignerCount, "The SignedData has \(signedData.signers.count) signers; exactly one is expected")
         }
         state.signer = signer
         guard !signedData.certificates.isEmpty else {
-            return .failed(.signerCertificateNotFound, "the SignedData holds no certificates; Apple includes the leaf and the intermediate")
+            return .failed(.signerCertificateNotFound, "The SignedData holds no certificates; Apple includes the leaf and the intermediate")
         }
         // Apple includes two certificates; more is not an Apple Pay signature, and every certificate
         // read costs a parse (and could feed path building).
         guard signedData.certificates.count <= Self.maxCertificates else {
             return .failed(
                 .malformedCMS,
-                "the SignedData holds \(signedData.certificates.count) certificates; Apple includes the leaf and the intermediate, and at most \(Self.maxCertificates) are read"
+                "The SignedData holds \(signedData.certificates.count) certificates; Apple includes the leaf and the intermediate, and at most \(Self.maxCertificates) are read"
             )
         }
         var parsed: [ParsedCertificate] = []
@@ -40,13 +40,13 @@ struct SignatureCMSCheck: VerificationCheck {
             do {
                 parsed.append(try certificates.certificate(der: der))
             } catch {
-                return .failed(.malformedCMS, "certificate #\(index + 1) of the SignedData is not a readable X.509 certificate")
+                return .failed(.malformedCMS, "Certificate #\(index + 1) of the SignedData is not a readable X.509 certificate")
             }
         }
         guard let leafIndex = parsed.firstIndex(where: { $0.matches(signer.signerIdentifier) }) else {
             return .failed(
                 .signerCertificateNotFound,
-                "no certificate in the SignedData matches the signer identifier (\(Self.describe(signer.signerIdentifier)))")
+                "No certificate in the SignedData matches the signer identifier (\(Self.describe(signer.signerIdentifier)))")
         }
         let leaf = parsed[leafIndex]
         var others = parsed
@@ -57,7 +57,7 @@ struct SignatureCMSCheck: VerificationCheck {
         state.intermediate = issuers.first(where: \.hasIntermediateMarker) ?? issuers.first
 
         return .passed(
-            "detached SignedData with one signer, \(parsed.count) certificates; signer \"\(leaf.displayName)\"",
+            "Detached SignedData with one signer, \(parsed.count) certificates; signer \"\(leaf.displayName)\"",
             details: ["leaf": leaf.displayName, "leafSerial": leaf.serialHex]
         )
     }

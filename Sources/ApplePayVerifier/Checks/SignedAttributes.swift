@@ -11,17 +11,17 @@ enum SignedAttributes {
     static func single(_ type: RawOID, name: String, in signer: CMSSignerInfo) -> Lookup {
         guard signer.signedAttributesReceived != nil else {
             return .problem(
-                .failed(.missingSignedAttributes, "the SignerInfo has no signed attributes; Apple signs contentType, signingTime and messageDigest"))
+                .failed(.missingSignedAttributes, "The SignerInfo has no signed attributes; Apple signs contentType, signingTime and messageDigest"))
         }
         let attributes = signer.attributes(type)
         guard let attribute = attributes.first else {
-            return .problem(.failed(.missingAttribute, "the signed attributes have no \(name) attribute"))
+            return .problem(.failed(.missingAttribute, "The signed attributes have no \(name) attribute"))
         }
         guard attributes.count == 1 else {
-            return .problem(.failed(.duplicateAttribute, "the signed attributes have \(attributes.count) \(name) attributes; exactly one is allowed"))
+            return .problem(.failed(.duplicateAttribute, "The signed attributes have \(attributes.count) \(name) attributes; exactly one is allowed"))
         }
         guard attribute.values.count == 1, let value = attribute.values.first else {
-            return .problem(.failed(.malformedAttribute, "the \(name) attribute has \(attribute.values.count) values; exactly one is allowed"))
+            return .problem(.failed(.malformedAttribute, "The \(name) attribute has \(attribute.values.count) values; exactly one is allowed"))
         }
         return .value(value)
     }

@@ -16,7 +16,7 @@ struct SignerCheck: VerificationCheck {
         guard let signedDigest = signer.signedAttributesDigest else {
             return .failed(
                 .missingSignedAttributes,
-                "the SignerInfo has no signed attributes; Apple's signature covers contentType, signingTime and messageDigest")
+                "The SignerInfo has no signed attributes; Apple's signature covers contentType, signingTime and messageDigest")
         }
         let algorithm = signer.signatureAlgorithm
         if let protection = Self.algorithmProtectionProblem(signer) { return protection }
@@ -25,12 +25,12 @@ struct SignerCheck: VerificationCheck {
         case .ecV1:
             guard algorithm.algorithm == CMSOID.ecdsaWithSHA256 else {
                 return .failed(
-                    .unsupportedSignatureAlgorithm, "the signature algorithm is \(algorithm); EC_v1 tokens are signed with ecdsa-with-SHA256")
+                    .unsupportedSignatureAlgorithm, "The signature algorithm is \(algorithm); EC_v1 tokens are signed with ecdsa-with-SHA256")
             }
             guard case .p256(let key) = leaf.signingKey else {
                 return .failed(
                     .keyTypeMismatch,
-                    "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; EC_v1 tokens are signed with P-256"
+                    "The leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; EC_v1 tokens are signed with P-256"
                 )
             }
             guard let raw = Self.rawECDSASignature(signer.signature),
@@ -38,7 +38,7 @@ struct SignerCheck: VerificationCheck {
                 key.isValidSignature(signature, for: signedDigest)
             else {
                 return .failed(
-                    .signatureInvalid, "the ECDSA signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
+                    .signatureInvalid, "The ECDSA signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
             return .passed("ECDSA P-256/SHA-256 signature by \"\(leaf.displayName)\" verifies")
         case .rsaV1:
@@ -48,19 +48,19 @@ struct SignerCheck: VerificationCheck {
                 algorithm.parametersAbsentOrNull
             else {
                 return .failed(
-                    .unsupportedSignatureAlgorithm, "the signature algorithm is \(algorithm); RSA_v1 tokens are signed with sha256WithRSAEncryption")
+                    .unsupportedSignatureAlgorithm, "The signature algorithm is \(algorithm); RSA_v1 tokens are signed with sha256WithRSAEncryption")
             }
             guard case .rsa(let key) = leaf.signingKey else {
                 return .failed(
                     .keyTypeMismatch,
-                    "the leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; RSA_v1 tokens are signed with RSA"
+                    "The leaf \"\(leaf.displayName)\" has a \(leaf.signingKey?.algorithmName ?? "unsupported") key; RSA_v1 tokens are signed with RSA"
                 )
             }
             let signature = _RSA.Signing.RSASignature(rawRepresentation: signer.signature)
             guard key.isValidSignature(signature, for: signedDigest, padding: .insecurePKCS1v1_5) else {
                 return .failed(
                     .signatureInvalid,
-                    "the RSA PKCS#1 v1.5/SHA-256 signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
+                    "The RSA PKCS#1 v1.5/SHA-256 signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
             return .passed("RSA PKCS#1 v1.5/SHA-256 signature by \"\(leaf.displayName)\" (\(key.keySizeInBits) bits) verifies")
         }
@@ -93,7 +93,7 @@ struct SignerCheck: VerificationCheck {
         guard signer.signedAttributes.contains(where: { $0.type == CMSOID.algorithmProtection }) else { return nil }
         let attributes = signer.attributes(CMSOID.algorithmProtection)
         guard attributes.count == 1, let attribute = attributes.first, attribute.values.count == 1, let value = attribute.values.first else {
-            return .failed(.algorithmProtectionMismatch, "the CMSAlgorithmProtection attribute must appear once with one value")
+            return .failed(.algorithmProtectionMismatch, "The CMSAlgorithmProtection attribute must appear once with one value")
         }
         do {
             // CMSAlgorithmProtection ::= SEQUENCE { digestAlgorithm, signatureAlgorithm [1] IMPLICIT OPTIONAL, macAlgorithm [2] OPTIONAL }
@@ -121,7 +121,7 @@ struct SignerCheck: VerificationCheck {
             }
             return nil
         } catch {
-            return .failed(.algorithmProtectionMismatch, "the CMSAlgorithmProtection attribute cannot be read")
+            return .failed(.algorithmProtectionMismatch, "The CMSAlgorithmProtection attribute cannot be read")
         }
     }
 }

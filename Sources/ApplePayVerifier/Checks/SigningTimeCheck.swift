@@ -27,7 +27,7 @@ struct SigningTimeCheck: VerificationCheck {
             let signed = signingTime.rfc3339
             let ageText = Self.format(age)
             return .passed(
-                "signed at \(signed), \(ageText) s before the verification time (window \(Self.format(window)) s)",
+                "Signed at \(signed), \(ageText) s before the verification time (window \(Self.format(window)) s)",
                 details: [
                     "signingTime": signed,
                     "ageSeconds": ageText,
@@ -43,17 +43,17 @@ struct SigningTimeCheck: VerificationCheck {
         if age < -skew {
             return .failed(
                 .signingTimeInFuture,
-                "the token's signing time \(signingTime.rfc3339) is \(Self.format(-age)) s\(Self.humanized(age)) after the verification time \(time.rfc3339); at most \(Self.format(skew)) s of clock skew is allowed",
+                "The token's signing time \(signingTime.rfc3339) is \(Self.format(-age)) s\(Self.humanized(age)) after the verification time \(time.rfc3339); at most \(Self.format(skew)) s of clock skew is allowed",
                 details: details)
         }
         if age > window {
             return .failed(
                 .signingTimeTooOld,
-                "the token was signed at \(signingTime.rfc3339), \(Self.format(age)) s\(Self.humanized(age)) before the verification time \(time.rfc3339); tokens are accepted for \(Self.format(window)) s after signing (possible replay)",
+                "The token was signed at \(signingTime.rfc3339), \(Self.format(age)) s\(Self.humanized(age)) before the verification time \(time.rfc3339); tokens are accepted for \(Self.format(window)) s after signing (possible replay)",
                 details: details)
         }
         return .passed(
-            "signed at \(signingTime.rfc3339), \(Self.format(age)) s before the verification time (window \(Self.format(window)) s)", details: details
+            "Signed at \(signingTime.rfc3339), \(Self.format(age)) s before the verification time (window \(Self.format(window)) s)", details: details
         )
     }
 
@@ -66,7 +66,7 @@ struct SigningTimeCheck: VerificationCheck {
         case .value(let element):
             guard let node = try? BER.parse(element), let date = try? CMSTime.date(from: node) else {
                 return .failure(
-                    Problem(outcome: .failed(.malformedAttribute, "the signing-time attribute is not a valid UTCTime or GeneralizedTime")))
+                    Problem(outcome: .failed(.malformedAttribute, "The signing-time attribute is not a valid UTCTime or GeneralizedTime")))
             }
             return .success(date)
         }

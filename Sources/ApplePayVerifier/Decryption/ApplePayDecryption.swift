@@ -68,7 +68,7 @@ public enum ApplePayDecryption {
                 .keyUnwrapFailed, "header.wrappedKey could not be unwrapped with the merchant RSA key (RSA-OAEP, SHA-256, MGF1-SHA-256)")
         }
         guard unwrapped.count == 16 else {
-            throw DecryptionError(.unsupportedKeyLength, "the unwrapped key is \(unwrapped.count) bytes; RSA_v1 uses AES-128 (16 bytes)")
+            throw DecryptionError(.unsupportedKeyLength, "The unwrapped key is \(unwrapped.count) bytes; RSA_v1 uses AES-128 (16 bytes)")
         }
         return try open(data, key: SymmetricKey(data: unwrapped), what: "AES-128-GCM")
     }
