@@ -127,7 +127,9 @@ public struct AppleIdentityVerifier: Sendable {
                 documents: documents, documentCount: response.documentResults.count, requirePhotoID: request?.document == .photoID, runner: &runner)
             await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         } else {
-            runner.run(.mdocResponseStructure, requires: [.identityPlaintextStructure]) { .failed(.malformedInput, "Unreachable: the plaintext did not decode.") }
+            runner.run(.mdocResponseStructure, requires: [.identityPlaintextStructure]) {
+                .failed(.malformedInput, "Unreachable: the plaintext did not decode.")
+            }
         }
 
         if let document = documents.first {

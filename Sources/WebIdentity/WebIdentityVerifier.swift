@@ -156,7 +156,9 @@ public struct WebIdentityVerifier: Sendable {
             PhotoIDChecks.run(
                 documents: documents, documentCount: deviceResponse.documentResults.count, requirePhotoID: requirePhotoID, runner: &runner)
         } else {
-            runner.run(.mdocResponseStructure, requires: [.webPlaintextStructure]) { .failed(.malformedInput, "Unreachable: the plaintext did not decode.") }
+            runner.run(.mdocResponseStructure, requires: [.webPlaintextStructure]) {
+                .failed(.malformedInput, "Unreachable: the plaintext did not decode.")
+            }
         }
 
         // The physical document's own expiry: a warning here (the web request has no requireUnexpired),
