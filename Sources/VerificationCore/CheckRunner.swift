@@ -105,11 +105,14 @@ public struct CheckRunner: Sendable {
             return nil
         }
         for prerequisite in prerequisites {
-            // A prerequisite is looked up in the same scope first, then without scope.
-            let status = self.status(of: prerequisite, scope: scope) ?? self.status(of: prerequisite)
-            if status == .passed { continue }
+            // A prerequisite is looked up in the same scope first, then without scope; its status
+            // and reason come from the same result.
+            let recorded =
+                results.last { $0.id == prerequisite && (scope == nil || $0.scope == scope) }
+                ?? results.last { $0.id == prerequisite }
+            if recorded?.status == .passed { continue }
             // A prerequisite skipped as not applicable does not block.
-            if status == .skipped, let last = results.last(where: { $0.id == prerequisite }), last.reason == .notApplicable { continue }
+            if recorded?.status == .skipped, recorded?.reason == .notApplicable { continue }
             results.append(
                 CheckResult(
                     id: id, status: .skipped, reason: .prerequisiteFailed,

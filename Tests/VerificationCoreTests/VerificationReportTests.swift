@@ -50,6 +50,23 @@ private func context() -> VerificationContext { VerificationContext(time: t0) }
         #expect(report.verdict == .rejected)
     }
 
+    @Test func aNotApplicableSkipInAnotherScopeDoesNotUnblockThisScope() {
+        var runner = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: context())
+        runner.run("a.parse", scope: "doc0") { .failed("bad", "broken") }
+        runner.run("a.digest", requires: ["a.parse"], scope: "doc0") { .passed("") }
+        runner.run("a.digest", scope: "doc1") { .notApplicable("Nothing to digest.") }
+        runner.run("a.values", requires: ["a.digest"], scope: "doc0") {
+            Issue.record("must not run: doc0's a.digest was skipped for a failed prerequisite")
+            return .passed("")
+        }
+        runner.run("a.values", requires: ["a.digest"], scope: "doc1") { .passed("fine") }
+        let report = runner.report(flow: "test")
+        let doc0Values = report.checks.first { $0.id == "a.values" && $0.scope == "doc0" }
+        let doc1Values = report.checks.first { $0.id == "a.values" && $0.scope == "doc1" }
+        #expect(doc0Values?.reason == .prerequisiteFailed)
+        #expect(doc1Values?.status == .passed)
+    }
+
     @Test func operationalErrorMakesTheVerdictIndeterminateAndRetryable() async {
         var runner = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: context())
         runner.run("a.one") { .passed("fine") }
