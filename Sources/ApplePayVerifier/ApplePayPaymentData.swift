@@ -130,7 +130,7 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
             value = try StrictJSON.parse(bytes)
         } catch {
             throw DecryptionError(
-                .malformedPaymentData, "The decrypted payment data is not valid JSON (\(error.reason) at byte \(error.offset) of \(bytes.count))")
+                .malformedPaymentData, "The decrypted payment data is not valid JSON (\(error.message) at byte \(error.offset) of \(bytes.count))")
         }
         guard let object = value.object else {
             throw DecryptionError(.malformedPaymentData, "The decrypted payment data is \(value.typeName), not a JSON object")

@@ -259,7 +259,7 @@ extension ApplePayToken {
         do {
             value = try StrictJSON.parse(bytes)
         } catch {
-            throw ApplePayTokenError(.malformedJSON, "\(what) is not valid JSON: \(error.reason) at byte \(error.offset)")
+            throw ApplePayTokenError(.malformedJSON, "\(what) is not valid JSON: \(error.message) at byte \(error.offset)")
         }
         guard let object = value.object else {
             throw ApplePayTokenError(.malformedJSON, "\(what) is \(value.typeName), not a JSON object")

@@ -64,9 +64,9 @@ public enum DeviceAuth: Sendable {
         case (nil, let m?):
             do { self = .mac(try COSEMac0(cbor: m)) } catch { throw MdocDecodingError(error, in: "deviceMac") }
         case (nil, nil):
-            throw MdocDecodingError(code: "missingField", message: "DeviceAuth has neither deviceSignature nor deviceMac")
+            throw MdocDecodingError(.missingField, "DeviceAuth has neither deviceSignature nor deviceMac")
         case (_?, _?):
-            throw MdocDecodingError(code: "malformedStructure", message: "DeviceAuth has both deviceSignature and deviceMac")
+            throw MdocDecodingError(.malformedStructure, "DeviceAuth has both deviceSignature and deviceMac")
         }
     }
 }

@@ -33,7 +33,7 @@ public struct SessionTranscript: Sendable {
             let items = try decoding("SessionTranscript") { () throws(CBORError) in try outer.array("SessionTranscript") }
             guard items.count == 3 else {
                 throw MdocDecodingError(
-                    code: "malformedStructure", message: "SessionTranscript must be an array of three items, found \(items.count)")
+                    .malformedStructure, "SessionTranscript must be an array of three items, found \(items.count)")
             }
             self.init(node: outer)
         }

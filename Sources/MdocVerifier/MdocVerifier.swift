@@ -140,7 +140,9 @@ public struct MdocVerifier: Sendable {
         do {
             response = try DeviceResponse(cborBytes: bytes)
         } catch {
-            runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
+            runner.run(.mdocResponseStructure) {
+                .failed(ReasonCode(error.code.rawValue), "The DeviceResponse could not be decoded: \(error.message).")
+            }
             return MdocVerificationResult(report: runner.report(flow: flow), documents: [])
         }
         return await verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow)

@@ -119,21 +119,52 @@ public enum StrictJSON {
         }
     }
 
-    /// Why and where ``StrictJSON/parse(_:)`` rejected its input.
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        /// The byte offset where reading failed.
-        public var offset: Int
-        /// What was wrong, for messages.
-        public var reason: String
+    /// Why and where ``StrictJSON/parse(_:)`` rejected its input: a code, a message and a byte offset,
+    /// in the shape of the other error types of the project.
+    public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// What kind of error this is; extensible, compare with the constants.
+        public struct Code: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+            /// The code as written in logs and tests.
+            public let rawValue: String
+            /// A code with this raw value.
+            public init(rawValue: String) { self.rawValue = rawValue }
+            /// The raw value.
+            public var description: String { rawValue }
 
-        /// Creates an error for a byte offset and a reason.
-        public init(offset: Int, reason: String) {
-            self.offset = offset
-            self.reason = reason
+            /// The input ended inside a value.
+            public static let unexpectedEnd = Code(rawValue: "unexpectedEnd")
+            /// A byte that cannot start or continue the value here.
+            public static let unexpectedCharacter = Code(rawValue: "unexpectedCharacter")
+            /// `true`, `false` or `null` misspelt.
+            public static let invalidLiteral = Code(rawValue: "invalidLiteral")
+            /// A number that does not follow the JSON grammar.
+            public static let invalidNumber = Code(rawValue: "invalidNumber")
+            /// A string with a control character, a bad escape, an unpaired surrogate or invalid UTF-8.
+            public static let invalidString = Code(rawValue: "invalidString")
+            /// An object that names a member twice.
+            public static let duplicateMember = Code(rawValue: "duplicateMember")
+            /// Nesting deeper than ``StrictJSON/maximumDepth``.
+            public static let tooDeep = Code(rawValue: "tooDeep")
+            /// Something other than whitespace after the value.
+            public static let trailingContent = Code(rawValue: "trailingContent")
         }
 
-        /// The reason and the byte offset, for messages.
-        public var description: String { "\(reason) at byte \(offset)" }
+        /// What kind of error this is.
+        public var code: Code
+        /// What was wrong, as a phrase to put inside a sentence (for example "unexpected end of input").
+        public var message: String
+        /// The byte offset where reading failed.
+        public var offset: Int
+
+        /// Creates an error of a code, with a message, at a byte offset.
+        public init(_ code: Code, _ message: String, offset: Int) {
+            self.code = code
+            self.message = message
+            self.offset = offset
+        }
+
+        /// The message and the byte offset, for messages.
+        public var description: String { "\(message) at byte \(offset)" }
     }
 
     /// The nesting limit: a value inside more than this many arrays and objects is a ``ParseError``.
@@ -152,7 +183,9 @@ public enum StrictJSON {
                 return .failure(error)
             }
             reader.skipWhitespace()
-            guard reader.offset == buffer.count else { return .failure(ParseError(offset: reader.offset, reason: "content after the JSON value")) }
+            guard reader.offset == buffer.count else {
+                return .failure(ParseError(.trailingContent, "content after the JSON value", offset: reader.offset))
+            }
             return .success(value)
         }
         return try result.get()
@@ -172,13 +205,13 @@ public enum StrictJSON {
             }
         }
 
-        func fail(_ reason: String) -> ParseError {
-            ParseError(offset: offset, reason: reason)
+        func fail(_ code: ParseError.Code, _ message: String) -> ParseError {
+            ParseError(code, message, offset: offset)
         }
 
         mutating func value(depth: Int) throws(ParseError) -> Value {
-            guard depth <= StrictJSON.maximumDepth else { throw fail("nesting deeper than \(StrictJSON.maximumDepth)") }
-            guard offset < bytes.count else { throw fail("unexpected end of input") }
+            guard depth <= StrictJSON.maximumDepth else { throw fail(.tooDeep, "nesting deeper than \(StrictJSON.maximumDepth)") }
+            guard offset < bytes.count else { throw fail(.unexpectedEnd, "unexpected end of input") }
             switch bytes[offset] {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
@@ -193,17 +226,17 @@ public enum StrictJSON {
                 try literal("null")
                 return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
-            default: throw fail("unexpected character")
+            default: throw fail(.unexpectedCharacter, "unexpected character")
             }
         }
 
         mutating func literal(_ word: StaticString) throws(ParseError) {
             let count = word.utf8CodeUnitCount
-            guard offset + count <= bytes.count else { throw fail("unexpected end of input") }
+            guard offset + count <= bytes.count else { throw fail(.unexpectedEnd, "unexpected end of input") }
             let matches = word.withUTF8Buffer { expected in
                 (0..<count).allSatisfy { bytes[offset + $0] == expected[$0] }
             }
-            guard matches else { throw fail("invalid literal") }
+            guard matches else { throw fail(.invalidLiteral, "invalid literal") }
             offset += count
         }
 
@@ -217,19 +250,19 @@ public enum StrictJSON {
             }
             while true {
                 skipWhitespace()
-                guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+                guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw fail(.unexpectedCharacter, "expected a member name") }
                 let name = try string()
                 skipWhitespace()
-                guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+                guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw fail(.unexpectedCharacter, "expected ':'") }
                 offset += 1
                 skipWhitespace()
                 let valueStart = offset
                 let member = try value(depth: depth + 1)
                 guard members.insert(name, member, range: valueStart..<offset) else {
-                    throw fail("duplicate member \"\(name.prefix(40))\"")
+                    throw fail(.duplicateMember, "duplicate member \"\(name.prefix(40))\"")
                 }
                 skipWhitespace()
-                guard offset < bytes.count else { throw fail("unexpected end of input") }
+                guard offset < bytes.count else { throw fail(.unexpectedEnd, "unexpected end of input") }
                 if bytes[offset] == UInt8(ascii: ",") {
                     offset += 1
                     continue
@@ -238,7 +271,7 @@ public enum StrictJSON {
                     offset += 1
                     return .object(members)
                 }
-                throw fail("expected ',' or '}'")
+                throw fail(.unexpectedCharacter, "expected ',' or '}'")
             }
         }
 
@@ -254,7 +287,7 @@ public enum StrictJSON {
                 skipWhitespace()
                 elements.append(try value(depth: depth + 1))
                 skipWhitespace()
-                guard offset < bytes.count else { throw fail("unexpected end of input") }
+                guard offset < bytes.count else { throw fail(.unexpectedEnd, "unexpected end of input") }
                 if bytes[offset] == UInt8(ascii: ",") {
                     offset += 1
                     continue
@@ -263,30 +296,30 @@ public enum StrictJSON {
                     offset += 1
                     return .array(elements)
                 }
-                throw fail("expected ',' or ']'")
+                throw fail(.unexpectedCharacter, "expected ',' or ']'")
             }
         }
 
         mutating func number() throws(ParseError) -> String {
             let start = offset
             if bytes[offset] == UInt8(ascii: "-") { offset += 1 }
-            guard offset < bytes.count else { throw fail("invalid number") }
+            guard offset < bytes.count else { throw fail(.invalidNumber, "invalid number") }
             if bytes[offset] == UInt8(ascii: "0") {
                 offset += 1
             } else if isDigit(bytes[offset]) {
                 while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
             } else {
-                throw fail("invalid number")
+                throw fail(.invalidNumber, "invalid number")
             }
             if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
                 offset += 1
-                guard offset < bytes.count, isDigit(bytes[offset]) else { throw fail("invalid number") }
+                guard offset < bytes.count, isDigit(bytes[offset]) else { throw fail(.invalidNumber, "invalid number") }
                 while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
             }
             if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
                 offset += 1
                 if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
-                guard offset < bytes.count, isDigit(bytes[offset]) else { throw fail("invalid number") }
+                guard offset < bytes.count, isDigit(bytes[offset]) else { throw fail(.invalidNumber, "invalid number") }
                 while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
             }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
@@ -332,24 +365,24 @@ public enum StrictJSON {
             var runStart = start
             while true {
                 offset = nextSpecial(from: offset)
-                guard offset < bytes.count else { throw fail("unterminated string") }
+                guard offset < bytes.count else { throw fail(.unexpectedEnd, "unterminated string") }
                 let byte = bytes[offset]
                 if byte >= 0x80 {
                     ascii = false
                     offset += 1
                     continue
                 }
-                guard byte >= 0x20 else { throw fail("control character in a string") }
+                guard byte >= 0x20 else { throw fail(.invalidString, "control character in a string") }
                 if byte == UInt8(ascii: "\"") {
                     let run = UnsafeBufferPointer(rebasing: bytes[runStart..<offset])
                     offset += 1
                     if !escaped {
                         if ascii { return String(decoding: run, as: UTF8.self) }
-                        guard let text = String(validating: run, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+                        guard let text = String(validating: run, as: UTF8.self) else { throw fail(.invalidString, "invalid UTF-8 in a string") }
                         return text
                     }
                     utf8.append(contentsOf: run)
-                    guard let text = String(validating: utf8, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+                    guard let text = String(validating: utf8, as: UTF8.self) else { throw fail(.invalidString, "invalid UTF-8 in a string") }
                     return text
                 }
                 // A backslash: escapes (serializers that write "\/" put them in every base64 field).
@@ -359,7 +392,7 @@ public enum StrictJSON {
                 }
                 utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
                 offset += 1
-                guard offset < bytes.count else { throw fail("unterminated string") }
+                guard offset < bytes.count else { throw fail(.unexpectedEnd, "unterminated string") }
                 let escape = bytes[offset]
                 offset += 1
                 switch escape {
@@ -375,26 +408,26 @@ public enum StrictJSON {
                     var scalar = try hex4()
                     if (0xD800...0xDBFF).contains(scalar) {
                         guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
-                            throw fail("unpaired surrogate")
+                            throw fail(.invalidString, "unpaired surrogate")
                         }
                         offset += 2
                         let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw fail("unpaired surrogate") }
+                        guard (0xDC00...0xDFFF).contains(low) else { throw fail(.invalidString, "unpaired surrogate") }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     } else if (0xDC00...0xDFFF).contains(scalar) {
-                        throw fail("unpaired surrogate")
+                        throw fail(.invalidString, "unpaired surrogate")
                     }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid \\u escape") }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw fail(.invalidString, "invalid \\u escape") }
                     utf8.append(contentsOf: String(Character(unicode)).utf8)
                 default:
-                    throw fail("invalid escape")
+                    throw fail(.invalidString, "invalid escape")
                 }
                 runStart = offset
             }
         }
 
         mutating func hex4() throws(ParseError) -> UInt32 {
-            guard offset + 4 <= bytes.count else { throw fail("truncated \\u escape") }
+            guard offset + 4 <= bytes.count else { throw fail(.unexpectedEnd, "truncated \\u escape") }
             var value: UInt32 = 0
             for _ in 0..<4 {
                 let byte = bytes[offset]
@@ -403,7 +436,7 @@ public enum StrictJSON {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
                 case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
                 case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-                default: throw fail("invalid \\u escape")
+                default: throw fail(.invalidString, "invalid \\u escape")
                 }
                 value = value << 4 | digit
                 offset += 1

@@ -131,7 +131,7 @@ public struct WebIdentityVerifier: Sendable {
             do {
                 deviceResponse = try DeviceResponse(cborBytes: plaintext)
             } catch let error as MdocDecodingError {
-                return .failed(ReasonCode(error.code), "The decrypted data is not a DeviceResponse: \(error.message).")
+                return .failed(ReasonCode(error.code.rawValue), "The decrypted data is not a DeviceResponse: \(error.message).")
             }
             return .passed("The plaintext is a DeviceResponse (\(plaintext.count) bytes).")
         }

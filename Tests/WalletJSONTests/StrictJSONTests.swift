@@ -29,6 +29,24 @@ import WalletJSON
         #expect(throws: StrictJSON.ParseError.self) { try parse(text) }
     }
 
+    /// Each rejection has a code, a message and the offset where reading stopped.
+    @Test(arguments: [
+        ("", StrictJSON.ParseError.Code.unexpectedEnd, 0), ("{\"a\":1,\"a\":2}", .duplicateMember, 12), ("{} {}", .trailingContent, 3),
+        ("tru", .unexpectedEnd, 0), ("nul ", .invalidLiteral, 0), ("[1 2]", .unexpectedCharacter, 3), ("-", .invalidNumber, 1),
+        ("\"a\u{01}b\"", .invalidString, 2), ("\"\\ud800\"", .invalidString, 7), ("\"abc", .unexpectedEnd, 4), ("@", .unexpectedCharacter, 0),
+    ])
+    func rejectionCodes(text: String, code: StrictJSON.ParseError.Code, offset: Int) {
+        #expect {
+            try parse(text)
+        } throws: { error in
+            guard let error = error as? StrictJSON.ParseError else { return false }
+            return error.code == code && error.offset == offset && error.description == "\(error.message) at byte \(offset)"
+                && !error.message.isEmpty
+        }
+        let deep = String(repeating: "[", count: 100)
+        #expect(throws: StrictJSON.ParseError(.tooDeep, "nesting deeper than 64", offset: 65)) { try parse(deep) }
+    }
+
     /// Long strings take the word-at-a-time path.
     @Test func longStrings() throws {
         let long = String(repeating: "abcdefgh", count: 20)

@@ -14,7 +14,7 @@ struct DocumentStructureCheck: VerificationCheck {
         let document: Document
         switch state.decoded {
         case .failure(let error):
-            return .failed(ReasonCode(error.code), "The document could not be decoded: \(error.message).")
+            return .failed(ReasonCode(error.code.rawValue), "The document could not be decoded: \(error.message).")
         case .success(let decoded):
             document = decoded
         }

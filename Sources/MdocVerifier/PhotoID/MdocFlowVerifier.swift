@@ -32,7 +32,9 @@ public struct MdocFlowVerifier: Sendable {
         do {
             response = try DeviceResponse(cborBytes: bytes)
         } catch {
-            runner.run(.mdocResponseStructure) { .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).") }
+            runner.run(.mdocResponseStructure) {
+                .failed(ReasonCode(error.code.rawValue), "The DeviceResponse could not be decoded: \(error.message).")
+            }
             return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: [])
         }
         let narrowed = PhotoIDChecks.policy(policy, for: response)

@@ -135,7 +135,7 @@ public struct PassportVerifier: Sendable {
         } catch {
             runner.run(.mdocResponseStructure) {
                 .failed(
-                    ReasonCode(error.code),
+                    ReasonCode(error.code.rawValue),
                     "The DeviceResponse could not be decoded: \(error.message). Let the person retry or fall back to another verification method.")
             }
             return PassportVerificationResult(report: runner.report(flow: "passport"), documents: [], passport: nil)

@@ -22,7 +22,7 @@ struct PlaintextStructureCheck: VerificationCheck {
         } catch let error as CBORError {
             return .failed(ReasonCode(error.code.rawValue), "The decrypted data is not {\"identity\": DeviceResponse}: \(error.message).")
         } catch let error as MdocDecodingError {
-            return .failed(ReasonCode(error.code), "The DeviceResponse could not be decoded: \(error.message).")
+            return .failed(ReasonCode(error.code.rawValue), "The DeviceResponse could not be decoded: \(error.message).")
         }
     }
 }
