@@ -86,7 +86,12 @@ public struct CheckRunner: Sendable {
 
     /// The status recorded for a check (the last one with that identifier, in the given scope).
     public func status(of id: CheckID, scope: String? = nil) -> CheckStatus? {
-        results.last { $0.id == id && (scope == nil || $0.scope == scope) }?.status
+        result(of: id, scope: scope)?.status
+    }
+
+    /// The last result recorded for a check, in the given scope (any scope when `scope` is nil).
+    private func result(of id: CheckID, scope: String?) -> CheckResult? {
+        results.last { $0.id == id && (scope == nil || $0.scope == scope) }
     }
 
     /// Whether the recorded status of the check is `passed` (see ``status(of:scope:)``).
@@ -107,9 +112,7 @@ public struct CheckRunner: Sendable {
         for prerequisite in prerequisites {
             // A prerequisite is looked up in the same scope first, then without scope; its status
             // and reason come from the same result.
-            let recorded =
-                results.last { $0.id == prerequisite && (scope == nil || $0.scope == scope) }
-                ?? results.last { $0.id == prerequisite }
+            let recorded = result(of: prerequisite, scope: scope) ?? result(of: prerequisite, scope: nil)
             if recorded?.status == .passed { continue }
             // A prerequisite skipped as not applicable does not block.
             if recorded?.status == .skipped, recorded?.reason == .notApplicable { continue }

@@ -43,8 +43,6 @@ import WalletJSON
             return error.code == code && error.offset == offset && error.description == "\(error.message) at byte \(offset)"
                 && !error.message.isEmpty
         }
-        let deep = String(repeating: "[", count: 100)
-        #expect(throws: StrictJSON.ParseError(.tooDeep, "nesting deeper than 64", offset: 65)) { try parse(deep) }
     }
 
     /// Long strings take the word-at-a-time path.
@@ -69,7 +67,7 @@ import WalletJSON
 
     @Test func nestingIsLimited() throws {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
-        #expect(throws: StrictJSON.ParseError.self) { try parse(deep) }
+        #expect(throws: StrictJSON.ParseError(.tooDeep, "nesting deeper than 64", offset: 65)) { try parse(deep) }
         let ok = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
         _ = try parse(ok)
     }

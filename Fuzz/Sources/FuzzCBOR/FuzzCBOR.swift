@@ -104,7 +104,7 @@ func run(_ bytes: [UInt8]) {
     }
     // The public entry point picks one of the two and must agree with the generic path.
     let entry = Result { () throws(MdocDecodingError) in try DeviceResponse(cborBytes: bytes) }
-    let genericResponse = generic.mapError { MdocDecodingError(.init(rawValue: $0.code.rawValue), "") }.flatMap { node in
+    let genericResponse = generic.mapError { MdocDecodingError(.init($0.code), "") }.flatMap { node in
         Result { () throws(MdocDecodingError) in try DeviceResponse(cbor: node) }
     }
     switch (entry, genericResponse) {
