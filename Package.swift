@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
     ],
     targets: [
         // Layer 0: text encodings every layer uses (hex, Base64, RFC 3339, PEM). No dependencies; its
@@ -193,6 +194,9 @@ let package = Package(
                 "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocationHTTP", "WalletIdentity", "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The connection guard sits in the HTTP/1 pipeline (per-client connections, deadlines).
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

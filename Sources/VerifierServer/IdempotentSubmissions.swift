@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 import VerificationCore
 
 /// `Idempotency-Key` on the POSTs that change the store (IETF draft "The Idempotency-Key HTTP Header
@@ -10,11 +11,13 @@ import VerificationCore
 /// balancer's retry — gets its answer instead of a replay rejection.
 ///
 /// - The key: 16 to 255 visible ASCII characters (a structured-field string in quotes is taken too);
-///   400 otherwise. It is scoped to the API credential that sent it (when `--api-token-file` is set).
+///   400 otherwise. It is scoped to the API credential that sent it (when `--api-token-file` is set),
+///   or else to the client's address; without a token, the key is a secret of its client.
 /// - The store records digests only: of the scoped key, and of the request (method, path, body). A
 ///   request creation's answer (request id, nonce, expiry: nothing personal) is kept for its retries;
 ///   a verification keeps nothing and is verified again on a retry, its replay check passing as
-///   `idempotentRetry` because the one-time value it consumed carries the same digests.
+///   `idempotentRetry` because the one-time value it consumed carries the same digests. A
+///   verification that consumed no one-time value (a rejection before the nonce, junk) keeps no record.
 /// - The same key with another request: 422. An attempt with the key still running (or one whose
 ///   process died, until its lease of ``lease`` runs out): 409 with Retry-After.
 /// - The retry window (`--idempotency-window`) never extends what the verification allows: a token
@@ -44,7 +47,7 @@ struct IdempotentSubmissions: Sendable {
         let body = try await request.collectBody(upTo: services.settings.bodyLimit)
         let now = services.clock.now()
         let tag = IdempotencyTag(
-            key: Self.keyDigest(key, scope: Self.credential(request)),
+            key: Self.keyDigest(key, scope: scope(request, context)),
             body: Self.requestDigest(method: request.method.rawValue, path: request.uri.path, body: body),
             retryUntil: now.addingTimeInterval(TimeInterval(services.settings.idempotencyWindow)))
         let start: IdempotencyStart
@@ -79,8 +82,9 @@ struct IdempotentSubmissions: Sendable {
         var tagged = context
         tagged.idempotency = tag
         let response: Response
+        let consumed = OneTimeValueConsumed()
         do {
-            response = try await handler(request, tagged)
+            response = try await OneTimeValueConsumed.$current.withValue(consumed) { try await handler(request, tagged) }
         } catch {
             try? await services.store.abandonIdempotentRequest(key: tag.key)
             throw error
@@ -93,11 +97,15 @@ struct IdempotentSubmissions: Sendable {
             var kept = response
             kept.body = .init(byteBuffer: ByteBuffer(bytes: bytes))
             return kept
-        case (.verification, .ok):
+        case (.verification, .ok) where consumed.value:
+            // The answer consumed a nonce or recorded a transaction: a retry with the key must be
+            // recognised as this submission, so the record stays for the window.
             try? await services.store.finishIdempotentRequest(key: tag.key, result: nil)
             return response
         default:
-            // No answer worth keeping (unreadable, indeterminate): a retry is processed anew at once.
+            // No answer worth keeping (unreadable, indeterminate, or a verdict that consumed no
+            // one-time value, such as junk): a retry is processed anew at once, and junk submitted
+            // with fresh keys leaves no rows behind.
             try? await services.store.abandonIdempotentRequest(key: tag.key)
             return response
         }
@@ -122,6 +130,12 @@ struct IdempotentSubmissions: Sendable {
     static var invalidKey: Problem {
         Problem.badRequest(
             "Idempotency-Key: must be 16 to 255 visible ASCII characters; send a fresh random value (such as a UUID) with every new submission")
+    }
+
+    /// Whose key this is: the API credential when the API takes a token; otherwise the client's
+    /// address (``ClientKey``), so another client that learns a key and a body cannot fetch the answer.
+    func scope(_ request: Request, _ context: VerifierRequestContext) -> String {
+        services.apiToken != nil ? Self.credential(request) : "client " + context.clientKey
     }
 
     /// The API credential the request carried (the bearer token, when the API takes one), or "".
@@ -163,4 +177,20 @@ private struct CollectingWriter: ResponseBodyWriter {
     let collector: BodyCollector
     mutating func write(_ buffer: ByteBuffer) async throws { collector.bytes += buffer.readableBytesView }
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
+
+/// Set by a verification whose report consumed a one-time value (`replay.nonce` or
+/// `replay.transactionId` passed), for ``IdempotentSubmissions`` to keep its record.
+final class OneTimeValueConsumed: Sendable {
+    private let flag = Mutex(false)
+    @TaskLocal static var current: OneTimeValueConsumed?
+
+    var value: Bool { flag.withLock { $0 } }
+
+    /// Marks the current submission when `report` consumed a nonce or recorded a transaction.
+    static func note(_ report: VerificationReport) {
+        guard let current else { return }
+        let consumed = report.checks.contains { ($0.id == "replay.nonce" || $0.id == "replay.transactionId") && $0.status == .passed }
+        if consumed { current.flag.withLock { $0 = true } }
+    }
 }

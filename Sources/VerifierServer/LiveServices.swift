@@ -36,8 +36,13 @@ public final class LiveServices: Sendable {
         if old.store != new.store || old.postgresURL != new.postgresURL || old.dataDirectory != new.dataDirectory { changed.append("store") }
         if old.uiListen != new.uiListen || old.uiTokenFile != new.uiTokenFile { changed.append("web page listener") }
         if old.apiTokenFile != new.apiTokenFile { changed.append("API token file") }
+        if old.headerTimeout != new.headerTimeout || old.idleTimeout != new.idleTimeout || old.maxClientConnections != new.maxClientConnections {
+            changed.append("connection limits")
+        }
         if old.requestRate != new.requestRate || old.maxOutstandingRequests != new.maxOutstandingRequests
             || old.maxConcurrentVerifications != new.maxConcurrentVerifications || old.idempotencyWindow != new.idempotencyWindow
+            || old.verifyRate != new.verifyRate || old.maxClientVerifications != new.maxClientVerifications
+            || old.maxClientOutstandingRequests != new.maxClientOutstandingRequests || old.bodyTimeout != new.bodyTimeout
         {
             changed.append("admission limits")
         }
@@ -81,6 +86,13 @@ public final class LiveServices: Sendable {
             settings.maxOutstandingRequests = previous.settings.maxOutstandingRequests
             settings.maxConcurrentVerifications = previous.settings.maxConcurrentVerifications
             settings.idempotencyWindow = previous.settings.idempotencyWindow
+            settings.verifyRate = previous.settings.verifyRate
+            settings.maxClientVerifications = previous.settings.maxClientVerifications
+            settings.maxClientOutstandingRequests = previous.settings.maxClientOutstandingRequests
+            settings.bodyTimeout = previous.settings.bodyTimeout
+            settings.headerTimeout = previous.settings.headerTimeout
+            settings.idleTimeout = previous.settings.idleTimeout
+            settings.maxClientConnections = previous.settings.maxClientConnections
         }
         var next = try await VerifierServices.configure(settings: settings, base: base, logger: logger, previous: previous)
         next.apiToken = previous.apiToken

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import WalletJSON
 
-/// RFC 9457 problem details for requests that cannot be read (400, 413, 415) and for operational
+/// RFC 9457 problem details for requests that cannot be read (400, 404, 408, 413, 415, 429) and for operational
 /// failures (503). Messages never echo request content.
 struct Problem: Error {
     let status: HTTPResponse.Status
@@ -41,6 +41,8 @@ struct Problem: Error {
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) } else if status == .serviceUnavailable { headers[.retryAfter] = "1" }
+        // A body that did not arrive in time leaves the connection mid-request: it is not reused.
+        if status == .requestTimeout { headers[.connection] = "close" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.bytes)))
     }
 }

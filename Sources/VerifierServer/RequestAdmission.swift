@@ -21,64 +21,161 @@ public struct VerifierRequestContext: RequestContext, RemoteAddressRequestContex
         self.remoteAddress = source.channel.remoteAddress
     }
 
-    /// The client's address as a rate-limit key (the port left out).
-    var clientKey: String { remoteAddress?.ipAddress ?? "unknown" }
+    /// The client as the per-client limits count it (``ClientKey``).
+    var clientKey: String { ClientKey.of(remoteAddress) }
 }
 
-/// What keeps the API bounded, per process:
+/// What keeps the API bounded, per process. Every per-client limit keys on ``ClientKey`` (the
+/// address; an IPv6 address by its /64).
 /// - a per-client token bucket on request creation (`--request-rate` per minute; 0 turns it off),
-///   429 with Retry-After when empty;
+///   and another on verification POSTs (`--verify-rate`), 429 with Retry-After when empty;
 /// - a cap on outstanding request sessions in the store (`--max-outstanding-requests`), counted with
 ///   one store query per second at most (the count is at most a second old), 503 with Retry-After;
-/// - at most `--max-concurrent-verifications` verifications at once, each further one waiting at
-///   most `verificationWait` for a slot (503 with Retry-After after that), so CPU-heavy work queues
-///   instead of piling onto the event loops that answer /healthz and /readyz.
+///   and each client's share of it (`--max-client-outstanding-requests`, sessions it created within
+///   the request lifetime, counted in this process), 429 past it, so one client cannot fill the cap;
+/// - at most `--max-concurrent-verifications` verifications at once, and at most
+///   `--max-client-verifications` of one client; a further one waits at most `verificationWait`
+///   for a slot (503 with Retry-After after that, or 429 when its own client's share was full), so
+///   CPU-heavy work queues instead of piling onto the event loops that answer /healthz and /readyz.
+///   A verification waiting on another server (``OutboundWait``) gives its slot back meanwhile.
 final class RequestAdmission: Sendable {
     struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
     }
 
+    /// Why a verification got no slot.
+    enum Refusal: Error, Equatable {
+        /// Every slot stayed busy for the whole wait.
+        case busy
+        /// This client's own share of the slots stayed full for the whole wait.
+        case clientBusy
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let client: String
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
     private struct State {
         var buckets: [String: Bucket] = [:]
+        var verifyBuckets: [String: Bucket] = [:]
         var outstanding: (count: Int, at: ContinuousClock.Instant)?
+        /// Per client: when each session it created expires (oldest first).
+        var sessions: [String: [ContinuousClock.Instant]] = [:]
         var running = 0
-        var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        var runningPerClient: [String: Int] = [:]
+        var waiters: [Waiter] = []
         var nextWaiter: UInt64 = 0
+
+        func mayRun(_ client: String, maxConcurrent: Int, perClient: Int) -> Bool {
+            running < maxConcurrent && runningPerClient[client, default: 0] < perClient
+        }
+
+        mutating func take(_ client: String) {
+            running += 1
+            runningPerClient[client, default: 0] += 1
+        }
     }
 
     let ratePerMinute: Int
+    let verifyRatePerMinute: Int
     let maxOutstanding: Int
+    let maxClientOutstanding: Int
+    let sessionLifetime: Duration
     let maxConcurrent: Int
+    let maxPerClient: Int
     let verificationWait: Duration
     private let state = Mutex(State())
 
-    init(ratePerMinute: Int, maxOutstanding: Int, maxConcurrent: Int, verificationWait: Duration = .seconds(10)) {
+    init(
+        ratePerMinute: Int, maxOutstanding: Int, maxConcurrent: Int, verificationWait: Duration = .seconds(10),
+        verifyRatePerMinute: Int = 0, maxClientOutstanding: Int? = nil, sessionLifetime: Duration = .seconds(600),
+        maxPerClient: Int? = nil
+    ) {
         self.ratePerMinute = ratePerMinute
+        self.verifyRatePerMinute = verifyRatePerMinute
         self.maxOutstanding = maxOutstanding
+        self.maxClientOutstanding = maxClientOutstanding ?? maxOutstanding
+        self.sessionLifetime = sessionLifetime
         self.maxConcurrent = max(1, maxConcurrent)
+        self.maxPerClient = max(1, min(self.maxConcurrent, maxPerClient ?? self.maxConcurrent))
         self.verificationWait = verificationWait
     }
 
-    /// Takes a token from the client's bucket; nil when allowed, else the seconds until one is free.
+    /// The admission limits of `settings`.
+    convenience init(settings: ServerSettings) {
+        self.init(
+            ratePerMinute: settings.requestRate, maxOutstanding: settings.maxOutstandingRequests,
+            maxConcurrent: settings.maxConcurrentVerifications, verifyRatePerMinute: settings.verifyRate,
+            maxClientOutstanding: settings.clientOutstandingCap, sessionLifetime: .seconds(settings.requestLifetime),
+            maxPerClient: settings.clientVerificationCap)
+    }
+
+    /// Takes a token from the client's request-creation bucket; nil when allowed, else the seconds until one is free.
     func takeCreationToken(client: String, now: ContinuousClock.Instant = .now) -> Int? {
-        guard ratePerMinute > 0 else { return nil }
-        let capacity = max(1, Double(ratePerMinute) / 10)
-        let perSecond = Double(ratePerMinute) / 60
+        takeToken(client: client, perMinute: ratePerMinute, buckets: \.buckets, now: now)
+    }
+
+    /// Takes a token from the client's verification bucket; nil when allowed, else the seconds until one is free.
+    func takeVerificationToken(client: String, now: ContinuousClock.Instant = .now) -> Int? {
+        takeToken(client: client, perMinute: verifyRatePerMinute, buckets: \.verifyBuckets, now: now)
+    }
+
+    private func takeToken(
+        client: String, perMinute: Int, buckets: WritableKeyPath<State, [String: Bucket]>, now: ContinuousClock.Instant
+    ) -> Int? {
+        guard perMinute > 0 else { return nil }
+        let capacity = max(1, Double(perMinute) / 10)
+        let perSecond = Double(perMinute) / 60
         return state.withLock { state in
-            if state.buckets.count > 10_000 {
+            if state[keyPath: buckets].count > 10_000 {
                 // Forget clients idle for a minute (their buckets are full again anyway).
-                state.buckets = state.buckets.filter { now - $0.value.updated < .seconds(60) }
+                state[keyPath: buckets] = state[keyPath: buckets].filter { now - $0.value.updated < .seconds(60) }
             }
-            var bucket = state.buckets[client] ?? Bucket(tokens: capacity, updated: now)
+            var bucket = state[keyPath: buckets][client] ?? Bucket(tokens: capacity, updated: now)
             let elapsed = now - bucket.updated
             bucket.tokens = min(
                 capacity, bucket.tokens + (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * perSecond)
             bucket.updated = now
-            defer { state.buckets[client] = bucket }
+            defer { state[keyPath: buckets][client] = bucket }
             guard bucket.tokens >= 1 else { return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up))) }
             bucket.tokens -= 1
             return nil
+        }
+    }
+
+    /// Counts a session the client is about to create against its share; false (and nothing
+    /// counted) when its share is full. Sessions count until the request lifetime passes.
+    func takeClientSession(client: String, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { state in
+            if state.sessions.count > 10_000 {
+                state.sessions = state.sessions.filter { $0.value.last.map { $0 > now } ?? false }
+            }
+            var list = state.sessions[client, default: []]
+            if let firstLive = list.firstIndex(where: { $0 > now }) {
+                list.removeFirst(firstLive)
+            } else {
+                list.removeAll()
+            }
+            guard list.count < maxClientOutstanding else {
+                state.sessions[client] = list
+                return false
+            }
+            list.append(now + sessionLifetime)
+            state.sessions[client] = list
+            return true
+        }
+    }
+
+    /// Gives back a session counted by ``takeClientSession(client:now:)`` that was not created.
+    func returnClientSession(client: String) {
+        state.withLock { state in
+            if var list = state.sessions[client], !list.isEmpty {
+                list.removeLast()
+                state.sessions[client] = list
+            }
         }
     }
 
@@ -98,41 +195,59 @@ final class RequestAdmission: Sendable {
         return counted < maxOutstanding
     }
 
-    /// Runs `body` in a verification slot; nil when no slot freed up within `verificationWait`.
-    func withVerificationSlot<T: Sendable>(_ body: () async throws -> T) async throws -> T? {
-        guard await acquire() else { return nil }
-        defer { release() }
-        return try await body()
+    /// Runs `body` in a verification slot of `client`; nil when no slot freed up within `verificationWait`.
+    func withVerificationSlot<T: Sendable>(client: String = "", _ body: () async throws -> T) async throws -> T? {
+        switch try await withVerificationSlotOrRefusal(client: client, body) {
+        case .success(let value): return value
+        case .failure: return nil
+        }
     }
 
-    private func acquire() async -> Bool {
-        enum Entry { case acquired, wait(UInt64) }
-        let entry: Entry = state.withLock { state in
-            if state.running < maxConcurrent {
-                state.running += 1
-                return .acquired
+    /// Runs `body` in a verification slot of `client`, or says why no slot freed up within
+    /// `verificationWait`. While `body` waits on another server (``OutboundWait/during(_:)``) the slot
+    /// is given back, and taken again (ahead of new arrivals) before it goes on.
+    func withVerificationSlotOrRefusal<T: Sendable>(client: String, _ body: () async throws -> T) async throws -> Result<T, Refusal> {
+        if let refusal = await acquire(client: client, wait: verificationWait, first: false) { return .failure(refusal) }
+        let hooks = OutboundWait.Hooks(
+            leave: { [self] in release(client: client) },
+            reenter: { [self] in _ = await acquire(client: client, wait: nil, first: true) })
+        defer { release(client: client) }
+        return .success(try await OutboundWait.$hooks.withValue(hooks) { try await body() })
+    }
+
+    /// How many verifications are running now (tests and metrics).
+    var runningCount: Int { state.withLock { $0.running } }
+
+    /// Takes a slot for `client`, waiting at most `wait` (nil: as long as it takes); nil when taken.
+    private func acquire(client: String, wait: Duration?, first: Bool) async -> Refusal? {
+        let maxConcurrent = maxConcurrent, perClient = maxPerClient
+        let queued: UInt64? = state.withLock { state in
+            if state.mayRun(client, maxConcurrent: maxConcurrent, perClient: perClient) {
+                state.take(client)
+                return nil
             }
             state.nextWaiter += 1
-            return .wait(state.nextWaiter)
+            return state.nextWaiter
         }
-        guard case .wait(let id) = entry else { return true }
-        let deadline = verificationWait
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let queued = state.withLock { state -> Bool in
+        guard let id = queued else { return nil }
+        let granted = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let queuedNow = state.withLock { state -> Bool in
                 // A slot may have freed up in between.
-                if state.running < maxConcurrent {
-                    state.running += 1
+                if state.mayRun(client, maxConcurrent: maxConcurrent, perClient: perClient) {
+                    state.take(client)
                     return false
                 }
-                state.waiters.append((id, continuation))
+                let waiter = Waiter(id: id, client: client, continuation: continuation)
+                if first { state.waiters.insert(waiter, at: 0) } else { state.waiters.append(waiter) }
                 return true
             }
-            guard queued else {
+            guard queuedNow else {
                 continuation.resume(returning: true)
                 return
             }
+            guard let wait else { return }
             Task {
-                try? await Task.sleep(for: deadline)
+                try? await Task.sleep(for: wait)
                 let timedOut = self.state.withLock { state -> CheckedContinuation<Bool, Never>? in
                     guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                     return state.waiters.remove(at: index).continuation
@@ -140,17 +255,46 @@ final class RequestAdmission: Sendable {
                 timedOut?.resume(returning: false)
             }
         }
+        if granted { return nil }
+        return state.withLock { $0.runningPerClient[client, default: 0] >= perClient } ? .clientBusy : .busy
     }
 
-    private func release() {
+    private func release(client: String) {
+        let maxConcurrent = maxConcurrent, perClient = maxPerClient
         let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            if state.waiters.isEmpty {
-                state.running -= 1
-                return nil
-            }
-            // The slot passes to the next waiter (running stays the same).
-            return state.waiters.removeFirst().continuation
+            state.running -= 1
+            let remaining = state.runningPerClient[client, default: 1] - 1
+            state.runningPerClient[client] = remaining > 0 ? remaining : nil
+            // The slot passes to the first waiter whose client is under its share.
+            guard let index = state.waiters.firstIndex(where: { state.mayRun($0.client, maxConcurrent: maxConcurrent, perClient: perClient) })
+            else { return nil }
+            let waiter = state.waiters.remove(at: index)
+            state.take(waiter.client)
+            return waiter.continuation
         }
         next?.resume(returning: true)
+    }
+}
+
+/// The client as per-client limits count it: an IPv4 address, or the /64 of an IPv6 address (one
+/// subscriber usually holds a whole /64, so counting single addresses would give it 2^64 shares).
+/// An IPv4-mapped IPv6 address counts as its IPv4 address. The port is left out.
+enum ClientKey {
+    static func of(_ address: SocketAddress?) -> String {
+        guard let address else { return "unknown" }
+        switch address {
+        case .v4:
+            return address.ipAddress ?? "unknown"
+        case .v6(let v6):
+            var raw = v6.address.sin6_addr
+            let bytes = withUnsafeBytes(of: &raw) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+                return bytes[12...].map(String.init).joined(separator: ".")
+            }
+            let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+            return groups.joined(separator: ":") + "::/64"
+        case .unixDomainSocket:
+            return "local"
+        }
     }
 }

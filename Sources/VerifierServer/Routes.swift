@@ -29,9 +29,7 @@ struct APIRoutes: Sendable {
         self.live = live
         let services = live.current
         self.services = services
-        self.admission = RequestAdmission(
-            ratePerMinute: services.settings.requestRate, maxOutstanding: services.settings.maxOutstandingRequests,
-            maxConcurrent: services.settings.maxConcurrentVerifications)
+        self.admission = RequestAdmission(settings: services.settings)
     }
 
     /// These routes with the configuration current now: a request keeps it to the end, whatever a
@@ -43,10 +41,23 @@ struct APIRoutes: Sendable {
     }
 
     func register(on router: Router<VerifierRequestContext>) {
-        if let token = services.apiToken {
-            router.add(middleware: APITokenMiddleware(token: token, metrics: services.metrics))
-        }
+        // A path that is not written the one way the routes are (an empty or dot segment, an encoded
+        // slash) is a 404 before any route or middleware sees it: the router would otherwise match
+        // `//v1/trust` as `/v1/trust`.
+        router.add(middleware: CanonicalPathMiddleware(metrics: services.metrics))
         router.add(middleware: NotFoundProblemMiddleware(knownPaths: knownPaths, metrics: services.metrics))
+        registerOpen(on: router)
+        // Every /v1 route sits in one group; the API token is checked by that group's middleware,
+        // that is on the route that matched, never on the raw path.
+        let v1 = router.group("v1")
+        if let token = services.apiToken {
+            v1.add(middleware: APITokenMiddleware(token: token, metrics: services.metrics))
+        }
+        registerV1(on: v1)
+    }
+
+    /// The routes without a token: health, readiness, metrics and the OpenAPI document.
+    func registerOpen(on router: Router<VerifierRequestContext>) {
         getAndHead("healthz", on: router) { _, _ in jsonResponse(#"{"status":"ok"}"#) }
         getAndHead("readyz", on: router) { _, _ -> Response in
             do {
@@ -64,51 +75,91 @@ struct APIRoutes: Sendable {
         getAndHead("openapi.yaml", on: router) { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
         }
-        // What the service trusts right now (behind the API token like every /v1 route).
-        getAndHead("v1/trust", on: router) { _, _ in jsonResponse(await TrustView.json(live.current)) }
+    }
+
+    /// The /v1 routes, registered on their group (behind the API token when one is configured).
+    func registerV1(on router: RouterGroup<VerifierRequestContext>) {
+        // What the service trusts right now.
+        getAndHead("trust", on: router) { _, _ in jsonResponse(await TrustView.json(live.current)) }
         // Idempotency-Key (IdempotentSubmissions) on every POST that changes the store.
         let idempotent = IdempotentSubmissions(services: services)
-        storePost("v1/identity/requests", .creation, route: "identity-requests", idempotent, on: router) {
+        storePost("identity/requests", .creation, route: "identity-requests", idempotent, on: router) {
             try await current().createIdentityRequest($0, $1)
         }
-        storePost("v1/identity/verify", .verification, route: "identity-verify", idempotent, on: router) {
+        storePost("identity/verify", .verification, route: "identity-verify", idempotent, on: router) {
             try await current().verifyIdentity($0, $1)
         }
-        storePost("v1/applepay/decrypt", .verification, route: "applepay-decrypt", idempotent, on: router) {
+        storePost("applepay/decrypt", .verification, route: "applepay-decrypt", idempotent, on: router) {
             try await current().decryptApplePay($0, $1)
         }
-        storePost("v1/web/requests", .creation, route: "web-requests", idempotent, on: router) { try await current().createWebRequest($0, $1) }
-        storePost("v1/web/verify", .verification, route: "web-verify", idempotent, on: router) { try await current().verifyWeb($0, $1) }
-        router.post("v1/mdoc/verify") { request, context in try await handle { try await inSlot { try await current().verifyMdoc(request, context) } }
+        storePost("web/requests", .creation, route: "web-requests", idempotent, on: router) { try await current().createWebRequest($0, $1) }
+        storePost("web/verify", .verification, route: "web-verify", idempotent, on: router) { try await current().verifyWeb($0, $1) }
+        router.post("mdoc/verify") { request, context in
+            try await handle {
+                let request = try await bufferedBody(request)
+                try admitVerification(context)
+                return try await inSlot(context) { try await current().verifyMdoc(request, context) }
+            }
         }
     }
 
     /// A POST that changes the store: its Idempotency-Key first (``IdempotentSubmissions``), then what
     /// its kind needs — a request creation is admitted (rate and outstanding sessions), a verification
     /// waits for a slot.
+    ///
+    /// The body is read first, whole and under the body deadline (408 after it), before anything
+    /// counts against a limit that others share: a client that sends its body slowly holds a
+    /// connection, never a verification slot.
     func storePost(
         _ path: RouterPath, _ kind: IdempotentSubmissions.Kind, route: String, _ idempotent: IdempotentSubmissions,
-        on router: Router<VerifierRequestContext>,
+        on router: RouterGroup<VerifierRequestContext>,
         _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response
     ) {
         router.post(path) { request, context in
             try await handle {
-                try await idempotent.run(request, context, kind: kind, route: route) { request, context in
+                let request = try await bufferedBody(request)
+                if kind == .verification { try admitVerification(context) }
+                return try await idempotent.run(request, context, kind: kind, route: route) { request, context in
                     switch kind {
                     case .creation:
-                        try await admitCreation(context)
-                        return try await handler(request, context)
+                        return try await admitCreation(context) { try await handler(request, context) }
                     case .verification:
-                        return try await inSlot { try await handler(request, context) }
+                        return try await inSlot(context) { try await handler(request, context) }
                     }
                 }
             }
         }
     }
 
+    /// The request with its body read whole (at most the body limit: 413) within the body deadline
+    /// (`--body-timeout`: 408, and the connection is closed).
+    func bufferedBody(_ request: Request) async throws -> Request {
+        let limit = services.settings.bodyLimit
+        let deadline = Duration.seconds(services.settings.bodyTimeout)
+        let body = request.body
+        let buffer: ByteBuffer? = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: limit) }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        guard let buffer else {
+            services.metrics.requestRejected(reason: "body-timeout")
+            throw Problem(
+                status: .requestTimeout, type: "body-timeout", title: "The request body did not arrive in time",
+                detail: "the body must arrive within \(services.settings.bodyTimeout) s of the request head (--body-timeout); send it at once")
+        }
+        var buffered = request
+        buffered.body = .init(buffer: buffer)
+        return buffered
+    }
+
     /// A GET route and its HEAD (RFC 9110 §9.3.2: the same answer without the body).
     func getAndHead(
-        _ path: RouterPath, on router: Router<VerifierRequestContext>,
+        _ path: RouterPath, on router: some RouterMethods<VerifierRequestContext>,
         _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response
     ) {
         router.get(path, use: handler)
@@ -153,7 +204,35 @@ struct APIRoutes: Sendable {
         ).response()
     }
 
-    /// Request creation: the client's rate (429) and the cap on outstanding sessions (503).
+    /// A verification POST: the client's verification rate (429, `--verify-rate`).
+    func admitVerification(_ context: VerifierRequestContext) throws {
+        if let wait = admission.takeVerificationToken(client: context.clientKey) {
+            services.metrics.requestRejected(reason: "rate-limited")
+            var problem = Problem(
+                status: .tooManyRequests, type: "rate-limited", title: "Too many requests",
+                detail: "this client submits verifications faster than \(services.settings.verifyRate) a minute (--verify-rate); retry in \(wait) s")
+            problem.retryAfter = wait
+            throw problem
+        }
+    }
+
+    /// Request creation: the client's rate (429), the client's share of outstanding sessions (429)
+    /// and the cap on outstanding sessions (503); then `create`. A creation that fails gives the
+    /// client's share back.
+    func admitCreation(_ context: VerifierRequestContext, _ create: () async throws -> Response) async throws -> Response {
+        try await admitCreation(context)
+        let response: Response
+        do {
+            response = try await create()
+        } catch {
+            admission.returnClientSession(client: context.clientKey)
+            throw error
+        }
+        if response.status != .created { admission.returnClientSession(client: context.clientKey) }
+        return response
+    }
+
+    /// Request creation's limits, in order: the client's rate, its share of outstanding sessions, the cap.
     func admitCreation(_ context: VerifierRequestContext) async throws {
         if let wait = admission.takeCreationToken(client: context.clientKey) {
             services.metrics.requestRejected(reason: "rate-limited")
@@ -163,13 +242,25 @@ struct APIRoutes: Sendable {
             problem.retryAfter = wait
             throw problem
         }
+        guard admission.takeClientSession(client: context.clientKey) else {
+            services.metrics.requestRejected(reason: "client-sessions")
+            var problem = Problem(
+                status: .tooManyRequests, type: "too-many-outstanding-requests", title: "Too many outstanding requests from this client",
+                detail:
+                    "this client has \(services.settings.clientOutstandingCap) request sessions outstanding, its share (--max-client-outstanding-requests); retry when some are answered or expire"
+            )
+            problem.retryAfter = 30
+            throw problem
+        }
         let allowed: Bool
         do {
             allowed = try await admission.mayCreateSession { try await services.store.outstandingNonceCount(now: services.clock.now()) }
         } catch {
+            admission.returnClientSession(client: context.clientKey)
             throw Problem.unavailable("the request store does not answer")
         }
         guard allowed else {
+            admission.returnClientSession(client: context.clientKey)
             var problem = Problem.unavailable(
                 "\(services.settings.maxOutstandingRequests) request sessions are outstanding, the most this server keeps; retry when some are answered or expire"
             )
@@ -178,15 +269,27 @@ struct APIRoutes: Sendable {
         }
     }
 
-    /// A verification in one of the limited slots (503 with Retry-After when none frees up in time).
-    func inSlot(_ body: () async throws -> Response) async throws -> Response {
-        guard let response = try await admission.withVerificationSlot(body) else {
+    /// A verification in one of the limited slots: 503 with Retry-After when none frees up in time,
+    /// 429 when this client's own share of the slots stayed full.
+    func inSlot(_ context: VerifierRequestContext, _ body: () async throws -> Response) async throws -> Response {
+        switch try await admission.withVerificationSlotOrRefusal(client: context.clientKey, body) {
+        case .success(let response):
+            return response
+        case .failure(.busy):
             services.metrics.requestRejected(reason: "busy")
             var problem = Problem.unavailable("every verification slot is busy; retry shortly")
             problem.retryAfter = 1
             throw problem
+        case .failure(.clientBusy):
+            services.metrics.requestRejected(reason: "client-busy")
+            var problem = Problem(
+                status: .tooManyRequests, type: "too-many-verifications", title: "Too many verifications from this client",
+                detail:
+                    "this client already has \(services.settings.clientVerificationCap) verifications running, its share of the slots (--max-client-verifications); retry when one is answered"
+            )
+            problem.retryAfter = 1
+            throw problem
         }
-        return response
     }
 
     /// Reads a JSON object body (415 for another or a missing media type, 413 past the limit, 400 for
@@ -417,18 +520,16 @@ struct APIRoutes: Sendable {
                 throw Problem.badRequest("/readerKey: the reader's ephemeral P-256 private key as base64 of its 32-byte scalar or of a COSE_Key")
             }
         }
-        var policy = MdocVerificationPolicy.iso18013Strict
-        policy.clockSkew = .seconds(services.settings.clockSkew)
         let time = services.clock.now()
         let start = ContinuousClock.now
-        let verifier = MdocFlowVerifier(
-            mdocVerifier: MdocVerifier(sharing: services.identity.verifier.mdocVerifier, policy: policy), revocation: services.revocation)
+        let verifier = services.mdocFlowVerifier()
         let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time))
         services.metrics.record(flow: "mdoc", report: result.report, duration: ContinuousClock.now - start)
         return reportResponse(IdentityOutput.json(result), report: result.report)
     }
 
     func reportResponse(_ json: String, report: VerificationReport) -> Response {
+        OneTimeValueConsumed.note(report)
         var response = jsonResponse(json, status: report.verdict == .indeterminate ? .serviceUnavailable : .ok)
         if report.verdict == .indeterminate { response.headers[.retryAfter] = "1" }
         return response
@@ -441,13 +542,14 @@ func jsonResponse(_ json: String, status: HTTPResponse.Status = .ok) -> Response
 
 /// `--api-token-file`: every /v1 request carries `Authorization: Bearer <token>` (compared in
 /// constant time), or gets a 401 problem; /healthz, /readyz, /metrics and /openapi.yaml stay open.
+/// It is the middleware of the /v1 route group, so it runs for every request that matched a /v1
+/// route, whatever the raw path looked like.
 struct APITokenMiddleware: RouterMiddleware {
     typealias Context = VerifierRequestContext
     let token: String
     let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.uri.path.hasPrefix("/v1/") else { return try await next(request, context) }
         var presented = ""
         if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
             presented = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
@@ -462,6 +564,37 @@ struct APITokenMiddleware: RouterMiddleware {
             return response
         }
         return try await next(request, context)
+    }
+}
+
+/// A path is answered only as the routes write it: `/` and segments that are neither empty nor `.`
+/// or `..`, with no encoded `/`, `\\` or `.` (`%2F`, `%5C`, `%2E`). Anything else is a 404 problem
+/// before routing, so no two spellings of one route exist for a middleware to tell apart.
+struct CanonicalPathMiddleware: RouterMiddleware {
+    typealias Context = VerifierRequestContext
+    let metrics: ServerMetrics?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard Self.isCanonical(request.uri.path) else {
+            metrics?.requestRejected(reason: "not-found")
+            return Problem(
+                status: .notFound, type: "not-found", title: "Not found",
+                detail: "no such path: paths have no empty or dot segments, encoded slashes or a trailing slash; see /openapi.yaml"
+            ).response()
+        }
+        return try await next(request, context)
+    }
+
+    static func isCanonical(_ path: String) -> Bool {
+        guard path.hasPrefix("/") else { return false }
+        if path == "/" { return true }
+        let lower = path.lowercased()
+        for encoded in ["%2f", "%5c", "%2e", "%00"] where lower.contains(encoded) { return false }
+        if path.contains("\\") { return false }
+        for segment in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            if segment.isEmpty || segment == "." || segment == ".." { return false }
+        }
+        return true
     }
 }
 
@@ -501,5 +634,16 @@ struct NotFoundProblemMiddleware: RouterMiddleware {
             }
             return Problem(status: .notFound, type: "not-found", title: "Not found", detail: "no such path; see /openapi.yaml").response()
         }
+    }
+}
+
+extension VerifierServices {
+    /// The one composition of ISO/IEC 18013-5 terminal input (`POST /v1/mdoc/verify` and the page's
+    /// mdoc form): ISO strict policy with the configured clock skew, the passport rules by docType,
+    /// VICAL roots and the configured revocation checks.
+    func mdocFlowVerifier() -> MdocFlowVerifier {
+        var policy = MdocVerificationPolicy.iso18013Strict
+        policy.clockSkew = .seconds(settings.clockSkew)
+        return MdocFlowVerifier(mdocVerifier: MdocVerifier(sharing: identity.verifier.mdocVerifier, policy: policy), revocation: revocation)
     }
 }

@@ -101,6 +101,27 @@ public struct ServerSettings: Sendable, Hashable {
     public var clockSkew = 60
     /// Largest request body, bytes.
     public var bodyLimit = 1_048_576
+    /// Seconds a request body may take to arrive (`--body-timeout`); it is read, up to ``bodyLimit``,
+    /// before the request takes a verification slot, and a body still arriving then is a 408.
+    public var bodyTimeout = 10
+    /// Seconds a new connection (or one that answered its last request) may take to send a complete
+    /// request head (`--header-timeout`); the connection is closed after that.
+    public var headerTimeout = 10
+    /// Seconds a keep-alive connection may stay idle between requests (`--idle-timeout`).
+    public var idleTimeout = 60
+    /// Open connections one client address (IPv6: one /64) may hold on each listener
+    /// (`--max-client-connections`); further ones are closed at once.
+    public var maxClientConnections = 128
+    /// Verifications one client address may have running at once (`--max-client-verifications`); its
+    /// further ones wait for one of its own to finish, like any verification waits for a slot.
+    /// Default: half of ``maxConcurrentVerifications``, so one client never holds every slot.
+    public var maxClientVerifications: Int?
+    /// Outstanding request sessions one client address may have created (`--max-client-outstanding-requests`),
+    /// counted per process over the request lifetime; 429 past it. Default: a tenth of
+    /// ``maxOutstandingRequests``.
+    public var maxClientOutstandingRequests: Int?
+    /// Verification POSTs per minute per client address (`--verify-rate`; 0: no limit).
+    public var verifyRate = 1_200
     /// Lifetime of an identity request nonce, seconds.
     public var requestLifetime = 600
     /// MSO revocation lists: how an undecidable answer counts, and lists given as files (used for
@@ -112,6 +133,11 @@ public struct ServerSettings: Sendable, Hashable {
     public var vicals: [String] = []
     /// The trust anchors of ``vicals``, one per VICAL in the same order.
     public var vicalTrust: [String] = []
+
+    /// Verifications one client may run at once: ``maxClientVerifications``, or half the slots.
+    public var clientVerificationCap: Int { min(maxConcurrentVerifications, maxClientVerifications ?? max(1, maxConcurrentVerifications / 2)) }
+    /// Outstanding sessions one client may hold: ``maxClientOutstandingRequests``, or a tenth of the cap.
+    public var clientOutstandingCap: Int { min(maxOutstandingRequests, maxClientOutstandingRequests ?? max(1, maxOutstandingRequests / 10)) }
 
     /// Creates the default settings; ``resolve(flags:environment:configFile:)`` reads them from the command line, environment and file.
     public init() {}
@@ -134,6 +160,10 @@ public struct ServerSettings: Sendable, Hashable {
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
         "requestLifetime": "WALLET_VERIFIER_REQUEST_LIFETIME",
+        "bodyTimeout": "WALLET_VERIFIER_BODY_TIMEOUT", "headerTimeout": "WALLET_VERIFIER_HEADER_TIMEOUT",
+        "idleTimeout": "WALLET_VERIFIER_IDLE_TIMEOUT", "maxClientConnections": "WALLET_VERIFIER_MAX_CLIENT_CONNECTIONS",
+        "maxClientVerifications": "WALLET_VERIFIER_MAX_CLIENT_VERIFICATIONS",
+        "maxClientOutstandingRequests": "WALLET_VERIFIER_MAX_CLIENT_OUTSTANDING_REQUESTS", "verifyRate": "WALLET_VERIFIER_VERIFY_RATE",
         "revocation": "WALLET_VERIFIER_REVOCATION", "revocationLists": "WALLET_VERIFIER_REVOCATION_LISTS",
         "vicals": "WALLET_VERIFIER_VICALS", "vicalTrust": "WALLET_VERIFIER_VICAL_TRUST",
     ]
@@ -217,6 +247,13 @@ public struct ServerSettings: Sendable, Hashable {
         if let skew = try integer("clockSkew", 0...3600) { settings.clockSkew = skew }
         if let limit = try integer("bodyLimit", 1024...(64 * 1_048_576)) { settings.bodyLimit = limit }
         if let lifetime = try integer("requestLifetime", 10...86400) { settings.requestLifetime = lifetime }
+        if let seconds = try integer("bodyTimeout", 1...600) { settings.bodyTimeout = seconds }
+        if let seconds = try integer("headerTimeout", 1...600) { settings.headerTimeout = seconds }
+        if let seconds = try integer("idleTimeout", 1...3600) { settings.idleTimeout = seconds }
+        if let cap = try integer("maxClientConnections", 1...1_000_000) { settings.maxClientConnections = cap }
+        if let cap = try integer("maxClientVerifications", 1...4096) { settings.maxClientVerifications = cap }
+        if let cap = try integer("maxClientOutstandingRequests", 1...100_000_000) { settings.maxClientOutstandingRequests = cap }
+        if let rate = try integer("verifyRate", 0...1_000_000) { settings.verifyRate = rate }
         if let mode = single("revocation") {
             guard let parsed = RevocationMode(rawValue: mode) else {
                 throw SettingsError("revocation must be required, best-effort or off, got \"\(mode)\"")
@@ -258,7 +295,8 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `applepayCerts`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
+    /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {

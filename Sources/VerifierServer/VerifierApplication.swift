@@ -24,6 +24,7 @@ public enum VerifierApplication {
         let services = live.current
         var app = Application(
             router: buildRouter(live: live, logger: logger),
+            server: ConnectionLimits(settings: services.settings, logger: logger).server,
             configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "wallet-verifier"),
             services: services.backgroundServices + [VICALRefreshService(live: live, logger: logger)] + extraServices,
             onServerRunning: onServerRunning,
@@ -66,9 +67,11 @@ public enum VerifierApplication {
     ) -> some ApplicationProtocol {
         let router = Router(context: VerifierRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
+        router.add(middleware: CanonicalPathMiddleware(metrics: nil))
         WebPage(live: live, services: live.current, access: access).register(on: router)
         return Application(
             router: router,
+            server: ConnectionLimits(settings: live.current.settings, logger: logger).server,
             configuration: .init(address: .hostname(host, port: port), serverName: "wallet-verifier-ui"),
             onServerRunning: onServerRunning,
             logger: logger

@@ -88,8 +88,8 @@ struct WebPage: Sendable {
             else {
                 return errorBox("The session transcript is not a base64 or hex SessionTranscript.")
             }
-            let verifier = services.identity.verifier.mdocVerifier
-            let result = await verifier.verify(deviceResponse: response, transcript: transcript, context: .at(time))
+            // Exactly the composition of POST /v1/mdoc/verify: revocation, VICALs and the passport rules included.
+            let result = await services.mdocFlowVerifier().verify(deviceResponse: response, transcript: transcript, readerKey: nil, context: .at(time))
             return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "applepay":
             guard let verifier = services.applePay else { return errorBox("Apple Pay is not configured on this server.") }

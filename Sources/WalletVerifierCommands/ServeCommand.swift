@@ -12,7 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
             _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
-            _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS, _VICALS, _VICAL_TRUST; lists \
+            _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _BODY_TIMEOUT, _HEADER_TIMEOUT, _IDLE_TIMEOUT, \
+            _MAX_CLIENT_CONNECTIONS, _MAX_CLIENT_VERIFICATIONS, _MAX_CLIENT_OUTSTANDING_REQUESTS, _VERIFY_RATE, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS, _VICALS, _VICAL_TRUST; lists \
             comma-separated) or a JSON \
             config file (--config); flags win over the environment, the environment over the file. Without keys, \
             it starts with a generated development identity key and says so. SIGHUP re-reads the trust roots, \
@@ -52,6 +53,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds a submission with an Idempotency-Key may be retried with it (default 600).") var idempotencyWindow: Int?
     @Option(name: .long, help: "Verifications running at once (default 16 per core); more wait up to 10 s for a slot.")
     var maxConcurrentVerifications: Int?
+    @Option(name: .long, help: "Verifications one client address (IPv6: one /64) may run at once (default: half the slots).")
+    var maxClientVerifications: Int?
+    @Option(name: .long, help: "Outstanding request sessions one client address may have created (default: a tenth of --max-outstanding-requests).")
+    var maxClientOutstandingRequests: Int?
+    @Option(name: .long, help: "Verification POSTs per minute per client address (default 1200; 0: no limit).") var verifyRate: Int?
+    @Option(name: .long, help: "Seconds a request body may take to arrive, read before a verification slot is taken (default 10; then 408).")
+    var bodyTimeout: Int?
+    @Option(name: .long, help: "Seconds a new connection may take to send a complete request head (default 10; then it is closed).")
+    var headerTimeout: Int?
+    @Option(name: .long, help: "Seconds a kept-alive connection may stay idle between requests (default 60).") var idleTimeout: Int?
+    @Option(name: .long, help: "Open connections per client address (IPv6: one /64) on each listener (default 128).")
+    var maxClientConnections: Int?
     @Option(
         name: .long,
         help:
@@ -103,6 +116,13 @@ struct ServeCommand: AsyncParsableCommand {
         set("idempotencyWindow", idempotencyWindow.map(String.init))
         set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))
         set("maxConcurrentVerifications", maxConcurrentVerifications.map(String.init))
+        set("maxClientVerifications", maxClientVerifications.map(String.init))
+        set("maxClientOutstandingRequests", maxClientOutstandingRequests.map(String.init))
+        set("verifyRate", verifyRate.map(String.init))
+        set("bodyTimeout", bodyTimeout.map(String.init))
+        set("headerTimeout", headerTimeout.map(String.init))
+        set("idleTimeout", idleTimeout.map(String.init))
+        set("maxClientConnections", maxClientConnections.map(String.init))
         set("applepayCerts", applepayCert)
         set("applepayKeys", applepayKey)
         set("applepayRoot", applepayRoot)
@@ -121,6 +141,12 @@ struct ServeCommand: AsyncParsableCommand {
         var configuredLogger = Logger(label: "wallet-verifier")
         configuredLogger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let logger = configuredLogger
+        // Every connection is a file descriptor: the soft limit goes up to the hard one.
+        if let limit = FileDescriptorLimit.raiseSoftToHard() {
+            logger.notice(
+                "open files: soft limit \(limit.before) -> \(limit.after), hard limit \(limit.hard)\(limit.after < limit.hard ? " (the raise was refused)" : "")"
+            )
+        }
         if !EventLoopExecutor.isInstalled {
             logger.notice(
                 "request handlers run on Swift's thread pool, not on the HTTP server's event loops (WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off, or not available here)"
