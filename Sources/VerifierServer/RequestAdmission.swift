@@ -5,6 +5,12 @@ import NIOCore
 import Synchronization
 import VerificationCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The request context of the service: Hummingbird's basic context plus the client's address (for
 /// the per-client rate limit).
 public struct VerifierRequestContext: RequestContext, RemoteAddressRequestContext {
@@ -285,9 +291,9 @@ enum ClientKey {
         switch address {
         case .v4:
             return address.ipAddress ?? "unknown"
-        case .v6(let v6):
-            var raw = v6.address.sin6_addr
-            let bytes = withUnsafeBytes(of: &raw) { Array($0) }
+        case .v6:
+            var bytes = [UInt8](repeating: 0, count: 16)
+            guard let text = address.ipAddress, inet_pton(AF_INET6, text, &bytes) == 1 else { return address.ipAddress ?? "unknown" }
             if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
                 return bytes[12...].map(String.init).joined(separator: ".")
             }

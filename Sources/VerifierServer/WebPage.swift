@@ -89,7 +89,8 @@ struct WebPage: Sendable {
                 return errorBox("The session transcript is not a base64 or hex SessionTranscript.")
             }
             // Exactly the composition of POST /v1/mdoc/verify: revocation, VICALs and the passport rules included.
-            let result = await services.mdocFlowVerifier().verify(deviceResponse: response, transcript: transcript, readerKey: nil, context: .at(time))
+            let result = await services.mdocFlowVerifier().verify(
+                deviceResponse: response, transcript: transcript, readerKey: nil, context: .at(time))
             return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "applepay":
             guard let verifier = services.applePay else { return errorBox("Apple Pay is not configured on this server.") }

@@ -26,7 +26,8 @@ import VerificationCore
     }
 
     @Test func oneClientHoldsAtMostItsShareOfTheSlots() async throws {
-        let admission = RequestAdmission(ratePerMinute: 0, maxOutstanding: 10, maxConcurrent: 4, verificationWait: .milliseconds(200), maxPerClient: 2)
+        let admission = RequestAdmission(
+            ratePerMinute: 0, maxOutstanding: 10, maxConcurrent: 4, verificationWait: .milliseconds(200), maxPerClient: 2)
         let first = Self.hold(admission, client: "a"), second = Self.hold(admission, client: "a")
         for await _ in first.entered { break }
         for await _ in second.entered { break }
@@ -94,7 +95,9 @@ import VerificationCore
 
     @Test func canonicalPaths() {
         for path in ["/", "/v1/trust", "/healthz", "/v1/identity/verify"] { #expect(CanonicalPathMiddleware.isCanonical(path), "\(path)") }
-        for path in ["//v1/trust", "/v1//trust", "/./v1/trust", "/%2Fv1/trust", "/v1/./trust", "/v1/trust/", "/v1/../trust", "/v1%2ftrust", "/v1\\trust", ""] {
+        for path in [
+            "//v1/trust", "/v1//trust", "/./v1/trust", "/%2Fv1/trust", "/v1/./trust", "/v1/trust/", "/v1/../trust", "/v1%2ftrust", "/v1\\trust", "",
+        ] {
             #expect(!CanonicalPathMiddleware.isCanonical(path), "\(path)")
         }
     }

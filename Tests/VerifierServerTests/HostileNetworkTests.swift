@@ -3,8 +3,9 @@ import Foundation
 import Mdoc
 import Testing
 import WalletCBOR
-@testable import VerifierServer
 import WalletVerifierTestSupport
+
+@testable import VerifierServer
 
 /// Attacks from the network against real `serve` processes, each as an attacker would run it: odd
 /// spellings of a path without the API token, bodies that trickle, connections that never finish a
@@ -35,7 +36,8 @@ import WalletVerifierTestSupport
     @Test func theAPITokenHoldsForEverySpellingOfEveryRoute() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(arguments: ["--store", "memory", "--api-token-file", try Self.writeToken(fixture)] + fixture.serveArguments)
+        let instance = try ServiceInstance(
+            arguments: ["--store", "memory", "--api-token-file", try Self.writeToken(fixture)] + fixture.serveArguments)
         defer { instance.stop() }
         let payment = try Self.applePayBody(fixture)
         let routes: [(method: String, path: String, body: String?)] = [
@@ -43,7 +45,10 @@ import WalletVerifierTestSupport
             ("POST", "identity/requests", #"{"descriptor":\#(ServiceFixture.descriptorJSON)}"#),
             ("POST", "identity/verify", #"{"requestId":"x","encryptedData":"AAAA"}"#),
             ("POST", "applepay/decrypt", payment),
-            ("POST", "web/requests", #"{"docType":"org.iso.18013.5.1.mDL","origin":"https://shop.example","elements":["org.iso.18013.5.1/age_over_21"]}"#),
+            (
+                "POST", "web/requests",
+                #"{"docType":"org.iso.18013.5.1.mDL","origin":"https://shop.example","elements":["org.iso.18013.5.1/age_over_21"]}"#
+            ),
             ("POST", "web/verify", #"{"requestId":"x","response":"AAAA"}"#),
             ("POST", "mdoc/verify", #"{"deviceResponse":"AAAA","sessionTranscript":"AAAA"}"#),
         ]
@@ -195,7 +200,8 @@ import WalletVerifierTestSupport
         let other = try RawConnection.request(port: limited.port, from: "127.0.0.2", method: "POST", path: "/v1/mdoc/verify", body: junk)
         #expect(other.status == 400)
 
-        let open = try ServiceInstance(arguments: ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + fixture.serveArguments)
+        let open = try ServiceInstance(
+            arguments: ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + fixture.serveArguments)
         defer { open.stop() }
         // A verification of an unknown request consumes nothing: its key keeps no record, so the same
         // key with another body is processed (it would be a 422 if the junk had been kept).
@@ -222,7 +228,8 @@ import WalletVerifierTestSupport
         let victim = try RawConnection.request(port: instance.port, method: "POST", path: "/v1/applepay/decrypt", headers: key, body: body)
         #expect(victim.status == 200 && Self.json(victim.body)["verdict"] as? String == "accepted", "\(victim.body.prefix(300))")
         #expect(Self.json(victim.body)["payment"] != nil)
-        let thief = try RawConnection.request(port: instance.port, from: "127.0.0.2", method: "POST", path: "/v1/applepay/decrypt", headers: key, body: body)
+        let thief = try RawConnection.request(
+            port: instance.port, from: "127.0.0.2", method: "POST", path: "/v1/applepay/decrypt", headers: key, body: body)
         #expect(Self.json(thief.body)["verdict"] as? String == "rejected", "\(thief.body.prefix(300))")
         #expect(Self.json(thief.body)["payment"] == nil)
         // The victim's own retry still gets its answer.

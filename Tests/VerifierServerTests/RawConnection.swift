@@ -19,7 +19,9 @@ final class RawConnection: @unchecked Sendable {
         local.sin_family = sa_family_t(AF_INET)
         local.sin_port = 0
         local.sin_addr.s_addr = inet_addr(source)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard bound == 0 else {
             close(fd)
             throw RawConnectionError("bind(\(source)) failed: \(errno)")
