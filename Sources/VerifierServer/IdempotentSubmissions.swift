@@ -135,8 +135,11 @@ struct IdempotentSubmissions: Sendable {
     /// Whose key this is: the API credential when the API takes a token; otherwise the client's
     /// address (``ClientKey``), so another client that learns a key and a body cannot fetch the answer.
     func scope(_ request: Request, _ context: VerifierRequestContext) -> String {
-        services.apiToken != nil ? Self.credential(request) : "client " + context.clientKey
+        services.apiToken != nil ? Self.credential(request) : Self.clientScope(context.clientKey)
     }
+
+    /// The scope of a key sent without an API token: the client (``ClientKey``).
+    static func clientScope(_ client: String) -> String { "client " + client }
 
     /// The API credential the request carried (the bearer token, when the API takes one), or "".
     static func credential(_ request: Request) -> String {

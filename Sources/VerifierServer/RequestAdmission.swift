@@ -201,6 +201,13 @@ final class RequestAdmission: Sendable {
         return counted < maxOutstanding
     }
 
+    /// Takes back a session ``mayCreateSession(count:)`` counted that is not created after all.
+    func uncountSession() {
+        state.withLock { state in
+            if let outstanding = state.outstanding { state.outstanding = (max(0, outstanding.count - 1), outstanding.at) }
+        }
+    }
+
     /// Runs `body` in a verification slot of `client`; nil when no slot freed up within `verificationWait`.
     func withVerificationSlot<T: Sendable>(client: String = "", _ body: () async throws -> T) async throws -> T? {
         switch try await withVerificationSlotOrRefusal(client: client, body) {

@@ -216,8 +216,8 @@ struct APIRoutes: Sendable {
         }
     }
 
-    /// Request creation: the client's rate (429), the client's share of outstanding sessions (429)
-    /// and the cap on outstanding sessions (503); then `create`. A creation that fails gives the
+    /// Request creation: the client's rate (429), the cap on outstanding sessions (503) and the
+    /// client's share of them (429); then `create`. A creation that fails gives the
     /// client's share back.
     func admitCreation(_ context: VerifierRequestContext, _ create: () async throws -> Response) async throws -> Response {
         try await admitCreation(context)
@@ -232,7 +232,7 @@ struct APIRoutes: Sendable {
         return response
     }
 
-    /// Request creation's limits, in order: the client's rate, its share of outstanding sessions, the cap.
+    /// Request creation's limits, in order: the client's rate, the cap, the client's share of it.
     func admitCreation(_ context: VerifierRequestContext) async throws {
         if let wait = admission.takeCreationToken(client: context.clientKey) {
             services.metrics.requestRejected(reason: "rate-limited")
@@ -242,27 +242,26 @@ struct APIRoutes: Sendable {
             problem.retryAfter = wait
             throw problem
         }
+        let allowed: Bool
+        do {
+            allowed = try await admission.mayCreateSession { try await services.store.outstandingNonceCount(now: services.clock.now()) }
+        } catch {
+            throw Problem.unavailable("the request store does not answer")
+        }
+        guard allowed else {
+            var problem = Problem.unavailable(
+                "\(services.settings.maxOutstandingRequests) request sessions are outstanding, the most this server keeps; retry when some are answered or expire"
+            )
+            problem.retryAfter = 30
+            throw problem
+        }
         guard admission.takeClientSession(client: context.clientKey) else {
+            admission.uncountSession()
             services.metrics.requestRejected(reason: "client-sessions")
             var problem = Problem(
                 status: .tooManyRequests, type: "too-many-outstanding-requests", title: "Too many outstanding requests from this client",
                 detail:
                     "this client has \(services.settings.clientOutstandingCap) request sessions outstanding, its share (--max-client-outstanding-requests); retry when some are answered or expire"
-            )
-            problem.retryAfter = 30
-            throw problem
-        }
-        let allowed: Bool
-        do {
-            allowed = try await admission.mayCreateSession { try await services.store.outstandingNonceCount(now: services.clock.now()) }
-        } catch {
-            admission.returnClientSession(client: context.clientKey)
-            throw Problem.unavailable("the request store does not answer")
-        }
-        guard allowed else {
-            admission.returnClientSession(client: context.clientKey)
-            var problem = Problem.unavailable(
-                "\(services.settings.maxOutstandingRequests) request sessions are outstanding, the most this server keeps; retry when some are answered or expire"
             )
             problem.retryAfter = 30
             throw problem

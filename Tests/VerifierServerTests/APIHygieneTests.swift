@@ -131,6 +131,8 @@ import FoundationNetworking
         defer { fixture.remove() }
         let services = try await Self.services(fixture) {
             $0.maxOutstandingRequests = 3
+            // The cap for everybody: this one client may take all of it.
+            $0.maxClientOutstandingRequests = 3
             $0.requestRate = 0
         }
         try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in

@@ -168,7 +168,8 @@ import WalletVerifierTestSupport
         let body = try Self.bytes(["token": token])
         let key = "dead-attempt-key-000001"
         let tag = IdempotencyTag(
-            key: IdempotentSubmissions.keyDigest(key, scope: ""),
+            // No API token: the key is scoped to the client (the in-process client has no address).
+            key: IdempotentSubmissions.keyDigest(key, scope: IdempotentSubmissions.clientScope("unknown")),
             body: IdempotentSubmissions.requestDigest(method: "POST", path: "/v1/applepay/decrypt", body: ByteBuffer(bytes: body)),
             retryUntil: clock.now().addingTimeInterval(600))
         let diedAt = clock.now()
