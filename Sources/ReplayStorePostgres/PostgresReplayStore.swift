@@ -320,7 +320,8 @@ public final class PostgresReplayStore: ReplayStore, Service {
                 "SELECT payload, expires_at, consumed_at, idem_key, idem_body, idem_until FROM replay_nonces WHERE id = \(id)")
             var found: (payload: [UInt8], expires: Int64, consumed: Int64?, key: [UInt8]?, body: [UInt8]?, until: Int64?)?
             for try await row in rows {
-                let (payload, expires, consumed, key, body, until) = try row.decode((ByteBuffer?, Int64, Int64?, ByteBuffer?, ByteBuffer?, Int64?).self)
+                let (payload, expires, consumed, key, body, until) = try row.decode(
+                    (ByteBuffer?, Int64, Int64?, ByteBuffer?, ByteBuffer?, Int64?).self)
                 found = (
                     payload.map { Array($0.readableBytesView) } ?? [], expires, consumed, key.map { Array($0.readableBytesView) },
                     body.map { Array($0.readableBytesView) }, until

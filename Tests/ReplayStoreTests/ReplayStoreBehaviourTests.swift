@@ -207,7 +207,9 @@ struct ReplayStoreBehaviourTests {
             let tag = IdempotencyTag(key: [1], body: [2], retryUntil: at(300))
             #expect(try await store.consumeNonce("req", now: at(2), idempotency: tag, attempt: .random()) == .consumed(payload: [1, 2]))
             #expect(try await store.lookupNonce("req", now: at(3), idempotency: nil) == .alreadyConsumed)
-            #expect(try await store.lookupNonce("req", now: at(3), idempotency: IdempotencyTag(key: [9], body: [2], retryUntil: at(300))) == .alreadyConsumed)
+            #expect(
+                try await store.lookupNonce("req", now: at(3), idempotency: IdempotencyTag(key: [9], body: [2], retryUntil: at(300)))
+                    == .alreadyConsumed)
             #expect(try await store.lookupNonce("req", now: at(3), idempotency: tag) == .consumedAgain(payload: [1, 2], firstConsumed: at(2)))
             #expect(try await store.lookupNonce("req", now: at(300), idempotency: tag) == .alreadyConsumed)
         }
