@@ -192,6 +192,18 @@ import FoundationNetworking
         let replay = try await instance.post("/v1/identity/verify", body: body)
         #expect(Self.check(replay.body, "replay.nonce")?["reason"] as? String == "nonceReused", "\(replay.body)")
 
+        // A decided answer keeps the request used: revoked is rejected, and the same body again is a replay.
+        let revokedList = server.url("/revoked")
+        server.set("/revoked", .init(body: try signer.sign(ServiceRevocationProcessTests.identifierList(revoking: [[5, 6]], uri: revokedList))))
+        let revokedLicence = ServiceRevocationProcessTests.document(
+            status: try RevocationListFixture.identifierListStatus(id: [5, 6], uri: revokedList))
+        let revoked = try JSONSerialization.data(withJSONObject: try await Self.identitySubmission(fixture, on: instance, mdoc: revokedLicence).body)
+        let rejected = try await instance.post("/v1/identity/verify", body: revoked)
+        #expect(rejected.status == 200 && rejected.body["verdict"] as? String == "rejected", "\(rejected.body)")
+        #expect(Self.check(rejected.body, "mdoc.revocation.status")?["reason"] as? String == "revoked")
+        let rejectedAgain = try await instance.post("/v1/identity/verify", body: revoked)
+        #expect(Self.check(rejectedAgain.body, "replay.nonce")?["reason"] as? String == "nonceReused", "\(rejectedAgain.body)")
+
         // Web.
         let webList = server.url("/web-licences")
         let mdoc = Self.webDocument(status: try RevocationListFixture.identifierListStatus(id: [3, 4], uri: webList))
