@@ -314,6 +314,8 @@ let package = Package(
             dependencies: [
                 "WalletEncoding", "VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE",
                 "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
+                // What a running service left in its store (Apple Pay replay records).
+                "ReplayStoreSQLite", "ReplayStorePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates"),

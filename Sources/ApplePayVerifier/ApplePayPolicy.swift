@@ -29,6 +29,21 @@ public struct ApplePayPolicy: Sendable, Hashable {
     /// Every check required; 5-minute window; 60 s future skew.
     public static let production = ApplePayPolicy()
 
+    /// The longest signing-time window a deployment may configure (the service's `--max-age` upper
+    /// bound): 24 hours. Transaction identifiers are remembered at least this long after signing.
+    public static let longestSigningAge: Duration = .seconds(86_400)
+
+    /// The largest clock skew a deployment may configure (the service's `--clock-skew` upper bound): 1 hour.
+    public static let largestClockSkew: Duration = .seconds(3600)
+
+    /// How long after its signing time (or the verification time, when later) a transaction
+    /// identifier is remembered: the longest window and the largest skew any configuration may use
+    /// (or this policy's, when larger), whatever the current window is — so that raising the window
+    /// (a reload, another instance on the same store) never makes a token acceptable again.
+    public var replayRetention: Duration {
+        max(maximumSigningAge, Self.longestSigningAge) + max(allowedFutureSkew, Self.largestClockSkew)
+    }
+
     func isRequired(_ id: CheckID) -> Bool {
         requirements.requirement(for: id) == .required
     }

@@ -256,16 +256,18 @@ public final class PostgresReplayStore: ReplayStore, Service {
         }
     }
 
-    /// Marks the nonce consumed in one `UPDATE`; when nothing was consumed, reads why (a retry, used, expired or unknown).
-    public func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
+    /// Marks the nonce consumed (by `attempt`) in one `UPDATE`; when nothing was consumed, reads why (a retry, used, expired or unknown).
+    public func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt?) async throws -> NonceConsumption {
         let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
         let nowMillis = EpochMillis.of(now)
         let tagKey = idempotency.map { ByteBuffer(bytes: $0.key) }, tagBody = idempotency.map { ByteBuffer(bytes: $0.body) }
         let tagUntil = idempotency.map { EpochMillis.of($0.retryUntil) }
+        let consumer = attempt.map { ByteBuffer(bytes: $0.bytes) }
         return try await perform("consumeNonce") { client in
             let consumed = try await client.query(
                 """
-                UPDATE replay_nonces SET consumed_at = \(nowMillis), idem_key = \(tagKey), idem_body = \(tagBody), idem_until = \(tagUntil)
+                UPDATE replay_nonces SET consumed_at = \(nowMillis), idem_key = \(tagKey), idem_body = \(tagBody), idem_until = \(tagUntil),
+                    consumed_by = \(consumer)
                 WHERE id = \(id) AND consumed_at IS NULL AND expires_at > \(nowMillis)
                 RETURNING payload
                 """
@@ -306,6 +308,52 @@ public final class PostgresReplayStore: ReplayStore, Service {
             case true?: return .alreadyConsumed
             case false?: return .expired
             }
+        }
+    }
+
+    /// Reads the nonce's row (one `SELECT`) and says what consuming it would find; changes nothing.
+    public func lookupNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceLookup {
+        let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
+        let nowMillis = EpochMillis.of(now)
+        return try await perform("lookupNonce") { client -> NonceLookup in
+            let rows = try await client.query(
+                "SELECT payload, expires_at, consumed_at, idem_key, idem_body, idem_until FROM replay_nonces WHERE id = \(id)")
+            var found: (payload: [UInt8], expires: Int64, consumed: Int64?, key: [UInt8]?, body: [UInt8]?, until: Int64?)?
+            for try await row in rows {
+                let (payload, expires, consumed, key, body, until) = try row.decode(
+                    (ByteBuffer?, Int64, Int64?, ByteBuffer?, ByteBuffer?, Int64?).self)
+                found = (
+                    payload.map { Array($0.readableBytesView) } ?? [], expires, consumed, key.map { Array($0.readableBytesView) },
+                    body.map { Array($0.readableBytesView) }, until
+                )
+            }
+            guard let found else { return .unknown }
+            if let consumed = found.consumed {
+                if let idempotency, found.expires > nowMillis, found.key == idempotency.key, found.body == idempotency.body,
+                    let until = found.until, until > nowMillis
+                {
+                    return .consumedAgain(payload: found.payload, firstConsumed: EpochMillis.date(consumed))
+                }
+                return .alreadyConsumed
+            }
+            return found.expires <= nowMillis ? .expired : .outstanding(payload: found.payload)
+        }
+    }
+
+    /// Gives the nonce back in one `UPDATE`, only when `attempt` consumed it and it has not expired.
+    public func releaseNonce(_ nonce: String, attempt: NonceAttempt, now: Date) async throws -> Bool {
+        let id = ByteBuffer(bytes: ReplayKeyDigest.nonce(nonce))
+        let consumer = ByteBuffer(bytes: attempt.bytes)
+        let nowMillis = EpochMillis.of(now)
+        return try await perform("releaseNonce") { client in
+            let rows = try await client.query(
+                """
+                UPDATE replay_nonces SET consumed_at = NULL, consumed_by = NULL, idem_key = NULL, idem_body = NULL, idem_until = NULL
+                WHERE id = \(id) AND consumed_at IS NOT NULL AND consumed_by = \(consumer) AND expires_at > \(nowMillis)
+                RETURNING 1
+                """
+            )
+            return try await Self.count(rows) > 0
         }
     }
 
@@ -489,6 +537,9 @@ enum PostgresSchema {
         "ALTER TABLE replay_nonces ADD COLUMN IF NOT EXISTS idem_key BYTEA",
         "ALTER TABLE replay_nonces ADD COLUMN IF NOT EXISTS idem_body BYTEA",
         "ALTER TABLE replay_nonces ADD COLUMN IF NOT EXISTS idem_until BIGINT",
+        // Which attempt consumed a nonce (random bytes; NULL when unused or not releasable): only that
+        // attempt can give it back after an indeterminate verdict.
+        "ALTER TABLE replay_nonces ADD COLUMN IF NOT EXISTS consumed_by BYTEA",
         """
         CREATE TABLE IF NOT EXISTS idempotency_keys (
             id BYTEA PRIMARY KEY,

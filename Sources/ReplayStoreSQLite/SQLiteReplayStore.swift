@@ -35,7 +35,7 @@ public final class SQLiteReplayStore: ReplayStore {
     /// The file name used by ``open(dataDirectory:fileName:busyTimeout:)`` by default.
     public static let defaultFileName = "replay-store.sqlite"
     /// The schema this code writes (`PRAGMA user_version`).
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     /// Absolute or relative path of the database file.
     public let path: String
@@ -121,6 +121,9 @@ public final class SQLiteReplayStore: ReplayStore {
                     let current = try db.integer("PRAGMA user_version") ?? 0
                     if current < 2 {
                         for statement in SQLiteSchema.version2 { try db.execute(statement) }
+                    }
+                    if current < 4 {
+                        for statement in SQLiteSchema.version4 { try db.execute(statement) }
                     }
                     try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
                     try db.execute("COMMIT")
@@ -222,20 +225,23 @@ public final class SQLiteReplayStore: ReplayStore {
         }
     }
 
-    /// Marks the nonce consumed in one `UPDATE`; when nothing was consumed, reads why (a retry, used, expired or unknown).
-    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
+    /// Marks the nonce consumed (by `attempt`) in one `UPDATE`; when nothing was consumed, reads why (a retry, used, expired or unknown).
+    public nonisolated(nonsending) func consumeNonce(
+        _ nonce: String, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt?
+    ) async throws -> NonceConsumption {
         let id = SQLiteValue.blob(ReplayKeyDigest.nonce(nonce))
         let nowMillis = SQLiteValue.integer(EpochMillis.of(now))
         let values = [id, nowMillis] + Self.tagValues(idempotency)
+        let consumer: SQLiteValue = attempt.map { .blob($0.bytes) } ?? .null
         return try await perform("consumeNonce") { db -> NonceConsumption in
             var payload: [UInt8]?
             try db.execute(
                 """
-                UPDATE replay_nonces SET consumed_at = ?2, idem_key = ?3, idem_body = ?4, idem_until = ?5
+                UPDATE replay_nonces SET consumed_at = ?2, idem_key = ?3, idem_body = ?4, idem_until = ?5, consumed_by = ?6
                 WHERE id = ?1 AND consumed_at IS NULL AND expires_at > ?2
                 RETURNING payload
                 """,
-                values
+                values + [consumer]
             ) { row in
                 if payload == nil { payload = row.isNull(0) ? [] : row.blob(0) }
             }
@@ -260,6 +266,48 @@ public final class SQLiteReplayStore: ReplayStore {
                 return .unknown
             }
             return used != 0 ? .alreadyConsumed : .expired
+        }
+    }
+
+    /// Reads the nonce's row (one `SELECT`) and says what consuming it would find; changes nothing.
+    public nonisolated(nonsending) func lookupNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceLookup {
+        let values = [SQLiteValue.blob(ReplayKeyDigest.nonce(nonce))]
+        let nowMillis = EpochMillis.of(now)
+        return try await perform("lookupNonce") { db -> NonceLookup in
+            var row: (payload: [UInt8], expires: Int64, consumed: Int64?, key: [UInt8]?, body: [UInt8]?, until: Int64?)?
+            try db.execute(
+                "SELECT payload, expires_at, consumed_at, idem_key, idem_body, idem_until FROM replay_nonces WHERE id = ?1", values
+            ) { found in
+                row = (
+                    found.isNull(0) ? [] : found.blob(0), found.integer(1), found.isNull(2) ? nil : found.integer(2),
+                    found.isNull(3) ? nil : found.blob(3), found.isNull(4) ? nil : found.blob(4), found.isNull(5) ? nil : found.integer(5)
+                )
+            }
+            guard let row else { return .unknown }
+            if let consumed = row.consumed {
+                if let idempotency, row.expires > nowMillis, row.key == idempotency.key, row.body == idempotency.body,
+                    let until = row.until, until > nowMillis
+                {
+                    return .consumedAgain(payload: row.payload, firstConsumed: EpochMillis.date(consumed))
+                }
+                return .alreadyConsumed
+            }
+            return row.expires <= nowMillis ? .expired : .outstanding(payload: row.payload)
+        }
+    }
+
+    /// Gives the nonce back in one `UPDATE`, only when `attempt` consumed it and it has not expired.
+    public nonisolated(nonsending) func releaseNonce(_ nonce: String, attempt: NonceAttempt, now: Date) async throws -> Bool {
+        let values: [SQLiteValue] = [.blob(ReplayKeyDigest.nonce(nonce)), .blob(attempt.bytes), .integer(EpochMillis.of(now))]
+        return try await perform("releaseNonce") { db in
+            try db.integer(
+                """
+                UPDATE replay_nonces SET consumed_at = NULL, consumed_by = NULL, idem_key = NULL, idem_body = NULL, idem_until = NULL
+                WHERE id = ?1 AND consumed_at IS NOT NULL AND consumed_by = ?2 AND expires_at > ?3
+                RETURNING 1
+                """,
+                values
+            ) != nil
         }
     }
 
@@ -437,5 +485,11 @@ enum SQLiteSchema {
         "ALTER TABLE replay_nonces ADD COLUMN idem_key BLOB",
         "ALTER TABLE replay_nonces ADD COLUMN idem_body BLOB",
         "ALTER TABLE replay_nonces ADD COLUMN idem_until INTEGER",
+    ]
+
+    /// From schema 3 to 4: which attempt consumed a nonce (random bytes; NULL when unused or not
+    /// releasable), so that only that attempt can give it back after an indeterminate verdict.
+    static let version4 = [
+        "ALTER TABLE replay_nonces ADD COLUMN consumed_by BLOB"
     ]
 }

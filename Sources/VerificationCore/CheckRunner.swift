@@ -196,6 +196,19 @@ public struct CheckRunner: Sendable {
         results.append(result)
     }
 
+    /// Replaces the outcome of the last result recorded for `id` (in `scope`), keeping its place and
+    /// requirement: for a check whose outcome is known only after later checks ran (a request nonce is
+    /// consumed only once the response opens). A check the policy disabled, or one not recorded, is left as it is.
+    public mutating func revise(_ id: CheckID, scope: String? = nil, _ outcome: CheckOutcome) {
+        guard let index = results.lastIndex(where: { $0.id == id && (scope == nil || $0.scope == scope) }) else { return }
+        let recorded = results[index]
+        guard recorded.requirement != .disabled, recorded.reason != .disabledByPolicy else { return }
+        results[index] = CheckResult(
+            id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,
+            requirement: recorded.requirement, scope: recorded.scope, details: outcome.details,
+            retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil)
+    }
+
     /// Adds a non-fatal observation to the report.
     public mutating func warn(_ code: ReasonCode, _ message: String, scope: String? = nil) {
         warnings.append(ReportWarning(code: code, message: message, scope: scope))

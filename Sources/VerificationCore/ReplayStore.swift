@@ -34,6 +34,39 @@ public enum NonceConsumption: Sendable, Hashable {
     case consumedAgain(payload: [UInt8], firstConsumed: Date)
 }
 
+/// What a look at a request nonce found, without consuming it (``ReplayStore/lookupNonce(_:now:idempotency:)``).
+public enum NonceLookup: Sendable, Hashable {
+    /// Issued, unexpired and unused: a response may still consume it. Carries what was stored with it.
+    case outstanding(payload: [UInt8])
+    /// The nonce was issued but has been consumed already.
+    case alreadyConsumed
+    /// The nonce was issued but expired before it was used.
+    case expired
+    /// No such nonce was issued (or it was purged long ago).
+    case unknown
+    /// Consumed by a submission with the same ``IdempotencyTag`` (its window open, the request
+    /// unexpired): the same submission retried. Carries the payload and when it was first consumed.
+    case consumedAgain(payload: [UInt8], firstConsumed: Date)
+}
+
+/// Names one attempt at consuming a nonce, stored beside the consumption, so that only that attempt
+/// can give the nonce back (``ReplayStore/releaseNonce(_:attempt:now:)``). 16 random bytes.
+public struct NonceAttempt: Sendable, Hashable {
+    /// The attempt's random bytes.
+    public let bytes: [UInt8]
+
+    /// An attempt with these bytes.
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// A new attempt: 16 bytes from the system's random number generator.
+    public static func random() -> NonceAttempt {
+        var generator = SystemRandomNumberGenerator()
+        return NonceAttempt(bytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+}
+
 /// One-time values shared by every instance of a service: Apple Pay transaction identifiers and
 /// identity-request nonces.
 ///
@@ -52,10 +85,22 @@ public protocol ReplayStore: Sendable {
     /// Stores an issued nonce with its payload until `expiresAt`. Issuing the same nonce twice throws.
     nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws
 
-    /// Atomically marks an issued nonce as used (recording `idempotency` beside it) and returns its
-    /// payload. A nonce consumed with the same tag, within the tag's window and before the request
-    /// expires, is ``NonceConsumption/consumedAgain(payload:firstConsumed:)``.
-    nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption
+    /// Atomically marks an issued nonce as used (recording `idempotency` and `attempt` beside it) and
+    /// returns its payload. A nonce consumed with the same tag, within the tag's window and before the
+    /// request expires, is ``NonceConsumption/consumedAgain(payload:firstConsumed:)``.
+    nonisolated(nonsending) func consumeNonce(
+        _ nonce: String, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt?
+    ) async throws -> NonceConsumption
+
+    /// Reads an issued nonce without consuming it: what ``consumeNonce(_:now:idempotency:attempt:)``
+    /// would find at `now`, except that an unused nonce stays unused. Request sessions read the
+    /// request with it, and consume the nonce only once the response opens for that request.
+    nonisolated(nonsending) func lookupNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceLookup
+
+    /// Gives a consumed nonce back, atomically, when it was consumed by `attempt` and has not expired at
+    /// `now`: it is unused again (its idempotency tag forgotten) until it expires. Returns whether it
+    /// was given back; a nonce consumed by another attempt (or without one) stays consumed.
+    nonisolated(nonsending) func releaseNonce(_ nonce: String, attempt: NonceAttempt, now: Date) async throws -> Bool
 
     /// Starts a submission with an idempotency key, atomically: records the key (until
     /// `tag.retryUntil`) with the request's digest and a lease until `leaseUntil` when the key is new
@@ -87,9 +132,14 @@ extension ReplayStore {
         try await recordFirstUse(namespace: namespace, key: key, expiresAt: expiresAt, now: now, idempotency: nil)
     }
 
-    /// ``consumeNonce(_:now:idempotency:)`` without an idempotency key.
+    /// ``consumeNonce(_:now:idempotency:attempt:)`` without an idempotency key or an attempt.
     public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date) async throws -> NonceConsumption {
-        try await consumeNonce(nonce, now: now, idempotency: nil)
+        try await consumeNonce(nonce, now: now, idempotency: nil, attempt: nil)
+    }
+
+    /// ``consumeNonce(_:now:idempotency:attempt:)`` without an attempt: the consumption cannot be given back.
+    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
+        try await consumeNonce(nonce, now: now, idempotency: idempotency, attempt: nil)
     }
 }
 
@@ -105,6 +155,7 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         var expiresAt: Date
         var consumed: Date?
         var tag: IdempotencyTag?
+        var attempt: NonceAttempt?
     }
 
     private struct Used {
@@ -158,7 +209,7 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
     public nonisolated(nonsending) func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws {
         let issued = entries.withLock { entries in
             guard entries.nonces[nonce] == nil else { return false }
-            entries.nonces[nonce] = Nonce(payload: payload, expiresAt: expiresAt, consumed: nil, tag: nil)
+            entries.nonces[nonce] = Nonce(payload: payload, expiresAt: expiresAt, consumed: nil, tag: nil, attempt: nil)
             return true
         }
         guard issued else {
@@ -166,8 +217,10 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         }
     }
 
-    /// See ``ReplayStore/consumeNonce(_:now:idempotency:)``.
-    public nonisolated(nonsending) func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
+    /// See ``ReplayStore/consumeNonce(_:now:idempotency:attempt:)``.
+    public nonisolated(nonsending) func consumeNonce(
+        _ nonce: String, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt?
+    ) async throws -> NonceConsumption {
         entries.withLock { entries in
             guard var entry = entries.nonces[nonce] else { return .unknown }
             if let consumed = entry.consumed {
@@ -179,8 +232,35 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
             if entry.expiresAt <= now { return .expired }
             entry.consumed = now
             entry.tag = idempotency
+            entry.attempt = attempt
             entries.nonces[nonce] = entry
             return .consumed(payload: entry.payload)
+        }
+    }
+
+    /// See ``ReplayStore/lookupNonce(_:now:idempotency:)``.
+    public nonisolated(nonsending) func lookupNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceLookup {
+        entries.withLock { entries in
+            guard let entry = entries.nonces[nonce] else { return .unknown }
+            if let consumed = entry.consumed {
+                if entry.expiresAt > now, Self.isRetry(entry.tag, idempotency, now: now) {
+                    return .consumedAgain(payload: entry.payload, firstConsumed: consumed)
+                }
+                return .alreadyConsumed
+            }
+            return entry.expiresAt <= now ? .expired : .outstanding(payload: entry.payload)
+        }
+    }
+
+    /// See ``ReplayStore/releaseNonce(_:attempt:now:)``.
+    public nonisolated(nonsending) func releaseNonce(_ nonce: String, attempt: NonceAttempt, now: Date) async throws -> Bool {
+        entries.withLock { entries in
+            guard var entry = entries.nonces[nonce], entry.consumed != nil, entry.attempt == attempt, entry.expiresAt > now else { return false }
+            entry.consumed = nil
+            entry.tag = nil
+            entry.attempt = nil
+            entries.nonces[nonce] = entry
+            return true
         }
     }
 

@@ -1,3 +1,4 @@
+import ApplePayVerifier
 import Foundation
 import MdocVerifier
 import VerificationCore
@@ -243,8 +244,9 @@ public struct ServerSettings: Sendable, Hashable {
         settings.applePayCertificates = value("applepayCerts") ?? []
         settings.applePayKeys = value("applepayKeys") ?? []
         settings.applePayRoot = single("applepayRoot")
-        if let maxAge = try integer("maxAge", 1...86400) { settings.maxAge = maxAge }
-        if let skew = try integer("clockSkew", 0...3600) { settings.clockSkew = skew }
+        // The bounds Apple Pay's replay records are kept for (ApplePayPolicy.replayRetention).
+        if let maxAge = try integer("maxAge", 1...Int(ApplePayPolicy.longestSigningAge.components.seconds)) { settings.maxAge = maxAge }
+        if let skew = try integer("clockSkew", 0...Int(ApplePayPolicy.largestClockSkew.components.seconds)) { settings.clockSkew = skew }
         if let limit = try integer("bodyLimit", 1024...(64 * 1_048_576)) { settings.bodyLimit = limit }
         if let lifetime = try integer("requestLifetime", 10...86400) { settings.requestLifetime = lifetime }
         if let seconds = try integer("bodyTimeout", 1...600) { settings.bodyTimeout = seconds }

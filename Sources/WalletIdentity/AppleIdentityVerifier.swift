@@ -90,6 +90,27 @@ public struct AppleIdentityVerifier: Sendable {
         encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor? = nil, context: VerificationContext,
         nonceOutcome: CheckOutcome? = nil, requireUnexpired: Bool = false
     ) async -> IdentityVerificationResult {
+        await verify(
+            encryptedData: encryptedData, nonce: nonce, request: request, context: context, nonceOutcome: nonceOutcome,
+            requireUnexpired: requireUnexpired, consumeOnOpen: nil)
+    }
+
+    /// The outcome recorded for `replay.nonce` when the response did not open for the request's
+    /// transcript: the nonce was left unused, so the genuine response can still be accepted.
+    static let notConsumed = CheckOutcome(
+        status: .skipped, reason: .prerequisiteFailed,
+        message:
+            "Not consumed: the response did not open for this request's session transcript, so the request stays open for the response that does.",
+        details: ["prerequisite": CheckID.identityEnvelopeDecryption.rawValue])
+
+    /// As the public `verify`; with `consumeOnOpen`, `nonceOutcome` is provisional (the request was
+    /// found, unused) and the nonce is consumed by `consumeOnOpen` only once HPKE opened the response
+    /// with this request's transcript; its outcome replaces the provisional `replay.nonce`, in place.
+    /// Nothing after the decryption is evaluated unless the consumption passed.
+    func verify(
+        encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor?, context: VerificationContext,
+        nonceOutcome: CheckOutcome?, requireUnexpired: Bool, consumeOnOpen: (() async -> CheckOutcome)?
+    ) async -> IdentityVerificationResult {
         let time = context.time
         let requireUnexpired = requireUnexpired || request?.requireUnexpired == true
         // An expired physical document is a warning unless the request requires an unexpired one.
@@ -106,7 +127,12 @@ public struct AppleIdentityVerifier: Sendable {
         await runner.run(EnvelopeRecipientKeyCheck(), state: &state)
         await runner.run(EnvelopeTranscriptCheck(prerequisites: [.identityEnvelopeStructure] + noncePrerequisite), state: &state)
         await runner.run(EnvelopeDecryptionCheck(), state: &state)
-        await runner.run(PlaintextStructureCheck(), state: &state)
+        if let consumeOnOpen, nonceOutcome != nil {
+            // The nonce is used up only by a response that opened for this request.
+            let consumed = runner.passed(.identityEnvelopeDecryption) ? await consumeOnOpen() : Self.notConsumed
+            runner.revise(.replayNonce, consumed)
+        }
+        await runner.run(PlaintextStructureCheck(prerequisites: [.identityEnvelopeDecryption] + noncePrerequisite), state: &state)
         let response = state.response
         let transcript = state.transcript
 

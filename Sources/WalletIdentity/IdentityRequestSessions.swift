@@ -7,8 +7,9 @@ import WalletEncoding
 import WalletJSON
 
 /// Server-side request sessions: the server creates the nonce the app puts in its PKIdentityRequest,
-/// bound to the caller's session and the descriptor, with an expiry; verifying a response consumes the
-/// nonce exactly once through the ``ReplayStore`` (atomic, also across instances sharing a store).
+/// bound to the caller's session and the descriptor, with an expiry; a response that opens for the
+/// request consumes the nonce exactly once through the ``ReplayStore`` (atomic, also across instances
+/// sharing a store).
 public struct IdentityRequestSessions: Sendable {
     /// A newly created request, returned to the caller for the app's `PKIdentityRequest`.
     public struct Created: Sendable, CustomStringConvertible {
@@ -111,8 +112,13 @@ public struct IdentityRequestSessions: Sendable {
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
-    /// Consumes the request's nonce and verifies the response against it. A second use of the same
-    /// request is rejected by `replay.nonce`; a store failure makes the verdict indeterminate.
+    /// Verifies the response against the request and consumes the request's nonce — only once the
+    /// response opens (HPKE) for the request's session transcript, atomically, so that a response
+    /// made for another request (or garbage) sent with this request's identifier leaves the request
+    /// open for its genuine response. A second use of the same request is rejected by `replay.nonce`;
+    /// a store failure makes the verdict indeterminate. An indeterminate verdict gives the nonce back
+    /// (until the request expires), so the same submission can be verified again; accepted and
+    /// rejected answers keep it used.
     /// With an idempotency tag in `context`, a retry of the same submission (same key and body, within its window,
     /// before the request expires) finds the nonce it consumed and is verified again, its
     /// `replay.nonce` passing as `idempotentRetry`.
@@ -121,51 +127,94 @@ public struct IdentityRequestSessions: Sendable {
     {
         let time = context.time
         let idempotency = context.idempotency
-        let consumption: NonceConsumption
+        let lookup: NonceLookup
         do {
-            consumption = try await store.consumeNonce(requestID, now: time, idempotency: idempotency)
+            lookup = try await store.lookupNonce(requestID, now: time, idempotency: idempotency)
         } catch {
             let outcome = CheckOutcome.error(.storeUnavailable, "The nonce store could not be reached; try again.", retryable: true)
             return await verifier.verify(encryptedData: encryptedData, nonce: [], request: nil, context: context, nonceOutcome: outcome)
         }
-        let payloadBytes: [UInt8], consumedOutcome: CheckOutcome
-        switch consumption {
-        case .consumed(let bytes):
+        let payloadBytes: [UInt8], foundOutcome: CheckOutcome
+        var consumes = false
+        switch lookup {
+        case .outstanding(let bytes):
             payloadBytes = bytes
-            consumedOutcome = .passed("The request nonce was issued here, had not expired, and is now used.")
+            consumes = true
+            foundOutcome = .passed("The request nonce was issued here and has not expired; it is used once the response opens for this request.")
         case .consumedAgain(let bytes, let firstConsumed):
             payloadBytes = bytes
-            consumedOutcome = .idempotentRetry(
+            foundOutcome = .idempotentRetry(
                 "The request nonce was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
                 firstSeen: firstConsumed)
         case .alreadyConsumed:
-            return await verifier.verify(
-                encryptedData: encryptedData, nonce: [], context: context,
-                nonceOutcome: .failed(.nonceReused, "This request's nonce was used already: a response is accepted once (replay)."))
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context, nonceOutcome: Self.reused)
         case .expired:
-            return await verifier.verify(
-                encryptedData: encryptedData, nonce: [], context: context,
-                nonceOutcome: .failed(.nonceExpired, "The request expired before the response arrived; create a new request."))
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context, nonceOutcome: Self.expired)
         case .unknown:
+            return await verifier.verify(encryptedData: encryptedData, nonce: [], context: context, nonceOutcome: Self.unknown)
+        }
+        guard let payload = Self.readPayload(payloadBytes), let nonce = Hex.decode(payload.nonce) else {
             return await verifier.verify(
                 encryptedData: encryptedData, nonce: [], context: context,
-                nonceOutcome: .failed(.unknownRequest, "No such request was issued (or it was purged)."))
+                nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
         }
-        do {
-            guard let payload = Self.readPayload(payloadBytes), let nonce = Hex.decode(payload.nonce) else {
-                return await verifier.verify(
-                    encryptedData: encryptedData, nonce: [], context: context,
-                    nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
-            }
-            let merchantVerifier = verifier(forMerchant: payload.merchantId)
-            if let expected = payload.sessionBinding, expected != sessionBinding {
-                return await merchantVerifier.verify(
-                    encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
-                    nonceOutcome: .failed(.sessionMismatch, "The request was created for another session."))
-            }
+        let merchantVerifier = verifier(forMerchant: payload.merchantId)
+        if let expected = payload.sessionBinding, expected != sessionBinding {
+            // Nothing is opened or consumed: the request stays open for its own session.
             return await merchantVerifier.verify(
                 encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context,
-                nonceOutcome: consumedOutcome)
+                nonceOutcome: .failed(.sessionMismatch, "The request was created for another session."))
+        }
+        guard consumes else {
+            return await merchantVerifier.verify(
+                encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context, nonceOutcome: foundOutcome)
+        }
+        let attempt = NonceAttempt.random()
+        var attempted = false
+        let result = await merchantVerifier.verify(
+            encryptedData: encryptedData, nonce: nonce, request: payload.descriptor, context: context, nonceOutcome: foundOutcome,
+            requireUnexpired: false
+        ) {
+            attempted = true
+            return await Self.consume(requestID, store: store, now: time, idempotency: idempotency, attempt: attempt)
+        }
+        guard attempted, result.report.verdict == .indeterminate,
+            (try? await store.releaseNonce(requestID, attempt: attempt, now: time)) == true
+        else { return result }
+        var report = result.report
+        if let index = report.checks.firstIndex(where: { $0.id == .replayNonce }) {
+            report.checks[index].message =
+                "The request nonce was issued here and had not expired; as the verdict could not be decided, it was given back: the same response can be submitted again until the request expires."
+            report.checks[index].details["released"] = "true"
+        }
+        return IdentityVerificationResult(
+            report: report, documents: result.documentsRegardlessOfVerdict, claims: result.claimsRegardlessOfVerdict)
+    }
+
+    static let reused = CheckOutcome.failed(.nonceReused, "This request's nonce was used already: a response is accepted once (replay).")
+    static let expired = CheckOutcome.failed(.nonceExpired, "The request expired before the response arrived; create a new request.")
+    static let unknown = CheckOutcome.failed(.unknownRequest, "No such request was issued (or it was purged).")
+
+    /// Consumes the nonce for a response that opened: `replay.nonce`'s outcome.
+    static func consume(
+        _ requestID: String, store: any ReplayStore, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt
+    ) async -> CheckOutcome {
+        let consumption: NonceConsumption
+        do {
+            consumption = try await store.consumeNonce(requestID, now: now, idempotency: idempotency, attempt: attempt)
+        } catch {
+            return .error(.storeUnavailable, "The nonce store could not be reached; try again.", retryable: true)
+        }
+        switch consumption {
+        case .consumed:
+            return .passed("The request nonce was issued here, had not expired, and is now used by this response, which opened for it.")
+        case .consumedAgain(_, let firstConsumed):
+            return .idempotentRetry(
+                "The request nonce was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
+                firstSeen: firstConsumed)
+        case .alreadyConsumed: return reused
+        case .expired: return expired
+        case .unknown: return unknown
         }
     }
 }

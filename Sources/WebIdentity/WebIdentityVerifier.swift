@@ -75,6 +75,28 @@ public struct WebIdentityVerifier: Sendable {
         request: WebDocumentRequest? = nil, context: VerificationContext, nonceOutcome: CheckOutcome? = nil,
         prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []
     ) async -> WebVerificationResult {
+        await verify(
+            response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, request: request, context: context,
+            nonceOutcome: nonceOutcome, prefix: prefix, prefixWarnings: prefixWarnings, consumeOnOpen: nil)
+    }
+
+    /// The outcome recorded for `replay.nonce` when the response did not open for the request's
+    /// transcript (another origin, another request, altered or garbage): the request was left unused.
+    static let notConsumed = CheckOutcome(
+        status: .skipped, reason: .prerequisiteFailed,
+        message:
+            "Not consumed: the response did not open for this request's session transcript (origin and encryption info), so the request stays open for the response that does.",
+        details: ["prerequisite": CheckID.webEnvelopeDecryption.rawValue])
+
+    /// As the public `verify`; with `consumeOnOpen`, `nonceOutcome` is provisional (the request was
+    /// found, unused) and the request is consumed by `consumeOnOpen` only once HPKE opened the
+    /// response with its transcript; that outcome replaces the provisional `replay.nonce`, in place.
+    /// Nothing after the decryption is evaluated unless the consumption passed.
+    func verify(
+        response: [UInt8], encryptionInfo: String, origin: String, recipientKey: P256.KeyAgreement.PrivateKey,
+        request: WebDocumentRequest?, context: VerificationContext, nonceOutcome: CheckOutcome?,
+        prefix: [CheckResult], prefixWarnings: [ReportWarning], consumeOnOpen: (() async -> CheckOutcome)?
+    ) async -> WebVerificationResult {
         let time = context.time
         let policy = mdocVerifier.policy
         var runner = CheckRunner(
@@ -125,8 +147,14 @@ public struct WebIdentityVerifier: Sendable {
             return .passed("HPKE opened the response with the session transcript for origin \(origin).", details: ["origin": origin])
         }
 
+        if let consumeOnOpen, nonceOutcome != nil {
+            // The request is used up only by a response that opened for it.
+            let consumed = runner.passed(.webEnvelopeDecryption) ? await consumeOnOpen() : Self.notConsumed
+            runner.revise(.webNonce, consumed)
+        }
+
         var deviceResponse: DeviceResponse?
-        runner.run(.webPlaintextStructure, requires: [.webEnvelopeDecryption]) {
+        runner.run(.webPlaintextStructure, requires: [.webEnvelopeDecryption] + noncePrerequisite) {
             guard let plaintext else { return .failed(.malformedInput, "No plaintext.") }
             do {
                 deviceResponse = try DeviceResponse(cborBytes: plaintext)

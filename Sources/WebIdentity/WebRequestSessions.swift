@@ -5,8 +5,8 @@ import WalletEncoding
 
 /// Server-side sessions for Verify with Wallet on the Web, like the in-app request sessions: the
 /// server creates the request (a fresh nonce in the EncryptionInfo, the origin, the requested
-/// elements) and stores it in the ``ReplayStore``; verifying a response consumes it exactly once
-/// (atomic, also across instances sharing a store).
+/// elements) and stores it in the ``ReplayStore``; a response that opens for it consumes it exactly
+/// once (atomic, also across instances sharing a store).
 public struct WebRequestSessions: Sendable {
     /// A newly created request: what the page passes to the browser and the identifier to submit the response with.
     public struct Created: Sendable, CustomStringConvertible {
@@ -82,8 +82,12 @@ public struct WebRequestSessions: Sendable {
         await verify(requestID: requestID, response: response, recipientKeys: recipientKeys, recipientKey: nil, context: context)
     }
 
-    /// Consumes the request and verifies the response against it. A second use is rejected by
-    /// `replay.nonce`; a store failure makes the verdict indeterminate.
+    /// Verifies the response against the request and consumes the request — only once the response
+    /// opens (HPKE) for the request's transcript, atomically: a response sealed for another origin or
+    /// request (or garbage) sent with this identifier leaves the request open for its genuine
+    /// response. A second use is rejected by `replay.nonce`; a store failure makes the verdict
+    /// indeterminate. An indeterminate verdict gives the request back (until it expires), so the same
+    /// submission can be verified again; accepted and rejected answers keep it used.
     public func verify(requestID: String, response: [UInt8], recipientKey: P256.KeyAgreement.PrivateKey, context: VerificationContext) async
         -> WebVerificationResult
     {
@@ -101,50 +105,95 @@ public struct WebRequestSessions: Sendable {
                 response: response, encryptionInfo: "", origin: "", recipientKey: P256.KeyAgreement.PrivateKey(), context: context,
                 nonceOutcome: .error(.noRecipientKey, "No web recipient key is configured.", retryable: false))
         }
-        let consumption: NonceConsumption
+        let idempotency = context.idempotency
+        let lookup: NonceLookup
         do {
-            consumption = try await store.consumeNonce(requestID, now: time, idempotency: context.idempotency)
+            lookup = try await store.lookupNonce(requestID, now: time, idempotency: idempotency)
         } catch {
             return await verifier.verify(
                 response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
                 nonceOutcome: .error(.storeUnavailable, "The request store could not be reached; try again.", retryable: true))
         }
-        let bytes: [UInt8], consumedOutcome: CheckOutcome
-        switch consumption {
-        case .consumed(let payloadBytes):
+        let bytes: [UInt8], foundOutcome: CheckOutcome
+        var consumes = false
+        switch lookup {
+        case .outstanding(let payloadBytes):
             bytes = payloadBytes
-            consumedOutcome = .passed("The request was issued here, had not expired, and is now used.")
+            consumes = true
+            foundOutcome = .passed("The request was issued here and has not expired; it is used once the response opens for it.")
         case .consumedAgain(let payloadBytes, let firstConsumed):
             bytes = payloadBytes
-            consumedOutcome = .idempotentRetry(
+            foundOutcome = .idempotentRetry(
                 "The request was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
                 firstSeen: firstConsumed)
         case .alreadyConsumed:
             return await verifier.verify(
-                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                nonceOutcome: .failed(.nonceReused, "This request was answered already: a response is accepted once (replay)."))
+                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context, nonceOutcome: Self.reused)
         case .expired:
             return await verifier.verify(
-                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                nonceOutcome: .failed(.nonceExpired, "The request expired before the response arrived; create a new request."))
+                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context, nonceOutcome: Self.expired)
         case .unknown:
             return await verifier.verify(
-                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                nonceOutcome: .failed(.unknownRequest, "No such request was issued (or it was purged)."))
+                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context, nonceOutcome: Self.unknown)
         }
-        do {
-            guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
-                return await verifier.verify(
-                    response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                    nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
-            }
-            let key =
-                fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } }
-                ?? recipientKey
+        guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
+            return await verifier.verify(
+                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
+                nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
+        }
+        let key =
+            fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } }
+            ?? recipientKey
+        guard consumes else {
             return await verifier.verify(
                 response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
-                request: payload.request, context: context,
-                nonceOutcome: consumedOutcome)
+                request: payload.request, context: context, nonceOutcome: foundOutcome)
+        }
+        let attempt = NonceAttempt.random()
+        var attempted = false
+        let result = await verifier.verify(
+            response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
+            request: payload.request, context: context, nonceOutcome: foundOutcome, prefix: [], prefixWarnings: []
+        ) {
+            attempted = true
+            return await Self.consume(requestID, store: store, now: time, idempotency: idempotency, attempt: attempt)
+        }
+        guard attempted, result.report.verdict == .indeterminate,
+            (try? await store.releaseNonce(requestID, attempt: attempt, now: time)) == true
+        else { return result }
+        var report = result.report
+        if let index = report.checks.firstIndex(where: { $0.id == .webNonce }) {
+            report.checks[index].message =
+                "The request was issued here and had not expired; as the verdict could not be decided, it was given back: the same response can be submitted again until the request expires."
+            report.checks[index].details["released"] = "true"
+        }
+        return WebVerificationResult(report: report, documents: result.documentsRegardlessOfVerdict)
+    }
+
+    static let reused = CheckOutcome.failed(.nonceReused, "This request was answered already: a response is accepted once (replay).")
+    static let expired = CheckOutcome.failed(.nonceExpired, "The request expired before the response arrived; create a new request.")
+    static let unknown = CheckOutcome.failed(.unknownRequest, "No such request was issued (or it was purged).")
+
+    /// Consumes the request for a response that opened: `replay.nonce`'s outcome.
+    static func consume(
+        _ requestID: String, store: any ReplayStore, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt
+    ) async -> CheckOutcome {
+        let consumption: NonceConsumption
+        do {
+            consumption = try await store.consumeNonce(requestID, now: now, idempotency: idempotency, attempt: attempt)
+        } catch {
+            return .error(.storeUnavailable, "The request store could not be reached; try again.", retryable: true)
+        }
+        switch consumption {
+        case .consumed:
+            return .passed("The request was issued here, had not expired, and is now used by this response, which opened for it.")
+        case .consumedAgain(_, let firstConsumed):
+            return .idempotentRetry(
+                "The request was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
+                firstSeen: firstConsumed)
+        case .alreadyConsumed: return reused
+        case .expired: return expired
+        case .unknown: return unknown
         }
     }
 }

@@ -570,9 +570,13 @@ struct UnreachableReplayStore: ReplayStore {
         throw OperationalError("storeUnavailable", "the replay store did not answer", retryable: true)
     }
     func issueNonce(_ nonce: String, payload: [UInt8], expiresAt: Date) async throws { throw OperationalError("storeUnavailable", "down") }
-    func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceConsumption {
+    func consumeNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt?) async throws -> NonceConsumption {
         throw OperationalError("storeUnavailable", "down")
     }
+    func lookupNonce(_ nonce: String, now: Date, idempotency: IdempotencyTag?) async throws -> NonceLookup {
+        throw OperationalError("storeUnavailable", "down")
+    }
+    func releaseNonce(_ nonce: String, attempt: NonceAttempt, now: Date) async throws -> Bool { throw OperationalError("storeUnavailable", "down") }
     func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
         throw OperationalError("storeUnavailable", "down")
     }

@@ -193,6 +193,74 @@ struct ReplayStoreBehaviourTests {
         }
     }
 
+    // MARK: lookupNonce and releaseNonce
+
+    @Test("a lookup reads a nonce without consuming it", arguments: TestEnvironment.kinds)
+    func lookupDoesNotConsume(kind: StoreKind) async throws {
+        try await withFreshStore(kind) { store async throws in
+            try await store.issueNonce("req", payload: [1, 2], expiresAt: at(600))
+            #expect(try await store.lookupNonce("req", now: t0, idempotency: nil) == .outstanding(payload: [1, 2]))
+            #expect(try await store.lookupNonce("req", now: at(1), idempotency: nil) == .outstanding(payload: [1, 2]))
+            #expect(try await store.outstandingNonceCount(now: at(1)) == 1)
+            #expect(try await store.lookupNonce("other", now: t0, idempotency: nil) == .unknown)
+            #expect(try await store.lookupNonce("req", now: at(600), idempotency: nil) == .expired)
+            let tag = IdempotencyTag(key: [1], body: [2], retryUntil: at(300))
+            #expect(try await store.consumeNonce("req", now: at(2), idempotency: tag, attempt: .random()) == .consumed(payload: [1, 2]))
+            #expect(try await store.lookupNonce("req", now: at(3), idempotency: nil) == .alreadyConsumed)
+            #expect(
+                try await store.lookupNonce("req", now: at(3), idempotency: IdempotencyTag(key: [9], body: [2], retryUntil: at(300)))
+                    == .alreadyConsumed)
+            #expect(try await store.lookupNonce("req", now: at(3), idempotency: tag) == .consumedAgain(payload: [1, 2], firstConsumed: at(2)))
+            #expect(try await store.lookupNonce("req", now: at(300), idempotency: tag) == .alreadyConsumed)
+        }
+    }
+
+    @Test("only the attempt that consumed a nonce gives it back, before it expires", arguments: TestEnvironment.kinds)
+    func releaseByTheConsumingAttemptOnly(kind: StoreKind) async throws {
+        try await withFreshStore(kind) { store async throws in
+            try await store.issueNonce("req", payload: [5], expiresAt: at(600))
+            let first = NonceAttempt.random(), other = NonceAttempt.random()
+            // Nothing to give back before it is consumed.
+            #expect(try await store.releaseNonce("req", attempt: first, now: t0) == false)
+            let tag = IdempotencyTag(key: [1], body: [2], retryUntil: at(300))
+            #expect(try await store.consumeNonce("req", now: t0, idempotency: tag, attempt: first) == .consumed(payload: [5]))
+            #expect(try await store.releaseNonce("req", attempt: other, now: at(1)) == false)
+            #expect(try await store.consumeNonce("req", now: at(1)) == .alreadyConsumed)
+            #expect(try await store.releaseNonce("req", attempt: first, now: at(2)) == true)
+            // Unused again, its tag forgotten; released once only.
+            #expect(try await store.releaseNonce("req", attempt: first, now: at(2)) == false)
+            #expect(try await store.lookupNonce("req", now: at(3), idempotency: tag) == .outstanding(payload: [5]))
+            #expect(try await store.outstandingNonceCount(now: at(3)) == 1)
+            // Consumed again by another attempt: the first cannot give that consumption back.
+            #expect(try await store.consumeNonce("req", now: at(4), idempotency: nil, attempt: other) == .consumed(payload: [5]))
+            #expect(try await store.releaseNonce("req", attempt: first, now: at(5)) == false)
+            #expect(try await store.consumeNonce("req", now: at(5)) == .alreadyConsumed)
+            // A consumption without an attempt is never given back; neither is an expired one.
+            try await store.issueNonce("plain", payload: [], expiresAt: at(600))
+            #expect(try await store.consumeNonce("plain", now: t0) == .consumed(payload: []))
+            try await store.issueNonce("late", payload: [], expiresAt: at(10))
+            let late = NonceAttempt.random()
+            #expect(try await store.consumeNonce("late", now: t0, idempotency: nil, attempt: late) == .consumed(payload: []))
+            #expect(try await store.releaseNonce("late", attempt: late, now: at(10)) == false)
+            #expect(try await store.lookupNonce("late", now: at(10), idempotency: nil) == .alreadyConsumed)
+        }
+    }
+
+    @Test("a released nonce is consumed again exactly once by 50 concurrent attempts", arguments: TestEnvironment.kinds)
+    func releasedNonceIsConsumedOnce(kind: StoreKind) async throws {
+        try await withFreshStore(kind) { store async throws in
+            try await store.issueNonce("req", payload: [8], expiresAt: at(600))
+            let first = NonceAttempt.random()
+            #expect(try await store.consumeNonce("req", now: t0, idempotency: nil, attempt: first) == .consumed(payload: [8]))
+            #expect(try await store.releaseNonce("req", attempt: first, now: at(1)) == true)
+            let outcomes = try await concurrently(50) { _ in
+                try await store.consumeNonce("req", now: at(2), idempotency: nil, attempt: .random())
+            }
+            #expect(outcomes.filter { $0 == .consumed(payload: [8]) }.count == 1)
+            #expect(outcomes.filter { $0 == .alreadyConsumed }.count == 49)
+        }
+    }
+
     // MARK: concurrency
 
     @Test("50 concurrent first uses of one key: exactly one succeeds", arguments: TestEnvironment.kinds)

@@ -5,8 +5,10 @@ import WalletEncoding
 /// `replay.transactionId`: the transaction identifier is recorded in the ``ReplayStore`` and
 /// accepted once. Runs last and only when every other required check passed, so a token rejected
 /// for another reason (a configuration error, a wrong amount) does not use up its identifier.
-/// Entries expire at signing time + maximum age + skew, after which `applepay.signingTime` rejects
-/// the token anyway.
+/// Entries expire at signing time (or the verification time, when later) + the longest window and
+/// the largest skew any configuration may use (``ApplePayPolicy/replayRetention``), whatever the
+/// current window: after that no configuration's `applepay.signingTime` accepts the token, while a
+/// reload or another instance with a wider window still finds the identifier.
 struct ReplayCheck: VerificationCheck {
     let id = CheckID.replayTransactionId
     let prerequisites: [CheckID]
@@ -37,13 +39,14 @@ struct ReplayCheck: VerificationCheck {
         guard let token = state.token else { throw MissingPrerequisite("the token") }
         // Lower-case hex: the same identifier in either case is the same transaction.
         let key = Hex.encode(token.header.transactionIdBytes)
-        let skew = max(policy.allowedFutureSkew.seconds, context.clockSkewSeconds)
+        // Not this configuration's window: the widest any configuration sharing the store may use.
+        let retention = policy.replayRetention.seconds + max(0, context.clockSkewSeconds - ApplePayPolicy.largestClockSkew.seconds)
         var signingTime = state.signingTime
         if signingTime == nil, let signer = state.signer, case .success(let date) = SigningTimeCheck.signingTime(signer) {
             signingTime = date
         }
         let base = max(signingTime ?? context.time, context.time)
-        let expiresAt = base.addingTimeInterval(policy.maximumSigningAge.seconds + skew)
+        let expiresAt = base.addingTimeInterval(retention)
         let outcome: ReplayOutcome
         do {
             outcome = try await store.recordFirstUse(

@@ -3,11 +3,11 @@ import VerificationCore
 import WalletCBOR
 
 /// `identity.plaintext.structure`: the decrypted data is `{"identity": DeviceResponse}` holding exactly
-/// one document (Apple's flow returns one).
+/// one document (Apple's flow returns one). Request sessions make it depend on `replay.nonce` as
+/// well: a response whose nonce was not consumed by this submission is not read.
 struct PlaintextStructureCheck: VerificationCheck {
-    private static let requires: [CheckID] = [.identityEnvelopeDecryption]
+    let prerequisites: [CheckID]
     var id: CheckID { .identityPlaintextStructure }
-    var prerequisites: [CheckID] { Self.requires }
 
     func evaluate(_ state: inout IdentityEnvelopeState, context: VerificationContext) async throws -> CheckOutcome {
         guard let plaintext = state.plaintext else { return .failed(.malformedInput, "No plaintext.") }
