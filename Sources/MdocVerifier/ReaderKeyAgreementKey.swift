@@ -6,10 +6,13 @@ import WalletEncoding
 
 /// The mdoc reader's ephemeral private key (EReaderKey, P-256), which deviceMac needs, in the forms a
 /// terminal or ProximityReader hands it over: PEM (SEC1 or PKCS#8), a private JWK, the 32-byte scalar
-/// (hex, base64 or binary), or a COSE_Key (`{1: 2, -1: 1, -4: d, …}`; binary, hex or base64). Errors
-/// never show key material.
+/// (hex, base64 or binary), the 97-byte X9.63 form CryptoKit's `x963Representation` gives (04 ‖ X ‖ Y
+/// ‖ d; hex, base64 or binary), or a COSE_Key (`{1: 2, -1: 1, -4: d, …}`; binary, hex or base64).
+/// Errors never show key material.
 public enum ReaderKeyAgreementKey {
     /// Reads the key in any of the forms ``ReaderKeyAgreementKey`` lists; `name` (a file path or field name) only labels the errors.
+    ///
+    /// ``load(base64:name:)`` reads a JSON member that carries any of these forms as base64.
     /// Throws ``ReaderKeyError`` when the contents are none of those forms of a P-256 private key.
     public static func load(contents: [UInt8], name: String) throws(ReaderKeyError) -> P256.KeyAgreement.PrivateKey {
         let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -37,9 +40,28 @@ public enum ReaderKeyAgreementKey {
         if let base64 = Base64.decodeStrict(text) { candidates.append(base64) }
         for bytes in candidates {
             if bytes.count == 32, let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: bytes) { return key }
+            // CryptoKit's x963Representation of a private key: 04 ‖ X ‖ Y ‖ d (97 bytes). The public
+            // point must be the scalar's own: a mismatched pair is not a key.
+            if bytes.count == 97, bytes[0] == 0x04, let key = try? P256.KeyAgreement.PrivateKey(x963Representation: bytes),
+                Array(key.publicKey.x963Representation) == Array(bytes[0..<65])
+            {
+                return key
+            }
             if let key = coseKey(bytes) { return key }
         }
-        throw ReaderKeyError("\(name) is not a P-256 private key: PEM, a private JWK, the 32-byte scalar (hex or base64) or a COSE_Key with d")
+        throw ReaderKeyError(
+            "\(name) is not a P-256 private key: PEM, a private JWK, the 32-byte scalar, the 97-byte X9.63 form (hex or base64) or a COSE_Key with d")
+    }
+
+    /// A key sent as base64 of any form ``load(contents:name:)`` reads (a JSON member: base64 of a PEM
+    /// file, of a JWK, of the scalar, of the X9.63 form or of a COSE_Key); text that is not base64 is
+    /// read as it is (the hex scalar, as before).
+    public static func load(base64 text: String, name: String) throws(ReaderKeyError) -> P256.KeyAgreement.PrivateKey {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let decoded = Base64.decodeLenient(trimmed), !decoded.isEmpty, let key = try? load(contents: decoded, name: name) {
+            return key
+        }
+        return try load(contents: Array(trimmed.utf8), name: name)
     }
 
     /// A COSE_Key map with kty EC2 (2), crv P-256 (1) and the private scalar d (-4).

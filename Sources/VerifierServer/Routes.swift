@@ -515,8 +515,10 @@ struct APIRoutes: Sendable {
         }
         var readerKey: P256.KeyAgreement.PrivateKey?
         if let keyText = try object.optionalString("readerKey") {
-            do { readerKey = try ReaderKeyAgreementKey.load(contents: Array(keyText.utf8), name: "readerKey") } catch {
-                throw Problem.badRequest("/readerKey: the reader's ephemeral P-256 private key as base64 of its 32-byte scalar or of a COSE_Key")
+            do { readerKey = try ReaderKeyAgreementKey.load(base64: keyText, name: "readerKey") } catch {
+                throw Problem.badRequest(
+                    "/readerKey: the reader's ephemeral P-256 private key as base64 of a PEM file, a private JWK, its 32-byte scalar, its 97-byte X9.63 form or a COSE_Key"
+                )
             }
         }
         let time = services.clock.now()

@@ -34,7 +34,11 @@ struct MdocCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The SessionTranscript, bare or tag-24 wrapped (binary CBOR, hex or base64).")
         var sessionTranscript: String
 
-        @Option(name: .long, help: "The reader's ephemeral private key (PEM, or hex of the P-256 scalar), needed for deviceMac.")
+        @Option(
+            name: .long,
+            help:
+                "The reader's ephemeral P-256 private key, needed for deviceMac: PEM, a private JWK, the scalar, the 97-byte X9.63 form or a COSE_Key (binary, hex or base64)."
+        )
         var readerKey: String?
 
         @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory of them. Repeatable.")
