@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Outbound fetches (revocation lists, VICALs): one deadline over connect, headers and body.
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
     ],
     targets: [
         // Layer 0: text encodings every layer uses (hex, Base64, RFC 3339, PEM). No dependencies; its
@@ -122,7 +124,16 @@ let package = Package(
 
         // Layer 5: revocation lists fetched over HTTP (its own module, so the verifiers stay free of
         // networking), and Verify with Wallet on the Web (ISO/IEC 18013-7 Annex C).
-        .target(name: "MdocRevocationHTTP", dependencies: ["MdocVerifier"], swiftSettings: swiftSettings),
+        .target(
+            name: "MdocRevocationHTTP",
+            dependencies: [
+                "MdocVerifier", "VerificationCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "WebIdentity",
             dependencies: [
@@ -309,7 +320,9 @@ let package = Package(
             name: "VerifierServerTests",
             dependencies: [
                 "WalletEncoding", "VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE",
-                "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
+                "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport", "MdocVerifier",
+                // The VICAL rollback record in the embedded store.
+                "ReplayStoreSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates"),

@@ -41,6 +41,7 @@ public final class LiveServices: Sendable {
         {
             changed.append("admission limits")
         }
+        if old.fetchTimeout != new.fetchTimeout { changed.append("fetch timeout") }
         return changed
     }
 
@@ -81,6 +82,7 @@ public final class LiveServices: Sendable {
             settings.maxOutstandingRequests = previous.settings.maxOutstandingRequests
             settings.maxConcurrentVerifications = previous.settings.maxConcurrentVerifications
             settings.idempotencyWindow = previous.settings.idempotencyWindow
+            settings.fetchTimeout = previous.settings.fetchTimeout
         }
         var next = try await VerifierServices.configure(settings: settings, base: base, logger: logger, previous: previous)
         next.apiToken = previous.apiToken

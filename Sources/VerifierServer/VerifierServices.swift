@@ -137,9 +137,10 @@ public struct VerifierServices: Sendable {
 
         // The revocation-list cache lives in the store, across reloads; a background task refreshes it.
         let metrics = ServerMetrics()
-        let transport = URLSessionRevocationTransport()
+        // One deadline over each whole fetch (connecting, headers, body): a trickling server cannot hold a verification.
+        let transport = HTTPRevocationTransport(timeout: TimeInterval(settings.fetchTimeout))
         let cache = SharedRevocationListCache(
-            store: documentCache, transport: transport, clock: clock,
+            store: documentCache, transport: transport, clock: clock, fetchClaim: .seconds(settings.fetchTimeout + 5),
             observe: { metrics.revocation($0) })
         background.append(RevocationRefreshService(cache: cache, metrics: metrics, clock: clock, logger: logger))
         return Base(
