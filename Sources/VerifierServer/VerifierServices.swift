@@ -35,6 +35,8 @@ public struct VerifierServices: Sendable {
     public var revocation: RevocationChecker? = nil
     /// The revocation-list cache kept in the store; nil with `--revocation off`.
     public var revocationCache: SharedRevocationListCache? = nil
+    /// The VICALs whose roots are trusted now (`--vical`), with their issue id and date.
+    public internal(set) var vicals: [VICALStatus] = []
     /// What a reload keeps (nil only for services put together by hand).
     public internal(set) var base: Base? = nil
     /// Identity and web keys no longer configured since a reload, kept until the requests issued for
@@ -197,7 +199,7 @@ public struct VerifierServices: Sendable {
         for entry in settings.trustDocTypes {
             do { try trust.load(scoped: entry) } catch { throw SettingsError("--trust-doctype \(entry): \(error)") }
         }
-        try await ServiceVICALs.load(settings: settings, into: &trust, base: base, logger: logger)
+        let vicals = try await ServiceVICALs.load(settings: settings, into: &trust, base: base, logger: logger)
         if trust.anchors.isEmpty {
             logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
         }
@@ -315,6 +317,7 @@ public struct VerifierServices: Sendable {
         services.base = base
         services.retiredKeys = retired
         services.revocationCache = revocationCache
+        services.vicals = vicals
         if let keyPath = settings.readerKey {
             warnIfReadableByOthers(keyPath, logger: logger)
             guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --reader-key \(keyPath)") }
