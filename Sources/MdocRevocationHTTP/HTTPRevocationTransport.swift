@@ -126,6 +126,9 @@ enum OutboundHTTPClient {
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
         configuration.connectionPool = .init(idleTimeout: .seconds(30))
+        // A refused connection fails the fetch at once ("could not be reached"), as before, instead of
+        // being retried with back-off until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
         // Each fetch's own deadline bounds connecting too (a fetch may be given more than AHC's default).
         configuration.timeout = .init(connect: .seconds(600), read: nil)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)

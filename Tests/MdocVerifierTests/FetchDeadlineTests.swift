@@ -44,6 +44,14 @@ import WalletVerifierTestSupport
         #expect(outcome.seconds >= 0.9 && outcome.seconds < 2.5, "took \(outcome.seconds) s")
     }
 
+    @Test func aServerThatIsDownFailsAtOnce() async throws {
+        let outcome = await Self.failure(HTTPRevocationTransport(timeout: 5), LocalHTTPServer.unreachableURL("/down"))
+        let failure = try #require(outcome.failure)
+        #expect(failure.reason == .listUnavailable && failure.retryable)
+        #expect(failure.message.contains("could not be reached"), "\(failure.message)")
+        #expect(outcome.seconds < 2, "took \(outcome.seconds) s")
+    }
+
     @Test func redirectsAreNotFollowed() async throws {
         let server = try LocalHTTPServer()
         defer { server.stop() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VerifierServer
 import WalletVerifierTestSupport
 
 /// Issue 29 ("holds on a hostile network"), through real `serve` processes and a real loopback
@@ -15,6 +16,22 @@ import WalletVerifierTestSupport
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test func theFetchTimeoutComesFromFlagEnvironmentOrFile() throws {
+        #expect(try ServerSettings.resolve(flags: [:], environment: [:], configFile: nil).fetchTimeout == 10)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-timeout-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"fetchTimeout": 7}"#.utf8).write(to: file)
+        #expect(try ServerSettings.resolve(flags: [:], environment: [:], configFile: file.path).fetchTimeout == 7)
+        let environment = ["WALLET_VERIFIER_FETCH_TIMEOUT": "5"]
+        #expect(try ServerSettings.resolve(flags: [:], environment: environment, configFile: file.path).fetchTimeout == 5)
+        #expect(try ServerSettings.resolve(flags: ["fetchTimeout": ["3"]], environment: environment, configFile: file.path).fetchTimeout == 3)
+        for bad in ["0", "301", "2.5", "ten"] {
+            #expect(throws: SettingsError.self, "\(bad)") {
+                try ServerSettings.resolve(flags: ["fetchTimeout": [bad]], environment: [:], configFile: nil)
+            }
+        }
     }
 
     @Test func aTricklingRevocationListEndsAtTheFetchTimeout() async throws {
