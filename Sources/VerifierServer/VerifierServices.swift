@@ -396,7 +396,9 @@ struct RevocationRefreshService: Service {
                 if refreshed > 0 { logger.info("revocation: refreshed \(refreshed) cached list(s)") }
                 if let entries = try? await cache.entries() {
                     let now = clock.now()
-                    metrics.revocationListAges(entries.map { ($0.uri, now.timeIntervalSince($0.fetchedAt)) })
+                    // The VICAL rollback records share the table; their "fetch" time is a VICAL's date.
+                    let lists = entries.filter { !VICALCopies.isHighestKey($0.uri) }
+                    metrics.revocationListAges(lists.map { ($0.uri, now.timeIntervalSince($0.fetchedAt)) })
                 }
             }
         }
