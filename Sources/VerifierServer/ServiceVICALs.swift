@@ -5,6 +5,7 @@ import MdocVerifier
 import ServiceLifecycle
 import Synchronization
 import VerificationCore
+import WalletCOSE
 import WalletEncoding
 import X509
 
@@ -54,24 +55,25 @@ public final class VICALCopies: Sendable {
     }
 }
 
-/// Which issue of a VICAL this is (its `vicalIssueID` and `date`, and a digest of its bytes): what
+/// Which issue of a VICAL this is (its `vicalIssueID` and `date`, and a digest of its content): what
 /// the rollback rule compares. A VICAL URL never goes back: an issue older than the newest one
 /// accepted for that URL — a lower issue id, or an earlier date — is refused, and so is the same
-/// issue (same id and date) with other bytes, since a provider does not reissue an issue under the
+/// issue (same id and date) with other content, since a provider does not reissue an issue under the
 /// same number and date with other content.
 public struct VICALIssue: Sendable, Equatable {
     /// The `vicalIssueID`, when the VICAL has one.
     public let issueID: UInt64?
     /// The VICAL's `date`.
     public let date: Date
-    /// SHA-256 of the VICAL's bytes.
+    /// SHA-256 of the VICAL's signed content (its COSE payload; the whole bytes when it has none): the
+    /// same issue signed again has the same digest, other content another.
     public let digest: [UInt8]
 
     /// The issue of a decoded VICAL whose bytes are `bytes`.
     public init(_ vical: VICAL, bytes: [UInt8]) {
         issueID = vical.issueID
         date = vical.date
-        digest = Array(SHA256.hash(data: bytes))
+        digest = Array(SHA256.hash(data: vical.sign1.payload.map { Array($0) } ?? bytes))
     }
 
     init(issueID: UInt64?, date: Date, digest: [UInt8]) {
@@ -84,7 +86,7 @@ public struct VICALIssue: Sendable, Equatable {
     static let recordKeptUntil = Date(timeIntervalSince1970: 32_503_680_000)
 
     /// Why `self` may not replace `newest` (nil: it may): an older issue id, an earlier date, or the
-    /// same issue with other bytes.
+    /// same issue with other content.
     public func refusal(against newest: VICALIssue) -> String? {
         if let id = issueID, let newestID = newest.issueID, id < newestID {
             return "its issue \(id) is older than issue \(newestID), already accepted"

@@ -92,6 +92,12 @@ import X509
         #expect(await refresher.refreshOnce() == 0)
         #expect(!Self.anchorDigests(try await Self.trust(live.current)).contains(Self.sha256(removed.iaca)))
 
+        // Issue 2 signed again, same content: the same issue, taken.
+        server.set("/vical", .init(body: try v2.signed()))
+        clock.advance(86_400 + 1)
+        #expect(await refresher.refreshOnce() == 1)
+        #expect(Self.issueIDs(try await Self.trust(live.current)) == [2])
+
         // A genuine newer issue is taken: issue 3 re-adds the issuer.
         v1.issueID = 3
         v1.date = clock.now()
@@ -145,6 +151,41 @@ import X509
         #expect(!Self.anchorDigests(trust).contains(Self.sha256(removed.iaca)), "\(trust)")
         #expect(Self.issueIDs(trust).isEmpty, "\(trust["vicals"] ?? "")")
         #expect(second.log.contains("refused as a rollback: its issue 1 is older than issue 2"), "\(second.log)")
+    }
+
+    /// At start, a copy in the store older than the record (left by an instance from before the
+    /// record, say) is not used: the URL is fetched again and checked the same way.
+    @Test func aStoredCopyOlderThanTheRecordIsNotUsedAtStart() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        let removed = try MdocPKI()
+        let (v1, v2) = try Self.issues(fixture, removed: removed, now: ServiceFixture.time)
+        server.set("/vical", .init(body: try v2.signed()))
+        let url = server.url("/vical")
+        let anchorPath = fixture.directory.appendingPathComponent("vical-anchor.pem").path
+        try Data(v2.anchorPEM.utf8).write(to: URL(fileURLWithPath: anchorPath))
+        let dataDirectory = fixture.directory.appendingPathComponent("data").path
+        // The store holds issue 1 as the last copy, and the record of issue 2.
+        let sqlite = try await SQLiteReplayStore.open(dataDirectory: dataDirectory)
+        let v1Bytes = try v1.signed(), v2Bytes = try v2.signed()
+        try await sqlite.storeDocument(
+            CachedDocument(
+                key: VICALCopies.cacheKey(url), bytes: v1Bytes, fetchedAt: ServiceFixture.time.addingTimeInterval(-60),
+                freshUntil: ServiceFixture.time.addingTimeInterval(86_400), usableUntil: ServiceFixture.time.addingTimeInterval(86_400)))
+        await VICALCopies().raise(url, to: VICALIssue(try VICAL(bytes: v2Bytes), bytes: v2Bytes), store: sqlite)
+        await sqlite.close()
+
+        var settings = try ServiceVICALTests.settings(fixture, vicals: [url], anchors: [anchorPath])
+        settings.store = .sqlite
+        settings.dataDirectory = dataDirectory
+        let services = try await VerifierServices.make(settings: settings, logger: Logger(label: "test"), clock: FixedClock(ServiceFixture.time))
+        defer { Task { await services.shutdown() } }
+        #expect(server.requestedPaths == ["/vical"], "the stored issue 1 was not used; the URL was fetched")
+        let trust = try await Self.trust(services)
+        #expect(Self.issueIDs(trust) == [2])
+        #expect(!Self.anchorDigests(trust).contains(Self.sha256(removed.iaca)))
     }
 
     @Test func theRecordOnlyRises() async throws {
