@@ -33,8 +33,8 @@ public final class VICALCopies: Sendable {
     static func isHighestKey(_ key: String) -> Bool { key.hasPrefix("vical-highest ") }
 
     /// The newest issue of `url` ever accepted: the later of this process's memory and the store's record.
-    func highestIssue(_ url: String, store: any DocumentCacheStore) async -> VICALIssue? {
-        let stored = (try? await store.cachedDocument(Self.highestKey(url))).flatMap { VICALIssue(record: $0.bytes) }
+    func highestIssue(_ url: String, store: (any DocumentCacheStore)?) async -> VICALIssue? {
+        let stored = (try? await store?.cachedDocument(Self.highestKey(url))).flatMap { $0 }.flatMap { VICALIssue(record: $0.bytes) }
         let remembered = highest.withLock { $0[url] }
         switch (stored, remembered) {
         case (let a?, let b?): return a.isOlder(than: b) ? b : a
@@ -46,9 +46,9 @@ public final class VICALCopies: Sendable {
     /// Raises the record of `url` to `issue` (never lowers it): in memory, and in the store, whose
     /// "later copy wins" rule keeps the newest record of every instance (the record's fetch time is
     /// the VICAL's date).
-    func raise(_ url: String, to issue: VICALIssue, store: any DocumentCacheStore) async {
+    func raise(_ url: String, to issue: VICALIssue, store: (any DocumentCacheStore)?) async {
         highest.withLock { if let current = $0[url], !current.isOlder(than: issue) { return } else { $0[url] = issue } }
-        try? await store.storeDocument(
+        try? await store?.storeDocument(
             CachedDocument(
                 key: Self.highestKey(url), bytes: issue.record, fetchedAt: issue.date, freshUntil: VICALIssue.recordKeptUntil,
                 usableUntil: VICALIssue.recordKeptUntil))
@@ -182,7 +182,7 @@ enum ServiceVICALs {
                 continue
             }
             var copy = base.vicalCopies.copy(source)
-            if copy == nil, let stored = try? await base.documentCache.cachedDocument(VICALCopies.cacheKey(source)), stored.usableUntil > now {
+            if copy == nil, let stored = try? await base.vicalStore?.cachedDocument(VICALCopies.cacheKey(source)), stored.usableUntil > now {
                 copy = VICALCopies.Copy(bytes: stored.bytes, fetchedAt: stored.fetchedAt, nextUpdate: stored.usableUntil)
             }
             var result: VICALLoadResult?
@@ -214,7 +214,7 @@ enum ServiceVICALs {
             }
             guard let copy, let result, result.trusted, let vical = result.vical else { continue }
             base.vicalCopies.keep(source, copy)
-            await base.vicalCopies.raise(source, to: VICALIssue(vical, bytes: copy.bytes), store: base.documentCache)
+            await base.vicalCopies.raise(source, to: VICALIssue(vical, bytes: copy.bytes), store: base.vicalStore)
             result.add(to: &trust)
             statuses.append(status(source, vical, fetchedAt: copy.fetchedAt))
             logger.notice(
@@ -222,6 +222,15 @@ enum ServiceVICALs {
             )
         }
         return statuses
+    }
+
+    /// Keeps `copy` in the store's document cache (when it answers), until its nextUpdate.
+    static func storeCopy(_ url: String, _ copy: VICALCopies.Copy, base: VerifierServices.Base) async {
+        let usable = copy.nextUpdate ?? copy.fetchedAt.addingTimeInterval(86_400)
+        try? await base.vicalStore?.storeDocument(
+            CachedDocument(
+                key: VICALCopies.cacheKey(url), bytes: copy.bytes, fetchedAt: copy.fetchedAt,
+                freshUntil: min(usable, copy.fetchedAt.addingTimeInterval(86_400)), usableUntil: usable))
     }
 
     static func status(_ source: String, _ vical: VICAL, fetchedAt: Date?) -> VICALStatus {
@@ -232,7 +241,7 @@ enum ServiceVICALs {
     /// Why a verified VICAL from `url` may not be used: it is older than the newest issue accepted
     /// for that URL (by any instance sharing the store); nil when it may.
     static func refusal(_ result: VICALLoadResult, bytes: [UInt8], url: String, base: VerifierServices.Base) async -> String? {
-        guard let vical = result.vical, let newest = await base.vicalCopies.highestIssue(url, store: base.documentCache) else { return nil }
+        guard let vical = result.vical, let newest = await base.vicalCopies.highestIssue(url, store: base.vicalStore) else { return nil }
         return VICALIssue(vical, bytes: bytes).refusal(against: newest)
     }
 
@@ -255,12 +264,8 @@ enum ServiceVICALs {
         }
         let copy = VICALCopies.Copy(bytes: bytes, fetchedAt: now, nextUpdate: vical.nextUpdate)
         base.vicalCopies.keep(url, copy)
-        await base.vicalCopies.raise(url, to: VICALIssue(vical, bytes: bytes), store: base.documentCache)
-        let usable = vical.nextUpdate ?? now.addingTimeInterval(86_400)
-        try? await base.documentCache.storeDocument(
-            CachedDocument(
-                key: VICALCopies.cacheKey(url), bytes: bytes, fetchedAt: now,
-                freshUntil: min(usable, now.addingTimeInterval(86_400)), usableUntil: usable))
+        await base.vicalCopies.raise(url, to: VICALIssue(vical, bytes: bytes), store: base.vicalStore)
+        await storeCopy(url, copy, base: base)
         return .success(copy)
     }
 }
@@ -290,6 +295,31 @@ public struct VICALRefreshService: Service {
                 do { try await Task.sleep(for: interval) } catch { return }
                 await refreshOnce()
             }
+        }
+    }
+
+    /// Checks the VICALs in use against the store once it answers (before the server takes
+    /// requests): records and copies that could not be written at start are written now, and when
+    /// another instance has recorded a newer issue than the one in use, the configuration is
+    /// reloaded, which fetches the URL again and refuses anything older than that record.
+    public func reconcile() async {
+        let services = live.current
+        guard let base = services.base, let store = base.vicalStore else { return }
+        var behind: [String] = []
+        for source in services.settings.vicals where ServiceVICALs.isURL(source) {
+            guard let copy = base.vicalCopies.copy(source), let vical = try? VICAL(bytes: copy.bytes) else { continue }
+            let inUse = VICALIssue(vical, bytes: copy.bytes)
+            if let newest = await base.vicalCopies.highestIssue(source, store: store), let why = inUse.refusal(against: newest) {
+                logger.error("vical: the issue of \(source) in use is not the newest recorded (\(why)); loading it again")
+                behind.append(source)
+            } else {
+                await base.vicalCopies.raise(source, to: inUse, store: store)
+                await ServiceVICALs.storeCopy(source, copy, base: base)
+            }
+        }
+        guard !behind.isEmpty else { return }
+        do { try await live.reload(settings: services.settings, logger: logger) } catch {
+            logger.error("vical: the configuration could not be loaded again: \(error)")
         }
     }
 

@@ -7,6 +7,7 @@ import MdocVerifier
 import ReplayStorePostgres
 import ReplayStoreSQLite
 import ServiceLifecycle
+import Synchronization
 import VerificationCore
 import WalletEncoding
 import WalletIdentity
@@ -92,6 +93,13 @@ public struct VerifierServices: Sendable {
         /// Fetches revocation lists and VICALs.
         let transport: any RevocationListTransport
         let vicalCopies: VICALCopies
+        /// Whether the document cache answers yet (PostgreSQL: once `prepare` ran).
+        let storeReady: StoreReadiness
+
+        /// The document cache for VICAL copies and records, or nil while it cannot answer yet (the
+        /// PostgreSQL pool before the application runs): loading the VICALs at start then uses memory
+        /// only, and ``VICALRefreshService/reconcile()`` checks them against the store once it answers.
+        var vicalStore: (any DocumentCacheStore)? { storeReady.isReady ? documentCache : nil }
     }
 
     static func makeBase(settings: ServerSettings, logger: Logger, clock: any VerificationClock) async throws -> Base {
@@ -101,6 +109,8 @@ public struct VerifierServices: Sendable {
         var background: [any Service] = []
         var prepare: @Sendable () async throws -> Void = {}
         var shutdown: @Sendable () async -> Void = {}
+        // PostgreSQL answers only once its pool runs (the application's services, then `prepare`).
+        let storeReady = StoreReadiness(settings.store != .postgres)
         switch settings.store {
         case .memory:
             store = InMemoryReplayStore()
@@ -122,7 +132,9 @@ public struct VerifierServices: Sendable {
                 let deadline = ContinuousClock.now + .seconds(60)
                 while true {
                     do {
-                        return try await postgres.createTables()
+                        try await postgres.createTables()
+                        storeReady.markReady()
+                        return
                     } catch {
                         guard ContinuousClock.now < deadline else { throw error }
                         logger.warning("store: PostgreSQL not ready yet (\(error)); retrying")
@@ -147,7 +159,7 @@ public struct VerifierServices: Sendable {
         background.append(RevocationRefreshService(cache: cache, metrics: metrics, clock: clock, logger: logger))
         return Base(
             store: store, documentCache: documentCache, background: background, prepare: prepare, shutdown: shutdown,
-            metrics: metrics, clock: clock, revocationCache: cache, transport: transport, vicalCopies: VICALCopies())
+            metrics: metrics, clock: clock, revocationCache: cache, transport: transport, vicalCopies: VICALCopies(), storeReady: storeReady)
     }
 
     /// Everything a reload re-reads — trust roots, revocation-list files, identity, web, reader and
@@ -411,4 +423,12 @@ struct PurgerService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown { await purger.run() }
     }
+}
+
+/// Whether the store answers yet: PostgreSQL's pool works only once the application runs it.
+final class StoreReadiness: Sendable {
+    private let ready: Mutex<Bool>
+    init(_ ready: Bool) { self.ready = Mutex(ready) }
+    var isReady: Bool { ready.withLock { $0 } }
+    func markReady() { ready.withLock { $0 = true } }
 }
