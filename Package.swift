@@ -44,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
+        // Outbound fetches (revocation lists, VICALs): one deadline over connect, headers and body.
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
     ],
     targets: [
         // Layer 0: text encodings every layer uses (hex, Base64, RFC 3339, PEM). No dependencies; its
@@ -123,7 +125,16 @@ let package = Package(
 
         // Layer 5: revocation lists fetched over HTTP (its own module, so the verifiers stay free of
         // networking), and Verify with Wallet on the Web (ISO/IEC 18013-7 Annex C).
-        .target(name: "MdocRevocationHTTP", dependencies: ["MdocVerifier"], swiftSettings: swiftSettings),
+        .target(
+            name: "MdocRevocationHTTP",
+            dependencies: [
+                "MdocVerifier", "VerificationCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "WebIdentity",
             dependencies: [
@@ -191,7 +202,8 @@ let package = Package(
             name: "VerifierServer",
             dependencies: [
                 "WalletEncoding",
-                "VerificationCore", "WalletCBOR", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocationHTTP", "WalletIdentity", "ApplePayVerifier",
+                "VerificationCore", "WalletCBOR", "WalletCOSE", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocationHTTP", "WalletIdentity",
+                "ApplePayVerifier",
                 "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The connection guard sits in the HTTP/1 pipeline (per-client connections, deadlines).
@@ -313,8 +325,8 @@ let package = Package(
             name: "VerifierServerTests",
             dependencies: [
                 "WalletEncoding", "VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE",
-                "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport",
-                // What a running service left in its store (Apple Pay replay records).
+                "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport", "MdocVerifier",
+                // What a running service left in its store (Apple Pay replay records, the VICAL rollback record).
                 "ReplayStoreSQLite", "ReplayStorePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -46,6 +46,7 @@ public final class LiveServices: Sendable {
         {
             changed.append("admission limits")
         }
+        if old.fetchTimeout != new.fetchTimeout { changed.append("fetch timeout") }
         return changed
     }
 
@@ -93,6 +94,7 @@ public final class LiveServices: Sendable {
             settings.headerTimeout = previous.settings.headerTimeout
             settings.idleTimeout = previous.settings.idleTimeout
             settings.maxClientConnections = previous.settings.maxClientConnections
+            settings.fetchTimeout = previous.settings.fetchTimeout
         }
         var next = try await VerifierServices.configure(settings: settings, base: base, logger: logger, previous: previous)
         next.apiToken = previous.apiToken

@@ -134,6 +134,9 @@ public struct ServerSettings: Sendable, Hashable {
     public var vicals: [String] = []
     /// The trust anchors of ``vicals``, one per VICAL in the same order.
     public var vicalTrust: [String] = []
+    /// Seconds an outbound fetch (a revocation list, a VICAL URL) may take in all: connecting, the
+    /// response head and the whole body.
+    public var fetchTimeout = 10
 
     /// Verifications one client may run at once: ``maxClientVerifications``, or half the slots.
     public var clientVerificationCap: Int { min(maxConcurrentVerifications, maxClientVerifications ?? max(1, maxConcurrentVerifications / 2)) }
@@ -167,6 +170,7 @@ public struct ServerSettings: Sendable, Hashable {
         "maxClientOutstandingRequests": "WALLET_VERIFIER_MAX_CLIENT_OUTSTANDING_REQUESTS", "verifyRate": "WALLET_VERIFIER_VERIFY_RATE",
         "revocation": "WALLET_VERIFIER_REVOCATION", "revocationLists": "WALLET_VERIFIER_REVOCATION_LISTS",
         "vicals": "WALLET_VERIFIER_VICALS", "vicalTrust": "WALLET_VERIFIER_VICAL_TRUST",
+        "fetchTimeout": "WALLET_VERIFIER_FETCH_TIMEOUT",
     ]
 
     /// A value from one source: a string or a list of strings (lists in the environment are
@@ -263,6 +267,7 @@ public struct ServerSettings: Sendable, Hashable {
             settings.revocation = parsed
         }
         settings.revocationLists = value("revocationLists") ?? []
+        if let timeout = try integer("fetchTimeout", 1...300) { settings.fetchTimeout = timeout }
         settings.vicals = value("vicals") ?? []
         settings.vicalTrust = value("vicalTrust") ?? []
         guard settings.vicals.count == settings.vicalTrust.count else {
@@ -299,7 +304,7 @@ public struct ServerSettings: Sendable, Hashable {
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
-    /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`); values
+    /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }

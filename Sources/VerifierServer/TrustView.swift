@@ -31,7 +31,8 @@ enum TrustView {
         var revocation: [String: Any] = ["mode": services.settings.revocation.rawValue, "files": services.settings.revocationLists]
         var lists: [[String: Any]] = []
         if let cache = services.revocationCache, let entries = try? await cache.entries() {
-            for entry in entries {
+            // The VICAL rollback records share the store's document cache; they are not lists.
+            for entry in entries where !VICALCopies.isHighestKey(entry.uri) {
                 var list: [String: Any] = [
                     "uri": entry.uri, "fetchedAt": RFC3339.format(entry.fetchedAt),
                     "freshUntil": RFC3339.format(entry.freshUntil), "usableUntil": RFC3339.format(entry.usableUntil),
@@ -43,6 +44,14 @@ enum TrustView {
         }
         revocation["cachedLists"] = lists
         object["revocation"] = revocation
+        object["vicals"] = services.vicals.map { vical -> [String: Any] in
+            [
+                "source": vical.source, "provider": vical.provider,
+                "issueID": vical.issueID.flatMap { Int(exactly: $0) }.map { $0 as Any } ?? NSNull(),
+                "date": RFC3339.format(vical.date), "nextUpdate": vical.nextUpdate.map(RFC3339.format) ?? NSNull(),
+                "fetchedAt": vical.fetchedAt.map(RFC3339.format) ?? NSNull(),
+            ]
+        }
         object["identityKeys"] = services.identity.verifier.keyRing.keys.map { ["label": $0.label, "pkRHash": Hex.encode($0.publicKeyHash)] }
         object["webKeys"] = services.webKeys.map { ["thumbprint": WebRecipientKey.thumbprint($0.publicKey)] }
         object["applePayKeys"] = (services.applePay?.keyRing.keys ?? []).map { ["publicKeyHash": $0.publicKeyHash] }

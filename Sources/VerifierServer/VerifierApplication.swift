@@ -30,7 +30,11 @@ public enum VerifierApplication {
             onServerRunning: onServerRunning,
             logger: logger
         )
-        app.beforeServerStarts { try await services.prepare() }
+        app.beforeServerStarts {
+            try await services.prepare()
+            // The store answers now: check the VICALs in use against its records before taking requests.
+            await VICALRefreshService(live: live, logger: logger).reconcile()
+        }
         return app
     }
 

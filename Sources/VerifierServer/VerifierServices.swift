@@ -7,6 +7,7 @@ import MdocVerifier
 import ReplayStorePostgres
 import ReplayStoreSQLite
 import ServiceLifecycle
+import Synchronization
 import VerificationCore
 import WalletEncoding
 import WalletIdentity
@@ -35,6 +36,8 @@ public struct VerifierServices: Sendable {
     public var revocation: RevocationChecker? = nil
     /// The revocation-list cache kept in the store; nil with `--revocation off`.
     public var revocationCache: SharedRevocationListCache? = nil
+    /// The VICALs whose roots are trusted now (`--vical`), with their issue id and date.
+    public internal(set) var vicals: [VICALStatus] = []
     /// What a reload keeps (nil only for services put together by hand).
     public internal(set) var base: Base? = nil
     /// Identity and web keys no longer configured since a reload, kept until the requests issued for
@@ -90,6 +93,13 @@ public struct VerifierServices: Sendable {
         /// Fetches revocation lists and VICALs.
         let transport: any RevocationListTransport
         let vicalCopies: VICALCopies
+        /// Whether the document cache answers yet (PostgreSQL: once `prepare` ran).
+        let storeReady: StoreReadiness
+
+        /// The document cache for VICAL copies and records, or nil while it cannot answer yet (the
+        /// PostgreSQL pool before the application runs): loading the VICALs at start then uses memory
+        /// only, and ``VICALRefreshService/reconcile()`` checks them against the store once it answers.
+        var vicalStore: (any DocumentCacheStore)? { storeReady.isReady ? documentCache : nil }
     }
 
     static func makeBase(settings: ServerSettings, logger: Logger, clock: any VerificationClock) async throws -> Base {
@@ -99,6 +109,8 @@ public struct VerifierServices: Sendable {
         var background: [any Service] = []
         var prepare: @Sendable () async throws -> Void = {}
         var shutdown: @Sendable () async -> Void = {}
+        // PostgreSQL answers only once its pool runs (the application's services, then `prepare`).
+        let storeReady = StoreReadiness(settings.store != .postgres)
         switch settings.store {
         case .memory:
             store = InMemoryReplayStore()
@@ -120,7 +132,9 @@ public struct VerifierServices: Sendable {
                 let deadline = ContinuousClock.now + .seconds(60)
                 while true {
                     do {
-                        return try await postgres.createTables()
+                        try await postgres.createTables()
+                        storeReady.markReady()
+                        return
                     } catch {
                         guard ContinuousClock.now < deadline else { throw error }
                         logger.warning("store: PostgreSQL not ready yet (\(error)); retrying")
@@ -137,14 +151,15 @@ public struct VerifierServices: Sendable {
 
         // The revocation-list cache lives in the store, across reloads; a background task refreshes it.
         let metrics = ServerMetrics()
-        let transport = URLSessionRevocationTransport()
+        // One deadline over each whole fetch (connecting, headers, body): a trickling server cannot hold a verification.
+        let transport = HTTPRevocationTransport(timeout: TimeInterval(settings.fetchTimeout))
         let cache = SharedRevocationListCache(
-            store: documentCache, transport: transport, clock: clock,
+            store: documentCache, transport: transport, clock: clock, fetchClaim: .seconds(settings.fetchTimeout + 5),
             observe: { metrics.revocation($0) })
         background.append(RevocationRefreshService(cache: cache, metrics: metrics, clock: clock, logger: logger))
         return Base(
             store: store, documentCache: documentCache, background: background, prepare: prepare, shutdown: shutdown,
-            metrics: metrics, clock: clock, revocationCache: cache, transport: transport, vicalCopies: VICALCopies())
+            metrics: metrics, clock: clock, revocationCache: cache, transport: transport, vicalCopies: VICALCopies(), storeReady: storeReady)
     }
 
     /// Everything a reload re-reads — trust roots, revocation-list files, identity, web, reader and
@@ -196,7 +211,7 @@ public struct VerifierServices: Sendable {
         for entry in settings.trustDocTypes {
             do { try trust.load(scoped: entry) } catch { throw SettingsError("--trust-doctype \(entry): \(error)") }
         }
-        try await ServiceVICALs.load(settings: settings, into: &trust, base: base, logger: logger)
+        let vicals = try await ServiceVICALs.load(settings: settings, into: &trust, base: base, logger: logger)
         if trust.anchors.isEmpty {
             logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
         }
@@ -314,6 +329,7 @@ public struct VerifierServices: Sendable {
         services.base = base
         services.retiredKeys = retired
         services.revocationCache = revocationCache
+        services.vicals = vicals
         if let keyPath = settings.readerKey {
             warnIfReadableByOthers(keyPath, logger: logger)
             guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --reader-key \(keyPath)") }
@@ -392,7 +408,9 @@ struct RevocationRefreshService: Service {
                 if refreshed > 0 { logger.info("revocation: refreshed \(refreshed) cached list(s)") }
                 if let entries = try? await cache.entries() {
                     let now = clock.now()
-                    metrics.revocationListAges(entries.map { ($0.uri, now.timeIntervalSince($0.fetchedAt)) })
+                    // The VICAL rollback records share the table; their "fetch" time is a VICAL's date.
+                    let lists = entries.filter { !VICALCopies.isHighestKey($0.uri) }
+                    metrics.revocationListAges(lists.map { ($0.uri, now.timeIntervalSince($0.fetchedAt)) })
                 }
             }
         }
@@ -405,4 +423,12 @@ struct PurgerService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown { await purger.run() }
     }
+}
+
+/// Whether the store answers yet: PostgreSQL's pool works only once the application runs it.
+final class StoreReadiness: Sendable {
+    private let ready: Mutex<Bool>
+    init(_ ready: Bool) { self.ready = Mutex(ready) }
+    var isReady: Bool { ready.withLock { $0 } }
+    func markReady() { ready.withLock { $0 = true } }
 }

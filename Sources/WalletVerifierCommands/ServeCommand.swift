@@ -89,6 +89,10 @@ struct ServeCommand: AsyncParsableCommand {
     ) var vical: [String] = []
     @Option(name: .long, help: "The anchor (PEM or DER) the VICAL signer of the --vical at the same position must chain to. Repeatable.")
     var vicalTrust: [String] = []
+    @Option(
+        name: .long,
+        help: "Seconds a revocation-list or VICAL fetch may take in all: connecting, headers and body (default 10, 1...300).")
+    var fetchTimeout: Int?
 
     func run() async throws {
         var flags: ServerSettings.Source = [:]
@@ -132,6 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
         set("revocationLists", revocationList)
         set("vicals", vical)
         set("vicalTrust", vicalTrust)
+        set("fetchTimeout", fetchTimeout.map(String.init))
         let settings: ServerSettings
         do {
             settings = try ServerSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)

@@ -8,7 +8,7 @@ import VerificationCore
 import WalletIdentity
 import X509
 
-/// `[--revocation-list FILE ...] [--fetch-revocation] [--vical FILE --vical-trust FILE]`, shared by
+/// `[--revocation-list FILE ...] [--fetch-revocation [--fetch-timeout SECONDS]] [--vical FILE --vical-trust FILE]`, shared by
 /// `mdoc verify`, `identity verify` and `web verify`.
 struct TrustListOptions: ParsableArguments {
     @Option(
@@ -23,6 +23,11 @@ struct TrustListOptions: ParsableArguments {
     var fetchRevocation = false
 
     @Option(
+        name: .long,
+        help: "With --fetch-revocation: seconds a list fetch may take in all, connecting, headers and body (default 10, 1...300).")
+    var fetchTimeout: Int = 10
+
+    @Option(
         name: .long, help: "A VICAL (ISO/IEC 18013-5 Annex C, e.g. AAMVA's): once verified, its IACA certificates are trusted for their docTypes.")
     var vical: String?
 
@@ -32,6 +37,7 @@ struct TrustListOptions: ParsableArguments {
     func validate() throws {
         if vical != nil && vicalTrust == nil { throw ValidationError("--vical needs --vical-trust FILE (the VICAL signer's anchor)") }
         if vicalTrust != nil && vical == nil { throw ValidationError("--vical-trust is only used with --vical FILE") }
+        if !(1...300).contains(fetchTimeout) { throw ValidationError("--fetch-timeout must be a whole number of seconds in 1...300") }
     }
 
     var revocationRequested: Bool { !revocationList.isEmpty || fetchRevocation }
@@ -71,7 +77,7 @@ struct TrustListOptions: ParsableArguments {
             sources.append(offline)
         }
         if fetchRevocation {
-            sources.append(RevocationListCache(transport: URLSessionRevocationTransport()))
+            sources.append(RevocationListCache(transport: HTTPRevocationTransport(timeout: TimeInterval(fetchTimeout))))
         }
         prepared.revocation = RevocationChecker(source: RevocationListSources(sources), trustStore: store)
         return prepared

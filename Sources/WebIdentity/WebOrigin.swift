@@ -1,3 +1,5 @@
+import VerificationCore
+
 /// A web origin as browsers serialize it (RFC 6454): `scheme://host[:port]`, nothing else.
 ///
 /// The DC API session transcript binds the response to the origin (ISO/IEC 18013-7 Annex C), so an
@@ -74,9 +76,6 @@ public enum WebOrigin {
     }
 
     static func isLoopback(_ host: Substring) -> Bool {
-        if host == "localhost" || host == "[::1]" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127"
-            && octets.allSatisfy { !$0.isEmpty && $0.count <= 3 && Int($0).map { (0...255).contains($0) } == true }
+        LoopbackHost.isLoopback(host)
     }
 }

@@ -35,7 +35,7 @@ final class ManualClock: VerificationClock, @unchecked Sendable {
         fixture.subject = uri
         server.set("/lists/7", .init(body: try fixture.signed(by: s.signer)))
         let clock = ManualClock(RevocationScenario.time)
-        let cache = RevocationListCache(transport: URLSessionRevocationTransport(timeout: 5), clock: clock)
+        let cache = RevocationListCache(transport: HTTPRevocationTransport(timeout: 5), clock: clock)
 
         let first = try await passport(s, uri: uri, source: cache)
         #expect(first.verdict == .accepted, "\(first.checks.filter { $0.status != .passed }.map(\.message))")
@@ -63,7 +63,7 @@ final class ManualClock: VerificationClock, @unchecked Sendable {
         fixture.uri = uri
         fixture.subject = uri
         server.set("/lists/shared", .init(body: try fixture.signed(by: s.signer)))
-        let cache = RevocationListCache(transport: URLSessionRevocationTransport(timeout: 5), clock: ManualClock(RevocationScenario.time))
+        let cache = RevocationListCache(transport: HTTPRevocationTransport(timeout: 5), clock: ManualClock(RevocationScenario.time))
         async let one = passport(s, uri: uri, source: cache)
         async let two = passport(s, uri: uri, source: cache)
         async let three = passport(s, uri: uri, source: cache)
@@ -93,7 +93,7 @@ final class ManualClock: VerificationClock, @unchecked Sendable {
     @Test func anUnreachableURIIsUndeterminedAndRetryable() async throws {
         let s = try RevocationScenario()
         let uri = LocalHTTPServer.unreachableURL("/lists/7")
-        let cache = RevocationListCache(transport: URLSessionRevocationTransport(timeout: 5))
+        let cache = RevocationListCache(transport: HTTPRevocationTransport(timeout: 5))
         let report = try await passport(s, uri: uri, source: cache)
         #expect(report.verdict == .indeterminate)
         let list = try #require(report.check(.mdocRevocationList))
@@ -111,7 +111,7 @@ final class ManualClock: VerificationClock, @unchecked Sendable {
         server.set("/broken", .init(status: 503, body: Array("down".utf8)))
         server.set("/moved", .init(status: 302, headers: [("Location", server.url("/broken"))]))
         server.set("/huge", .init(body: [UInt8](repeating: 0xa0, count: 300_000)))
-        let cache = RevocationListCache(transport: URLSessionRevocationTransport(timeout: 5), maximumSize: 100_000)
+        let cache = RevocationListCache(transport: HTTPRevocationTransport(timeout: 5), maximumSize: 100_000)
         for path in ["/broken", "/moved", "/missing"] {
             let report = try await passport(s, uri: server.url(path), source: cache)
             #expect(report.check(.mdocRevocationList)?.reason == "listUnavailable", "\(path)")
@@ -130,7 +130,7 @@ final class ManualClock: VerificationClock, @unchecked Sendable {
         #expect(RevocationListCache.fetchableURL("https://user:pw@lists.example/1") == nil)
         #expect(RevocationListCache.fetchableURL("not a uri") == nil)
         let s = try RevocationScenario()
-        let report = try await passport(s, uri: "http://lists.example/1", source: RevocationListCache(transport: URLSessionRevocationTransport()))
+        let report = try await passport(s, uri: "http://lists.example/1", source: RevocationListCache(transport: HTTPRevocationTransport()))
         #expect(report.check(.mdocRevocationList)?.reason == "unsupportedURI")
         #expect(report.check(.mdocRevocationList)?.retryable == false)
     }
@@ -146,7 +146,7 @@ final class ManualClock: VerificationClock, @unchecked Sendable {
         server.set("/lists/9", .init(body: try fixture.signed(by: s.signer)))
         var offline = OfflineRevocationLists()
         try offline.add(bytes: try s.identifierList([]).signed(by: s.signer), name: "other.cwt")
-        let sources = RevocationListSources([offline, RevocationListCache(transport: URLSessionRevocationTransport(timeout: 5))])
+        let sources = RevocationListSources([offline, RevocationListCache(transport: HTTPRevocationTransport(timeout: 5))])
         let report = try await passport(s, uri: uri, source: sources)
         #expect(report.verdict == .accepted)
         #expect(report.check(.mdocRevocationList)?.details["source"] == "fetched")

@@ -81,7 +81,7 @@ final class MovingClock: VerificationClock, Sendable {
         try await Self.stores(kind) { stores in
             let caches = stores.map {
                 SharedRevocationListCache(
-                    store: $0, transport: URLSessionRevocationTransport(timeout: 5), clock: clock,
+                    store: $0, transport: HTTPRevocationTransport(timeout: 5), clock: clock,
                     observe: { event in events.withLock { $0.append(event) } })
             }
             func fetches() -> Int { server.requestedPaths.count }
@@ -122,7 +122,7 @@ final class MovingClock: VerificationClock, Sendable {
         server.set("/lists/2", .init(body: try Self.list(uri: uri, issuedAt: t0)))
         let clock = MovingClock(t0)
         try await Self.stores(kind) { stores in
-            let caches = stores.map { SharedRevocationListCache(store: $0, transport: URLSessionRevocationTransport(timeout: 5), clock: clock) }
+            let caches = stores.map { SharedRevocationListCache(store: $0, transport: HTTPRevocationTransport(timeout: 5), clock: clock) }
             _ = try await caches[0].list(for: uri, at: t0)
             #expect(await caches[0].refresh(margin: .seconds(120)) == 0)
             clock.advance(500)  // 100 s before the ttl ends
@@ -146,7 +146,7 @@ final class MovingClock: VerificationClock, Sendable {
         server.set("/lists/3", .init(body: try Self.list(uri: uri, issuedAt: t0), delay: 0.5))
         let clock = MovingClock(t0)
         try await Self.stores(kind) { stores in
-            let caches = stores.map { SharedRevocationListCache(store: $0, transport: URLSessionRevocationTransport(timeout: 5), clock: clock) }
+            let caches = stores.map { SharedRevocationListCache(store: $0, transport: HTTPRevocationTransport(timeout: 5), clock: clock) }
             let lists = try await withThrowingTaskGroup(of: [UInt8].self) { group in
                 for index in 0..<10 {
                     group.addTask { try await caches[index % 2].list(for: uri, at: t0).bytes }
@@ -170,7 +170,7 @@ final class MovingClock: VerificationClock, Sendable {
         server.set("/lists/4", .init(status: 500, delay: 0.3))
         let clock = MovingClock(t0)
         try await Self.stores(kind) { stores in
-            let caches = stores.map { SharedRevocationListCache(store: $0, transport: URLSessionRevocationTransport(timeout: 5), clock: clock) }
+            let caches = stores.map { SharedRevocationListCache(store: $0, transport: HTTPRevocationTransport(timeout: 5), clock: clock) }
             let started = ContinuousClock.now
             let failures = await withTaskGroup(of: Bool.self) { group in
                 for index in 0..<4 {

@@ -331,6 +331,25 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         #expect(list["retryable"] as? Bool == true)
     }
 
+    /// Issue 29: the CLI's fetch has the same deadline as the service's (`--fetch-timeout`, default 10 s).
+    @Test func mdocVerifyStopsATricklingListAtTheFetchTimeout() async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        let uri = server.url("/passport/5")
+        let setup = try Setup(uri: uri)
+        server.set("/passport/5", .init(body: try setup.list([], uri: uri), trickle: 0.5))
+        let started = Date()
+        let result = await setup.mdocVerify(["--trust", setup.iaca, "--fetch-revocation", "--fetch-timeout", "2"])
+        let seconds = Date().timeIntervalSince(started)
+        #expect(result.code == 3, "\(result.stdout)\(result.stderr)")
+        let list = try #require(check(try json(result.stdout), "mdoc.revocation.list"))
+        #expect(list["reason"] as? String == "listUnavailable")
+        #expect((list["message"] as? String)?.contains("did not answer within 2 s") == true, "\(list)")
+        #expect(seconds < 5, "took \(seconds) s")
+        let refused = await setup.mdocVerify(["--trust", setup.iaca, "--fetch-revocation", "--fetch-timeout", "0"])
+        #expect(refused.code == 2, "\(refused.stderr)")
+    }
+
     @Test func mdocVerifyWithAVICAL() async throws {
         let setup = try Setup()
         var vical = try VICALFixture()

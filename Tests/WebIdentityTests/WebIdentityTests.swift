@@ -386,4 +386,17 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         ]
         for text in bad { #expect(throws: WebRequestError.self, "\(text.debugDescription)") { try WebOrigin.parse(text) } }
     }
+
+    /// Issue 29, item 5: http is for loopback hosts only, and a loopback host is parsed, not matched by prefix.
+    @Test func httpOnlyForLoopbackLiterals() throws {
+        for origin in ["http://127.0.0.1:3010", "http://127.1.2.3", "http://localhost:8080", "http://LOCALHOST", "http://[::1]:8080"] {
+            #expect(throws: Never.self, "\(origin)") { try WebOrigin.parse(origin) }
+        }
+        for origin in [
+            "http://127.attacker.example", "http://127.0.0.1.nip.io:3010", "http://localhost.attacker.example", "http://127.0.0.256",
+            "http://127.0.0.01", "http://127.0.0", "http://[::2]",
+        ] {
+            #expect(throws: WebRequestError.self, "\(origin)") { try WebOrigin.parse(origin) }
+        }
+    }
 }

@@ -117,16 +117,14 @@ public actor RevocationListCache: RevocationListSource {
         self.maximumSize = maximumSize
     }
 
-    /// Whether a uri may be fetched: https, or http to a loopback host.
+    /// Whether a uri may be fetched: https, or http to a loopback host as ``LoopbackHost/isLoopback(_:)``
+    /// parses it (`localhost`, `[::1]`, an IPv4 literal in 127.0.0.0/8), never a name that starts like one.
     public static func fetchableURL(_ uri: String) -> URL? {
         guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
             url.user == nil, url.password == nil
         else { return nil }
         if scheme == "https" { return url }
-        if scheme == "http" {
-            let bare = String(host.lowercased().filter { $0 != "[" && $0 != "]" })
-            if bare == "localhost" || bare == "::1" || bare.hasPrefix("127.") { return url }
-        }
+        if scheme == "http" && LoopbackHost.isLoopback(host) { return url }
         return nil
     }
 
@@ -143,15 +141,18 @@ public actor RevocationListCache: RevocationListSource {
                 .unsupportedURI, "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
         }
         if let running = inFlight[uri] {
-            return try await running.value.document
+            return try await OutboundWait.during { try await running.value }.document
         }
-        let task = Task { [transport, maximumSize, maximumAge] () async throws -> Entry in
-            let bytes = try await transport.fetch(url, maximumSize: maximumSize)
-            return Self.entry(bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
+        // The fetch runs outside any caller's slot hooks; each caller gives its own slot back while it waits.
+        let task = OutboundWait.$hooks.withValue(nil) {
+            Task { [transport, maximumSize, maximumAge] () async throws -> Entry in
+                let bytes = try await transport.fetch(url, maximumSize: maximumSize)
+                return Self.entry(bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
+            }
         }
         inFlight[uri] = task
         defer { inFlight[uri] = nil }
-        let entry = try await task.value
+        let entry = try await OutboundWait.during { try await task.value }
         if entry.freshUntil > now { entries[uri] = entry }
         return entry.document
     }

@@ -56,16 +56,19 @@ public actor SharedRevocationListCache: RevocationListSource {
     private let observe: @Sendable (Event) -> Void
     private var memory: [String: CachedDocument] = [:]
     private var inFlight: [String: Task<(copy: CachedDocument, fetched: Bool), any Error>] = [:]
-    /// How long an instance may hold the fetch of a uri (the transport's time-out and a margin); the
+    /// How long an instance may hold the fetch of a uri (the transport's deadline and a margin); the
     /// others wait that long at most for its copy, then fetch themselves.
-    static let claimSeconds: TimeInterval = 15
+    public let fetchClaim: Duration
 
     /// Creates a cache over `store`; `observe` is told every ``Event``, for metrics.
-    /// Defaults: the system clock, a maximum age of one day, lists up to 4 MiB.
+    /// Defaults: the system clock, a maximum age of one day, lists up to 4 MiB, a fetch claimed for
+    /// 15 s (the transport's default deadline of 10 s and a margin).
     public init(
         store: any DocumentCacheStore, transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
-        maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024, observe: @escaping @Sendable (Event) -> Void = { _ in }
+        maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024, fetchClaim: Duration = .seconds(15),
+        observe: @escaping @Sendable (Event) -> Void = { _ in }
     ) {
+        self.fetchClaim = fetchClaim
         self.store = store
         self.transport = transport
         self.clock = clock
@@ -115,51 +118,56 @@ public actor SharedRevocationListCache: RevocationListSource {
                 .unsupportedURI, "The revocation list uri \(uri) is not fetched: only https (or http to a loopback address) is allowed.")
         }
         if let running = inFlight[uri] {
-            return try await running.value.copy
+            return try await OutboundWait.during { try await running.value }.copy
         }
         if let copy = memory[uri], copy.freshUntil > max(clock.now(), freshBeyond) {
             return copy
         }
-        let task = Task { [transport, maximumSize, maximumAge, store, clock] () async throws -> (copy: CachedDocument, fetched: Bool) in
-            // Instances sharing the store fetch a list once: the one that claims it fetches, the
-            // others wait for its copy in the store (and fetch themselves if none comes in time).
-            // A claim released without a copy (the other instance's fetch failed) or expired (it
-            // died) passes to the next one that asks, which then fetches itself.
-            func claim() async -> Bool {
-                let at = clock.now()
-                return (try? await store.claimFetch(uri, now: at, until: at.addingTimeInterval(Self.claimSeconds))) ?? true
-            }
-            var claimed = await claim()
-            var waited = 0
-            while true {
-                // Fetched meanwhile (by another instance, or by this one for a caller that read the
-                // store before the copy was there): use that copy.
-                if let stored = try? await store.cachedDocument(uri), stored.freshUntil > max(clock.now(), freshBeyond) {
-                    if claimed { try? await store.releaseFetch(uri) }
-                    return (stored, false)
+        let claimSeconds = Double(fetchClaim.components.seconds)
+        // The fetch (and the wait for another instance's) runs outside any caller's slot hooks; each
+        // caller gives its own slot back while it waits for the result.
+        let task = OutboundWait.$hooks.withValue(nil) {
+            Task { [transport, maximumSize, maximumAge, store, clock] () async throws -> (copy: CachedDocument, fetched: Bool) in
+                // Instances sharing the store fetch a list once: the one that claims it fetches, the
+                // others wait for its copy in the store (and fetch themselves if none comes in time).
+                // A claim released without a copy (the other instance's fetch failed) or expired (it
+                // died) passes to the next one that asks, which then fetches itself.
+                func claim() async -> Bool {
+                    let at = clock.now()
+                    return (try? await store.claimFetch(uri, now: at, until: at.addingTimeInterval(claimSeconds))) ?? true
                 }
-                if claimed || waited >= Int(Self.claimSeconds * 10) { break }
-                try await Task.sleep(for: .milliseconds(100))
-                waited += 1
-                claimed = await claim()
-            }
-            do {
-                let bytes = try await transport.fetch(url, maximumSize: maximumSize)
-                let copy = Self.copy(uri: uri, bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
-                // A list that does not even decode is returned (the checker says why) but never kept.
-                if copy.freshUntil > now { try? await store.storeDocument(copy) }
-                if claimed { try? await store.releaseFetch(uri) }
-                return (copy, true)
-            } catch {
-                if claimed { try? await store.releaseFetch(uri) }
-                throw error
+                var claimed = await claim()
+                var waited = 0
+                while true {
+                    // Fetched meanwhile (by another instance, or by this one for a caller that read the
+                    // store before the copy was there): use that copy.
+                    if let stored = try? await store.cachedDocument(uri), stored.freshUntil > max(clock.now(), freshBeyond) {
+                        if claimed { try? await store.releaseFetch(uri) }
+                        return (stored, false)
+                    }
+                    if claimed || waited >= Int(claimSeconds * 10) { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                    waited += 1
+                    claimed = await claim()
+                }
+                do {
+                    let bytes = try await transport.fetch(url, maximumSize: maximumSize)
+                    let copy = Self.copy(uri: uri, bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
+                    // A list that does not even decode is returned (the checker says why) but never kept.
+                    if copy.freshUntil > now { try? await store.storeDocument(copy) }
+                    if claimed { try? await store.releaseFetch(uri) }
+                    return (copy, true)
+                } catch {
+                    if claimed { try? await store.releaseFetch(uri) }
+                    throw error
+                }
             }
         }
         inFlight[uri] = task
         defer { inFlight[uri] = nil }
         let result: (copy: CachedDocument, fetched: Bool)
         do {
-            result = try await task.value
+            result = try await OutboundWait.during { try await task.value }
         } catch {
             observe(.fetchFailed((error as? RevocationFailure)?.reason.rawValue ?? "listUnavailable"))
             throw error

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 for tests that fetch revocation lists: GET only, one
-/// request per connection, answers from a route table. Loopback only, never reachable from
+/// request per connection, answers from a route table (at once, late, or a byte at a time). Loopback only, never reachable from
 /// outside the machine.
 public final class LocalHTTPServer: @unchecked Sendable {
     /// A canned answer for one path.
@@ -20,13 +20,23 @@ public final class LocalHTTPServer: @unchecked Sendable {
         public var headers: [(String, String)]
         /// Seconds to wait before answering (a slow server); connections are served concurrently.
         public var delay: TimeInterval
+        /// Seconds between two bytes of the body (a server that trickles it); 0 sends it at once.
+        public var trickle: TimeInterval
+        /// Whether the head declares `Content-Length`; without it the body ends when the connection closes.
+        public var declaresLength: Bool
 
-        /// An answer, by default 200 with an empty body, no extra headers and no delay.
-        public init(status: Int = 200, body: [UInt8] = [], headers: [(String, String)] = [], delay: TimeInterval = 0) {
+        /// An answer, by default 200 with an empty body, no extra headers, no delay, the body at once
+        /// and its length declared.
+        public init(
+            status: Int = 200, body: [UInt8] = [], headers: [(String, String)] = [], delay: TimeInterval = 0, trickle: TimeInterval = 0,
+            declaresLength: Bool = true
+        ) {
             self.status = status
             self.body = body
             self.headers = headers
             self.delay = delay
+            self.trickle = trickle
+            self.declaresLength = declaresLength
         }
     }
 
@@ -152,19 +162,43 @@ public final class LocalHTTPServer: @unchecked Sendable {
             requests.append(path)
             return routes[path] ?? Response(status: 404, body: Array("not found".utf8))
         }
-        if response.delay > 0 { Thread.sleep(forTimeInterval: response.delay) }
-        var head =
-            "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Status")\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
+        // Waits in short steps, so a stopped server ends its connections.
+        if response.delay > 0 && !pause(response.delay) { return }
+        var head = "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Status")\r\n"
+        if response.declaresLength { head += "Content-Length: \(response.body.count)\r\n" }
+        head += "Connection: close\r\n"
         if !response.headers.contains(where: { $0.0.lowercased() == "content-type" }) { head += "Content-Type: application/cwt\r\n" }
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        let bytes = Array(head.utf8) + response.body
+        guard response.trickle > 0 else {
+            _ = transmit(Array(head.utf8) + response.body, to: client)
+            return
+        }
+        guard transmit(Array(head.utf8), to: client) else { return }
+        for byte in response.body {
+            guard pause(response.trickle), transmit([byte], to: client) else { return }
+        }
+    }
+
+    /// Sleeps `seconds` in steps of at most 50 ms; false when the server stopped meanwhile.
+    private func pause(_ seconds: TimeInterval) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            guard lock.withLock({ running }) else { return false }
+            Thread.sleep(forTimeInterval: min(0.05, max(0, end.timeIntervalSinceNow)))
+        }
+        return lock.withLock { running }
+    }
+
+    /// Sends all of `bytes`; false when the peer closed the connection.
+    private func transmit(_ bytes: [UInt8], to client: Int32) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Self.sendFlags) }
-            if count <= 0 { break }
+            if count <= 0 { return false }
             sent += count
         }
+        return true
     }
 
     private final class ThreadBox: @unchecked Sendable {

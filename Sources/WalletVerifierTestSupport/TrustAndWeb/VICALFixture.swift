@@ -38,6 +38,8 @@ public struct VICALFixture: Sendable {
     public var nextUpdate: Date? = Date(timeIntervalSince1970: 1_700_000_000 + 30 * 86_400)
     /// The `vicalProvider` string.
     public var provider = "Test Trust Service"
+    /// The `vicalIssueID`: 42 by default; nil leaves it out.
+    public var issueID: UInt64? = 42
 
     /// Generates the anchor and signer with fresh P-256 keys; both are valid from 2020-09-13, the signer until `signerNotAfter`.
     /// Throws when a certificate cannot be built.
@@ -104,9 +106,9 @@ public struct VICALFixture: Sendable {
         }
         var fields: [(CBORNode, CBORNode)] = [
             (.text("version"), .text("1.0")), (.text("vicalProvider"), .text(provider)),
-            (.text("date"), CBORDateTime(date: date).cborNode()), (.text("vicalIssueID"), .unsigned(42)),
-            (.text("certificateInfos"), .array(infos)),
+            (.text("date"), CBORDateTime(date: date).cborNode()), (.text("certificateInfos"), .array(infos)),
         ]
+        if let issueID { fields.append((.text("vicalIssueID"), .unsigned(issueID))) }
         if let nextUpdate { fields.append((.text("nextUpdate"), CBORDateTime(date: nextUpdate).cborNode())) }
         let payload = Array(try CBORNode.map(fields).encodedBytes)
         let sign1 = try COSESign1.sign(payload: payload, key: .p256(key), unprotected: [(.int(33), .array(x5chain.map { .bytes($0) }))])
