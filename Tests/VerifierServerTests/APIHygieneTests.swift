@@ -184,7 +184,7 @@ import FoundationNetworking
     func healthStaysPromptUnderLoad(slots: [String]) async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(arguments: ["--store", "memory", "--request-rate", "0"] + slots + fixture.serveArguments)
+        let instance = try await ServiceInstance(arguments: ["--store", "memory", "--request-rate", "0"] + slots + fixture.serveArguments)
         defer { instance.stop() }
         // Heavy, valid-shaped submissions: 20,000 nested tag-24 items in an element value (≈114 KB),
         // each for its own request.

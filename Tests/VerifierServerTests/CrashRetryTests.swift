@@ -116,8 +116,8 @@ import FoundationNetworking
         let arguments = ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + fixture.serveArguments
         var figures = Figures()
         for _ in 0..<3 {
-            let submissions = try await Self.burstRound(fixture, on: try ServiceInstance(arguments: arguments), figures: &figures)
-            let restarted = try ServiceInstance(arguments: arguments)
+            let submissions = try await Self.burstRound(fixture, on: try await ServiceInstance(arguments: arguments), figures: &figures)
+            let restarted = try await ServiceInstance(arguments: arguments)
             defer { restarted.stop() }
             try await Self.retryAll(submissions, to: restarted, figures: &figures)
         }
@@ -134,11 +134,11 @@ import FoundationNetworking
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         let arguments = ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments
-        let other = try ServiceInstance(arguments: arguments)
+        let other = try await ServiceInstance(arguments: arguments)
         defer { other.stop() }
         var figures = Figures()
         for _ in 0..<2 {
-            let submissions = try await Self.burstRound(fixture, on: try ServiceInstance(arguments: arguments), figures: &figures)
+            let submissions = try await Self.burstRound(fixture, on: try await ServiceInstance(arguments: arguments), figures: &figures)
             try await Self.retryAll(submissions, to: other, figures: &figures)
         }
         print("crash figures, PostgreSQL, 2 kills, retries on the other instance: \(figures)")

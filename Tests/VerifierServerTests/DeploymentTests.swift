@@ -57,7 +57,7 @@ import FoundationNetworking
         // The fixtures are valid at a fixed time; the service reads the clock, so give it time-independent inputs:
         // fresh MSOs valid now and a signing time of now.
         let arguments = ["--store", "sqlite", "--data-dir", dataDirectory] + fixture.serveArguments
-        var instance = try ServiceInstance(arguments: arguments, environment: environment)
+        var instance = try await ServiceInstance(arguments: arguments, environment: environment)
         #expect(try await instance.get("/readyz") == 200)
         let request = try await Self.createRequest(on: instance)
         let envelope = try fixture.identityResponse(nonce: request.nonce, fixture: Self.currentFixture())
@@ -72,7 +72,7 @@ import FoundationNetworking
 
         // A restarted service still rejects the consumed nonce.
         instance.stop()
-        instance = try ServiceInstance(arguments: arguments, environment: environment)
+        instance = try await ServiceInstance(arguments: arguments, environment: environment)
         defer { instance.stop() }
         let again = try await instance.post("/v1/identity/verify", submission)
         #expect(again.status == 200)
@@ -88,9 +88,9 @@ import FoundationNetworking
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         let arguments = ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments
-        let a = try ServiceInstance(arguments: arguments)
+        let a = try await ServiceInstance(arguments: arguments)
         defer { a.stop() }
-        let b = try ServiceInstance(arguments: arguments)
+        let b = try await ServiceInstance(arguments: arguments)
         defer { b.stop() }
         #expect(try await a.get("/readyz") == 200)
         #expect(try await b.get("/readyz") == 200)

@@ -44,7 +44,7 @@ import WalletVerifierTestSupport
         // A valid list, one byte every 0.5 s: it would take minutes to arrive.
         let list = try signer.sign(ServiceRevocationProcessTests.identifierList(revoking: [[9]], uri: uri))
         server.set("/trickle", .init(body: list, trickle: 0.5))
-        let instance = try ServiceInstance(
+        let instance = try await ServiceInstance(
             arguments: ["--store", "memory", "--revocation", "required", "--fetch-timeout", "2"] + fixture.serveArguments)
         defer { instance.stop() }
         let document = ServiceRevocationProcessTests.document(status: try RevocationListFixture.identifierListStatus(id: [1, 2, 3], uri: uri))
@@ -71,7 +71,7 @@ import WalletVerifierTestSupport
         let signer = try ServiceRevocationProcessTests.ListSigner(fixture.mdocPKI)
         let uri = server.url("/trickle")
         server.set("/trickle", .init(body: try signer.sign(ServiceRevocationProcessTests.identifierList(revoking: [[9]], uri: uri)), trickle: 0.5))
-        let instance = try ServiceInstance(
+        let instance = try await ServiceInstance(
             arguments: ["--store", "memory", "--revocation", "required", "--fetch-timeout", "6", "--max-concurrent-verifications", "1"]
                 + fixture.serveArguments)
         defer { instance.stop() }
@@ -84,7 +84,7 @@ import WalletVerifierTestSupport
         // Once the list is being fetched, the one slot is free for another client.
         #expect(try await ServiceInstance.waitFor { server.requestedPaths.contains("/trickle") })
         let started = Date()
-        let other = try RawConnection.request(
+        let other = try await RawConnection.request(
             port: instance.port, from: "127.0.0.2", method: "POST", path: "/v1/mdoc/verify",
             body: #"{"deviceResponse":"AAAA","sessionTranscript":"AAAA"}"#, timeout: 15)
         #expect(other.status == 400, "the other client got \(other.status): \(other.body)")
@@ -95,7 +95,7 @@ import WalletVerifierTestSupport
     @Test func aHostThatOnlyLooksLikeLoopbackIsNotFetched() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(arguments: ["--store", "memory", "--revocation", "required"] + fixture.serveArguments)
+        let instance = try await ServiceInstance(arguments: ["--store", "memory", "--revocation", "required"] + fixture.serveArguments)
         defer { instance.stop() }
         for uri in ["http://127.attacker.example/list", "http://127.0.0.1.nip.io/list", "http://localhost.attacker.example/list"] {
             let document = ServiceRevocationProcessTests.document(status: try RevocationListFixture.identifierListStatus(id: [1], uri: uri))

@@ -60,7 +60,7 @@ import FoundationNetworking
     @Test func garbageOrAResponseToAnotherRequestLeavesAnInAppRequestOpen() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(arguments: Self.sqliteArguments(fixture))
+        let instance = try await ServiceInstance(arguments: Self.sqliteArguments(fixture))
         defer { instance.stop() }
         let genuine = try await Self.identitySubmission(fixture, on: instance)
         let id = genuine.id
@@ -94,7 +94,7 @@ import FoundationNetworking
     @Test func aWebResponseSealedForAnotherOriginLeavesTheRequestOpen() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(arguments: Self.sqliteArguments(fixture))
+        let instance = try await ServiceInstance(arguments: Self.sqliteArguments(fixture))
         defer { instance.stop() }
         let mdoc = Self.webDocument(), pki = try Self.webPKI(fixture)
         let request = try await Self.createWebRequest(for: mdoc, fixture: fixture, on: instance)
@@ -125,8 +125,8 @@ import FoundationNetworking
             deployments.append(("postgres", ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments))
         }
         for (label, arguments) in deployments {
-            let a = try ServiceInstance(arguments: arguments)
-            let b = try ServiceInstance(arguments: arguments)
+            let a = try await ServiceInstance(arguments: arguments)
+            let b = try await ServiceInstance(arguments: arguments)
             defer {
                 a.stop()
                 b.stop()
@@ -174,7 +174,7 @@ import FoundationNetworking
         let server = try LocalHTTPServer()
         defer { server.stop() }
         let signer = try ServiceRevocationProcessTests.ListSigner(fixture.mdocPKI)
-        let instance = try ServiceInstance(arguments: Self.sqliteArguments(fixture))
+        let instance = try await ServiceInstance(arguments: Self.sqliteArguments(fixture))
         defer { instance.stop() }
 
         // In-app.
@@ -248,7 +248,8 @@ import FoundationNetworking
         let config = fixture.directory.appendingPathComponent("config.json")
         try Data(#"{"maxAge": 5}"#.utf8).write(to: config)
         let data = fixture.directory.appendingPathComponent("data").path
-        let instance = try ServiceInstance(arguments: ["--config", config.path, "--store", "sqlite", "--data-dir", data] + fixture.serveArguments)
+        let instance = try await ServiceInstance(
+            arguments: ["--config", config.path, "--store", "sqlite", "--data-dir", data] + fixture.serveArguments)
         defer { instance.stop() }
         let signedAt = Date()
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: signedAt)))
@@ -281,8 +282,8 @@ import FoundationNetworking
         defer { fixture.remove() }
         let data = fixture.directory.appendingPathComponent("data").path
         let store = DeploymentTests.postgresURL.map { ["--store", "postgres", "--postgres-url", $0] } ?? ["--store", "sqlite", "--data-dir", data]
-        let short = try ServiceInstance(arguments: store + ["--max-age", "5"] + fixture.serveArguments)
-        let long = try ServiceInstance(arguments: store + ["--max-age", "300"] + fixture.serveArguments)
+        let short = try await ServiceInstance(arguments: store + ["--max-age", "5"] + fixture.serveArguments)
+        let long = try await ServiceInstance(arguments: store + ["--max-age", "300"] + fixture.serveArguments)
         defer {
             short.stop()
             long.stop()

@@ -36,7 +36,7 @@ import WalletVerifierTestSupport
     @Test func theAPITokenHoldsForEverySpellingOfEveryRoute() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(
+        let instance = try await ServiceInstance(
             arguments: ["--store", "memory", "--api-token-file", try Self.writeToken(fixture)] + fixture.serveArguments)
         defer { instance.stop() }
         let payment = try Self.applePayBody(fixture)
@@ -59,19 +59,19 @@ import WalletVerifierTestSupport
             ]
             if route.path.contains("/") { spellings.append("/v1/" + route.path.replacingOccurrences(of: "/", with: "//")) }
             for path in spellings {
-                let answer = try RawConnection.request(port: instance.port, method: route.method, path: path, body: route.body)
+                let answer = try await RawConnection.request(port: instance.port, method: route.method, path: path, body: route.body)
                 #expect(answer.status == 404, "\(route.method) \(path) answered \(answer.status) without the token: \(answer.body.prefix(200))")
                 #expect(!answer.body.contains("verdict"), "\(route.method) \(path)")
             }
             // The one spelling the routes have: 401 without the token.
-            let canonical = try RawConnection.request(port: instance.port, method: route.method, path: "/v1/\(route.path)", body: route.body)
+            let canonical = try await RawConnection.request(port: instance.port, method: route.method, path: "/v1/\(route.path)", body: route.body)
             #expect(canonical.status == 401, "\(route.method) /v1/\(route.path): \(canonical.status)")
         }
         // The open routes have one spelling too.
-        #expect(try RawConnection.request(port: instance.port, method: "GET", path: "//healthz").status == 404)
-        #expect(try RawConnection.request(port: instance.port, method: "GET", path: "/healthz").status == 200)
+        #expect(try await RawConnection.request(port: instance.port, method: "GET", path: "//healthz").status == 404)
+        #expect(try await RawConnection.request(port: instance.port, method: "GET", path: "/healthz").status == 200)
         // With the token the decrypt works, so the 404s above are not a broken fixture.
-        let authorized = try RawConnection.request(
+        let authorized = try await RawConnection.request(
             port: instance.port, method: "POST", path: "/v1/applepay/decrypt", headers: ["Authorization": "Bearer \(Self.apiToken)"], body: payment)
         #expect(authorized.status == 200 && Self.json(authorized.body)["verdict"] as? String == "accepted", "\(authorized.body.prefix(300))")
     }
@@ -82,7 +82,7 @@ import WalletVerifierTestSupport
     @Test func slowBodiesStarveNobody() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(
+        let instance = try await ServiceInstance(
             arguments: ["--store", "memory", "--max-concurrent-verifications", "2", "--body-timeout", "2", "--verify-rate", "0"]
                 + fixture.serveArguments)
         defer { instance.stop() }
@@ -106,7 +106,7 @@ import WalletVerifierTestSupport
             }
         }
         try await Task.sleep(for: .milliseconds(300))
-        let genuine = try RawConnection.request(
+        let genuine = try await RawConnection.request(
             port: instance.port, method: "POST", path: "/v1/mdoc/verify", body: #"{"deviceResponse":"AAAA","sessionTranscript":"AAAA"}"#)
         #expect(genuine.status == 400, "the genuine client got \(genuine.status): \(genuine.body)")
         #expect(Date().timeIntervalSince(started) < 2, "the genuine client waited \(Date().timeIntervalSince(started)) s")
@@ -126,7 +126,7 @@ import WalletVerifierTestSupport
     @Test func halfOpenAndIdleConnectionsAreClosed() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(
+        let instance = try await ServiceInstance(
             arguments: ["--store", "memory", "--header-timeout", "1", "--idle-timeout", "1", "--max-client-connections", "20"]
                 + fixture.serveArguments)
         defer { instance.stop() }
@@ -142,7 +142,7 @@ import WalletVerifierTestSupport
         let closedAtOnce = halfOpen.filter { $0.isClosed(within: 0.01) }.count
         #expect(closedAtOnce >= 40, "\(closedAtOnce) of 60 closed at once")
         // Another client is served meanwhile.
-        let health = try RawConnection.request(port: instance.port, from: "127.0.0.4", method: "GET", path: "/healthz", timeout: 3)
+        let health = try await RawConnection.request(port: instance.port, from: "127.0.0.4", method: "GET", path: "/healthz", timeout: 3)
         #expect(health.status == 200)
         // The rest miss the header deadline.
         let stillOpen = halfOpen.filter { !$0.isClosed(within: 2.5) }.count
@@ -153,7 +153,7 @@ import WalletVerifierTestSupport
         #expect(RawConnection.parse(idle.receive(timeout: 3) { $0.contains("ok") }).status == 200)
         #expect(idle.isClosed(within: 3))
         // The share is given back as connections close.
-        let again = try RawConnection.request(port: instance.port, from: "127.0.0.3", method: "GET", path: "/healthz", timeout: 3)
+        let again = try await RawConnection.request(port: instance.port, from: "127.0.0.3", method: "GET", path: "/healthz", timeout: 3)
         #expect(again.status == 200)
     }
 
@@ -162,7 +162,7 @@ import WalletVerifierTestSupport
     @Test func oneClientCannotFillTheOutstandingSessions() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(
+        let instance = try await ServiceInstance(
             arguments: ["--store", "memory", "--request-rate", "0", "--max-outstanding-requests", "50", "--max-client-outstanding-requests", "5"]
                 + fixture.serveArguments)
         defer { instance.stop() }
@@ -170,7 +170,7 @@ import WalletVerifierTestSupport
         var created = 0, refused = 0
         for address in 2...7 {
             for _ in 0..<9 {
-                let answer = try RawConnection.request(
+                let answer = try await RawConnection.request(
                     port: instance.port, from: "127.0.0.\(address)", method: "POST", path: "/v1/identity/requests", body: body)
                 if answer.status == 201 { created += 1 }
                 if answer.status == 429 {
@@ -180,7 +180,7 @@ import WalletVerifierTestSupport
             }
         }
         #expect(created == 30 && refused == 24, "created \(created), refused \(refused)")
-        let other = try RawConnection.request(port: instance.port, from: "127.0.0.9", method: "POST", path: "/v1/identity/requests", body: body)
+        let other = try await RawConnection.request(port: instance.port, from: "127.0.0.9", method: "POST", path: "/v1/identity/requests", body: body)
         #expect(other.status == 201, "another client: \(other.status) \(other.body)")
     }
 
@@ -189,28 +189,28 @@ import WalletVerifierTestSupport
     @Test func verificationPostsAreRateLimitedAndJunkKeepsNoRecord() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let limited = try ServiceInstance(arguments: ["--store", "memory", "--verify-rate", "6"] + fixture.serveArguments)
+        let limited = try await ServiceInstance(arguments: ["--store", "memory", "--verify-rate", "6"] + fixture.serveArguments)
         defer { limited.stop() }
         let junk = #"{"deviceResponse":"AAAA","sessionTranscript":"AAAA"}"#
-        let first = try RawConnection.request(port: limited.port, method: "POST", path: "/v1/mdoc/verify", body: junk)
-        let second = try RawConnection.request(port: limited.port, method: "POST", path: "/v1/identity/verify", body: junk)
+        let first = try await RawConnection.request(port: limited.port, method: "POST", path: "/v1/mdoc/verify", body: junk)
+        let second = try await RawConnection.request(port: limited.port, method: "POST", path: "/v1/identity/verify", body: junk)
         #expect(first.status == 400)
         #expect(second.status == 429, "\(second.status)")
         #expect(Self.json(second.body)["type"] as? String == "urn:wallet-verifier:problem:rate-limited")
-        let other = try RawConnection.request(port: limited.port, from: "127.0.0.2", method: "POST", path: "/v1/mdoc/verify", body: junk)
+        let other = try await RawConnection.request(port: limited.port, from: "127.0.0.2", method: "POST", path: "/v1/mdoc/verify", body: junk)
         #expect(other.status == 400)
 
-        let open = try ServiceInstance(
+        let open = try await ServiceInstance(
             arguments: ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + fixture.serveArguments)
         defer { open.stop() }
         // A verification of an unknown request consumes nothing: its key keeps no record, so the same
         // key with another body is processed (it would be a 422 if the junk had been kept).
         let key = "junk-key-0123456789abcdef"
-        let junkAnswer = try RawConnection.request(
+        let junkAnswer = try await RawConnection.request(
             port: open.port, method: "POST", path: "/v1/identity/verify", headers: ["Idempotency-Key": key],
             body: #"{"requestId":"no-such-request","encryptedData":"AAAA"}"#)
         #expect(junkAnswer.status == 200, "\(junkAnswer.body)")
-        let reused = try RawConnection.request(
+        let reused = try await RawConnection.request(
             port: open.port, method: "POST", path: "/v1/identity/verify", headers: ["Idempotency-Key": key],
             body: #"{"requestId":"another-request","encryptedData":"AAAA"}"#)
         #expect(reused.status == 200, "\(reused.status): \(reused.body)")
@@ -221,19 +221,19 @@ import WalletVerifierTestSupport
     @Test func anotherClientCannotReplayAnIdempotencyKey() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let instance = try ServiceInstance(arguments: ["--store", "memory"] + fixture.serveArguments)
+        let instance = try await ServiceInstance(arguments: ["--store", "memory"] + fixture.serveArguments)
         defer { instance.stop() }
         let body = try Self.applePayBody(fixture)
         let key = ["Idempotency-Key": "victim-key-0123456789abcdef"]
-        let victim = try RawConnection.request(port: instance.port, method: "POST", path: "/v1/applepay/decrypt", headers: key, body: body)
+        let victim = try await RawConnection.request(port: instance.port, method: "POST", path: "/v1/applepay/decrypt", headers: key, body: body)
         #expect(victim.status == 200 && Self.json(victim.body)["verdict"] as? String == "accepted", "\(victim.body.prefix(300))")
         #expect(Self.json(victim.body)["payment"] != nil)
-        let thief = try RawConnection.request(
+        let thief = try await RawConnection.request(
             port: instance.port, from: "127.0.0.2", method: "POST", path: "/v1/applepay/decrypt", headers: key, body: body)
         #expect(Self.json(thief.body)["verdict"] as? String == "rejected", "\(thief.body.prefix(300))")
         #expect(Self.json(thief.body)["payment"] == nil)
         // The victim's own retry still gets its answer.
-        let retry = try RawConnection.request(port: instance.port, method: "POST", path: "/v1/applepay/decrypt", headers: key, body: body)
+        let retry = try await RawConnection.request(port: instance.port, method: "POST", path: "/v1/applepay/decrypt", headers: key, body: body)
         #expect(Self.json(retry.body)["verdict"] as? String == "accepted")
     }
 
@@ -257,7 +257,7 @@ import WalletVerifierTestSupport
         let pageToken = "page-token-0123456789abcdef"
         let tokenPath = fixture.directory.appendingPathComponent("page-token").path
         FileManager.default.createFile(atPath: tokenPath, contents: Data(pageToken.utf8), attributes: [.posixPermissions: 0o600])
-        let instance = try ServiceInstance(
+        let instance = try await ServiceInstance(
             arguments: ["--store", "memory", "--ui-listen", "0", "--ui-token-file", tokenPath] + fixture.serveArguments)
         defer { instance.stop() }
         let api = try await instance.post("/v1/mdoc/verify", ["deviceResponse": responseText, "sessionTranscript": transcriptText])

@@ -80,10 +80,33 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// One whole request with `Connection: close`; the status code and the body of the answer (0 and
-    /// "" when none came within `timeout`).
+    /// "" when none came within `timeout`). The blocking socket calls run on a thread of their own,
+    /// never on one of Swift's cooperative threads, which other tests running in parallel need.
     static func request(
         port: Int, from source: String = "127.0.0.1", method: String, path: String, headers: [String: String] = [:], body: String? = nil,
         timeout: TimeInterval = 20
+    ) async throws -> (status: Int, body: String) {
+        let answer: Result<Answer, any Error> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    returning: Result {
+                        let (status, text) = try blockingRequest(
+                            port: port, from: source, method: method, path: path, headers: headers, body: body, timeout: timeout)
+                        return Answer(status: status, body: text)
+                    })
+            }
+        }
+        let value = try answer.get()
+        return (value.status, value.body)
+    }
+
+    private struct Answer: Sendable {
+        let status: Int
+        let body: String
+    }
+
+    private static func blockingRequest(
+        port: Int, from source: String, method: String, path: String, headers: [String: String], body: String?, timeout: TimeInterval
     ) throws -> (status: Int, body: String) {
         let connection = try RawConnection(port: port, from: source)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"

@@ -116,7 +116,7 @@ import WalletVerifierTestSupport
         try Data(fixture.mdocPKI.iacaPEM.utf8).write(to: roots.appendingPathComponent("first.pem"))
         var arguments = fixture.serveArguments
         if let index = arguments.firstIndex(of: fixture.iacaPath) { arguments[index] = roots.path }
-        let instance = try ServiceInstance(arguments: ["--store", "memory"] + arguments)
+        let instance = try await ServiceInstance(arguments: ["--store", "memory"] + arguments)
         defer { instance.stop() }
         func anchors() async throws -> Int { (try await instance.getJSON("/v1/trust")["anchors"] as? [[String: Any]])?.count ?? -1 }
         #expect(try await anchors() == 1)

@@ -18,7 +18,11 @@ final class ServiceInstance: @unchecked Sendable {
     private let logBuffer = LogBuffer()
     var log: String { logBuffer.text.withLock { $0 } }
 
-    init(arguments: [String], environment extra: [String: String] = [:]) throws {
+    /// Starts `serve` and waits (up to 60 s) for its "listening on" line. The wait reads the process's
+    /// output with blocking calls, so it runs on a thread of its own: a test waiting for a service
+    /// never holds one of Swift's few cooperative threads, which the other tests running in parallel
+    /// (and their stores' connections) need meanwhile.
+    init(arguments: [String], environment extra: [String: String] = [:]) async throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wallet-verifier")
         process.executableURL = binary
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
@@ -29,11 +33,33 @@ final class ServiceInstance: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        // The port is in the "listening on" line.
+        let wantsPage = arguments.contains("--ui-listen")
+        let (process, output) = (self.process, self.output)
+        let started: (port: Int?, page: Int?, log: String) = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: Self.waitForListening(process: process, output: output, wantsPage: wantsPage))
+            }
+        }
+        uiPort = started.page
+        guard let found = started.port else {
+            process.terminate()
+            throw VectorError("the service did not start: \(started.log)")
+        }
+        port = found
+        // Keep draining the output so the process never blocks on a full pipe; keep it for the tests.
+        logBuffer.text.withLock { $0 = started.log }
+        output.fileHandleForReading.readabilityHandler = { [logBuffer] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            logBuffer.text.withLock { $0 += text }
+        }
+    }
+
+    /// Reads the process's output until the API's port (and the page's, when asked for) is logged,
+    /// for up to 60 s; blocking.
+    private static func waitForListening(process: Process, output: Pipe, wantsPage: Bool) -> (port: Int?, page: Int?, log: String) {
         var collected = ""
         let deadline = Date().addingTimeInterval(60)
         var found: Int?
-        let wantsPage = arguments.contains("--ui-listen")
         var pagePort: Int?
         while (found == nil || (wantsPage && pagePort == nil)) && Date() < deadline && process.isRunning {
             let data = output.fileHandleForReading.availableData
@@ -43,25 +69,13 @@ final class ServiceInstance: @unchecked Sendable {
             }
             collected += String(decoding: data, as: UTF8.self)
             if let range = collected.range(of: "listening on http://127.0.0.1:") {
-                let digits = collected[range.upperBound...].prefix { $0.isNumber }
-                found = Int(digits)
+                found = Int(collected[range.upperBound...].prefix { $0.isNumber })
             }
             if let range = collected.range(of: "web page on http://127.0.0.1:") {
                 pagePort = Int(collected[range.upperBound...].prefix { $0.isNumber })
             }
         }
-        uiPort = pagePort
-        guard let found else {
-            process.terminate()
-            throw VectorError("the service did not start: \(collected)")
-        }
-        port = found
-        // Keep draining the output so the process never blocks on a full pipe; keep it for the tests.
-        logBuffer.text.withLock { $0 = collected }
-        output.fileHandleForReading.readabilityHandler = { [logBuffer] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            logBuffer.text.withLock { $0 += text }
-        }
+        return (found, pagePort, collected)
     }
 
     func stop() {

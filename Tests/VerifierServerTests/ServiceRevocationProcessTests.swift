@@ -105,7 +105,7 @@ import FoundationNetworking
         server.set("/slow", .init(body: try signer.sign(Self.identifierList(revoking: [], uri: slow)), delay: 12))
 
         let arguments = ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + fixture.serveArguments
-        let required = try ServiceInstance(arguments: arguments)
+        let required = try await ServiceInstance(arguments: arguments)
         defer { required.stop() }
         func answer(_ status: CBORNode) async throws -> (status: Int, body: [String: Any]) {
             try await Self.verify(Self.document(status: status), pki: fixture.mdocPKI, fixture: fixture, on: required)
@@ -136,7 +136,7 @@ import FoundationNetworking
         #expect(metrics.contains(#"wallet_verifier_revocation_list_fetches_total{outcome="listTooLarge"} 1"#))
 
         // best-effort: the server down is a warning, the answer accepted.
-        let bestEffort = try ServiceInstance(arguments: ["--store", "memory", "--revocation", "best-effort"] + fixture.serveArguments)
+        let bestEffort = try await ServiceInstance(arguments: ["--store", "memory", "--revocation", "best-effort"] + fixture.serveArguments)
         defer { bestEffort.stop() }
         let lenient = try await Self.verify(
             Self.document(status: try RevocationListFixture.identifierListStatus(id: id, uri: down)), pki: fixture.mdocPKI, fixture: fixture,
@@ -160,8 +160,8 @@ import FoundationNetworking
         // A passport signer that keeps all of Annex B and is valid now.
         let passportPKI = try fixture.mdocPKI.anotherDocumentSigner(notBefore: Date().addingTimeInterval(-30 * 86_400))
         let arguments = ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments
-        let a = try ServiceInstance(arguments: arguments)
-        var b = try ServiceInstance(arguments: arguments)
+        let a = try await ServiceInstance(arguments: arguments)
+        var b = try await ServiceInstance(arguments: arguments)
         defer {
             a.stop()
             b.stop()
@@ -184,7 +184,7 @@ import FoundationNetworking
         #expect(server.requestedPaths.count == 1, "\(server.requestedPaths)")
         // A restarted instance finds the list in the store.
         b.stop()
-        b = try ServiceInstance(arguments: arguments)
+        b = try await ServiceInstance(arguments: arguments)
         let again = try await Self.verify(passport, pki: passportPKI, fixture: fixture, on: b, descriptor: Self.passportDescriptor)
         #expect(again.body["verdict"] as? String == "accepted")
         #expect(server.requestedPaths.count == 1)
@@ -205,7 +205,7 @@ import FoundationNetworking
         try Data(try MdocPKI().iacaPEM.utf8).write(to: roots.appendingPathComponent("unrelated.pem"))
         var arguments = fixture.serveArguments
         if let index = arguments.firstIndex(of: fixture.iacaPath) { arguments[index] = roots.path }
-        let instance = try ServiceInstance(
+        let instance = try await ServiceInstance(
             arguments: ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + arguments)
         defer { instance.stop() }
         let licence = DeploymentTests.currentFixture()

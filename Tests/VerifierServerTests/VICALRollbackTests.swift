@@ -137,14 +137,14 @@ import X509
         try Data(v2.anchorPEM.utf8).write(to: URL(fileURLWithPath: anchorPath))
         let arguments = storeArguments + fixture.serveArguments + ["--vical", server.url("/vical"), "--vical-trust", anchorPath]
 
-        let first = try ServiceInstance(arguments: arguments)
+        let first = try await ServiceInstance(arguments: arguments)
         let firstTrust = try await first.getJSON("/v1/trust")
         first.stop()
         #expect(Self.issueIDs(firstTrust) == [2], "\(firstTrust["vicals"] ?? "") \(first.log)")
 
         server.set("/vical", .init(body: try v1.signed()))
         try await Task.sleep(for: .seconds(max(0, lapses.timeIntervalSinceNow) + 0.5))
-        let second = try ServiceInstance(arguments: arguments)
+        let second = try await ServiceInstance(arguments: arguments)
         defer { second.stop() }
         let trust = try await second.getJSON("/v1/trust")
         // On PostgreSQL the store answers only once the service runs: the issue fetched at start is

@@ -54,7 +54,7 @@ import WalletVerifierTestSupport
         let token = "browser-test-token-0123456789abcdef"
         let tokenFile = fixture.directory.appendingPathComponent("ui-token").path
         try Data(token.utf8).write(to: URL(fileURLWithPath: tokenFile))
-        let instance = try ServiceInstance(
+        let instance = try await ServiceInstance(
             arguments: ["--store", "memory"] + fixture.serveArguments + ["--ui-listen", "127.0.0.1:0", "--ui-token-file", tokenFile])
         defer { instance.stop() }
         let uiPort = try #require(instance.uiPort)
