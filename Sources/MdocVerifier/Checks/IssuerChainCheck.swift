@@ -7,7 +7,9 @@ import WalletEncoding
 
 /// `mdoc.issuer.chain` (ISO 18013-5 §9.1.2.4, §9.3.3): the document signer is issued by a trusted
 /// IACA root for this docType (or is itself trusted), every x5chain certificate valid at the
-/// verification time.
+/// verification time. A passport (photo ID) chains only to a root scoped to its docType
+/// (``IACATrustStore/scopeRequiredDocTypes``); one that chains to a root trusted for any docType fails
+/// with `rootNotScopedForDocType` and a message saying how to scope it.
 ///
 /// Bounded work against hostile input: the chain check runs only after the issuer signature verified
 /// with the signer's key, and the path is built from the trust store alone — Annex B has the IACA
@@ -37,10 +39,10 @@ struct IssuerChainCheck: VerificationCheck {
         var roots: [Certificate] = []
         if cached == nil {
             roots = state.trustStore.roots(for: document.docType)
-            guard !roots.isEmpty else {
+            guard !roots.isEmpty || !state.trustStore.unscopedRootsRefused(for: document.docType).isEmpty else {
                 return .failed(
                     .noTrustAnchor,
-                    "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust)."
+                    "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (\(IACATrustStore.requiresScopedRoot(document.docType) ? "--trust-doctype \(document.docType)=PATH" : "--trust"))."
                 )
             }
         }
@@ -69,6 +71,23 @@ struct IssuerChainCheck: VerificationCheck {
             return cached.pinned ? pinned(cached) : passed(cached)
         }
         let leaf = parsed[0].certificate
+        // A passport's signer that chains only to a root trusted for any docType: refused, with how
+        // to scope the root (seed 002: "a valid X.509 chain of trust to the Apple … IACA").
+        let refused = state.trustStore.unscopedRootsRefused(for: document.docType)
+        if !refused.isEmpty, !roots.contains(leaf), await Self.chainRoot(leaf, roots: roots, at: time) == nil,
+            let unscoped = await Self.chainRoot(leaf, roots: refused, at: time)
+        {
+            return .failed(
+                .rootNotScopedForDocType,
+                "The document signer \(leaf.subjectSummary) chains to \(unscoped.subjectSummary), a root trusted for any docType; a \(document.docType) document (passport) must chain to a root trusted for its docType. Scope that root: --trust-doctype \(document.docType)=PATH instead of --trust (config file: \"trustDocTypes\": [\"\(document.docType)=PATH\"]), or load it from a VICAL entry listing \(document.docType).",
+                details: ["signer": leaf.subjectSummary, "root": unscoped.subjectSummary, "docType": document.docType])
+        }
+        guard !roots.isEmpty else {
+            return .failed(
+                .noTrustAnchor,
+                "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust-doctype \(document.docType)=PATH)."
+            )
+        }
         // A document signer configured as a trust anchor itself (pinned) is trusted directly: RFC 5280
         // path validation would refuse it as a root because it is not a CA.
         if roots.contains(leaf) {
@@ -99,6 +118,18 @@ struct IssuerChainCheck: VerificationCheck {
                 "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
                 details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
         }
+    }
+
+    /// The root (or pinned signer) among `roots` that vouches for `leaf` at `time`; nil when none.
+    static func chainRoot(_ leaf: Certificate, roots: [Certificate], at time: Date) async -> Certificate? {
+        guard !roots.isEmpty else { return nil }
+        if roots.contains(leaf) { return leaf }
+        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+            RFC5280Policy(fixedExpiryValidationTime: time)
+            CriticalExtendedKeyUsagePolicy()
+        }
+        if case .validCertificate(let chain) = await verifier.validate(leaf: leaf, intermediates: CertificateStore()) { return chain.last }
+        return nil
     }
 
     private func pinned(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {
