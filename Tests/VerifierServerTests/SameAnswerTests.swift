@@ -96,7 +96,9 @@ import X509
         let fixture = try given ?? ServiceFixture()
         defer { if given == nil { fixture.remove() } }
         let pki = try trusting(choose(fixture), in: fixture)
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture, extra: Self.passportTrust(fixture).merging(serviceFlags) { $1 }), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(
+            services: try await RouterTests.services(fixture, extra: Self.passportTrust(fixture).merging(serviceFlags) { $1 }),
+            logger: Logger(label: "test"))
         struct Served: Sendable {
             var body: Data
             var status: Int
@@ -156,7 +158,8 @@ import X509
         let fixture = try given ?? ServiceFixture()
         defer { if given == nil { fixture.remove() } }
         let pki = try trusting(choose(fixture), in: fixture)
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture, extra: Self.passportTrust(fixture)), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(
+            services: try await RouterTests.services(fixture, extra: Self.passportTrust(fixture)), logger: Logger(label: "test"))
         struct Served: Sendable {
             var body: Data
             var status: Int

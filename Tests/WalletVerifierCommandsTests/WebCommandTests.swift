@@ -204,7 +204,8 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         let listPath = try scratch.write("passport-3.cwt", list)
 
         let verify = [
-            "web", "verify", "--response", responsePath, "--session", sessionPath, "--trust-doctype", "\(PhotoIDFixture.docType)=\(iaca)", "--at", Self.at,
+            "web", "verify", "--response", responsePath, "--session", sessionPath, "--trust-doctype", "\(PhotoIDFixture.docType)=\(iaca)", "--at",
+            Self.at,
             "--revocation-list", listPath, "--format", "json",
         ]
         let first = await WalletVerifierCommand.runCapturing(verify)

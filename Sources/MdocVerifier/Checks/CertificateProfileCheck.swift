@@ -91,7 +91,8 @@ struct CertificateProfileCheck: VerificationCheck {
             let iacaState = Self.attribute(.RDNAttributeType.stateOrProvinceName, in: iaca.subject)
             if iacaState != state {
                 problems.append(
-                    "the document signer's stateOrProvinceName differs from the IACA's (\(iacaState == nil ? "which has none" : "Table B.3 requires the same"))")
+                    "the document signer's stateOrProvinceName differs from the IACA's (\(iacaState == nil ? "which has none" : "Table B.3 requires the same"))"
+                )
             }
         }
         do {

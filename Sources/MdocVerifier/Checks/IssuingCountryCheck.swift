@@ -46,7 +46,8 @@ struct IssuingCountryCheck: VerificationCheck {
             return CheckOutcome(status: .skipped, reason: .countryNameAbsent, message: message + " The policy reports this as a warning.")
         }
         for holder in holders where !Self.isAlpha2(holder.country!) {
-            return .failed(.countryNameInvalid, "The \(holder.name)'s countryName \"\(holder.country!)\" is not an officially assigned ISO 3166-1 alpha-2 code.")
+            return .failed(
+                .countryNameInvalid, "The \(holder.name)'s countryName \"\(holder.country!)\" is not an officially assigned ISO 3166-1 alpha-2 code.")
         }
         if entry.pinned {
             return .passed(
