@@ -71,12 +71,33 @@ struct IssuerChainCheck: VerificationCheck {
             return cached.pinned ? pinned(cached) : passed(cached)
         }
         let leaf = parsed[0].certificate
+        // A document signer configured as a trust anchor itself (pinned) is trusted directly: RFC 5280
+        // path validation would refuse it as a root because it is not a CA.
+        if roots.contains(leaf) {
+            let entry = state.chainCache.store([leaf], pinned: true, for: cacheKey)
+            state.chain = entry
+            return pinned(entry)
+        }
+        var failures: [CertificateValidationResult.PolicyFailure] = []
+        if !roots.isEmpty {
+            var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+                RFC5280Policy(fixedExpiryValidationTime: time)
+                CriticalExtendedKeyUsagePolicy()
+            }
+            switch await verifier.validate(leaf: leaf, intermediates: CertificateStore()) {
+            case .validCertificate(let validated):
+                let entry = state.chainCache.store(Array(validated), for: cacheKey)
+                state.chain = entry
+                return passed(entry)
+            case .couldNotValidate(let policyFailures):
+                failures = policyFailures
+            }
+        }
         // A passport's signer that chains only to a root trusted for any docType: refused, with how
-        // to scope the root (seed 002: "a valid X.509 chain of trust to the Apple … IACA").
+        // to scope the root (seed 002: "a valid X.509 chain of trust to the Apple … IACA"). Looked
+        // for only once the scoped roots failed, so an accepted passport costs one validation.
         let refused = state.trustStore.unscopedRootsRefused(for: document.docType)
-        if !refused.isEmpty, !roots.contains(leaf), await Self.chainRoot(leaf, roots: roots, at: time) == nil,
-            let unscoped = await Self.chainRoot(leaf, roots: refused, at: time)
-        {
+        if !refused.isEmpty, let unscoped = await Self.chainRoot(leaf, roots: refused, at: time) {
             return .failed(
                 .rootNotScopedForDocType,
                 "The document signer \(leaf.subjectSummary) chains to \(unscoped.subjectSummary), a root trusted for any docType; a \(document.docType) document (passport) must chain to a root trusted for its docType. Scope that root: --trust-doctype \(document.docType)=PATH instead of --trust (config file: \"trustDocTypes\": [\"\(document.docType)=PATH\"]), or load it from a VICAL entry listing \(document.docType).",
@@ -88,36 +109,17 @@ struct IssuerChainCheck: VerificationCheck {
                 "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust-doctype \(document.docType)=PATH)."
             )
         }
-        // A document signer configured as a trust anchor itself (pinned) is trusted directly: RFC 5280
-        // path validation would refuse it as a root because it is not a CA.
-        if roots.contains(leaf) {
-            let entry = state.chainCache.store([leaf], pinned: true, for: cacheKey)
-            state.chain = entry
-            return pinned(entry)
+        let reasons = failures.map { $0.policyFailureReason.description }
+        let rootNames = roots.map(\.subjectSummary).joined(separator: "; ")
+        var detail = reasons.isEmpty ? "no trusted root issued \(leaf.subjectSummary)" : reasons.joined(separator: "; ")
+        if parsed.count > 1 {
+            detail +=
+                "; the other \(parsed.count - 1) x5chain certificate(s) are not used: ISO 18013-5 Annex B has the IACA issue the document signer directly"
         }
-        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
-            RFC5280Policy(fixedExpiryValidationTime: time)
-            CriticalExtendedKeyUsagePolicy()
-        }
-        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore())
-        switch result {
-        case .validCertificate(let validated):
-            let entry = state.chainCache.store(Array(validated), for: cacheKey)
-            state.chain = entry
-            return passed(entry)
-        case .couldNotValidate(let failures):
-            let reasons = failures.map { $0.policyFailureReason.description }
-            let rootNames = roots.map(\.subjectSummary).joined(separator: "; ")
-            var detail = reasons.isEmpty ? "no trusted root issued \(leaf.subjectSummary)" : reasons.joined(separator: "; ")
-            if parsed.count > 1 {
-                detail +=
-                    "; the other \(parsed.count - 1) x5chain certificate(s) are not used: ISO 18013-5 Annex B has the IACA issue the document signer directly"
-            }
-            return .failed(
-                .untrustedIssuer,
-                "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
-                details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
-        }
+        return .failed(
+            .untrustedIssuer,
+            "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
+            details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
     }
 
     /// The root (or pinned signer) among `roots` that vouches for `leaf` at `time`; nil when none.
