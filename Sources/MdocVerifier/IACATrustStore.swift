@@ -5,7 +5,8 @@ import WalletEncoding
 import X509
 
 /// The issuing authorities' root certificates (IACA) a verifier trusts, optionally restricted per
-/// docType (a passport root need not vouch for a driving licence).
+/// docType (a passport root need not vouch for a driving licence). A passport (photo ID) is vouched
+/// for only by a root scoped to its docType (``scopeRequiredDocTypes``).
 public struct IACATrustStore: Sendable {
     /// One trusted root, with the docTypes it may vouch for and where it was loaded from.
     public struct Anchor: Sendable {
@@ -110,9 +111,30 @@ public struct IACATrustStore: Sendable {
         try load(path: entry.path, docTypes: entry.docTypes)
     }
 
-    /// Roots that may vouch for a docType.
+    /// DocTypes that only a root scoped to them may vouch for: a passport (ISO/IEC 23220 photo ID)
+    /// must chain to the passport authority's IACA (Apple: "a valid X.509 chain of trust to the Apple
+    /// … IACA"), so a root trusted for any docType (`--trust`) does not vouch for it; only a root
+    /// given with `--trust-doctype org.iso.23220.photoid.1=PATH`, the config file's `trustDocTypes`,
+    /// or a VICAL entry listing the docType does.
+    public static let scopeRequiredDocTypes: Set<String> = ["org.iso.23220.photoid.1"]
+
+    /// Whether only roots scoped to `docType` may vouch for it (see ``scopeRequiredDocTypes``).
+    public static func requiresScopedRoot(_ docType: String) -> Bool {
+        scopeRequiredDocTypes.contains(docType)
+    }
+
+    /// Roots that may vouch for a docType: those scoped to it, and the unscoped ones unless the docType
+    /// requires a scoped root (``scopeRequiredDocTypes``).
     public func roots(for docType: String) -> [Certificate] {
-        anchors.filter { $0.docTypes == nil || $0.docTypes!.contains(docType) }.map(\.certificate)
+        let unscopedAllowed = !Self.requiresScopedRoot(docType)
+        return anchors.filter { $0.docTypes?.contains(docType) ?? unscopedAllowed }.map(\.certificate)
+    }
+
+    /// The unscoped roots that ``roots(for:)`` leaves out for a docType that requires a scoped root
+    /// (empty for any other docType): the roots a message can tell the operator to scope.
+    public func unscopedRootsRefused(for docType: String) -> [Certificate] {
+        guard Self.requiresScopedRoot(docType) else { return [] }
+        return anchors.filter { $0.docTypes == nil }.map(\.certificate)
     }
 }
 

@@ -188,6 +188,10 @@ extension ReasonCode {
     public static let revocationUndetermined: ReasonCode = "revocationUndetermined"
     /// Reason `revoked` (docs/checks.md).
     public static let revoked: ReasonCode = "revoked"
+    /// For example: "The document signer … chains to …, a root trusted for any docType; a org.iso.23220.photoid.1 document (passport) must chain to a root trusted for its docType…"
+    public static let rootNotScopedForDocType: ReasonCode = "rootNotScopedForDocType"
+    /// For example: "The MSO was signed at…, outside its document signer certificate's validity…"
+    public static let signedOutsideSignerValidity: ReasonCode = "signedOutsideSignerValidity"
     /// For example: "The revocation list's signature does not verify with any pinned key."
     public static let signatureInvalid: ReasonCode = "signatureInvalid"
     /// For example: "Certificate…"

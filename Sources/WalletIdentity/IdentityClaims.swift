@@ -22,7 +22,8 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
         public let atLeast: Int
         /// nil when the response did not decide it.
         public let value: Bool?
-        /// age_over_NN, age_in_years or birth_date.
+        /// age_over_NN, age_in_years, birth_date, age_birth_year, or birth_date+age_birth_year (an
+        /// approximate birth year settled by age_birth_year); "none" when undecided.
         public let source: String
         /// The intent to store the app declared for the age request.
         public let intentToStore: IdentityRequestDescriptor.IntentToStore
@@ -62,7 +63,11 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
     /// The first value answering `familyName`; nil when absent.
     public var familyName: String? { claim(.familyName)?.values.first?.value.stringValue }
     /// The date of birth: ISO 18013-5's full-date, or the `birth_date` inside ISO 23220's birth_date map.
+    /// When ``dateOfBirthApproximateMask`` is set, some of its digits are not known.
     public var dateOfBirth: CBORFullDate? { claim(.dateOfBirth)?.values.first.flatMap { BirthDate.fullDate($0.value) } }
+    /// ISO/IEC 23220-2's `approximate_mask` of the date of birth, as sent: 8 characters '0'/'1' over
+    /// the digits YYYYMMDD, '1' where the digit is approximate; nil when the date is exact.
+    public var dateOfBirthApproximateMask: String? { claim(.dateOfBirth)?.values.first.flatMap { BirthDate.approximateMask($0.value) } }
     /// JPEG bytes.
     public var portrait: [UInt8]? { claim(.portrait)?.values.first?.value.bytesValue }
     /// The first value answering `documentNumber`; nil when absent.
@@ -126,7 +131,13 @@ public struct IdentityClaims: Sendable, CustomStringConvertible {
                     + claim.values.map { JSONText.quote(String($0.source.split(separator: "/").last ?? "")) + ":" + $0.value.json }.joined(
                         separator: ",") + "}"
             }
-            members.append(JSONText.quote(claim.element.rawValue) + ":{\"value\":\(value),\"intentToStore\":\(claim.intentToStore.json)}")
+            // An approximate date of birth keeps its mask (ISO/IEC 23220-2 approximate_mask).
+            var mask = ""
+            if claim.element == .dateOfBirth, claim.values.count == 1, let approximate = BirthDate.approximateMask(claim.values[0].value) {
+                mask = ",\"approximateMask\":" + JSONText.quote(approximate)
+            }
+            members.append(
+                JSONText.quote(claim.element.rawValue) + ":{\"value\":\(value)\(mask),\"intentToStore\":\(claim.intentToStore.json)}")
         }
         if let age = ageAtLeast {
             let value = age.value.map { $0 ? "true" : "false" } ?? "null"

@@ -204,6 +204,27 @@ import X509
         #expect(try await verify(pki: try MdocPKI(invalid)).check(.mdocIssuerCountry)?.reason == "countryNameInvalid")
     }
 
+    // mdoc.issuer.country: a real ISO 3166-1 code, not any two capitals (seed 002: "countryName exists
+    // and contains a ISO 3166-1 alpha-2 code").
+    @Test func countryNameMustBeAnAssignedISO3166Code() async throws {
+        for code in ["XX", "ZZ", "AA", "QM", "XA", "EU", "UK", "YU"] {
+            var options = MdocPKI.Options()
+            options.dsCountry = code
+            options.iacaCountry = code
+            let report = try await verify(pki: try MdocPKI(options))
+            #expect(report.check(.mdocIssuerCountry)?.reason == "countryNameInvalid", "\(code)")
+            #expect(report.verdict == .rejected)
+        }
+        for code in ["US", "DE", "JP", "SS", "AX"] {
+            var options = MdocPKI.Options()
+            options.dsCountry = code
+            options.iacaCountry = code
+            #expect(try await verify(pki: try MdocPKI(options)).check(.mdocIssuerCountry)?.status == .passed, "\(code)")
+        }
+        #expect(CountryCodes.officiallyAssigned.count == 249)
+        #expect(CountryCodes.officiallyAssigned.allSatisfy { $0.utf8.count == 2 && $0.utf8.allSatisfy { (65...90).contains($0) } })
+    }
+
     // mdoc.issuer.country for a document signer trusted directly (no IACA to compare with)
     @Test func pinnedDocumentSignerCountry() async throws {
         func verifyPinned(_ options: MdocPKI.Options, policy: MdocVerificationPolicy) async throws -> VerificationReport {
@@ -296,6 +317,31 @@ import X509
         var inconsistent = MdocFixture()
         inconsistent.validFrom = inconsistent.signed.addingTimeInterval(-10)
         #expect(try await verify(inconsistent).check(.mdocValidity)?.reason == "inconsistentValidity")
+    }
+
+    // mdoc.validity: ISO 18013-5 §9.1.2.4, the MSO is signed while its document signer is valid.
+    @Test func msoSignedOutsideTheSignersValidityIsRefused() async throws {
+        // The fixture's signer is valid from 2023-06-01; an MSO dated a month before it existed.
+        var early = MdocFixture()
+        early.signed = MdocPKI.dsNotBefore.addingTimeInterval(-30 * 86400)
+        let report = try await verify(early)
+        let check = try #require(report.check(.mdocValidity))
+        #expect(check.status == .failed)
+        #expect(check.reason == .signedOutsideSignerValidity)
+        #expect(check.details["signerNotBefore"] == "2023-06-01T00:00:00Z")
+        #expect(report.check(.mdocIssuerChain)?.status == .passed)
+        #expect(report.verdict == .rejected)
+        // Signed after the signer expired (the verification time inside a longer-lived signer's
+        // window would otherwise accept it).
+        var options = MdocPKI.Options()
+        options.dsNotAfter = MdocPKI.dsNotBefore.addingTimeInterval(10 * 86400)
+        let shortLived = try MdocPKI(options)
+        let late = try await verify(pki: shortLived)
+        #expect(late.check(.mdocValidity)?.reason == .signedOutsideSignerValidity)
+        // Signed the second the signer starts: inside.
+        var edge = MdocFixture()
+        edge.signed = MdocPKI.dsNotBefore
+        #expect(try await verify(edge).check(.mdocValidity)?.status == .passed)
     }
 
     // mdoc.device.authentication
@@ -501,6 +547,64 @@ import X509
         #expect(inApp.warnings.contains { $0.code == "certificateProfileWarning" && $0.message.contains("600 days") })
     }
 
+    /// Table B.3 and B.1, the rest. The rules Apple's own sample breaks (the DS's keyUsage and
+    /// extendedKeyUsage not critical, the IACA without pathLenConstraint 0 or a CRL distribution
+    /// point) fail under the strict and passport policies and warn in-app; the others (a DS
+    /// commonName, its stateOrProvinceName equal to the IACA's, the IACA's cRLSign) fail everywhere.
+    @Test func tableB3AndB1TheRest() async throws {
+        let warnedRules: [(String, (inout MdocPKI.Options) -> Void)] = [
+            ("the document signer's key usage is not marked critical", { $0.dsKeyUsageCritical = false }),
+            ("the document signer's extended key usage is not marked critical", { $0.dsEKUCritical = false }),
+            ("the IACA's basicConstraints pathLenConstraint is absent; Table B.1 requires 0", { $0.iacaPathLength = nil }),
+            ("the IACA's basicConstraints pathLenConstraint is 2", { $0.iacaPathLength = 2 }),
+            ("the IACA has no CRL distribution point", { $0.iacaHasCRLDistributionPoint = false }),
+        ]
+        for (rule, change) in warnedRules {
+            var options = MdocPKI.Options()
+            change(&options)
+            let pki = try MdocPKI(options)
+            for policy in [MdocVerificationPolicy.iso18013Strict, .passport] {
+                let profile = try #require(try await verify(pki, policy: policy).check(.mdocIssuerCertificateProfile))
+                #expect(profile.status == .failed && profile.message.contains(rule), "\(rule): \(profile.message)")
+            }
+            let inApp = try await verify(pki, policy: .appleInApp)
+            #expect(inApp.check(.mdocIssuerCertificateProfile)?.status == .passed, "\(rule)")
+            #expect(inApp.check(.mdocIssuerCertificateProfile)?.details["profileWarnings"]?.contains(rule) == true, "\(rule)")
+            #expect(inApp.verdict == .accepted, "\(rule)")
+        }
+        let failedRules: [(String, (inout MdocPKI.Options) -> Void)] = [
+            ("the document signer's subject has no commonName", { $0.dsCommonName = nil }),
+            (
+                "the document signer's stateOrProvinceName differs from the IACA's",
+                {
+                    $0.dsState = "California"
+                    $0.iacaState = "New York"
+                }
+            ),
+            ("the document signer's stateOrProvinceName differs from the IACA's (which has none)", { $0.dsState = "California" }),
+            ("the IACA's key usage lacks cRLSign", { $0.iacaHasCRLSign = false }),
+        ]
+        for (rule, change) in failedRules {
+            var options = MdocPKI.Options()
+            change(&options)
+            let pki = try MdocPKI(options)
+            for policy in [MdocVerificationPolicy.iso18013Strict, .appleInApp] {
+                let report = try await verify(pki, policy: policy)
+                let profile = try #require(report.check(.mdocIssuerCertificateProfile))
+                #expect(profile.status == .failed && profile.message.contains(rule), "\(rule): \(profile.message)")
+                #expect(report.verdict == .rejected)
+            }
+        }
+        // The same state in both, or a state in the IACA only: passes.
+        var same = MdocPKI.Options()
+        same.dsState = "California"
+        same.iacaState = "California"
+        #expect(try await verify(try MdocPKI(same)).check(.mdocIssuerCertificateProfile)?.status == .passed)
+        var iacaOnly = MdocPKI.Options()
+        iacaOnly.iacaState = "California"
+        #expect(try await verify(try MdocPKI(iacaOnly)).check(.mdocIssuerCertificateProfile)?.status == .passed)
+    }
+
     /// An IACA made to order, and a document signer with the whole DS profile issued by it.
     func issuer(
         key: Certificate.PrivateKey, publicKey: Certificate.PublicKey, algorithm: Certificate.SignatureAlgorithm, years: Double = 10,
@@ -521,6 +625,7 @@ import X509
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 if keyIdentifier { SubjectKeyIdentifier(keyIdentifier: identifier) }
                 if altName { AnnexBExtensions.issuerAltName(email: "iaca@issuer.example") }
+                AnnexBExtensions.crlDistributionPoint("https://issuer.example/iaca.crl")
             }, issuerPrivateKey: key)
         let dsKey = P256.Signing.PrivateKey()
         let ds = try Certificate(

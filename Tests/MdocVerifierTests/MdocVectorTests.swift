@@ -84,6 +84,17 @@ func appleSampleTranscript() throws -> SessionTranscript {
         #expect(inApp.report.check(.mdocIssuerCertificateProfile)?.status == .passed)
         #expect(inApp.report.check(.mdocIssuerCertificateProfile)?.details["profileWarnings"]?.contains("457") == true)
         #expect(inApp.report.warnings.contains { $0.code == "certificateProfileWarning" })
+        // Table B.3/B.1 rules the sample breaks too: warnings in-app, failures under the strict policy.
+        for rule in [
+            "the document signer's key usage is not marked critical", "the document signer's extended key usage is not marked critical",
+            "pathLenConstraint is absent", "the IACA has no CRL distribution point",
+        ] {
+            #expect(inApp.report.check(.mdocIssuerCertificateProfile)?.details["profileWarnings"]?.contains(rule) == true, "\(rule)")
+            #expect(profile.message.contains(rule), "\(rule)")
+        }
+        #expect(inApp.report.verdict == .accepted)
+        // The MSO was signed (2022-03-31T22:48:31Z) inside the signer's validity (from 20:36:14Z that day).
+        #expect(inApp.report.check(.mdocValidity)?.status == .passed)
     }
 
     @Test func laterVerificationTimeExpiresTheMSO() async throws {

@@ -26,7 +26,7 @@ struct RevocationScenario {
         signer = pki.revocation
     }
 
-    var trustStore: IACATrustStore { IACATrustStore(certificates: [pki.iaca]) }
+    var trustStore: IACATrustStore { .includingPassports([pki.iaca]) }
 
     func response(status: CBORNode?, fixture: PhotoIDFixture = PhotoIDFixture()) throws -> [UInt8] {
         var fixture = fixture
@@ -181,7 +181,7 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
         // An IACA whose path length allows no intermediate cannot vouch for a signer under one.
         let pathLengthZero = try MdocPKI()
         let underIt = try RevocationSignerPKI(pki: pathLengthZero)
-        let store0 = IACATrustStore(certificates: [pathLengthZero.iaca])
+        let store0 = IACATrustStore.includingPassports([pathLengthZero.iaca])
         var fixture0 = PhotoIDFixture()
         fixture0.status = try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: RevocationScenario.uri)
         let response0 = try fixture0.deviceResponse(pki: pathLengthZero, deviceKey: s.deviceKey, transcript: s.transcript)
@@ -283,7 +283,7 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
         let response = try s.response(status: try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: RevocationScenario.uri))
         let source = FixedSource(try s.identifierList([]).signed(by: s.signer))
         let stranger = try MdocPKI()
-        let verifier = PassportVerifier(trustStore: IACATrustStore(certificates: [stranger.iaca]), revocationSource: source)
+        let verifier = PassportVerifier(trustStore: .includingPassports([stranger.iaca]), revocationSource: source)
         let report = await verifier.verify(deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)).report
         #expect(report.verdict == .rejected)
         #expect(report.check(.mdocRevocationList)?.reason == .prerequisiteFailed)

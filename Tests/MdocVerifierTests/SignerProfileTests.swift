@@ -34,7 +34,7 @@ import X509
         let list = try s.identifierList([]).signed(by: s.signer)
         // The document signer pinned, and the IACA also trusted for the docType: before, any root of
         // the docType vouched for the list; now only a signer pinned beside the document signer does.
-        let pinnedAndRoot = IACATrustStore(certificates: [s.pki.ds, s.pki.iaca])
+        let pinnedAndRoot = IACATrustStore(certificates: [s.pki.ds, s.pki.iaca], docTypes: [PhotoIDFixture.docType])
         let report = try await s.verify(response, lists: [list], trustStore: pinnedAndRoot).report
         #expect(report.check(.mdocIssuerChain)?.details["pinned"] == "true")
         let check = try #require(report.check(.mdocRevocationList))
@@ -56,7 +56,7 @@ import X509
             issuerPrivateKey: .init(s.pki.iacaKey))
         let der = RevocationSignerPKI.der(sameIssuerSigner)
         let pinnedList = try s.identifierList([]).signed(key: s.signer.signerKey, x5chain: [der])
-        let both = IACATrustStore(certificates: [s.pki.ds, sameIssuerSigner])
+        let both = IACATrustStore(certificates: [s.pki.ds, sameIssuerSigner], docTypes: [PhotoIDFixture.docType])
         let accepted = try await s.verify(response, lists: [pinnedList], trustStore: both).report
         #expect(accepted.check(.mdocRevocationList)?.status == .passed, "\(accepted.failures.map(\.message))")
     }

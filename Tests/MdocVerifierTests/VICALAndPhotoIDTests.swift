@@ -138,11 +138,62 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
     let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
     let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: "https://verifier.example")
 
-    func verify(_ fixture: PhotoIDFixture, pki: MdocPKI? = nil) async throws -> PassportVerificationResult {
+    /// Verifies a passport through the IACA trusted for the photo ID docType (a passport needs a
+    /// scoped root), or through `trustStore` when given.
+    func verify(_ fixture: PhotoIDFixture, pki: MdocPKI? = nil, trustStore: IACATrustStore? = nil) async throws -> PassportVerificationResult {
         let pki = try pki ?? MdocPKI()
         let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        return await PassportVerifier(trustStore: IACATrustStore(certificates: [pki.iaca])).verify(
-            deviceResponse: bytes, transcript: transcript, context: .at(time))
+        let store = trustStore ?? IACATrustStore(certificates: [pki.iaca], docTypes: [PhotoIDFixture.docType])
+        return await PassportVerifier(trustStore: store).verify(deviceResponse: bytes, transcript: transcript, context: .at(time))
+    }
+
+    /// Seed 002: "Ensure that there's a valid X.509 chain of trust to the Apple Issuing Authority
+    /// Certificate Authority (IACA)". A root trusted for any docType (`--trust`, a state DMV's) does
+    /// not vouch for a passport; a root scoped to the photo ID docType does.
+    @Test func aPassportNeedsARootScopedToItsDocType() async throws {
+        let pki = try MdocPKI()
+        let unscoped = try await verify(PhotoIDFixture(), pki: pki, trustStore: IACATrustStore(certificates: [pki.iaca]))
+        let chain = try #require(unscoped.report.check(.mdocIssuerChain))
+        #expect(chain.status == .failed)
+        #expect(chain.reason == .rootNotScopedForDocType)
+        #expect(chain.message.contains("--trust-doctype org.iso.23220.photoid.1=PATH"))
+        #expect(unscoped.report.verdict == .rejected)
+        // Another root scoped to the photo ID beside it does not help: the signer's own root must be.
+        let other = try MdocPKI()
+        var mixed = IACATrustStore(certificates: [pki.iaca])
+        mixed.add(other.iaca, docTypes: [PhotoIDFixture.docType])
+        #expect(try await verify(PhotoIDFixture(), pki: pki, trustStore: mixed).report.check(.mdocIssuerChain)?.reason == .rootNotScopedForDocType)
+        // A pinned document signer given with --trust is not scoped either.
+        let pinned = try await verify(PhotoIDFixture(), pki: pki, trustStore: IACATrustStore(certificates: [pki.ds]))
+        #expect(pinned.report.check(.mdocIssuerChain)?.reason == .rootNotScopedForDocType)
+        // Scoped (as --trust-doctype loads it): accepted.
+        #expect(try await verify(PhotoIDFixture(), pki: pki).report.verdict == .accepted)
+        // A licence from the same unscoped root keeps today's behaviour.
+        var licence = PhotoIDFixture()
+        licence.docType = MdocFixture.mDL
+        let bytes = try licence.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let report = await MdocVerifier(trustStore: IACATrustStore(certificates: [pki.iaca])).verify(
+            deviceResponse: bytes, transcript: transcript, context: .at(time)
+        ).report
+        #expect(report.check(.mdocIssuerChain)?.status == .passed)
+        // No root at all for a passport: the message names --trust-doctype.
+        let none = try await verify(PhotoIDFixture(), pki: pki, trustStore: IACATrustStore(certificates: [other.iaca], docTypes: [MdocFixture.mDL]))
+        #expect(none.report.check(.mdocIssuerChain)?.reason == "noTrustAnchor")
+        #expect(none.report.check(.mdocIssuerChain)?.message.contains("--trust-doctype") == true)
+    }
+
+    /// Table B.1's pathLenConstraint 0, for a passport root: one intermediate is allowed (seed 002: its
+    /// revocation lists are signed by a leaf and an intermediate CA checked against the root); an
+    /// unbounded or larger one fails.
+    @Test func aPassportRootMayAllowOneIntermediateOnly() async throws {
+        for (length, passes) in [(0, true), (1, true), (2, false), (nil, false)] as [(Int?, Bool)] {
+            var options = MdocPKI.Options()
+            options.iacaPathLength = length
+            let report = try await verify(PhotoIDFixture(), pki: try MdocPKI(options)).report
+            let profile = try #require(report.check(.mdocIssuerCertificateProfile))
+            #expect((profile.status == .passed) == passes, "\(String(describing: length)): \(profile.message)")
+            if !passes { #expect(profile.message.contains("pathLenConstraint")) }
+        }
     }
 
     @Test func everyAppleElementIsTyped() async throws {
@@ -217,6 +268,23 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         #expect(!check.message.contains("USA") && !check.message.contains("Ōsa") && !check.message.contains("19900704"))
         #expect(result.report.verdict == .rejected)
         #expect(!result.shouldRetryOrFallBack)
+    }
+
+    @Test func issuingCountryAndNationalityMustBeAssignedISO3166Codes() async throws {
+        for code in ["XX", "ZZ", "QZ", "XK"] {
+            let typed = PhotoIDDocument(elements: [("issuing_country", .text(code)), ("nationality", .text(code))])
+            #expect(Set(typed.problems.map(\.identifier)) == ["issuing_country", "nationality"], "\(code)")
+            #expect(typed.issuingCountry == nil && typed.nationality == nil)
+        }
+        let real = PhotoIDDocument(elements: [("issuing_country", .text("US")), ("nationality", .text("NZ"))])
+        #expect(real.problems.isEmpty)
+        var fixture = PhotoIDFixture()
+        fixture.elements = fixture.elements.map {
+            $0.identifier == "nationality" ? .init(PhotoIDFixture.nameSpace, "nationality", .text("ZZ")) : $0
+        }
+        let result = try await verify(fixture)
+        #expect(result.report.check(.photoIDElements, scope: "document[0]")?.details["elements"] == "nationality")
+        #expect(result.report.verdict == .rejected)
     }
 
     @Test func anotherDocTypeIsAClearRetryOrFallBackFailure() async throws {

@@ -258,7 +258,7 @@ import WalletVerifierTestSupport
         let tokenPath = fixture.directory.appendingPathComponent("page-token").path
         FileManager.default.createFile(atPath: tokenPath, contents: Data(pageToken.utf8), attributes: [.posixPermissions: 0o600])
         let instance = try await ServiceInstance(
-            arguments: ["--store", "memory", "--ui-listen", "0", "--ui-token-file", tokenPath] + fixture.serveArguments)
+            arguments: ["--store", "memory", "--ui-listen", "0", "--ui-token-file", tokenPath] + fixture.passportServeArguments)
         defer { instance.stop() }
         let api = try await instance.post("/v1/mdoc/verify", ["deviceResponse": responseText, "sessionTranscript": transcriptText])
         #expect(api.body["verdict"] as? String == "rejected")

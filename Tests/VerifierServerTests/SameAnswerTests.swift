@@ -96,7 +96,9 @@ import X509
         let fixture = try given ?? ServiceFixture()
         defer { if given == nil { fixture.remove() } }
         let pki = try trusting(choose(fixture), in: fixture)
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture, extra: serviceFlags), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(
+            services: try await RouterTests.services(fixture, extra: Self.passportTrust(fixture).merging(serviceFlags) { $1 }),
+            logger: Logger(label: "test"))
         struct Served: Sendable {
             var body: Data
             var status: Int
@@ -132,6 +134,7 @@ import X509
             [
                 "identity", "verify", "--envelope", envelopePath, "--merchant-key", fixture.identityKeyPath, "--nonce", Hex.encode(nonce),
                 "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID, "--trust", fixture.iacaPath, "--request", descriptorPath,
+                "--trust-doctype", "\(PhotoIDFixture.docType)=\(fixture.iacaPath)",
                 "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
             ]
                 + (cliFlags.contains("--revocation-list")
@@ -155,7 +158,8 @@ import X509
         let fixture = try given ?? ServiceFixture()
         defer { if given == nil { fixture.remove() } }
         let pki = try trusting(choose(fixture), in: fixture)
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(
+            services: try await RouterTests.services(fixture, extra: Self.passportTrust(fixture)), logger: Logger(label: "test"))
         struct Served: Sendable {
             var body: Data
             var status: Int
@@ -189,7 +193,7 @@ import X509
         let cli = await WalletVerifierCommand.runCapturing([
             "web", "verify", "--response", responsePath, "--encryption-info", encryptionInfo, "--origin", fixture.webOrigin,
             "--recipient-key", fixture.webKeyPath, "--trust", fixture.iacaPath, "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
-            "--fetch-revocation",
+            "--fetch-revocation", "--trust-doctype", "\(PhotoIDFixture.docType)=\(fixture.iacaPath)",
         ])
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
         // What the request session adds: the nonce, and the request's docType and elements.
@@ -200,6 +204,11 @@ import X509
                 "\($0["docType"] as? String ?? "") \($0["kind"] as? String ?? "")"
             },
             status: served.status, retryAfter: served.retryAfter, cli: Answer(cliJSON, ignoring: ignoring), exitCode: cli.code)
+    }
+
+    /// The fixture's IACA also trusted for passports, which need a root scoped to their docType.
+    static func passportTrust(_ fixture: ServiceFixture) -> ServerSettings.Source {
+        ["trustDocTypes": ["\(PhotoIDFixture.docType)=\(fixture.iacaPath)"]]
     }
 
     /// A PKI of another IACA becomes the one the fixture's service and CLI trust.

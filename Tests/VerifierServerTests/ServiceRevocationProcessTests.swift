@@ -159,7 +159,7 @@ import FoundationNetworking
         server.set("/passports", .init(body: try signer.sign(Self.identifierList(revoking: [[7]], uri: uri)), delay: 0.3))
         // A passport signer that keeps all of Annex B and is valid now.
         let passportPKI = try fixture.mdocPKI.anotherDocumentSigner(notBefore: Date().addingTimeInterval(-30 * 86_400))
-        let arguments = ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments
+        let arguments = ["--store", "postgres", "--postgres-url", url] + fixture.passportServeArguments
         let a = try await ServiceInstance(arguments: arguments)
         var b = try await ServiceInstance(arguments: arguments)
         defer {

@@ -1,4 +1,5 @@
 import Foundation
+import MdocVerifier
 import Testing
 import VerificationCore
 import WalletCBOR
@@ -195,6 +196,67 @@ import WalletVerifierTestSupport
         #expect(claims.sex == 2)
         #expect(claims.ageAtLeast?.source == "age_over_18")
         #expect(claims.ageAtLeast?.value == true)
+    }
+
+    /// ISO/IEC 23220-2's approximate_mask: an age request is decided from a birth date only when
+    /// every date the mask allows gives the same answer; age_birth_year settles an approximate year;
+    /// the claim keeps the mask.
+    @Test func anApproximateBirthDateDecidesAnAgeOnlyWhenCertain() async throws {
+        let (sessions, recipient, pki) = try base.setup()
+        // base.time is 2023-11-14.
+        func verify(_ elements: [MdocFixture.Element], dateOfBirth: Bool = false) async throws -> IdentityVerificationResult {
+            var requested: [IdentityRequestDescriptor.Element] = [.init(.age, atLeast: 21, intentToStore: .willNotStore)]
+            if dateOfBirth { requested.append(.init(.dateOfBirth, intentToStore: .willNotStore)) }
+            let request = IdentityRequestDescriptor(document: .photoID, elements: requested)
+            var fixture = MdocFixture()
+            fixture.docType = "org.iso.23220.photoid.1"
+            fixture.elements = elements
+            let created = try await sessions.create(descriptor: request, now: base.time)
+            return await sessions.verify(
+                requestID: created.requestID, encryptedData: try base.response(for: created, recipient: recipient, pki: pki, fixture: fixture),
+                context: .at(base.time))
+        }
+        func birth(_ date: String, mask: String?) throws -> MdocFixture.Element {
+            var entries: [(CBORNode, CBORNode)] = [(.text("birth_date"), .tagged(1004, .text(date)))]
+            if let mask { entries.append((.text("approximate_mask"), .text(mask))) }
+            return .init(Self.iso23220, "birth_date", try .map(entries))
+        }
+        // 2002-11-10 with an approximate day: 21 if born on the 1st–14th, 20 after. Read as exact it
+        // would answer "yes".
+        let open = try await verify([try birth("2002-11-10", mask: "00000011")])
+        #expect(open.report.check(.identityRequestAge)?.reason == "ageNotAnswered", "\(open.report.checks.map(\.message))")
+        #expect(open.report.check(.identityRequestAge)?.message.contains("approximate") == true)
+        #expect(open.report.verdict == .rejected)
+        // The same date, exact: "yes".
+        #expect(try await verify([try birth("2002-11-10", mask: "00000000")]).report.check(.identityRequestAge)?.status == .passed)
+        // Any day of October 2002: 21 whatever the day.
+        let october = try await verify([try birth("2002-10-10", mask: "00000011")])
+        #expect(october.report.check(.identityRequestAge)?.status == .passed)
+        #expect(october.claims?.ageAtLeast?.source == "birth_date")
+        // Any day of any month of 2003: under 21 whatever the date.
+        #expect(try await verify([try birth("2003-06-15", mask: "00001111")]).report.check(.identityRequestAge)?.reason == "ageBelowMinimum")
+        // Any year 2000–2009: open, unless age_birth_year settles it (2001: 21 or 22 now).
+        #expect(try await verify([try birth("2001-06-15", mask: "00011111")]).report.check(.identityRequestAge)?.reason == "ageNotAnswered")
+        let settled = try await verify([try birth("2001-06-15", mask: "00011111"), .init(Self.iso23220, "age_birth_year", .int(2001))])
+        #expect(settled.report.check(.identityRequestAge)?.status == .passed, "\(settled.report.failures.map(\.message))")
+        #expect(settled.claims?.ageAtLeast?.source == "birth_date+age_birth_year")
+        // age_birth_year alone: 2002 leaves 20 or 21 open; 2001 decides.
+        #expect(try await verify([.init(Self.iso23220, "age_birth_year", .int(2002))]).report.check(.identityRequestAge)?.reason == "ageNotAnswered")
+        let byYear = try await verify([.init(Self.iso23220, "age_birth_year", .int(2001))])
+        #expect(byYear.report.check(.identityRequestAge)?.status == .passed)
+        #expect(byYear.claims?.ageAtLeast?.source == "age_birth_year")
+        // A mask that is not 8 '0'/'1' decides nothing (and photoid.elements names it).
+        let malformed = try await verify([try birth("1990-01-01", mask: "0000")])
+        #expect(malformed.report.check(.identityRequestAge)?.reason == "ageNotAnswered")
+        #expect(malformed.report.check(.photoIDElements, scope: "document[0]")?.details["elements"] == "birth_date")
+        // The date-of-birth claim keeps the mask.
+        let claimed = try await verify([try birth("2002-10-10", mask: "00000011")], dateOfBirth: true)
+        let claims = try #require(claimed.claims)
+        #expect(claims.dateOfBirthApproximateMask == "00000011")
+        #expect(claims.json.contains(#""dateOfBirth":{"value":"2002-10-10","approximateMask":"00000011","intentToStore":"willNotStore"}"#))
+        let exact = try #require(try await verify([.init(Self.iso23220, "birth_date", .tagged(1004, .text("2002-10-10")))], dateOfBirth: true).claims)
+        #expect(exact.dateOfBirthApproximateMask == nil)
+        #expect(exact.json.contains(#""dateOfBirth":{"value":"2002-10-10","intentToStore":"willNotStore"}"#))
     }
 
     @Test func aJapaneseNationalIDAnswersFromTheJPNamespace() async throws {

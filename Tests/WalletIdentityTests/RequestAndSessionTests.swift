@@ -72,9 +72,12 @@ import WalletVerifierTestSupport
     func setup() throws -> (sessions: IdentityRequestSessions, recipient: P256.KeyAgreement.PrivateKey, pki: MdocPKI) {
         let recipient = P256.KeyAgreement.PrivateKey()
         let pki = try MdocPKI()
+        // The IACA vouches for every docType, and (scoped) for passports, which need a scoped root.
+        var trust = IACATrustStore(certificates: [pki.iaca])
+        trust.add(pki.iaca, docTypes: ["org.iso.23220.photoid.1"])
         let verifier = AppleIdentityVerifier(
             keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team,
-            trustStore: IACATrustStore(certificates: [pki.iaca]))
+            trustStore: trust)
         return (IdentityRequestSessions(store: InMemoryReplayStore(), verifier: verifier), recipient, pki)
     }
 
@@ -260,7 +263,7 @@ import WalletVerifierTestSupport
         fixture.elements = [MdocFixture.Element(IdentityElement.photoIDNameSpace, "given_name_unicode", .text("Erika"))]
         func verify(_ pki: MdocPKI, _ fixture: MdocFixture) async throws -> IdentityVerificationResult {
             let verifier = AppleIdentityVerifier(
-                keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: IACATrustStore(certificates: [pki.iaca]))
+                keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: .includingPassports([pki.iaca]))
             let sessions = IdentityRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
             let created = try await sessions.create(descriptor: request, now: time)
             return await sessions.verify(

@@ -114,11 +114,19 @@ import WalletVerifierTestSupport
         mdoc.elements = [MdocFixture.Element("org.iso.23220.1", "given_name_unicode", .text("Erika"))]
         let envelope = fixture.directory.appendingPathComponent("passport.cbor").path
         try Data(try fixture.identityResponse(nonce: nonce, fixture: mdoc, pki: fixture.webPKI)).write(to: URL(fileURLWithPath: envelope))
-        let result = await WalletVerifierCommand.runCapturing([
-            "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
-            "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
-            "--trust", fixture.iacaPath, "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
-        ])
+        func run(_ trust: [String]) async -> (code: Int32, stdout: String, stderr: String) {
+            await WalletVerifierCommand.runCapturing(
+                [
+                    "identity", "verify", "--envelope", envelope, "--merchant-key", fixture.identityKeyPath,
+                    "--nonce", nonce.map { String(format: "%02x", $0) }.joined(), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID,
+                    "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
+                ] + trust)
+        }
+        // A passport needs a root scoped to its docType: --trust alone is refused, with how to scope it.
+        let unscoped = await run(["--trust", fixture.iacaPath])
+        #expect(unscoped.code == 1)
+        #expect(unscoped.stdout.contains("rootNotScopedForDocType") && unscoped.stdout.contains("--trust-doctype org.iso.23220.photoid.1=PATH"))
+        let result = await run(["--trust", fixture.iacaPath, "--trust-doctype", "org.iso.23220.photoid.1=\(fixture.iacaPath)"])
         #expect(result.code == 0, "\(result.stdout)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let ids = (object["checks"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []

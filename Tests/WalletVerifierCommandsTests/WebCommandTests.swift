@@ -204,7 +204,8 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         let listPath = try scratch.write("passport-3.cwt", list)
 
         let verify = [
-            "web", "verify", "--response", responsePath, "--session", sessionPath, "--trust", iaca, "--at", Self.at,
+            "web", "verify", "--response", responsePath, "--session", sessionPath, "--trust-doctype", "\(PhotoIDFixture.docType)=\(iaca)", "--at",
+            Self.at,
             "--revocation-list", listPath, "--format", "json",
         ]
         let first = await WalletVerifierCommand.runCapturing(verify)
@@ -277,7 +278,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
     @Test func mdocVerifyWithRevocationLists() async throws {
         let setup = try Setup()
         let clean = try setup.scratch.write("clean.cwt", try setup.list([[1, 2]]))
-        let accepted = await setup.mdocVerify(["--trust", setup.iaca, "--revocation-list", clean])
+        let accepted = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--revocation-list", clean])
         #expect(accepted.code == 0, "\(accepted.stdout)")
         let report = try json(accepted.stdout)
         #expect(check(report, "mdoc.revocation.status")?["status"] as? String == "passed")
@@ -285,31 +286,31 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         #expect(check(report, "photoid.elements")?["status"] as? String == "passed")
 
         let revoked = try setup.scratch.write("revoked.cwt", try setup.list([Self.id]))
-        let rejected = await setup.mdocVerify(["--trust", setup.iaca, "--revocation-list", revoked])
+        let rejected = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--revocation-list", revoked])
         #expect(rejected.code == 1)
         #expect(check(try json(rejected.stdout), "mdoc.revocation.status")?["reason"] as? String == "revoked")
 
         let expired = try setup.scratch.write(
             "expired.cwt", try setup.list([], issuedAt: Self.time.addingTimeInterval(-7200), expiresAt: Self.time.addingTimeInterval(-3600)))
-        let undetermined = await setup.mdocVerify(["--trust", setup.iaca, "--revocation-list", expired])
+        let undetermined = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--revocation-list", expired])
         #expect(undetermined.code == 3)
         #expect(check(try json(undetermined.stdout), "mdoc.revocation.list")?["reason"] as? String == "listExpired")
 
         // A list for another uri: no list for this document.
         let other = try setup.scratch.write("other.cwt", try setup.list([], uri: "https://revocation.example/other"))
-        let missing = await setup.mdocVerify(["--trust", setup.iaca, "--revocation-list", other])
+        let missing = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--revocation-list", other])
         #expect(missing.code == 3)
         #expect(check(try json(missing.stdout), "mdoc.revocation.list")?["reason"] as? String == "listUnavailable")
 
         // Without revocation options the report says revocation was not checked.
-        let unchecked = await setup.mdocVerify(["--trust", setup.iaca])
+        let unchecked = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)"])
         #expect(unchecked.code == 0)
         #expect(unchecked.stdout.contains("revocationNotChecked"))
         #expect(check(try json(unchecked.stdout), "mdoc.revocation.list") == nil)
 
         // A file that is not a list is a usage error.
         let junk = try setup.scratch.write("junk.cwt", [0x01, 0x02])
-        #expect(await setup.mdocVerify(["--trust", setup.iaca, "--revocation-list", junk]).code == 2)
+        #expect(await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--revocation-list", junk]).code == 2)
     }
 
     @Test func mdocVerifyFetchesTheListFromALocalServer() async throws {
@@ -318,13 +319,13 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         let uri = server.url("/passport/5")
         let setup = try Setup(uri: uri)
         server.set("/passport/5", .init(body: try setup.list([], uri: uri)))
-        let fetched = await setup.mdocVerify(["--trust", setup.iaca, "--fetch-revocation"])
+        let fetched = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--fetch-revocation"])
         #expect(fetched.code == 0, "\(fetched.stdout)")
         #expect(check(try json(fetched.stdout), "mdoc.revocation.list")?["details"].flatMap { ($0 as? [String: String])?["source"] } == "fetched")
         #expect(server.requestedPaths == ["/passport/5"])
 
         server.stop()
-        let down = await setup.mdocVerify(["--trust", setup.iaca, "--fetch-revocation"])
+        let down = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--fetch-revocation"])
         #expect(down.code == 3)
         let list = try #require(check(try json(down.stdout), "mdoc.revocation.list"))
         #expect(list["reason"] as? String == "listUnavailable")
@@ -372,7 +373,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         #expect(check(wrong, "mdoc.issuer.chain")?["reason"] as? String == "noTrustAnchor")
 
         #expect(await setup.mdocVerify(["--vical", vicalPath]).code == 2)
-        #expect(await setup.mdocVerify(["--vical-trust", anchor, "--trust", setup.iaca]).code == 2)
+        #expect(await setup.mdocVerify(["--vical-trust", anchor, "--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)"]).code == 2)
     }
 
     @Test func theRealAAMVAVICALOnTheCommandLine() async throws {
@@ -421,7 +422,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
             return await WalletVerifierCommand.runCapturing([
                 "identity", "verify", "--envelope", envelopePath, "--merchant-key", keyPath,
                 "--nonce", Hex.encode(nonce), "--merchant-id", merchant, "--team-id", team,
-                "--trust", iaca, "--at", Self.at, "--revocation-list", listPath, "--format", "json",
+                "--trust-doctype", "\(PhotoIDFixture.docType)=\(iaca)", "--at", Self.at, "--revocation-list", listPath, "--format", "json",
             ])
         }
         let clean = try await run([])

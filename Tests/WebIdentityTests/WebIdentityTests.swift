@@ -235,7 +235,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func aResponseIsAcceptedOnceThroughTheSessions() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .passport)
+        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .passport)
         let sessions = WebRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
         let created = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         #expect(!created.description.contains(Hex.encode(created.presentation.encryptionInfo.nonce)))
@@ -281,7 +281,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let response = try DCAPIResponseFixture.encrypt(
             plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: origin,
             recipientPublicKey: recipient.publicKey)
-        let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
+        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict)
         let result = await verifier.verify(
             response: response, encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, recipientKey: recipient, request: request,
             context: .at(time))
@@ -294,7 +294,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func aResponseToAnotherRequestDoesNotOpen() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .passport)
+        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .passport)
         let sessions = WebRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
         let one = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         let two = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
@@ -308,7 +308,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func unrequestedElementsAndOtherDocTypesAreRejected() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let verifier = WebIdentityVerifier(trustStore: IACATrustStore(certificates: [pki.iaca]), policy: .iso18013Strict)
+        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict)
         var narrow = photoIDRequest
         narrow.elements = narrow.elements.filter { $0.identifier != "portrait" }
         let presentation = try WebPresentationRequest(
@@ -343,7 +343,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         .signed(by: pki.revocation)
         var lists = OfflineRevocationLists()
         try lists.add(bytes: list, name: "passport-1.cwt")
-        let store = IACATrustStore(certificates: [pki.iaca])
+        let store = IACATrustStore.includingPassports([pki.iaca])
         let verifier = WebIdentityVerifier(trustStore: store, policy: .passport, revocation: RevocationChecker(source: lists, trustStore: store))
         let presentation = try WebPresentationRequest(
             request: photoIDRequest, origin: origin, nonce: Array(repeating: 2, count: 32), recipientPublicKey: recipient.publicKey)

@@ -1,16 +1,19 @@
 import Crypto
 import FoundationEssentials
+import Mdoc
 import SwiftASN1
 import VerificationCore
 import X509
 
 /// `mdoc.issuer.certificateProfile` (ISO 18013-5 Annex B, Table B.3 and B.1): the document signer
-/// has key usage digitalSignature and extended key usage 1.0.18013.5.1.2, is not a CA, and is
-/// issued directly by the IACA (its issuer name equals the IACA's subject, its authority key
-/// identifier the IACA's subject key identifier); the IACA is a CA with keyCertSign; both are signed
-/// with ECDSA (SHA-256/384/512) or EdDSA and mark critical only extensions Annex B defines. The
-/// rules Apple's test issuer breaks (validity at most 457 days for the DS and 20 years for the IACA,
-/// issuerAltName, the DS's CRL distribution point and key identifiers) fail under
+/// has key usage digitalSignature and extended key usage 1.0.18013.5.1.2, is not a CA, has a subject
+/// commonName, a stateOrProvinceName (when present) equal to the IACA's, and is issued directly by
+/// the IACA (its issuer name equals the IACA's subject, its authority key identifier the IACA's
+/// subject key identifier); the IACA is a CA with keyCertSign and cRLSign; both are signed with
+/// ECDSA (SHA-256/384/512) or EdDSA and mark critical only extensions Annex B defines. The rules
+/// Apple's test issuer breaks (validity at most 457 days for the DS and 20 years for the IACA,
+/// issuerAltName, the CRL distribution points, key identifiers, the DS's keyUsage and
+/// extendedKeyUsage marked critical, the IACA's pathLenConstraint 0 — 1 for a passport root) fail under
 /// ``MdocVerificationPolicy/requireFullCertificateProfile`` and are warnings otherwise.
 struct CertificateProfileCheck: VerificationCheck {
     static let documentSignerEKU: ASN1ObjectIdentifier = [1, 0, 18013, 5, 1, 2]
@@ -25,7 +28,12 @@ struct CertificateProfileCheck: VerificationCheck {
         // The violations were computed once, when the chain was validated. The rules Apple's own test
         // issuer does not follow are failures under a policy that requires the whole profile, and
         // warnings (details.profileWarnings) otherwise.
-        let extended = entry.profileWarnings
+        var extended = entry.profileWarnings
+        if entry.chain.count > 1, let iaca = entry.chain.last,
+            let pathRule = Self.pathLengthViolation(iaca: iaca, passport: state.document?.docType == PhotoIDDocument.docType)
+        {
+            extended.append(pathRule)
+        }
         let violations = entry.profileViolations + (state.policy.requireFullCertificateProfile ? extended : [])
         let warned = state.policy.requireFullCertificateProfile ? [] : extended
         var warning: [String: String] { warned.isEmpty ? [:] : ["profileWarnings": warned.joined(separator: "; ")] }
@@ -78,9 +86,19 @@ struct CertificateProfileCheck: VerificationCheck {
             default: problems.append("the IACA is not marked as a CA")
             }
         } catch { problems.append("the IACA's basic constraints are malformed") }
+        // Table B.3: a document signer's stateOrProvinceName, when present, is the IACA's.
+        if let state = Self.attribute(.RDNAttributeType.stateOrProvinceName, in: ds.subject) {
+            let iacaState = Self.attribute(.RDNAttributeType.stateOrProvinceName, in: iaca.subject)
+            if iacaState != state {
+                problems.append(
+                    "the document signer's stateOrProvinceName differs from the IACA's (\(iacaState == nil ? "which has none" : "Table B.3 requires the same"))"
+                )
+            }
+        }
         do {
             if let usage = try iaca.extensions.keyUsage {
                 if !usage.keyCertSign { problems.append("the IACA's key usage lacks keyCertSign") }
+                if !usage.cRLSign { problems.append("the IACA's key usage lacks cRLSign") }
             } else {
                 problems.append("the IACA has no key usage extension")
             }
@@ -112,7 +130,19 @@ struct CertificateProfileCheck: VerificationCheck {
                 problems.append("the document signer is marked as a CA")
             }
         } catch { problems.append("the document signer's basic constraints are malformed") }
+        // Table B.3: the subject carries a commonName.
+        if attribute(.RDNAttributeType.commonName, in: ds.subject) == nil {
+            problems.append("the document signer's subject has no commonName")
+        }
         return problems
+    }
+
+    /// The first value of an attribute in a name, as text; nil when absent.
+    static func attribute(_ type: ASN1ObjectIdentifier, in name: DistinguishedName) -> String? {
+        for rdn in name {
+            for attribute in rdn where attribute.type == type { return String(describing: attribute.value) }
+        }
+        return nil
     }
 
     /// Signature algorithms of ISO/IEC 18013-5 (ECDSA with SHA-256/384/512 on the curves it lists,
@@ -151,6 +181,19 @@ struct CertificateProfileCheck: VerificationCheck {
         return "\(key)".hasPrefix("RSA") ? "an RSA key (\(key))" : "\(key)"
     }
 
+    /// Table B.1: the IACA's basicConstraints pathLenConstraint is 0 (it issues document signers
+    /// only). For a passport (`passport` true) one intermediate is allowed: Apple's passport
+    /// revocation lists are signed by "the leaf and intermediate CA certificate … checked against the
+    /// root certificate" (seed 002), so the passport root must allow one CA below it; an absent
+    /// (unbounded) or larger pathLenConstraint still breaks the profile. Nil when the rule holds.
+    static func pathLengthViolation(iaca: Certificate, passport: Bool) -> String? {
+        guard case .isCertificateAuthority(let length)? = try? iaca.extensions.basicConstraints else { return nil }
+        let allowed = passport ? 1 : 0
+        if let length, length <= allowed { return nil }
+        return "the IACA's basicConstraints pathLenConstraint is \(length.map(String.init) ?? "absent"); Table B.1 requires 0"
+            + (passport ? " (1 for a passport root, whose revocation lists are signed under an intermediate CA)" : "")
+    }
+
     /// Annex B rules that Apple's own test issuer does not follow (its certificates are valid for a
     /// century and carry no issuerAltName or CRL distribution point): failures under a policy that
     /// requires the whole profile (ISO strict, passports), warnings under Apple's in-app policy.
@@ -163,11 +206,20 @@ struct CertificateProfileCheck: VerificationCheck {
         if !has(ds, [2, 5, 29, 18]) { problems.append("the document signer has no issuerAltName") }
         if !has(ds, [2, 5, 29, 31]) { problems.append("the document signer has no CRL distribution point") }
         if !has(ds, [2, 5, 29, 14]) { problems.append("the document signer has no subject key identifier") }
+        // Table B.3 marks the document signer's keyUsage and extendedKeyUsage critical.
+        if ds.extensions.contains(where: { $0.oid == [2, 5, 29, 15] && !$0.critical }) {
+            problems.append("the document signer's key usage is not marked critical")
+        }
+        if ds.extensions.contains(where: { $0.oid == [2, 5, 29, 37] && !$0.critical }) {
+            problems.append("the document signer's extended key usage is not marked critical")
+        }
         if iaca != nil, !has(ds, [2, 5, 29, 35]) { problems.append("the document signer has no authority key identifier") }
         if let iaca {
             if !has(iaca, [2, 5, 29, 14]) { problems.append("the IACA has no subject key identifier") }
             if days(iaca) > 20 * 365.25 { problems.append("the IACA is valid for \(Int(days(iaca) / 365.25)) years; Annex B allows at most 20") }
             if !has(iaca, [2, 5, 29, 18]) { problems.append("the IACA has no issuerAltName") }
+            // Table B.1: a CRL distribution point (pathLenConstraint: see pathLengthViolation).
+            if !has(iaca, [2, 5, 29, 31]) { problems.append("the IACA has no CRL distribution point") }
         }
         return problems
     }

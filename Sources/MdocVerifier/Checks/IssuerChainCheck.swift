@@ -7,7 +7,9 @@ import WalletEncoding
 
 /// `mdoc.issuer.chain` (ISO 18013-5 §9.1.2.4, §9.3.3): the document signer is issued by a trusted
 /// IACA root for this docType (or is itself trusted), every x5chain certificate valid at the
-/// verification time.
+/// verification time. A passport (photo ID) chains only to a root scoped to its docType
+/// (``IACATrustStore/scopeRequiredDocTypes``); one that chains to a root trusted for any docType fails
+/// with `rootNotScopedForDocType` and a message saying how to scope it.
 ///
 /// Bounded work against hostile input: the chain check runs only after the issuer signature verified
 /// with the signer's key, and the path is built from the trust store alone — Annex B has the IACA
@@ -37,10 +39,10 @@ struct IssuerChainCheck: VerificationCheck {
         var roots: [Certificate] = []
         if cached == nil {
             roots = state.trustStore.roots(for: document.docType)
-            guard !roots.isEmpty else {
+            guard !roots.isEmpty || !state.trustStore.unscopedRootsRefused(for: document.docType).isEmpty else {
                 return .failed(
                     .noTrustAnchor,
-                    "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust)."
+                    "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (\(IACATrustStore.requiresScopedRoot(document.docType) ? "--trust-doctype \(document.docType)=PATH" : "--trust"))."
                 )
             }
         }
@@ -76,29 +78,60 @@ struct IssuerChainCheck: VerificationCheck {
             state.chain = entry
             return pinned(entry)
         }
+        var failures: [CertificateValidationResult.PolicyFailure] = []
+        if !roots.isEmpty {
+            var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+                RFC5280Policy(fixedExpiryValidationTime: time)
+                CriticalExtendedKeyUsagePolicy()
+            }
+            switch await verifier.validate(leaf: leaf, intermediates: CertificateStore()) {
+            case .validCertificate(let validated):
+                let entry = state.chainCache.store(Array(validated), for: cacheKey)
+                state.chain = entry
+                return passed(entry)
+            case .couldNotValidate(let policyFailures):
+                failures = policyFailures
+            }
+        }
+        // A passport's signer that chains only to a root trusted for any docType: refused, with how
+        // to scope the root (seed 002: "a valid X.509 chain of trust to the Apple … IACA"). Looked
+        // for only once the scoped roots failed, so an accepted passport costs one validation.
+        let refused = state.trustStore.unscopedRootsRefused(for: document.docType)
+        if !refused.isEmpty, let unscoped = await Self.chainRoot(leaf, roots: refused, at: time) {
+            return .failed(
+                .rootNotScopedForDocType,
+                "The document signer \(leaf.subjectSummary) chains to \(unscoped.subjectSummary), a root trusted for any docType; a \(document.docType) document (passport) must chain to a root trusted for its docType. Scope that root: --trust-doctype \(document.docType)=PATH instead of --trust (config file: \"trustDocTypes\": [\"\(document.docType)=PATH\"]), or load it from a VICAL entry listing \(document.docType).",
+                details: ["signer": leaf.subjectSummary, "root": unscoped.subjectSummary, "docType": document.docType])
+        }
+        guard !roots.isEmpty else {
+            return .failed(
+                .noTrustAnchor,
+                "No trusted IACA root is configured for \(document.docType); add the issuing authority's root certificate to the trust store (--trust-doctype \(document.docType)=PATH)."
+            )
+        }
+        let reasons = failures.map { $0.policyFailureReason.description }
+        let rootNames = roots.map(\.subjectSummary).joined(separator: "; ")
+        var detail = reasons.isEmpty ? "no trusted root issued \(leaf.subjectSummary)" : reasons.joined(separator: "; ")
+        if parsed.count > 1 {
+            detail +=
+                "; the other \(parsed.count - 1) x5chain certificate(s) are not used: ISO 18013-5 Annex B has the IACA issue the document signer directly"
+        }
+        return .failed(
+            .untrustedIssuer,
+            "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
+            details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
+    }
+
+    /// The root (or pinned signer) among `roots` that vouches for `leaf` at `time`; nil when none.
+    static func chainRoot(_ leaf: Certificate, roots: [Certificate], at time: Date) async -> Certificate? {
+        guard !roots.isEmpty else { return nil }
+        if roots.contains(leaf) { return leaf }
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             RFC5280Policy(fixedExpiryValidationTime: time)
             CriticalExtendedKeyUsagePolicy()
         }
-        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore())
-        switch result {
-        case .validCertificate(let validated):
-            let entry = state.chainCache.store(Array(validated), for: cacheKey)
-            state.chain = entry
-            return passed(entry)
-        case .couldNotValidate(let failures):
-            let reasons = failures.map { $0.policyFailureReason.description }
-            let rootNames = roots.map(\.subjectSummary).joined(separator: "; ")
-            var detail = reasons.isEmpty ? "no trusted root issued \(leaf.subjectSummary)" : reasons.joined(separator: "; ")
-            if parsed.count > 1 {
-                detail +=
-                    "; the other \(parsed.count - 1) x5chain certificate(s) are not used: ISO 18013-5 Annex B has the IACA issue the document signer directly"
-            }
-            return .failed(
-                .untrustedIssuer,
-                "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
-                details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
-        }
+        if case .validCertificate(let chain) = await verifier.validate(leaf: leaf, intermediates: CertificateStore()) { return chain.last }
+        return nil
     }
 
     private func pinned(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {

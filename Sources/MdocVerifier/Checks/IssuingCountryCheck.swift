@@ -2,7 +2,7 @@ import VerificationCore
 import X509
 
 /// `mdoc.issuer.country` (ISO 18013-5 Annex B): countryName is present in the document signer and the
-/// IACA, is an ISO 3166-1 alpha-2 code, and is the same in both. When the policy does not require it
+/// IACA, is an officially assigned ISO 3166-1 alpha-2 code (``CountryCodes``), and is the same in both. When the policy does not require it
 /// (Apple's in-app test issuer has none), a missing countryName is reported as a warning and the
 /// check is skipped, but an invalid or mismatching one still fails. For a document signer pinned in
 /// the trust store there is no IACA: its own countryName is checked the same way.
@@ -19,8 +19,9 @@ struct IssuingCountryCheck: VerificationCheck {
         return nil
     }
 
+    /// An officially assigned ISO 3166-1 alpha-2 code (``CountryCodes``), not merely two capitals.
     static func isAlpha2(_ code: String) -> Bool {
-        code.utf8.count == 2 && code.utf8.allSatisfy { (65...90).contains($0) }
+        CountryCodes.isAssignedAlpha2(code)
     }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
@@ -45,7 +46,8 @@ struct IssuingCountryCheck: VerificationCheck {
             return CheckOutcome(status: .skipped, reason: .countryNameAbsent, message: message + " The policy reports this as a warning.")
         }
         for holder in holders where !Self.isAlpha2(holder.country!) {
-            return .failed(.countryNameInvalid, "The \(holder.name)'s countryName \"\(holder.country!)\" is not an ISO 3166-1 alpha-2 code.")
+            return .failed(
+                .countryNameInvalid, "The \(holder.name)'s countryName \"\(holder.country!)\" is not an officially assigned ISO 3166-1 alpha-2 code.")
         }
         if entry.pinned {
             return .passed(

@@ -3,9 +3,12 @@ import Mdoc
 import VerificationCore
 import WalletCBOR
 import WalletEncoding
+import X509
 
 /// `mdoc.validity` (ISO 18013-5 §9.1.2.4): signed ≤ validFrom ≤ time ≤ validUntil, at the caller's
-/// verification time, with the policy's clock-skew allowance on both ends of the window.
+/// verification time, with the policy's clock-skew allowance on both ends of the window; and the MSO
+/// was signed while its document signer certificate was valid (notBefore ≤ signed ≤ notAfter, no
+/// skew: both dates come from the issuer), so an MSO dated before its signer existed is refused.
 struct ValidityCheck: VerificationCheck {
     var id: CheckID { .mdocValidity }
     var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
@@ -25,6 +28,15 @@ struct ValidityCheck: VerificationCheck {
                 .inconsistentValidity, "The MSO is valid from \(details["validFrom"]!), before it was signed (\(details["signed"]!)).",
                 details: details)
         }
+        if let signer = Self.documentSigner(state), signer.notValidBefore > v.signed || signer.notValidAfter < v.signed {
+            var withSigner = details
+            withSigner["signerNotBefore"] = RFC3339.formatWholeSeconds(signer.notValidBefore)
+            withSigner["signerNotAfter"] = RFC3339.formatWholeSeconds(signer.notValidAfter)
+            return .failed(
+                .signedOutsideSignerValidity,
+                "The MSO was signed at \(details["signed"]!), outside its document signer certificate's validity (\(withSigner["signerNotBefore"]!) to \(withSigner["signerNotAfter"]!)); ISO 18013-5 §9.1.2.4 requires the signing time within it.",
+                details: withSigner)
+        }
         if v.validUntil < v.validFrom {
             return .failed(
                 .inconsistentValidity, "The MSO validity ends (\(details["validUntil"]!)) before it starts (\(details["validFrom"]!)).",
@@ -43,5 +55,11 @@ struct ValidityCheck: VerificationCheck {
                 details: details)
         }
         return .passed("The MSO is valid from \(details["validFrom"]!) until \(details["validUntil"]!).", details: details)
+    }
+
+    /// The first x5chain certificate, when the document structure parsed it.
+    static func documentSigner(_ state: DocumentState) -> Certificate? {
+        guard case .success(let list)? = state.certificates else { return nil }
+        return list.first?.certificate
     }
 }

@@ -124,8 +124,8 @@ public struct PhotoIDDocument: Sendable, CustomStringConvertible {
 
     private mutating func alpha2(_ identifier: String, _ value: ElementValue) -> String? {
         guard let code = text(identifier, value) else { return nil }
-        guard code.utf8.count == 2, code.utf8.allSatisfy({ (65...90).contains($0) }) else {
-            problem(identifier, "is not an ISO 3166-1 alpha-2 code")
+        guard CountryCodes.isAssignedAlpha2(code) else {
+            problem(identifier, "is not an officially assigned ISO 3166-1 alpha-2 code")
             return nil
         }
         return code
@@ -203,6 +203,11 @@ public struct PhotoIDDocument: Sendable, CustomStringConvertible {
             if let maskValue = entries.first(where: { $0.key == "approximate_mask" })?.value {
                 guard let text = maskValue.stringValue else {
                     problem(identifier, "has an approximate_mask that is not text")
+                    return
+                }
+                // ISO/IEC 23220-2: one '0' or '1' per digit of YYYYMMDD.
+                guard text.utf8.count == 8, text.utf8.allSatisfy({ $0 == 0x30 || $0 == 0x31 }) else {
+                    problem(identifier, "has an approximate_mask that is not 8 characters '0' or '1' (one per digit of YYYYMMDD)")
                     return
                 }
                 mask = text

@@ -29,6 +29,22 @@ public struct MdocPKI: Sendable {
         public var dsKeyUsageDigitalSignature = true
         /// Set keyCertSign in the IACA's key usage.
         public var iacaHasKeyCertSign = true
+        /// Set cRLSign in the IACA's key usage.
+        public var iacaHasCRLSign = true
+        /// The IACA's basicConstraints pathLenConstraint (Annex B: 0); nil leaves it out.
+        public var iacaPathLength: Int? = 0
+        /// Give the IACA a CRL distribution point.
+        public var iacaHasCRLDistributionPoint = true
+        /// Mark the document signer's key usage critical.
+        public var dsKeyUsageCritical = true
+        /// Mark the document signer's extended key usage critical.
+        public var dsEKUCritical = true
+        /// The document signer's commonName; nil leaves it out of the subject.
+        public var dsCommonName: String? = "Test Document Signer"
+        /// The IACA's stateOrProvinceName; nil leaves it out.
+        public var iacaState: String? = nil
+        /// The document signer's stateOrProvinceName; nil leaves it out.
+        public var dsState: String? = nil
         /// The start of the IACA's validity (and the document signer's when ``dsNotBefore`` is nil).
         public var notBefore = Date(timeIntervalSince1970: 1_600_000_000)  // 2020-09-13
         /// The end of the IACA's validity; the document signer never outlives it unless ``dsNotAfter`` is set.
@@ -72,13 +88,15 @@ public struct MdocPKI: Sendable {
         dsKey = P256.Signing.PrivateKey()
         let iacaName = try DistinguishedName {
             if let country = options.iacaCountry { CountryName(country) }
+            if let state = options.iacaState { StateOrProvinceName(state) }
             OrganizationName("Test Issuing Authority")
             CommonName("Test IACA")
         }
         let dsName = try DistinguishedName {
             if let country = options.dsCountry { CountryName(country) }
+            if let state = options.dsState { StateOrProvinceName(state) }
             OrganizationName("Test Issuing Authority")
-            CommonName("Test Document Signer")
+            if let name = options.dsCommonName { CommonName(name) }
         }
         let iacaKeyIdentifier = SubjectKeyIdentifier(hash: .init(iacaKey.publicKey)).keyIdentifier
         iaca = try Certificate(
@@ -86,10 +104,11 @@ public struct MdocPKI: Sendable {
             notValidBefore: options.notBefore, notValidAfter: options.notAfter,
             issuer: iacaName, subject: iacaName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: options.iacaHasKeyCertSign, cRLSign: true))
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: options.iacaPathLength))
+                Critical(KeyUsage(keyCertSign: options.iacaHasKeyCertSign, cRLSign: options.iacaHasCRLSign))
                 SubjectKeyIdentifier(keyIdentifier: iacaKeyIdentifier)
                 AnnexBExtensions.issuerAltName(email: "iaca@issuer.example")
+                if options.iacaHasCRLDistributionPoint { AnnexBExtensions.crlDistributionPoint("https://issuer.example/iaca.crl") }
             },
             issuerPrivateKey: .init(iacaKey))
         ds = try Self.documentSigner(options, key: dsKey, subject: dsName, iacaName: iacaName, iacaKey: iacaKey, iacaKeyIdentifier: iacaKeyIdentifier)
@@ -121,8 +140,12 @@ public struct MdocPKI: Sendable {
             issuer: iacaName, subject: dsName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 if options.dsIsCA { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)) }
-                Critical(KeyUsage(digitalSignature: options.dsKeyUsageDigitalSignature, keyCertSign: options.dsIsCA))
-                if options.dsHasEKU { Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])])) }
+                try Certificate.Extension(
+                    KeyUsage(digitalSignature: options.dsKeyUsageDigitalSignature, keyCertSign: options.dsIsCA), critical: options.dsKeyUsageCritical)
+                if options.dsHasEKU {
+                    try Certificate.Extension(
+                        try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 2])]), critical: options.dsEKUCritical)
+                }
                 SubjectKeyIdentifier(hash: .init(signerPublicKey))
                 AuthorityKeyIdentifier(keyIdentifier: iacaKeyIdentifier)
                 AnnexBExtensions.issuerAltName(email: "iaca@issuer.example")

@@ -82,6 +82,12 @@ public struct ServiceFixture: @unchecked Sendable {
         ]
     }
 
+    /// ``serveArguments`` with the IACA also trusted for passports (`--trust-doctype
+    /// org.iso.23220.photoid.1=…`): a passport verifies only through a root scoped to its docType.
+    public var passportServeArguments: [String] {
+        serveArguments + ["--trust-doctype", "\(PhotoIDFixture.docType)=\(iacaPath)"]
+    }
+
     /// An encrypted identity response for a nonce the service issued.
     public func identityResponse(
         nonce: [UInt8], fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil,

@@ -1,8 +1,10 @@
 import Crypto
 import Foundation
 import Mdoc
+import MdocVerifier
 import WalletCBOR
 import WalletCOSE
+import X509
 
 /// Builds passport Digital ID responses (ISO/IEC 23220-2 photo ID, docType
 /// `org.iso.23220.photoid.1`) signed by an ``MdocPKI``, with an MSO `status` entry pointing at a
@@ -143,5 +145,16 @@ public enum DCAPIResponseFixture {
         let cipherText = try sender.seal(plaintext, authenticating: Data())
         let data = try CBORNode.map(["enc": .bytes([UInt8](sender.encapsulatedKey)), "cipherText": .bytes([UInt8](cipherText))])
         return Array(CBORNode.array([.text("dcapi"), data]).encodedBytes)
+    }
+}
+
+extension IACATrustStore {
+    /// A store whose roots vouch for every docType and, scoped to `org.iso.23220.photoid.1`, for
+    /// passports too (a passport verifies only through a root scoped to its docType): what `--trust
+    /// PATH --trust-doctype org.iso.23220.photoid.1=PATH` loads.
+    public static func includingPassports(_ certificates: [Certificate]) -> IACATrustStore {
+        var store = IACATrustStore(certificates: certificates)
+        for certificate in certificates { store.add(certificate, docTypes: [PhotoIDFixture.docType]) }
+        return store
     }
 }

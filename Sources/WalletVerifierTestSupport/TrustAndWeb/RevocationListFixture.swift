@@ -306,6 +306,7 @@ public struct PassportPKI: Sendable {
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 SubjectKeyIdentifier(keyIdentifier: iacaKeyIdentifier)
                 AnnexBExtensions.issuerAltName(email: "iaca@passport.example")
+                AnnexBExtensions.crlDistributionPoint("https://passport.example/iaca.crl")
             },
             issuerPrivateKey: .init(iacaKey))
         // Annex B: a document signer valid at most 457 days, around the fixtures' signing time.
