@@ -106,7 +106,7 @@ import WalletVerifierTestSupport
             #expect(replay["payment"] == nil)
             let wrongAmount = try await client.execute(
                 uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders,
-                body: try Self.body(["paymentData": (token as! [String: Any])["paymentData"]!, "expect": ["amount": "5"]]))
+                body: try Self.body(["paymentData": (token as! [String: Any])["paymentData"]!, "expect": ["currency": "840", "amount": "5"]]))
             #expect(try Self.json(wrongAmount.body)["verdict"] as? String == "rejected")
         }
     }
