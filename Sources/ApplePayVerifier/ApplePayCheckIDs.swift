@@ -168,6 +168,9 @@ extension ReasonCode {
     // Reasons returned by this module's checks (docs/checks.md lists them by check).
     /// Reason `customTrustAnchor` (docs/checks.md).
     public static let customTrustAnchor: ReasonCode = "customTrustAnchor"
+    /// Warning `expectationsMissing`: the token was verified without an expected currency, amount or
+    /// (for a token that carries one) applicationData (docs/applepay.md).
+    public static let expectationsMissing: ReasonCode = "expectationsMissing"
     /// Reason `transactionIdentifierMismatch` (docs/checks.md).
     public static let transactionIdentifierMismatch: ReasonCode = "transactionIdentifierMismatch"
 }

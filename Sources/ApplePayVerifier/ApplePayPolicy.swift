@@ -49,8 +49,12 @@ public struct ApplePayPolicy: Sendable, Hashable {
     }
 }
 
-/// What the caller expects of the transaction (Apple's step 6). Each one set becomes a check;
-/// unset ones are reported as not applicable.
+/// What the caller expects of the transaction (Apple's step 6, seed 004: "Check that the currencyCode
+/// is as expected", "that the transactionAmount is correct", "that the applicationData field matches
+/// the hash of the data used in the original payment request"). Each one set becomes a check; unset
+/// ones are reported as not applicable, and a verification without an expected currency and amount
+/// (or without an expected applicationData for a token that carries one) carries an
+/// `expectationsMissing` warning: a payment flow must set them.
 public struct ApplePayExpectations: Sendable, Hashable {
     /// ISO 4217 numeric code, e.g. "840".
     public var currencyCode: String?
@@ -58,16 +62,38 @@ public struct ApplePayExpectations: Sendable, Hashable {
     public var transactionAmount: Decimal?
     /// Hex of SHA-256 of the payment request's applicationData, as in `header.applicationData`.
     public var applicationData: String?
+    /// The payment request's applicationData itself (the bytes given to `PKPaymentRequest.applicationData`):
+    /// the verifier hashes it as Apple does (SHA-256) and compares the hash with `header.applicationData`.
+    /// When both this and ``applicationData`` are set, both must match.
+    public var originalApplicationData: [UInt8]?
 
     /// Expectations of these values; each one left nil is not checked (its check is not applicable).
-    public init(currencyCode: String? = nil, transactionAmount: Decimal? = nil, applicationData: String? = nil) {
+    public init(
+        currencyCode: String? = nil, transactionAmount: Decimal? = nil, applicationData: String? = nil, originalApplicationData: [UInt8]? = nil
+    ) {
         self.currencyCode = currencyCode
         self.transactionAmount = transactionAmount
         self.applicationData = applicationData
+        self.originalApplicationData = originalApplicationData
     }
 
-    /// No expectations: every `applepay.expect.*` check is reported as not applicable.
+    /// No expectations: every `applepay.expect.*` check is reported as not applicable, and the report
+    /// carries an `expectationsMissing` warning.
     public static let none = ApplePayExpectations()
+
+    /// Whether an applicationData is expected, in either form.
+    public var expectsApplicationData: Bool { applicationData != nil || originalApplicationData != nil }
+
+    /// The expectations a payment flow needs and this one lacks, by the names of the checks' subjects:
+    /// `currencyCode`, `transactionAmount`, and `applicationData` when the token carries a
+    /// `header.applicationData` (`tokenHasApplicationData`) that nothing is compared with.
+    public func missing(tokenHasApplicationData: Bool) -> [String] {
+        var names: [String] = []
+        if currencyCode == nil { names.append("currencyCode") }
+        if transactionAmount == nil { names.append("transactionAmount") }
+        if tokenHasApplicationData && !expectsApplicationData { names.append("applicationData") }
+        return names
+    }
 
     /// An amount in minor units from the text of a number: a whole, non-negative value ("1999", or
     /// a JSON number with that value such as "1999.0" or "19.99e2"); nil for anything else ("19.99",

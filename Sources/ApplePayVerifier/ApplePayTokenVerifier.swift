@@ -132,13 +132,23 @@ public struct ApplePayTokenVerifier: Sendable {
         await runner.run(paymentDataCheck, state: &state)
         await runner.run(ExpectedCurrencyCheck(expected: expectations.currencyCode), state: &state)
         await runner.run(ExpectedAmountCheck(expected: expectations.transactionAmount), state: &state)
-        await runner.run(ExpectedApplicationDataCheck(expected: expectations.applicationData, policy: policy), state: &state)
+        await runner.run(ExpectedApplicationDataCheck(expectations: expectations, policy: policy), state: &state)
         let replayCheck =
             expectations == .none
             ? replayCheckWithoutExpectations
             : ReplayCheck(store: replayStore, policy: policy, prerequisites: ReplayCheck.prerequisites(policy: policy, expectations: expectations))
         await runner.run(replayCheck, state: &state)
 
+        // Seed 004, step 6: a payment flow checks the currency, the amount and the applicationData.
+        // Verifying without them is allowed (a debugging tool, an integrator's choice), never silent.
+        let missing = expectations.missing(tokenHasApplicationData: state.token?.header.applicationData != nil)
+        if !missing.isEmpty {
+            runner.warn(
+                .expectationsMissing,
+                "No expected \(missing.joined(separator: ", ")) was given: the token was not checked against the payment it is for "
+                    + "(Apple's step 6: check that the currencyCode is as expected, that the transactionAmount is correct and that "
+                    + "the applicationData matches the hash of the payment request's data)")
+        }
         if let token = state.token, let outer = token.outerTransactionIdentifier,
             Hex.decodeStrict(outer) != token.header.transactionIdBytes
         {

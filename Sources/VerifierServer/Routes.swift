@@ -388,6 +388,32 @@ struct APIRoutes: Sendable {
                 guard let text = applicationData.string else { throw Problem.badRequest("/expect/applicationData: must be a string") }
                 expectations.applicationData = text
             }
+            // The payment request's applicationData itself, hashed here as Apple does (SHA-256). Its own
+            // member: 64 hex digits are also base64, so one member could not tell the two forms apart.
+            // Sent with applicationData, both must match.
+            if let original = expect["applicationDataBase64"] {
+                guard let text = original.string, text.utf8.count >= 2,
+                    text.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "=") }
+                    ),
+                    let bytes = Base64.decodeLenient(text)
+                else {
+                    throw Problem.badRequest(
+                        "/expect/applicationDataBase64: must be base64 of the payment request's applicationData (the verifier hashes it with SHA-256)"
+                    )
+                }
+                expectations.originalApplicationData = bytes
+            }
+        }
+        // Seed 004, step 6: a payment is checked against its currency and amount. Without them any amount
+        // in any currency would be accepted, so they are required unless the operator chose otherwise.
+        if services.settings.applePayExpectations == .required {
+            let missing = [("currency", expectations.currencyCode), ("amount", expectations.transactionAmount.map { "\($0)" })].filter { $0.1 == nil }
+            if let first = missing.first {
+                throw Problem.badRequest(
+                    "/expect/\(first.0): missing; a payment is verified against the currency and the amount charged "
+                        + "(\"expect\": {\"currency\": \"840\", \"amount\": 1999}, the amount in minor units); "
+                        + "a server started with --applepay-expectations optional accepts tokens without them, with an expectationsMissing warning")
+            }
         }
         let start = ContinuousClock.now
         let context = VerificationContext(

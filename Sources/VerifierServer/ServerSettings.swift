@@ -32,6 +32,14 @@ public struct ServerSettings: Sendable, Hashable {
         case off
     }
 
+    /// Whether `POST /v1/applepay/decrypt` needs `expect.currency` and `expect.amount` (`--applepay-expectations`).
+    public enum ApplePayExpectationsMode: String, Sendable, Hashable, CaseIterable {
+        /// A request without them is a 400 (seed 004, step 6: the currency and the amount are checked).
+        case required
+        /// A request without them is verified, and its report carries an `expectationsMissing` warning.
+        case optional
+    }
+
     /// The address the API listens on (`--host`); loopback by default.
     public var host = "127.0.0.1"
     /// The TCP port the API listens on (`--port`).
@@ -96,6 +104,8 @@ public struct ServerSettings: Sendable, Hashable {
     public var applePayKeys: [String] = []
     /// Another root than Apple Root CA - G3 (tests only).
     public var applePayRoot: String?
+    /// Whether Apple Pay decryption requests must carry the expected currency and amount (default required).
+    public var applePayExpectations: ApplePayExpectationsMode = .required
     /// Apple Pay signing-time window, seconds.
     public var maxAge = 300
     /// Clock skew allowed for MSO validity, seconds.
@@ -161,7 +171,8 @@ public struct ServerSettings: Sendable, Hashable {
         "maxOutstandingRequests": "WALLET_VERIFIER_MAX_OUTSTANDING_REQUESTS",
         "maxConcurrentVerifications": "WALLET_VERIFIER_MAX_CONCURRENT_VERIFICATIONS",
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
-        "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "maxAge": "WALLET_VERIFIER_MAX_AGE",
+        "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "applepayExpectations": "WALLET_VERIFIER_APPLEPAY_EXPECTATIONS",
+        "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
         "requestLifetime": "WALLET_VERIFIER_REQUEST_LIFETIME",
         "bodyTimeout": "WALLET_VERIFIER_BODY_TIMEOUT", "headerTimeout": "WALLET_VERIFIER_HEADER_TIMEOUT",
@@ -248,6 +259,12 @@ public struct ServerSettings: Sendable, Hashable {
         settings.applePayCertificates = value("applepayCerts") ?? []
         settings.applePayKeys = value("applepayKeys") ?? []
         settings.applePayRoot = single("applepayRoot")
+        if let mode = single("applepayExpectations") {
+            guard let parsed = ApplePayExpectationsMode(rawValue: mode) else {
+                throw SettingsError("applepayExpectations must be required or optional, got \"\(mode)\"")
+            }
+            settings.applePayExpectations = parsed
+        }
         // The bounds Apple Pay's replay records are kept for (ApplePayPolicy.replayRetention).
         if let maxAge = try integer("maxAge", 1...Int(ApplePayPolicy.longestSigningAge.components.seconds)) { settings.maxAge = maxAge }
         if let skew = try integer("clockSkew", 0...Int(ApplePayPolicy.largestClockSkew.components.seconds)) { settings.clockSkew = skew }
@@ -304,7 +321,7 @@ public struct ServerSettings: Sendable, Hashable {
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
-    /// `applepayKeys`, `applepayRoot`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`); values
+    /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }

@@ -280,6 +280,11 @@ public struct VerifierServices: Sendable {
             var policy = ApplePayPolicy.production
             policy.maximumSigningAge = .seconds(settings.maxAge)
             applePay = try ApplePayTokenVerifier(keyRing: try MerchantKeyRing(keys), replayStore: store, policy: policy, trustAnchor: anchor)
+            if settings.applePayExpectations == .optional {
+                logger.warning(
+                    "applepay: expectations optional (--applepay-expectations optional); /v1/applepay/decrypt verifies tokens without expect.currency and expect.amount, and their reports carry an expectationsMissing warning"
+                )
+            }
         } else {
             logger.notice("applepay: no --applepay-cert/--applepay-key configured; /v1/applepay/decrypt answers 503")
         }

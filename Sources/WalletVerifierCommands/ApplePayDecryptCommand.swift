@@ -19,6 +19,10 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
             Text output masks the account number and hides the cryptogram; --format json prints \
             {"verdict", "checks", ..., "payment"} with the payment data exactly as decrypted (only when \
             accepted).
+            A payment is checked against the currency and amount charged (--expect-currency, \
+            --expect-amount) and, when the payment request had one, its applicationData \
+            (--expect-application-data HEX-SHA-256 or --expect-application-data-base64 DATA); without \
+            them the report carries an expectationsMissing warning.
             Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
             """
     )
@@ -53,6 +57,13 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Expected header.applicationData (hex SHA-256 of the request's applicationData).")
     var expectApplicationData: String?
 
+    @Option(
+        name: .long,
+        help:
+            "Expected applicationData as the payment request's data itself (base64): the verifier compares its SHA-256 with header.applicationData (with --expect-application-data too, both must match)."
+    )
+    var expectApplicationDataBase64: String?
+
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -78,6 +89,11 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
             expectApplicationData.isEmpty || expectApplicationData.count % 2 != 0 || !expectApplicationData.allSatisfy(\.isHexDigit)
         {
             throw ValidationError("--expect-application-data must be hex (the header.applicationData value)")
+        }
+        if let expectApplicationDataBase64 {
+            if Base64.decodeLenient(expectApplicationDataBase64) == nil {
+                throw ValidationError("--expect-application-data-base64 must be base64 of the payment request's applicationData")
+            }
         }
     }
 
@@ -134,7 +150,8 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
         let expectations = ApplePayExpectations(
             currencyCode: expectCurrency,
             transactionAmount: expectAmount.flatMap(ApplePayExpectations.minorUnits),
-            applicationData: expectApplicationData
+            applicationData: expectApplicationData,
+            originalApplicationData: expectApplicationDataBase64.flatMap(Base64.decodeLenient)
         )
         let result = await verifier.verify(tokenBytes, context: VerificationContext(time: time), expectations: expectations)
         CLIOutput.current.out(ApplePayOutput.render(result, format: format))

@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
             _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
-            _APPLEPAY_ROOT, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _BODY_TIMEOUT, _HEADER_TIMEOUT, _IDLE_TIMEOUT, \
+            _APPLEPAY_ROOT, _APPLEPAY_EXPECTATIONS, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _BODY_TIMEOUT, _HEADER_TIMEOUT, _IDLE_TIMEOUT, \
             _MAX_CLIENT_CONNECTIONS, _MAX_CLIENT_VERIFICATIONS, _MAX_CLIENT_OUTSTANDING_REQUESTS, _VERIFY_RATE, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS, _VICALS, _VICAL_TRUST; lists \
             comma-separated) or a JSON \
             config file (--config); flags win over the environment, the environment over the file. Without keys, \
@@ -73,6 +73,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Apple Pay payment-processing certificate. Repeatable, paired with --applepay-key.") var applepayCert: [String] = []
     @Option(name: .long, help: "Apple Pay merchant private key. Repeatable.") var applepayKey: [String] = []
     @Option(name: .long, help: "Apple Pay root other than Apple Root CA - G3 (tests only).") var applepayRoot: String?
+    @Option(
+        name: .long,
+        help:
+            "Apple Pay: required (default: /v1/applepay/decrypt without expect.currency and expect.amount is a 400) or optional (verified, with an expectationsMissing warning)."
+    ) var applepayExpectations: String?
     @Option(name: .long, help: "Apple Pay signing-time window in seconds (default 300).") var maxAge: Int?
     @Option(name: .long, help: "Allowed clock skew in seconds (default 60).") var clockSkew: Int?
     @Option(
@@ -130,6 +135,7 @@ struct ServeCommand: AsyncParsableCommand {
         set("applepayCerts", applepayCert)
         set("applepayKeys", applepayKey)
         set("applepayRoot", applepayRoot)
+        set("applepayExpectations", applepayExpectations)
         set("maxAge", maxAge.map(String.init))
         set("clockSkew", clockSkew.map(String.init))
         set("revocation", revocation)

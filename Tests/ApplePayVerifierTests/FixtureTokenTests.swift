@@ -13,7 +13,8 @@ import WalletVerifierTestSupport
         var builder = Fixture.builder(Fixture.ecMerchant)
         builder.applicationData = ApplePayTokenBuilder.applicationDataHash("order-42")
         let token = try builder.build()
-        let result = try await Fixture.verify(token)
+        let result = try await Fixture.verify(
+            token, expectations: ApplePayExpectations(currencyCode: "840", transactionAmount: 1999, originalApplicationData: Array("order-42".utf8)))
         result.expectAccepted()
         let payment = try #require(result.payment)
         #expect(payment.rawJSON == token.plaintext)
@@ -449,7 +450,7 @@ import WalletVerifierTestSupport
         for accepted in [
             payment(), payment(details: #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA==","eciIndicator":"5"}"#),
             payment(details: #"{"onlinePaymentCryptogram":"AM8lJ8PaVr5bAAeoLxMCAoABFA=="}"#),
-            payment(type: "EMV", details: #"{"emvData":"AAEC","encryptedPINData":"0011"}"#),
+            payment(type: "EMV", details: #"{"emvData":"AAEC"}"#),
         ] {
             try await verify(accepted).expectAccepted()
         }

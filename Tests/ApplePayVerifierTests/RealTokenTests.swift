@@ -32,9 +32,14 @@ import WalletVerifierTestSupport
         try ApplePayTokenVerifier(keyRing: try MerchantKeyRing(keys), replayStore: InMemoryReplayStore(), policy: policy)
     }
 
+    /// What the 2014 token was for (its README's plaintext): 1.00 USD.
+    static let seatgeekExpectations = ApplePayExpectations(currencyCode: "840", transactionAmount: 100)
+
     static func seatgeek(at time: Date, policy: ApplePayPolicy = .production) async throws -> ApplePayResult {
         let verifier = try verifier([seatgeekKey()], policy: policy)
-        return await verifier.verify(try TestVectors.data("applepay/seatgeek-2014-ec/token.json"), context: VerificationContext(time: time))
+        return await verifier.verify(
+            try TestVectors.data("applepay/seatgeek-2014-ec/token.json"), context: VerificationContext(time: time), expectations: seatgeekExpectations
+        )
     }
 
     @Test func seatgeekVerifiesAndDecryptsToTheExactPlaintext() async throws {
@@ -162,7 +167,7 @@ import WalletVerifierTestSupport
         ])
         let verifier = try Self.verifier([Self.seatgeekKey()])
         let context = VerificationContext(time: Self.seatgeekSigningTime.addingTimeInterval(60))
-        let result = await verifier.verify([UInt8](wrapped), context: context)
+        let result = await verifier.verify([UInt8](wrapped), context: context, expectations: Self.seatgeekExpectations)
         #expect(result.verdict == .accepted)
         #expect(result.report.warnings.isEmpty)
 

@@ -36,7 +36,8 @@ import FoundationNetworking
                 let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
                 submissions.append(
                     Submission(
-                        path: "/v1/applepay/decrypt", body: try JSONSerialization.data(withJSONObject: ["token": token]),
+                        path: "/v1/applepay/decrypt",
+                        body: try JSONSerialization.data(withJSONObject: ["token": token, "expect": ["currency": "840", "amount": 1999]]),
                         key: UUID().uuidString, replayCheck: "replay.transactionId"))
             } else {
                 let request = try await DeploymentTests.createRequest(on: instance)

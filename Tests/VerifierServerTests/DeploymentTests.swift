@@ -67,7 +67,8 @@ import FoundationNetworking
 
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
         Self.expectExactlyOneAccepted(
-            try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [instance], count: 16),
+            try await Self.submitConcurrently(
+                "/v1/applepay/decrypt", ["token": token, "expect": ["currency": "840", "amount": 1999]], to: [instance], count: 16),
             "applepay/sqlite/\(eventLoopExecutor)")
 
         // A restarted service still rejects the consumed nonce.
@@ -103,7 +104,8 @@ import FoundationNetworking
 
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
         Self.expectExactlyOneAccepted(
-            try await Self.submitConcurrently("/v1/applepay/decrypt", ["token": token], to: [a, b], count: 24), "applepay/postgres")
+            try await Self.submitConcurrently(
+                "/v1/applepay/decrypt", ["token": token, "expect": ["currency": "840", "amount": 1999]], to: [a, b], count: 24), "applepay/postgres")
     }
 
     /// An mdoc valid around now (the service verifies at its own clock).

@@ -89,7 +89,8 @@ import WalletVerifierTestSupport
                 let token = try JSONSerialization.jsonObject(with: Data(try builder.build().json(asPKPaymentToken: true)))
                 let payStart = ContinuousClock.now
                 let paid = try await client.execute(
-                    uri: "/v1/applepay/decrypt", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["token": token]))
+                    uri: "/v1/applepay/decrypt", method: .post, headers: RouterTests.jsonHeaders,
+                    body: try RouterTests.body(["token": token, "expect": ["currency": "840", "amount": 1999]]))
                 payTime = min(payTime, ContinuousClock.now - payStart)
                 #expect(paid.status == .ok)
                 #expect(try RouterTests.json(paid.body)["verdict"] as? String == "rejected")

@@ -253,7 +253,7 @@ import FoundationNetworking
         defer { instance.stop() }
         let signedAt = Date()
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: signedAt)))
-        let first = try await instance.post("/v1/applepay/decrypt", ["token": token])
+        let first = try await instance.post("/v1/applepay/decrypt", ["token": token, "expect": ["currency": "840", "amount": 1999]])
         #expect(first.body["verdict"] as? String == "accepted", "\(first.body)")
         let transactionID = try #require((Self.check(first.body, "replay.transactionId")?["details"] as? [String: Any])?["transactionId"] as? String)
 
@@ -262,7 +262,7 @@ import FoundationNetworking
         #expect(try await ServiceInstance.waitFor { instance.log.contains("reload: done") })
         // Past the old 5 s window: the wider window would accept the token, the store must not.
         try await Task.sleep(for: .seconds(6))
-        let again = try await instance.post("/v1/applepay/decrypt", ["token": token])
+        let again = try await instance.post("/v1/applepay/decrypt", ["token": token, "expect": ["currency": "840", "amount": 1999]])
         #expect(again.body["verdict"] as? String == "rejected", "\(again.body)")
         #expect(Self.check(again.body, "applepay.signingTime")?["status"] as? String == "passed", "\(again.body)")
         #expect(Self.check(again.body, "replay.transactionId")?["reason"] as? String == "replayed", "\(again.body)")
@@ -290,10 +290,10 @@ import FoundationNetworking
         }
         let signedAt = Date()
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: signedAt)))
-        let first = try await short.post("/v1/applepay/decrypt", ["token": token])
+        let first = try await short.post("/v1/applepay/decrypt", ["token": token, "expect": ["currency": "840", "amount": 1999]])
         #expect(first.body["verdict"] as? String == "accepted", "\(first.body)")
         let transactionID = try #require((Self.check(first.body, "replay.transactionId")?["details"] as? [String: Any])?["transactionId"] as? String)
-        let other = try await long.post("/v1/applepay/decrypt", ["token": token])
+        let other = try await long.post("/v1/applepay/decrypt", ["token": token, "expect": ["currency": "840", "amount": 1999]])
         #expect(Self.check(other.body, "replay.transactionId")?["reason"] as? String == "replayed", "\(other.body)")
         for seconds: TimeInterval in [66, 300, 86_400 + 3600 - 1] {
             #expect(

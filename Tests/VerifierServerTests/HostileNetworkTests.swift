@@ -28,7 +28,8 @@ import WalletVerifierTestSupport
 
     static func applePayBody(_ fixture: ServiceFixture) throws -> String {
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken(signedAt: Date())))
-        return String(decoding: try JSONSerialization.data(withJSONObject: ["token": token]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: ["token": token, "expect": ["currency": "840", "amount": 1999]]), as: UTF8.self)
     }
 
     /// Item 1: every /v1 route, spelled with an empty or dot segment, an encoded slash or a trailing

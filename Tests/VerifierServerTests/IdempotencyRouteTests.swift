@@ -67,8 +67,8 @@ import WalletVerifierTestSupport
         let clock = MovableClock(ServiceFixture.time)
         let app = VerifierApplication.build(services: try await Self.services(fixture, clock: clock), logger: Logger(label: "test"))
         let token = try JSONSerialization.jsonObject(with: Data(try fixture.applePayToken()))
-        let body = try Self.bytes(["token": token, "expect": ["currency": "840"]])
-        let changedBody = try Self.bytes(["token": token, "expect": ["currency": "978"]])
+        let body = try Self.bytes(["token": token, "expect": ["currency": "840", "amount": 1999]])
+        let changedBody = try Self.bytes(["token": token, "expect": ["currency": "978", "amount": 1999]])
         let key = "7f0e5a52-2b8c-4d3e-9a61-0c4f7d2b9e18"
         try await app.test(.router) { client in
             let first = try await Self.post(client, "/v1/applepay/decrypt", body, key: key)
@@ -165,7 +165,7 @@ import WalletVerifierTestSupport
         let token = try JSONSerialization.jsonObject(with: Data(tokenBytes))
         let transactionID = try #require(
             (((token as? [String: Any])?["paymentData"] as? [String: Any])?["header"] as? [String: Any])?["transactionId"] as? String)
-        let body = try Self.bytes(["token": token])
+        let body = try Self.bytes(["token": token, "expect": ["currency": "840", "amount": 1999]])
         let key = "dead-attempt-key-000001"
         let tag = IdempotencyTag(
             // No API token: the key is scoped to the client (the in-process client has no address).

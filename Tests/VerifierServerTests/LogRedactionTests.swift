@@ -54,7 +54,8 @@ import WalletVerifierTestSupport
             #expect(try RouterTests.json(verified.body)["verdict"] as? String == "accepted")
             let token = try JSONSerialization.jsonObject(with: Data(tokenBytes))
             let paid = try await client.execute(
-                uri: "/v1/applepay/decrypt", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(["token": token]))
+                uri: "/v1/applepay/decrypt", method: .post, headers: RouterTests.jsonHeaders,
+                body: try RouterTests.body(["token": token, "expect": ["currency": "840", "amount": 1999]]))
             let payment = try #require(try RouterTests.json(paid.body)["payment"] as? [String: Any])
             let pan = try #require(payment["applicationPrimaryAccountNumber"] as? String)
             let bad = try await client.execute(

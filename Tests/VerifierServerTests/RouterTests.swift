@@ -106,7 +106,7 @@ import WalletVerifierTestSupport
             #expect(replay["payment"] == nil)
             let wrongAmount = try await client.execute(
                 uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders,
-                body: try Self.body(["paymentData": (token as! [String: Any])["paymentData"]!, "expect": ["amount": "5"]]))
+                body: try Self.body(["paymentData": (token as! [String: Any])["paymentData"]!, "expect": ["currency": "840", "amount": "5"]]))
             #expect(try Self.json(wrongAmount.body)["verdict"] as? String == "rejected")
         }
     }
@@ -281,7 +281,8 @@ import WalletVerifierTestSupport
             let token = try JSONSerialization.jsonObject(with: Data(tokenBytes))
             #expect(try await client.execute(uri: "/readyz", method: .get).status == .serviceUnavailable)
             let response = try await client.execute(
-                uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: try Self.body(["token": token]))
+                uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders,
+                body: try Self.body(["token": token, "expect": ["currency": "840", "amount": 1999]]))
             #expect(response.status == .serviceUnavailable)
             #expect(response.headers[.retryAfter] == "1")
             #expect(try Self.json(response.body)["verdict"] as? String == "indeterminate")

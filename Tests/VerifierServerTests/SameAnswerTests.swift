@@ -426,7 +426,9 @@ import X509
         let token = try builder.build().json(asPKPaymentToken: true)
         let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
         let served: Data = try await app.test(.router) { client in
-            let body = try RouterTests.body(["token": try JSONSerialization.jsonObject(with: Data(token))])
+            let body = try RouterTests.body([
+                "token": try JSONSerialization.jsonObject(with: Data(token)), "expect": ["currency": "840", "amount": 1999],
+            ])
             let answer = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: RouterTests.jsonHeaders, body: body)
             #expect(answer.status == .ok)
             return Data(buffer: answer.body)
@@ -436,7 +438,7 @@ import X509
         let arguments = [
             "applepay", "decrypt", "--token", tokenPath, "--merchant-cert", fixture.merchantCertificatePath, "--merchant-key",
             fixture.merchantKeyPath,
-            "--root", fixture.applePayRootPath, "--at", RFC3339.format(ServiceFixture.time),
+            "--root", fixture.applePayRootPath, "--at", RFC3339.format(ServiceFixture.time), "--expect-currency", "840", "--expect-amount", "1999",
         ]
         let cli = await WalletVerifierCommand.runCapturing(arguments + ["--format", "json"])
         #expect(cli.code == 0, "\(cli.stdout)\(cli.stderr)")

@@ -102,6 +102,63 @@ private let seatgeekPlaintext =
         #expect(applicationData.stdout.contains("applicationDataMissing"))
     }
 
+    /// Seed 004, step 6: the command verifies without expectations, and says so in the report
+    /// (`expectationsMissing`); with the currency and the amount the warning is gone.
+    @Test func missingExpectationsAreAWarning() async throws {
+        let bare = await WalletVerifierCommand.runCapturing(seatgeekArguments())
+        #expect(bare.code == 0)
+        #expect(bare.stdout.contains("WARNING  No expected currencyCode, transactionAmount was given"), "\(bare.stdout)")
+        #expect(bare.stdout.contains("(expectationsMissing)"))
+        let json = await WalletVerifierCommand.runCapturing(seatgeekArguments() + ["--expect-currency", "840", "--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let warnings = try #require(object["warnings"] as? [[String: Any]])
+        #expect(warnings.map { $0["code"] as? String } == ["expectationsMissing"])
+        #expect((warnings.first?["message"] as? String)?.contains("No expected transactionAmount was given") == true)
+        let full = await WalletVerifierCommand.runCapturing(seatgeekArguments() + ["--expect-currency", "840", "--expect-amount", "100"])
+        #expect(!full.stdout.contains("expectationsMissing"), "\(full.stdout)")
+    }
+
+    /// The payment request's applicationData itself (base64), hashed by the verifier: a fixture token
+    /// bound to an order is accepted for that order's data and rejected for another's.
+    @Test func applicationDataAsTheOriginalData() async throws {
+        let directory = try temporaryDirectory()
+        let pki = ApplePayFixturePKI.standard
+        let merchant = try ApplePayFixtureMerchant.ec()
+        var builder = ApplePayTokenBuilder(pki: pki, merchant: merchant)
+        builder.applicationData = ApplePayTokenBuilder.applicationDataHash(#"{"order":"42"}"#)
+        let token = try builder.build()
+        func write(_ name: String, _ text: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            return url.path
+        }
+        let arguments = [
+            "applepay", "decrypt", "--token", try write("token.json", String(decoding: token.json(), as: UTF8.self)),
+            "--merchant-cert", try write("ec.pem", merchant.certificatePEM), "--merchant-key",
+            try write("ec-key.pem", merchant.ecParametersAndKeyPEM),
+            "--root", try write("root.pem", try ApplePayFixturePKI.pem(pki.root)), "--at", RFC3339(builder.signingTime.addingTimeInterval(20)),
+            "--expect-currency", "840", "--expect-amount", "1999",
+        ]
+        let order42 = Data(#"{"order":"42"}"#.utf8).base64EncodedString()
+        let good = await WalletVerifierCommand.runCapturing(arguments + ["--expect-application-data-base64", order42])
+        #expect(good.code == 0, "\(good.stdout)")
+        #expect(good.stdout.contains("PASS  applepay.expect.applicationData"))
+        #expect(!good.stdout.contains("expectationsMissing"))
+        let other = await WalletVerifierCommand.runCapturing(
+            arguments + ["--expect-application-data-base64", Data(#"{"order":"43"}"#.utf8).base64EncodedString()])
+        #expect(other.code == 1)
+        #expect(other.stdout.contains("applicationDataMismatch"))
+        // Without any applicationData expectation, the token's applicationData is named in the warning.
+        let unchecked = await WalletVerifierCommand.runCapturing(arguments)
+        #expect(unchecked.code == 0)
+        #expect(unchecked.stdout.contains("No expected applicationData was given"), "\(unchecked.stdout)")
+        // Both forms: both must match.
+        let both = await WalletVerifierCommand.runCapturing(
+            arguments + ["--expect-application-data-base64", order42, "--expect-application-data", String(repeating: "ab", count: 32)])
+        #expect(both.code == 1)
+        #expect(both.stdout.contains("applicationDataMismatch"))
+    }
+
     @Test func usageErrorsExitWithTwo() async throws {
         let token = TestVectors.path(seatgeek + "token.json")
         let cert = TestVectors.path(seatgeek + "certificate.pem")
@@ -116,6 +173,7 @@ private let seatgeekPlaintext =
             ["--token", token, "--merchant-cert", cert, "--merchant-key", key, "--expect-currency", "USD"],
             ["--token", token, "--merchant-cert", cert, "--merchant-key", key, "--expect-amount", "ten"],
             ["--token", token, "--merchant-cert", cert, "--merchant-key", key, "--expect-application-data", "xyz"],
+            ["--token", token, "--merchant-cert", cert, "--merchant-key", key, "--expect-application-data-base64", "not base64!"],
             ["--token", token, "--merchant-cert", cert, "--merchant-key", key, "--max-age", "-1"],
             ["--token", token, "--merchant-cert", cert, "--merchant-key", key, "--format", "xml"],
             ["--token", token, "--merchant-cert", cert, "--merchant-key", key, "--merchant-id", "merchant.com.other"],

@@ -88,12 +88,14 @@ enum ServiceLoadBenchmark {
         let applePayLibrary = try await measure("library: Apple Pay EC_v1 decrypt (1 core)", seconds: seconds, applePayOnce)
 
         if ProcessInfo.processInfo.environment["SERVICE_STAGES"] != nil {
-            let body = Array((#"{"token":"# + String(decoding: libraryTokens[0], as: UTF8.self) + "}").utf8)
+            let body = Array((#"{"expect":{"currency":"840","amount":1999},"token":"# + String(decoding: libraryTokens[0], as: UTF8.self) + "}").utf8)
             _ = try await measure("stage: strict JSON read of an Apple Pay body", seconds: seconds) {
                 _ = try StrictJSON.parse(body)
             }
             let verifier = try makeApplePayVerifier()
-            let result = await verifier.verify(libraryTokens[0], context: VerificationContext(time: Date()))
+            let result = await verifier.verify(
+                libraryTokens[0], context: VerificationContext(time: Date()),
+                expectations: ApplePayExpectations(currencyCode: "840", transactionAmount: 1999))
             _ = await measure("stage: Apple Pay JSON output", seconds: seconds) {
                 _ = ApplePayOutput.json(result)
             }
@@ -142,7 +144,9 @@ enum ServiceLoadBenchmark {
         var results: [(name: String, connections: Int, rps: Double)] = []
         let tokenFile = directory.appendingPathComponent("applepay.bodies")
         try await writeLines(to: tokenFile, count: tokenCount) {
-            #"{"token":"# + String(decoding: try fixture.applePayToken(signedAt: Date()), as: UTF8.self) + "}"
+            // The expected currency and amount, as the service requires (the fixture token's 19.99 USD).
+            #"{"expect":{"currency":"840","amount":1999},"token":"# + String(decoding: try fixture.applePayToken(signedAt: Date()), as: UTF8.self)
+                + "}"
         }
 
         for (name, path, bodyFile, count, library) in [

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import VerificationCore
 import WalletEncoding
@@ -43,33 +44,46 @@ struct ExpectedAmountCheck: VerificationCheck {
 }
 
 /// `applepay.expect.applicationData`: the signed header.applicationData (hex SHA-256 of the payment
-/// request's applicationData) is the caller's.
+/// request's applicationData) is the caller's: given as that hex, or as the original data, which is
+/// hashed here as Apple does (SHA-256).
 struct ExpectedApplicationDataCheck: VerificationCheck {
     let id = CheckID.applePayExpectApplicationData
-    let expected: String?
+    let expectedHex: String?
+    let original: [UInt8]?
     let prerequisites: [CheckID]
 
-    init(expected: String?, policy: ApplePayPolicy) {
-        self.expected = expected
+    init(expectations: ApplePayExpectations, policy: ApplePayPolicy) {
+        self.expectedHex = expectations.applicationData
+        self.original = expectations.originalApplicationData
         // Compare only a value the signature covers.
         self.prerequisites =
-            expected == nil ? [] : [.applePayTokenStructure] + policy.requiredOnly([.applePaySignatureMessageDigest, .applePaySignatureSigner])
+            expectations.expectsApplicationData
+            ? [.applePayTokenStructure] + policy.requiredOnly([.applePaySignatureMessageDigest, .applePaySignatureSigner]) : []
     }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let expected else { return .notApplicable("No expected applicationData was given.") }
+        guard expectedHex != nil || original != nil else { return .notApplicable("No expected applicationData was given.") }
         guard let token = state.token else { throw MissingPrerequisite("the token") }
-        guard let expectedBytes = Hex.decodeStrict(expected.trimmingCharacters(in: .whitespaces)) else {
-            return .failed(.applicationDataMismatch, "The expected applicationData is not hex text")
+        var expected: [(bytes: [UInt8], text: String, source: String)] = []
+        if let expectedHex {
+            guard let bytes = Hex.decodeStrict(expectedHex.trimmingCharacters(in: .whitespaces)) else {
+                return .failed(.applicationDataMismatch, "The expected applicationData is not hex text")
+            }
+            expected.append((bytes, expectedHex, "expected"))
+        }
+        if let original {
+            let hash = Array(SHA256.hash(data: original))
+            expected.append((hash, Hex.encode(hash), "SHA-256 of the payment request's applicationData"))
         }
         guard let actual = token.header.applicationDataBytes, let actualText = token.header.applicationData else {
-            return .failed(.applicationDataMissing, "The token has no header.applicationData, but \(expected) was expected")
+            return .failed(.applicationDataMissing, "The token has no header.applicationData, but \(expected[0].text) was expected")
         }
-        guard actual == expectedBytes else {
+        for value in expected where value.bytes != actual {
             return .failed(
-                .applicationDataMismatch, "header.applicationData is \(actualText), expected \(expected)",
-                details: ["actual": actualText, "expected": expected])
+                .applicationDataMismatch, "header.applicationData is \(actualText), \(value.source) is \(value.text)",
+                details: ["actual": actualText, "expected": value.text])
         }
-        return .passed("applicationData \(actualText) as expected")
+        let how = original == nil ? "" : " (SHA-256 of the payment request's applicationData)"
+        return .passed("applicationData \(actualText) as expected\(how)")
     }
 }

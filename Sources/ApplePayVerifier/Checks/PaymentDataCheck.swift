@@ -1,4 +1,5 @@
 import VerificationCore
+import WalletEncoding
 
 /// `applepay.paymentData`: the decrypted bytes are the JSON object Apple documents
 /// (applicationPrimaryAccountNumber, applicationExpirationDate, currencyCode, transactionAmount,
@@ -10,7 +11,10 @@ import VerificationCore
 /// - 3-D Secure data carries `onlinePaymentCryptogram`, and an `eciIndicator`, when present, is one
 ///   or two digits (Apple's 2014 token in TestVectors/applepay/seatgeek-2014-ec carries "5", so a
 ///   single digit is what real tokens send);
-/// - EMV data carries `emvData`.
+/// - EMV data carries `emvData`;
+/// - each field in the form the seed's table gives it: `deviceManufacturerIdentifier` hex,
+///   `onlinePaymentCryptogram` and `emvData` base64, `encryptedPINData` hex and only in RSA_v1 tokens
+///   ("RSA_v1 only").
 /// A violation fails with `paymentDataFieldInvalid` and a message that names the field, never its
 /// value. The message of a pass names the type, currency and amount only.
 struct PaymentDataCheck: VerificationCheck {
@@ -20,7 +24,7 @@ struct PaymentDataCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let plaintext = state.plaintext else { throw MissingPrerequisite("the plaintext") }
         let payment = try ApplePayPaymentData(json: plaintext)
-        if let violation = Self.shapeViolation(payment) {
+        if let violation = Self.shapeViolation(payment, version: state.token?.version) {
             return .failed(
                 .paymentDataFieldInvalid, "The decrypted payment data does not have the shape Apple documents: \(violation.message)",
                 details: ["field": violation.field])
@@ -30,7 +34,7 @@ struct PaymentDataCheck: VerificationCheck {
     }
 
     /// The first field that breaks the documented shape, and why (without its value).
-    static func shapeViolation(_ payment: ApplePayPaymentData) -> (field: String, message: String)? {
+    static func shapeViolation(_ payment: ApplePayPaymentData, version: ApplePayTokenVersion?) -> (field: String, message: String)? {
         if !isYYMMDD(payment.applicationExpirationDate) {
             return ("applicationExpirationDate", "applicationExpirationDate is not a date in the format YYMMDD.")
         }
@@ -52,7 +56,49 @@ struct PaymentDataCheck: VerificationCheck {
         default:
             return ("paymentDataType", "paymentDataType is neither \"3DSecure\" nor \"EMV\".")
         }
+        return formViolation(payment, version: version)
+    }
+
+    /// The first field that is not in the form the seed's table gives it (hex, base64), or a PIN block
+    /// outside an RSA_v1 token; messages name the field and the form, never the value.
+    static func formViolation(_ payment: ApplePayPaymentData, version: ApplePayTokenVersion?) -> (field: String, message: String)? {
+        if let identifier = payment.deviceManufacturerIdentifier, !isHex(identifier) {
+            return (
+                "deviceManufacturerIdentifier",
+                "deviceManufacturerIdentifier is not hex text (the seed: \"Hex-encoded device manufacturer identifier\")."
+            )
+        }
+        if let cryptogram = payment.details.onlinePaymentCryptogram, Base64.decodeStrict(cryptogram) == nil {
+            return (
+                "paymentData.onlinePaymentCryptogram",
+                "paymentData.onlinePaymentCryptogram is not base64 text (the seed: \"A Base64 encoded string\")."
+            )
+        }
+        if let emv = payment.details.emvData, Base64.decodeStrict(emv) == nil {
+            return (
+                "paymentData.emvData", "paymentData.emvData is not base64 text (the seed: \"EMV payment structure, Base64 encoded as a string\")."
+            )
+        }
+        if let pin = payment.details.encryptedPINData {
+            guard version == .rsaV1 else {
+                return (
+                    "paymentData.encryptedPINData",
+                    "paymentData.encryptedPINData is present in a token that is not RSA_v1 (the seed: \"RSA_v1 only\")."
+                )
+            }
+            if !isHex(pin) {
+                return (
+                    "paymentData.encryptedPINData",
+                    "paymentData.encryptedPINData is not hex text (the seed: \"The encrypted PIN as a hex encoded string\")."
+                )
+            }
+        }
         return nil
+    }
+
+    /// Non-empty hex text, either case, nothing else.
+    static func isHex(_ text: String) -> Bool {
+        !text.isEmpty && Hex.decodeStrict(text) != nil
     }
 
     static func isDigits(_ text: String, count: ClosedRange<Int>) -> Bool {

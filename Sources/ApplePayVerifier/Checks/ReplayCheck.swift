@@ -25,7 +25,7 @@ struct ReplayCheck: VerificationCheck {
         ]
         if expectations.currencyCode != nil { before.append(.applePayExpectCurrency) }
         if expectations.transactionAmount != nil { before.append(.applePayExpectAmount) }
-        if expectations.applicationData != nil { before.append(.applePayExpectApplicationData) }
+        if expectations.expectsApplicationData { before.append(.applePayExpectApplicationData) }
         return [.applePayTokenStructure] + policy.requiredOnly(before)
     }
 

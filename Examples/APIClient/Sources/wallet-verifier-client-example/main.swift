@@ -58,7 +58,8 @@ import WalletVerifierClient
         // 3. Apple's 2014 Apple Pay token: its signature is Apple's, its signing time long past.
         // The vector is the token's paymentData alone (version, data, signature, header).
         let paymentData = try JSONDecoder().decode(Components.Schemas.PaymentData.self, from: try vector("applepay/seatgeek-2014-ec/token.json"))
-        let decrypted = try await client.decryptApplePay(body: .json(.case2(.init(paymentData: paymentData, expect: .init(currency: "840")))))
+        // The currency and the amount charged are required (1.00 USD, in minor units).
+        let decrypted = try await client.decryptApplePay(body: .json(.case2(.init(paymentData: paymentData, expect: .init(currency: "840", amount: .case1(100))))))
         let payment = try decrypted.ok.body.json
         expect(payment.value1.verdict == .rejected && payment.value2.payment == nil && payment.value2.token?.version == .ecV1,
                "decryptApplePay: \(payment.value1.verdict.rawValue), decided by \(failedCheck(payment.value1)), token \(payment.value2.token?.transactionId.prefix(12) ?? "?")…")
