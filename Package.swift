@@ -317,6 +317,8 @@ let package = Package(
         .testTarget(
             name: "WalletIdentityTests",
             dependencies: [
+                // The README example checks revocation with the HTTP transport.
+                "MdocRevocationHTTP",
                 "WalletEncoding", "WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "WalletVerifierTestSupport",
             ],
             swiftSettings: swiftSettings

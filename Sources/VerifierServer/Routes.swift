@@ -671,6 +671,7 @@ extension VerifierServices {
     func mdocFlowVerifier() -> MdocFlowVerifier {
         var policy = MdocVerificationPolicy.iso18013Strict
         policy.clockSkew = .seconds(settings.clockSkew)
-        return MdocFlowVerifier(mdocVerifier: MdocVerifier(sharing: identity.verifier.mdocVerifier, policy: policy), revocation: revocation)
+        let mdocVerifier = MdocVerifier(sharing: identity.verifier.mdocVerifier, policy: policy)
+        return MdocFlowVerifier(mdocVerifier: mdocVerifier, revocation: revocation ?? identity.verifier.revocation)
     }
 }

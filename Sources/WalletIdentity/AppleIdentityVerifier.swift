@@ -44,16 +44,19 @@ public struct AppleIdentityVerifier: Sendable {
     public let policy: IdentityPolicy
     /// The mdoc verifier (trust store, policy and caches) that checks the decrypted DeviceResponse.
     public let mdocVerifier: MdocVerifier
-    /// The MSO revocation checks; nil leaves revocation unchecked (a warning says so when the MSO
-    /// names a list), as in the web and mdoc flows.
-    public let revocation: RevocationChecker?
+    /// The MSO revocation checks (seed 002: "validate the MSO, its validity period, and the
+    /// revocation list"): a checker with its list sources, or ``RevocationChecker/off(because:trustStore:)``,
+    /// whose reason every report then shows.
+    public let revocation: RevocationChecker
 
     static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
 
     /// Creates a verifier for one merchant and team, trusting the issuers (IACAs) of `trustStore`.
+    /// Revocation is an explicit choice: a ``RevocationChecker`` with list sources, or
+    /// ``RevocationChecker/off(because:trustStore:)`` with the reason reports will show.
     public init(
         keyRing: IdentityKeyRing, merchantID: String, teamID: String, trustStore: IACATrustStore, policy: IdentityPolicy = .production,
-        revocation: RevocationChecker? = nil
+        revocation: RevocationChecker
     ) {
         self.keyRing = keyRing
         self.merchantID = merchantID
@@ -65,7 +68,7 @@ public struct AppleIdentityVerifier: Sendable {
 
     private init(
         keyRing: IdentityKeyRing, merchantID: String, teamID: String, policy: IdentityPolicy, mdocVerifier: MdocVerifier,
-        revocation: RevocationChecker?
+        revocation: RevocationChecker
     ) {
         self.keyRing = keyRing
         self.merchantID = merchantID

@@ -8,9 +8,25 @@ import VerificationCore
 import WalletIdentity
 import X509
 
-/// `[--revocation-list FILE ...] [--fetch-revocation [--fetch-timeout SECONDS]] [--vical FILE --vical-trust FILE]`, shared by
-/// `mdoc verify`, `identity verify` and `web verify`.
+/// What a revocation list that cannot be obtained or trusted means (`--revocation`), as `serve --revocation`.
+enum RevocationModeArgument: String, ExpressibleByArgument, CaseIterable {
+    case required
+    case bestEffort = "best-effort"
+    case off
+}
+
+/// `[--revocation required|best-effort|off] [--revocation-list FILE ...] [--fetch-timeout SECONDS] [--vical FILE --vical-trust FILE]`,
+/// shared by `mdoc verify`, `identity verify` and `web verify`. Revocation is checked by default, as
+/// the service does: lists from files first, the others fetched from the MSO's status uri.
 struct TrustListOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: """
+            MSO revocation lists, as serve --revocation: required (default: a list that cannot be obtained or trusted makes the \
+            verdict indeterminate, exit 3), best-effort (a warning) or off (both checks skipped; the report says so).
+            """)
+    var revocation: RevocationModeArgument = .required
+
     @Option(
         name: .long, help: "A revocation list (a CWT identifier list or status list), matched to the MSO status uri by its sub claim. Repeatable.")
     var revocationList: [String] = []
@@ -18,13 +34,13 @@ struct TrustListOptions: ParsableArguments {
     @Flag(
         name: .long,
         help:
-            "Fetch the revocation list from the MSO status uri (https, or http to a loopback address); a fetched list is cached for at most its ttl, its exp and one day."
+            "Kept for scripts: lists are fetched from the MSO status uri by default now (https, or http to a loopback address), unless --revocation off."
     )
     var fetchRevocation = false
 
     @Option(
         name: .long,
-        help: "With --fetch-revocation: seconds a list fetch may take in all, connecting, headers and body (default 10, 1...300).")
+        help: "Seconds a revocation list fetch may take in all, connecting, headers and body (default 10, 1...300).")
     var fetchTimeout: Int = 10
 
     @Option(
@@ -38,21 +54,22 @@ struct TrustListOptions: ParsableArguments {
         if vical != nil && vicalTrust == nil { throw ValidationError("--vical needs --vical-trust FILE (the VICAL signer's anchor)") }
         if vicalTrust != nil && vical == nil { throw ValidationError("--vical-trust is only used with --vical FILE") }
         if !(1...300).contains(fetchTimeout) { throw ValidationError("--fetch-timeout must be a whole number of seconds in 1...300") }
+        if revocation == .off && (fetchRevocation || !revocationList.isEmpty) {
+            throw ValidationError("--revocation off checks no list: drop --fetch-revocation and --revocation-list, or use required or best-effort")
+        }
     }
-
-    var revocationRequested: Bool { !revocationList.isEmpty || fetchRevocation }
 
     /// What the options contribute to a verification.
     struct Prepared {
         var vicalChecks: [CheckResult] = []
         var vicalWarnings: [ReportWarning] = []
-        var revocation: RevocationChecker?
+        var revocation: RevocationChecker
     }
 
     /// Loads the VICAL (its checks go into the report; its roots into `store` when it is trusted)
     /// and the revocation sources.
     func prepare(store: inout IACATrustStore, at time: Date) async throws -> Prepared {
-        var prepared = Prepared()
+        var vicalChecks: [CheckResult] = [], vicalWarnings: [ReportWarning] = []
         if let vical, let vicalTrust {
             let anchorBytes = try InputFiles.readFile(vicalTrust)
             let anchors: [Certificate]
@@ -61,10 +78,13 @@ struct TrustListOptions: ParsableArguments {
             }
             let loaded = await VICALLoader(anchors: anchors).load(bytes: try InputFiles.readFile(vical), at: time)
             loaded.add(to: &store)
-            prepared.vicalChecks = loaded.checks
-            prepared.vicalWarnings = loaded.warnings
+            vicalChecks = loaded.checks
+            vicalWarnings = loaded.warnings
         }
-        guard revocationRequested else { return prepared }
+        guard revocation != .off else {
+            return Prepared(
+                vicalChecks: vicalChecks, vicalWarnings: vicalWarnings, revocation: .off(because: "--revocation off", trustStore: store))
+        }
         var sources: [any RevocationListSource] = []
         if !revocationList.isEmpty {
             var offline = OfflineRevocationLists()
@@ -76,11 +96,11 @@ struct TrustListOptions: ParsableArguments {
             }
             sources.append(offline)
         }
-        if fetchRevocation {
-            sources.append(RevocationListCache(transport: HTTPRevocationTransport(timeout: TimeInterval(fetchTimeout))))
-        }
-        prepared.revocation = RevocationChecker(source: RevocationListSources(sources), trustStore: store)
-        return prepared
+        sources.append(RevocationListCache(transport: HTTPRevocationTransport(timeout: TimeInterval(fetchTimeout))))
+        let policy: RevocationPolicy = revocation == .required ? .strict : .warnWhenUndetermined
+        return Prepared(
+            vicalChecks: vicalChecks, vicalWarnings: vicalWarnings,
+            revocation: RevocationChecker(source: RevocationListSources(sources), trustStore: store, policy: policy))
     }
 }
 

@@ -31,8 +31,9 @@ public struct WebVerificationResult: Sendable {
 public struct WebIdentityVerifier: Sendable {
     /// The mdoc verifier (trust store, policy and caches) that checks the decrypted DeviceResponse.
     public let mdocVerifier: MdocVerifier
-    /// The MSO revocation checks; nil leaves revocation unchecked.
-    public let revocation: RevocationChecker?
+    /// The MSO revocation checks: a checker with its list sources, or
+    /// ``RevocationChecker/off(because:trustStore:)``, whose reason every report then shows.
+    public let revocation: RevocationChecker
 
     static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
 
@@ -56,13 +57,13 @@ public struct WebIdentityVerifier: Sendable {
     }()
 
     /// Creates a verifier trusting the issuers (IACAs) of `trustStore` under `policy`, by default ``productionPolicy``.
-    public init(trustStore: IACATrustStore, policy: MdocVerificationPolicy = .iso18013Strict, revocation: RevocationChecker? = nil) {
+    public init(trustStore: IACATrustStore, policy: MdocVerificationPolicy = .iso18013Strict, revocation: RevocationChecker) {
         self.mdocVerifier = MdocVerifier(trustStore: trustStore, policy: policy)
         self.revocation = revocation
     }
 
     /// Creates a verifier around an existing mdoc verifier, sharing its trust store, policy and caches.
-    public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker? = nil) {
+    public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker) {
         self.mdocVerifier = mdocVerifier
         self.revocation = revocation
     }

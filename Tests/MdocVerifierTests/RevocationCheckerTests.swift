@@ -291,15 +291,20 @@ final class FixedSource: RevocationListSource, @unchecked Sendable {
         #expect(source.callCount == 0)
     }
 
-    @Test func withoutASourceTheReportWarnsThatRevocationWasNotChecked() async throws {
+    /// Revocation is an explicit choice: turned off, both checks are in the report, skipped with
+    /// reason `disabled` and the caller's reason, never silently absent.
+    @Test func revocationTurnedOffSaysSoAndWhy() async throws {
         let s = try RevocationScenario()
         let response = try s.response(status: try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: RevocationScenario.uri))
-        let report = await PassportVerifier(trustStore: s.trustStore).verify(
+        let report = await PassportVerifier(trustStore: s.trustStore, revocation: .off(because: "an offline kiosk without list access")).verify(
             deviceResponse: response, transcript: s.transcript, context: .at(RevocationScenario.time)
         ).report
         #expect(report.verdict == .accepted)
-        #expect(report.check(.mdocRevocationList) == nil)
-        #expect(report.warnings.contains { $0.code == "revocationNotChecked" })
+        for id in [CheckID.mdocRevocationList, .mdocRevocationStatus] {
+            #expect(report.check(id, scope: "document[0]")?.status == .skipped)
+            #expect(report.check(id, scope: "document[0]")?.reason == "disabled")
+        }
+        #expect(report.check(.mdocRevocationList, scope: "document[0]")?.message.contains("an offline kiosk without list access") == true)
     }
 }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MdocRevocationHTTP
 import MdocVerifier
 import Testing
 import VerificationCore
@@ -22,7 +23,10 @@ import WalletVerifierTestSupport
         try keys.load(path: fixture.identityKeyPath)
         var trust = IACATrustStore()
         try trust.load(path: fixture.iacaPath)
-        let verifier = AppleIdentityVerifier(keyRing: keys, merchantID: fixture.merchantID, teamID: fixture.teamID, trustStore: trust)
+        // Seed 002: check the MSO's revocation list (fetched from its status uri, cached for its ttl).
+        let revocation = RevocationChecker(source: RevocationListCache(transport: HTTPRevocationTransport()), trustStore: trust)
+        let verifier = AppleIdentityVerifier(
+            keyRing: keys, merchantID: fixture.merchantID, teamID: fixture.teamID, trustStore: trust, revocation: revocation)
         let request = try IdentityRequestDescriptor.decode(
             json: Data(#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 21, "intentToStore": "willNotStore"}]}"#.utf8))
         let result = await verifier.verify(encryptedData: encryptedData, nonce: nonce, request: request, context: .at(ServiceFixture.time))

@@ -67,7 +67,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     }
 
     @Test func theCaptureDecryptsAndVerifiesAtTheReadmeTime() async throws {
-        let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy)
+        let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy, revocation: .off(because: "not under test"))
         let result = await verifier.verify(
             response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin,
             recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt))
@@ -89,7 +89,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(document.element("org.smarthealthit.checkin", "smart_health_checkin_response")?.stringValue?.isEmpty == false)
 
         // Under ISO strict the same response is rejected for exactly those two reasons.
-        let strict = await WebIdentityVerifier(trustStore: try Self.pinnedStore()).verify(
+        let strict = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), revocation: .off(because: "not under test")).verify(
             response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
             context: .at(Self.verifyAt)
         ).report
@@ -102,7 +102,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func zeroClockSkewRejectsAtCaptureTime() async throws {
         var zeroSkew = Self.demoPolicy
         zeroSkew.clockSkew = .seconds(0)
-        let strictClock = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: zeroSkew).verify(
+        let strictClock = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: zeroSkew, revocation: .off(because: "not under test")).verify(
             response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
             context: .at(Self.capturedAt)
         ).report
@@ -111,13 +111,13 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         #expect(strictClock.check(.webEnvelopeDecryption)?.status == .passed)
 
         // The default 60 s tolerance accepts at capture time.
-        let tolerant = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy).verify(
+        let tolerant = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy, revocation: .off(because: "not under test")).verify(
             response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
             context: .at(Self.capturedAt)
         ).report
         #expect(tolerant.verdict == .accepted)
         // A day and more later the document signer and the MSO have expired.
-        let late = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy).verify(
+        let late = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy, revocation: .off(because: "not under test")).verify(
             response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
             context: .at(Self.verifyAt.addingTimeInterval(2 * 86_400))
         ).report
@@ -126,7 +126,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     }
 
     @Test func anotherOriginOrKeyCannotOpenTheResponse() async throws {
-        let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy)
+        let verifier = WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy, revocation: .off(because: "not under test"))
         let wrongOrigin = await verifier.verify(
             response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: "https://127.0.0.1:3010",
             recipientKey: try Self.recipientKey(), context: .at(Self.verifyAt)
@@ -235,7 +235,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func aResponseIsAcceptedOnceThroughTheSessions() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .passport)
+        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .passport, revocation: .off(because: "not under test"))
         let sessions = WebRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
         let created = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         #expect(!created.description.contains(Hex.encode(created.presentation.encryptionInfo.nonce)))
@@ -281,7 +281,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let response = try DCAPIResponseFixture.encrypt(
             plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: origin,
             recipientPublicKey: recipient.publicKey)
-        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict)
+        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict, revocation: .off(because: "not under test"))
         let result = await verifier.verify(
             response: response, encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, recipientKey: recipient, request: request,
             context: .at(time))
@@ -294,7 +294,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func aResponseToAnotherRequestDoesNotOpen() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .passport)
+        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .passport, revocation: .off(because: "not under test"))
         let sessions = WebRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
         let one = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         let two = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
@@ -308,7 +308,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func unrequestedElementsAndOtherDocTypesAreRejected() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict)
+        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict, revocation: .off(because: "not under test"))
         var narrow = photoIDRequest
         narrow.elements = narrow.elements.filter { $0.identifier != "portrait" }
         let presentation = try WebPresentationRequest(
@@ -356,7 +356,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 
     @Test(arguments: ["", "a0", "82656463617069a0", "8265646361706aa263656e634163636970686572546578744100", "ff"])
     func hostileResponsesFailTheEnvelopeCheck(_ input: String) async throws {
-        let verifier = WebIdentityVerifier(trustStore: IACATrustStore())
+        let verifier = WebIdentityVerifier(trustStore: IACATrustStore(), revocation: .off(because: "not under test"))
         let report = await verifier.verify(
             response: Hex.decode(input) ?? [], encryptionInfo: "AAAA", origin: origin,
             recipientKey: P256.KeyAgreement.PrivateKey(), context: .at(time)

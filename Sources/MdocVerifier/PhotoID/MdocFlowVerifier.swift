@@ -10,11 +10,12 @@ import VerificationCore
 public struct MdocFlowVerifier: Sendable {
     /// Runs the ISO/IEC 18013-5 checks; for a photo ID document its policy gets the passport rules.
     public let mdocVerifier: MdocVerifier
-    /// Nil leaves revocation unchecked (a warning says so when an MSO names a list).
-    public let revocation: RevocationChecker?
+    /// The revocation checks: a checker with its list sources, or
+    /// ``RevocationChecker/off(because:trustStore:)``, whose reason every report then shows.
+    public let revocation: RevocationChecker
 
-    /// Creates a verifier from the mdoc verifier and, to check revocation, a revocation checker.
-    public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker?) {
+    /// Creates a verifier from the mdoc verifier and the revocation checker (an explicit choice).
+    public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker) {
         self.mdocVerifier = mdocVerifier
         self.revocation = revocation
     }

@@ -106,21 +106,30 @@ public struct PassportVerificationResult: Sendable {
 }
 
 /// Verifies Apple's passport Digital ID (ISO/IEC 23220-2 photo ID) responses: the mdoc checks
-/// under ``MdocVerificationPolicy/passport``, the photo ID checks, and — with a revocation
-/// source — the MSO revocation status.
+/// under ``MdocVerificationPolicy/passport``, the photo ID checks, and the MSO revocation status
+/// (or, where the caller turned it off, a report that says so and why).
 public struct PassportVerifier: Sendable {
     /// Runs the ISO/IEC 18013-5 checks under ``PassportPolicy/mdoc``.
     public let mdocVerifier: MdocVerifier
-    /// Checks the MSO revocation status; nil when no revocation source was given.
-    public let revocation: RevocationChecker?
+    /// Checks the MSO revocation status, or says in every report why it is off.
+    public let revocation: RevocationChecker
     /// The parameters the verifier was created with.
     public let policy: PassportPolicy
 
-    /// `revocationSource` nil leaves revocation unchecked (a warning says so when the MSO has a status).
-    public init(trustStore: IACATrustStore, policy: PassportPolicy = .standard, revocationSource: (any RevocationListSource)? = nil) {
+    /// A verifier that checks revocation lists from `revocationSource` (seed 002: "validate the MSO,
+    /// its validity period, and the revocation list") under `policy.revocation`.
+    public init(trustStore: IACATrustStore, policy: PassportPolicy = .standard, revocationSource: any RevocationListSource) {
+        self.init(
+            trustStore: trustStore, policy: policy,
+            revocation: RevocationChecker(source: revocationSource, trustStore: trustStore, policy: policy.revocation))
+    }
+
+    /// A verifier with its revocation checker given: one with its own sources and policy, or
+    /// ``RevocationChecker/off(because:trustStore:)`` with the reason reports will show.
+    public init(trustStore: IACATrustStore, policy: PassportPolicy = .standard, revocation: RevocationChecker) {
         self.mdocVerifier = MdocVerifier(trustStore: trustStore, policy: policy.mdoc)
         self.policy = policy
-        self.revocation = revocationSource.map { RevocationChecker(source: $0, trustStore: trustStore, policy: policy.revocation) }
+        self.revocation = revocation
     }
 
     /// Verifies DeviceResponse bytes at `time`; bytes that do not decode fail `mdoc.response.structure`, never throw.

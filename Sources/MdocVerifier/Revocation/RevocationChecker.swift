@@ -78,6 +78,8 @@ public struct RevocationChecker: Sendable {
     /// Revocation turned off by configuration: both checks are skipped with reason `disabled` for a
     /// document whose MSO names a list.
     public let isDisabled: Bool
+    /// Why revocation is off (``off(because:trustStore:)``), shown in every report it skips; nil when it is on.
+    public let disabledBecause: String?
 
     /// Creates a checker that obtains lists from `source` and trusts their signers through `trustStore` or `pinnedSignerKeys`.
     public init(
@@ -88,19 +90,29 @@ public struct RevocationChecker: Sendable {
         self.policy = policy
         self.pinnedSignerKeys = pinnedSignerKeys
         self.isDisabled = false
+        self.disabledBecause = nil
     }
 
-    private init(disabledWith trustStore: IACATrustStore) {
+    private init(disabledWith trustStore: IACATrustStore, because reason: String) {
         self.source = RevocationListSources([])
         self.trustStore = trustStore
         self.policy = .strict
         self.pinnedSignerKeys = []
         self.isDisabled = true
+        self.disabledBecause = reason
+    }
+
+    /// Revocation off, by the caller's explicit choice: for a document whose MSO names a list both
+    /// checks are skipped with reason `disabled`, and the message gives `reason` (for example "the
+    /// deployment has no network access to the issuers' lists"). Seed 002 asks a verifier to check
+    /// the revocation list; use this only where that cannot be done, and say why.
+    public static func off(because reason: String, trustStore: IACATrustStore = IACATrustStore()) -> RevocationChecker {
+        RevocationChecker(disabledWith: trustStore, because: reason)
     }
 
     /// A checker that checks nothing and says so in every report (`serve --revocation off`).
     public static func disabled(trustStore: IACATrustStore = IACATrustStore()) -> RevocationChecker {
-        RevocationChecker(disabledWith: trustStore)
+        off(because: "turned off by the configuration (--revocation off)", trustStore: trustStore)
     }
 
     static let prerequisites: [CheckID] = [.mdocMSOStructure, .mdocIssuerSignature, .mdocIssuerChain]
@@ -125,7 +137,9 @@ public struct RevocationChecker: Sendable {
                     ? .notApplicable("The MSO carries no status entry.")
                     : CheckOutcome(
                         status: .skipped, reason: .revocationDisabled,
-                        message: "Revocation checking is turned off by the configuration: the document is not known to be valid or revoked.")
+                        message:
+                            "Revocation checking is off (\(disabledBecause ?? "turned off by the configuration")): the document is not known to be valid or revoked."
+                    )
                 var state = RevocationCheckState(document: document, policy: policy, fixedOutcome: outcome)
                 await runner.run(RevocationListCheck(), state: &state, scope: scope)
                 await runner.run(RevocationStatusCheck(), state: &state, scope: scope)
