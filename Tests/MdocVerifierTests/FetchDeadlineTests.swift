@@ -28,9 +28,12 @@ import WalletVerifierTestSupport
         let failure = try #require(outcome.failure)
         #expect(failure.reason == .listUnavailable && failure.retryable)
         #expect(failure.message.contains("did not answer within 2 s"), "\(failure.message)")
-        #expect(outcome.seconds >= 1.9 && outcome.seconds < 3.5, "took \(outcome.seconds) s")
-        // That the wait does not spin is measured on a `serve` process of its own, where no other test
-        // adds CPU time (HostileNetworkProcessTests).
+        // Without the deadline the body takes 500 s. The upper bound leaves room for the test run itself:
+        // suites running beside this one keep Swift's two cooperative threads busy with CPU-bound
+        // verifications, which delays the timer's wake-up by seconds (13 s seen in a full run, 2 s
+        // alone). The tight bound (deadline + 4 s) and the CPU a wait costs are measured on a `serve`
+        // process of its own, where no other test runs (HostileNetworkProcessTests).
+        #expect(outcome.seconds >= 1.9 && outcome.seconds < 30, "took \(outcome.seconds) s")
     }
 
     @Test func aServerThatNeverAnswersEndsAtTheDeadline() async throws {

@@ -111,7 +111,8 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         let deviceKey = P256.Signing.PrivateKey()
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: "AAAA", origin: "https://verifier.example")
         let passport = try PhotoIDFixture().deviceResponse(pki: pki, deviceKey: deviceKey, transcript: transcript)
-        let accepted = await PassportVerifier(trustStore: store, revocation: .off(because: "not under test")).verify(deviceResponse: passport, transcript: transcript, context: .at(time))
+        let accepted = await PassportVerifier(trustStore: store, revocation: .off(because: "not under test")).verify(
+            deviceResponse: passport, transcript: transcript, context: .at(time))
         #expect(accepted.report.verdict == .accepted, "\(accepted.report.failures.map(\.message))")
 
         var mdl = PhotoIDFixture()
@@ -144,7 +145,8 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         let pki = try pki ?? MdocPKI()
         let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
         let store = trustStore ?? IACATrustStore(certificates: [pki.iaca], docTypes: [PhotoIDFixture.docType])
-        return await PassportVerifier(trustStore: store, revocation: .off(because: "not under test")).verify(deviceResponse: bytes, transcript: transcript, context: .at(time))
+        return await PassportVerifier(trustStore: store, revocation: .off(because: "not under test")).verify(
+            deviceResponse: bytes, transcript: transcript, context: .at(time))
     }
 
     /// Seed 002: "Ensure that there's a valid X.509 chain of trust to the Apple Issuing Authority
@@ -298,7 +300,8 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         #expect(result.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
         #expect(result.shouldRetryOrFallBack)
 
-        let garbage = await PassportVerifier(trustStore: IACATrustStore(), revocation: .off(because: "not under test")).verify(deviceResponse: [0xa0], transcript: transcript, context: .at(time))
+        let garbage = await PassportVerifier(trustStore: IACATrustStore(), revocation: .off(because: "not under test")).verify(
+            deviceResponse: [0xa0], transcript: transcript, context: .at(time))
         #expect(garbage.shouldRetryOrFallBack)
         let empty = try CBORNode.map(["version": .text("1.0"), "documents": .array([]), "status": .unsigned(0)])
         let none = await PassportVerifier(trustStore: IACATrustStore(), revocation: .off(because: "not under test")).verify(

@@ -112,10 +112,10 @@ import WalletVerifierTestSupport
         #expect(genuine.status == 400, "the genuine client got \(genuine.status): \(genuine.body)")
         #expect(Date().timeIntervalSince(started) < 2, "the genuine client waited \(Date().timeIntervalSince(started)) s")
         for (index, connection) in attackers.enumerated() {
-            let answer = RawConnection.parse(connection.receive(timeout: 8) { $0.contains("\r\n\r\n") && $0.contains("}") })
+            let answer = RawConnection.parse(await connection.receive(timeout: 8) { $0.contains("\r\n\r\n") && $0.contains("}") })
             #expect(answer.status == 408, "slow client \(index): \(answer.status)")
             #expect(Self.json(answer.body)["type"] as? String == "urn:wallet-verifier:problem:body-timeout")
-            #expect(connection.isClosed(within: 5), "slow client \(index) stays connected")
+            #expect(await connection.isClosed(within: 5), "slow client \(index) stays connected")
         }
         trickle.cancel()
         #expect(Date().timeIntervalSince(started) < 12)
@@ -140,19 +140,21 @@ import WalletVerifierTestSupport
         }
         try await Task.sleep(for: .milliseconds(300))
         // Past the client's share of 20, connections are closed as they are accepted.
-        let closedAtOnce = halfOpen.filter { $0.isClosed(within: 0.01) }.count
+        var closedAtOnce = 0
+        for connection in halfOpen where await connection.isClosed(within: 0.01) { closedAtOnce += 1 }
         #expect(closedAtOnce >= 40, "\(closedAtOnce) of 60 closed at once")
         // Another client is served meanwhile.
         let health = try await RawConnection.request(port: instance.port, from: "127.0.0.4", method: "GET", path: "/healthz", timeout: 3)
         #expect(health.status == 200)
         // The rest miss the header deadline.
-        let stillOpen = halfOpen.filter { !$0.isClosed(within: 2.5) }.count
+        var stillOpen = 0
+        for connection in halfOpen where !(await connection.isClosed(within: 2.5)) { stillOpen += 1 }
         #expect(stillOpen == 0, "\(stillOpen) half-open connections outlived the header timeout")
         // A kept-alive connection, idle after its answer, is closed at the idle timeout.
         let idle = try RawConnection(port: instance.port, from: "127.0.0.5")
         idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(RawConnection.parse(idle.receive(timeout: 3) { $0.contains("ok") }).status == 200)
-        #expect(idle.isClosed(within: 3))
+        #expect(RawConnection.parse(await idle.receive(timeout: 3) { $0.contains("ok") }).status == 200)
+        #expect(await idle.isClosed(within: 3))
         // The share is given back as connections close.
         let again = try await RawConnection.request(port: instance.port, from: "127.0.0.3", method: "GET", path: "/healthz", timeout: 3)
         #expect(again.status == 200)
@@ -274,7 +276,7 @@ import WalletVerifierTestSupport
         connection.send(
             "POST /ui/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(pageToken)\r\n"
                 + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\n\r\n\(form)")
-        let html = RawConnection.parse(connection.receive(timeout: 20)).body
+        let html = RawConnection.parse(await connection.receive(timeout: 20)).body
         var pageChecks: [String] = []
         for row in html.components(separatedBy: "data-check=\"").dropFirst() {
             let check = row.prefix { $0 != "\"" }

@@ -52,8 +52,15 @@ final class RawConnection: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    /// Reads what arrives within `timeout` seconds, until the peer closes or `until` says the text is complete.
-    func receive(timeout: TimeInterval, until complete: (String) -> Bool = { _ in false }) -> String {
+    /// Reads what arrives within `timeout` seconds, until the peer closes or `until` says the text is
+    /// complete; the blocking reads run on a thread of their own (see ``request(port:from:method:path:headers:body:timeout:)``).
+    func receive(timeout: TimeInterval, until complete: @escaping @Sendable (String) -> Bool = { _ in false }) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.blockingReceive(timeout: timeout, until: complete)) }
+        }
+    }
+
+    private func blockingReceive(timeout: TimeInterval, until complete: (String) -> Bool = { _ in false }) -> String {
         var collected: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -73,9 +80,9 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Whether the peer closed the connection within `timeout` seconds (anything it sent is dropped).
-    func isClosed(within timeout: TimeInterval) -> Bool {
+    func isClosed(within timeout: TimeInterval) async -> Bool {
         if closedByPeer { return true }
-        _ = receive(timeout: timeout)
+        _ = await receive(timeout: timeout)
         return closedByPeer
     }
 
@@ -115,7 +122,7 @@ final class RawConnection: @unchecked Sendable {
             head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
         }
         connection.send(head + "\r\n" + (body ?? ""))
-        return parse(connection.receive(timeout: timeout))
+        return parse(connection.blockingReceive(timeout: timeout))
     }
 
     /// The status code and body of an HTTP/1.1 answer (chunked bodies joined).

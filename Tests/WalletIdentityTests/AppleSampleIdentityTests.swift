@@ -37,7 +37,9 @@ func sampleTrust() throws -> IACATrustStore {
     func verifier(merchant: String = sampleMerchant, team: String = sampleTeam, ring: IdentityKeyRing? = nil, policy: IdentityPolicy = .production)
         throws -> AppleIdentityVerifier
     {
-        AppleIdentityVerifier(keyRing: try ring ?? sampleKeyRing(), merchantID: merchant, teamID: team, trustStore: try sampleTrust(), policy: policy, revocation: .off(because: "not under test"))
+        AppleIdentityVerifier(
+            keyRing: try ring ?? sampleKeyRing(), merchantID: merchant, teamID: team, trustStore: try sampleTrust(), policy: policy,
+            revocation: .off(because: "not under test"))
     }
 
     func envelope() throws -> [UInt8] { try TestVectors.hex(sample + "hpke_envelope.cbor") }

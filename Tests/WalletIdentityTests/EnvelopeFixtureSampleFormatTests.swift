@@ -53,7 +53,8 @@ import WalletVerifierTestSupport
         #expect(try ours.mapValue?["data"]?.bytes("data").count == original.mapValue?["data"]?.bytes("data").count)
 
         // And it verifies as the sample does.
-        let verifier = AppleIdentityVerifier(keyRing: ring, merchantID: sampleMerchant, teamID: sampleTeam, trustStore: try sampleTrust(), revocation: .off(because: "not under test"))
+        let verifier = AppleIdentityVerifier(
+            keyRing: ring, merchantID: sampleMerchant, teamID: sampleTeam, trustStore: try sampleTrust(), revocation: .off(because: "not under test"))
         let result = await verifier.verify(encryptedData: built, nonce: try sampleNonce(), context: .at(sampleTime))
         #expect(result.report.verdict == .accepted, "\(result.report.failures.map(\.message))")
         #expect(result.documents.first?.element("org.iso.18013.5.1", "given_name")?.stringValue == "Jane")

@@ -263,7 +263,8 @@ import WalletVerifierTestSupport
         fixture.elements = [MdocFixture.Element(IdentityElement.photoIDNameSpace, "given_name_unicode", .text("Erika"))]
         func verify(_ pki: MdocPKI, _ fixture: MdocFixture) async throws -> IdentityVerificationResult {
             let verifier = AppleIdentityVerifier(
-                keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: .includingPassports([pki.iaca]), revocation: .off(because: "not under test"))
+                keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: .includingPassports([pki.iaca]),
+                revocation: .off(because: "not under test"))
             let sessions = IdentityRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
             let created = try await sessions.create(descriptor: request, now: time)
             return await sessions.verify(
@@ -410,7 +411,9 @@ import WalletVerifierTestSupport
     @Test func envelopeFailures() async throws {
         let recipient = P256.KeyAgreement.PrivateKey()
         let nonce = Array(repeating: UInt8(3), count: 32)
-        let verifier = AppleIdentityVerifier(keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: IACATrustStore(), revocation: .off(because: "not under test"))
+        let verifier = AppleIdentityVerifier(
+            keyRing: IdentityKeyRing([recipient]), merchantID: merchant, teamID: team, trustStore: IACATrustStore(),
+            revocation: .off(because: "not under test"))
         func check(_ fixture: IdentityEnvelopeFixture, plaintext: [UInt8]? = nil) async throws -> VerificationReport {
             let bytes =
                 try plaintext.map {
@@ -459,7 +462,9 @@ import WalletVerifierTestSupport
         let text = String(describing: ring) + String(reflecting: ring.keys[0])
         #expect(!text.contains(Hex.encode(key.rawRepresentation)))
         let sessions = IdentityRequestSessions(
-            store: InMemoryReplayStore(), verifier: AppleIdentityVerifier(keyRing: ring, merchantID: "m", teamID: "t", trustStore: IACATrustStore(), revocation: .off(because: "not under test")))
+            store: InMemoryReplayStore(),
+            verifier: AppleIdentityVerifier(
+                keyRing: ring, merchantID: "m", teamID: "t", trustStore: IACATrustStore(), revocation: .off(because: "not under test")))
         let created = try await sessions.create(
             descriptor: IdentityRequestDescriptor(document: .driversLicense, elements: [.init(.givenName, intentToStore: .willNotStore)]),
             now: Date(timeIntervalSince1970: 0))

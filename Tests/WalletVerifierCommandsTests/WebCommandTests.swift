@@ -302,11 +302,23 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         #expect(missing.code == 3)
         #expect(check(try json(missing.stdout), "mdoc.revocation.list")?["reason"] as? String == "listUnavailable")
 
-        // Without revocation options the report says revocation was not checked.
-        let unchecked = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)"])
-        #expect(unchecked.code == 0)
-        #expect(unchecked.stdout.contains("revocationNotChecked"))
-        #expect(check(try json(unchecked.stdout), "mdoc.revocation.list") == nil)
+        // Without revocation options the list is fetched from the MSO's uri, as the service does (here
+        // it cannot be reached: indeterminate, exit 3); `--revocation off` skips both checks and says so.
+        let byDefault = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)"])
+        #expect(byDefault.code == 3, "\(byDefault.stdout)")
+        #expect(check(try json(byDefault.stdout), "mdoc.revocation.list")?["reason"] as? String == "listUnavailable")
+        let off = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--revocation", "off"])
+        #expect(off.code == 0, "\(off.stdout)")
+        for id in ["mdoc.revocation.list", "mdoc.revocation.status"] {
+            #expect(check(try json(off.stdout), id)?["reason"] as? String == "disabled", "\(id)")
+        }
+        #expect((check(try json(off.stdout), "mdoc.revocation.list")?["message"] as? String)?.contains("--revocation off") == true)
+        let lenient = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--revocation", "best-effort"])
+        #expect(lenient.code == 0, "\(lenient.stdout)")
+        #expect(lenient.stdout.contains("listUnavailable"))
+        #expect(
+            await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--revocation", "off", "--fetch-revocation"]).code
+                == 2)
 
         // A file that is not a list is a usage error.
         let junk = try setup.scratch.write("junk.cwt", [0x01, 0x02])
@@ -340,14 +352,14 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         let setup = try Setup(uri: uri)
         server.set("/passport/5", .init(body: try setup.list([], uri: uri), trickle: 0.5))
         let started = Date()
-        let result = await setup.mdocVerify(["--trust", setup.iaca, "--fetch-revocation", "--fetch-timeout", "2"])
+        let result = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--fetch-timeout", "2"])
         let seconds = Date().timeIntervalSince(started)
         #expect(result.code == 3, "\(result.stdout)\(result.stderr)")
         let list = try #require(check(try json(result.stdout), "mdoc.revocation.list"))
         #expect(list["reason"] as? String == "listUnavailable")
         #expect((list["message"] as? String)?.contains("did not answer within 2 s") == true, "\(list)")
         #expect(seconds < 5, "took \(seconds) s")
-        let refused = await setup.mdocVerify(["--trust", setup.iaca, "--fetch-revocation", "--fetch-timeout", "0"])
+        let refused = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--fetch-timeout", "0"])
         #expect(refused.code == 2, "\(refused.stderr)")
     }
 
@@ -357,7 +369,8 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         vical.entries = [.init(setup.pki.iaca, docTypes: [PhotoIDFixture.docType])]
         let vicalPath = try setup.scratch.write("vical.cbor", try vical.signed())
         let anchor = try setup.scratch.write("vical-anchor.pem", vical.anchorPEM)
-        let result = await setup.mdocVerify(["--vical", vicalPath, "--vical-trust", anchor])
+        // Revocation is not what this test is about (the fixture's list uri is not served here).
+        let result = await setup.mdocVerify(["--vical", vicalPath, "--vical-trust", anchor, "--revocation", "off"])
         #expect(result.code == 0, "\(result.stdout)\(result.stderr)")
         let report = try json(result.stdout)
         for id in ["vical.structure", "vical.signature", "vical.chain", "vical.validity"] {

@@ -102,25 +102,29 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func zeroClockSkewRejectsAtCaptureTime() async throws {
         var zeroSkew = Self.demoPolicy
         zeroSkew.clockSkew = .seconds(0)
-        let strictClock = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: zeroSkew, revocation: .off(because: "not under test")).verify(
-            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
-            context: .at(Self.capturedAt)
-        ).report
+        let strictClock = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: zeroSkew, revocation: .off(because: "not under test"))
+            .verify(
+                response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
+                context: .at(Self.capturedAt)
+            ).report
         #expect(strictClock.verdict == .rejected)
         #expect(strictClock.check(.mdocValidity)?.reason == "notYetValid")
         #expect(strictClock.check(.webEnvelopeDecryption)?.status == .passed)
 
         // The default 60 s tolerance accepts at capture time.
-        let tolerant = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy, revocation: .off(because: "not under test")).verify(
+        let tolerant = await WebIdentityVerifier(
+            trustStore: try Self.pinnedStore(), policy: Self.demoPolicy, revocation: .off(because: "not under test")
+        ).verify(
             response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
             context: .at(Self.capturedAt)
         ).report
         #expect(tolerant.verdict == .accepted)
         // A day and more later the document signer and the MSO have expired.
-        let late = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy, revocation: .off(because: "not under test")).verify(
-            response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
-            context: .at(Self.verifyAt.addingTimeInterval(2 * 86_400))
-        ).report
+        let late = await WebIdentityVerifier(trustStore: try Self.pinnedStore(), policy: Self.demoPolicy, revocation: .off(because: "not under test"))
+            .verify(
+                response: try Self.response(), encryptionInfo: try Self.encryptionInfo(), origin: Self.origin, recipientKey: try Self.recipientKey(),
+                context: .at(Self.verifyAt.addingTimeInterval(2 * 86_400))
+            ).report
         #expect(late.verdict == .rejected)
         #expect(late.check(.mdocValidity)?.reason == "expired")
     }
@@ -235,7 +239,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func aResponseIsAcceptedOnceThroughTheSessions() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .passport, revocation: .off(because: "not under test"))
+        let verifier = WebIdentityVerifier(
+            trustStore: .includingPassports([pki.iaca]), policy: .passport, revocation: .off(because: "not under test"))
         let sessions = WebRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
         let created = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         #expect(!created.description.contains(Hex.encode(created.presentation.encryptionInfo.nonce)))
@@ -281,7 +286,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let response = try DCAPIResponseFixture.encrypt(
             plaintext, encryptionInfoBase64URL: presentation.encryptionInfo.base64URL, origin: origin,
             recipientPublicKey: recipient.publicKey)
-        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict, revocation: .off(because: "not under test"))
+        let verifier = WebIdentityVerifier(
+            trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict, revocation: .off(because: "not under test"))
         let result = await verifier.verify(
             response: response, encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, recipientKey: recipient, request: request,
             context: .at(time))
@@ -294,7 +300,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func aResponseToAnotherRequestDoesNotOpen() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .passport, revocation: .off(because: "not under test"))
+        let verifier = WebIdentityVerifier(
+            trustStore: .includingPassports([pki.iaca]), policy: .passport, revocation: .off(because: "not under test"))
         let sessions = WebRequestSessions(store: InMemoryReplayStore(), verifier: verifier)
         let one = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         let two = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
@@ -308,7 +315,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     @Test func unrequestedElementsAndOtherDocTypesAreRejected() async throws {
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
-        let verifier = WebIdentityVerifier(trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict, revocation: .off(because: "not under test"))
+        let verifier = WebIdentityVerifier(
+            trustStore: .includingPassports([pki.iaca]), policy: .iso18013Strict, revocation: .off(because: "not under test"))
         var narrow = photoIDRequest
         narrow.elements = narrow.elements.filter { $0.identifier != "portrait" }
         let presentation = try WebPresentationRequest(
