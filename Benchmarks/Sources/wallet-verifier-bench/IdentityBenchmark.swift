@@ -21,7 +21,8 @@ enum IdentityBenchmark {
         let envelope = try IdentityEnvelopeFixture().envelope(
             deviceResponse: response, recipient: recipient.publicKey, nonce: nonce, merchantID: "merchant", teamID: "team")
         let verifier = AppleIdentityVerifier(
-            keyRing: IdentityKeyRing([recipient]), merchantID: "merchant", teamID: "team", trustStore: IACATrustStore(certificates: [pki.iaca]), revocation: .off(because: "the benchmark measures the other checks"))
+            keyRing: IdentityKeyRing([recipient]), merchantID: "merchant", teamID: "team", trustStore: IACATrustStore(certificates: [pki.iaca]),
+            revocation: .off(because: "the benchmark measures the other checks"))
         let time = fixture.validFrom.addingTimeInterval(3600)
         let first = await verifier.verify(encryptedData: envelope, nonce: nonce, context: .at(time))
         guard first.report.verdict == .accepted else {

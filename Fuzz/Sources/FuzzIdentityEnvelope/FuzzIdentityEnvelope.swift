@@ -21,7 +21,8 @@ let verifier = AppleIdentityVerifier(
         try! IdentityKeyRing.loadPrivateKey(pem: String(decoding: sample("merchant_encryption.key"), as: UTF8.self), name: "merchant_encryption.key")
     ]),
     merchantID: "PassKit_Identity_Test_Merchant_ID", teamID: "PassKit_Identity_Test_Team_ID",
-    trustStore: IACATrustStore(certificates: try! IACATrustStore.certificates(in: sample("issuer_root.crt"), name: "issuer_root.crt")), revocation: .off(because: "the fuzz target exercises the parsers"))
+    trustStore: IACATrustStore(certificates: try! IACATrustStore.certificates(in: sample("issuer_root.crt"), name: "issuer_root.crt")),
+    revocation: .off(because: "the fuzz target exercises the parsers"))
 let time = fixedTime("2022-04-01T00:00:00Z")
 /// The envelope is hex in the vectors; the seed corpus holds its bytes.
 let envelope: [UInt8] = {

@@ -23,7 +23,8 @@ let verifier: WebIdentityVerifier = {
     // ISO strict, except that the demo document signer has no Annex B extensions and no country.
     var policy = MdocVerificationPolicy.iso18013Strict
     policy.requirements = policy.requirements.with(.mdocIssuerCertificateProfile, .advisory).with(.mdocIssuerCountry, .advisory)
-    return WebIdentityVerifier(trustStore: IACATrustStore(certificates: [signer]), policy: policy, revocation: .off(because: "the fuzz target exercises the parsers"))
+    return WebIdentityVerifier(
+        trustStore: IACATrustStore(certificates: [signer]), policy: policy, revocation: .off(because: "the fuzz target exercises the parsers"))
 }()
 let seed: (docTypes: [String], elements: [String: String]) = seedResult {
     let bytes = try! DCAPIEncryptedResponse.responseBytes(fromSubmission: capture("response/wallet-response.digital-credential.json"))
