@@ -69,7 +69,14 @@ public struct IssuerSigned: Sendable {
             }
         }
         nameSpaces = spaces
-        let authNode = try decoding("IssuerSigned") { () throws(CBORError) in try map.required("issuerAuth", in: "IssuerSigned") }
+        guard let authNode = map["issuerAuth"] else {
+            // Seed 002 (ProximityReader): Apple's developer integrator profile returns mock data with a
+            // real device signature and no issuer signature. Whatever its origin, nothing vouches for it.
+            throw MdocDecodingError(
+                MdocDecodingError.Code(CBORError.Code.missingField),
+                "IssuerSigned: missing \"issuerAuth\": the response carries no issuer signature, so no issuer vouches for its elements. This is test data (mock data such as ProximityReader returns under a developer integrator profile), never a real document"
+            )
+        }
         do {
             issuerAuth = try COSESign1(cbor: authNode)
         } catch {

@@ -191,3 +191,60 @@ import WalletVerifierTestSupport
         }
     }
 }
+
+/// Seed 002 (ProximityReader): mock data with a device signature and no issuer signature, or signed
+/// by a key no trusted root vouches for, is rejected, and the report says it is test data — through
+/// the service, as ProximityReader's raw triple comes to it.
+@Suite struct ProximityReaderTestDataTests {
+    /// `node` with every `issuerAuth` member removed, at any depth.
+    static func withoutIssuerAuth(_ node: CBORNode) throws -> CBORNode {
+        switch node.value {
+        case .map(let map):
+            var pairs: [(CBORNode, CBORNode)] = []
+            for entry in map.entries {
+                if case .textString("issuerAuth") = entry.key.value { continue }
+                pairs.append((entry.key, try withoutIssuerAuth(entry.value)))
+            }
+            return try .map(pairs)
+        case .array(let items):
+            return .array(try items.map(withoutIssuerAuth))
+        default:
+            return node
+        }
+    }
+
+    @Test func mockDataIsRejectedAsTestData() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mock-data-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        // Trusting another issuer than the Annex D response's: no root vouches for its signer.
+        let flags: ServerSettings.Source = ["store": ["memory"], "dataDir": [directory.path], "trust": [fixture.iacaPath]]
+        let services = try await VerifierServices.make(
+            settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil), logger: Logger(label: "test"),
+            clock: FixedClock(RFC3339.parse("2021-01-01T00:00:00Z")!))
+        let response = try TestVectors.data(MdocRouteTests.annexD + "device_response.cbor")
+        let unsigned = Array(try Self.withoutIssuerAuth(try CBORDecoder.decode(Array(response))).encodedBytes)
+        let transcript = try TestVectors.data(MdocRouteTests.annexD + "session_transcript_bytes.cbor")
+        let key = Data(try MdocRouteTests.readerScalar()).base64EncodedString()
+        try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+            for (bytes, id) in [(unsigned, "mdoc.document.structure"), (Array(response), "mdoc.issuer.chain")] {
+                let body: [String: Any] = [
+                    "deviceResponse": Data(bytes).base64EncodedString(), "sessionTranscript": Data(transcript).base64EncodedString(),
+                    "readerKey": key,
+                ]
+                let answer = try await client.execute(
+                    uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(body))
+                #expect(answer.status == .ok)
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: answer.body)) as? [String: Any])
+                #expect(object["verdict"] as? String == "rejected")
+                let check = (object["checks"] as? [[String: Any]])?.first { $0["id"] as? String == id }
+                #expect(check?["status"] as? String == "failed", "\(id): \(String(describing: object["checks"]))")
+                #expect((check?["message"] as? String)?.contains("test data") == true, "\(id): \(String(describing: check))")
+                // The reader key is never echoed.
+                #expect(!String(buffer: answer.body).contains(key))
+            }
+        }
+    }
+}

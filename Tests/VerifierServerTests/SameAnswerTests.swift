@@ -137,12 +137,8 @@ import X509
                 "--trust-doctype", "\(PhotoIDFixture.docType)=\(fixture.iacaPath)",
                 "--at", RFC3339.format(ServiceFixture.time), "--format", "json",
             ]
-                + (cliFlags.contains("--revocation-list")
-                    ? []
-                    : [
-                        // The service checks revocation by default (--revocation required, lists fetched).
-                        "--fetch-revocation"
-                    ]) + cliFlags)
+                // The CLI checks revocation by default, as the service does (--revocation required, lists fetched).
+                + cliFlags)
         let cliJSON = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any], "\(cli.stdout)\(cli.stderr)")
         let ignoring: Set<String> = ["replay.nonce"]
         return Outcome(
@@ -403,6 +399,23 @@ import X509
         #expect(off.service.verdict == "accepted")
         #expect(off.service.check("mdoc.revocation.list") == ["mdoc.revocation.list|document[0]|skipped|disabled"])
         #expect(off.service.check("mdoc.revocation.status") == ["mdoc.revocation.status|document[0]|skipped|disabled"])
+        // off on both sides: the same skipped checks, with the reason in each.
+        let offBoth = try await Self.inApp(
+            try listed(revoked), descriptor: descriptor, pki: { $0.mdocPKI }, cliFlags: ["--revocation", "off"],
+            serviceFlags: ["revocation": ["off"]], fixture: fixture)
+        Self.expectSame(offBoth, verdict: "accepted")
+        #expect(offBoth.service.check("mdoc.revocation.status") == ["mdoc.revocation.status|document[0]|skipped|disabled"])
+        // Passports (seed 002: "validate the MSO, its validity period, and the revocation list"): revoked
+        // and not revoked, the same through the CLI and the service.
+        var passport = Self.passport()
+        passport.msoStatus = try RevocationListFixture.identifierListStatus(id: [1, 2, 3], uri: revoked)
+        let revokedPassport = try await Self.inApp(passport, descriptor: Self.passportDescriptor, pki: { $0.webPKI }, fixture: fixture)
+        Self.expectSame(revokedPassport, verdict: "rejected")
+        #expect(revokedPassport.service.check("mdoc.revocation.status") == ["mdoc.revocation.status|document[0]|failed|revoked"])
+        passport.msoStatus = try RevocationListFixture.identifierListStatus(id: [1, 2, 3], uri: valid)
+        let goodPassport = try await Self.inApp(passport, descriptor: Self.passportDescriptor, pki: { $0.webPKI }, fixture: fixture)
+        Self.expectSame(goodPassport, verdict: "accepted")
+        #expect(goodPassport.service.check("mdoc.revocation.status") == ["mdoc.revocation.status|document[0]|passed|ok"])
         // The web flow checks the same list.
         let web = try await Self.web(try listed(revoked), pki: { $0.webPKI }, fixture: fixture)
         Self.expectSame(web, verdict: "rejected")

@@ -118,7 +118,7 @@ struct IssuerChainCheck: VerificationCheck {
         }
         return .failed(
             .untrustedIssuer,
-            "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames).",
+            "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames). A signer no trusted root vouches for makes this test data at best (such as the mock data ProximityReader returns under a developer integrator profile), never a real document.",
             details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
     }
 
