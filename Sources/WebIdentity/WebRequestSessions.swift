@@ -156,7 +156,7 @@ public struct WebRequestSessions: Sendable {
             request: payload.request, context: context, nonceOutcome: foundOutcome, prefix: [], prefixWarnings: []
         ) {
             attempted = true
-            return await Self.consume(requestID, store: store, now: time, idempotency: idempotency, attempt: attempt)
+            return await Self.outcomes.consume(requestID, store: store, now: time, idempotency: idempotency, attempt: attempt)
         }
         guard attempted, result.report.verdict == .indeterminate,
             (try? await store.releaseNonce(requestID, attempt: attempt, now: time)) == true
@@ -170,30 +170,9 @@ public struct WebRequestSessions: Sendable {
         return WebVerificationResult(report: report, documents: result.documentsRegardlessOfVerdict)
     }
 
-    static let reused = CheckOutcome.failed(.nonceReused, "This request was answered already: a response is accepted once (replay).")
-    static let expired = CheckOutcome.failed(.nonceExpired, "The request expired before the response arrived; create a new request.")
-    static let unknown = CheckOutcome.failed(.unknownRequest, "No such request was issued (or it was purged).")
-
-    /// Consumes the request for a response that opened: `replay.nonce`'s outcome.
-    static func consume(
-        _ requestID: String, store: any ReplayStore, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt
-    ) async -> CheckOutcome {
-        let consumption: NonceConsumption
-        do {
-            consumption = try await store.consumeNonce(requestID, now: now, idempotency: idempotency, attempt: attempt)
-        } catch {
-            return .error(.storeUnavailable, "The request store could not be reached; try again.", retryable: true)
-        }
-        switch consumption {
-        case .consumed:
-            return .passed("The request was issued here, had not expired, and is now used by this response, which opened for it.")
-        case .consumedAgain(_, let firstConsumed):
-            return .idempotentRetry(
-                "The request was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
-                firstSeen: firstConsumed)
-        case .alreadyConsumed: return reused
-        case .expired: return expired
-        case .unknown: return unknown
-        }
-    }
+    static let outcomes = RequestNonceOutcomes(
+        subject: "The request", store: "request store", reused: "This request was answered already: a response is accepted once (replay).")
+    static var reused: CheckOutcome { outcomes.reused }
+    static var expired: CheckOutcome { outcomes.expired }
+    static var unknown: CheckOutcome { outcomes.unknown }
 }

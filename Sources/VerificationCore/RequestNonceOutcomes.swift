@@ -1,0 +1,51 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a request session's `replay.nonce` says, in the words of its flow ("the request nonce" in
+/// app, "the request" on the web), and the one atomic consumption both flows make once a response
+/// opened for the request.
+package struct RequestNonceOutcomes: Sendable {
+    /// What is consumed, capitalized at the start of a sentence ("The request nonce").
+    let subject: String
+    /// The store's name in the error message ("nonce store").
+    let store: String
+    /// The request was consumed already: a replay.
+    package let reused: CheckOutcome
+    /// The request expired before the response arrived.
+    package let expired: CheckOutcome
+    /// No such request was issued (or it was purged).
+    package let unknown: CheckOutcome
+
+    package init(subject: String, store: String, reused: String) {
+        self.subject = subject
+        self.store = store
+        self.reused = .failed(.nonceReused, reused)
+        self.expired = .failed(.nonceExpired, "The request expired before the response arrived; create a new request.")
+        self.unknown = .failed(.unknownRequest, "No such request was issued (or it was purged).")
+    }
+
+    /// Consumes the request for a response that opened: `replay.nonce`'s outcome.
+    package func consume(
+        _ requestID: String, store replayStore: any ReplayStore, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt
+    ) async -> CheckOutcome {
+        let consumption: NonceConsumption
+        do {
+            consumption = try await replayStore.consumeNonce(requestID, now: now, idempotency: idempotency, attempt: attempt)
+        } catch {
+            return .error(.storeUnavailable, "The \(store) could not be reached; try again.", retryable: true)
+        }
+        switch consumption {
+        case .consumed:
+            return .passed("\(subject) was issued here, had not expired, and is now used by this response, which opened for it.")
+        case .consumedAgain(_, let firstConsumed):
+            return .idempotentRetry(
+                "\(subject) was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.", firstSeen: firstConsumed)
+        case .alreadyConsumed: return reused
+        case .expired: return expired
+        case .unknown: return unknown
+        }
+    }
+}
