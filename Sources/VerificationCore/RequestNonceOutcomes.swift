@@ -7,19 +7,21 @@ import Foundation
 /// What a request session's `replay.nonce` says, in the words of its flow ("the request nonce" in
 /// app, "the request" on the web), and the one atomic consumption both flows make once a response
 /// opened for the request.
-package struct RequestNonceOutcomes: Sendable {
+public struct RequestNonceOutcomes: Sendable {
     /// What is consumed, capitalized at the start of a sentence ("The request nonce").
     let subject: String
     /// The store's name in the error message ("nonce store").
     let store: String
     /// The request was consumed already: a replay.
-    package let reused: CheckOutcome
+    public let reused: CheckOutcome
     /// The request expired before the response arrived.
-    package let expired: CheckOutcome
+    public let expired: CheckOutcome
     /// No such request was issued (or it was purged).
-    package let unknown: CheckOutcome
+    public let unknown: CheckOutcome
 
-    package init(subject: String, store: String, reused: String) {
+    /// The outcomes of one flow: `subject` names what is consumed at the start of a sentence,
+    /// `store` the store in the error message, `reused` the replay's message.
+    public init(subject: String, store: String, reused: String) {
         self.subject = subject
         self.store = store
         self.reused = .failed(.nonceReused, reused)
@@ -28,7 +30,7 @@ package struct RequestNonceOutcomes: Sendable {
     }
 
     /// Consumes the request for a response that opened: `replay.nonce`'s outcome.
-    package func consume(
+    public func consume(
         _ requestID: String, store replayStore: any ReplayStore, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt
     ) async -> CheckOutcome {
         let consumption: NonceConsumption
