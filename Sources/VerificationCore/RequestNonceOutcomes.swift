@@ -50,4 +50,23 @@ public struct RequestNonceOutcomes: Sendable {
         case .unknown: return unknown
         }
     }
+
+    /// After an indeterminate verdict, gives back the consumption `attempt` made (the same submission
+    /// can be verified again until the request expires) and returns `report` with `replay.nonce`
+    /// saying so; nil when nothing was given back (another verdict, no consumption, or the store
+    /// refused or could not be reached).
+    public func releasingAfterIndeterminate(
+        _ report: VerificationReport, requestID: String, store replayStore: any ReplayStore, attempt: NonceAttempt, now: Date
+    ) async -> VerificationReport? {
+        guard report.verdict == .indeterminate, (try? await replayStore.releaseNonce(requestID, attempt: attempt, now: now)) == true else {
+            return nil
+        }
+        var released = report
+        if let index = released.checks.firstIndex(where: { $0.id == "replay.nonce" }) {
+            released.checks[index].message =
+                "\(subject) was issued here and had not expired; as the verdict could not be decided, it was given back: the same response can be submitted again until the request expires."
+            released.checks[index].details["released"] = "true"
+        }
+        return released
+    }
 }

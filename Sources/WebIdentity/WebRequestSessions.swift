@@ -158,15 +158,10 @@ public struct WebRequestSessions: Sendable {
             attempted = true
             return await Self.outcomes.consume(requestID, store: store, now: time, idempotency: idempotency, attempt: attempt)
         }
-        guard attempted, result.report.verdict == .indeterminate,
-            (try? await store.releaseNonce(requestID, attempt: attempt, now: time)) == true
+        guard attempted,
+            let report = await Self.outcomes.releasingAfterIndeterminate(
+                result.report, requestID: requestID, store: store, attempt: attempt, now: time)
         else { return result }
-        var report = result.report
-        if let index = report.checks.firstIndex(where: { $0.id == .webNonce }) {
-            report.checks[index].message =
-                "The request was issued here and had not expired; as the verdict could not be decided, it was given back: the same response can be submitted again until the request expires."
-            report.checks[index].details["released"] = "true"
-        }
         return WebVerificationResult(report: report, documents: result.documentsRegardlessOfVerdict)
     }
 
