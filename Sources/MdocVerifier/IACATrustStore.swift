@@ -139,23 +139,12 @@ public struct IACATrustStore: Sendable {
 }
 
 /// Why a trust anchor path or scoped entry could not be loaded.
-public struct TrustStoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is (``ErrorCode/invalidCertificate`` unless the thrower says otherwise).
-    public var code: ErrorCode
-    /// What is wrong and what to do, for people. Never key material.
-    public var message: String
+public typealias TrustStoreError = CodedError<TrustStoreErrorDomain>
 
-    /// An error of the usual code for this type, ``ErrorCode/invalidCertificate``.
-    public init(_ message: String) {
-        self.init(.invalidCertificate, message)
-    }
-
-    /// An error with its code and message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``TrustStoreError``: trust anchors (IACAs) and their scopes.
+public enum TrustStoreErrorDomain: ErrorDomain {
+    /// `TrustStoreError`.
+    public static let name = "TrustStoreError"
+    /// ``ErrorCode/invalidCertificate``.
+    public static let defaultCode = ErrorCode.invalidCertificate
 }

@@ -86,23 +86,12 @@ public enum ReaderKeyAgreementKey {
 }
 
 /// Why a reader key could not be read; the message names the input, never its key material.
-public struct ReaderKeyError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is (``ErrorCode/invalidKey`` unless the thrower says otherwise).
-    public var code: ErrorCode
-    /// What is wrong and what to do, for people. Never key material.
-    public var message: String
+public typealias ReaderKeyError = CodedError<ReaderKeyErrorDomain>
 
-    /// An error of the usual code for this type, ``ErrorCode/invalidKey``.
-    public init(_ message: String) {
-        self.init(.invalidKey, message)
-    }
-
-    /// An error with its code and message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``ReaderKeyError``: reader key-agreement keys.
+public enum ReaderKeyErrorDomain: ErrorDomain {
+    /// `ReaderKeyError`.
+    public static let name = "ReaderKeyError"
+    /// ``ErrorCode/invalidKey``.
+    public static let defaultCode = ErrorCode.invalidKey
 }

@@ -1,15 +1,14 @@
 /// The code of a configuration or input error (a key file, a trust anchor, a request descriptor, a
-/// setting): a stable identifier callers can branch on, extensible like `CBORError.Code`, next to the
-/// error's message for people. Errors of this shape: `IdentityKeyError`, `TrustStoreError`,
-/// `ReaderKeyError`, `DescriptorError`, `VICALError`, `WebRequestError`, `ReaderAuthError`, `WebKeyError`,
-/// `SettingsError`, `CLIInputError`.
-public struct ErrorCode: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+/// setting): a stable identifier callers can branch on, next to the error's message for people. Every
+/// ``CodedError`` carries one. The package alone adds codes (the initialisers are `package`), so a
+/// caller can switch over the codes it knows and treat any other as "invalid input".
+public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// The code as written in logs and tests.
     public let rawValue: String
     /// A code with this raw value.
-    public init(rawValue: String) { self.rawValue = rawValue }
+    package init(rawValue: String) { self.rawValue = rawValue }
     /// A code with this raw value.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
     /// The raw value.
     public var description: String { rawValue }
 

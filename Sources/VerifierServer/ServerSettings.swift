@@ -343,23 +343,12 @@ public struct ServerSettings: Sendable, Hashable {
 }
 
 /// A setting that is malformed, inconsistent or names an unreadable file; the description says which and why.
-public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is (``ErrorCode/invalidSetting`` unless the thrower says otherwise).
-    public var code: ErrorCode
-    /// What is wrong and what to do, for people. Never key material.
-    public var message: String
+public typealias SettingsError = CodedError<SettingsErrorDomain>
 
-    /// An error of the usual code for this type, ``ErrorCode/invalidSetting``.
-    public init(_ message: String) {
-        self.init(.invalidSetting, message)
-    }
-
-    /// An error with its code and message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``SettingsError``: the service's settings (flags, environment, configuration file).
+public enum SettingsErrorDomain: ErrorDomain {
+    /// `SettingsError`.
+    public static let name = "SettingsError"
+    /// ``ErrorCode/invalidSetting``.
+    public static let defaultCode = ErrorCode.invalidSetting
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import VerificationCore
 import WalletEncoding
 
 /// Who may use the web page: whoever holds its token. The token comes from `--ui-token-file` or is

@@ -68,23 +68,12 @@ public struct IdentityKeyRing: Sendable, CustomStringConvertible {
 }
 
 /// A key file that cannot be read or parsed; the description names the file and the problem.
-public struct IdentityKeyError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is (``ErrorCode/invalidKey`` unless the thrower says otherwise).
-    public var code: ErrorCode
-    /// What is wrong and what to do, for people. Never key material.
-    public var message: String
+public typealias IdentityKeyError = CodedError<IdentityKeyErrorDomain>
 
-    /// An error of the usual code for this type, ``ErrorCode/invalidKey``.
-    public init(_ message: String) {
-        self.init(.invalidKey, message)
-    }
-
-    /// An error with its code and message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``IdentityKeyError``: identity key files.
+public enum IdentityKeyErrorDomain: ErrorDomain {
+    /// `IdentityKeyError`.
+    public static let name = "IdentityKeyError"
+    /// ``ErrorCode/invalidKey``.
+    public static let defaultCode = ErrorCode.invalidKey
 }

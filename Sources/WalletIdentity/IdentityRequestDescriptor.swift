@@ -187,23 +187,12 @@ public struct IdentityRequestDescriptor: Sendable, Hashable, Codable {
 }
 
 /// A descriptor that fails decoding or PassKit's rules; the description names the problem.
-public struct DescriptorError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is (``ErrorCode/invalidRequest`` unless the thrower says otherwise).
-    public var code: ErrorCode
-    /// What is wrong and what to do, for people. Never key material.
-    public var message: String
+public typealias DescriptorError = CodedError<DescriptorErrorDomain>
 
-    /// An error of the usual code for this type, ``ErrorCode/invalidRequest``.
-    public init(_ message: String) {
-        self.init(.invalidRequest, message)
-    }
-
-    /// An error with its code and message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``DescriptorError``: identity request descriptors.
+public enum DescriptorErrorDomain: ErrorDomain {
+    /// `DescriptorError`.
+    public static let name = "DescriptorError"
+    /// ``ErrorCode/invalidRequest``.
+    public static let defaultCode = ErrorCode.invalidRequest
 }

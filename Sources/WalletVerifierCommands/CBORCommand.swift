@@ -1,5 +1,6 @@
 import ArgumentParser
 import SwiftASN1
+import VerificationCore
 import WalletCBOR
 import X509
 

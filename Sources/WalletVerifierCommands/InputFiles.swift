@@ -1,4 +1,5 @@
 import Foundation
+import VerificationCore
 import WalletCBOR
 import WalletEncoding
 import WalletJSON

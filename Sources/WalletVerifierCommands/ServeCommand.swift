@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import VerificationCore
 import VerifierServer
 
 /// `wallet-verifier serve`: the HTTP verification service.

@@ -49,25 +49,14 @@ public enum CLIExit {
 }
 
 /// An error for input the command cannot use: reported on standard error, exit code 2.
-public struct CLIInputError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is (``ErrorCode/invalidInput`` unless the thrower says otherwise).
-    public var code: ErrorCode
-    /// What is wrong and what to do, for people. Never key material.
-    public var message: String
+public typealias CLIInputError = CodedError<CLIInputErrorDomain>
 
-    /// An error of the usual code for this type, ``ErrorCode/invalidInput``.
-    public init(_ message: String) {
-        self.init(.invalidInput, message)
-    }
-
-    /// An error with its code and message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``CLIInputError``: a command's input (reported on standard error, exit code 2).
+public enum CLIInputErrorDomain: ErrorDomain {
+    /// `CLIInputError`.
+    public static let name = "CLIInputError"
+    /// ``ErrorCode/invalidInput``.
+    public static let defaultCode = ErrorCode.invalidInput
 }
 
 /// Where commands write. Tests capture it; the executable prints to stdout and stderr.

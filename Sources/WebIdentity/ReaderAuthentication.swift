@@ -205,23 +205,12 @@ public enum ReaderCertificateProfile {
 }
 
 /// A DeviceRequest, reader key or reader certificate that cannot be read or used; the description says why.
-public struct ReaderAuthError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is (``ErrorCode/invalidKey`` unless the thrower says otherwise).
-    public var code: ErrorCode
-    /// What is wrong and what to do, for people. Never key material.
-    public var message: String
+public typealias ReaderAuthError = CodedError<ReaderAuthErrorDomain>
 
-    /// An error of the usual code for this type, ``ErrorCode/invalidKey``.
-    public init(_ message: String) {
-        self.init(.invalidKey, message)
-    }
-
-    /// An error with its code and message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``ReaderAuthError``: DeviceRequests, reader keys and reader certificates.
+public enum ReaderAuthErrorDomain: ErrorDomain {
+    /// `ReaderAuthError`.
+    public static let name = "ReaderAuthError"
+    /// ``ErrorCode/invalidKey``.
+    public static let defaultCode = ErrorCode.invalidKey
 }

@@ -122,25 +122,14 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
 }
 
 /// A web request, origin, encryption info or response that cannot be used; the description says why.
-public struct WebRequestError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is (``ErrorCode/invalidRequest`` unless the thrower says otherwise).
-    public var code: ErrorCode
-    /// What is wrong and what to do, for people. Never key material.
-    public var message: String
+public typealias WebRequestError = CodedError<WebRequestErrorDomain>
 
-    /// An error of the usual code for this type, ``ErrorCode/invalidRequest``.
-    public init(_ message: String) {
-        self.init(.invalidRequest, message)
-    }
-
-    /// An error with its code and message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``WebRequestError``: web requests, origins, encryption info and responses.
+public enum WebRequestErrorDomain: ErrorDomain {
+    /// `WebRequestError`.
+    public static let name = "WebRequestError"
+    /// ``ErrorCode/invalidRequest``.
+    public static let defaultCode = ErrorCode.invalidRequest
 }
 
 /// ISO/IEC 18013-7 Annex C `EncryptionInfo = ["dcapi", {"nonce": bstr, "recipientPublicKey": COSE_Key}]`.

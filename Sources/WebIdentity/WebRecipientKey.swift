@@ -50,23 +50,12 @@ public enum WebRecipientKey {
 }
 
 /// A recipient key file that cannot be used; the description names the file and the problem, never key material.
-public struct WebKeyError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is (``ErrorCode/invalidKey`` unless the thrower says otherwise).
-    public var code: ErrorCode
-    /// What is wrong and what to do, for people. Never key material.
-    public var message: String
+public typealias WebKeyError = CodedError<WebKeyErrorDomain>
 
-    /// An error of the usual code for this type, ``ErrorCode/invalidKey``.
-    public init(_ message: String) {
-        self.init(.invalidKey, message)
-    }
-
-    /// An error with its code and message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``WebKeyError``: web recipient key files.
+public enum WebKeyErrorDomain: ErrorDomain {
+    /// `WebKeyError`.
+    public static let name = "WebKeyError"
+    /// ``ErrorCode/invalidKey``.
+    public static let defaultCode = ErrorCode.invalidKey
 }

@@ -95,18 +95,12 @@ public struct VICAL: Sendable {
 
 /// Why a VICAL could not be decoded: a code (``ErrorCode/malformedVICAL``, the reason of the failed
 /// `vical.structure` check) and a message for people.
-public struct VICALError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error this is; also the reason code of `vical.structure`.
-    public var code: ErrorCode
-    /// Explanation for people.
-    public var message: String
+public typealias VICALError = CodedError<VICALErrorDomain>
 
-    /// Creates an error from a code and a message.
-    public init(_ code: ErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The domain of ``VICALError``: VICALs (the code is also the reason of the failed `vical.structure` check).
+public enum VICALErrorDomain: ErrorDomain {
+    /// `VICALError`.
+    public static let name = "VICALError"
+    /// ``ErrorCode/malformedVICAL``.
+    public static let defaultCode = ErrorCode.malformedVICAL
 }
