@@ -86,6 +86,7 @@ import X509
         #expect(metadata["vp_formats_supported"]?.object?["mso_mdoc"]?.object?["deviceauth_alg_values"]?.array?.isEmpty == false)
         // The session.
         #expect(request.session.nonce == nonce && request.session.origin == origin && request.session.clientID == nil)
+        #expect(!request.description.contains(nonce) && !String(describing: request.session).contains(nonce))
         #expect(request.session.credentials["org_iso_23220_photoid_1"] == photoIDRequest)
         let entry = try #require(try StrictJSON.parse(Array(request.digitalCredentialsRequest.utf8)).object)
         #expect(entry["protocol"]?.string == "openid4vp-v1-unsigned")

@@ -131,6 +131,11 @@ public struct OpenID4VPRequest: Sendable {
     public var sessionTranscript: SessionTranscript { session.sessionTranscript }
 }
 
+extension OpenID4VPRequest: CustomStringConvertible {
+    /// The protocol, origin, key id and credential ids; never the nonce (which is in the data).
+    public var description: String { "OpenID4VPRequest(\(session))" }
+}
+
 extension OpenID4VPSession: CustomStringConvertible {
     /// The session transcript of responses to this request:
     /// `[null, null, ["OpenID4VPDCAPIHandover", SHA-256(CBOR([origin, nonce, jwkThumbprint]))]]`.
