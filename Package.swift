@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "WalletCBOR", targets: ["WalletCBOR"]),
         .library(name: "WalletCOSE", targets: ["WalletCOSE"]),
+        .library(name: "WalletJOSE", targets: ["WalletJOSE"]),
         .library(name: "VerificationCore", targets: ["VerificationCore"]),
         .library(name: "WalletJSON", targets: ["WalletJSON"]),
         .library(name: "VerifierPresentation", targets: ["VerifierPresentation"]),
@@ -63,6 +64,16 @@ let package = Package(
             name: "WalletCOSE",
             dependencies: [
                 "WalletCBOR",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Layer 2: JOSE (JWK, JWS ES256, JWE ECDH-ES with AES-GCM) on top of strict JSON and swift-crypto.
+        .target(
+            name: "WalletJOSE",
+            dependencies: [
+                "WalletEncoding", "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
@@ -140,6 +151,8 @@ let package = Package(
             dependencies: [
                 "WalletEncoding",
                 "Mdoc", "MdocVerifier", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                // OpenID4VP over the DC API: signed request objects, encrypted responses, strict JSON.
+                "WalletJOSE", "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // Reader authentication: the reader's certificate chain and its Annex B profile.
                 .product(name: "X509", package: "swift-certificates"),
@@ -293,6 +306,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "WalletJOSETests",
+            dependencies: ["WalletJOSE", "WalletJSON", "WalletEncoding", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WalletJSONTests",
             dependencies: ["WalletJSON"],
             swiftSettings: swiftSettings
@@ -367,9 +385,11 @@ let package = Package(
             name: "WebIdentityTests",
             dependencies: [
                 "WalletEncoding", "WebIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                "WalletVerifierCommands", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "WalletJOSE", "WalletJSON", "WalletVerifierCommands", "WalletVerifierTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            // The independent wallet (Python: joserfc, cbor2) the interop test runs.
+            exclude: ["Interop"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -35,6 +35,9 @@ let package = Package(
         fuzzTarget(
             "FuzzWebResponse", ["WebIdentity", "Mdoc", "MdocVerifier", "VerificationCore"],
             extra: [.product(name: "X509", package: "swift-certificates")]),
+        fuzzTarget(
+            "FuzzOpenID4VPResponse", ["WebIdentity", "WalletJOSE", "MdocVerifier", "VerificationCore"],
+            extra: [.product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("FuzzApplePayToken", ["ApplePayVerifier", "VerificationCore"]),
         fuzzTarget("FuzzRevocationList", ["MdocVerifier", "WalletCOSE"], extra: [.product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("FuzzVICAL", ["MdocVerifier", "VerificationCore"], extra: [.product(name: "X509", package: "swift-certificates")]),

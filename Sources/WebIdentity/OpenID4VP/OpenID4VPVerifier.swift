@@ -1,0 +1,265 @@
+import Crypto
+import Foundation
+import Mdoc
+import MdocVerifier
+import VerificationCore
+import WalletEncoding
+import WalletJOSE
+
+/// Verifies OpenID4VP 1.0 responses from the W3C Digital Credentials API (protocols
+/// `openid4vp-v1-unsigned` and `openid4vp-v1-signed`, response mode `dc_api.jwt`): decrypts the JWE
+/// (ECDH-ES on P-256, A128GCM or A256GCM) with the request's key, reads the `vp_token`, matches it
+/// against the DCQL query, and verifies each DeviceResponse with the session transcript
+/// `[null, null, ["OpenID4VPDCAPIHandover", SHA-256(CBOR([origin, nonce, jwkThumbprint]))]]` — then
+/// every check of the Annex C flow: issuer, chain, validity, digests, device signature (a deviceMac is
+/// refused), photo ID rules, document expiry (advisory), requested elements, revocation. The report's
+/// flow is `webIdentity`; `web.openid4vp.response` names the protocol in `details.protocol`.
+public struct OpenID4VPVerifier: Sendable {
+    /// The mdoc verifier (trust store, policy and caches) that checks each DeviceResponse.
+    public let mdocVerifier: MdocVerifier
+    /// The MSO revocation checks.
+    public let revocation: RevocationChecker
+
+    /// A verifier of this mdoc verifier and revocation checker.
+    public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker) {
+        self.mdocVerifier = mdocVerifier
+        self.revocation = revocation
+    }
+
+    /// A verifier sharing the Annex C verifier's trust store, policy, caches and revocation checker.
+    public init(sharing web: WebIdentityVerifier) {
+        self.init(mdocVerifier: web.mdocVerifier, revocation: web.revocation)
+    }
+
+    /// The outcome recorded for `replay.nonce` when the response is not bound to the request: the request was left unused.
+    static func notConsumed(_ session: OpenID4VPSession) -> CheckOutcome {
+        CheckOutcome(
+            status: .skipped, reason: .prerequisiteFailed,
+            message:
+                "Not consumed: no device signature of the response verified over this request's session transcript (origin \(session.origin), key thumbprint \(session.jwkThumbprint)), so the request stays open for the response that does.",
+            details: ["prerequisite": CheckID.mdocDeviceAuthentication.rawValue])
+    }
+
+    /// Verifies what the page posted (`{"response": "<JWE>"}`, the credential around it, or the JWE
+    /// text) for the request recorded in `session`. The key is the one of `recipientKeys` whose RFC 7638
+    /// thumbprint the session recorded; the JWE must name the session's `kid`.
+    ///
+    /// `nonceOutcome` is the request session's `replay.nonce`; with `consume`, it is provisional (the
+    /// request was found, unused) and the request is consumed by `consume` only once the response is
+    /// bound to it — it decrypted and every DeviceResponse's device signature verified over this
+    /// session's transcript — and that outcome replaces the provisional one, in place. (Decryption
+    /// alone proves nothing about the session: the encryption key is public in every request.)
+    /// `prefix` results (trust-list checks) go first.
+    public func verify(
+        response: [UInt8], session: OpenID4VPSession, recipientKeys: [P256.KeyAgreement.PrivateKey], context: VerificationContext,
+        nonceOutcome: CheckOutcome? = nil, prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = [],
+        consume: (() async -> CheckOutcome)? = nil
+    ) async -> WebVerificationResult {
+        let policy = mdocVerifier.policy
+        var runner = CheckRunner(
+            policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: context.allowingClockSkew(policy.clockSkew))
+        for result in prefix { runner.record(result) }
+        for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
+        if let nonceOutcome { runner.run(.webNonce) { nonceOutcome } }
+        let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.webNonce]
+
+        var entries: [OpenID4VPResponse.Entry] = []
+        runner.run(.webOpenID4VPResponse, requires: noncePrerequisite) {
+            do throws(OpenID4VPResponseError) {
+                let (decrypted, outcome) = try Self.decrypt(response, session: session, recipientKeys: recipientKeys)
+                entries = decrypted
+                return outcome
+            } catch {
+                return .failed(error.reason, error.message, details: ["protocol": session.protocol.rawValue])
+            }
+        }
+
+        // The presentations that decoded for a credential query of the request, for the mdoc checks.
+        var presentations: [(scope: String, request: WebDocumentRequest, response: DeviceResponse)] = []
+        runner.run(.webOpenID4VPCredentials, requires: [.webOpenID4VPResponse]) {
+            let (decoded, outcome) = Self.matchCredentials(entries, session: session)
+            presentations = decoded
+            return outcome
+        }
+
+        let transcript = session.sessionTranscript
+        var documents: [VerifiedDocument] = []
+        if presentations.isEmpty {
+            runner.run(.mdocResponseStructure, requires: [.webOpenID4VPCredentials]) {
+                .failed(.malformedInput, "Unreachable: no presentation decoded.")
+            }
+        }
+        for presentation in presentations {
+            // Each presentation is verified in a runner of its own (its checks then get the
+            // presentation's scope when there are several), exactly as the Annex C flow verifies its one.
+            var sub = CheckRunner(policy: runner.policy, context: runner.context)
+            let verified = await composeMdocChecks(presentation.response, request: presentation.request, transcript: transcript, runner: &sub)
+            documents += verified
+            let scopePrefix = presentations.count > 1 ? presentation.scope : nil
+            for var result in sub.results {
+                if let scopePrefix { result.scope = result.scope.map { scopePrefix + "." + $0 } ?? scopePrefix }
+                if result.id == .mdocDeviceAuthentication, result.status == .failed, result.reason != .deviceMacNotAllowed {
+                    result.message +=
+                        " OpenID4VP transcript used here: OpenID4VPDCAPIHandover for origin \(session.origin) and encryption key thumbprint \(session.jwkThumbprint) (kid \(session.keyID)) with this request's nonce; a wallet that answered another origin or request, or for another key, signed another transcript."
+                    result.details["origin"] = session.origin
+                    result.details["jwkThumbprint"] = session.jwkThumbprint
+                }
+                runner.record(result)
+            }
+            for warning in sub.warnings {
+                let scope = scopePrefix.map { prefix in warning.scope.map { prefix + "." + $0 } ?? prefix } ?? warning.scope
+                runner.warn(warning.code, warning.message, scope: scope)
+            }
+        }
+
+        // Only a provisional outcome that passed (the request was found, unused) is replaced.
+        if let consume, nonceOutcome?.status == .passed {
+            let signatures = runner.results.filter { $0.id == .mdocDeviceAuthentication }
+            let bound = runner.passed(.webOpenID4VPResponse) && !signatures.isEmpty && signatures.allSatisfy { $0.status == .passed }
+            runner.revise(.webNonce, bound ? await consume() : Self.notConsumed(session))
+        }
+        return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
+    }
+
+    /// The JWE opened with the session's key, and the `vp_token` entries.
+    static func decrypt(_ response: [UInt8], session: OpenID4VPSession, recipientKeys: [P256.KeyAgreement.PrivateKey]) throws(OpenID4VPResponseError)
+        -> ([OpenID4VPResponse.Entry], CheckOutcome)
+    {
+        let text = try OpenID4VPResponse.jweText(fromSubmission: response, expected: session.protocol)
+        let jwe: JWE
+        do { jwe = try JWE(compact: text) } catch { throw OpenID4VPResponseError(Self.reason(error.code), error.message) }
+        guard jwe.keyID == session.keyID else {
+            throw OpenID4VPResponseError(
+                .unknownKeyID,
+                (jwe.keyID.map { "The JWE names kid \"\(OpenID4VPResponse.printable($0))\"" } ?? "The JWE names no kid")
+                    + "; this request offered one key, kid \"\(session.keyID)\" (thumbprint \(session.jwkThumbprint)). The wallet encrypted to a key of another request or verifier."
+            )
+        }
+        guard let key = recipientKeys.first(where: { Base64.encodeURL(JWK(publicKey: $0.publicKey).thumbprint) == session.jwkThumbprint }) else {
+            let configured = recipientKeys.map { Base64.encodeURL(JWK(publicKey: $0.publicKey).thumbprint) }
+            throw OpenID4VPResponseError(
+                .unknownKeyID,
+                "No configured web recipient key has the thumbprint \(session.jwkThumbprint) (kid \"\(session.keyID)\") this request offered; configured: "
+                    + (configured.isEmpty ? "none" : configured.joined(separator: ", "))
+                    + ". Keep a rotated key configured until the requests issued with it expire.")
+        }
+        let plaintext: [UInt8]
+        do { plaintext = try jwe.decrypt(with: key) } catch { throw OpenID4VPResponseError(.decryptionFailed, error.message) }
+        let entries = try OpenID4VPResponse.vpToken(payload: plaintext)
+        let count = entries.reduce(0) { $0 + $1.presentations.count }
+        return (
+            entries,
+            .passed(
+                "The JWE (ECDH-ES, \(jwe.encryption.rawValue), kid \"\(session.keyID)\") decrypted with the key of thumbprint \(session.jwkThumbprint); its vp_token holds \(count) presentation(s) for \(entries.map { OpenID4VPResponse.printable($0.id) }.joined(separator: ", ")).",
+                details: [
+                    "protocol": session.protocol.rawValue, "enc": jwe.encryption.rawValue, "kid": session.keyID,
+                    "jwkThumbprint": session.jwkThumbprint,
+                ])
+        )
+    }
+
+    static func reason(_ code: JOSEError.Code) -> ReasonCode {
+        switch code {
+        case .unsupportedAlgorithm: return .jweUnsupportedAlgorithm
+        case .unsupportedEncryption: return .unsupportedEncryption
+        case .unsupportedHeader: return .unsupportedHeader
+        case .invalidKey: return .invalidEphemeralKey
+        case .decryptionFailed: return .decryptionFailed
+        default: return .malformedResponse
+        }
+    }
+
+    /// Every id asked for, every query answered, each presentation a DeviceResponse of its query's docType.
+    static func matchCredentials(_ entries: [OpenID4VPResponse.Entry], session: OpenID4VPSession) -> (
+        [(scope: String, request: WebDocumentRequest, response: DeviceResponse)], CheckOutcome
+    ) {
+        var decoded: [(scope: String, request: WebDocumentRequest, response: DeviceResponse)] = []
+        var problems: [(ReasonCode, String)] = []
+        let asked = session.credentials.keys.sorted()
+        let unrequested = entries.map(\.id).filter { session.credentials[$0] == nil }
+        if !unrequested.isEmpty {
+            problems.append(
+                (
+                    .unrequestedCredential,
+                    "The vp_token answers credential id(s) the request did not ask for: \(unrequested.map(OpenID4VPResponse.printable).joined(separator: ", ")); it asked for \(asked.joined(separator: ", "))."
+                ))
+        }
+        let missing = asked.filter { id in !entries.contains { $0.id == id } }
+        if !missing.isEmpty {
+            problems.append(
+                (
+                    .missingCredential,
+                    "The vp_token has no presentation for \(missing.joined(separator: ", ")); every credential query of the request is required."
+                ))
+        }
+        for entry in entries {
+            guard let request = session.credentials[entry.id] else { continue }
+            for (index, bytes) in entry.presentations.enumerated() {
+                let scope = "vp_token.\(entry.id)[\(index)]"
+                let response: DeviceResponse
+                do { response = try DeviceResponse(cborBytes: bytes) } catch {
+                    problems.append((.malformedPresentation, "\(scope) is not a DeviceResponse: \(error.message)."))
+                    continue
+                }
+                let others = response.documentResults.compactMap { try? $0.get().docType }.filter { $0 != request.docType }
+                if !others.isEmpty {
+                    problems.append(
+                        (
+                            .wrongDocType,
+                            "\(scope) holds \(Set(others).sorted().joined(separator: ", ")); its credential query asked for \(request.docType)."
+                        ))
+                }
+                decoded.append((scope, request, response))
+            }
+        }
+        if let first = problems.first {
+            return (
+                decoded,
+                .failed(
+                    first.0, problems.map { $0.1 }.joined(separator: " "), details: ["reasons": problems.map { $0.0.rawValue }.joined(separator: ",")]
+                )
+            )
+        }
+        return (
+            decoded,
+            .passed(
+                "The vp_token answers exactly the credential queries asked for (\(asked.joined(separator: ", "))), each with DeviceResponses of the requested docType."
+            )
+        )
+    }
+
+    /// The mdoc composition after decryption, as the Annex C flow runs it (WebIdentityVerifier): the
+    /// mdoc checks with the transcript (no deviceMac), the photo ID rules, the document's own expiry
+    /// (advisory), the requested elements and revocation. One place to swap for a shared composition.
+    private func composeMdocChecks(
+        _ deviceResponse: DeviceResponse, request: WebDocumentRequest, transcript: SessionTranscript, runner: inout CheckRunner
+    ) async -> [VerifiedDocument] {
+        let policy = mdocVerifier.policy
+        let time = runner.context.time
+        var verifier = mdocVerifier
+        var narrowed = PhotoIDChecks.policy(policy, for: deviceResponse)
+        if policy.acceptedDocTypes == nil { narrowed.acceptedDocTypes = [request.docType] }
+        if narrowed.acceptedDocTypes != policy.acceptedDocTypes || narrowed.requireCountryName != policy.requireCountryName
+            || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile
+        {
+            verifier = MdocVerifier(sharing: mdocVerifier, policy: narrowed)
+        }
+        let documents = await verifier.verify(
+            deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity", deviceMacAllowed: false
+        ).documentsRegardlessOfVerdict
+        PhotoIDChecks.run(
+            documents: documents, documentCount: deviceResponse.documentResults.count, requirePhotoID: request.docType == PhotoIDDocument.docType,
+            runner: &runner)
+        for document in documents {
+            runner.run(.identityDocumentExpiry, requires: [.mdocResponseStructure], scope: documents.count > 1 ? "document[\(document.index)]" : nil)
+            {
+                DocumentExpiry.outcome(document: document, requireUnexpired: false, at: time)
+            }
+        }
+        runner.run(.webRequestElements, requires: [.mdocResponseStructure]) {
+            WebIdentityVerifier.elementsOutcome(documents: documents, request: request)
+        }
+        await RevocationChecker.run(revocation, documents: documents, runner: &runner)
+        return documents
+    }
+}
