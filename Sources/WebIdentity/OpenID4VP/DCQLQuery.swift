@@ -1,3 +1,4 @@
+import VerificationCore
 import WalletJSON
 
 /// A DCQL query (OpenID4VP 1.0 §6) for mdoc credentials: one `mso_mdoc` credential query per

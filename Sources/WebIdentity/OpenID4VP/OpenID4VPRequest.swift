@@ -1,5 +1,6 @@
 import Crypto
 import Mdoc
+import VerificationCore
 import WalletEncoding
 import WalletJOSE
 import WalletJSON

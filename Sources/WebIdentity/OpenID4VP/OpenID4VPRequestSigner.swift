@@ -1,5 +1,6 @@
 import Crypto
 import SwiftASN1
+import VerificationCore
 import WalletEncoding
 import WalletJOSE
 import X509
