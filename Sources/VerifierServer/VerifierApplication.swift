@@ -47,7 +47,8 @@ public enum VerifierApplication {
 
     /// The API's router over a replaceable configuration: each request uses the configuration current when it starts.
     public static func buildRouter(live: LiveServices, logger: Logger) -> Router<VerifierRequestContext> {
-        let router = Router(context: VerifierRequestContext.self)
+        // HEAD is answered wherever GET is (RFC 9110 §9.3.2: the GET's answer without its body).
+        let router = Router(context: VerifierRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestLogMiddleware(logger: logger))
         let api = APIRoutes(live: live)
         api.register(on: router)
