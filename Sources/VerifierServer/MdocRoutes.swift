@@ -19,11 +19,9 @@ struct MdocRoutes: Sendable {
     static func collection(_ api: APIRoutes) -> RouteCollection<VerifierRequestContext> {
         let routes = RouteCollection(context: VerifierRequestContext.self)
         routes.post("verify") { request, context in
-            try await api.handle {
-                let request = try await api.bufferedBody(request)
-                try api.admitVerification(context)
-                return try await api.inSlot(context) { try await MdocRoutes(api: api.current()).verify(request, context) }
-            }
+            let request = try await api.bufferedBody(request)
+            try api.admitVerification(context)
+            return try await api.inSlot(context) { try await MdocRoutes(api: api.current()).verify(request, context) }
         }
         return routes
     }

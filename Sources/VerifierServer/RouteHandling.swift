@@ -20,16 +20,14 @@ extension APIRoutes {
         _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response
     ) {
         router.post(path) { request, context in
-            try await handle {
-                let request = try await bufferedBody(request)
-                if kind == .verification { try admitVerification(context) }
-                return try await idempotent.run(request, context, kind: kind, route: route) { request, context in
-                    switch kind {
-                    case .creation:
-                        return try await admitCreation(context) { try await handler(request, context) }
-                    case .verification:
-                        return try await inSlot(context) { try await handler(request, context) }
-                    }
+            let request = try await bufferedBody(request)
+            if kind == .verification { try admitVerification(context) }
+            return try await idempotent.run(request, context, kind: kind, route: route) { request, context in
+                switch kind {
+                case .creation:
+                    return try await admitCreation(context) { try await handler(request, context) }
+                case .verification:
+                    return try await inSlot(context) { try await handler(request, context) }
                 }
             }
         }
@@ -41,14 +39,19 @@ extension APIRoutes {
         let limit = services.settings.bodyLimit
         let deadline = Duration.seconds(services.settings.bodyTimeout)
         let body = request.body
-        let buffer: ByteBuffer? = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask { try await body.collect(upTo: limit) }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                return nil
+        let buffer: ByteBuffer?
+        do {
+            buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+                group.addTask { try await body.collect(upTo: limit) }
+                group.addTask {
+                    try await Task.sleep(for: deadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
             }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
+        } catch is NIOTooManyBytesError {
+            throw Problem.tooLarge(limit: limit)
         }
         guard let buffer else {
             services.metrics.requestRejected(reason: "body-timeout")
@@ -59,28 +62,6 @@ extension APIRoutes {
         var buffered = request
         buffered.body = .init(buffer: buffer)
         return buffered
-    }
-
-    /// Turns a ``Problem`` into its response; anything else unexpected is a 500 without details.
-    func handle(_ body: () async throws -> Response) async throws -> Response {
-        do {
-            return try await body()
-        } catch let problem as Problem {
-            services.metrics.requestRejected(reason: problem.type)
-            return problem.response()
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            return tooLarge()
-        } catch is NIOTooManyBytesError {
-            return tooLarge()
-        }
-    }
-
-    func tooLarge() -> Response {
-        services.metrics.requestRejected(reason: "too-large")
-        return Problem(
-            status: .contentTooLarge, type: "too-large", title: "The request body is too large",
-            detail: "request bodies are limited to \(services.settings.bodyLimit) bytes"
-        ).response()
     }
 
     /// A verification POST: the client's verification rate (429, `--verify-rate`).
@@ -179,7 +160,10 @@ extension APIRoutes {
                 status: .unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
                 detail: mediaType == nil ? "send the body as application/json (Content-Type is missing)" : "send application/json, not \(mediaType!)")
         }
-        let buffer = try await request.body.collect(upTo: services.settings.bodyLimit)
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: services.settings.bodyLimit) } catch is NIOTooManyBytesError {
+            throw Problem.tooLarge(limit: services.settings.bodyLimit)
+        }
         return try JSONBody(bytes: Array(buffer: buffer))
     }
 

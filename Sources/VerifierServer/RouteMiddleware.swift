@@ -29,6 +29,22 @@ struct APITokenMiddleware: RouterMiddleware {
     }
 }
 
+/// Counts every ``Problem`` a /v1 route throws in `wallet_verifier_unreadable_requests_total` by
+/// its type, and passes it on: the router answers it (``Problem/response(from:context:)``).
+struct ProblemMetricsMiddleware: RouterMiddleware {
+    typealias Context = VerifierRequestContext
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            metrics.requestRejected(reason: problem.type)
+            throw problem
+        }
+    }
+}
+
 /// A path is answered only as the routes write it: `/` and segments that are neither empty nor `.`
 /// or `..`, with no encoded `/`, `\\` or `.` (`%2F`, `%5C`, `%2E`). Anything else is a 404 problem
 /// before routing, so no two spellings of one route exist for a middleware to tell apart.

@@ -47,6 +47,8 @@ struct APIRoutes: Sendable {
         if let token = services.apiToken {
             v1.add(middleware: APITokenMiddleware(token: token, metrics: services.metrics))
         }
+        // A request the routes refuse is counted by its problem type (the router answers it).
+        v1.add(middleware: ProblemMetricsMiddleware(metrics: services.metrics))
         v1.addRoutes(TrustRoutes.collection(live))
         // Idempotency-Key (IdempotentSubmissions) on every POST that changes the store.
         let idempotent = IdempotentSubmissions(services: services)
