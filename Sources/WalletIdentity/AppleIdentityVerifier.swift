@@ -88,14 +88,14 @@ public struct AppleIdentityVerifier: Sendable {
     /// response-against-request checks and the claims. `nonceOutcome` is the result of consuming the
     /// nonce (request sessions record it as `replay.nonce`).
     /// `requireUnexpired` (or the request's own `requireUnexpired`) makes `identity.document.expiry`
-    /// required instead of advisory.
+    /// required instead of advisory. `prefix` results and warnings (a VICAL's checks) go first in the report.
     public func verify(
         encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor? = nil, context: VerificationContext,
-        nonceOutcome: CheckOutcome? = nil, requireUnexpired: Bool = false
+        nonceOutcome: CheckOutcome? = nil, requireUnexpired: Bool = false, prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []
     ) async -> IdentityVerificationResult {
         await verify(
             encryptedData: encryptedData, nonce: nonce, request: request, context: context, nonceOutcome: nonceOutcome,
-            requireUnexpired: requireUnexpired, consumeOnOpen: nil)
+            requireUnexpired: requireUnexpired, consumeOnOpen: nil, prefix: prefix, prefixWarnings: prefixWarnings)
     }
 
     /// The outcome recorded for `replay.nonce` when the response did not open for the request's
@@ -112,11 +112,14 @@ public struct AppleIdentityVerifier: Sendable {
     /// Nothing after the decryption is evaluated unless the consumption passed.
     func verify(
         encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor?, context: VerificationContext,
-        nonceOutcome: CheckOutcome?, requireUnexpired: Bool, consumeOnOpen: (() async -> CheckOutcome)?
+        nonceOutcome: CheckOutcome?, requireUnexpired: Bool, consumeOnOpen: (() async -> CheckOutcome)?, prefix: [CheckResult] = [],
+        prefixWarnings: [ReportWarning] = []
     ) async -> IdentityVerificationResult {
         let expectations = Self.expectations(request: request, requireUnexpired: requireUnexpired)
         var runner = CheckRunner(
             policy: expectations.requirements(policy.mdoc.requirements), context: context.allowingClockSkew(policy.mdoc.clockSkew))
+        for result in prefix { runner.record(result) }
+        for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
         if let nonceOutcome {
             runner.run(.replayNonce) { nonceOutcome }
         }
