@@ -58,8 +58,6 @@ extension ReasonCode {
     public static let invalidBase64: ReasonCode = "invalidBase64"
     /// `header.transactionId` or `header.applicationData` is not hex text.
     public static let invalidHex: ReasonCode = "invalidHex"
-    /// `version` is neither `EC_v1` nor `RSA_v1`.
-    public static let unsupportedVersion: ReasonCode = "unsupportedVersion"
     /// The header carries the other version's key: `wrappedKey` in EC_v1, `ephemeralPublicKey` in RSA_v1.
     public static let unexpectedField: ReasonCode = "unexpectedField"
     /// The token is larger than ``ApplePayToken/maximumInputSize``.
@@ -85,11 +83,10 @@ extension ReasonCode {
     /// No certificate in the SignedData issued the leaf.
     public static let intermediateNotFound: ReasonCode = "intermediateNotFound"
 
-    // applepay.signature.certificateValidity
-    /// The leaf, the intermediate or the root expired before the verification time.
-    public static let certificateExpired: ReasonCode = "certificateExpired"
-    /// The leaf, the intermediate or the root is not yet valid at the verification time.
-    public static let certificateNotYetValid: ReasonCode = "certificateNotYetValid"
+    // applepay.signature.certificateValidity: certificateExpired, certificateNotYetValid (shared:
+    // VerificationCore's SharedCheckIDs.swift). applepay.token.structure's unsupportedVersion,
+    // applepay.signature.messageDigest's unsupportedDigestAlgorithm and applepay.signature.signer's
+    // signatureInvalid are shared too.
 
     // applepay.signature.chain
     /// No valid chain leads from the leaf through an intermediate to the trust anchor.
@@ -106,16 +103,12 @@ extension ReasonCode {
     public static let malformedAttribute: ReasonCode = "malformedAttribute"
     /// The content-type attribute is not id-data, or differs from the encapsulated content type.
     public static let contentTypeMismatch: ReasonCode = "contentTypeMismatch"
-    /// The signer's digest algorithm is not SHA-256.
-    public static let unsupportedDigestAlgorithm: ReasonCode = "unsupportedDigestAlgorithm"
-    /// The message-digest attribute is not SHA-256 of the signed token fields.
-    public static let digestMismatch: ReasonCode = "digestMismatch"
+    // digestMismatch (the message-digest attribute is not SHA-256 of the signed token fields) is
+    // shared with mdoc.valueDigests: VerificationCore's SharedCheckIDs.swift.
 
     // applepay.signature.signer
     /// The signature algorithm is not the one the token version calls for.
     public static let unsupportedSignatureAlgorithm: ReasonCode = "unsupportedSignatureAlgorithm"
-    /// The signature over the signed attributes does not verify with the leaf's key.
-    public static let signatureInvalid: ReasonCode = "signatureInvalid"
     /// The CMSAlgorithmProtection attribute (RFC 6211) cannot be read or names other algorithms than the signer's.
     public static let algorithmProtectionMismatch: ReasonCode = "algorithmProtectionMismatch"
 
@@ -166,11 +159,12 @@ extension ReasonCode {
 
 extension ReasonCode {
     // Reasons returned by this module's checks (docs/checks.md lists them by check).
-    /// Reason `customTrustAnchor` (docs/checks.md).
+    /// A warning: a root other than Apple Root CA - G3 is configured; for tests only, never in production.
     public static let customTrustAnchor: ReasonCode = "customTrustAnchor"
     /// Warning `expectationsMissing`: the token was verified without an expected currency, amount or
     /// (for a token that carries one) applicationData (docs/applepay.md).
     public static let expectationsMissing: ReasonCode = "expectationsMissing"
-    /// Reason `transactionIdentifierMismatch` (docs/checks.md).
+    /// A warning: the unsigned PKPaymentToken transactionIdentifier differs from the signed header.transactionId: trust only the signed
+    /// one.
     public static let transactionIdentifierMismatch: ReasonCode = "transactionIdentifierMismatch"
 }

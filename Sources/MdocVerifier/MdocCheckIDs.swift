@@ -34,17 +34,24 @@ extension CheckID {
 }
 
 extension ReasonCode {
+    /// `mdoc.valueDigests`: a received IssuerSignedItem has no digest in the MSO's valueDigests
+    /// (`details.missing`): the element was not issued with this MSO; reject the response.
+    public static let digestMissing: ReasonCode = "digestMissing"
+    /// `mdoc.valueDigests`: two received IssuerSignedItems carry the same digestID
+    /// (`details.duplicated`): the issuer-signed data is malformed; reject the response.
+    public static let duplicateDigestID: ReasonCode = "duplicateDigestID"
     /// `mdoc.device.authentication`: a deviceMac in a flow that cannot carry one.
     public static let deviceMacNotAllowed: ReasonCode = "deviceMacNotAllowed"
     /// `mdoc.issuingCountry.element`: issuing_country differs from the IACA's countryName.
     public static let issuingCountryMismatch: ReasonCode = "issuingCountryMismatch"
 }
 
-// MARK: - The physical document (DocumentExpiry.swift)
+// MARK: - The physical document (Checks/DocumentExpiryCheck.swift)
 
 extension CheckID {
     /// A disclosed `expiry_date` of the physical document is not before the verification time
-    /// (advisory unless the request sets `requireUnexpired`). Run by the in-app and web flows.
+    /// (advisory unless the request sets `requireUnexpired`). Run by the in-app and web flows,
+    /// for every document (``MdocPresentationVerifier``).
     public static let identityDocumentExpiry: CheckID = "identity.document.expiry"
 }
 
@@ -55,7 +62,7 @@ extension ReasonCode {
     public static let expiryNotDisclosed: ReasonCode = "expiryNotDisclosed"
 }
 
-// MARK: - Passports (photo ID) (PhotoID/PassportVerifier.swift)
+// MARK: - Passports (photo ID) (Checks/PhotoIDDocTypeCheck.swift, Checks/PhotoIDElementsCheck.swift)
 
 extension CheckID {
     /// Every document in the response is a photo ID (`org.iso.23220.photoid.1`). When it fails, the
@@ -99,6 +106,7 @@ extension CheckID {
 /// The prerequisite lists of the per-document checks, built once (a check's `prerequisites` is read
 /// on every run; an array literal there would allocate each time).
 enum MdocPrerequisites {
+    static let responseStructure: [CheckID] = [.mdocResponseStructure]
     static let documentStructure: [CheckID] = [.mdocDocumentStructure]
     static let documentStructureAndSignature: [CheckID] = [.mdocDocumentStructure, .mdocIssuerSignature]
     static let msoStructure: [CheckID] = [.mdocMSOStructure]
@@ -108,136 +116,162 @@ enum MdocPrerequisites {
 
 extension ReasonCode {
     // Reasons returned by this module's checks (docs/checks.md lists them by check).
-    /// For example: "Certificate…"
-    public static let certificateExpired: ReasonCode = "certificateExpired"
-    /// For example: "Certificate…"
-    public static let certificateNotYetValid: ReasonCode = "certificateNotYetValid"
-    /// For example: "The issuer's certificates break Annex B rules this policy reports as warnings:…"
+    /// A warning (`mdoc.issuer.certificateProfile`): the issuer's certificates break Annex B rules that this policy (Apple's in-app)
+    /// reports instead of failing; the message lists them. Acceptable for Apple's test issuer, not for production issuers.
     public static let certificateProfileWarning: ReasonCode = "certificateProfileWarning"
-    /// Reason `countryNameAbsent` (docs/checks.md).
+    /// `mdoc.issuer.country`, `mdoc.issuingCountry.element` (skipped, with a warning): countryName is missing in the document signer or
+    /// IACA and the policy does not require it (Apple's test issuer has none).
     public static let countryNameAbsent: ReasonCode = "countryNameAbsent"
-    /// For example: "The…"
+    /// `mdoc.issuer.country`: a countryName is not an officially assigned ISO 3166-1 alpha-2 code: the issuer's certificates are malformed;
+    /// reject the document.
     public static let countryNameInvalid: ReasonCode = "countryNameInvalid"
-    /// For example: "The document signer's countryName…"
+    /// `mdoc.issuer.country`: the document signer's countryName differs from the IACA's: the signer was not issued by that country's
+    /// authority; reject the document.
     public static let countryNameMismatch: ReasonCode = "countryNameMismatch"
-    /// For example: "No validated chain."
+    /// `mdoc.issuer.country`, `mdoc.issuingCountry.element`: countryName is missing in the document signer or IACA, and the policy requires
+    /// it (ISO strict, passports): the issuer's certificates do not follow ISO/IEC 18013-5.
     public static let countryNameMissing: ReasonCode = "countryNameMissing"
-    /// For example: "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the data:…"
-    public static let decryptionFailed: ReasonCode = "decryptionFailed"
-    /// For example: "The device authenticated an attached DeviceAuthentication that differs from the expected one:…"
+    /// `mdoc.device.authentication`: the device authenticated an attached DeviceAuthentication that is not the one of this session
+    /// transcript: the response was made for another session; reject it.
     public static let deviceAuthenticationMismatch: ReasonCode = "deviceAuthenticationMismatch"
-    /// For example: "The device MAC does not verify:…"
+    /// `mdoc.device.authentication`: the deviceMac does not verify with the key agreed from the reader key and the device key: the response
+    /// was altered, or the reader key is not this session's.
     public static let deviceMacInvalid: ReasonCode = "deviceMacInvalid"
-    /// For example: "The device signature does not verify over DeviceAuthentication:…"
+    /// `mdoc.device.authentication`: the device signature does not verify with the MSO's deviceKey over DeviceAuthentication: the response
+    /// was altered or made for another session transcript; reject it.
     public static let deviceSignatureInvalid: ReasonCode = "deviceSignatureInvalid"
-    /// For example: "The document has no deviceSigned part, so it cannot be bound to the holder's device."
+    /// `mdoc.device.authentication`: the document has no deviceSigned part, so it is not bound to the holder's device (a copied document);
+    /// reject it.
     public static let deviceSignedMissing: ReasonCode = "deviceSignedMissing"
-    /// For example: "The MSO was issued for…"
+    /// `mdoc.docType`: the MSO was issued for another docType than the document claims: the document was relabelled; reject it.
     public static let docTypeMismatch: ReasonCode = "docTypeMismatch"
-    /// For example: "The document type…"
+    /// `mdoc.docType`: the document's docType is not one the policy or the request accepts: ask for an accepted document type.
     public static let docTypeNotAccepted: ReasonCode = "docTypeNotAccepted"
-    /// For example: "The MSO expired at…"
+    /// `mdoc.validity`: the MSO's validUntil is before the verification time (beyond the clock skew): the wallet must refresh the
+    /// credential.
     public static let expired: ReasonCode = "expired"
-    /// For example: "The MSO is valid from…"
+    /// `mdoc.validity`: the MSO's signed, validFrom and validUntil are out of order, or it was signed outside its document signer's
+    /// validity: the issuer's data is malformed; reject it.
     public static let inconsistentValidity: ReasonCode = "inconsistentValidity"
-    /// For example: "The document's status-list index is outside the list at…"
+    /// `mdoc.revocation.status`: the document's status-list index lies outside the list: the list or the MSO is wrong, so the status cannot
+    /// be read.
     public static let indexOutOfRange: ReasonCode = "indexOutOfRange"
-    /// For example: "The MSO's device key cannot be used:…"
+    /// `mdoc.device.authentication`: the MSO's deviceKey is not a usable COSE key: the document cannot be bound to a device; reject it.
     public static let invalidDeviceKey: ReasonCode = "invalidDeviceKey"
-    /// For example: "Photo ID elements have the wrong type or form:…"
+    /// `photoid.elements`: a photo ID element has the wrong type or form (the message names it): the issuer's data is malformed; do not use
+    /// that element.
     public static let invalidElement: ReasonCode = "invalidElement"
-    /// For example: "The DeviceResponse version \"…"
+    /// `mdoc.response.structure`, `mdoc.mso.version`: a version is not of the form major.minor: the data is malformed.
     public static let invalidVersion: ReasonCode = "invalidVersion"
-    /// For example: "ECDH with the device key failed."
+    /// `mdoc.device.authentication`: ECDH between the reader key and the device key failed, so the deviceMac cannot be checked: the keys
+    /// are on different curves or invalid.
     public static let keyAgreementFailed: ReasonCode = "keyAgreementFailed"
-    /// For example: "The revocation list expired at…"
+    /// `mdoc.revocation.list`: the revocation list's exp is before the verification time: the issuer must publish a fresh list (fetched
+    /// again on the next verification).
     public static let listExpired: ReasonCode = "listExpired"
-    /// For example: "The revocation list was issued at…"
+    /// `mdoc.revocation.list`: the revocation list's iat or nbf is after the verification time: check the verifier's clock, or the list is
+    /// not yet in force.
     public static let listNotYetValid: ReasonCode = "listNotYetValid"
-    /// For example: "The revocation list has no iat, so its age cannot be judged (the policy accepts lists up to…"
+    /// `mdoc.revocation.list`: the revocation list is older than the policy's maximum age, or has no iat to judge its age by: fetch a fresh
+    /// list.
     public static let listStale: ReasonCode = "listStale"
-    /// For example: "The revocation list at…"
+    /// `mdoc.revocation.list`: the revocation list (or its decompressed status list) exceeds the size limit: it is refused rather than read
+    /// without bound.
     public static let listTooLarge: ReasonCode = "listTooLarge"
-    /// For example: "The revocation list server did not answer with HTTP."
+    /// `mdoc.revocation.list` (error, retryable): the revocation list could not be obtained (no answer, an HTTP error, a time-out): try
+    /// again later, or give the list as a file.
     public static let listUnavailable: ReasonCode = "listUnavailable"
-    /// For example: "The revocation list is not well-formed CBOR…"
+    /// `mdoc.revocation.list`: the revocation list is not a well-formed CWT of the kind the MSO names: the list is damaged or is not a
+    /// revocation list.
     public static let malformedList: ReasonCode = "malformedList"
-    /// For example: "The MSO status entry is a…"
+    /// `mdoc.revocation.list`: the MSO's status entry does not have the shape of an identifier_list or status_list reference: the issuer's
+    /// data is malformed.
     public static let malformedStatus: ReasonCode = "malformedStatus"
-    /// For example: "The response is not an Annex C EncryptedResponse:…"
-    public static let malformedStructure: ReasonCode = "malformedStructure"
-    /// For example: "The VICAL has no x5chain."
+    /// A signature carries no usable x5chain (the MSO, a VICAL, a revocation list, a reader signature): its signer cannot be identified;
+    /// reject it.
     public static let missingCertificateChain: ReasonCode = "missingCertificateChain"
-    /// Reason `msoMissing` (docs/checks.md).
+    /// `mdoc.mso.structure`: issuerAuth carries no MSO payload: the document is not issuer-signed; reject it.
     public static let msoMissing: ReasonCode = "msoMissing"
-    /// For example: "No document to compare with the request."
-    public static let noDocument: ReasonCode = "noDocument"
-    /// For example: "The DeviceResponse holds no documents…"
+    /// `mdoc.response.structure`: the DeviceResponse holds no documents (the message lists any document errors the wallet returned): the
+    /// holder declined or the wallet had no matching document; let them retry.
     public static let noDocuments: ReasonCode = "noDocuments"
-    /// For example: "No trusted IACA root is configured for…"
+    /// No trusted root is configured for this docType or signer (an IACA, a reader root): configure the issuer's root (`--trust`, a VICAL)
+    /// if it is to be trusted.
     public static let noTrustAnchor: ReasonCode = "noTrustAnchor"
-    /// For example: "The MSO is not valid before…"
+    /// `mdoc.validity`: the MSO's validFrom is after the verification time (beyond the clock skew): check the verifier's clock; the
+    /// credential is not yet in force.
     public static let notYetValid: ReasonCode = "notYetValid"
-    /// For example: "No validated chain of a document signer and an IACA."
+    /// `mdoc.issuer.certificateProfile`, `reader.auth.profile`: a certificate breaks its ISO/IEC 18013-5 Annex B profile (the message lists
+    /// the rules): the issuer's or reader's certificates must be reissued.
     public static let profileViolation: ReasonCode = "profileViolation"
-    /// For example: "The response is authenticated with deviceMac, which cannot be checked without the reader's ephemeral…"
+    /// `mdoc.device.authentication` (error): the response is authenticated with deviceMac, which needs the reader's ephemeral private key
+    /// (EReaderKey): pass it, or the response cannot be checked.
     public static let readerKeyRequired: ReasonCode = "readerKeyRequired"
-    /// For example: "The DeviceResponse status is…"
+    /// `mdoc.response.structure`: the DeviceResponse status is not 0 (OK): the holder's device reported an error; let the person retry.
     public static let responseStatus: ReasonCode = "responseStatus"
-    /// Reason `revocationUndetermined` (docs/checks.md).
+    /// `mdoc.revocation.status` (skipped, under a best-effort policy): the revocation status could not be decided because the list did not
+    /// pass; the verdict does not depend on it. Fix the list source to have it checked.
     public static let revocationUndetermined: ReasonCode = "revocationUndetermined"
-    /// Reason `revoked` (docs/checks.md).
+    /// `mdoc.revocation.status`: the issuer revoked the document: reject it.
     public static let revoked: ReasonCode = "revoked"
-    /// For example: "The document signer … chains to …, a root trusted for any docType; a org.iso.23220.photoid.1 document (passport) must chain to a root trusted for its docType…"
+    /// `mdoc.issuer.chain`: the chain ends at a root trusted for any docType, while a passport must chain to a root trusted for its own
+    /// docType (a VICAL entry or a docType-scoped root): configure the root for that docType.
     public static let rootNotScopedForDocType: ReasonCode = "rootNotScopedForDocType"
-    /// For example: "The MSO was signed at…, outside its document signer certificate's validity…"
+    /// `mdoc.validity`: the MSO was signed outside its document signer certificate's validity: an MSO dated before its signer existed (or
+    /// after it expired) is refused.
     public static let signedOutsideSignerValidity: ReasonCode = "signedOutsideSignerValidity"
-    /// For example: "The revocation list's signature does not verify with any pinned key."
-    public static let signatureInvalid: ReasonCode = "signatureInvalid"
-    /// For example: "Certificate…"
+    /// `mdoc.revocation.list`: a certificate of the revocation list's x5chain expired before the verification time: the issuer must sign
+    /// its lists with a current signer.
     public static let signerCertificateExpired: ReasonCode = "signerCertificateExpired"
-    /// For example: "Certificate…"
+    /// `mdoc.revocation.list`: a certificate of the revocation list's x5chain is not yet valid at the verification time: check the
+    /// verifier's clock.
     public static let signerCertificateNotYetValid: ReasonCode = "signerCertificateNotYetValid"
-    /// For example: "The VICAL signer…"
+    /// `vical.chain`: the VICAL signer breaks the VICAL-signer profile (extended key usage 1.0.18013.5.1.8, key usage, not a CA): the VICAL
+    /// is not trusted.
     public static let signerProfileViolation: ReasonCode = "signerProfileViolation"
-    /// For example: "The MSO carries no status entry, and the policy requires one."
+    /// `mdoc.revocation.status`: the MSO carries no status entry while the policy requires one: the document cannot be shown to be
+    /// unrevoked.
     public static let statusMissing: ReasonCode = "statusMissing"
-    /// For example: "The document's status-list entry at…"
+    /// `mdoc.revocation.status`: the document's status-list entry holds a value this verifier does not interpret (not 0 valid, 1 revoked or
+    /// 2 suspended): its status is unknown.
     public static let statusValueUnknown: ReasonCode = "statusValueUnknown"
-    /// Reason `suspended` (docs/checks.md).
+    /// `mdoc.revocation.status`: the issuer suspended the document (status-list value 2): reject it for now; it may be reinstated.
     public static let suspended: ReasonCode = "suspended"
-    /// For example: "The device signed…"
+    /// `mdoc.device.keyAuthorizations`: the device signed an element the MSO's keyAuthorizations do not allow: reject the response.
     public static let unauthorizedDeviceSignedElement: ReasonCode = "unauthorizedDeviceSignedElement"
-    /// For example: "The response is a…"
+    /// `photoid.docType`, `identity.request.elements`, `web.request.elements`: the response holds another docType than the request asked
+    /// for (or a document that did not decode): let the person retry with the requested document.
     public static let unexpectedDocType: ReasonCode = "unexpectedDocType"
-    /// For example: "The response carries elements that were not requested:…"
-    public static let unrequestedElement: ReasonCode = "unrequestedElement"
-    /// Reason `unsupportedDeviceKey` (docs/checks.md).
+    /// `mdoc.device.authentication`: the deviceKey's curve cannot be used for the deviceMac's key agreement: the response cannot be
+    /// checked.
     public static let unsupportedDeviceKey: ReasonCode = "unsupportedDeviceKey"
-    /// For example: "The MSO digest algorithm \"…"
-    public static let unsupportedDigestAlgorithm: ReasonCode = "unsupportedDigestAlgorithm"
-    /// For example: "The document signer key is not an EC key on P-256, P-384 or P-521."
+    /// A signer's key (document signer, VICAL signer) is not an EC key on P-256, P-384 or P-521 (or Ed25519): its signature cannot be
+    /// checked; reject it.
     public static let unsupportedKey: ReasonCode = "unsupportedKey"
-    /// For example: "The revocation list uri…"
+    /// `mdoc.revocation.list`: the MSO's revocation list uri is not fetched (only https, or http to a loopback address): give the list as a
+    /// file, or the issuer must publish it over https.
     public static let unsupportedURI: ReasonCode = "unsupportedURI"
-    /// For example: "The DeviceResponse version…"
-    public static let unsupportedVersion: ReasonCode = "unsupportedVersion"
-    /// For example: "The document signer…"
+    /// `mdoc.issuer.chain`: the document signer does not chain to a trusted IACA root valid at the verification time: add the issuer's root
+    /// (`--trust`, a VICAL) if you trust it.
     public static let untrustedIssuer: ReasonCode = "untrustedIssuer"
-    /// For example: "The revocation list is signed by another certificate than the one the MSO names for it."
+    /// `mdoc.revocation.list`: the revocation list's signer does not chain to the document's trusted root (or the certificate the MSO
+    /// names, or a pinned key): the list is not trusted.
     public static let untrustedSigner: ReasonCode = "untrustedSigner"
-    /// For example: "The revocation list has no sub claim, so it cannot be matched to…"
+    /// `mdoc.revocation.list`: the list's sub claim is missing or names another uri than the MSO's: it is not the list for this document.
     public static let uriMismatch: ReasonCode = "uriMismatch"
-    /// For example: "The MSO version…"
+    /// `mdoc.mso.version`: the MSO version is above the DeviceResponse's: the issuer's data cannot be read under this response version;
+    /// reject it.
     public static let versionAboveResponse: ReasonCode = "versionAboveResponse"
-    /// For example: "VICAL entry…"
+    /// A warning (VICAL loading): an entry's certificate does not parse, so it is left out; the other entries are trusted.
     public static let vicalEntrySkipped: ReasonCode = "vicalEntrySkipped"
-    /// For example: "The VICAL is dated…"
+    /// `vical.validity`: the VICAL's date is after the verification time: check the verifier's clock.
     public static let vicalNotYetValid: ReasonCode = "vicalNotYetValid"
-    /// Reason `vicalOutdated` (docs/checks.md).
+    /// `vical.validity`: the verification time is after the VICAL's nextUpdate: fetch the current VICAL (a warning instead under
+    /// `allowOutdated`).
     public static let vicalOutdated: ReasonCode = "vicalOutdated"
-    /// For example: "The VICAL's x5chain holds…"
+    /// An x5chain (VICAL, revocation list, reader signature) holds more certificates than are read (at most 4): path building stays
+    /// bounded; the signer must send a shorter chain.
     public static let chainTooLong: ReasonCode = "chainTooLong"
-    /// For example: "Certificate…"
+    /// A certificate of an x5chain does not parse as X.509: the chain is damaged; reject it.
     public static let invalidCertificate: ReasonCode = "invalidCertificate"
 }

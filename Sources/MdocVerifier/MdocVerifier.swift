@@ -136,13 +136,7 @@ public struct MdocVerifier: Sendable {
         flow: String = "mdoc"
     ) async -> MdocVerificationResult {
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
-        let response: DeviceResponse
-        do {
-            response = try DeviceResponse(cborBytes: bytes)
-        } catch {
-            runner.run(.mdocResponseStructure) {
-                .failed(ReasonCode(error.code.rawValue), "The DeviceResponse could not be decoded: \(error.message).")
-            }
+        guard let response = MdocPresentationVerifier.decode(bytes, runner: &runner, advice: nil) else {
             return MdocVerificationResult(report: runner.report(flow: flow), documents: [])
         }
         return await verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow)
@@ -167,20 +161,8 @@ public struct MdocVerifier: Sendable {
         deviceMacAllowed: Bool = true
     ) async -> MdocVerificationResult {
         let responseVersion = MdocVersion(response.version)
-        runner.run(.mdocResponseStructure) {
-            guard let version = responseVersion else {
-                return .failed(.invalidVersion, "The DeviceResponse version \"\(response.version)\" is not of the form major.minor.")
-            }
-            guard version >= .v1_0 else { return .failed(.unsupportedVersion, "The DeviceResponse version \(version) is below 1.0.") }
-            guard response.status == 0 else {
-                return .failed(.responseStatus, "The DeviceResponse status is \(response.status), not 0 (OK): the holder's device reported an error.")
-            }
-            guard !response.documentResults.isEmpty else {
-                let errors = response.documentErrors.map { "\($0.key) (error \($0.value))" }.joined(separator: ", ")
-                return .failed(.noDocuments, "The DeviceResponse holds no documents" + (errors.isEmpty ? "." : "; document errors: \(errors)."))
-            }
-            return .passed("DeviceResponse version \(version), status 0, \(response.documentResults.count) document(s).")
-        }
+        var structure = response
+        await runner.run(ResponseStructureCheck(), state: &structure)
 
         var documents: [VerifiedDocument] = []
         for (index, decoded) in response.documentResults.enumerated() {
@@ -192,22 +174,11 @@ public struct MdocVerifier: Sendable {
             await runner.run(IssuerSignatureCheck(), state: &state, scope: scope)
             await runner.run(IssuerChainCheck(), state: &state, scope: scope)
             await runner.run(CertificateProfileCheck(), state: &state, scope: scope)
-            if let profile = runner.results.last, profile.id == .mdocIssuerCertificateProfile, let warnings = profile.details["profileWarnings"] {
-                runner.warn(
-                    .certificateProfileWarning, "The issuer's certificates break Annex B rules this policy reports as warnings: \(warnings).",
-                    scope: scope)
-            }
             await runner.run(IssuingCountryCheck(), state: &state, scope: scope)
-            if let country = runner.results.last, country.id == .mdocIssuerCountry, country.reason == "countryNameAbsent" {
-                runner.warn(.countryNameAbsent, country.message, scope: scope)
-            }
             await runner.run(MSOStructureCheck(), state: &state, scope: scope)
             await runner.run(MSOVersionCheck(), state: &state, scope: scope)
             await runner.run(ValueDigestsCheck(), state: &state, scope: scope)
             await runner.run(IssuingCountryElementCheck(), state: &state, scope: scope)
-            if let country = runner.results.last, country.id == .mdocIssuingCountryElement, country.reason == "countryNameAbsent" {
-                runner.warn(.countryNameAbsent, country.message, scope: scope)
-            }
             await runner.run(DocTypeCheck(), state: &state, scope: scope)
             await runner.run(ValidityCheck(), state: &state, scope: scope)
             await runner.run(DeviceAuthenticationCheck(), state: &state, scope: scope)

@@ -71,16 +71,17 @@ public struct ReasonCode: Hashable, Sendable, Codable, RawRepresentable, Express
     public static let unavailable: ReasonCode = "unavailable"
 
     // Replay and request-session stores, shared by every flow.
-    /// Reason `idempotentRetry` (docs/checks.md).
+    /// `replay.nonce` (passed): the same submission was verified again (a retry with the same idempotency key), so its nonce counts as used
+    /// once.
     public static let idempotentRetry: ReasonCode = "idempotentRetry"
-    /// For example: "The request expired before the response arrived;…"
+    /// `replay.nonce`: the request expired before the response arrived: start a new request.
     public static let nonceExpired: ReasonCode = "nonceExpired"
-    /// For example: "This request's nonce was used already:…"
+    /// `replay.nonce`: the request's nonce was used already by an earlier response: a replay; reject it.
     public static let nonceReused: ReasonCode = "nonceReused"
-    /// For example: "The stored request could not be read."
+    /// `replay.nonce` (error): the stored request could not be read: the store's data is damaged; start a new request.
     public static let storeCorrupt: ReasonCode = "storeCorrupt"
-    /// For example: "The nonce store could not be reached;…"
+    /// `replay.nonce` (error, retryable): the nonce store could not be reached: try again later.
     public static let storeUnavailable: ReasonCode = "storeUnavailable"
-    /// For example: "No such request was issued (or it was purged)."
+    /// `replay.nonce`: no such request was issued here (or it was purged): start a new request.
     public static let unknownRequest: ReasonCode = "unknownRequest"
 }

@@ -102,14 +102,38 @@ public struct CheckOutcome: Sendable, Hashable {
     public var details: [String: String]
     /// For `error`: whether trying again later may succeed (the runner records nil as false).
     public var retryable: Bool?
+    /// Non-fatal observations the check made (a profile rule reported as a warning, an absent
+    /// countryName); the runner adds them to the report after the result, in the check's scope
+    /// unless they name their own.
+    public var warnings: [ReportWarning]
 
     /// Creates an outcome; the static constructors below cover the usual cases.
-    public init(status: CheckStatus, reason: ReasonCode, message: String, details: [String: String] = [:], retryable: Bool? = nil) {
+    public init(
+        status: CheckStatus, reason: ReasonCode, message: String, details: [String: String] = [:], retryable: Bool? = nil,
+        warnings: [ReportWarning] = []
+    ) {
         self.status = status
         self.reason = reason
         self.message = message
         self.details = details
         self.retryable = retryable
+        self.warnings = warnings
+    }
+
+    /// This outcome with a warning added (see ``warnings``).
+    public func warning(_ code: ReasonCode, _ message: String) -> CheckOutcome {
+        var copy = self
+        copy.warnings.append(ReportWarning(code: code, message: message))
+        return copy
+    }
+
+    /// A check that found what it needs from `prerequisite` missing (possible only where a policy
+    /// makes that prerequisite advisory or disables it): skipped with reason
+    /// ``ReasonCode/prerequisiteFailed``, as the runner records a check whose prerequisite did not pass.
+    public static func notEvaluated(because prerequisite: CheckID) -> CheckOutcome {
+        CheckOutcome(
+            status: .skipped, reason: .prerequisiteFailed, message: "Not evaluated because \(prerequisite) did not pass.",
+            details: ["prerequisite": prerequisite.rawValue])
     }
 
     /// A pass, with reason ``ReasonCode/ok``.

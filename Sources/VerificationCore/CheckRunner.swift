@@ -132,6 +132,25 @@ public struct CheckRunner: Sendable {
                 id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,
                 requirement: requirement, scope: scope, details: outcome.details,
                 retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil))
+        for warning in outcome.warnings {
+            warnings.append(ReportWarning(code: warning.code, message: warning.message, scope: warning.scope ?? scope))
+        }
+    }
+
+    /// Records `id` as skipped because `prerequisite` did not pass — the one way a flow reports a
+    /// check it cannot reach (the envelope did not open, the request did not decode), exactly as
+    /// ``run(_:requires:scope:_:)`` records a check whose prerequisite failed. A check the policy
+    /// disables is recorded as disabled.
+    public mutating func skip(_ id: CheckID, requires prerequisite: CheckID, scope: String? = nil) {
+        let requirement = policy.requirement(for: id)
+        guard requirement != .disabled else {
+            _ = mayRun(id, prerequisites: [], scope: scope)
+            return
+        }
+        results.append(
+            CheckResult(
+                id: id, status: .skipped, reason: .prerequisiteFailed, message: "Not evaluated because \(prerequisite) did not pass.",
+                requirement: requirement, scope: scope, details: ["prerequisite": prerequisite.rawValue]))
     }
 
     private static func outcome(for error: any Error) -> CheckOutcome {

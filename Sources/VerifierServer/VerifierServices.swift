@@ -110,6 +110,8 @@ public struct VerifierServices: Sendable {
         /// PostgreSQL pool before the application runs): loading the VICALs at start then uses memory
         /// only, and ``VICALRefreshService/reconcile()`` checks them against the store once it answers.
         var vicalStore: (any DocumentCacheStore)? { storeReady.isReady ? documentCache : nil }
+        /// Where `--vical` files and URLs are loaded from, with the copies and records shared through the store.
+        var vicalSources: VICALSources { VICALSources(copies: vicalCopies, transport: transport, store: vicalStore) }
     }
 
     static func makeBase(settings: ServerSettings, logger: Logger, clock: any VerificationClock) async throws -> Base {

@@ -88,14 +88,14 @@ public struct AppleIdentityVerifier: Sendable {
     /// response-against-request checks and the claims. `nonceOutcome` is the result of consuming the
     /// nonce (request sessions record it as `replay.nonce`).
     /// `requireUnexpired` (or the request's own `requireUnexpired`) makes `identity.document.expiry`
-    /// required instead of advisory.
+    /// required instead of advisory. `prefix` results and warnings (a VICAL's checks) go first in the report.
     public func verify(
         encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor? = nil, context: VerificationContext,
-        nonceOutcome: CheckOutcome? = nil, requireUnexpired: Bool = false
+        nonceOutcome: CheckOutcome? = nil, requireUnexpired: Bool = false, prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []
     ) async -> IdentityVerificationResult {
         await verify(
             encryptedData: encryptedData, nonce: nonce, request: request, context: context, nonceOutcome: nonceOutcome,
-            requireUnexpired: requireUnexpired, consumeOnOpen: nil)
+            requireUnexpired: requireUnexpired, consumeOnOpen: nil, prefix: prefix, prefixWarnings: prefixWarnings)
     }
 
     /// The outcome recorded for `replay.nonce` when the response did not open for the request's
@@ -112,13 +112,14 @@ public struct AppleIdentityVerifier: Sendable {
     /// Nothing after the decryption is evaluated unless the consumption passed.
     func verify(
         encryptedData: [UInt8], nonce: [UInt8], request: IdentityRequestDescriptor?, context: VerificationContext,
-        nonceOutcome: CheckOutcome?, requireUnexpired: Bool, consumeOnOpen: (() async -> CheckOutcome)?
+        nonceOutcome: CheckOutcome?, requireUnexpired: Bool, consumeOnOpen: (() async -> CheckOutcome)?, prefix: [CheckResult] = [],
+        prefixWarnings: [ReportWarning] = []
     ) async -> IdentityVerificationResult {
-        let time = context.time
-        let requireUnexpired = requireUnexpired || request?.requireUnexpired == true
-        // An expired physical document is a warning unless the request requires an unexpired one.
-        let requirements = policy.mdoc.requirements.with(.identityDocumentExpiry, requireUnexpired ? .required : .advisory)
-        var runner = CheckRunner(policy: requirements, context: context.allowingClockSkew(policy.mdoc.clockSkew))
+        let expectations = Self.expectations(request: request, requireUnexpired: requireUnexpired)
+        var runner = CheckRunner(
+            policy: expectations.requirements(policy.mdoc.requirements), context: context.allowingClockSkew(policy.mdoc.clockSkew))
+        for result in prefix { runner.record(result) }
+        for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
         if let nonceOutcome {
             runner.run(.replayNonce) { nonceOutcome }
         }
@@ -136,53 +137,40 @@ public struct AppleIdentityVerifier: Sendable {
             runner.revise(.replayNonce, consumed)
         }
         await runner.run(PlaintextStructureCheck(prerequisites: [.identityEnvelopeDecryption] + noncePrerequisite), state: &state)
-        let response = state.response
-        let transcript = state.transcript
 
+        // The mdoc checks, the photo ID rules, the document's expiry, the request and revocation:
+        // the composition every flow shares.
+        let composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
         var documents: [VerifiedDocument] = []
-        if let response, let transcript {
-            // A passport (photo ID) gets the passport rules, whichever flow it came through.
-            var mdocPolicy = PhotoIDChecks.policy(policy.mdoc, for: response)
-            if let request { mdocPolicy.acceptedDocTypes = request.document.docTypes }
-            let changed =
-                request != nil || mdocPolicy.requireCountryName != policy.mdoc.requireCountryName
-                || mdocPolicy.requireFullCertificateProfile != policy.mdoc.requireFullCertificateProfile
-            let verifier = changed ? MdocVerifier(sharing: mdocVerifier, policy: mdocPolicy) : mdocVerifier
+        if let response = state.response, let transcript = state.transcript {
             // PassKit only uses ECDSA: a deviceMac is a failure here, not a missing reader key.
-            documents = await verifier.verify(
-                response, transcript: transcript, readerKey: nil, runner: &runner, flow: "walletIdentity", deviceMacAllowed: false
-            ).documentsRegardlessOfVerdict
-            PhotoIDChecks.run(
-                documents: documents, documentCount: response.documentResults.count, requirePhotoID: request?.document == .photoID, runner: &runner)
-            await RevocationChecker.run(revocation, documents: documents, runner: &runner)
+            documents = await composition.verify(
+                response, transcript: transcript, readerKey: nil, expectations: expectations, deviceMacAllowed: false, runner: &runner,
+                flow: "walletIdentity")
         } else {
-            runner.run(.mdocResponseStructure, requires: [.identityPlaintextStructure]) {
-                .failed(.malformedInput, "Unreachable: the plaintext did not decode.")
-            }
-        }
-
-        if let document = documents.first {
-            runner.run(.identityDocumentExpiry, requires: [.mdocResponseStructure]) {
-                DocumentExpiry.outcome(document: document, requireUnexpired: requireUnexpired, at: time)
-            }
+            await composition.skip(after: .identityPlaintextStructure, expectations: expectations, runner: &runner)
         }
 
         var claims: IdentityClaims?
-        if let request {
-            let document = documents.first
-            runner.run(.identityRequestElements, requires: [.mdocResponseStructure]) {
-                guard let document else { return .failed(.noDocument, "No document to compare with the request.") }
-                return RequestMatching.elementsOutcome(document: document, request: request)
-            }
-            if let ageRequest = request.elements.first(where: { $0.atLeast != nil }), let minimum = ageRequest.atLeast {
-                runner.run(.identityRequestAge, requires: [.mdocResponseStructure]) {
-                    guard let document else { return .failed(.noDocument, "No document.") }
-                    return RequestMatching.ageOutcome(document: document, request: request, minimum: minimum, at: time)
-                }
-            }
-            if let document { claims = IdentityClaims(document: document, request: request, at: time) }
-        }
+        if let request, let document = documents.first { claims = IdentityClaims(document: document, request: request, at: context.time) }
         return IdentityVerificationResult(report: runner.report(flow: "walletIdentity"), documents: documents, claims: claims)
+    }
+
+    /// What the in-app flow expects of the document: the request's docTypes, a passport when it asks
+    /// for one, its expiry (required when the request or the caller requires an unexpired
+    /// document, a warning otherwise), and `identity.request.elements` and `identity.request.age`.
+    static func expectations(request: IdentityRequestDescriptor?, requireUnexpired: Bool) -> MdocPresentationExpectations {
+        let requireUnexpired = requireUnexpired || request?.requireUnexpired == true
+        var expectations = MdocPresentationExpectations(
+            requestedDocTypes: request?.document.docTypes, requirePhotoID: request?.document == .photoID,
+            documentExpiry: requireUnexpired ? .required : .advisory)
+        if let request {
+            expectations.requestChecks.append(IdentityRequestElementsCheck(request: request))
+            if let minimum = request.elements.first(where: { $0.atLeast != nil })?.atLeast {
+                expectations.requestChecks.append(IdentityRequestAgeCheck(request: request, minimum: minimum))
+            }
+        }
+        return expectations
     }
 
     /// The DeviceResponse of the plaintext `{"identity": DeviceResponse}`: the usual plaintext is read in

@@ -11,8 +11,6 @@ extension CheckID {
     public static let identityEnvelopeDecryption: CheckID = "identity.envelope.decryption"
     /// The plaintext is {"identity": DeviceResponse} with exactly one document.
     public static let identityPlaintextStructure: CheckID = "identity.plaintext.structure"
-    /// The request nonce is known, unexpired and used for the first time.
-    public static let replayNonce: CheckID = "replay.nonce"
     /// Every returned element was requested, and the document type fits the request.
     public static let identityRequestElements: CheckID = "identity.request.elements"
     /// age(atLeast:) is answered (age_over_NN, or age_in_years / birth_date as PassKit falls back).
@@ -26,18 +24,23 @@ extension ReasonCode {
 
 extension ReasonCode {
     // Reasons returned by this module's checks (docs/checks.md lists them by check).
-    /// Reason `ageNotAnswered` (docs/checks.md).
+    /// `identity.request.age`: the response holds neither age_over_NN nor age_in_years or birth_date that decide age(atLeast: N): request
+    /// the age element again, or treat the age as unknown.
     public static let ageNotAnswered: ReasonCode = "ageNotAnswered"
-    /// For example: "The DeviceResponse holds…"
+    /// `identity.plaintext.structure`: the DeviceResponse holds no document or more than one, where Apple's in-app flow returns exactly
+    /// one: the response did not come from PassKit; reject it.
     public static let documentCount: ReasonCode = "documentCount"
-    /// For example: "SHA-256 of the session transcript does not equal the envelope's infoHash:…"
+    /// `identity.envelope.transcript`: SHA-256 of the session transcript (nonce, merchant id, team id, pkRHash) differs from the envelope's
+    /// infoHash: the response answers another request or merchant, or the nonce given is not the one the app used.
     public static let infoHashMismatch: ReasonCode = "infoHashMismatch"
-    /// For example: "No configured identity encryption key matches pkRHash…"
+    /// `identity.envelope.recipientKey`: no configured identity encryption key has the envelope's pkRHash: the response was encrypted to a
+    /// key this verifier does not hold (configure it, or the merchant setup differs).
     public static let noMatchingKey: ReasonCode = "noMatchingKey"
-    /// For example: "The request was created for another session."
+    /// `replay.nonce`: the request was created for another session than the one submitting the response: the response was carried over from
+    /// another session; reject it.
     public static let sessionMismatch: ReasonCode = "sessionMismatch"
-    /// For example: "The envelope algorithm is \"…"
+    /// `identity.envelope.structure`: the envelope names another algorithm than APPLE-HPKE-v1: it was not produced by Apple's in-app flow.
     public static let unsupportedAlgorithm: ReasonCode = "unsupportedAlgorithm"
-    /// For example: "The envelope HPKE mode is…"
+    /// `identity.envelope.structure`: the envelope's HPKE mode is not 0 (base): it was not produced by Apple's in-app flow.
     public static let unsupportedMode: ReasonCode = "unsupportedMode"
 }

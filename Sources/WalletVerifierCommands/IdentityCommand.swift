@@ -93,10 +93,10 @@ struct IdentityCommand: AsyncParsableCommand {
             let verifier = AppleIdentityVerifier(
                 keyRing: ring, merchantID: merchantId, teamID: teamId, trustStore: store,
                 policy: policy == .developer ? .developer : .production, revocation: prepared.revocation)
-            let result = await CommandSupport.extendIdentity(
-                await verifier.verify(
-                    encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, context: .at(time), requireUnexpired: requireUnexpired),
-                policy: policy == .developer ? .developer : .production, at: time, prepared: prepared)
+            // The VICAL's checks go first in the report, as in `mdoc verify` and `web verify`.
+            let result = await verifier.verify(
+                encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, context: .at(time), requireUnexpired: requireUnexpired,
+                prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
             CommandSupport.print(identity: result, format: format)
             throw CommandExit(code: result.report.verdict.exitCode)
         }

@@ -15,7 +15,7 @@ enum RevocationModeArgument: String, ExpressibleByArgument, CaseIterable {
     case off
 }
 
-/// `[--revocation required|best-effort|off] [--revocation-list FILE ...] [--fetch-timeout SECONDS] [--vical FILE --vical-trust FILE]`,
+/// `[--revocation required|best-effort|off] [--revocation-list FILE ...] [--fetch-timeout SECONDS] [--vical FILE|URL --vical-trust FILE]`,
 /// shared by `mdoc verify`, `identity verify` and `web verify`. Revocation is checked by default, as
 /// the service does: lists from files first, the others fetched from the MSO's status uri.
 struct TrustListOptions: ParsableArguments {
@@ -44,7 +44,10 @@ struct TrustListOptions: ParsableArguments {
     var fetchTimeout: Int = 10
 
     @Option(
-        name: .long, help: "A VICAL (ISO/IEC 18013-5 Annex C, e.g. AAMVA's): once verified, its IACA certificates are trusted for their docTypes.")
+        name: .long,
+        help:
+            "A VICAL (ISO/IEC 18013-5 Annex C, e.g. AAMVA's), a file or an https URL (fetched once, within --fetch-timeout): once verified, its IACA certificates are trusted for their docTypes."
+    )
     var vical: String?
 
     @Option(name: .long, help: "The trust anchor of the VICAL signer (PEM or DER), required with --vical.")
@@ -52,7 +55,7 @@ struct TrustListOptions: ParsableArguments {
 
     func validate() throws {
         if vical != nil && vicalTrust == nil { throw ValidationError("--vical needs --vical-trust FILE (the VICAL signer's anchor)") }
-        if vicalTrust != nil && vical == nil { throw ValidationError("--vical-trust is only used with --vical FILE") }
+        if vicalTrust != nil && vical == nil { throw ValidationError("--vical-trust is only used with --vical FILE|URL") }
         if !(1...300).contains(fetchTimeout) { throw ValidationError("--fetch-timeout must be a whole number of seconds in 1...300") }
         if revocation == .off && (fetchRevocation || !revocationList.isEmpty) {
             throw ValidationError("--revocation off checks no list: drop --fetch-revocation and --revocation-list, or use required or best-effort")
@@ -76,7 +79,15 @@ struct TrustListOptions: ParsableArguments {
             do { anchors = try IACATrustStore.certificates(in: anchorBytes, name: vicalTrust) } catch {
                 throw CLIInputError("--vical-trust \(vicalTrust): \(error)")
             }
-            let loaded = await VICALLoader(anchors: anchors).load(bytes: try InputFiles.readFile(vical), at: time)
+            // A file as the other inputs are read; a URL through the library's VICAL sources, as the service fetches it.
+            let bytes: [UInt8]
+            if VICALSources.isURL(vical) {
+                let sources = VICALSources(transport: HTTPRevocationTransport(timeout: TimeInterval(fetchTimeout)))
+                do { bytes = try await sources.bytes(of: vical) } catch { throw CLIInputError(error.description) }
+            } else {
+                bytes = try InputFiles.readFile(vical)
+            }
+            let loaded = await VICALLoader(anchors: anchors).load(bytes: bytes, at: time)
             loaded.add(to: &store)
             vicalChecks = loaded.checks
             vicalWarnings = loaded.warnings
@@ -115,17 +126,5 @@ extension CommandSupport {
             .verify(
                 deviceResponse: bytes, transcript: transcript, readerKey: readerKey, context: .at(time), prefix: prepared.vicalChecks,
                 prefixWarnings: prepared.vicalWarnings)
-    }
-
-    /// An in-app identity result with the VICAL checks put first (the verifier itself ran the
-    /// photo ID and revocation checks, with the revocation source of the options).
-    static func extendIdentity(_ result: IdentityVerificationResult, policy: IdentityPolicy, at time: Date, prepared: TrustListOptions.Prepared) async
-        -> IdentityVerificationResult
-    {
-        guard !prepared.vicalChecks.isEmpty || !prepared.vicalWarnings.isEmpty else { return result }
-        let runner = CheckRunner.resuming(
-            result.report, policy: policy.mdoc.requirements, context: VerificationContext(time: time, clockSkew: policy.mdoc.clockSkew),
-            prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
-        return result.replacingReport(runner.report(flow: result.report.flow))
     }
 }

@@ -1,8 +1,6 @@
 import VerificationCore
 
 extension CheckID {
-    /// (request sessions) the request was issued here, is unexpired, and its nonce is used once.
-    public static let webNonce: CheckID = "replay.nonce"
     /// The response is `["dcapi", {"enc": bstr, "cipherText": bstr}]`.
     public static let webEnvelopeStructure: CheckID = "web.envelope.structure"
     /// The request's EncryptionInfo decodes and names this verifier's recipient key.
@@ -35,20 +33,18 @@ extension ReasonCode {
     public static let readerSignatureInvalid: ReasonCode = "readerSignatureInvalid"
     /// The reader certificate does not chain to a trusted reader root.
     public static let untrustedReader: ReasonCode = "untrustedReader"
-    /// The reader certificate breaks the ISO/IEC 18013-5 Annex B reader-authentication profile.
-    public static let readerProfileViolation: ReasonCode = "profileViolation"
-    /// The DeviceRequest version is not 1.x, or is 1.0 while carrying 1.1 fields (readerAuthAll, deviceRequestInfo).
-    public static let unsupportedRequestVersion: ReasonCode = "unsupportedVersion"
 }
 
 extension ReasonCode {
     // Reasons returned by this module's checks (docs/checks.md lists them by check).
-    /// For example: "The request's encryption info is unusable:…"
+    /// `web.envelope.encryptionInfo`: the request's EncryptionInfo does not decode: it is not the one this verifier issued.
     public static let malformedEncryptionInfo: ReasonCode = "malformedEncryptionInfo"
-    /// For example: "No web recipient key is configured."
+    /// `replay.nonce` (error, web request sessions): no web recipient key is configured, so no Annex C response can be opened: configure
+    /// one.
     public static let noRecipientKey: ReasonCode = "noRecipientKey"
-    /// For example: "The request's encryption info names another recipient key than the one configured here (configured…"
+    /// `web.envelope.encryptionInfo`: the request's EncryptionInfo names another recipient key than the configured one: the request was
+    /// issued by another verifier or with a retired key.
     public static let recipientKeyMismatch: ReasonCode = "recipientKeyMismatch"
-    /// For example: "The reader certificate's key is neither P-256 nor P-384."
+    /// `reader.auth.signature`: the reader certificate's key is neither P-256 nor P-384: the reader signature cannot be checked.
     public static let unsupportedReaderKey: ReasonCode = "unsupportedReaderKey"
 }

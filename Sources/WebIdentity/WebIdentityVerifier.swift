@@ -35,8 +35,6 @@ public struct WebIdentityVerifier: Sendable {
     /// ``RevocationChecker/off(because:trustStore:)``, whose reason every report then shows.
     public let revocation: RevocationChecker
 
-    static let ciphersuite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
-
     /// Production: ISO/IEC 18013-5 as written (`web verify` and the service's `/v1/web/verify`).
     public static let productionPolicy = MdocVerificationPolicy.iso18013Strict
 
@@ -98,133 +96,49 @@ public struct WebIdentityVerifier: Sendable {
         request: WebDocumentRequest?, context: VerificationContext, nonceOutcome: CheckOutcome?,
         prefix: [CheckResult], prefixWarnings: [ReportWarning], consumeOnOpen: (() async -> CheckOutcome)?
     ) async -> WebVerificationResult {
-        let time = context.time
         let policy = mdocVerifier.policy
         var runner = CheckRunner(
-            policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: context.allowingClockSkew(policy.clockSkew))
+            policy: Self.expectations(request: request).requirements(policy.requirements), context: context.allowingClockSkew(policy.clockSkew))
         for result in prefix { runner.record(result) }
         for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
-        if let nonceOutcome { runner.run(.webNonce) { nonceOutcome } }
-        let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.webNonce]
+        if let nonceOutcome { runner.run(.replayNonce) { nonceOutcome } }
+        let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
 
-        var envelope: DCAPIEncryptedResponse?
-        runner.run(.webEnvelopeStructure) {
-            do {
-                envelope = try DCAPIEncryptedResponse(cborBytes: response)
-            } catch {
-                return .failed(.malformedStructure, "The response is not an Annex C EncryptedResponse: \(error).")
-            }
-            return .passed("[\"dcapi\", {enc, cipherText}] with a \(envelope!.cipherText.count)-byte cipher text.")
-        }
-
-        runner.run(.webEnvelopeEncryptionInfo, requires: noncePrerequisite) {
-            let info: DCAPIEncryptionInfo
-            do { info = try DCAPIEncryptionInfo(base64URL: encryptionInfo) } catch {
-                return .failed(.malformedEncryptionInfo, "The request's encryption info is unusable: \(error).")
-            }
-            guard info.recipientPublicKey.x963Representation == recipientKey.publicKey.x963Representation else {
-                return .failed(
-                    .recipientKeyMismatch,
-                    "The request's encryption info names another recipient key than the one configured here (configured \(WebRecipientKey.thumbprint(recipientKey.publicKey).prefix(16))…)."
-                )
-            }
-            return .passed("The encryption info names the configured recipient key and a \(info.nonce.count)-byte nonce.")
-        }
-
+        // The envelope checks, one type each in Checks/ (named after their ids).
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
-        var plaintext: [UInt8]?
-        runner.run(.webEnvelopeDecryption, requires: [.webEnvelopeStructure, .webEnvelopeEncryptionInfo]) {
-            guard let envelope else { return .failed(.malformedInput, "No envelope.") }
-            do {
-                var recipient = try HPKE.Recipient(
-                    privateKey: recipientKey, ciphersuite: Self.ciphersuite, info: Data(transcript.bytes), encapsulatedKey: Data(envelope.enc))
-                plaintext = [UInt8](try recipient.open(envelope.cipherText, authenticating: Data()))
-            } catch {
-                return .failed(
-                    .decryptionFailed,
-                    "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the response: the cipher text or enc was altered, or the wallet used another origin or encryption info than \(origin) and this request's.",
-                    details: ["origin": origin])
-            }
-            return .passed("HPKE opened the response with the session transcript for origin \(origin).", details: ["origin": origin])
-        }
-
+        var state = WebEnvelopeState(
+            response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, transcript: transcript)
+        await runner.run(WebEnvelopeStructureCheck(), state: &state)
+        await runner.run(WebEnvelopeEncryptionInfoCheck(prerequisites: noncePrerequisite), state: &state)
+        await runner.run(WebEnvelopeDecryptionCheck(), state: &state)
         if let consumeOnOpen, nonceOutcome != nil {
             // The request is used up only by a response that opened for it.
             let consumed = runner.passed(.webEnvelopeDecryption) ? await consumeOnOpen() : Self.notConsumed
-            runner.revise(.webNonce, consumed)
+            runner.revise(.replayNonce, consumed)
         }
+        await runner.run(WebPlaintextStructureCheck(prerequisites: [.webEnvelopeDecryption] + noncePrerequisite), state: &state)
 
-        var deviceResponse: DeviceResponse?
-        runner.run(.webPlaintextStructure, requires: [.webEnvelopeDecryption] + noncePrerequisite) {
-            guard let plaintext else { return .failed(.malformedInput, "No plaintext.") }
-            do {
-                deviceResponse = try DeviceResponse(cborBytes: plaintext)
-            } catch let error as MdocDecodingError {
-                return .failed(ReasonCode(error.code.rawValue), "The decrypted data is not a DeviceResponse: \(error.message).")
-            }
-            return .passed("The plaintext is a DeviceResponse (\(plaintext.count) bytes).")
-        }
-
+        // The mdoc checks, the photo ID rules, every document's expiry (a warning: the web request has
+        // no requireUnexpired), the request and revocation: the composition every flow shares.
+        let expectations = Self.expectations(request: request)
+        let composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
         var documents: [VerifiedDocument] = []
-        if let deviceResponse {
-            var verifier = mdocVerifier
-            var narrowed = PhotoIDChecks.policy(policy, for: deviceResponse)
-            if let request, policy.acceptedDocTypes == nil {
-                narrowed.acceptedDocTypes = [request.docType]
-            }
-            if narrowed.acceptedDocTypes != policy.acceptedDocTypes || narrowed.requireCountryName != policy.requireCountryName
-                || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile
-            {
-                verifier = MdocVerifier(sharing: mdocVerifier, policy: narrowed)
-            }
+        if let deviceResponse = state.deviceResponse {
             // The DC API gives the reader no key agreement with the device: a deviceMac is a failure.
-            documents = await verifier.verify(
-                deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity", deviceMacAllowed: false
-            ).documentsRegardlessOfVerdict
-            let requirePhotoID = request?.docType == PhotoIDDocument.docType
-            PhotoIDChecks.run(
-                documents: documents, documentCount: deviceResponse.documentResults.count, requirePhotoID: requirePhotoID, runner: &runner)
+            documents = await composition.verify(
+                deviceResponse, transcript: transcript, readerKey: nil, expectations: expectations, deviceMacAllowed: false, runner: &runner,
+                flow: "webIdentity")
         } else {
-            runner.run(.mdocResponseStructure, requires: [.webPlaintextStructure]) {
-                .failed(.malformedInput, "Unreachable: the plaintext did not decode.")
-            }
+            await composition.skip(after: .webPlaintextStructure, expectations: expectations, runner: &runner)
         }
-
-        // The physical document's own expiry: a warning here (the web request has no requireUnexpired),
-        // as in the in-app flow when the request does not require an unexpired document.
-        for document in documents {
-            runner.run(.identityDocumentExpiry, requires: [.mdocResponseStructure], scope: documents.count > 1 ? "document[\(document.index)]" : nil)
-            {
-                DocumentExpiry.outcome(document: document, requireUnexpired: false, at: time)
-            }
-        }
-        if let request {
-            runner.run(.webRequestElements, requires: [.mdocResponseStructure]) {
-                Self.elementsOutcome(documents: documents, request: request)
-            }
-        }
-        await RevocationChecker.run(revocation, documents: documents, runner: &runner)
         return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
     }
 
-    static func elementsOutcome(documents: [VerifiedDocument], request: WebDocumentRequest) -> CheckOutcome {
-        guard !documents.isEmpty else { return .failed(.noDocument, "No document to compare with the request.") }
-        var unrequested: [String] = []
-        for document in documents {
-            guard document.docType == request.docType else {
-                return .failed(.unexpectedDocType, "The response holds a \(document.docType); the request asked for \(request.docType).")
-            }
-            for space in document.issuerSigned + document.deviceSigned {
-                for element in space.elements where !request.allows(nameSpace: space.name, identifier: element.identifier) {
-                    unrequested.append("\(space.name)/\(element.identifier)")
-                }
-            }
-        }
-        guard unrequested.isEmpty else {
-            return .failed(
-                .unrequestedElement, "The response holds elements that were not requested: \(unrequested.joined(separator: ", ")).",
-                details: ["unrequested": unrequested.joined(separator: ",")])
-        }
-        return .passed("The response holds the requested \(request.docType) and only requested elements.")
+    /// What an Annex C request expects: its docType (a passport when it asks for one), every
+    /// document's expiry as a warning, and `web.request.elements`.
+    static func expectations(request: WebDocumentRequest?) -> MdocPresentationExpectations {
+        MdocPresentationExpectations(
+            requestedDocTypes: request.map { [$0.docType] }, requirePhotoID: request?.docType == PhotoIDDocument.docType,
+            documentExpiry: .advisory, requestChecks: request.map { [WebRequestElementsCheck(request: $0)] } ?? [])
     }
 }

@@ -29,6 +29,31 @@ import Testing
         }
     }
 
+    /// Every string literal made only of letters inside the reason argument of a check outcome —
+    /// `.failed(`, `.error(`, `.skipped(`, `reason:` of a `CheckOutcome` or `CheckResult`, a `ReasonCode` declaration or
+    /// `ReasonCode = …` — wherever it stands in that expression: `"x"`, `a ? "x" : "y"`, `(b ? "x" : "y")`.
+    static func reasonLiterals(in text: String) throws -> [String] {
+        // The reason is the first argument: everything up to the first comma or the closing
+        // parenthesis, nested parentheses included (a ReasonCode variable ends at the line's end).
+        let expressions =
+            try matches(#"\.(?:failed|error|skipped)\(((?:[^,()]|\([^()]*\))*)"#, in: text)
+            + matches(#"(?:CheckOutcome|CheckResult)\([^)]*?reason:((?:[^,()]|\([^()]*\))*)"#, in: text)
+            + matches(#"ReasonCode\s*=([^,\n]*)"#, in: text)
+        return try expressions.flatMap { try matches(#""([A-Za-z]+)""#, in: $0) }
+    }
+
+    @Test func ternaryReasonLiteralsAreFound() throws {
+        let sample = """
+            let reason: ReasonCode = !a ? "digestMismatch" : (!b ? "digestMissing" : "duplicateDigestID")
+            return .failed(
+                time < start ? "certificateNotYetValid" : "certificateExpired", "Certificate \\(n) is not valid.")
+            return .failed(.constant, "Message")
+            """
+        #expect(
+            try Set(Self.reasonLiterals(in: sample))
+                == ["digestMismatch", "digestMissing", "duplicateDigestID", "certificateNotYetValid", "certificateExpired"])
+    }
+
     @Test func everyCheckIDAndReasonCodeIsDocumented() throws {
         let docs = try ["docs/checks.md", "docs/applepay.md"].map { try String(contentsOf: Self.root.appendingPathComponent($0), encoding: .utf8) }
             .joined()
@@ -41,6 +66,7 @@ import Testing
             ] {
                 for reason in try Self.matches(pattern, in: text) { reasons[reason] = path }
             }
+            for reason in try Self.reasonLiterals(in: text) { reasons[reason] = path }
         }
         #expect(ids.count > 50 && reasons.count > 100, "the scan found \(ids.count) ids and \(reasons.count) reasons")
         for (id, path) in ids.sorted(by: { $0.key < $1.key }) {
@@ -62,6 +88,10 @@ import Testing
             ] {
                 literals += try Self.matches(pattern, in: text).map { "\(path): \($0)" }
             }
+            // A declaration `static let x: ReasonCode = "x"` is the constant itself.
+            let uses = text.split(separator: "\n").filter { !$0.contains("static let ") }.joined(separator: "\n")
+            let inExpressions = try Self.reasonLiterals(in: uses)
+            literals += inExpressions.map { "\(path): \($0)" }
         }
         #expect(literals.isEmpty, "reason codes written as string literals: \(literals.joined(separator: ", "))")
     }

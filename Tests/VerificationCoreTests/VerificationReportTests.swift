@@ -50,6 +50,38 @@ private func context() -> VerificationContext { VerificationContext(time: t0) }
         #expect(report.verdict == .rejected)
     }
 
+    /// `skip(_:requires:)` records exactly what a run with a failed prerequisite records, and a
+    /// disabled check as disabled.
+    @Test func skipRecordsAsAFailedPrerequisiteDoes() {
+        var ran = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: context())
+        ran.run("a.parse") { .failed("bad", "broken") }
+        ran.run("a.values", requires: ["a.parse"], scope: "doc0") { .passed("") }
+        var skipped = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: context())
+        skipped.run("a.parse") { .failed("bad", "broken") }
+        skipped.skip("a.values", requires: "a.parse", scope: "doc0")
+        #expect(skipped.results == ran.results)
+        #expect(CheckOutcome.notEvaluated(because: "a.parse").details == ["prerequisite": "a.parse"])
+
+        var disabled = CheckRunner(policy: VerificationPolicy(name: "test@1").with("a.values", .disabled), context: context())
+        disabled.skip("a.values", requires: "a.parse")
+        #expect(disabled.results.first?.reason == .disabledByPolicy)
+    }
+
+    /// An outcome's warnings go into the report after its result, in the check's scope unless they name their own.
+    @Test func anOutcomeCarriesItsWarnings() {
+        var runner = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: context())
+        runner.run("a.profile", scope: "doc0") { CheckOutcome.passed("Fine, mostly.").warning("ruleBent", "A rule was bent.") }
+        runner.run("a.off", scope: "doc0") { CheckOutcome.passed("Fine.").warning("other", "Elsewhere.") }
+        #expect(
+            runner.warnings == [
+                ReportWarning(code: "ruleBent", message: "A rule was bent.", scope: "doc0"),
+                ReportWarning(code: "other", message: "Elsewhere.", scope: "doc0"),
+            ])
+        var disabled = CheckRunner(policy: VerificationPolicy(name: "test@1").with("a.profile", .disabled), context: context())
+        disabled.run("a.profile") { CheckOutcome.passed("Fine.").warning("ruleBent", "A rule was bent.") }
+        #expect(disabled.warnings.isEmpty)
+    }
+
     @Test func aNotApplicableSkipInAnotherScopeDoesNotUnblockThisScope() {
         var runner = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: context())
         runner.run("a.parse", scope: "doc0") { .failed("bad", "broken") }

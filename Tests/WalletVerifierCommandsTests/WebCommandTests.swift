@@ -389,6 +389,33 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         #expect(await setup.mdocVerify(["--vical-trust", anchor, "--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)"]).code == 2)
     }
 
+    @Test func mdocVerifyWithAVICALFromAURL() async throws {
+        let setup = try Setup()
+        var vical = try VICALFixture()
+        vical.entries = [.init(setup.pki.iaca, docTypes: [PhotoIDFixture.docType])]
+        let anchor = try setup.scratch.write("vical-anchor.pem", vical.anchorPEM)
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        server.set("/vical", .init(body: try vical.signed()))
+        // Fetched as the service fetches it (http to a loopback address), then verified as a file is.
+        let result = await setup.mdocVerify(["--vical", server.url("/vical"), "--vical-trust", anchor, "--revocation", "off"])
+        #expect(result.code == 0, "\(result.stdout)\(result.stderr)")
+        let report = try json(result.stdout)
+        for id in ["vical.structure", "vical.signature", "vical.chain", "vical.validity"] {
+            #expect(check(report, id)?["status"] as? String == "passed", "\(id)")
+        }
+        #expect(check(report, "mdoc.issuer.chain")?["status"] as? String == "passed")
+
+        // A VICAL that cannot be fetched is unusable input (exit 2), as an unreadable file is.
+        server.set("/gone", .init(status: 404))
+        let gone = await setup.mdocVerify(["--vical", server.url("/gone"), "--vical-trust", anchor, "--revocation", "off"])
+        #expect(gone.code == 2, "\(gone.stdout)\(gone.stderr)")
+        #expect(gone.stderr.contains("could not be fetched"), "\(gone.stderr)")
+        // Plain http to another host is never fetched.
+        let remote = await setup.mdocVerify(["--vical", "http://vical.example/v", "--vical-trust", anchor, "--revocation", "off"])
+        #expect(remote.code == 2, "\(remote.stderr)")
+    }
+
     @Test func theRealAAMVAVICALOnTheCommandLine() async throws {
         // The AAMVA VICAL holds mDL roots only; at its issue day it is trusted, today it is not.
         let setup = try Setup()
@@ -446,5 +473,35 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         #expect(revoked.code == 1)
         #expect(check(try json(revoked.stdout), "mdoc.revocation.status")?["reason"] as? String == "revoked")
         #expect(!revoked.stdout.contains("Åsa"))
+    }
+
+    /// `identity verify --vical`: the in-app verifier puts the VICAL's checks first in its own report
+    /// (no report is spliced afterwards), and trusts the VICAL's roots for their docTypes.
+    @Test func identityVerifyWithAVICAL() async throws {
+        let scratch = try Scratch()
+        let pki = try PassportPKI()
+        let recipient = P256.KeyAgreement.PrivateKey()
+        let nonce = [UInt8](repeating: 7, count: 32)
+        let (merchant, team) = ("merchant.example", "TEAM000001")
+        let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: merchant, teamID: team, recipient: recipient.publicKey)
+        let response = try PhotoIDFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let envelope = try IdentityEnvelopeFixture().envelope(
+            deviceResponse: response, recipient: recipient.publicKey, nonce: nonce, merchantID: merchant, teamID: team)
+        var vical = try VICALFixture()
+        vical.entries = [.init(pki.iaca, docTypes: [PhotoIDFixture.docType])]
+        let result = await WalletVerifierCommand.runCapturing([
+            "identity", "verify", "--envelope", try scratch.write("envelope.cbor", envelope),
+            "--merchant-key", try scratch.write("merchant.pem", recipient.pemRepresentation),
+            "--nonce", Hex.encode(nonce), "--merchant-id", merchant, "--team-id", team,
+            "--vical", try scratch.write("vical.cbor", try vical.signed()), "--vical-trust", try scratch.write("anchor.pem", vical.anchorPEM),
+            "--at", Self.at, "--revocation", "off", "--format", "json",
+        ])
+        #expect(result.code == 0, "\(result.stdout)\(result.stderr)")
+        let report = try json(result.stdout)
+        let ids = (report["checks"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        #expect(Array(ids.prefix(4)) == ["vical.structure", "vical.signature", "vical.chain", "vical.validity"], "\(ids)")
+        #expect(ids.dropFirst(4).first == "identity.envelope.structure", "\(ids)")
+        #expect(check(report, "mdoc.issuer.chain")?["status"] as? String == "passed")
+        #expect(report["flow"] as? String == "walletIdentity")
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Mdoc
+import MdocVerifier
 import SwiftASN1
 import Testing
 import VerificationCore
@@ -50,7 +51,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         #expect(report.check(.readerAuthChain)?.status == .passed)
         #expect(report.check(.readerAuthChain)?.details["pinned"] == "true")
         // The demo certificate has no reader-authentication EKU: the profile check says so.
-        #expect(report.check(.readerAuthProfile)?.reason == .readerProfileViolation)
+        #expect(report.check(.readerAuthProfile)?.reason == .profileViolation)
         #expect(report.check(.readerAuthProfile)?.message.contains("1.0.18013.5.1.6") == true)
         // Another origin makes another transcript: the signature no longer verifies.
         let other = SessionTranscript.dcapi(
@@ -164,7 +165,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
         let withoutEKU = try ReaderPKI(noEKU)
         let unprofiled = try signedRequest(withoutEKU)
         let report = await verify(unprofiled.deviceRequest, transcript: unprofiled.sessionTranscript, roots: [withoutEKU.root])
-        #expect(report.check(.readerAuthProfile)?.reason == .readerProfileViolation)
+        #expect(report.check(.readerAuthProfile)?.reason == .profileViolation)
         #expect(report.verdict == .rejected)
         let signer = try ReaderAuthSigner(key: withoutEKU.readerKey, chain: withoutEKU.chainDER)
         #expect(signer.profileViolations(at: time).contains { $0.contains("1.0.18013.5.1.6") })
@@ -194,7 +195,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
             if accepted {
                 #expect(report.check(.readerRequestStructure)?.status == .passed, "\(version)")
             } else {
-                #expect(report.check(.readerRequestStructure)?.reason == .unsupportedRequestVersion, "\(version)")
+                #expect(report.check(.readerRequestStructure)?.reason == .unsupportedVersion, "\(version)")
                 #expect(report.check(.readerAuthSignature)?.status == .skipped, "\(version)")
                 #expect(report.verdict == .rejected)
             }

@@ -249,7 +249,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let first = await sessions.verify(
             requestID: created.requestID, response: response, recipientKey: recipient, context: .at(time.addingTimeInterval(30)))
         #expect(first.report.verdict == .accepted, "\(first.report.failures.map { "\($0.id): \($0.message)" })")
-        #expect(first.report.check(.webNonce)?.status == .passed)
+        #expect(first.report.check(.replayNonce)?.status == .passed)
         #expect(first.report.check(.webRequestElements)?.status == .passed)
         #expect(first.report.check(.photoIDDocType)?.status == .passed)
         #expect(first.report.check(.photoIDElements)?.status == .passed)
@@ -257,17 +257,17 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
         let replay = await sessions.verify(
             requestID: created.requestID, response: response, recipientKey: recipient, context: .at(time.addingTimeInterval(40)))
         #expect(replay.report.verdict == .rejected)
-        #expect(replay.report.check(.webNonce)?.reason == "nonceReused")
+        #expect(replay.report.check(.replayNonce)?.reason == "nonceReused")
         #expect(replay.documents.isEmpty)
 
         let unknown = await sessions.verify(requestID: "nope", response: response, recipientKey: recipient, context: .at(time))
-        #expect(unknown.report.check(.webNonce)?.reason == "unknownRequest")
+        #expect(unknown.report.check(.replayNonce)?.reason == "unknownRequest")
 
         let late = try await sessions.create(request: photoIDRequest, origin: origin, recipientPublicKey: recipient.publicKey, now: time)
         let expired = await sessions.verify(
             requestID: late.requestID, response: try answer(late.presentation, pki: pki), recipientKey: recipient,
             context: .at(time.addingTimeInterval(601)))
-        #expect(expired.report.check(.webNonce)?.reason == "nonceExpired")
+        #expect(expired.report.check(.replayNonce)?.reason == "nonceExpired")
     }
 
     /// The DC API gives the reader no key agreement with the device, so a deviceMac cannot be

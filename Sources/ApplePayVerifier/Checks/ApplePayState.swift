@@ -27,17 +27,6 @@ struct ApplePayState: Sendable {
     }
 }
 
-/// Thrown by a check whose state lacks what an earlier check should have provided (possible only
-/// when a policy makes that earlier check advisory or disables it).
-struct MissingPrerequisite: Error, CheckFailureDescribing {
-    var reasonCode: ReasonCode { .prerequisiteFailed }
-    var checkMessage: String
-
-    init(_ what: String) {
-        self.checkMessage = "Not evaluated: \(what) is not available because an earlier check did not pass."
-    }
-}
-
 extension ApplePayPolicy {
     /// `ids` reduced to those this policy requires, so that an advisory or disabled check never
     /// blocks the checks after it.

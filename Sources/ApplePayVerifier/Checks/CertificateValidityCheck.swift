@@ -10,7 +10,7 @@ struct CertificateValidityCheck: VerificationCheck {
     let anchor: ApplePayTrustAnchor
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let leaf = state.leaf else { throw MissingPrerequisite("the signer certificate") }
+        guard let leaf = state.leaf else { return .notEvaluated(because: .applePaySignatureCMS) }
         let intermediate = state.intermediate
         let time = context.time
         func valid(_ certificate: ParsedCertificate) -> Bool {

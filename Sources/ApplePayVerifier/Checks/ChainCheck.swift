@@ -16,7 +16,7 @@ struct ChainCheck: VerificationCheck {
     }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let leaf = state.leaf else { throw MissingPrerequisite("the signer certificate") }
+        guard let leaf = state.leaf else { return .notEvaluated(because: .applePaySignatureCMS) }
         // Exactly the leaf and the intermediate that issued it (the marked one when several name the
         // leaf's issuer) go to path building: attacker-supplied certificates that could all sign each
         // other never make the search grow.

@@ -7,7 +7,7 @@ struct ContentTypeCheck: VerificationCheck {
     let prerequisites: [CheckID] = [.applePaySignatureCMS]
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let signedData = state.signedData, let signer = state.signer else { throw MissingPrerequisite("the SignerInfo") }
+        guard let signedData = state.signedData, let signer = state.signer else { return .notEvaluated(because: .applePaySignatureCMS) }
         let element: ArraySlice<UInt8>
         switch SignedAttributes.single(CMSOID.contentType, name: "content-type", in: signer) {
         case .problem(let outcome): return outcome

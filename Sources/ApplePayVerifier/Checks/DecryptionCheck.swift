@@ -19,19 +19,19 @@ struct DecryptionCheck: VerificationCheck {
     }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let token = state.token, let key = state.merchantKey else { throw MissingPrerequisite("the merchant key") }
+        guard let token = state.token, let key = state.merchantKey else { return .notEvaluated(because: .applePayKeySelection) }
         let plaintext: [UInt8]
         let scheme: String
         switch (token.version, key.privateKey) {
         case (.ecV1, .ecP256(let privateKey)):
             guard let ephemeral = token.header.ephemeralPublicKey, let partyV = key.merchantIdentifierHash else {
-                throw MissingPrerequisite("the ephemeral key or merchant id")
+                return .notEvaluated(because: .applePayKeySelection)
             }
             plaintext = try ApplePayDecryption.decryptEC(
                 data: token.data, ephemeralPublicKey: ephemeral, privateKey: privateKey, merchantIdentifierHash: partyV)
             scheme = "ECDH P-256 + KDF + AES-256-GCM"
         case (.rsaV1, .rsa(let privateKey)):
-            guard let wrapped = token.header.wrappedKey else { throw MissingPrerequisite("the wrapped key") }
+            guard let wrapped = token.header.wrappedKey else { return .notEvaluated(because: .applePayTokenStructure) }
             plaintext = try ApplePayDecryption.decryptRSA(data: token.data, wrappedKey: wrapped, privateKey: privateKey.key)
             scheme = "RSA-OAEP-SHA256 + AES-128-GCM"
         default:

@@ -12,7 +12,7 @@ struct ExpectedCurrencyCheck: VerificationCheck {
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let expected else { return .notApplicable("No expected currency was given.") }
-        guard let payment = state.payment else { throw MissingPrerequisite("the payment data") }
+        guard let payment = state.payment else { return .notEvaluated(because: .applePayPaymentData) }
         guard payment.currencyCode == expected else {
             return .failed(
                 .currencyMismatch, "The token's currency is \(payment.currencyCode), expected \(expected)",
@@ -31,7 +31,7 @@ struct ExpectedAmountCheck: VerificationCheck {
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let expected else { return .notApplicable("No expected amount was given.") }
-        guard let payment = state.payment else { throw MissingPrerequisite("the payment data") }
+        guard let payment = state.payment else { return .notEvaluated(because: .applePayPaymentData) }
         // Both in the currency's minor units (1999 is 19.99 USD): the messages say so.
         let unit = "minor units of \(payment.currencyCode)"
         guard payment.transactionAmount == expected else {
@@ -63,7 +63,7 @@ struct ExpectedApplicationDataCheck: VerificationCheck {
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard expectedHex != nil || original != nil else { return .notApplicable("No expected applicationData was given.") }
-        guard let token = state.token else { throw MissingPrerequisite("the token") }
+        guard let token = state.token else { return .notEvaluated(because: .applePayTokenStructure) }
         var expected: [(bytes: [UInt8], text: String, source: String)] = []
         if let expectedHex {
             guard let bytes = Hex.decodeStrict(expectedHex.trimmingCharacters(in: .whitespaces)) else {

@@ -8,7 +8,7 @@ struct KeySelectionCheck: VerificationCheck {
     let keyRing: MerchantKeyRing
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let token = state.token else { throw MissingPrerequisite("the token") }
+        guard let token = state.token else { return .notEvaluated(because: .applePayTokenStructure) }
         let hash = token.header.publicKeyHash
         guard let key = keyRing.key(forPublicKeyHash: hash) else {
             return .failed(

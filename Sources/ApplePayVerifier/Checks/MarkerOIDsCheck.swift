@@ -7,7 +7,7 @@ struct MarkerOIDsCheck: VerificationCheck {
     let prerequisites: [CheckID] = [.applePaySignatureCMS]
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let leaf = state.leaf else { throw MissingPrerequisite("the signer certificate") }
+        guard let leaf = state.leaf else { return .notEvaluated(because: .applePaySignatureCMS) }
         var problems: [(ReasonCode, String)] = []
         if !leaf.hasLeafMarker {
             problems.append(

@@ -11,7 +11,7 @@ struct MessageDigestCheck: VerificationCheck {
     let prerequisites: [CheckID] = [.applePaySignatureCMS]
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let token = state.token, let signer = state.signer else { throw MissingPrerequisite("the SignerInfo") }
+        guard let token = state.token, let signer = state.signer else { return .notEvaluated(because: .applePaySignatureCMS) }
         guard signer.digestAlgorithm.algorithm == CMSOID.sha256, signer.digestAlgorithm.parametersAbsentOrNull else {
             return .failed(
                 .unsupportedDigestAlgorithm, "The digest algorithm is \(signer.digestAlgorithm); Apple Pay uses sha256 (parameters absent or NULL)")

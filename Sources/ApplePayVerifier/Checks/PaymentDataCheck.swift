@@ -22,7 +22,7 @@ struct PaymentDataCheck: VerificationCheck {
     let prerequisites: [CheckID] = [.applePayDecryption]
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let plaintext = state.plaintext else { throw MissingPrerequisite("the plaintext") }
+        guard let plaintext = state.plaintext else { return .notEvaluated(because: .applePayDecryption) }
         let payment = try ApplePayPaymentData(json: plaintext)
         if let violation = Self.shapeViolation(payment, version: state.token?.version) {
             return .failed(

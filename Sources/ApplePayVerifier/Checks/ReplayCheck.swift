@@ -36,7 +36,7 @@ struct ReplayCheck: VerificationCheck {
     }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let token = state.token else { throw MissingPrerequisite("the token") }
+        guard let token = state.token else { return .notEvaluated(because: .applePayTokenStructure) }
         // Lower-case hex: the same identifier in either case is the same transaction.
         let key = Hex.encode(token.header.transactionIdBytes)
         // Not this configuration's window: the widest any configuration sharing the store may use.

@@ -13,7 +13,7 @@ struct SignatureCMSCheck: VerificationCheck {
     static let maxCertificates = 4
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let token = state.token else { throw MissingPrerequisite("the token") }
+        guard let token = state.token else { return .notEvaluated(because: .applePayTokenStructure) }
         let signedData = try CMSSignedData(berEncoded: token.signature)
         state.signedData = signedData
         guard !signedData.hasEncapsulatedContent else {

@@ -12,7 +12,7 @@ struct SignerCheck: VerificationCheck {
     let prerequisites: [CheckID] = [.applePaySignatureCMS]
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let token = state.token, let signer = state.signer, let leaf = state.leaf else { throw MissingPrerequisite("the SignerInfo") }
+        guard let token = state.token, let signer = state.signer, let leaf = state.leaf else { return .notEvaluated(because: .applePaySignatureCMS) }
         guard let signedDigest = signer.signedAttributesDigest else {
             return .failed(
                 .missingSignedAttributes,

@@ -11,7 +11,7 @@ struct SigningTimeCheck: VerificationCheck {
     let policy: ApplePayPolicy
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let signer = state.signer else { throw MissingPrerequisite("the SignerInfo") }
+        guard let signer = state.signer else { return .notEvaluated(because: .applePaySignatureCMS) }
         let signingTime: Date
         switch Self.signingTime(signer) {
         case .failure(let outcome): return outcome.outcome

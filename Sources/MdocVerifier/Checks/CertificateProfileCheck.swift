@@ -37,6 +37,13 @@ struct CertificateProfileCheck: VerificationCheck {
         let violations = entry.profileViolations + (state.policy.requireFullCertificateProfile ? extended : [])
         let warned = state.policy.requireFullCertificateProfile ? [] : extended
         var warning: [String: String] { warned.isEmpty ? [:] : ["profileWarnings": warned.joined(separator: "; ")] }
+        // The rules reported as warnings also go into the report's warnings.
+        func withWarnings(_ outcome: CheckOutcome) -> CheckOutcome {
+            guard !warned.isEmpty else { return outcome }
+            return outcome.warning(
+                .certificateProfileWarning,
+                "The issuer's certificates break Annex B rules this policy reports as warnings: \(warned.joined(separator: "; ")).")
+        }
         if entry.chain.count == 1 {
             // A pinned document signer: only its own rules can be checked.
             guard violations.isEmpty else {
@@ -45,18 +52,20 @@ struct CertificateProfileCheck: VerificationCheck {
                     "The pinned document signer does not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
                     details: ["signer": signer])
             }
-            return .passed(
-                "The pinned document signer follows the document-signer rules of ISO 18013-5 Annex B; no IACA was involved, so its rules were not checked.",
-                details: ["signer": signer, "pinned": "true"].merging(warning) { a, _ in a })
+            return withWarnings(
+                .passed(
+                    "The pinned document signer follows the document-signer rules of ISO 18013-5 Annex B; no IACA was involved, so its rules were not checked.",
+                    details: ["signer": signer, "pinned": "true"].merging(warning) { a, _ in a }))
         }
         guard violations.isEmpty else {
             return .failed(
                 .profileViolation, "The certificates do not follow the ISO 18013-5 Annex B profile: \(violations.joined(separator: "; ")).",
                 details: ["signer": signer, "iaca": iaca])
         }
-        return .passed(
-            "The document signer and IACA follow the ISO 18013-5 Annex B profile"
-                + (warned.isEmpty ? "." : ", except for rules this policy reports as warnings."), details: warning)
+        return withWarnings(
+            .passed(
+                "The document signer and IACA follow the ISO 18013-5 Annex B profile"
+                    + (warned.isEmpty ? "." : ", except for rules this policy reports as warnings."), details: warning))
     }
 
     static func violations(documentSigner ds: Certificate, iaca: Certificate) -> [String] {

@@ -11,7 +11,7 @@ struct DeviceAuthenticationCheck: VerificationCheck {
     var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
+        guard let document = state.document, let mso = state.mso else { return .notEvaluated(because: .mdocMSOStructure) }
         guard let deviceSigned = document.deviceSigned else {
             return .failed(.deviceSignedMissing, "The document has no deviceSigned part, so it cannot be bound to the holder's device.")
         }

@@ -7,7 +7,7 @@ struct DocTypeCheck: VerificationCheck {
     var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
+        guard let document = state.document, let mso = state.mso else { return .notEvaluated(because: .mdocMSOStructure) }
         guard mso.docType == document.docType else {
             return .failed(.docTypeMismatch, "The MSO was issued for \(mso.docType) but the document says \(document.docType).")
         }

@@ -21,7 +21,7 @@ struct IssuerChainCheck: VerificationCheck {
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let certificates = state.certificates else {
-            return .failed(.malformedInput, "The document did not decode.")
+            return .notEvaluated(because: .mdocDocumentStructure)
         }
         let parsed: [ValidatedChainCache.ParsedCertificate]
         switch certificates {

@@ -12,7 +12,7 @@ struct IssuerSignatureCheck: VerificationCheck {
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let certificates = state.certificates else {
-            return .failed(.malformedInput, "The document did not decode.")
+            return .notEvaluated(because: .mdocDocumentStructure)
         }
         if case .failure(let failure) = certificates { return .failed(failure.reasonCode, failure.checkMessage) }
         guard let signer = state.signer else { return .failed(.missingCertificateChain, "x5chain is empty.") }

@@ -44,6 +44,7 @@ struct IssuingCountryCheck: VerificationCheck {
                 return .failed(.countryNameMissing, message)
             }
             return CheckOutcome(status: .skipped, reason: .countryNameAbsent, message: message + " The policy reports this as a warning.")
+                .warning(.countryNameAbsent, message + " The policy reports this as a warning.")
         }
         for holder in holders where !Self.isAlpha2(holder.country!) {
             return .failed(

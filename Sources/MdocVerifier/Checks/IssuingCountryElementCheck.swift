@@ -16,7 +16,7 @@ struct IssuingCountryElementCheck: VerificationCheck {
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
         guard let document = state.document, let entry = state.chain else {
-            return .failed(.malformedInput, "No validated chain.")
+            return .notEvaluated(because: .mdocIssuerChain)
         }
         var disclosed: (nameSpace: String, value: ElementValue)?
         for space in document.issuerSigned.nameSpaces {
@@ -39,6 +39,7 @@ struct IssuingCountryElementCheck: VerificationCheck {
                 return .failed(.countryNameMissing, message)
             }
             return CheckOutcome(status: .skipped, reason: .countryNameAbsent, message: message + " The policy reports this as a warning.")
+                .warning(.countryNameAbsent, message + " The policy reports this as a warning.")
         }
         guard country == certificateCountry else {
             return .failed(

@@ -13,7 +13,7 @@ struct KeyAuthorizationsCheck: VerificationCheck {
     var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
+        guard let document = state.document, let mso = state.mso else { return .notEvaluated(because: .mdocMSOStructure) }
         let elements = (document.deviceSigned?.nameSpaces ?? []).flatMap { space in space.elements.map { (space.name, $0.identifier) } }
         guard !elements.isEmpty else {
             return .passed("The document has no device-signed elements.")

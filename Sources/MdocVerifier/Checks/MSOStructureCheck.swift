@@ -10,7 +10,7 @@ struct MSOStructureCheck: VerificationCheck {
     var prerequisites: [CheckID] { MdocPrerequisites.documentStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let document = state.document else { return .failed(.malformedInput, "The document did not decode.") }
+        guard let document = state.document else { return .notEvaluated(because: .mdocDocumentStructure) }
         guard let payload = document.issuerSigned.issuerAuth.payload else {
             return .failed(.msoMissing, "issuerAuth has a detached payload; the MSO must be attached.")
         }

@@ -7,7 +7,7 @@ struct MSOVersionCheck: VerificationCheck {
     var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
+        guard let mso = state.mso else { return .notEvaluated(because: .mdocMSOStructure) }
         guard let version = MdocVersion(mso.version) else {
             return .failed(.invalidVersion, "The MSO version \"\(mso.version)\" is not of the form major.minor.")
         }

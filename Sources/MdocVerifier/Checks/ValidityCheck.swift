@@ -14,7 +14,7 @@ struct ValidityCheck: VerificationCheck {
     var prerequisites: [CheckID] { MdocPrerequisites.msoStructure }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
+        guard let mso = state.mso else { return .notEvaluated(because: .mdocMSOStructure) }
         let v = mso.validityInfo
         let time = context.time
         // The policy's allowance, or the caller's (VerificationContext.clockSkew) when larger.

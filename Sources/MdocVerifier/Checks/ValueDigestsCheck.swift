@@ -57,7 +57,7 @@ struct ValueDigestsCheck: VerificationCheck {
     }
 
     func evaluate(_ state: inout DocumentState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let document = state.document, let mso = state.mso else { return .failed(.malformedInput, "No MSO.") }
+        guard let document = state.document, let mso = state.mso else { return .notEvaluated(because: .mdocMSOStructure) }
         guard let algorithm = Algorithm(mso.digestAlgorithm) else {
             return .failed(
                 .unsupportedDigestAlgorithm, "The MSO digest algorithm \"\(mso.digestAlgorithm)\" is not one of SHA-256, SHA-384, SHA-512.")
@@ -105,7 +105,7 @@ struct ValueDigestsCheck: VerificationCheck {
             details["duplicated"] = duplicated.joined(separator: ",")
         }
         guard problems.isEmpty else {
-            let reason: ReasonCode = !mismatched.isEmpty ? "digestMismatch" : (!missing.isEmpty ? "digestMissing" : "duplicateDigestID")
+            let reason: ReasonCode = !mismatched.isEmpty ? .digestMismatch : (!missing.isEmpty ? .digestMissing : .duplicateDigestID)
             return .failed(reason, "Issuer-signed data does not match the MSO: \(problems.joined(separator: "; ")).", details: details)
         }
         return .passed(

@@ -11,7 +11,8 @@ extension MdocVerificationPolicy {
         requireCountryName: true, acceptedDocTypes: [PhotoIDDocument.docType])
 }
 
-/// The photo ID checks, for any flow that verified a DeviceResponse into a runner.
+/// The passport rules every flow applies to a photo ID document (``MdocPresentationVerifier`` runs
+/// the `photoid.*` checks).
 public enum PhotoIDChecks {
     /// The policy a flow verifies `response` under: `policy` as given, with the passport rules when
     /// any document is a photo ID (`org.iso.23220.photoid.1`): the document signer and the IACA carry
@@ -23,40 +24,6 @@ public enum PhotoIDChecks {
         passport.requireCountryName = true
         passport.requireFullCertificateProfile = true
         return passport
-    }
-
-    /// `photoid.docType` (when `requirePhotoID`) and `photoid.elements` for each photo ID document.
-    public static func run(documents: [VerifiedDocument], documentCount: Int, requirePhotoID: Bool, runner: inout CheckRunner) {
-        if requirePhotoID {
-            runner.run(.photoIDDocType, requires: [.mdocResponseStructure]) {
-                let others = documents.filter { $0.docType != PhotoIDDocument.docType }.map(\.docType)
-                guard documentCount == documents.count else {
-                    return .failed(
-                        .unexpectedDocType,
-                        "A document in the response could not be decoded, so it is not known to be a passport Digital ID; let the person retry or fall back to another verification method."
-                    )
-                }
-                guard others.isEmpty, !documents.isEmpty else {
-                    return .failed(
-                        .unexpectedDocType,
-                        "The response holds \(others.isEmpty ? "no document" : others.joined(separator: ", ")), not a passport Digital ID (\(PhotoIDDocument.docType)); let the person retry or fall back to another verification method."
-                    )
-                }
-                return .passed("The response holds \(documents.count) passport Digital ID document(s) (\(PhotoIDDocument.docType)).")
-            }
-        }
-        for document in documents where document.docType == PhotoIDDocument.docType {
-            let typed = PhotoIDDocument(document: document)
-            runner.run(.photoIDElements, requires: [.mdocDocumentStructure], scope: "document[\(document.index)]") {
-                guard typed.problems.isEmpty else {
-                    let list = typed.problems.map { "\($0.identifier) \($0.problem)" }.joined(separator: "; ")
-                    return .failed(
-                        .invalidElement, "Photo ID elements have the wrong type or form: \(list).",
-                        details: ["elements": typed.problems.map(\.identifier).joined(separator: ",")])
-                }
-                return .passed("The \(PhotoIDDocument.nameSpace) elements have their ISO/IEC 23220-2 types.")
-            }
-        }
     }
 }
 
@@ -138,29 +105,30 @@ public struct PassportVerifier: Sendable {
         deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey? = nil, context: VerificationContext
     ) async -> PassportVerificationResult {
         var runner = CheckRunner(policy: policy.mdoc.requirements, context: context.allowingClockSkew(policy.mdoc.clockSkew))
-        let response: DeviceResponse
-        do {
-            response = try DeviceResponse(cborBytes: bytes)
-        } catch {
-            runner.run(.mdocResponseStructure) {
-                .failed(
-                    ReasonCode(error.code.rawValue),
-                    "The DeviceResponse could not be decoded: \(error.message). Let the person retry or fall back to another verification method.")
-            }
-            return PassportVerificationResult(report: runner.report(flow: "passport"), documents: [], passport: nil)
-        }
-        return await verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "passport")
+        let documents = await composition.verify(
+            deviceResponse: bytes, transcript: transcript, readerKey: readerKey, expectations: Self.expectations, runner: &runner,
+            flow: "passport", advice: "Let the person retry or fall back to another verification method.")
+        return Self.result(runner.report(flow: "passport"), documents: documents)
     }
 
     /// Runs every check into an existing runner (flows that decrypt first).
     public func verify(
         _ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String
     ) async -> PassportVerificationResult {
-        let documents = await mdocVerifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow)
-            .documentsRegardlessOfVerdict
-        PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: true, runner: &runner)
-        await RevocationChecker.run(revocation, documents: documents, runner: &runner)
+        let documents = await composition.verify(
+            response, transcript: transcript, readerKey: readerKey, expectations: Self.expectations, runner: &runner, flow: flow)
+        return Self.result(runner.report(flow: flow), documents: documents)
+    }
+
+    /// A passport is asked for: `photoid.docType` runs; the physical document's expiry is not checked.
+    static let expectations = MdocPresentationExpectations(requirePhotoID: true)
+
+    private var composition: MdocPresentationVerifier {
+        MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
+    }
+
+    private static func result(_ report: VerificationReport, documents: [VerifiedDocument]) -> PassportVerificationResult {
         let passport = documents.first { $0.docType == PhotoIDDocument.docType }.map(PhotoIDDocument.init(document:))
-        return PassportVerificationResult(report: runner.report(flow: flow), documents: documents, passport: passport)
+        return PassportVerificationResult(report: report, documents: documents, passport: passport)
     }
 }

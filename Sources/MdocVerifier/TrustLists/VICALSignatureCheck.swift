@@ -13,7 +13,7 @@ struct VICALSignatureCheck: VerificationCheck {
     var prerequisites: [CheckID] { Self.requires }
 
     func evaluate(_ state: inout VICALState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let vical = state.vical else { return .failed(.malformedInput, "No VICAL.") }
+        guard let vical = state.vical else { return .notEvaluated(because: .vicalStructure) }
         if let problem = state.chainProblem { return .failed(problem.reason, problem.message) }
         guard let leaf = state.certificates.first, let key = COSEPublicKey(certificate: leaf) else {
             return .failed(.unsupportedKey, "The VICAL signer's key is not an EC key on P-256, P-384 or P-521.")

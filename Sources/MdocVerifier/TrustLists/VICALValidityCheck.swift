@@ -13,7 +13,7 @@ struct VICALValidityCheck: VerificationCheck {
     var prerequisites: [CheckID] { Self.requires }
 
     func evaluate(_ state: inout VICALState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let vical = state.vical else { return .failed(.malformedInput, "No VICAL.") }
+        guard let vical = state.vical else { return .notEvaluated(because: .vicalStructure) }
         let time = context.time
         let skew = Double(state.clockSkew.components.seconds)
         if vical.date.timeIntervalSince(time) > skew {

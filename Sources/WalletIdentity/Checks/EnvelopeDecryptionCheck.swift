@@ -13,7 +13,7 @@ struct EnvelopeDecryptionCheck: VerificationCheck {
 
     func evaluate(_ state: inout IdentityEnvelopeState, context: VerificationContext) async throws -> CheckOutcome {
         guard let envelope = state.envelope, let key = state.key, let transcript = state.transcript else {
-            return .failed(.malformedInput, "No key or transcript.")
+            return .notEvaluated(because: .identityEnvelopeTranscript)
         }
         do {
             // HPKE.Recipient.open is mutating: the recipient is a var.

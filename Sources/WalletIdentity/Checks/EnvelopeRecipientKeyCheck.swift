@@ -9,7 +9,7 @@ struct EnvelopeRecipientKeyCheck: VerificationCheck {
     var prerequisites: [CheckID] { Self.requires }
 
     func evaluate(_ state: inout IdentityEnvelopeState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let envelope = state.envelope else { return .failed(.malformedInput, "No envelope.") }
+        guard let envelope = state.envelope else { return .notEvaluated(because: .identityEnvelopeStructure) }
         let keyRing = state.keyRing
         guard let match = keyRing.key(forHash: envelope.pkRHash) else {
             return .failed(

@@ -10,7 +10,7 @@ struct EnvelopeTranscriptCheck: VerificationCheck {
     var id: CheckID { .identityEnvelopeTranscript }
 
     func evaluate(_ state: inout IdentityEnvelopeState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let envelope = state.envelope else { return .failed(.malformedInput, "No envelope.") }
+        guard let envelope = state.envelope else { return .notEvaluated(because: .identityEnvelopeStructure) }
         let merchantID = state.merchantID, teamID = state.teamID
         let built = SessionTranscript.appleInApp(nonce: state.nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: envelope.pkRHash)
         guard Array(SHA256.hash(data: built.bytes)) == envelope.infoHash else {

@@ -10,7 +10,7 @@ struct PlaintextStructureCheck: VerificationCheck {
     var id: CheckID { .identityPlaintextStructure }
 
     func evaluate(_ state: inout IdentityEnvelopeState, context: VerificationContext) async throws -> CheckOutcome {
-        guard let plaintext = state.plaintext else { return .failed(.malformedInput, "No plaintext.") }
+        guard let plaintext = state.plaintext else { return .notEvaluated(because: .identityEnvelopeDecryption) }
         do {
             let decoded = try AppleIdentityVerifier.deviceResponse(plaintext: plaintext)
             guard decoded.documentResults.count == 1 else {

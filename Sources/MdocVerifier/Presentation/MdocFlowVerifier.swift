@@ -29,23 +29,10 @@ public struct MdocFlowVerifier: Sendable {
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         for result in prefix { runner.record(result) }
         for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
-        let response: DeviceResponse
-        do {
-            response = try DeviceResponse(cborBytes: bytes)
-        } catch {
-            runner.run(.mdocResponseStructure) {
-                .failed(ReasonCode(error.code.rawValue), "The DeviceResponse could not be decoded: \(error.message).")
-            }
-            return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: [])
-        }
-        let narrowed = PhotoIDChecks.policy(policy, for: response)
-        let changed =
-            narrowed.requireCountryName != policy.requireCountryName || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile
-        let verifier = changed ? MdocVerifier(sharing: mdocVerifier, policy: narrowed) : mdocVerifier
-        let documents = await verifier.verify(response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: "mdoc")
-            .documentsRegardlessOfVerdict
-        PhotoIDChecks.run(documents: documents, documentCount: response.documentResults.count, requirePhotoID: false, runner: &runner)
-        await RevocationChecker.run(revocation, documents: documents, runner: &runner)
+        // No request: any docType the policy accepts, the photo ID rules for a photo ID, no expiry check.
+        let documents = await MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation).verify(
+            deviceResponse: bytes, transcript: transcript, readerKey: readerKey, expectations: MdocPresentationExpectations(), runner: &runner,
+            flow: "mdoc")
         return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: documents)
     }
 }

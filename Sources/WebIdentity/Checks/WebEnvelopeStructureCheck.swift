@@ -1,0 +1,17 @@
+import VerificationCore
+
+/// `web.envelope.structure`: the response is `["dcapi", {"enc": bstr, "cipherText": bstr}]`.
+struct WebEnvelopeStructureCheck: VerificationCheck {
+    var id: CheckID { .webEnvelopeStructure }
+
+    func evaluate(_ state: inout WebEnvelopeState, context: VerificationContext) async throws -> CheckOutcome {
+        let envelope: DCAPIEncryptedResponse
+        do {
+            envelope = try DCAPIEncryptedResponse(cborBytes: state.response)
+        } catch {
+            return .failed(.malformedStructure, "The response is not an Annex C EncryptedResponse: \(error).")
+        }
+        state.envelope = envelope
+        return .passed("[\"dcapi\", {enc, cipherText}] with a \(envelope.cipherText.count)-byte cipher text.")
+    }
+}

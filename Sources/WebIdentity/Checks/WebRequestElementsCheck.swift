@@ -1,0 +1,33 @@
+import MdocVerifier
+import VerificationCore
+
+/// `web.request.elements` (with a request): every document is of the requested docType and every
+/// element it returns, issuer- or device-signed, was requested.
+struct WebRequestElementsCheck: VerificationCheck {
+    let request: WebDocumentRequest
+
+    var id: CheckID { .webRequestElements }
+    var prerequisites: [CheckID] { [.mdocResponseStructure] }
+
+    func evaluate(_ presented: inout PresentedDocuments, context: VerificationContext) async throws -> CheckOutcome {
+        let documents = presented.documents
+        guard !documents.isEmpty else { return .failed(.noDocument, "No document to compare with the request.") }
+        var unrequested: [String] = []
+        for document in documents {
+            guard document.docType == request.docType else {
+                return .failed(.unexpectedDocType, "The response holds a \(document.docType); the request asked for \(request.docType).")
+            }
+            for space in document.issuerSigned + document.deviceSigned {
+                for element in space.elements where !request.allows(nameSpace: space.name, identifier: element.identifier) {
+                    unrequested.append("\(space.name)/\(element.identifier)")
+                }
+            }
+        }
+        guard unrequested.isEmpty else {
+            return .failed(
+                .unrequestedElement, "The response holds elements that were not requested: \(unrequested.joined(separator: ", ")).",
+                details: ["unrequested": unrequested.joined(separator: ",")])
+        }
+        return .passed("The response holds the requested \(request.docType) and only requested elements.")
+    }
+}
