@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import MdocVerifier
+import VerificationCore
 import WalletIdentity
 import WebIdentity
 

@@ -351,7 +351,7 @@ import X509
             consume: consume
         ).report
         #expect(good.verdict == .accepted && counter.count == 1)
-        #expect(good.check(.webNonce)?.message == "Consumed.")
+        #expect(good.check(.replayNonce)?.message == "Consumed.")
 
         let other = SessionTranscript.openID4VPDigitalCredentials(
             origin: "https://attacker.example", nonce: session.nonce, jwkThumbprint: Base64.decodeURL(session.jwkThumbprint))
@@ -360,8 +360,8 @@ import X509
             nonceOutcome: provisional, consume: consume
         ).report
         #expect(counter.count == 1)
-        #expect(unbound.check(.webNonce)?.status == .skipped)
-        #expect(unbound.check(.webNonce)?.details["prerequisite"] == "mdoc.device.authentication")
+        #expect(unbound.check(.replayNonce)?.status == .skipped)
+        #expect(unbound.check(.replayNonce)?.details["prerequisite"] == "mdoc.device.authentication")
 
         let reused = await setup.verifier.verify(
             response: try Self.answer(setup), session: session, recipientKeys: [setup.recipient], context: .at(time),

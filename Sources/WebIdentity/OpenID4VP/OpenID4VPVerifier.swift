@@ -60,8 +60,8 @@ public struct OpenID4VPVerifier: Sendable {
             policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: context.allowingClockSkew(policy.clockSkew))
         for result in prefix { runner.record(result) }
         for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
-        if let nonceOutcome { runner.run(.webNonce) { nonceOutcome } }
-        let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.webNonce]
+        if let nonceOutcome { runner.run(.replayNonce) { nonceOutcome } }
+        let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
 
         var entries: [OpenID4VPResponse.Entry] = []
         runner.run(.webOpenID4VPResponse, requires: noncePrerequisite) {
@@ -84,16 +84,22 @@ public struct OpenID4VPVerifier: Sendable {
 
         let transcript = session.sessionTranscript
         var documents: [VerifiedDocument] = []
+        let composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
         if presentations.isEmpty {
-            runner.run(.mdocResponseStructure, requires: [.webOpenID4VPCredentials]) {
-                .failed(.malformedInput, "Unreachable: no presentation decoded.")
-            }
+            let request = session.credentials.sorted { $0.key < $1.key }.first?.value
+            await composition.skip(after: .webOpenID4VPCredentials, expectations: WebIdentityVerifier.expectations(request: request), runner: &runner)
         }
         for presentation in presentations {
             // Each presentation is verified in a runner of its own (its checks then get the
             // presentation's scope when there are several), exactly as the Annex C flow verifies its one.
             var sub = CheckRunner(policy: runner.policy, context: runner.context)
-            let verified = await composeMdocChecks(presentation.response, request: presentation.request, transcript: transcript, runner: &sub)
+            // The composition every flow shares, with the Annex C flow's expectations: the requested
+            // docType, every document's expiry as a warning, nothing unrequested; no deviceMac (the DC
+            // API gives the reader no key agreement with the device).
+            let verified = await composition.verify(
+                presentation.response, transcript: transcript, readerKey: nil,
+                expectations: WebIdentityVerifier.expectations(request: presentation.request),
+                deviceMacAllowed: false, runner: &sub, flow: "webIdentity")
             documents += verified
             let scopePrefix = presentations.count > 1 ? presentation.scope : nil
             for var result in sub.results {
@@ -116,7 +122,7 @@ public struct OpenID4VPVerifier: Sendable {
         if let consume, nonceOutcome?.status == .passed {
             let signatures = runner.results.filter { $0.id == .mdocDeviceAuthentication }
             let bound = runner.passed(.webOpenID4VPResponse) && !signatures.isEmpty && signatures.allSatisfy { $0.status == .passed }
-            runner.revise(.webNonce, bound ? await consume() : Self.notConsumed(session))
+            runner.revise(.replayNonce, bound ? await consume() : Self.notConsumed(session))
         }
         return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
     }
@@ -226,40 +232,5 @@ public struct OpenID4VPVerifier: Sendable {
                 "The vp_token answers exactly the credential queries asked for (\(asked.joined(separator: ", "))), each with DeviceResponses of the requested docType."
             )
         )
-    }
-
-    /// The mdoc composition after decryption, as the Annex C flow runs it (WebIdentityVerifier): the
-    /// mdoc checks with the transcript (no deviceMac), the photo ID rules, the document's own expiry
-    /// (advisory), the requested elements and revocation. One place to swap for a shared composition.
-    private func composeMdocChecks(
-        _ deviceResponse: DeviceResponse, request: WebDocumentRequest, transcript: SessionTranscript, runner: inout CheckRunner
-    ) async -> [VerifiedDocument] {
-        let policy = mdocVerifier.policy
-        let time = runner.context.time
-        var verifier = mdocVerifier
-        var narrowed = PhotoIDChecks.policy(policy, for: deviceResponse)
-        if policy.acceptedDocTypes == nil { narrowed.acceptedDocTypes = [request.docType] }
-        if narrowed.acceptedDocTypes != policy.acceptedDocTypes || narrowed.requireCountryName != policy.requireCountryName
-            || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile
-        {
-            verifier = MdocVerifier(sharing: mdocVerifier, policy: narrowed)
-        }
-        let documents = await verifier.verify(
-            deviceResponse, transcript: transcript, readerKey: nil, runner: &runner, flow: "webIdentity", deviceMacAllowed: false
-        ).documentsRegardlessOfVerdict
-        PhotoIDChecks.run(
-            documents: documents, documentCount: deviceResponse.documentResults.count, requirePhotoID: request.docType == PhotoIDDocument.docType,
-            runner: &runner)
-        for document in documents {
-            runner.run(.identityDocumentExpiry, requires: [.mdocResponseStructure], scope: documents.count > 1 ? "document[\(document.index)]" : nil)
-            {
-                DocumentExpiry.outcome(document: document, requireUnexpired: false, at: time)
-            }
-        }
-        runner.run(.webRequestElements, requires: [.mdocResponseStructure]) {
-            WebIdentityVerifier.elementsOutcome(documents: documents, request: request)
-        }
-        await RevocationChecker.run(revocation, documents: documents, runner: &runner)
-        return documents
     }
 }
