@@ -4,20 +4,21 @@ import Mdoc
 import VerificationCore
 
 /// ISO/IEC 18013-5 input as it comes (`mdoc verify`, `POST /v1/mdoc/verify`: a ProximityReader raw
-/// response, an ISO reader): the mdoc checks, the passport rules for a photo ID document (whatever the
-/// given policy), the photo ID element checks, and the revocation checks. The CLI and the service
-/// both call this, so they give the same report.
+/// response, an ISO reader): ``MdocPresentationVerifier`` without a request — the mdoc checks, the
+/// passport rules and photo ID element checks for a photo ID document (whatever the given policy),
+/// and the revocation checks; no document expiry. The CLI, the service and the page all call this,
+/// so they give the same report.
 public struct MdocFlowVerifier: Sendable {
+    /// The composition this flow runs.
+    public let composition: MdocPresentationVerifier
     /// Runs the ISO/IEC 18013-5 checks; for a photo ID document its policy gets the passport rules.
-    public let mdocVerifier: MdocVerifier
-    /// The revocation checks: a checker with its list sources, or
-    /// ``RevocationChecker/off(because:trustStore:)``, whose reason every report then shows.
-    public let revocation: RevocationChecker
+    public var mdocVerifier: MdocVerifier { composition.mdocVerifier }
+    /// The revocation checks (see ``MdocPresentationVerifier/revocation``).
+    public var revocation: RevocationChecker { composition.revocation }
 
     /// Creates a verifier from the mdoc verifier and the revocation checker (an explicit choice).
     public init(mdocVerifier: MdocVerifier, revocation: RevocationChecker) {
-        self.mdocVerifier = mdocVerifier
-        self.revocation = revocation
+        composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
     }
 
     /// `prefix` results and warnings (a VICAL's checks) go first in the report.
@@ -29,8 +30,7 @@ public struct MdocFlowVerifier: Sendable {
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         for result in prefix { runner.record(result) }
         for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
-        // No request: any docType the policy accepts, the photo ID rules for a photo ID, no expiry check.
-        let documents = await MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation).verify(
+        let documents = await composition.verify(
             deviceResponse: bytes, transcript: transcript, readerKey: readerKey, expectations: MdocPresentationExpectations(), runner: &runner,
             flow: "mdoc")
         return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: documents)
