@@ -6,7 +6,7 @@ import WalletVerifierTestSupport
 
 /// The x5chain of a revocation list and of a VICAL is attacker-supplied like an mdoc's: at most four
 /// certificates are read, so no chain of them reaches path building.
-@Suite struct ChainCapTests {
+@Suite struct TrustListChainCapTests {
     @Test func aRevocationListWithALongChainIsNotTrusted() async throws {
         let s = try RevocationScenario()
         let response = try s.response(status: try RevocationListFixture.identifierListStatus(id: RevocationScenario.id, uri: RevocationScenario.uri))

@@ -8,7 +8,7 @@ import WalletVerifierTestSupport
 /// Seed 004, step 6 ("Check that the currencyCode is as expected", "that the transactionAmount is
 /// correct", "that the applicationData field matches the hash of the data used in the original payment
 /// request") and the payment data keys in the forms the seed's tables give them.
-@Suite struct SeedStepSixTests {
+@Suite struct ApplePayExpectationsCheckTests {
     static let full = ApplePayExpectations(currencyCode: "840", transactionAmount: 1999)
 
     static func warning(_ result: ApplePayResult) -> ReportWarning? {
