@@ -16,7 +16,6 @@ let package = Package(
         .library(name: "WalletJOSE", targets: ["WalletJOSE"]),
         .library(name: "VerificationCore", targets: ["VerificationCore"]),
         .library(name: "WalletJSON", targets: ["WalletJSON"]),
-        .library(name: "VerifierPresentation", targets: ["VerifierPresentation"]),
         .library(name: "ApplePayVerifier", targets: ["ApplePayVerifier"]),
         .library(name: "Mdoc", targets: ["Mdoc"]),
         .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
@@ -202,15 +201,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The JSON of mdoc and identity results (report, documents, claims), shared by the CLI and the
-        // HTTP service so that both answer with the same JSON. Apple Pay's JSON is ApplePayVerifier's
-        // own (ApplePayResult.json); the terminal rendering is the CLI's.
-        .target(
-            name: "VerifierPresentation",
-            dependencies: ["VerificationCore", "MdocVerifier", "WalletIdentity"],
-            swiftSettings: swiftSettings
-        ),
-
         // The HTTP service (Hummingbird): API, web page, metrics, stores.
         .target(
             name: "VerifierServer",
@@ -218,7 +208,7 @@ let package = Package(
                 "WalletEncoding",
                 "VerificationCore", "WalletCBOR", "WalletCOSE", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocationHTTP", "WalletIdentity",
                 "ApplePayVerifier",
-                "VerifierPresentation", "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
+                "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The connection guard sits in the HTTP/1 pipeline (per-client connections, deadlines).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -253,7 +243,6 @@ let package = Package(
                 "MdocVerifier",
                 "WalletIdentity",
                 "MdocRevocationHTTP", "WebIdentity",
-                "VerifierPresentation",
                 "VerifierServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -377,7 +366,7 @@ let package = Package(
             name: "WalletVerifierCommandsTests",
             dependencies: [
                 "WalletEncoding", "WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                "VerifierPresentation", "Mdoc", "WebIdentity",
+                "Mdoc", "WebIdentity",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

@@ -26,7 +26,6 @@ let package = Package(
                 .product(name: "ApplePayVerifier", package: "wallet-verifier"),
                 .product(name: "VerificationCore", package: "wallet-verifier"),
                 .product(name: "VerifierServer", package: "wallet-verifier"),
-                .product(name: "VerifierPresentation", package: "wallet-verifier"),
                 .product(name: "ReplayStoreSQLite", package: "wallet-verifier"),
                 .product(name: "WalletVerifierTestSupport", package: "wallet-verifier"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -2,7 +2,6 @@ import ApplePayVerifier
 import Foundation
 import Hummingbird
 import VerificationCore
-import VerifierPresentation
 import WalletEncoding
 import WalletJSON
 

@@ -4,7 +4,6 @@ import Hummingbird
 import Mdoc
 import MdocVerifier
 import VerificationCore
-import VerifierPresentation
 import WalletEncoding
 import WalletIdentity
 
@@ -54,7 +53,7 @@ struct MdocRoutes: Sendable {
         let verifier = services.mdocFlowVerifier()
         let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time))
         services.metrics.record(flow: "mdoc", report: result.report, duration: ContinuousClock.now - start)
-        return api.reportResponse(IdentityOutput.json(result), report: result.report)
+        return api.reportResponse(result.json(), report: result.report)
     }
 }
 

@@ -4,7 +4,6 @@ import Hummingbird
 import Mdoc
 import MdocVerifier
 import VerificationCore
-import VerifierPresentation
 import WalletEncoding
 import WalletJSON
 import WebIdentity
@@ -126,6 +125,6 @@ struct WebRoutes: Sendable {
             context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
         return api.reportResponse(
-            IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict)), report: result.report)
+            MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict).json(), report: result.report)
     }
 }

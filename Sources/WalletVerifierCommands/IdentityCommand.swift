@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import MdocVerifier
 import VerificationCore
-import VerifierPresentation
 import WalletCBOR
 import WalletEncoding
 import WalletIdentity

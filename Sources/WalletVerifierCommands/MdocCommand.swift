@@ -4,7 +4,6 @@ import Foundation
 import Mdoc
 import MdocVerifier
 import VerificationCore
-import VerifierPresentation
 import VerifierServer
 import WalletCBOR
 import WalletEncoding
@@ -121,7 +120,7 @@ enum CommandSupport {
         let accepted = result.report.verdict == .accepted
         switch format {
         case .json:
-            CLIOutput.current.out(IdentityOutput.json(result, extra: extra))
+            CLIOutput.current.out(result.json(extra: extra))
         case .text:
             CLIOutput.current.out(ReportOutput.text(result.report))
             guard accepted else { return }

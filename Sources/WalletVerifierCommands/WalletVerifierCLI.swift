@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import VerificationCore
-@_exported import VerifierPresentation
-import VerifierPresentation
 import VerifierServer
 
 /// The `wallet-verifier` command line.

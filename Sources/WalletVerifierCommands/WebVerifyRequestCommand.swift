@@ -5,7 +5,6 @@ import Mdoc
 import MdocVerifier
 import SwiftASN1
 import VerificationCore
-import VerifierPresentation
 import WalletCBOR
 import WalletCOSE
 import WalletEncoding

@@ -6,7 +6,6 @@ import Logging
 import Mdoc
 import ReplayStoreSQLite
 import VerificationCore
-import VerifierPresentation
 import VerifierServer
 import WalletCBOR
 import WalletIdentity
@@ -108,7 +107,7 @@ enum ServiceLoadBenchmark {
             let identityResult = await identityVerifier.verify(
                 encryptedData: identityLibraryInputs[0].envelope, nonce: identityLibraryInputs[0].nonce, request: descriptor, context: .at(Date()))
             _ = await measure("stage: identity JSON output", seconds: seconds) {
-                _ = IdentityOutput.json(identityResult)
+                _ = identityResult.json()
             }
             _ = await measure("stage: identity library verify", seconds: seconds) {
                 _ = await identityVerifier.verify(
