@@ -30,7 +30,7 @@ import Foundation
 /// Every operation has a deadline (``Configuration/operationTimeout``); a database that cannot be
 /// reached, refuses the login or answers too late makes the operation throw a retryable
 /// ``OperationalError``: the verdict is indeterminate, never "accepted".
-public final class PostgresReplayStore: ReplayStore, Service {
+public final class PostgresReplayStore: ReplayStore, IdempotencyStore, Service {
     /// Where the database is, how long an operation may take, and the purge interval and schema.
     public struct Configuration: Sendable {
         /// The postgres-nio client configuration (host, port, user, password, database, TLS, pool size).
@@ -356,6 +356,8 @@ public final class PostgresReplayStore: ReplayStore, Service {
             return try await Self.count(rows) > 0
         }
     }
+
+    // MARK: - IdempotencyStore
 
     /// Starts or restarts the submission in one statement, or reports the earlier attempt; takes over an ended lease once.
     public func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {

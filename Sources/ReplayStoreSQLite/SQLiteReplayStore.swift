@@ -31,7 +31,7 @@ import Foundation
 /// ``close()`` before the last reference goes away. After `close()`, every operation throws an
 /// ``OperationalError``. Failures of SQLite (disk full, I/O error, a lock held too long) are thrown as
 /// retryable ``OperationalError``s so that verdicts become indeterminate.
-public final class SQLiteReplayStore: ReplayStore {
+public final class SQLiteReplayStore: ReplayStore, IdempotencyStore {
     /// The file name used by ``open(dataDirectory:fileName:busyTimeout:)`` by default.
     public static let defaultFileName = "replay-store.sqlite"
     /// The schema this code writes (`PRAGMA user_version`).
@@ -310,6 +310,8 @@ public final class SQLiteReplayStore: ReplayStore {
             ) != nil
         }
     }
+
+    // MARK: - IdempotencyStore
 
     /// Starts or restarts the submission in one statement, or reports the earlier attempt; takes over an ended lease once.
     public nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {

@@ -31,8 +31,29 @@ public struct IdempotencyTag: Sendable, Hashable {
     }
 }
 
+/// Submissions with an idempotency key (IETF draft "The Idempotency-Key HTTP Header Field"): one
+/// row per key, begun, then finished or abandoned. A service answering submissions needs it; a
+/// verifier recording one-time values (``ReplayStore``) does not, so it is a protocol of its own.
+/// The stores (in-memory, SQLite, PostgreSQL) implement both, in one database.
+///
+/// Implementations make each operation a single atomic step, so that two instances beginning the
+/// same key cannot both proceed. Operational failures are thrown as ``OperationalError``.
+public protocol IdempotencyStore: Sendable {
+    /// Starts a submission with an idempotency key, atomically: records the key (until
+    /// `tag.retryUntil`) with the request's digest and a lease until `leaseUntil` when the key is new
+    /// or its window has passed; otherwise says what became of the earlier attempt.
+    nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart
+
+    /// Marks the submission with `key` finished, storing `result` (nil: nothing to store).
+    nonisolated(nonsending) func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws
+
+    /// Forgets an unfinished submission with `key` (it ended without an answer worth keeping), so a
+    /// retry is processed anew at once.
+    nonisolated(nonsending) func abandonIdempotentRequest(key: [UInt8]) async throws
+}
+
 /// What the store says when a submission with an idempotency key begins
-/// (``ReplayStore/beginIdempotentRequest(_:now:leaseUntil:)``).
+/// (``IdempotencyStore/beginIdempotentRequest(_:now:leaseUntil:)``).
 public enum IdempotencyStart: Sendable, Hashable {
     /// Process it: the key is new (or its window passed), or an earlier attempt with this key and
     /// body never finished (the process died) and its lease ran out. `firstSeen` is set for such a

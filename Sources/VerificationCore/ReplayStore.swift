@@ -102,18 +102,6 @@ public protocol ReplayStore: Sendable {
     /// was given back; a nonce consumed by another attempt (or without one) stays consumed.
     nonisolated(nonsending) func releaseNonce(_ nonce: String, attempt: NonceAttempt, now: Date) async throws -> Bool
 
-    /// Starts a submission with an idempotency key, atomically: records the key (until
-    /// `tag.retryUntil`) with the request's digest and a lease until `leaseUntil` when the key is new
-    /// or its window has passed; otherwise says what became of the earlier attempt.
-    nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart
-
-    /// Marks the submission with `key` finished, storing `result` (nil: nothing to store).
-    nonisolated(nonsending) func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws
-
-    /// Forgets an unfinished submission with `key` (it ended without an answer worth keeping), so a
-    /// retry is processed anew at once.
-    nonisolated(nonsending) func abandonIdempotentRequest(key: [UInt8]) async throws
-
     /// Deletes entries that expired before `now`; returns how many.
     @discardableResult
     nonisolated(nonsending) func purgeExpired(now: Date) async throws -> Int
@@ -143,13 +131,13 @@ extension ReplayStore {
     }
 }
 
-/// A process-local store for tests and single-process use.
+/// A process-local store (one-time values and idempotency keys) for tests and single-process use.
 ///
 /// A class with a lock rather than an actor: each operation is a few dictionary accesses, done on
 /// the caller's thread. An actor would run them on its own executor and resume the caller from
 /// there, which moves a request handler off the event loop that serves its connection when the
 /// service runs tasks on its event loops (one loop then ends up with most of the work).
-public final class InMemoryReplayStore: ReplayStore, Sendable {
+public final class InMemoryReplayStore: ReplayStore, IdempotencyStore, Sendable {
     private struct Nonce {
         var payload: [UInt8]
         var expiresAt: Date
@@ -264,7 +252,7 @@ public final class InMemoryReplayStore: ReplayStore, Sendable {
         }
     }
 
-    /// See ``ReplayStore/beginIdempotentRequest(_:now:leaseUntil:)``.
+    /// See ``IdempotencyStore/beginIdempotentRequest(_:now:leaseUntil:)``.
     public nonisolated(nonsending) func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
         entries.withLock { entries in
             guard var existing = entries.submissions[tag.key], existing.expiresAt > now else {

@@ -5,7 +5,10 @@ import WalletJSON
 
 /// RFC 9457 problem details for requests that cannot be read (400, 404, 408, 413, 415, 429) and for operational
 /// failures (503). Messages never echo request content.
-struct Problem: Error {
+///
+/// A handler or middleware throws it; Hummingbird's router answers any `HTTPResponseError` with its
+/// ``response(from:context:)``, so no route converts it by hand.
+struct Problem: HTTPResponseError {
     let status: HTTPResponse.Status
     let type: String
     let title: String
@@ -27,6 +30,18 @@ struct Problem: Error {
 
     static func unavailable(_ detail: String) -> Problem {
         Problem(status: .serviceUnavailable, type: "unavailable", title: "A dependency is unavailable; try again", detail: detail)
+    }
+
+    /// A body past the limit (`--body-limit`).
+    static func tooLarge(limit: Int) -> Problem {
+        Problem(
+            status: .contentTooLarge, type: "too-large", title: "The request body is too large",
+            detail: "request bodies are limited to \(limit) bytes")
+    }
+
+    /// The problem+json answer: what the router sends for a thrown ``Problem``.
+    func response(from request: Request, context: some RequestContext) -> Response {
+        response()
     }
 
     func response() -> Response {

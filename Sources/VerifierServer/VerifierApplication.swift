@@ -47,7 +47,8 @@ public enum VerifierApplication {
 
     /// The API's router over a replaceable configuration: each request uses the configuration current when it starts.
     public static func buildRouter(live: LiveServices, logger: Logger) -> Router<VerifierRequestContext> {
-        let router = Router(context: VerifierRequestContext.self)
+        // HEAD is answered wherever GET is (RFC 9110 §9.3.2: the GET's answer without its body).
+        let router = Router(context: VerifierRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestLogMiddleware(logger: logger))
         let api = APIRoutes(live: live)
         api.register(on: router)
@@ -95,13 +96,26 @@ struct RequestLogMiddleware: RouterMiddleware {
                 "request",
                 metadata: [
                     "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
-                    "ms":
-                        "\((ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000 + (ContinuousClock.now - start).components.seconds * 1000)",
+                    "ms": "\(Self.milliseconds(since: start))",
                 ])
             return response
+        } catch let error as any HTTPResponseError {
+            // A refusal the router answers (a ``Problem``): logged with its status, as an answer.
+            logger.info(
+                "request",
+                metadata: [
+                    "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(error.status.code)",
+                    "ms": "\(Self.milliseconds(since: start))",
+                ])
+            throw error
         } catch {
             logger.info("request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(type(of: error))"])
             throw error
         }
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = (ContinuousClock.now - start).components
+        return elapsed.attoseconds / 1_000_000_000_000_000 + elapsed.seconds * 1000
     }
 }

@@ -19,8 +19,9 @@ import X509
 public struct VerifierServices: Sendable {
     /// The settings this configuration was built from.
     public let settings: ServerSettings
-    /// The replay store shared by every flow: request nonces and Apple Pay transaction identifiers.
-    public let store: any ReplayStore
+    /// The replay store shared by every flow (request nonces and Apple Pay transaction identifiers),
+    /// which also keeps the Idempotency-Key records of the API's submissions.
+    public let store: any ReplayStore & IdempotencyStore
     /// Verify with Wallet in-app: the request sessions and the identity verifier behind them.
     public let identity: IdentityRequestSessions
     /// Nil when no Apple Pay merchant key is configured.
@@ -82,7 +83,7 @@ public struct VerifierServices: Sendable {
     /// What a reload keeps: the store (and its shared document cache), the metrics, the clock, the
     /// background services and the revocation-list cache.
     public struct Base: Sendable {
-        let store: any ReplayStore
+        let store: any ReplayStore & IdempotencyStore
         let documentCache: any DocumentCacheStore
         let background: [any Service]
         let prepare: @Sendable () async throws -> Void
@@ -104,7 +105,7 @@ public struct VerifierServices: Sendable {
 
     static func makeBase(settings: ServerSettings, logger: Logger, clock: any VerificationClock) async throws -> Base {
         // Store.
-        let store: any ReplayStore
+        let store: any ReplayStore & IdempotencyStore
         let documentCache: any DocumentCacheStore
         var background: [any Service] = []
         var prepare: @Sendable () async throws -> Void = {}

@@ -578,11 +578,6 @@ struct UnreachableReplayStore: ReplayStore {
         throw OperationalError("storeUnavailable", "down")
     }
     func releaseNonce(_ nonce: String, attempt: NonceAttempt, now: Date) async throws -> Bool { throw OperationalError("storeUnavailable", "down") }
-    func beginIdempotentRequest(_ tag: IdempotencyTag, now: Date, leaseUntil: Date) async throws -> IdempotencyStart {
-        throw OperationalError("storeUnavailable", "down")
-    }
-    func finishIdempotentRequest(key: [UInt8], result: [UInt8]?) async throws { throw OperationalError("storeUnavailable", "down") }
-    func abandonIdempotentRequest(key: [UInt8]) async throws { throw OperationalError("storeUnavailable", "down") }
     func purgeExpired(now: Date) async throws -> Int { throw OperationalError("storeUnavailable", "down") }
     func ping() async throws { throw OperationalError("storeUnavailable", "down") }
     func outstandingNonceCount(now: Date) async throws -> Int { throw OperationalError("storeUnavailable", "down") }

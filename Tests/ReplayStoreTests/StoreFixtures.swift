@@ -50,7 +50,7 @@ let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
 
 /// A fresh, empty store of the given kind for the duration of `body`.
-func withFreshStore(_ kind: StoreKind, _ body: (any ReplayStore) async throws -> Void) async throws {
+func withFreshStore(_ kind: StoreKind, _ body: (any ReplayStore & IdempotencyStore) async throws -> Void) async throws {
     switch kind {
     case .memory:
         try await body(InMemoryReplayStore())

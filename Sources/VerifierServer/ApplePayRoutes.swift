@@ -1,0 +1,95 @@
+import ApplePayVerifier
+import Foundation
+import Hummingbird
+import VerificationCore
+import VerifierPresentation
+import WalletEncoding
+import WalletJSON
+
+/// Apple Pay: `POST /v1/applepay/decrypt` verifies and decrypts a payment token against the
+/// currency and amount the caller expects.
+struct ApplePayRoutes: Sendable {
+    /// The shared request handling, with the configuration of the request being answered.
+    let api: APIRoutes
+    var services: VerifierServices { api.services }
+
+    /// The flow's routes, under /v1/applepay.
+    static func collection(_ api: APIRoutes, _ idempotent: IdempotentSubmissions) -> RouteCollection<VerifierRequestContext> {
+        let routes = RouteCollection(context: VerifierRequestContext.self)
+        api.storePost("decrypt", .verification, route: "applepay-decrypt", idempotent, on: routes) {
+            try await ApplePayRoutes(api: api.current()).decrypt($0, $1)
+        }
+        return routes
+    }
+
+    func decrypt(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
+        guard let verifier = services.applePay else {
+            throw Problem.unavailable("Apple Pay is not configured on this server (--applepay-cert/--applepay-key)")
+        }
+        let object = try await api.jsonObject(request)
+        // The token goes to the verifier as the bytes received, never re-serialized. Exactly one of the
+        // two forms: with both, which one was meant is a guess.
+        if object.value("token") != nil, object.value("paymentData") != nil {
+            throw Problem.badRequest("/token, /paymentData: send exactly one of them, not both")
+        }
+        let name = object.value("token") != nil ? "token" : "paymentData"
+        guard let value = object.value(name) else {
+            throw Problem.badRequest("/token or /paymentData: send {\"token\": PKPaymentToken} or {\"paymentData\": {...}}")
+        }
+        guard value.object != nil, let tokenData = object.raw(name) else {
+            throw Problem.badRequest("/\(name): must be a JSON object")
+        }
+        var expectations = ApplePayExpectations.none
+        if let expectValue = object.value("expect") {
+            guard let expect = expectValue.object else { throw Problem.badRequest("/expect: must be an object") }
+            if let currency = expect["currency"] {
+                guard let text = currency.string else { throw Problem.badRequest("/expect/currency: must be a string") }
+                expectations.currencyCode = text
+            }
+            if let amount = expect["amount"] {
+                guard let text = amount.number ?? amount.string, let value = ApplePayExpectations.minorUnits(text) else {
+                    throw Problem.badRequest(
+                        "/expect/amount: must be the amount in the currency's minor units, as tokens carry it: a whole number (1999 for 19.99 USD)")
+                }
+                expectations.transactionAmount = value
+            }
+            if let applicationData = expect["applicationData"] {
+                guard let text = applicationData.string else { throw Problem.badRequest("/expect/applicationData: must be a string") }
+                expectations.applicationData = text
+            }
+            // The payment request's applicationData itself, hashed here as Apple does (SHA-256). Its own
+            // member: 64 hex digits are also base64, so one member could not tell the two forms apart.
+            // Sent with applicationData, both must match.
+            if let original = expect["applicationDataBase64"] {
+                guard let text = original.string, text.utf8.count >= 2,
+                    text.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "=") }
+                    ),
+                    let bytes = Base64.decodeLenient(text)
+                else {
+                    throw Problem.badRequest(
+                        "/expect/applicationDataBase64: must be base64 of the payment request's applicationData (the verifier hashes it with SHA-256)"
+                    )
+                }
+                expectations.originalApplicationData = bytes
+            }
+        }
+        // Seed 004, step 6: a payment is checked against its currency and amount. Without them any amount
+        // in any currency would be accepted, so they are required unless the operator chose otherwise.
+        if services.settings.applePayExpectations == .required {
+            let missing = [("currency", expectations.currencyCode), ("amount", expectations.transactionAmount.map { "\($0)" })].filter { $0.1 == nil }
+            if let first = missing.first {
+                throw Problem.badRequest(
+                    "/expect/\(first.0): missing; a payment is verified against the currency and the amount charged "
+                        + "(\"expect\": {\"currency\": \"840\", \"amount\": 1999}, the amount in minor units); "
+                        + "a server started with --applepay-expectations optional accepts tokens without them, with an expectationsMissing warning")
+            }
+        }
+        let start = ContinuousClock.now
+        let context = VerificationContext(
+            time: services.clock.now(), clockSkew: .seconds(services.settings.clockSkew), idempotency: context.idempotency)
+        // The body was parsed once, strictly; the token's part of that parse is handed over with its bytes.
+        let result = await verifier.verify(Array(tokenData), parsed: value.object, context: context, expectations: expectations)
+        services.metrics.record(flow: "applepay", report: result.report, duration: ContinuousClock.now - start)
+        return api.reportResponse(ApplePayOutput.json(result), report: result.report)
+    }
+}

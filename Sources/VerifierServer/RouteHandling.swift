@@ -1,0 +1,180 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import VerificationCore
+
+/// What every route collection shares: reading a body whole under its deadline, the admission
+/// limits (rates, outstanding sessions, verification slots), the Idempotency-Key, problem answers.
+extension APIRoutes {
+    /// A POST that changes the store: its Idempotency-Key first (``IdempotentSubmissions``), then what
+    /// its kind needs — a request creation is admitted (rate and outstanding sessions), a verification
+    /// waits for a slot.
+    ///
+    /// The body is read first, whole and under the body deadline (408 after it), before anything
+    /// counts against a limit that others share: a client that sends its body slowly holds a
+    /// connection, never a verification slot.
+    func storePost(
+        _ path: RouterPath, _ kind: IdempotentSubmissions.Kind, route: String, _ idempotent: IdempotentSubmissions,
+        on router: some RouterMethods<VerifierRequestContext>,
+        _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response
+    ) {
+        router.post(path) { request, context in
+            let request = try await bufferedBody(request)
+            if kind == .verification { try admitVerification(context) }
+            return try await idempotent.run(request, context, kind: kind, route: route) { request, context in
+                switch kind {
+                case .creation:
+                    return try await admitCreation(context) { try await handler(request, context) }
+                case .verification:
+                    return try await inSlot(context) { try await handler(request, context) }
+                }
+            }
+        }
+    }
+
+    /// The request with its body read whole (at most the body limit: 413) within the body deadline
+    /// (`--body-timeout`: 408, and the connection is closed).
+    func bufferedBody(_ request: Request) async throws -> Request {
+        let limit = services.settings.bodyLimit
+        let deadline = Duration.seconds(services.settings.bodyTimeout)
+        let body = request.body
+        let buffer: ByteBuffer?
+        do {
+            buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+                group.addTask { try await body.collect(upTo: limit) }
+                group.addTask {
+                    try await Task.sleep(for: deadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+        } catch is NIOTooManyBytesError {
+            throw Problem.tooLarge(limit: limit)
+        }
+        guard let buffer else {
+            services.metrics.requestRejected(reason: "body-timeout")
+            throw Problem(
+                status: .requestTimeout, type: "body-timeout", title: "The request body did not arrive in time",
+                detail: "the body must arrive within \(services.settings.bodyTimeout) s of the request head (--body-timeout); send it at once")
+        }
+        var buffered = request
+        buffered.body = .init(buffer: buffer)
+        return buffered
+    }
+
+    /// A verification POST: the client's verification rate (429, `--verify-rate`).
+    func admitVerification(_ context: VerifierRequestContext) throws {
+        if let wait = admission.takeVerificationToken(client: context.clientKey) {
+            services.metrics.requestRejected(reason: "rate-limited")
+            var problem = Problem(
+                status: .tooManyRequests, type: "rate-limited", title: "Too many requests",
+                detail: "this client submits verifications faster than \(services.settings.verifyRate) a minute (--verify-rate); retry in \(wait) s")
+            problem.retryAfter = wait
+            throw problem
+        }
+    }
+
+    /// Request creation: the client's rate (429), the cap on outstanding sessions (503) and the
+    /// client's share of them (429); then `create`. A creation that fails gives the
+    /// client's share back.
+    func admitCreation(_ context: VerifierRequestContext, _ create: () async throws -> Response) async throws -> Response {
+        try await admitCreation(context)
+        let response: Response
+        do {
+            response = try await create()
+        } catch {
+            admission.returnClientSession(client: context.clientKey)
+            throw error
+        }
+        if response.status != .created { admission.returnClientSession(client: context.clientKey) }
+        return response
+    }
+
+    /// Request creation's limits, in order: the client's rate, the cap, the client's share of it.
+    func admitCreation(_ context: VerifierRequestContext) async throws {
+        if let wait = admission.takeCreationToken(client: context.clientKey) {
+            services.metrics.requestRejected(reason: "rate-limited")
+            var problem = Problem(
+                status: .tooManyRequests, type: "rate-limited", title: "Too many requests",
+                detail: "this client creates requests faster than \(services.settings.requestRate) a minute; retry in \(wait) s")
+            problem.retryAfter = wait
+            throw problem
+        }
+        let allowed: Bool
+        do {
+            allowed = try await admission.mayCreateSession { try await services.store.outstandingNonceCount(now: services.clock.now()) }
+        } catch {
+            throw Problem.unavailable("the request store does not answer")
+        }
+        guard allowed else {
+            var problem = Problem.unavailable(
+                "\(services.settings.maxOutstandingRequests) request sessions are outstanding, the most this server keeps; retry when some are answered or expire"
+            )
+            problem.retryAfter = 30
+            throw problem
+        }
+        guard admission.takeClientSession(client: context.clientKey) else {
+            admission.uncountSession()
+            services.metrics.requestRejected(reason: "client-sessions")
+            var problem = Problem(
+                status: .tooManyRequests, type: "too-many-outstanding-requests", title: "Too many outstanding requests from this client",
+                detail:
+                    "this client has \(services.settings.clientOutstandingCap) request sessions outstanding, its share (--max-client-outstanding-requests); retry when some are answered or expire"
+            )
+            problem.retryAfter = 30
+            throw problem
+        }
+    }
+
+    /// A verification in one of the limited slots: 503 with Retry-After when none frees up in time,
+    /// 429 when this client's own share of the slots stayed full.
+    func inSlot(_ context: VerifierRequestContext, _ body: () async throws -> Response) async throws -> Response {
+        switch try await admission.withVerificationSlotOrRefusal(client: context.clientKey, body) {
+        case .success(let response):
+            return response
+        case .failure(.busy):
+            services.metrics.requestRejected(reason: "busy")
+            var problem = Problem.unavailable("every verification slot is busy; retry shortly")
+            problem.retryAfter = 1
+            throw problem
+        case .failure(.clientBusy):
+            services.metrics.requestRejected(reason: "client-busy")
+            var problem = Problem(
+                status: .tooManyRequests, type: "too-many-verifications", title: "Too many verifications from this client",
+                detail:
+                    "this client already has \(services.settings.clientVerificationCap) verifications running, its share of the slots (--max-client-verifications); retry when one is answered"
+            )
+            problem.retryAfter = 1
+            throw problem
+        }
+    }
+
+    /// Reads a JSON object body (415 for another or a missing media type, 413 past the limit, 400 for
+    /// anything but one strict JSON object).
+    func jsonObject(_ request: Request) async throws -> JSONBody {
+        let mediaType = request.headers[.contentType]?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard mediaType == "application/json" else {
+            throw Problem(
+                status: .unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
+                detail: mediaType == nil ? "send the body as application/json (Content-Type is missing)" : "send application/json, not \(mediaType!)")
+        }
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: services.settings.bodyLimit) } catch is NIOTooManyBytesError {
+            throw Problem.tooLarge(limit: services.settings.bodyLimit)
+        }
+        return try JSONBody(bytes: Array(buffer: buffer))
+    }
+
+    func reportResponse(_ json: String, report: VerificationReport) -> Response {
+        OneTimeValueConsumed.note(report)
+        var response = jsonResponse(json, status: report.verdict == .indeterminate ? .serviceUnavailable : .ok)
+        if report.verdict == .indeterminate { response.headers[.retryAfter] = "1" }
+        return response
+    }
+}
+
+func jsonResponse(_ json: String, status: HTTPResponse.Status = .ok) -> Response {
+    Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+}

@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `--api-token-file`: every /v1 request carries `Authorization: Bearer <token>` (compared in
+/// constant time), or gets a 401 problem; /healthz, /readyz, /metrics and /openapi.yaml stay open.
+/// It is the middleware of the /v1 route group, so it runs for every request that matched a /v1
+/// route, whatever the raw path looked like.
+struct APITokenMiddleware: RouterMiddleware {
+    typealias Context = VerifierRequestContext
+    let token: String
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var presented = ""
+        if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
+            presented = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
+        guard WebPageAccess.constantTimeEqual(presented, token) else {
+            metrics.requestRejected(reason: "unauthorized")
+            var response = Problem(
+                status: .unauthorized, type: "unauthorized", title: "Unauthorized",
+                detail: "send Authorization: Bearer with the token of --api-token-file"
+            ).response()
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Counts every ``Problem`` a /v1 route throws in `wallet_verifier_unreadable_requests_total` by
+/// its type, and passes it on: the router answers it (``Problem/response(from:context:)``).
+struct ProblemMetricsMiddleware: RouterMiddleware {
+    typealias Context = VerifierRequestContext
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            metrics.requestRejected(reason: problem.type)
+            throw problem
+        }
+    }
+}
+
+/// A path is answered only as the routes write it: `/` and segments that are neither empty nor `.`
+/// or `..`, with no encoded `/`, `\\` or `.` (`%2F`, `%5C`, `%2E`). Anything else is a 404 problem
+/// before routing, so no two spellings of one route exist for a middleware to tell apart.
+struct CanonicalPathMiddleware: RouterMiddleware {
+    typealias Context = VerifierRequestContext
+    let metrics: ServerMetrics?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard Self.isCanonical(request.uri.path) else {
+            metrics?.requestRejected(reason: "not-found")
+            return Problem(
+                status: .notFound, type: "not-found", title: "Not found",
+                detail: "no such path: paths have no empty or dot segments, encoded slashes or a trailing slash; see /openapi.yaml"
+            ).response()
+        }
+        return try await next(request, context)
+    }
+
+    static func isCanonical(_ path: String) -> Bool {
+        guard path.hasPrefix("/") else { return false }
+        if path == "/" { return true }
+        let lower = path.lowercased()
+        for encoded in ["%2f", "%5c", "%2e", "%00"] where lower.contains(encoded) { return false }
+        if path.contains("\\") { return false }
+        for segment in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            if segment.isEmpty || segment == "." || segment == ".." { return false }
+        }
+        return true
+    }
+}
+
+/// The paths the router serves and the methods each takes, set once before the server starts.
+final class KnownPaths: @unchecked Sendable {
+    private let lock = NSLock()
+    private var allowed: [String: String] = [:]
+
+    func set(_ allowed: [String: String]) {
+        lock.withLock { self.allowed = allowed }
+    }
+
+    func methods(for path: String) -> String? {
+        lock.withLock { allowed[path] }
+    }
+}
+
+/// An unknown path is a 404 problem (RFC 9457), not an empty body; a known path asked with another
+/// method is a 405 problem with `Allow` (RFC 9110 §15.5.6).
+struct NotFoundProblemMiddleware: RouterMiddleware {
+    typealias Context = VerifierRequestContext
+    let knownPaths: KnownPaths
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            if let allow = knownPaths.methods(for: request.uri.path) {
+                metrics.requestRejected(reason: "method-not-allowed")
+                var response = Problem(
+                    status: .methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
+                    detail: "\(request.uri.path) takes \(allow)"
+                ).response()
+                response.headers[.allow] = allow
+                return response
+            }
+            return Problem(status: .notFound, type: "not-found", title: "Not found", detail: "no such path; see /openapi.yaml").response()
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Mdoc
+import MdocVerifier
+import VerificationCore
+import VerifierPresentation
+import WalletEncoding
+import WalletJSON
+import WebIdentity
+
+/// Verify with Wallet on the Web (ISO/IEC 18013-7 Annex C): `POST /v1/web/requests` creates a
+/// request session for one of the configured origins (the argument of `navigator.credentials.get`),
+/// `POST /v1/web/verify` verifies the encrypted response against it.
+struct WebRoutes: Sendable {
+    /// The shared request handling, with the configuration of the request being answered.
+    let api: APIRoutes
+    var services: VerifierServices { api.services }
+
+    /// The flow's routes, under /v1/web.
+    static func collection(_ api: APIRoutes, _ idempotent: IdempotentSubmissions) -> RouteCollection<VerifierRequestContext> {
+        let routes = RouteCollection(context: VerifierRequestContext.self)
+        api.storePost("requests", .creation, route: "web-requests", idempotent, on: routes) {
+            try await WebRoutes(api: api.current()).createRequest($0, $1)
+        }
+        api.storePost("verify", .verification, route: "web-verify", idempotent, on: routes) {
+            try await WebRoutes(api: api.current()).verify($0, $1)
+        }
+        return routes
+    }
+
+    /// The web endpoints need configured origins: without one a request could be bound to any origin
+    /// a caller names, voiding Annex C's origin binding.
+    func requireWebOrigins() throws {
+        guard !services.webOrigins.isEmpty else {
+            throw Problem.unavailable(
+                "Verify with Wallet on the Web is not configured on this server: start it with --web-origin https://your.site (repeatable)")
+        }
+    }
+
+    func createRequest(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
+        try requireWebOrigins()
+        let object = try await api.jsonObject(request)
+        guard let docType = try object.optionalString("docType"), !docType.isEmpty else { throw Problem.badRequest("/docType: missing") }
+        guard WebDocumentRequest.isName(docType) else {
+            throw Problem.badRequest("/docType: 1 to 256 characters without whitespace or control characters")
+        }
+        guard let given = try object.optionalString("origin") else {
+            throw Problem.badRequest("/origin: missing; it must be the page's origin, such as https://example.com")
+        }
+        let origin: String
+        do { origin = try WebOrigin.parse(given) } catch { throw Problem.badRequest("/origin: \(error)") }
+        guard services.webOrigins.contains(origin) else {
+            throw Problem.badRequest("/origin: \(origin) is not an origin this server is configured for (--web-origin)")
+        }
+        let names = object.value("elements")?.array?.compactMap(\.string) ?? []
+        guard !names.isEmpty, names.count == object.value("elements")?.array?.count else {
+            throw Problem.badRequest("/elements: must list NAMESPACE/IDENTIFIER[:retain] strings")
+        }
+        var elements: [WebDocumentRequest.Element] = []
+        for (index, name) in names.enumerated() {
+            do {
+                let element = try WebDocumentRequest.Element(argument: name)
+                guard WebDocumentRequest.isName(element.nameSpace), WebDocumentRequest.isName(element.identifier) else {
+                    throw WebRequestError("namespace and identifier must be 1 to 256 characters without whitespace or control characters")
+                }
+                elements.append(element)
+            } catch {
+                throw Problem.badRequest("/elements/\(index): \(error)")
+            }
+        }
+        let created: WebRequestSessions.Created
+        do {
+            created = try await services.web.create(
+                request: WebDocumentRequest(docType: docType, elements: elements), origin: origin,
+                recipientPublicKey: services.webKeys[0].publicKey, now: services.clock.now(),
+                readerAuth: services.readerAuth, readerAuthAll: services.settings.readerAuthAll)
+        } catch is OperationalError {
+            throw Problem.unavailable("the request could not be stored")
+        } catch {
+            // What is left to refuse here is the element list as a whole (an element requested twice).
+            throw Problem.badRequest("/elements: \(error)")
+        }
+        let json =
+            #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.presentation.navigatorCredentialsGetArgument)}"#
+        return jsonResponse(json, status: .created)
+    }
+
+    func verify(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
+        try requireWebOrigins()
+        let object = try await api.jsonObject(request)
+        guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("/requestId: missing") }
+        // Exactly one of the two forms, each exactly as the document describes it.
+        let credential = object.value("credential"), response = object.value("response")
+        let responseBytes: [UInt8]
+        switch (credential, response) {
+        case (.some, .some):
+            throw Problem.badRequest("/credential, /response: send exactly one of them, not both")
+        case (.some(let credential), nil):
+            guard let fields = credential.object else {
+                throw Problem.badRequest("/credential: must be the object navigator.credentials.get returned")
+            }
+            guard fields["protocol"]?.string == "org-iso-mdoc" else { throw Problem.badRequest("/credential/protocol: must be \"org-iso-mdoc\"") }
+            guard let text = fields["data"]?.object?["response"]?.string,
+                text.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: "=") }),
+                let bytes = Base64.decodeLenient(text), !bytes.isEmpty
+            else {
+                throw Problem.badRequest("/credential/data/response: missing or not base64url")
+            }
+            guard let raw = object.raw("credential"), let decoded = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: Array(raw)) else {
+                throw Problem.badRequest("/credential: not an org-iso-mdoc response")
+            }
+            responseBytes = decoded
+        case (nil, .some(let response)):
+            guard let text = response.string, let bytes = Base64.decodeLenient(text), !bytes.isEmpty else {
+                throw Problem.badRequest("/response: must be the base64url EncryptedResponse")
+            }
+            responseBytes = bytes
+        case (nil, nil):
+            throw Problem.badRequest(
+                "/credential or /response: send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
+        }
+        let start = ContinuousClock.now
+        let result = await services.web.verify(
+            requestID: requestID, response: responseBytes, recipientKeys: services.webKeys,
+            context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
+        services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
+        return api.reportResponse(
+            IdentityOutput.json(MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict)), report: result.report)
+    }
+}
