@@ -346,6 +346,8 @@ let package = Package(
             dependencies: [
                 "WalletEncoding", "VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE",
                 "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport", "MdocVerifier",
+                // Wallets' OpenID4VP answers (JWE) in the web tests.
+                "WalletJOSE",
                 // What a running service left in its store (Apple Pay replay records, the VICAL rollback record).
                 "ReplayStoreSQLite", "ReplayStorePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -376,8 +378,8 @@ let package = Package(
             name: "WalletVerifierCommandsTests",
             dependencies: [
                 "WalletEncoding", "WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                "VerifierPresentation", "Mdoc", "WebIdentity",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "VerifierPresentation", "Mdoc", "WebIdentity", "WalletJOSE",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: swiftSettings
         ),
