@@ -221,9 +221,16 @@ public struct WebRequestSessions: Sendable {
             return await run(credential, payload: nil, key: recipientKey, keys: recipientKeys, context: context, nonceOutcome: Self.unknown)
         }
         guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
+            // The store is shared by every flow: an identifier of another flow's request (an in-app
+            // identity request) is a client's mistake, not a corrupt store.
+            let otherFlow = (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]).map { $0["encryptionInfo"] == nil } ?? false
             return await run(
                 credential, payload: nil, key: recipientKey, keys: recipientKeys, context: context,
-                nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
+                nonceOutcome: otherFlow
+                    ? .failed(
+                        .unknownRequest,
+                        "No web request was issued with this identifier: it names a request of another flow (an in-app identity request).")
+                    : .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
         }
         // The two OpenID4VP variants answer alike (a session offers at most one of them): the family must have been offered.
         let answered = credential.protocol

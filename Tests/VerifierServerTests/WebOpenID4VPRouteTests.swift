@@ -384,4 +384,29 @@ import X509
             }
         }
     }
+
+    /// The identifier of an in-app identity request sent to the web flow: rejected as a request this
+    /// flow did not issue (found by schemathesis' stateful phase, which answered it with a 503).
+    @Test func anIdentityRequestIDIsNoWebRequest() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
+            let identity = try RouterTests.json(
+                try await client.execute(
+                    uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders,
+                    body: try RouterTests.body(["descriptor": descriptor])
+                ).body)
+            let requestID = try #require(identity["requestId"] as? String)
+            for credential: [String: Any] in [
+                ["protocol": "openid4vp-v1-signed", "data": ["response": "...."]], ["protocol": "org-iso-mdoc", "data": ["response": "AAAA"]],
+            ] {
+                let (status, report) = try await Self.verify(client, ["requestId": requestID, "credential": credential])
+                #expect(status == .ok, "\(report)")
+                #expect(report["verdict"] as? String == "rejected")
+                #expect(Self.check(report, "replay.nonce")?["reason"] as? String == "unknownRequest", "\(report)")
+            }
+        }
+    }
 }
