@@ -96,7 +96,9 @@ public final class LiveServices: Sendable {
             settings.maxClientConnections = previous.settings.maxClientConnections
             settings.fetchTimeout = previous.settings.fetchTimeout
         }
-        var next = try await VerifierServices.configure(settings: settings, base: base, logger: logger, previous: previous)
+        var next = try await VerifierServices.configure(
+            settings: settings, material: try ServiceMaterial.read(settings: settings, logger: logger), base: base, logger: logger,
+            previous: previous)
         next.apiToken = previous.apiToken
         state.withLock { $0 = next }
         reloads.withLock { $0 += 1 }

@@ -80,11 +80,20 @@ public struct VerifierServices: Sendable {
     /// Closing the embedded store on shutdown.
     public let shutdown: @Sendable () async -> Void
 
-    /// Builds the configuration from `settings`: opens the store, loads every key, trust root, revocation list and VICAL.
-    /// Throws ``SettingsError`` (or the store's error) when anything does not load; missing keys are generated for development, with a warning.
+    /// Builds the configuration from `settings`: reads every file it names (``ServiceMaterial/read(settings:logger:)``),
+    /// opens the store and loads the VICALs. Throws ``SettingsError`` (or the store's error) when anything does not
+    /// load; missing keys are generated for development, with a warning.
     public static func make(settings: ServerSettings, logger: Logger, clock: any VerificationClock = SystemClock()) async throws -> VerifierServices {
+        try await make(settings: settings, material: try ServiceMaterial.read(settings: settings, logger: logger), logger: logger, clock: clock)
+    }
+
+    /// Builds the configuration from values: the keys, roots and tokens in `material` (the file paths of
+    /// `settings` are not read), the rest of `settings` (store, limits, policies, `--vical`). Opens the store.
+    public static func make(
+        settings: ServerSettings, material: ServiceMaterial, logger: Logger, clock: any VerificationClock = SystemClock()
+    ) async throws -> VerifierServices {
         let base = try await makeBase(settings: settings, logger: logger, clock: clock)
-        return try await configure(settings: settings, base: base, logger: logger, previous: nil)
+        return try await configure(settings: settings, material: material, base: base, logger: logger, previous: nil)
     }
 
     /// What a reload keeps: the store (and its shared document cache), the metrics, the clock, the
@@ -171,24 +180,14 @@ public struct VerifierServices: Sendable {
     }
 
     /// Everything a reload re-reads — trust roots, revocation-list files, identity, web, reader and
-    /// Apple Pay keys — built on `base`. With `previous` (a reload), identity and web keys that are no
-    /// longer configured keep opening responses to requests issued before, until those expire.
-    static func configure(settings: ServerSettings, base: Base, logger: Logger, previous: VerifierServices?) async throws -> VerifierServices {
+    /// Apple Pay keys, read into `material` — composed on `base`. With `previous` (a reload), identity and
+    /// web keys that are no longer configured keep opening responses to requests issued before, until
+    /// those expire.
+    static func configure(
+        settings: ServerSettings, material: ServiceMaterial, base: Base, logger: Logger, previous: VerifierServices?
+    ) async throws -> VerifierServices {
         let store = base.store, clock = base.clock, metrics = base.metrics
-        // Identity.
-        var ring = IdentityKeyRing()
-        if settings.identityKeys.isEmpty {
-            let path = try developmentIdentityKey(directory: settings.dataDirectory)
-            try ring.load(path: path)
-            logger.warning(
-                "identity: no --identity-key given; using a development key generated at \(path). Configure the key of your Apple identity encryption certificate for production."
-            )
-        } else {
-            for path in settings.identityKeys {
-                warnIfReadableByOthers(path, logger: logger)
-                do { try ring.load(path: path) } catch { throw SettingsError("--identity-key \(path): \(error)") }
-            }
-        }
+        var ring = material.identityKeys
         // After a reload, keys that were removed keep opening responses to earlier requests.
         var retired: [RetiredKey] = []
         if let previous {
@@ -212,13 +211,7 @@ public struct VerifierServices: Sendable {
         if settings.merchantID == nil || settings.teamID == nil {
             logger.warning("identity: --merchant-id / --team-id not set; using development values \(merchantID) / \(teamID)")
         }
-        var trust = IACATrustStore()
-        for path in settings.trust {
-            do { try trust.load(path: path) } catch { throw SettingsError("--trust \(path): \(error)") }
-        }
-        for entry in settings.trustDocTypes {
-            do { try trust.load(scoped: entry) } catch { throw SettingsError("--trust-doctype \(entry): \(error)") }
-        }
+        var trust = material.trust
         let vicals = try await ServiceVICALs.load(settings: settings, into: &trust, base: base, logger: logger)
         if trust.anchors.isEmpty {
             logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
@@ -232,16 +225,7 @@ public struct VerifierServices: Sendable {
             logger.warning("revocation: off (--revocation off); MSO revocation lists are not checked and every report says so")
         case .required, .bestEffort:
             var sources: [any RevocationListSource] = []
-            if !settings.revocationLists.isEmpty {
-                var offline = OfflineRevocationLists()
-                for path in settings.revocationLists {
-                    guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --revocation-list \(path)") }
-                    do { try offline.add(bytes: [UInt8](data), name: (path as NSString).lastPathComponent) } catch {
-                        throw SettingsError("--revocation-list \(path): \(error.message)")
-                    }
-                }
-                sources.append(offline)
-            }
+            if let offline = material.revocationLists { sources.append(offline) }
             let cache = base.revocationCache
             sources.append(cache)
             revocationCache = cache
@@ -263,31 +247,11 @@ public struct VerifierServices: Sendable {
 
         // Apple Pay.
         var applePay: ApplePayTokenVerifier?
-        if !settings.applePayCertificates.isEmpty {
-            var keys: [MerchantKey] = []
-            for (certificatePath, keyPath) in zip(settings.applePayCertificates, settings.applePayKeys) {
-                warnIfReadableByOthers(keyPath, logger: logger)
-                guard let certificate = FileManager.default.contents(atPath: certificatePath) else {
-                    throw SettingsError("cannot read --applepay-cert \(certificatePath)")
-                }
-                guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --applepay-key \(keyPath)") }
-                do {
-                    keys.append(try MerchantKey(certificateFile: [UInt8](certificate), privateKeyFile: [UInt8](key)))
-                } catch {
-                    throw SettingsError("--applepay-cert \(certificatePath) / --applepay-key \(keyPath): \(error)")
-                }
-            }
-            var anchor: ApplePayTrustAnchor?
-            if let root = settings.applePayRoot {
-                guard let data = FileManager.default.contents(atPath: root) else { throw SettingsError("cannot read --applepay-root \(root)") }
-                do { anchor = try ApplePayTrustAnchor(fileContents: [UInt8](data)) } catch {
-                    throw SettingsError("--applepay-root \(root): \(error)")
-                }
-                logger.warning("applepay: chains are validated against \(root) instead of Apple Root CA - G3 (tests only)")
-            }
+        if !material.applePayKeys.isEmpty {
             var policy = ApplePayPolicy.production
             policy.maximumSigningAge = .seconds(settings.maxAge)
-            applePay = try ApplePayTokenVerifier(keyRing: try MerchantKeyRing(keys), replayStore: store, policy: policy, trustAnchor: anchor)
+            applePay = try ApplePayTokenVerifier(
+                keyRing: try MerchantKeyRing(material.applePayKeys), replayStore: store, policy: policy, trustAnchor: material.applePayRoot)
             if settings.applePayExpectations == .optional {
                 logger.warning(
                     "applepay: expectations optional (--applepay-expectations optional); /v1/applepay/decrypt verifies tokens without expect.currency and expect.amount, and their reports carry an expectationsMissing warning"
@@ -298,19 +262,7 @@ public struct VerifierServices: Sendable {
         }
 
         // Web: its own recipient keys (not the in-app identity key) and its configured origins.
-        var webKeys: [P256.KeyAgreement.PrivateKey] = []
-        let webKeyPaths =
-            settings.webKeys.isEmpty ? [try developmentKey(directory: settings.dataDirectory, name: "dev-web-key.pem")] : settings.webKeys
-        if settings.webKeys.isEmpty {
-            logger.warning("web: no --web-key given; using a development key generated at \(webKeyPaths[0])")
-        }
-        for path in webKeyPaths {
-            warnIfReadableByOthers(path, logger: logger)
-            guard let contents = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --web-key \(path)") }
-            do { webKeys.append(try WebRecipientKey.load(contents: [UInt8](contents), name: path)) } catch {
-                throw SettingsError("--web-key \(path): \(error)")
-            }
-        }
+        var webKeys = material.webKeys
         if let previous {
             let now = clock.now()
             let configured = Set(webKeys.map { WebRecipientKey.thumbprint($0.publicKey) })
@@ -343,20 +295,7 @@ public struct VerifierServices: Sendable {
         services.retiredKeys = retired
         services.revocationCache = revocationCache
         services.vicals = vicals
-        if let keyPath = settings.readerKey {
-            warnIfReadableByOthers(keyPath, logger: logger)
-            guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --reader-key \(keyPath)") }
-            var certificates: [(name: String, contents: [UInt8])] = []
-            for path in settings.readerCertificates {
-                guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --reader-cert \(path)") }
-                certificates.append((path, [UInt8](data)))
-            }
-            let signer: ReaderAuthSigner
-            do {
-                signer = try ReaderAuthSigner.load(keyContents: [UInt8](key), keyName: "--reader-key \(keyPath)", certificateFiles: certificates)
-            } catch {
-                throw SettingsError("\(error)")
-            }
+        if let signer = material.readerAuth {
             // A certificate outside the reader profile is said, not silently used: wallets may refuse it.
             for problem in signer.profileViolations(at: clock.now()) {
                 logger.warning(
@@ -367,47 +306,15 @@ public struct VerifierServices: Sendable {
             )
             services.readerAuth = signer
         }
-        services.requestSigning = try WebRequestSigning.load(settings: settings, logger: logger, now: clock.now())
+        services.requestSigning = try WebRequestSigning.make(
+            own: material.requestSigning, reader: material.readerAuth, settings: settings, logger: logger, now: clock.now())
         if services.requestSigning == nil && settings.webProtocols?.contains(.openID4VPSigned) == true {
             throw SettingsError(
                 "--web-protocols openid4vp-v1-signed needs a P-256 request-signing key (--request-signing-key and --request-signing-cert)")
         }
         logger.notice("web: requests offer \(services.defaultWebProtocols.map(\.rawValue).joined(separator: ", ")) unless they name their protocols")
-        if let tokenFile = settings.apiTokenFile {
-            guard let data = FileManager.default.contents(atPath: tokenFile) else { throw SettingsError("cannot read --api-token-file \(tokenFile)") }
-            let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard token.utf8.count >= 16, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) else {
-                throw SettingsError("--api-token-file \(tokenFile) must hold a token of at least 16 visible ASCII characters")
-            }
-            warnIfReadableByOthers(tokenFile, logger: logger)
-            services.apiToken = token
-        }
+        services.apiToken = material.apiToken
         return services
-    }
-
-    /// A P-256 key for development, created once (mode 0600) in the data directory.
-    static func developmentIdentityKey(directory: String) throws -> String {
-        try developmentKey(directory: directory, name: "dev-identity-key.pem")
-    }
-
-    static func developmentKey(directory: String, name: String) throws -> String {
-        let path = (directory as NSString).appendingPathComponent(name)
-        if FileManager.default.fileExists(atPath: path) { return path }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let key = P256.KeyAgreement.PrivateKey()
-        guard FileManager.default.createFile(atPath: path, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw SettingsError("cannot write the development key to \(path)")
-        }
-        return path
-    }
-
-    static func warnIfReadableByOthers(_ path: String, logger: Logger) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
-        else { return }
-        if mode & 0o077 != 0 {
-            logger.warning("key file \(path) is readable by other users (mode \(String(mode, radix: 8))); restrict it with chmod 600")
-        }
     }
 }
 

@@ -26,26 +26,16 @@ struct WebRequestSigning: Sendable {
     /// Google's relying-party metadata extension (the SHA-256 of CBOR RelyingPartyMetadataBytes).
     static let relyingPartyMetadataOID: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 10, 1]
 
-    /// Loads the configured signing key, or nil when neither it nor a reader key is configured.
-    static func load(settings: ServerSettings, logger: Logger, now: Date) throws -> WebRequestSigning? {
-        guard let (keyPath, certificatePaths) = settings.effectiveRequestSigning else { return nil }
-        let own = settings.requestSigningKey != nil
-        let keyFlag = own ? "--request-signing-key" : "--reader-key", certificateFlag = own ? "--request-signing-cert" : "--reader-cert"
-        VerifierServices.warnIfReadableByOthers(keyPath, logger: logger)
-        guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read \(keyFlag) \(keyPath)") }
-        var certificates: [(name: String, contents: [UInt8])] = []
-        for path in certificatePaths {
-            guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read \(certificateFlag) \(path)") }
-            certificates.append((path, [UInt8](data)))
-        }
-        let signer: ReaderAuthSigner
-        do {
-            signer = try ReaderAuthSigner.load(keyContents: [UInt8](key), keyName: "\(keyFlag) \(keyPath)", certificateFiles: certificates)
-        } catch {
-            throw SettingsError("\(error)")
-        }
+    /// The OpenID4VP signer of the keys read (``ServiceMaterial``): the own request-signing key, else
+    /// the reader key; nil when neither is configured (or the reader key is not P-256).
+    static func make(own: ReaderAuthSigner?, reader: ReaderAuthSigner?, settings: ServerSettings, logger: Logger, now: Date) throws
+        -> WebRequestSigning?
+    {
+        guard let signer = own ?? reader else { return nil }
+        let isOwn = own != nil
+        let keyFlag = isOwn ? "--request-signing-key" : "--reader-key"
         guard case .p256(let key) = signer.key else {
-            if own { throw SettingsError("\(keyFlag) \(keyPath): OpenID4VP requests are signed with ES256, which needs a P-256 key") }
+            if isOwn { throw SettingsError("\(keyFlag): OpenID4VP requests are signed with ES256, which needs a P-256 key") }
             // A P-384 reader key still signs Annex C requests; OpenID4VP requests then go unsigned.
             logger.notice(
                 "web: OpenID4VP requests are unsigned: the reader key is not P-256 (ES256); give --request-signing-key for signed OpenID4VP requests")
@@ -59,14 +49,14 @@ struct WebRequestSigning: Sendable {
             requestSigner = try OpenID4VPRequestSigner(
                 key: key, certificates: certificates, clientIDPrefix: scheme == .x509Hash ? .x509Hash : .x509SanDNS(nil))
         } catch {
-            throw SettingsError("\(keyFlag) \(keyPath), --openid4vp-client-id \(scheme.rawValue): \(error)")
+            throw SettingsError("\(keyFlag), --openid4vp-client-id \(scheme.rawValue): \(error)")
         }
         if signer.leaf.notValidAfter < now || signer.leaf.notValidBefore > now {
             logger.warning(
                 "web: the request-signing certificate \(signer.leaf.subject) is not valid now; wallets will refuse signed OpenID4VP requests")
         }
         logger.notice("web: OpenID4VP requests are signed by \(signer.leaf.subject) as \(requestSigner.clientID)")
-        return WebRequestSigning(signer: signer, requestSigner: requestSigner, scheme: scheme, source: own ? "requestSigningKey" : "readerKey")
+        return WebRequestSigning(signer: signer, requestSigner: requestSigner, scheme: scheme, source: isOwn ? "requestSigningKey" : "readerKey")
     }
 
     /// The DNS names of the leaf's subjectAltName, in order (none when it has no such extension or it does not parse).

@@ -5,6 +5,7 @@ import Mdoc
 import MdocVerifier
 import VerificationCore
 import VerifierPresentation
+import VerifierServer
 import WalletCBOR
 import WalletEncoding
 
@@ -103,16 +104,9 @@ enum CommandSupport {
     }
 
     /// `--trust PATH` roots vouch for any docType; `--trust-doctype DOCTYPE[,DOCTYPE...]=PATH` roots
-    /// only for the docTypes named.
+    /// only for the docTypes named. Read as `serve` reads them (``ServiceMaterial/trustStore(trust:scoped:)``).
     static func trustStore(_ paths: [String], scoped: [String] = []) throws -> IACATrustStore {
-        var store = IACATrustStore()
-        for path in paths {
-            do { try store.load(path: path) } catch { throw CLIInputError("--trust \(path): \(error)") }
-        }
-        for entry in scoped {
-            do { try store.load(scoped: entry) } catch { throw CLIInputError("--trust-doctype \(entry): \(error)") }
-        }
-        return store
+        do { return try ServiceMaterial.trustStore(trust: paths, scoped: scoped) } catch { throw CLIInputError(error.message) }
     }
 
     /// The reader's ephemeral key: PEM, a private JWK, the 32-byte scalar (hex, base64 or binary) or a

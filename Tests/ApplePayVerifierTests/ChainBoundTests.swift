@@ -42,7 +42,7 @@ import WalletVerifierTestSupport
     @Test func paymentMethodAndTransactionIdentifierOfAWholeToken() async throws {
         let builder = Fixture.builder()
         let token = try builder.build()
-        let result = try await Fixture.verify(json: try token.json(asPKPaymentToken: true))
+        let result = try await Fixture.verify(json: token.json(asPKPaymentToken: true))
         result.expectAccepted()
         let summary = try #require(result.summary)
         #expect(summary.paymentMethod == ApplePayToken.PaymentMethod(displayName: "Visa 0492", network: "Visa", type: "debit"))
@@ -51,7 +51,7 @@ import WalletVerifierTestSupport
         #expect(json.contains(#""paymentMethod":{"displayName":"Visa 0492","network":"Visa","type":"debit"}"#))
         #expect(json.contains(#""transactionIdentifier":""#))
         // The paymentData alone has neither.
-        let alone = try await Fixture.verify(json: try token.json(asPKPaymentToken: false))
+        let alone = try await Fixture.verify(json: token.json(asPKPaymentToken: false))
         #expect(alone.summary?.paymentMethod == nil)
     }
 

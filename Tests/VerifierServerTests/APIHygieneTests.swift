@@ -17,7 +17,7 @@ import FoundationNetworking
 /// and a cap on outstanding sessions for request creation, bounded concurrent verifications.
 @Suite struct APIHygieneTests {
     static func services(_ fixture: ServiceFixture, _ change: (inout ServerSettings) -> Void) async throws -> VerifierServices {
-        let base = try await RouterTests.services(fixture)
+        let base = try await RouterTests.servicesFromValues(fixture)
         var settings = base.settings
         change(&settings)
         var services = VerifierServices(
@@ -34,7 +34,7 @@ import FoundationNetworking
     @Test func everyPOSTNeedsApplicationJSON() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(services: try await RouterTests.servicesFromValues(fixture), logger: Logger(label: "test"))
         try await app.test(.router) { client in
             for path in [
                 "/v1/identity/requests", "/v1/identity/verify", "/v1/applepay/decrypt", "/v1/web/requests", "/v1/web/verify", "/v1/mdoc/verify",

@@ -37,7 +37,7 @@ import WalletVerifierTestSupport
     @Test func expectationsAreRequiredByDefault() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(services: try await RouterTests.servicesFromValues(fixture), logger: Logger(label: "test"))
         try await app.test(.router) { client in
             let token = try Self.token(fixture)
             let cases: [([String: Any], String)] = [
@@ -70,7 +70,7 @@ import WalletVerifierTestSupport
     @Test func optionalExpectationsAreAWarning() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let services = try await RouterTests.services(fixture, extra: ["applepayExpectations": ["optional"]])
+        let services = try await RouterTests.servicesFromValues(fixture) { $0.applePayExpectations = .optional }
         let app = VerifierApplication.build(services: services, logger: Logger(label: "test"))
         try await app.test(.router) { client in
             let answer = try await Self.post(client, ["token": try Self.token(fixture)])
@@ -92,7 +92,7 @@ import WalletVerifierTestSupport
     @Test func applicationDataAsTheOriginalData() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(services: try await RouterTests.servicesFromValues(fixture), logger: Logger(label: "test"))
         let order = #"{"order":"42","total":"19.99"}"#
         let original = Data(order.utf8).base64EncodedString()
         try await app.test(.router) { client in
@@ -166,7 +166,7 @@ import WalletVerifierTestSupport
     @Test func thePageShowsTheWarning() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let services = try await RouterTests.services(fixture)
+        let services = try await RouterTests.servicesFromValues(fixture)
         let csrf = WebPageAccess(token: WebPageSecurityTests.token, generated: false).csrfToken
         let token = String(decoding: try fixture.applePayToken(), as: UTF8.self)
         try await WebPageSecurityTests.pageApp(services).test(.router) { client in

@@ -11,6 +11,6 @@ enum ContractSamples {
     static func record(_ body: ByteBuffer, schema: String, name: String) {
         guard let directory = ProcessInfo.processInfo.environment["WALLET_VERIFIER_CONTRACT_SAMPLES"], !directory.isEmpty else { return }
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: directory + "/\(schema).\(name).json", contents: Data(buffer: body))
+        _ = FileManager.default.createFile(atPath: directory + "/\(schema).\(name).json", contents: Data(buffer: body))
     }
 }

@@ -259,7 +259,7 @@ import WalletVerifierTestSupport
 
         let pageToken = "page-token-0123456789abcdef"
         let tokenPath = fixture.directory.appendingPathComponent("page-token").path
-        FileManager.default.createFile(atPath: tokenPath, contents: Data(pageToken.utf8), attributes: [.posixPermissions: 0o600])
+        try #require(FileManager.default.createFile(atPath: tokenPath, contents: Data(pageToken.utf8), attributes: [.posixPermissions: 0o600]))
         let instance = try await ServiceInstance(
             arguments: ["--store", "memory", "--ui-listen", "0", "--ui-token-file", tokenPath] + fixture.passportServeArguments)
         defer { instance.stop() }

@@ -206,8 +206,9 @@ import WalletVerifierTestSupport
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         let tokenFile = fixture.directory.appendingPathComponent("api-token").path
-        FileManager.default.createFile(
-            atPath: tokenFile, contents: Data("s3cret-api-token-for-tests-0123456789".utf8), attributes: [.posixPermissions: 0o600])
+        try #require(
+            FileManager.default.createFile(
+                atPath: tokenFile, contents: Data("s3cret-api-token-for-tests-0123456789".utf8), attributes: [.posixPermissions: 0o600]))
         let clock = MovableClock(ServiceFixture.time)
         let app = VerifierApplication.build(
             services: try await Self.services(fixture, clock: clock, extra: ["apiTokenFile": [tokenFile]]), logger: Logger(label: "test"))

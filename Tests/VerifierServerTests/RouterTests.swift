@@ -247,7 +247,7 @@ import WalletVerifierTestSupport
     @Test func healthReadinessAndSpec() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let app = VerifierApplication.build(services: try await Self.services(fixture, applePay: false), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(services: try await Self.servicesFromValues(fixture, applePay: false), logger: Logger(label: "test"))
         try await app.test(.router) { client in
             #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
             #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)

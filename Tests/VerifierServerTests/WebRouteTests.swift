@@ -108,7 +108,7 @@ import WebIdentity
     @Test func onlyConfiguredOriginsAreAccepted() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(services: try await RouterTests.servicesFromValues(fixture), logger: Logger(label: "test"))
         try await app.test(.router) { client in
             func create(_ origin: String) async throws -> (HTTPResponse.Status, [String: Any]) {
                 var body = Self.body
@@ -139,7 +139,7 @@ import WebIdentity
     @Test func namesWithControlCharactersAreRefused() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        let app = VerifierApplication.build(services: try await RouterTests.servicesFromValues(fixture), logger: Logger(label: "test"))
         try await app.test(.router) { client in
             func create(_ docType: String, _ elements: [String]) async throws -> (HTTPResponse.Status, String?) {
                 let response = try await client.execute(

@@ -45,7 +45,7 @@ func sampleTrust() throws -> IACATrustStore {
     func envelope() throws -> [UInt8] { try TestVectors.hex(sample + "hpke_envelope.cbor") }
 
     @Test func sampleVerifiesEndToEnd() async throws {
-        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
+        let result = try await verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
         let report = result.report
         #expect(report.verdict == .accepted, "\(report.failures.map(\.message))")
         for id: CheckID in [
@@ -70,7 +70,7 @@ func sampleTrust() throws -> IACATrustStore {
         case "merchant": merchant += "x"
         default: team = "OTHERTEAM"
         }
-        let report = await try verifier(merchant: merchant, team: team).verify(encryptedData: try envelope(), nonce: nonce, context: .at(sampleTime))
+        let report = try await verifier(merchant: merchant, team: team).verify(encryptedData: try envelope(), nonce: nonce, context: .at(sampleTime))
             .report
         #expect(report.verdict == .rejected)
         #expect(report.check(.identityEnvelopeTranscript)?.reason == "infoHashMismatch")
@@ -81,7 +81,7 @@ func sampleTrust() throws -> IACATrustStore {
 
     @Test func wrongKeyFailsBeforeDecryption() async throws {
         let ring = IdentityKeyRing([P256.KeyAgreement.PrivateKey()])
-        let report = await try verifier(ring: ring).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime)).report
+        let report = try await verifier(ring: ring).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime)).report
         #expect(report.check(.identityEnvelopeRecipientKey)?.reason == "noMatchingKey")
         #expect(report.check(.identityEnvelopeRecipientKey)?.message.contains("b2c00f06b2df6456") == true)
         #expect(report.check(.identityEnvelopeDecryption)?.status == .skipped)
@@ -91,13 +91,13 @@ func sampleTrust() throws -> IACATrustStore {
     @Test func keyRotationPicksTheRightKey() async throws {
         var ring = IdentityKeyRing([P256.KeyAgreement.PrivateKey(), P256.KeyAgreement.PrivateKey()])
         try ring.load(path: TestVectors.path(sample + "merchant_encryption.key"))
-        let report = await try verifier(ring: ring).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime)).report
+        let report = try await verifier(ring: ring).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime)).report
         #expect(report.verdict == .accepted)
         #expect(report.check(.identityEnvelopeRecipientKey)?.details["key"] == "merchant_encryption.key")
     }
 
     @Test func laterVerificationTimeFails() async throws {
-        let report = await try verifier().verify(
+        let report = try await verifier().verify(
             encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(RFC3339.parse("2023-06-01T00:00:00Z")!)
         ).report
         #expect(report.verdict == .rejected)
@@ -107,25 +107,25 @@ func sampleTrust() throws -> IACATrustStore {
     /// Apple's sample licence expired on 2022-01-30 and is verified at 2022-04-01: a warning by
     /// default (the verdict stands), a failure when the request requires an unexpired document.
     @Test func theSamplesExpiredLicenceIsAWarningUnlessRequired() async throws {
-        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
+        let result = try await verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
         let expiry = try #require(result.report.check(.identityDocumentExpiry))
         #expect(expiry.status == .failed)
         #expect(expiry.requirement == .advisory)
         #expect(expiry.reason == .documentExpired)
         #expect(expiry.details["expiryDate"] == "2022-01-30")
         #expect(result.report.verdict == .accepted)
-        let required = await try verifier().verify(
+        let required = try await verifier().verify(
             encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime), requireUnexpired: true)
         #expect(required.report.check(.identityDocumentExpiry)?.requirement == .required)
         #expect(required.report.verdict == .rejected)
         // The day of expiry still counts as valid.
-        let onTheDay = await try verifier().verify(
+        let onTheDay = try await verifier().verify(
             encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(RFC3339.parse("2022-01-30T23:00:00Z")!), requireUnexpired: true)
         #expect(onTheDay.report.check(.identityDocumentExpiry)?.status == .passed)
     }
 
     @Test func developerPolicyMarksTheReportTestOnly() async throws {
-        let report = await try verifier(policy: .developer).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
+        let report = try await verifier(policy: .developer).verify(encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(sampleTime))
             .report
         #expect(report.testOnly)
         #expect(report.policy.contains("developer"))
@@ -142,7 +142,7 @@ func sampleTrust() throws -> IACATrustStore {
                 .init(.documentIssueDate, intentToStore: .willNotStore), .init(.documentExpirationDate, intentToStore: .willNotStore),
                 .init(.drivingPrivileges, intentToStore: .willNotStore),
             ])
-        let result = await try verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), request: request, context: .at(sampleTime))
+        let result = try await verifier().verify(encryptedData: try envelope(), nonce: try sampleNonce(), request: request, context: .at(sampleTime))
         // Under Apple's descriptor table every element of the sample answers one of these requested
         // elements (the AAMVA truncation and aka names come with givenName and familyName,
         // issuing_country, issuing_jurisdiction and un_distinguishing_sign with issuingAuthority).
@@ -155,7 +155,7 @@ func sampleTrust() throws -> IACATrustStore {
             ])
         // Without address in the request, the sample's resident_* elements are unrequested.
         let withoutAddress = IdentityRequestDescriptor(document: .driversLicense, elements: request.elements.filter { $0.element != .address })
-        let narrower = await try verifier().verify(
+        let narrower = try await verifier().verify(
             encryptedData: try envelope(), nonce: try sampleNonce(), request: withoutAddress, context: .at(sampleTime))
         let unrequested = try #require(narrower.report.check(.identityRequestElements))
         #expect(unrequested.reason == "unrequestedElement")

@@ -109,7 +109,7 @@ final class ParsedCertificate: Sendable {
         case .issuerAndSerialNumber(let issuer, let serial):
             guard serialNumberBytes.elementsEqual(serial) else { return false }
             if issuerDER.elementsEqual(issuer) { return true }
-            guard let name = try? DistinguishedName(derEncoded: issuer) else { return false }
+            guard let name = try? DistinguishedName.parse(der: issuer) else { return false }
             return certificate.issuer == name
         case .subjectKeyIdentifier(let ski):
             guard let own = try? certificate.extensions.subjectKeyIdentifier else { return false }
@@ -175,5 +175,14 @@ final class LockedBox<Value>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
+    }
+}
+
+extension DistinguishedName {
+    /// A Name from its DER (a SEQUENCE), through the DERParseable conformance: a plain
+    /// `DistinguishedName(derEncoded:)` picks the deprecated implicitly tagged one.
+    static func parse(der bytes: ArraySlice<UInt8>) throws -> DistinguishedName {
+        let parse: (ASN1Node) throws -> DistinguishedName = DistinguishedName.init(derEncoded:)
+        return try parse(try DER.parse(bytes))
     }
 }

@@ -65,7 +65,7 @@ struct SignatureCMSCheck: VerificationCheck {
     static func describe(_ identifier: CMSSignerIdentifier) -> String {
         switch identifier {
         case .issuerAndSerialNumber(let issuer, let serial):
-            let name = (try? DistinguishedName(derEncoded: issuer)).map { String(describing: $0) } ?? "(unreadable name)"
+            let name = (try? DistinguishedName.parse(der: issuer)).map { String(describing: $0) } ?? "(unreadable name)"
             return "issuer \(name), serial \(Hex.encode(serial, uppercase: true))"
         case .subjectKeyIdentifier(let ski):
             return "subject key identifier \(Hex.encode(ski))"
