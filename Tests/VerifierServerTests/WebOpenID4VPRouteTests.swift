@@ -409,4 +409,44 @@ import X509
             }
         }
     }
+
+    /// The operators' page verifies a web credential (either protocol) for a request this service
+    /// issued, consuming it as the API does.
+    @Test func theOperatorsPageTakesAWebCredential() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let services = try await RouterTests.services(fixture)
+        let created = try await services.web.create(
+            request: WebDocumentRequest(
+                docType: MdocFixture.mDL,
+                elements: [.init(nameSpace: "org.iso.18013.5.1", identifier: "family_name"), .init(nameSpace: "org.iso.18013.5.1", identifier: "age_over_21")]),
+            origin: fixture.webOrigin, recipientPublicKey: fixture.webKey.publicKey, now: ServiceFixture.time,
+            protocols: [.annexC, .openID4VPUnsigned])
+        let argument = try #require(
+            try JSONSerialization.jsonObject(with: Data(created.navigatorCredentialsGetArgument.utf8)) as? [String: Any])
+        let request = try #require(try OpenID4VPWallet.request(["navigatorCredentialsGetArgument": argument]))
+        let credential = try OpenID4VPWallet.credential(for: request, origin: fixture.webOrigin, mdoc: Self.mdoc(), pki: fixture.webPKI)
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: credential), as: UTF8.self)
+        let csrf = WebPageAccess(token: WebPageSecurityTests.token, generated: false).csrfToken
+        try await WebPageSecurityTests.pageApp(services).test(.router) { client in
+            let fields = ["kind": "web", "requestId": created.requestID, "credential": json, "csrf": csrf]
+            let first = try await client.execute(
+                uri: "/ui/verify", method: .post, headers: WebPageSecurityTests.cookie, body: WebPageSecurityTests.form(fields))
+            let page = String(buffer: first.body)
+            #expect(page.contains(#"<span id="verdict" class="verdict accepted">accepted</span>"#), "\(page.suffix(3000))")
+            #expect(page.contains(#"data-check="web.openid4vp.response" data-status="passed""#))
+            let second = String(
+                buffer: try await client.execute(
+                    uri: "/ui/verify", method: .post, headers: WebPageSecurityTests.cookie, body: WebPageSecurityTests.form(fields)
+                ).body)
+            #expect(second.contains(#"data-check="replay.nonce" data-status="failed""#))
+            var garbage = fields
+            garbage["credential"] = "{\"protocol\": \"openid4vp-v1-signed\", \"data\": {\"response\": \"x\"}}"
+            let refused = String(
+                buffer: try await client.execute(
+                    uri: "/ui/verify", method: .post, headers: WebPageSecurityTests.cookie, body: WebPageSecurityTests.form(garbage)
+                ).body)
+            #expect(refused.contains(#"id="input-error""#))
+        }
+    }
 }
