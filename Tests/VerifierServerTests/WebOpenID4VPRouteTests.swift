@@ -419,7 +419,10 @@ import X509
         let created = try await services.web.create(
             request: WebDocumentRequest(
                 docType: MdocFixture.mDL,
-                elements: [.init(nameSpace: "org.iso.18013.5.1", identifier: "family_name"), .init(nameSpace: "org.iso.18013.5.1", identifier: "age_over_21")]),
+                elements: [
+                    .init(nameSpace: "org.iso.18013.5.1", identifier: "family_name"),
+                    .init(nameSpace: "org.iso.18013.5.1", identifier: "age_over_21"),
+                ]),
             origin: fixture.webOrigin, recipientPublicKey: fixture.webKey.publicKey, now: ServiceFixture.time,
             protocols: [.annexC, .openID4VPUnsigned])
         let argument = try #require(
