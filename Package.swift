@@ -202,11 +202,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Rendering of results (report JSON and text, documents, claims, payments), shared by the CLI
-        // and the HTTP service so that both answer with the same JSON.
+        // The JSON of mdoc and identity results (report, documents, claims), shared by the CLI and the
+        // HTTP service so that both answer with the same JSON. Apple Pay's JSON is ApplePayVerifier's
+        // own (ApplePayResult.json); the terminal rendering is the CLI's.
         .target(
             name: "VerifierPresentation",
-            dependencies: ["WalletEncoding", "VerificationCore", "WalletJSON", "MdocVerifier", "WalletIdentity", "ApplePayVerifier"],
+            dependencies: ["VerificationCore", "MdocVerifier", "WalletIdentity"],
             swiftSettings: swiftSettings
         ),
 
@@ -359,7 +360,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ApplePayVerifierTests",
-            dependencies: ["WalletEncoding", "ApplePayVerifier", "VerificationCore", "VerifierPresentation", "WalletVerifierTestSupport"],
+            dependencies: ["WalletEncoding", "ApplePayVerifier", "VerificationCore", "WalletJSON", "WalletVerifierTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -15,8 +15,8 @@ public enum IdentityOutput {
     public static func json(_ result: MdocVerificationResult, extra: [(key: String, rawJSON: String)] = []) -> String {
         let accepted = result.report.verdict == .accepted
         // docType and kind of every document whatever the verdict; elements only when accepted.
-        return ReportOutput.json(
-            result.report, extra: [("documents", documentsJSON(result.documentsRegardlessOfVerdict, accepted: accepted))] + extra)
+        return result.report.json(
+            extra: [("documents", documentsJSON(result.documentsRegardlessOfVerdict, accepted: accepted))] + extra)
     }
 
     /// The report's JSON with `documents` and, for an accepted result that has claims, `claims`.
@@ -24,6 +24,6 @@ public enum IdentityOutput {
         let accepted = result.report.verdict == .accepted
         var extra: [(key: String, rawJSON: String)] = [("documents", documentsJSON(result.documentsRegardlessOfVerdict, accepted: accepted))]
         if let claims = result.claims, accepted { extra.append(("claims", claims.json)) }
-        return ReportOutput.json(result.report, extra: extra)
+        return result.report.json(extra: extra)
     }
 }

@@ -2,7 +2,6 @@ import ApplePayVerifier
 import Foundation
 import Testing
 import VerificationCore
-import VerifierPresentation
 import WalletJSON
 import WalletVerifierTestSupport
 
@@ -47,7 +46,7 @@ import WalletVerifierTestSupport
         let summary = try #require(result.summary)
         #expect(summary.paymentMethod == ApplePayToken.PaymentMethod(displayName: "Visa 0492", network: "Visa", type: "debit"))
         #expect(summary.transactionIdentifier == token.transactionId.uppercased())
-        let json = ApplePayOutput.json(result)
+        let json = result.json
         #expect(json.contains(#""paymentMethod":{"displayName":"Visa 0492","network":"Visa","type":"debit"}"#))
         #expect(json.contains(#""transactionIdentifier":""#))
         // The paymentData alone has neither.
@@ -78,7 +77,7 @@ import WalletVerifierTestSupport
         #expect(!"\(payment.authenticationResponses[0])".contains("AQID") && !"\(payment)".contains("AQID"))
         #expect("\(payment)".contains("merchant token DNITHE302308980427388297"))
         // The answer passes every member through as received.
-        #expect(ApplePayOutput.json(result).contains(#""somethingNew":{"kept":true}"#))
+        #expect(result.json.contains(#""somethingNew":{"kept":true}"#))
         // The wrong kinds are refused, naming the field.
         var wrong = Fixture.builder()
         wrong.plaintext = Array(plaintext.replacingOccurrences(of: "\"merchantTokenMetadata\":\(metadata)", with: "\"merchantTokenMetadata\":5").utf8)

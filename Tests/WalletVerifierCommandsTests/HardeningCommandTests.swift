@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import VerificationCore
-import VerifierPresentation
 import WalletCBOR
 import WalletEncoding
 import WalletVerifierCommands

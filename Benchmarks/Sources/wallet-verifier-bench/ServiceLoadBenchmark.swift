@@ -97,7 +97,7 @@ enum ServiceLoadBenchmark {
                 libraryTokens[0], context: VerificationContext(time: Date()),
                 expectations: ApplePayExpectations(currencyCode: "840", transactionAmount: 1999))
             _ = await measure("stage: Apple Pay JSON output", seconds: seconds) {
-                _ = ApplePayOutput.json(result)
+                _ = result.json
             }
             _ = await measure("stage: Apple Pay report JSON alone (\(result.report.checks.count) checks)", seconds: seconds) {
                 _ = result.report.json()

@@ -4,7 +4,7 @@ import VerificationCore
 import WalletEncoding
 import WalletJSON
 
-/// Rendering of Apple Pay results, the same for `applepay decrypt` and the HTTP service.
+/// Rendering of Apple Pay results for `applepay decrypt`: the library's JSON, or a table for a terminal.
 public enum ApplePayOutput {
     /// The result as ``json(_:)`` or ``text(_:)``, as `format` says.
     public static func render(_ result: ApplePayResult, format: OutputFormat) -> String {
@@ -14,56 +14,9 @@ public enum ApplePayOutput {
         }
     }
 
-    /// The report's JSON plus `token` (non-secret facts) and, only when accepted, `payment`: the
-    /// decrypted JSON exactly as Apple sent it.
+    /// The result's JSON (``ApplePayResult/json``): the report, `token` and, when accepted, `payment`.
     public static func json(_ result: ApplePayResult) -> String {
-        var extra: [(key: String, rawJSON: String)] = []
-        if let summary = result.summary {
-            var token: [String: String] = [
-                "version": summary.version.rawValue,
-                "transactionId": summary.transactionId,
-                "publicKeyHash": summary.publicKeyHash,
-            ]
-            if let applicationData = summary.applicationData { token["applicationData"] = applicationData }
-            if let signingTime = summary.signingTime { token["signingTime"] = RFC3339.format(signingTime) }
-            if let signer = summary.signer { token["signer"] = signer }
-            if let identifier = summary.transactionIdentifier { token["transactionIdentifier"] = identifier }
-            var writer = JSONWriter(capacity: 512)
-            if let method = summary.paymentMethod {
-                // The PKPaymentToken's paymentMethod (not signed), as an object beside the strings.
-                var methodWriter = JSONWriter(capacity: 128)
-                methodWriter.sortedStringObject(
-                    [("displayName", method.displayName), ("network", method.network), ("type", method.type)]
-                        .reduce(into: [String: String]()) { if let value = $1.1 { $0[$1.0] = value } })
-                var members = token.map {
-                    (
-                        key: $0.key,
-                        json: {
-                            var w = JSONWriter(capacity: 64)
-                            w.string($0.value)
-                            return w.text
-                        }($0)
-                    )
-                }
-                members.append((key: "paymentMethod", json: methodWriter.text))
-                members.sort { $0.key < $1.key }
-                writer.raw("{")
-                for (index, member) in members.enumerated() {
-                    if index > 0 { writer.raw(",") }
-                    writer.string(member.key)
-                    writer.raw(":")
-                    writer.raw(member.json)
-                }
-                writer.raw("}")
-            } else {
-                writer.sortedStringObject(token)
-            }
-            extra.append(("token", writer.text))
-        }
-        if result.verdict == .accepted, let payment = result.payment {
-            extra.append(("payment", String(decoding: payment.rawJSON, as: UTF8.self)))
-        }
-        return ReportOutput.json(result.report, extra: extra)
+        result.json
     }
 
     /// The check table, then the payment data with the account number masked and the cryptogram,
