@@ -422,7 +422,7 @@ extension CommandSupport {
     static func webCredential(_ path: String) throws -> WebCredential {
         let raw = try InputFiles.readFile(path)
         let trimmed = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.hasPrefix("{") || trimmed.split(separator: ".", omittingEmptySubsequences: false).count == 5 {
+        if trimmed.hasPrefix("{") || WebCredential.looksLikeCompactJWE(trimmed) {
             do { return try WebCredential.fromSubmission(raw) } catch {
                 throw CLIInputError("--response \(path): \(error)")
             }

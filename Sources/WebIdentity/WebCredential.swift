@@ -62,12 +62,21 @@ public enum WebCredential: Sendable, Hashable {
             }
             return try WebCredential(protocol: name, response: response)
         }
-        if text.split(separator: ".", omittingEmptySubsequences: false).count == 5 {
+        if looksLikeCompactJWE(text) {
             // A compact JWE without its protocol: the two OpenID4VP variants answer alike (sessions accept
             // either for the one they offered).
             return try WebCredential(protocol: WebRequestProtocol.openID4VPSigned.rawValue, response: text)
         }
         return .annexC(try DCAPIEncryptedResponse.responseBytes(fromSubmission: raw))
+    }
+}
+
+extension WebCredential {
+    /// Five parts of base64url characters separated by dots and nothing else: a compact JWE, never
+    /// binary CBOR (which may hold dots) or Annex C's base64url (which holds none).
+    public static func looksLikeCompactJWE(_ text: String) -> Bool {
+        text.utf8.allSatisfy { Base64.isURLAlphabet($0) || $0 == UInt8(ascii: ".") }
+            && text.split(separator: ".", omittingEmptySubsequences: false).count == 5
     }
 }
 
