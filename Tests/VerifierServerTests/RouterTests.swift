@@ -232,6 +232,8 @@ import WalletVerifierTestSupport
             #expect(head.status == .ok)
             #expect(head.body.readableBytes == 0)
             #expect(head.headers[.contentType] == "application/json")
+            // The router's HEAD (RFC 9110 §9.3.2): the GET answer's fields, its Content-Length too.
+            #expect(head.headers[.contentLength] == String(#"{"status":"ok"}"#.utf8.count))
             #expect(try await client.execute(uri: "/v1/identity/verify", method: .head).status == .methodNotAllowed)
             let unknown = try await client.execute(uri: "/no/such/path", method: .get)
             #expect(unknown.status == .notFound)
