@@ -6,8 +6,9 @@ import WalletEncoding
 
 /// Server-side sessions for Verify with Wallet on the Web, like the in-app request sessions: the
 /// server creates the request (a fresh nonce in the EncryptionInfo, the origin, the requested
-/// elements) and stores it in the ``ReplayStore``; a response that opens for it consumes it exactly
-/// once (atomic, also across instances sharing a store).
+/// elements; with OpenID4VP offered too, its own nonce and DCQL query) and stores it in the
+/// ``ReplayStore``; a response bound to it consumes it exactly once, whichever protocol answered
+/// (atomic, also across instances sharing a store).
 public struct WebRequestSessions: Sendable {
     /// A newly created request: what the page passes to the browser and the identifier to submit the response with.
     public struct Created: Sendable, CustomStringConvertible {
