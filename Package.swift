@@ -336,6 +336,8 @@ let package = Package(
             dependencies: [
                 "WalletEncoding", "VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE",
                 "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport", "MdocVerifier",
+                // Wallets' OpenID4VP answers (JWE) in the web tests.
+                "WalletJOSE",
                 // What a running service left in its store (Apple Pay replay records, the VICAL rollback record).
                 "ReplayStoreSQLite", "ReplayStorePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -366,8 +368,8 @@ let package = Package(
             name: "WalletVerifierCommandsTests",
             dependencies: [
                 "WalletEncoding", "WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                "Mdoc", "WebIdentity",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Mdoc", "WebIdentity", "WalletJOSE",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -86,6 +86,32 @@ public struct ServerSettings: Sendable, Hashable {
     public var readerCertificates: [String] = []
     /// One readerAuthAll signature per request (DeviceRequest 1.1) instead of one per DocRequest.
     public var readerAuthAll = false
+    /// The key that signs OpenID4VP request objects (`--request-signing-key`, P-256, ES256); nil: the
+    /// reader key (``readerKey``) when one is configured, else requests go unsigned.
+    public var requestSigningKey: String?
+    /// The certificate chain of ``requestSigningKey`` (leaf first, `--request-signing-cert`); required together with it.
+    public var requestSigningCertificates: [String] = []
+    /// How signed OpenID4VP requests name the verifier (`--openid4vp-client-id`); nil: `x509_san_dns`
+    /// when the leaf has a DNS name, else `x509_hash`.
+    public var openID4VPClientID: OpenID4VPClientIDScheme?
+    /// The protocols a web request offers when its body names none (`--web-protocols`); nil: every
+    /// protocol this deployment is configured for (see ``WebRequestProtocol/defaults(signing:)``).
+    public var webProtocols: [WebRequestProtocol]?
+
+    /// How a signed OpenID4VP request names the verifier: by a DNS name of the leaf certificate, or by the hash of the leaf.
+    public enum OpenID4VPClientIDScheme: String, Sendable, Hashable, CaseIterable {
+        /// `x509_san_dns:<a DNS name of the leaf>`.
+        case x509SANDNS = "x509_san_dns"
+        /// `x509_hash:<base64url SHA-256 of the leaf DER>`.
+        case x509Hash = "x509_hash"
+    }
+
+    /// The request-signing key and chain in use: the own ones, or the reader's.
+    public var effectiveRequestSigning: (key: String, certificates: [String])? {
+        if let requestSigningKey { return (requestSigningKey, requestSigningCertificates) }
+        if let readerKey { return (readerKey, readerCertificates) }
+        return nil
+    }
     /// A file holding the API's bearer token; nil: the API takes no token.
     public var apiTokenFile: String?
     /// How long a submission with an Idempotency-Key may be retried with it, seconds.
@@ -166,6 +192,8 @@ public struct ServerSettings: Sendable, Hashable {
         "uiListen": "WALLET_VERIFIER_UI_LISTEN", "uiTokenFile": "WALLET_VERIFIER_UI_TOKEN_FILE",
         "apiTokenFile": "WALLET_VERIFIER_API_TOKEN_FILE",
         "readerKey": "WALLET_VERIFIER_READER_KEY", "readerCerts": "WALLET_VERIFIER_READER_CERTS", "readerAuthAll": "WALLET_VERIFIER_READER_AUTH_ALL",
+        "requestSigningKey": "WALLET_VERIFIER_REQUEST_SIGNING_KEY", "requestSigningCerts": "WALLET_VERIFIER_REQUEST_SIGNING_CERTS",
+        "openid4vpClientId": "WALLET_VERIFIER_OPENID4VP_CLIENT_ID", "webProtocols": "WALLET_VERIFIER_WEB_PROTOCOLS",
         "requestRate": "WALLET_VERIFIER_REQUEST_RATE",
         "idempotencyWindow": "WALLET_VERIFIER_IDEMPOTENCY_WINDOW",
         "maxOutstandingRequests": "WALLET_VERIFIER_MAX_OUTSTANDING_REQUESTS",
@@ -252,6 +280,25 @@ public struct ServerSettings: Sendable, Hashable {
         if (settings.readerKey == nil) != settings.readerCertificates.isEmpty {
             throw SettingsError("--reader-key and --reader-cert go together (the key and its certificate, leaf first)")
         }
+        settings.requestSigningKey = single("requestSigningKey")
+        settings.requestSigningCertificates = value("requestSigningCerts") ?? []
+        if (settings.requestSigningKey == nil) != settings.requestSigningCertificates.isEmpty {
+            throw SettingsError("--request-signing-key and --request-signing-cert go together (the key and its certificate, leaf first)")
+        }
+        if let scheme = single("openid4vpClientId") {
+            guard let parsed = OpenID4VPClientIDScheme(rawValue: scheme) else {
+                throw SettingsError("openid4vpClientId must be x509_san_dns or x509_hash, got \"\(scheme)\"")
+            }
+            settings.openID4VPClientID = parsed
+        }
+        if let names = value("webProtocols") {
+            do { settings.webProtocols = try WebRequestProtocol.parseList(names) } catch { throw SettingsError("--web-protocols: \(error)") }
+            if settings.webProtocols?.contains(.openID4VPSigned) == true && settings.effectiveRequestSigning == nil {
+                throw SettingsError(
+                    "--web-protocols openid4vp-v1-signed needs a request-signing key: --request-signing-key and --request-signing-cert (or --reader-key and --reader-cert)"
+                )
+            }
+        }
         if let rate = try integer("requestRate", 0...1_000_000) { settings.requestRate = rate }
         if let window = try integer("idempotencyWindow", 1...86_400) { settings.idempotencyWindow = window }
         if let cap = try integer("maxOutstandingRequests", 1...100_000_000) { settings.maxOutstandingRequests = cap }
@@ -319,7 +366,7 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`); values
     /// are strings, numbers or arrays of strings.

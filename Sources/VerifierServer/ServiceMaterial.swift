@@ -31,6 +31,9 @@ public struct ServiceMaterial: Sendable {
     public var webKeys: [P256.KeyAgreement.PrivateKey]
     /// Signs web requests (`--reader-key`, `--reader-cert`); nil: requests go unsigned.
     public var readerAuth: ReaderAuthSigner?
+    /// Signs OpenID4VP request objects (`--request-signing-key`, `--request-signing-cert`); nil: the
+    /// reader key signs them when it is P-256, else they go unsigned.
+    public var requestSigning: ReaderAuthSigner?
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String?
 
@@ -38,7 +41,7 @@ public struct ServiceMaterial: Sendable {
     public init(
         identityKeys: IdentityKeyRing, trust: IACATrustStore, revocationLists: OfflineRevocationLists? = nil, applePayKeys: [MerchantKey] = [],
         applePayRoot: ApplePayTrustAnchor? = nil, webKeys: [P256.KeyAgreement.PrivateKey], readerAuth: ReaderAuthSigner? = nil,
-        apiToken: String? = nil
+        apiToken: String? = nil, requestSigning: ReaderAuthSigner? = nil
     ) {
         self.identityKeys = identityKeys
         self.trust = trust
@@ -48,6 +51,7 @@ public struct ServiceMaterial: Sendable {
         self.webKeys = webKeys
         self.readerAuth = readerAuth
         self.apiToken = apiToken
+        self.requestSigning = requestSigning
     }
 
     /// Reads every file `settings` names. Without `--identity-key` or `--web-key`, a development key
@@ -139,6 +143,25 @@ public struct ServiceMaterial: Sendable {
             }
         }
 
+        var requestSigning: ReaderAuthSigner?
+        if let keyPath = settings.requestSigningKey {
+            warnIfReadableByOthers(keyPath, logger: logger)
+            guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --request-signing-key \(keyPath)") }
+            var certificates: [(name: String, contents: [UInt8])] = []
+            for path in settings.requestSigningCertificates {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw SettingsError("cannot read --request-signing-cert \(path)")
+                }
+                certificates.append((path, [UInt8](data)))
+            }
+            do {
+                requestSigning = try ReaderAuthSigner.load(
+                    keyContents: [UInt8](key), keyName: "--request-signing-key \(keyPath)", certificateFiles: certificates)
+            } catch {
+                throw SettingsError("\(error)")
+            }
+        }
+
         var apiToken: String?
         if let tokenFile = settings.apiTokenFile {
             guard let data = FileManager.default.contents(atPath: tokenFile) else { throw SettingsError("cannot read --api-token-file \(tokenFile)") }
@@ -151,7 +174,7 @@ public struct ServiceMaterial: Sendable {
         }
         return ServiceMaterial(
             identityKeys: ring, trust: trust, revocationLists: revocationLists, applePayKeys: applePayKeys, applePayRoot: applePayRoot,
-            webKeys: webKeys, readerAuth: readerAuth, apiToken: apiToken)
+            webKeys: webKeys, readerAuth: readerAuth, apiToken: apiToken, requestSigning: requestSigning)
     }
 
     /// The IACA roots of `--trust PATH` (for any docType) and `--trust-doctype DOCTYPE[,DOCTYPE...]=PATH`

@@ -63,6 +63,8 @@ enum TrustView {
         } else {
             object["readerAuthentication"] = NSNull()
         }
+        object["requestSigning"] = services.requestSigning?.trustJSON ?? NSNull()
+        object["webProtocols"] = services.defaultWebProtocols.map(\.rawValue)
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }

@@ -32,6 +32,13 @@ public struct VerifierServices: Sendable {
     public let webKeys: [P256.KeyAgreement.PrivateKey]
     /// Signs web requests (reader authentication) when configured.
     public var readerAuth: ReaderAuthSigner? = nil
+    /// Signs OpenID4VP request objects when configured (its own key, or the reader key).
+    var requestSigning: WebRequestSigning? = nil
+    /// The protocols a web request offers when its body names none: `--web-protocols`, or every
+    /// protocol this deployment is configured for (Annex C; OpenID4VP signed with a signing key, unsigned otherwise).
+    public var defaultWebProtocols: [WebRequestProtocol] {
+        settings.webProtocols ?? WebRequestProtocol.defaults(signing: requestSigning != nil)
+    }
     /// The MSO revocation checks of every identity flow (`--revocation`), and the shared list cache
     /// behind them (nil with `--revocation off`).
     public var revocation: RevocationChecker? = nil
@@ -301,6 +308,13 @@ public struct VerifierServices: Sendable {
             )
             services.readerAuth = signer
         }
+        services.requestSigning = try WebRequestSigning.make(
+            own: material.requestSigning, reader: material.readerAuth, settings: settings, logger: logger, now: clock.now())
+        if services.requestSigning == nil && settings.webProtocols?.contains(.openID4VPSigned) == true {
+            throw SettingsError(
+                "--web-protocols openid4vp-v1-signed needs a P-256 request-signing key (--request-signing-key and --request-signing-cert)")
+        }
+        logger.notice("web: requests offer \(services.defaultWebProtocols.map(\.rawValue).joined(separator: ", ")) unless they name their protocols")
         services.apiToken = material.apiToken
         return services
     }

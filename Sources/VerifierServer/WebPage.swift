@@ -8,9 +8,10 @@ import WalletCBOR
 import WalletEncoding
 import WalletIdentity
 import WalletJSON
+import WebIdentity
 
 /// The operators' web page, on its own listener (`serve --ui-listen`), never on the API listener:
-/// paste or upload an encrypted identity response (for a request this service issued), an mdoc
+/// paste or upload an encrypted identity response or a web credential (for a request this service issued), an mdoc
 /// DeviceResponse or an Apple Pay token, and see the report — each check green or red with its
 /// reason, the disclosed elements, the portrait, the Apple Pay amount and currency with the account
 /// number masked. It shows personal data and decrypts with the service's keys, so:
@@ -81,6 +82,22 @@ struct WebPage: Sendable {
             }
             guard let data = Self.binary(form["envelope"] ?? "") else { return errorBox("The encrypted response is not base64 or hex.") }
             let result = await services.identity.verify(requestID: requestID, encryptedData: data, sessionBinding: nil, context: .at(time))
+            return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
+        case "web":
+            // Only against a web request this service issued and that is still outstanding: the request
+            // is consumed exactly as through POST /v1/web/verify, whichever protocol answered.
+            guard !services.webOrigins.isEmpty else {
+                return errorBox("Verify with Wallet on the Web is not configured on this server (--web-origin).")
+            }
+            guard let requestID = form["requestId"]?.trimmingCharacters(in: .whitespacesAndNewlines), !requestID.isEmpty else {
+                return errorBox("Give the requestId of the web request this service created (POST /v1/web/requests).")
+            }
+            let credential: WebCredential
+            do { credential = try WebCredential.fromSubmission(Array((form["credential"] ?? "").utf8)) } catch {
+                return errorBox("The credential is not one a page receives from navigator.credentials.get: \(error).")
+            }
+            let result = await services.web.verify(
+                requestID: requestID, credential: credential, recipientKeys: services.webKeys, context: .at(time))
             return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "mdoc":
             guard let response = Self.binary(form["deviceResponse"] ?? "") else { return errorBox("The DeviceResponse is not base64 or hex.") }
@@ -194,6 +211,14 @@ struct WebPage: Sendable {
             <textarea name="envelope" id="envelope" placeholder="base64 or hex of PKIdentityDocument.encryptedData"></textarea>
             <input type="file" data-target="envelope">
             <button type="submit" id="verify-identity">Verify identity response</button>
+            </fieldset></form>
+            <form method="post" action="/ui/verify" id="web-form">
+            <fieldset><legend>Verify with Wallet on the Web credential (org-iso-mdoc or OpenID4VP) for a request this service created</legend>
+            <input type="hidden" name="kind" value="web">\(csrf)
+            <label>requestId <input name="requestId" id="webRequestId" size="40"></label>
+            <textarea name="credential" id="credential" placeholder="what navigator.credentials.get returned: {&quot;protocol&quot;: ..., &quot;data&quot;: {&quot;response&quot;: ...}}"></textarea>
+            <input type="file" data-target="credential">
+            <button type="submit" id="verify-web">Verify web credential</button>
             </fieldset></form>
             <form method="post" action="/ui/verify" id="mdoc-form">
             <fieldset><legend>ISO 18013-5 DeviceResponse</legend>

@@ -8,9 +8,10 @@ import WalletEncoding
 import WalletJSON
 import WebIdentity
 
-/// Verify with Wallet on the Web (ISO/IEC 18013-7 Annex C): `POST /v1/web/requests` creates a
-/// request session for one of the configured origins (the argument of `navigator.credentials.get`),
-/// `POST /v1/web/verify` verifies the encrypted response against it.
+/// Verify with Wallet on the Web (ISO/IEC 18013-7 Annex C and OpenID4VP 1.0 over the Digital
+/// Credentials API): `POST /v1/web/requests` creates a request session for one of the configured
+/// origins (the argument of `navigator.credentials.get`, one request per offered protocol),
+/// `POST /v1/web/verify` verifies the encrypted response of whichever protocol answered against it.
 struct WebRoutes: Sendable {
     /// The shared request handling, with the configuration of the request being answered.
     let api: APIRoutes
@@ -68,12 +69,14 @@ struct WebRoutes: Sendable {
                 throw Problem.badRequest("/elements/\(index): \(error)")
             }
         }
+        let protocols = try webProtocols(object)
         let created: WebRequestSessions.Created
         do {
             created = try await services.web.create(
                 request: WebDocumentRequest(docType: docType, elements: elements), origin: origin,
                 recipientPublicKey: services.webKeys[0].publicKey, now: services.clock.now(),
-                readerAuth: services.readerAuth, readerAuthAll: services.settings.readerAuthAll)
+                readerAuth: services.readerAuth, readerAuthAll: services.settings.readerAuthAll, protocols: protocols,
+                requestSigner: openID4VPRequestSigner)
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
         } catch {
@@ -81,7 +84,7 @@ struct WebRoutes: Sendable {
             throw Problem.badRequest("/elements: \(error)")
         }
         let json =
-            #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.presentation.navigatorCredentialsGetArgument)}"#
+            #"{"requestId":"\#(created.requestID)","expiresAt":"\#(RFC3339.format(created.expiresAt))","navigatorCredentialsGetArgument":\#(created.navigatorCredentialsGetArgument),"protocols":[\#(created.protocols.map { "\"\($0.rawValue)\"" }.joined(separator: ","))]}"#
         return jsonResponse(json, status: .created)
     }
 
@@ -91,37 +94,24 @@ struct WebRoutes: Sendable {
         guard let requestID = try object.optionalString("requestId"), !requestID.isEmpty else { throw Problem.badRequest("/requestId: missing") }
         // Exactly one of the two forms, each exactly as the document describes it.
         let credential = object.value("credential"), response = object.value("response")
-        let responseBytes: [UInt8]
+        let submitted: WebCredential
         switch (credential, response) {
         case (.some, .some):
             throw Problem.badRequest("/credential, /response: send exactly one of them, not both")
         case (.some(let credential), nil):
-            guard let fields = credential.object else {
-                throw Problem.badRequest("/credential: must be the object navigator.credentials.get returned")
-            }
-            guard fields["protocol"]?.string == "org-iso-mdoc" else { throw Problem.badRequest("/credential/protocol: must be \"org-iso-mdoc\"") }
-            guard let text = fields["data"]?.object?["response"]?.string,
-                text.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: "=") }),
-                let bytes = Base64.decodeLenient(text), !bytes.isEmpty
-            else {
-                throw Problem.badRequest("/credential/data/response: missing or not base64url")
-            }
-            guard let raw = object.raw("credential"), let decoded = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: Array(raw)) else {
-                throw Problem.badRequest("/credential: not an org-iso-mdoc response")
-            }
-            responseBytes = decoded
+            submitted = try webCredential(credential, raw: object.raw("credential"))
         case (nil, .some(let response)):
             guard let text = response.string, let bytes = Base64.decodeLenient(text), !bytes.isEmpty else {
                 throw Problem.badRequest("/response: must be the base64url EncryptedResponse")
             }
-            responseBytes = bytes
+            submitted = .annexC(bytes)
         case (nil, nil):
             throw Problem.badRequest(
                 "/credential or /response: send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
         }
         let start = ContinuousClock.now
         let result = await services.web.verify(
-            requestID: requestID, response: responseBytes, recipientKeys: services.webKeys,
+            requestID: requestID, credential: submitted, recipientKeys: services.webKeys,
             context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
         return api.reportResponse(

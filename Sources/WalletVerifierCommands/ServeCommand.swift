@@ -14,6 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
             Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
             _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
             _APPLEPAY_ROOT, _APPLEPAY_EXPECTATIONS, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _BODY_TIMEOUT, _HEADER_TIMEOUT, _IDLE_TIMEOUT, \
+            _REQUEST_SIGNING_KEY, _REQUEST_SIGNING_CERTS, _OPENID4VP_CLIENT_ID, _WEB_PROTOCOLS, \
             _MAX_CLIENT_CONNECTIONS, _MAX_CLIENT_VERIFICATIONS, _MAX_CLIENT_OUTSTANDING_REQUESTS, _VERIFY_RATE, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS, _VICALS, _VICAL_TRUST; lists \
             comma-separated) or a JSON \
             config file (--config); flags win over the environment, the environment over the file. Without keys, \
@@ -49,6 +50,24 @@ struct ServeCommand: AsyncParsableCommand {
         []
     @Flag(name: .long, help: "One readerAuthAll signature per web request (DeviceRequest 1.1) instead of readerAuth per DocRequest.")
     var readerAuthAll = false
+    @Option(
+        name: .long,
+        help: "Sign OpenID4VP request objects (ES256) with this P-256 key (PEM or JWK). Default: --reader-key when given; without either, unsigned.")
+    var requestSigningKey: String?
+    @Option(name: .long, help: "The certificate of --request-signing-key, then its intermediates (the JWS x5c). Repeatable; leaf first.")
+    var requestSigningCert: [String] = []
+    @Option(
+        name: .long,
+        help:
+            "How signed OpenID4VP requests name this verifier: x509_san_dns (default when the leaf has a DNS name) or x509_hash (SHA-256 of the leaf)."
+    )
+    var openid4vpClientId: String?
+    @Option(
+        name: .long,
+        help:
+            "The protocols a web request offers when its body names none, comma-separated: org-iso-mdoc, openid4vp-v1-signed, openid4vp-v1-unsigned (default: org-iso-mdoc and OpenID4VP, signed when a signing key is configured)."
+    )
+    var webProtocols: String?
     @Option(name: .long, help: "Request creations per minute per client address (default 600; 0: no limit).") var requestRate: Int?
     @Option(name: .long, help: "Outstanding request sessions allowed in the store (default 100000).") var maxOutstandingRequests: Int?
     @Option(name: .long, help: "Seconds a submission with an Idempotency-Key may be retried with it (default 600).") var idempotencyWindow: Int?
@@ -122,6 +141,10 @@ struct ServeCommand: AsyncParsableCommand {
         set("readerKey", readerKey)
         set("readerCerts", readerCert)
         if readerAuthAll { set("readerAuthAll", "true") }
+        set("requestSigningKey", requestSigningKey)
+        set("requestSigningCerts", requestSigningCert)
+        set("openid4vpClientId", openid4vpClientId)
+        set("webProtocols", webProtocols.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? [])
         set("requestRate", requestRate.map(String.init))
         set("idempotencyWindow", idempotencyWindow.map(String.init))
         set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))

@@ -2,8 +2,10 @@ import ArgumentParser
 import Crypto
 import Foundation
 import MdocVerifier
+import SwiftASN1
 import VerificationCore
 import WalletCBOR
+import WalletCOSE
 import WalletEncoding
 import WebIdentity
 import X509
@@ -19,7 +21,7 @@ import Darwin
 struct WebCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "web",
-        abstract: "Verify with Wallet on the Web (W3C Digital Credentials API, org-iso-mdoc, ISO/IEC 18013-7 Annex C).",
+        abstract: "Verify with Wallet on the Web (W3C Digital Credentials API: org-iso-mdoc, ISO/IEC 18013-7 Annex C, and OpenID4VP 1.0).",
         subcommands: [Request.self, Verify.self, VerifyRequest.self]
     )
 
@@ -72,6 +74,26 @@ struct WebCommand: AsyncParsableCommand {
         )
         var readerAuthAll = false
 
+        @Option(
+            name: .customLong("protocol"),
+            help:
+                "A protocol to offer: org-iso-mdoc, openid4vp-v1-signed or openid4vp-v1-unsigned. Repeatable. Default: org-iso-mdoc and OpenID4VP (signed with a request-signing key, else unsigned)."
+        )
+        var protocols: [String] = []
+
+        @Option(
+            name: .long,
+            help: "Sign the OpenID4VP request object (ES256) with this P-256 key (PEM or JWK). Default: --reader-key when it is P-256.")
+        var requestSigningKey: String?
+
+        @Option(name: .long, help: "The certificate of --request-signing-key, then its intermediates (the JWS x5c). Repeatable; leaf first.")
+        var requestSigningCert: [String] = []
+
+        @Option(
+            name: .long,
+            help: "How the signed OpenID4VP request names the verifier: x509_san_dns (default when the leaf has a DNS name) or x509_hash.")
+        var openid4vpClientId: String?
+
         func validate() throws {
             if elements.isEmpty { throw ValidationError("at least one --element NAMESPACE/IDENTIFIER[:retain] is required") }
             if lifetime <= 0 { throw ValidationError("--lifetime must be positive") }
@@ -82,6 +104,15 @@ struct WebCommand: AsyncParsableCommand {
                 throw ValidationError("--reader-key and --reader-cert go together (the key and its certificate, leaf first)")
             }
             if readerAuthAll && readerKey == nil { throw ValidationError("--reader-auth-all needs --reader-key and --reader-cert") }
+            if (requestSigningKey == nil) != requestSigningCert.isEmpty {
+                throw ValidationError("--request-signing-key and --request-signing-cert go together (the key and its certificate, leaf first)")
+            }
+            if let openid4vpClientId, !["x509_san_dns", "x509_hash"].contains(openid4vpClientId) {
+                throw ValidationError("--openid4vp-client-id must be x509_san_dns or x509_hash")
+            }
+            if !protocols.isEmpty {
+                do { _ = try WebRequestProtocol.parseList(protocols) } catch { throw ValidationError("--protocol: \(error)") }
+            }
         }
 
         func run() async throws {
@@ -105,22 +136,86 @@ struct WebCommand: AsyncParsableCommand {
                     )
                 }
             }
+            let requestSigner = try self.requestSigner(reader: signer)
+            let chosen = try protocols.isEmpty ? WebRequestProtocol.defaults(signing: requestSigner != nil) : WebRequestProtocol.parseList(protocols)
+            if chosen.contains(.openID4VPSigned) && requestSigner == nil {
+                throw CLIInputError(
+                    "openid4vp-v1-signed needs a P-256 request-signing key: --request-signing-key and --request-signing-cert (or --reader-key)")
+            }
+            if chosen.contains(.openID4VPSigned) && chosen.contains(.openID4VPUnsigned) {
+                throw CLIInputError("offer one of openid4vp-v1-signed and openid4vp-v1-unsigned, not both (a wallet could answer the unsigned one)")
+            }
             let presentation: WebPresentationRequest
+            var openID4VP: OpenID4VPRequest?
             do {
+                let parsedOrigin = try WebOrigin.parse(origin)
                 presentation = try WebPresentationRequest(
-                    request: request, origin: try WebOrigin.parse(origin), nonce: nonce, recipientPublicKey: key.publicKey,
+                    request: request, origin: parsedOrigin, nonce: nonce, recipientPublicKey: key.publicKey,
                     readerAuth: signer, readerAuthAll: readerAuthAll)
+                if chosen.contains(where: \.isOpenID4VP) {
+                    openID4VP = try OpenID4VPRequest(
+                        requests: [request], origin: parsedOrigin, recipientPublicKey: key.publicKey,
+                        signer: chosen.contains(.openID4VPSigned) ? requestSigner : nil)
+                }
             } catch {
                 throw CLIInputError("the request could not be built: \(error)")
             }
             let now = Date()
-            let session = WebSessionFile(
+            var session = WebSessionFile(
                 version: 1, origin: presentation.origin, encryptionInfo: presentation.encryptionInfo.base64URL,
                 deviceRequest: Base64.encodeURL(presentation.deviceRequest), request: request,
                 recipientKey: keyPath, recipientKeyThumbprint: WebRecipientKey.thumbprint(key.publicKey),
                 createdAt: RFC3339.format(now), expiresAt: RFC3339.format(now.addingTimeInterval(Double(lifetime))))
+            if chosen != [.annexC] {
+                session.protocols = chosen
+                session.openID4VP = openID4VP?.session
+            }
             try session.write(to: out)
-            CLIOutput.current.out(presentation.navigatorCredentialsGetArgument)
+            var entries: [String] = []
+            for offered in chosen {
+                if offered == .annexC {
+                    entries.append(
+                        #"{"protocol":"org-iso-mdoc","data":{"deviceRequest":"# + JSONText.quote(Base64.encodeURL(presentation.deviceRequest))
+                            + #","encryptionInfo":"# + JSONText.quote(presentation.encryptionInfo.base64URL) + "}}")
+                } else if let openID4VP {
+                    entries.append(openID4VP.digitalCredentialsRequest)
+                }
+            }
+            CLIOutput.current.out(#"{"mediation":"required","digital":{"requests":["# + entries.joined(separator: ",") + "]}}")
+        }
+
+        /// The OpenID4VP request signer: --request-signing-key, else the reader key when it is P-256; nil: unsigned.
+        func requestSigner(reader: ReaderAuthSigner?) throws -> OpenID4VPRequestSigner? {
+            let loaded: ReaderAuthSigner
+            if let requestSigningKey {
+                loaded = try ReaderKeyFiles.signer(key: requestSigningKey, certificates: requestSigningCert, flag: "--request-signing-key")
+            } else if let reader {
+                loaded = reader
+            } else {
+                return nil
+            }
+            guard case .p256(let key) = loaded.key else {
+                if requestSigningKey != nil {
+                    throw CLIInputError("--request-signing-key: OpenID4VP requests are signed with ES256, which needs a P-256 key")
+                }
+                // Unsigned OpenID4VP is a configuration of its own, not a fault: said, not warned about.
+                CLIOutput.current.err(
+                    "note: the OpenID4VP request is unsigned: ES256 needs a P-256 key and the reader key is not one (give --request-signing-key to sign it)"
+                )
+                return nil
+            }
+            do {
+                let certificates = try loaded.chain.map { try Certificate(derEncoded: $0) }
+                let prefix: OpenID4VPRequestSigner.ClientIDPrefix
+                switch openid4vpClientId {
+                case "x509_hash": prefix = .x509Hash
+                case "x509_san_dns": prefix = .x509SanDNS(nil)
+                default: prefix = OpenID4VPRequestSigner.dnsNames(of: loaded.leaf).isEmpty ? .x509Hash : .x509SanDNS(nil)
+                }
+                return try OpenID4VPRequestSigner(key: key, certificates: certificates, clientIDPrefix: prefix)
+            } catch let error as WebRequestError {
+                throw CLIInputError("--request-signing-key: \(error)")
+            }
         }
     }
 
@@ -128,10 +223,11 @@ struct WebCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt and verify the response a page received from navigator.credentials.get.",
             discussion: """
-                Either --session SESSION_FILE (from `web request`; a session verifies one response), or \
-                --encryption-info B64URL --origin URL --recipient-key FILE for a request made elsewhere. \
-                The response file may be the credential JSON {"protocol": "org-iso-mdoc", "data": {"response": ...}}, \
-                the base64url text, or the binary CBOR ["dcapi", {enc, cipherText}].
+                Either --session SESSION_FILE (from `web request`; a session verifies one response, over whichever \
+                protocol answered), or --encryption-info B64URL --origin URL --recipient-key FILE for an Annex C request \
+                made elsewhere. The response file may be the credential JSON {"protocol": ..., "data": {"response": ...}} \
+                of either protocol, the compact JWE of an OpenID4VP response, or for Annex C the base64url text or the \
+                binary CBOR ["dcapi", {enc, cipherText}].
                 Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
                 """
         )
@@ -193,7 +289,7 @@ struct WebCommand: AsyncParsableCommand {
             let time = try CommandSupport.verificationTime(at)
             var store = try CommandSupport.trustStore(trust, scoped: trustDoctype)
             let prepared = try await trustLists.prepare(store: &store, at: time)
-            let responseBytes = try CommandSupport.webResponseBytes(response)
+            let credential = try CommandSupport.webCredential(response)
 
             var mdocPolicy = policy == .developer ? WebIdentityVerifier.developerPolicy : WebIdentityVerifier.productionPolicy
             mdocPolicy.clockSkew = .seconds(clockSkew)
@@ -206,12 +302,31 @@ struct WebCommand: AsyncParsableCommand {
                 guard WebRecipientKey.thumbprint(key.publicKey) == file.recipientKeyThumbprint else {
                     throw CLIInputError("the recipient key is not the one the session was created with")
                 }
-                let nonceOutcome = file.consume(sessionPath: session, at: time)
-                result = await verifier.verify(
-                    response: responseBytes, encryptionInfo: file.encryptionInfo, origin: file.origin, recipientKey: key,
-                    request: file.request, context: .at(time), nonceOutcome: nonceOutcome,
-                    prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
-            } else if let encryptionInfo, let origin, let recipientKey {
+                let offered = file.protocols ?? [.annexC]
+                switch credential {
+                case .annexC(let responseBytes):
+                    guard offered.contains(.annexC) else {
+                        throw CLIInputError(
+                            "the response is an org-iso-mdoc response; the session offered \(offered.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    let nonceOutcome = file.consume(sessionPath: session, at: time)
+                    result = await verifier.verify(
+                        response: responseBytes, encryptionInfo: file.encryptionInfo, origin: file.origin, recipientKey: key,
+                        request: file.request, context: .at(time), nonceOutcome: nonceOutcome,
+                        prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+                case .openID4VP(_, let jwe):
+                    guard let record = file.openID4VP else {
+                        throw CLIInputError(
+                            "the response is an OpenID4VP response; the session offered \(offered.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    let nonceOutcome = file.consume(sessionPath: session, at: time)
+                    result = await OpenID4VPVerifier(sharing: verifier).verify(
+                        response: Array(jwe.utf8), session: record, recipientKeys: [key], context: .at(time), nonceOutcome: nonceOutcome,
+                        prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+                }
+            } else if case .openID4VP = credential {
+                throw CLIInputError("an OpenID4VP response is verified with --session SESSION_FILE (its nonce, key and credential queries)")
+            } else if case .annexC(let responseBytes) = credential, let encryptionInfo, let origin, let recipientKey {
                 let key = try CommandSupport.webRecipientKey(recipientKey)
                 result = await verifier.verify(
                     response: responseBytes, encryptionInfo: try CommandSupport.encryptionInfoText(encryptionInfo), origin: origin,
@@ -239,6 +354,10 @@ struct WebSessionFile: Codable {
     var recipientKeyThumbprint: String
     var createdAt: String
     var expiresAt: String
+    /// The offered protocols; absent in files of Annex C-only requests (and those written before OpenID4VP).
+    var protocols: [WebRequestProtocol]? = nil
+    /// What the OpenID4VP response is checked against, when OpenID4VP was offered.
+    var openID4VP: OpenID4VPSession? = nil
 
     static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
@@ -298,15 +417,17 @@ extension CommandSupport {
         }
     }
 
-    static func webResponseBytes(_ path: String) throws -> [UInt8] {
+    /// The credential of a response file: the credential JSON of either protocol, a compact JWE,
+    /// or for Annex C the base64url text or binary CBOR.
+    static func webCredential(_ path: String) throws -> WebCredential {
         let raw = try InputFiles.readFile(path)
         let trimmed = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.hasPrefix("{") {
-            do { return try DCAPIEncryptedResponse.responseBytes(fromSubmission: raw) } catch {
+        if trimmed.hasPrefix("{") || WebCredential.looksLikeCompactJWE(trimmed) {
+            do { return try WebCredential.fromSubmission(raw) } catch {
                 throw CLIInputError("--response \(path): \(error)")
             }
         }
-        return InputFiles.cborBytes(fromFileContents: raw).bytes
+        return .annexC(InputFiles.cborBytes(fromFileContents: raw).bytes)
     }
 
     /// The encryption info as given, or read from a file of that name.

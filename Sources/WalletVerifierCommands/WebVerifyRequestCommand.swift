@@ -105,11 +105,11 @@ extension WebCommand {
 
 /// A reader-authentication signing key and its certificates, for `web request`.
 enum ReaderKeyFiles {
-    static func signer(key keyPath: String, certificates paths: [String]) throws -> ReaderAuthSigner {
+    static func signer(key keyPath: String, certificates paths: [String], flag: String = "--reader-key") throws -> ReaderAuthSigner {
         let key = try InputFiles.readFile(keyPath)
         let certificates = try paths.map { (name: $0, contents: try InputFiles.readFile($0)) }
         do {
-            return try ReaderAuthSigner.load(keyContents: key, keyName: "--reader-key \(keyPath)", certificateFiles: certificates)
+            return try ReaderAuthSigner.load(keyContents: key, keyName: "\(flag) \(keyPath)", certificateFiles: certificates)
         } catch {
             throw CLIInputError("\(error)")
         }

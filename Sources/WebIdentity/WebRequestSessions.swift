@@ -1,24 +1,49 @@
 import Crypto
 import Foundation
 import VerificationCore
+import WalletCBOR
 import WalletEncoding
 
 /// Server-side sessions for Verify with Wallet on the Web, like the in-app request sessions: the
 /// server creates the request (a fresh nonce in the EncryptionInfo, the origin, the requested
-/// elements) and stores it in the ``ReplayStore``; a response that opens for it consumes it exactly
-/// once (atomic, also across instances sharing a store).
+/// elements; with OpenID4VP offered too, its own nonce and DCQL query) and stores it in the
+/// ``ReplayStore``; a response bound to it consumes it exactly once, whichever protocol answered
+/// (atomic, also across instances sharing a store).
 public struct WebRequestSessions: Sendable {
     /// A newly created request: what the page passes to the browser and the identifier to submit the response with.
     public struct Created: Sendable, CustomStringConvertible {
         /// The identifier the response is submitted with; base64url of 18 random bytes.
         public let requestID: String
-        /// The request, encryption info and DeviceRequest to hand to the page.
+        /// The Annex C request, encryption info and DeviceRequest (built for every session; offered
+        /// to the page only when ``protocols`` holds `org-iso-mdoc`).
         public let presentation: WebPresentationRequest
         /// When the request stops being accepted.
         public let expiresAt: Date
+        /// The protocols this request offers, Annex C first.
+        public let protocols: [WebRequestProtocol]
+        /// The OpenID4VP entry of the DC API argument (`{"protocol", "data"}` JSON), when OpenID4VP is offered.
+        public let openID4VPRequest: String?
+
+        /// The argument of `navigator.credentials.get`: `{"mediation": "required", "digital": {"requests": [...]}}`,
+        /// one entry per offered protocol, Annex C first.
+        public var navigatorCredentialsGetArgument: String {
+            var entries: [String] = []
+            for offered in protocols {
+                if offered == .annexC {
+                    entries.append(
+                        #"{"protocol":"org-iso-mdoc","data":{"deviceRequest":"# + JSONText.quote(Base64.encodeURL(presentation.deviceRequest))
+                            + #","encryptionInfo":"# + JSONText.quote(presentation.encryptionInfo.base64URL) + "}}")
+                } else if let openID4VPRequest {
+                    entries.append(openID4VPRequest)
+                }
+            }
+            return #"{"mediation":"required","digital":{"requests":["# + entries.joined(separator: ",") + "]}}"
+        }
 
         /// The nonce is left out.
-        public var description: String { "WebRequest(\(requestID), \(presentation.origin), expires \(RFC3339.format(expiresAt)))" }
+        public var description: String {
+            "WebRequest(\(requestID), \(presentation.origin), \(protocols.map(\.rawValue).joined(separator: "+")), expires \(RFC3339.format(expiresAt)))"
+        }
     }
 
     /// The store that issues and consumes requests exactly once.
@@ -35,35 +60,68 @@ public struct WebRequestSessions: Sendable {
         self.lifetime = lifetime
     }
 
+    /// What the store keeps for a request: what each offered protocol's transcript needs.
     struct Payload: Codable {
+        /// The Annex C EncryptionInfo (base64url), always built.
         var encryptionInfo: String
         var origin: String
         var request: WebDocumentRequest
         /// Thumbprint of the recipient key the request was issued for (absent in sessions stored
         /// before keys rotated: then the first key is used).
         var recipientKey: String?
+        /// The offered protocols; absent in sessions stored before OpenID4VP: Annex C only.
+        var protocols: [WebRequestProtocol]?
+        /// The OpenID4VP record (nonce, key thumbprint and kid, client identifier, credential queries) when OpenID4VP was offered.
+        var openID4VP: OpenID4VPSession?
+
+        var offered: [WebRequestProtocol] { protocols ?? [.annexC] }
     }
 
     /// Creates a request with a 32-byte nonce from the system CSPRNG, encrypted responses going to
     /// `recipientPublicKey`.
     /// With `readerAuth`, the DeviceRequest is signed (ISO/IEC 18013-5 §9.1.4) for this request's own
     /// transcript: per DocRequest, or once with `readerAuthAll`.
+    ///
+    /// `protocols` chooses what the request offers (default: Annex C only); an OpenID4VP protocol
+    /// gets its own fresh nonce, and `openid4vp-v1-signed` needs `requestSigner`. Throws
+    /// ``WebRequestError`` for a request that cannot be built, or the store's error.
     public func create(
         request: WebDocumentRequest, origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, now: Date,
-        readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false
+        readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false, protocols: [WebRequestProtocol] = [.annexC],
+        requestSigner: OpenID4VPRequestSigner? = nil
     ) async throws -> Created {
+        let protocols = WebRequestProtocol.ordered(protocols)
+        guard !protocols.isEmpty, Set(protocols).count == protocols.count else {
+            throw WebRequestError("name each protocol once, at least one")
+        }
+        let openID4VPProtocols = protocols.filter(\.isOpenID4VP)
+        guard openID4VPProtocols.count <= 1 else {
+            throw WebRequestError("offer one of openid4vp-v1-signed and openid4vp-v1-unsigned, not both: a wallet could answer the unsigned one")
+        }
         let nonce = Self.randomBytes(32)
         let presentation = try WebPresentationRequest(
             request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey,
             readerAuth: readerAuth, readerAuthAll: readerAuthAll)
+        var openID4VP: OpenID4VPRequest?
+        if let chosen = openID4VPProtocols.first {
+            if chosen == .openID4VPSigned && requestSigner == nil {
+                throw WebRequestError(.invalidRequest, "openid4vp-v1-signed needs a request-signing key and certificate")
+            }
+            openID4VP = try OpenID4VPRequest(
+                requests: [request], origin: origin, recipientPublicKey: recipientPublicKey, signer: chosen == .openID4VPSigned ? requestSigner : nil)
+        }
         let requestID = Base64.encodeURL(Self.randomBytes(18))
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
+        // A session offering Annex C alone is stored exactly as before OpenID4VP existed.
+        let annexCOnly = protocols == [.annexC]
         let payload = try JSONEncoder().encode(
             Payload(
                 encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, request: request,
-                recipientKey: WebRecipientKey.thumbprint(recipientPublicKey)))
+                recipientKey: WebRecipientKey.thumbprint(recipientPublicKey), protocols: annexCOnly ? nil : protocols, openID4VP: openID4VP?.session))
         try await store.issueNonce(requestID, payload: [UInt8](payload), expiresAt: expiresAt)
-        return Created(requestID: requestID, presentation: presentation, expiresAt: expiresAt)
+        return Created(
+            requestID: requestID, presentation: presentation, expiresAt: expiresAt, protocols: protocols,
+            openID4VPRequest: openID4VP?.digitalCredentialsRequest)
     }
 
     static func randomBytes(_ count: Int) -> [UInt8] {
@@ -71,7 +129,7 @@ public struct WebRequestSessions: Sendable {
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
-    /// As ``verify(requestID:response:recipientKey:at:)`` with a key ring: the response is decrypted
+    /// As ``verify(requestID:response:recipientKey:context:)`` with a key ring: the response is decrypted
     /// with the key its request was issued for (rotated keys keep opening responses to requests
     /// issued before the rotation, until those expire).
     /// With an idempotency tag in `context`, a retry of the same submission (same key and body, within its window,
@@ -79,10 +137,10 @@ public struct WebRequestSessions: Sendable {
     public func verify(requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], context: VerificationContext) async
         -> WebVerificationResult
     {
-        await verify(requestID: requestID, response: response, recipientKeys: recipientKeys, recipientKey: nil, context: context)
+        await verify(requestID: requestID, credential: .annexC(response), recipientKeys: recipientKeys, recipientKey: nil, context: context)
     }
 
-    /// Verifies the response against the request and consumes the request — only once the response
+    /// Verifies an Annex C response against the request and consumes the request — only once the response
     /// opens (HPKE) for the request's transcript, atomically: a response sealed for another origin or
     /// request (or garbage) sent with this identifier leaves the request open for its genuine
     /// response. A second use is rejected by `replay.nonce`; a store failure makes the verdict
@@ -91,18 +149,48 @@ public struct WebRequestSessions: Sendable {
     public func verify(requestID: String, response: [UInt8], recipientKey: P256.KeyAgreement.PrivateKey, context: VerificationContext) async
         -> WebVerificationResult
     {
-        await verify(requestID: requestID, response: response, recipientKeys: [recipientKey], recipientKey: recipientKey, context: context)
+        await verify(requestID: requestID, credential: .annexC(response), recipientKeys: [recipientKey], recipientKey: recipientKey, context: context)
+    }
+
+    /// Verifies what the page received, over whichever protocol the request offered answered it
+    /// (Annex C or OpenID4VP), with the key ring as ``verify(requestID:response:recipientKeys:context:)``.
+    /// The request is consumed once, whichever protocol answers: an answer over the other protocol
+    /// afterwards is a replay. An answer over a protocol the request did not offer is rejected
+    /// (`replay.nonce`, `protocolNotOffered`) and leaves the request open.
+    public func verify(requestID: String, credential: WebCredential, recipientKeys: [P256.KeyAgreement.PrivateKey], context: VerificationContext)
+        async
+        -> WebVerificationResult
+    {
+        await verify(requestID: requestID, credential: credential, recipientKeys: recipientKeys, recipientKey: nil, context: context)
+    }
+
+    /// Runs the verifier of the protocol that answered; `payload` nil: no session (a failure found before it was read).
+    private func run(
+        _ credential: WebCredential, payload: Payload?, key: P256.KeyAgreement.PrivateKey, keys: [P256.KeyAgreement.PrivateKey],
+        context: VerificationContext, nonceOutcome: CheckOutcome, consumeOnOpen: (() async -> CheckOutcome)? = nil
+    ) async -> WebVerificationResult {
+        switch credential {
+        case .annexC(let response):
+            return await verifier.verify(
+                response: response, encryptionInfo: payload?.encryptionInfo ?? "", origin: payload?.origin ?? "", recipientKey: key,
+                request: payload?.request, context: context, nonceOutcome: nonceOutcome, prefix: [], prefixWarnings: [], consumeOnOpen: consumeOnOpen)
+        case .openID4VP(_, let response):
+            // The record names its key by thumbprint: the ring is searched for it (rotated keys included).
+            return await verifyOpenID4VP(
+                response: response, session: payload?.openID4VP, recipientKeys: keys.isEmpty ? [key] : keys, context: context,
+                nonceOutcome: nonceOutcome, consumeOnOpen: consumeOnOpen)
+        }
     }
 
     private func verify(
-        requestID: String, response: [UInt8], recipientKeys: [P256.KeyAgreement.PrivateKey], recipientKey fixed: P256.KeyAgreement.PrivateKey?,
-        context: VerificationContext
+        requestID: String, credential: WebCredential, recipientKeys: [P256.KeyAgreement.PrivateKey],
+        recipientKey fixed: P256.KeyAgreement.PrivateKey?, context: VerificationContext
     ) async -> WebVerificationResult {
         let time = context.time
         // Before the session is read, failures are reported with any key (nothing is decrypted).
         guard let recipientKey = fixed ?? recipientKeys.first else {
-            return await verifier.verify(
-                response: response, encryptionInfo: "", origin: "", recipientKey: P256.KeyAgreement.PrivateKey(), context: context,
+            return await run(
+                credential, payload: nil, key: P256.KeyAgreement.PrivateKey(), keys: [], context: context,
                 nonceOutcome: .error(.noRecipientKey, "No web recipient key is configured.", retryable: false))
         }
         let idempotency = context.idempotency
@@ -110,8 +198,8 @@ public struct WebRequestSessions: Sendable {
         do {
             lookup = try await store.lookupNonce(requestID, now: time, idempotency: idempotency)
         } catch {
-            return await verifier.verify(
-                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
+            return await run(
+                credential, payload: nil, key: recipientKey, keys: recipientKeys, context: context,
                 nonceOutcome: .error(.storeUnavailable, "The request store could not be reached; try again.", retryable: true))
         }
         let bytes: [UInt8], foundOutcome: CheckOutcome
@@ -127,34 +215,45 @@ public struct WebRequestSessions: Sendable {
                 "The request was consumed by this same submission (its Idempotency-Key and body): a retry, not a replay.",
                 firstSeen: firstConsumed)
         case .alreadyConsumed:
-            return await verifier.verify(
-                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context, nonceOutcome: Self.reused)
+            return await run(credential, payload: nil, key: recipientKey, keys: recipientKeys, context: context, nonceOutcome: Self.reused)
         case .expired:
-            return await verifier.verify(
-                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context, nonceOutcome: Self.expired)
+            return await run(credential, payload: nil, key: recipientKey, keys: recipientKeys, context: context, nonceOutcome: Self.expired)
         case .unknown:
-            return await verifier.verify(
-                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context, nonceOutcome: Self.unknown)
+            return await run(credential, payload: nil, key: recipientKey, keys: recipientKeys, context: context, nonceOutcome: Self.unknown)
         }
         guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
-            return await verifier.verify(
-                response: response, encryptionInfo: "", origin: "", recipientKey: recipientKey, context: context,
-                nonceOutcome: .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
+            // The store is shared by every flow: an identifier of another flow's request (an in-app
+            // identity request) is a client's mistake, not a corrupt store.
+            let otherFlow = (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]).map { $0["encryptionInfo"] == nil } ?? false
+            return await run(
+                credential, payload: nil, key: recipientKey, keys: recipientKeys, context: context,
+                nonceOutcome: otherFlow
+                    ? .failed(
+                        .unknownRequest,
+                        "No web request was issued with this identifier: it names a request of another flow (an in-app identity request).")
+                    : .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
+        }
+        // The two OpenID4VP variants answer alike (a session offers at most one of them): the family must have been offered.
+        let answered = credential.protocol
+        guard payload.offered.contains(where: { $0 == answered || ($0.isOpenID4VP && answered.isOpenID4VP) }),
+            !answered.isOpenID4VP || payload.openID4VP != nil
+        else {
+            return await run(
+                credential, payload: nil, key: recipientKey, keys: recipientKeys, context: context,
+                nonceOutcome: .failed(
+                    .protocolNotOffered,
+                    "The response came over \(credential.protocol), which this request did not offer (it offered \(payload.offered.map(\.rawValue).joined(separator: ", "))); the request stays open for an answer over an offered protocol.",
+                    details: ["protocol": credential.protocol.rawValue, "offered": payload.offered.map(\.rawValue).joined(separator: ",")]))
         }
         let key =
             fixed ?? payload.recipientKey.flatMap { thumbprint in recipientKeys.first { WebRecipientKey.thumbprint($0.publicKey) == thumbprint } }
             ?? recipientKey
         guard consumes else {
-            return await verifier.verify(
-                response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
-                request: payload.request, context: context, nonceOutcome: foundOutcome)
+            return await run(credential, payload: payload, key: key, keys: recipientKeys, context: context, nonceOutcome: foundOutcome)
         }
         let attempt = NonceAttempt.random()
         var attempted = false
-        let result = await verifier.verify(
-            response: response, encryptionInfo: payload.encryptionInfo, origin: payload.origin, recipientKey: key,
-            request: payload.request, context: context, nonceOutcome: foundOutcome, prefix: [], prefixWarnings: []
-        ) {
+        let result = await run(credential, payload: payload, key: key, keys: recipientKeys, context: context, nonceOutcome: foundOutcome) {
             attempted = true
             return await Self.outcomes.consume(requestID, store: store, now: time, idempotency: idempotency, attempt: attempt)
         }

@@ -35,6 +35,13 @@ let seed: (docTypes: [String], elements: [String: String]) = seedResult {
 }
 
 func run(_ bytes: [UInt8]) async {
+    // What a page or file submits is told apart by protocol first (never a trap, whatever the bytes);
+    // an Annex C credential's bytes are exactly what the Annex C reader returns.
+    if case .annexC(let told) = try? WebCredential.fromSubmission(bytes),
+        let direct = try? DCAPIEncryptedResponse.responseBytes(fromSubmission: bytes)
+    {
+        precondition(told == direct, "WebCredential and DCAPIEncryptedResponse read an Annex C submission differently")
+    }
     let response = (try? DCAPIEncryptedResponse.responseBytes(fromSubmission: bytes)) ?? bytes
     let result = await verifier.verify(
         response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, context: .at(time))

@@ -43,17 +43,37 @@ import WalletVerifierClient
         expect(identityResult.value1.verdict == .rejected && failedCheck(identityResult.value1).hasPrefix("identity.envelope"),
                "verifyIdentity: \(identityResult.value1.verdict.rawValue), decided by \(failedCheck(identityResult.value1))")
 
-        // 2. A web request, then the real Chrome capture: it was encrypted for another request.
+        // 2. A web request offering Annex C and OpenID4VP, then the real Chrome capture (Annex C): it
+        // was encrypted for another request.
         let web = try await client.createWebRequest(body: .json(.init(docType: "org.iso.18013.5.1.mDL", origin: "https://shop.example",
-                                                                      elements: ["org.iso.18013.5.1/age_over_21", "org.iso.18013.5.1/given_name:retain"])))
+                                                                      elements: ["org.iso.18013.5.1/age_over_21", "org.iso.18013.5.1/given_name:retain"],
+                                                                      protocols: [.orgIsoMdoc, .openid4vpV1Unsigned])))
         let webRequest = try web.created.body.json
         let argument = webRequest.navigatorCredentialsGetArgument.digital.requests
-        expect(argument.count == 1 && argument[0]._protocol == .orgIsoMdoc, "createWebRequest: request \(webRequest.requestId), one org-iso-mdoc request")
+        var annexC = false, openID4VPNonce: String?
+        for request in argument {
+            switch request {
+            case .AnnexCRequest(let annex): annexC = !annex.data.encryptionInfo.isEmpty
+            case .OpenID4VPUnsignedRequest(let unsigned):
+                openID4VPNonce = unsigned.data.nonce
+                expect(unsigned.data.clientMetadata.jwks.keys.first?.alg == .ecdhEs && unsigned.data.responseMode == .dcApi_jwt,
+                       "createWebRequest: the OpenID4VP request encrypts its response (dc_api.jwt) to an ECDH-ES key")
+            case .OpenID4VPSignedRequest: break
+            }
+        }
+        expect(argument.count == 2 && annexC && openID4VPNonce != nil && webRequest.protocols == [.orgIsoMdoc, .openid4vpV1Unsigned],
+               "createWebRequest: request \(webRequest.requestId), an org-iso-mdoc and an openid4vp-v1-unsigned request")
         let credential = try JSONDecoder().decode(Components.Schemas.DigitalCredential.self,
                                                   from: try vector("mdoc/dcapi-annex-c-chrome-android-jmandel/response/wallet-response.digital-credential.json"))
         let webAnswer = try await client.verifyWeb(body: .json(.case1(.init(requestId: webRequest.requestId, credential: credential))))
         let webResult = try webAnswer.ok.body.json
         expect(webResult.value1.verdict == .rejected, "verifyWeb: \(webResult.value1.verdict.rawValue), decided by \(failedCheck(webResult.value1))")
+        // An OpenID4VP credential whose JWE no key here opens (five base64url parts, typed as the page posts it).
+        let jwe = Components.Schemas.OpenID4VPCredential(_protocol: .openid4vpV1Unsigned, data: .init(response: "e30..AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA"))
+        let openAnswer = try await client.verifyWeb(body: .json(.case1(.init(requestId: webRequest.requestId, credential: .OpenID4VPCredential(jwe)))))
+        let openResult = try openAnswer.ok.body.json
+        expect(openResult.value1.verdict == .rejected && failedCheck(openResult.value1).hasPrefix("web.openid4vp.response"),
+               "verifyWeb (OpenID4VP): \(openResult.value1.verdict.rawValue), decided by \(failedCheck(openResult.value1))")
 
         // 3. Apple's 2014 Apple Pay token: its signature is Apple's, its signing time long past.
         // The vector is the token's paymentData alone (version, data, signature, header).
