@@ -452,4 +452,27 @@ import X509
             #expect(refused.contains(#"id="input-error""#))
         }
     }
+
+    /// The mirror: a web request's identifier sent to the in-app flow is a request that flow did not
+    /// issue, not a corrupt store (a 503 would tell the client to retry forever).
+    @Test func aWebRequestIDIsNoIdentityRequest() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let app = VerifierApplication.build(services: try await RouterTests.services(fixture), logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            for protocols in [["org-iso-mdoc"], ["org-iso-mdoc", "openid4vp-v1-unsigned"]] {
+                let (created, request) = try await Self.create(client, origin: fixture.webOrigin, protocols: protocols)
+                #expect(created == .created, "\(request)")
+                let requestID = try #require(request["requestId"] as? String)
+                let envelope = try fixture.identityResponse(nonce: Array(repeating: 7, count: 32))
+                let response = try await client.execute(
+                    uri: "/v1/identity/verify", method: .post, headers: RouterTests.jsonHeaders,
+                    body: try RouterTests.body(["requestId": requestID, "encryptedData": Data(envelope).base64EncodedString()]))
+                #expect(response.status == .ok)
+                let report = try RouterTests.json(response.body)
+                #expect(report["verdict"] as? String == "rejected")
+                #expect(Self.check(report, "replay.nonce")?["reason"] as? String == "unknownRequest", "\(report)")
+            }
+        }
+    }
 }
