@@ -31,15 +31,7 @@ struct DocumentState: Sendable {
 }
 
 /// A failure a check reports: a reason code and a message.
-struct MdocCheckFailure: Error, CheckFailureDescribing {
-    let reasonCode: ReasonCode
-    let checkMessage: String
-
-    init(_ reason: ReasonCode, _ message: String) {
-        self.reasonCode = reason
-        self.checkMessage = message
-    }
-}
+typealias MdocCheckFailure = CheckFailure
 
 extension Certificate {
     /// "CN=..., C=..." for reports.

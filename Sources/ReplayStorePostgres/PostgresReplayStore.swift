@@ -318,25 +318,15 @@ public final class PostgresReplayStore: ReplayStore, IdempotencyStore, Service {
         return try await perform("lookupNonce") { client -> NonceLookup in
             let rows = try await client.query(
                 "SELECT payload, expires_at, consumed_at, idem_key, idem_body, idem_until FROM replay_nonces WHERE id = \(id)")
-            var found: (payload: [UInt8], expires: Int64, consumed: Int64?, key: [UInt8]?, body: [UInt8]?, until: Int64?)?
+            var found: StoredNonceRow?
             for try await row in rows {
                 let (payload, expires, consumed, key, body, until) = try row.decode(
                     (ByteBuffer?, Int64, Int64?, ByteBuffer?, ByteBuffer?, Int64?).self)
-                found = (
-                    payload.map { Array($0.readableBytesView) } ?? [], expires, consumed, key.map { Array($0.readableBytesView) },
-                    body.map { Array($0.readableBytesView) }, until
-                )
+                found = StoredNonceRow(
+                    payload: payload.map { Array($0.readableBytesView) } ?? [], expires: expires, consumed: consumed,
+                    key: key.map { Array($0.readableBytesView) }, body: body.map { Array($0.readableBytesView) }, until: until)
             }
-            guard let found else { return .unknown }
-            if let consumed = found.consumed {
-                if let idempotency, found.expires > nowMillis, found.key == idempotency.key, found.body == idempotency.body,
-                    let until = found.until, until > nowMillis
-                {
-                    return .consumedAgain(payload: found.payload, firstConsumed: EpochMillis.date(consumed))
-                }
-                return .alreadyConsumed
-            }
-            return found.expires <= nowMillis ? .expired : .outstanding(payload: found.payload)
+            return found?.lookup(nowMillis: nowMillis, idempotency: idempotency) ?? .unknown
         }
     }
 

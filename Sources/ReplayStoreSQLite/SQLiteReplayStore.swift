@@ -274,25 +274,16 @@ public final class SQLiteReplayStore: ReplayStore, IdempotencyStore {
         let values = [SQLiteValue.blob(ReplayKeyDigest.nonce(nonce))]
         let nowMillis = EpochMillis.of(now)
         return try await perform("lookupNonce") { db -> NonceLookup in
-            var row: (payload: [UInt8], expires: Int64, consumed: Int64?, key: [UInt8]?, body: [UInt8]?, until: Int64?)?
+            var row: StoredNonceRow?
             try db.execute(
                 "SELECT payload, expires_at, consumed_at, idem_key, idem_body, idem_until FROM replay_nonces WHERE id = ?1", values
             ) { found in
-                row = (
-                    found.isNull(0) ? [] : found.blob(0), found.integer(1), found.isNull(2) ? nil : found.integer(2),
-                    found.isNull(3) ? nil : found.blob(3), found.isNull(4) ? nil : found.blob(4), found.isNull(5) ? nil : found.integer(5)
-                )
+                row = StoredNonceRow(
+                    payload: found.isNull(0) ? [] : found.blob(0), expires: found.integer(1), consumed: found.isNull(2) ? nil : found.integer(2),
+                    key: found.isNull(3) ? nil : found.blob(3), body: found.isNull(4) ? nil : found.blob(4),
+                    until: found.isNull(5) ? nil : found.integer(5))
             }
-            guard let row else { return .unknown }
-            if let consumed = row.consumed {
-                if let idempotency, row.expires > nowMillis, row.key == idempotency.key, row.body == idempotency.body,
-                    let until = row.until, until > nowMillis
-                {
-                    return .consumedAgain(payload: row.payload, firstConsumed: EpochMillis.date(consumed))
-                }
-                return .alreadyConsumed
-            }
-            return row.expires <= nowMillis ? .expired : .outstanding(payload: row.payload)
+            return row?.lookup(nowMillis: nowMillis, idempotency: idempotency) ?? .unknown
         }
     }
 

@@ -1,61 +1,44 @@
+/// A stable name that reports, metrics labels and integrators' code refer to (a check id, a reason
+/// code): its text is all there is to it. It is written as that text, in code (a string literal), in
+/// `description` and in JSON (a plain string: the standard library's coding of a `String`
+/// raw value).
+public protocol StableName: Hashable, Sendable, Codable, RawRepresentable, ExpressibleByStringLiteral, CustomStringConvertible
+where RawValue == String {
+    /// Wraps the text.
+    init(rawValue: String)
+}
+
+extension StableName {
+    /// Wraps the text.
+    public init(_ rawValue: String) { self.init(rawValue: rawValue) }
+    /// The name written as a string literal.
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+    /// The text.
+    public var description: String { rawValue }
+}
+
 /// The stable, dotted identifier of one verification check, for example `mdoc.issuer.signature`.
 ///
 /// Identifiers are part of the public contract: reports, metrics labels and integrators' code refer to
 /// them. Flows declare their identifiers as static constants in extensions.
-public struct CheckID: Hashable, Sendable, Codable, RawRepresentable, ExpressibleByStringLiteral, CustomStringConvertible, Comparable {
+public struct CheckID: StableName, Comparable {
     /// The dotted identifier, as reported.
     public let rawValue: String
 
     /// Wraps an identifier.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps an identifier.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    /// An identifier written as a string literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-
-    /// The dotted identifier.
-    public var description: String { rawValue }
-
-    /// Decodes from a plain string.
-    public init(from decoder: any Decoder) throws {
-        self.rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    /// Encodes as a plain string.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     /// Orders by identifier text, for stable output.
     public static func < (lhs: CheckID, rhs: CheckID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// A machine-readable reason code (stable; also used as a metrics label).
-public struct ReasonCode: Hashable, Sendable, Codable, RawRepresentable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct ReasonCode: StableName {
     /// The code's text, as reported and used as a metrics label.
     public let rawValue: String
 
     /// Wraps a code.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a code.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    /// A code written as a string literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-
-    /// The code's text.
-    public var description: String { rawValue }
-
-    /// Decodes from a plain string.
-    public init(from decoder: any Decoder) throws {
-        self.rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    /// Encodes as a plain string.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     /// The check passed.
     public static let ok: ReasonCode = "ok"

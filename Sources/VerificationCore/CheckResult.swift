@@ -136,6 +136,16 @@ public struct CheckOutcome: Sendable, Hashable {
             details: ["prerequisite": prerequisite.rawValue])
     }
 
+    /// `replay.nonce` for a response that did not open with `transcript` (the request's session
+    /// transcript, and what it binds): the request was left unused, so the genuine response can still
+    /// be accepted. Skipped, with the envelope's `decryption` check as the prerequisite.
+    public static func requestNotConsumed(transcript: String, decryption: CheckID) -> CheckOutcome {
+        CheckOutcome(
+            status: .skipped, reason: .prerequisiteFailed,
+            message: "Not consumed: the response did not open for \(transcript), so the request stays open for the response that does.",
+            details: ["prerequisite": decryption.rawValue])
+    }
+
     /// A pass, with reason ``ReasonCode/ok``.
     public static func passed(_ message: String, details: [String: String] = [:]) -> CheckOutcome {
         CheckOutcome(status: .passed, reason: .ok, message: message, details: details)

@@ -15,6 +15,21 @@ extension CheckFailureDescribing {
     public var isOperational: Bool { false }
 }
 
+/// Input a check could not use: the reason it records and a message that says what was wrong. The
+/// plain ``CheckFailureDescribing`` error, for modules that need no error type of their own.
+public struct CheckFailure: Error, CheckFailureDescribing {
+    /// The reason recorded for the check.
+    public var reasonCode: ReasonCode
+    /// What was wrong, for people; never secrets or personal data.
+    public var checkMessage: String
+
+    /// A failure with this reason and message.
+    public init(_ reason: ReasonCode, _ message: String) {
+        self.reasonCode = reason
+        self.checkMessage = message
+    }
+}
+
 /// An operational failure (store unreachable, time-out). Recorded as a check with status `error`.
 public struct OperationalError: Error, CheckFailureDescribing, CustomStringConvertible {
     /// The reason recorded for the check (``ReasonCode/unavailable`` unless given).
@@ -231,6 +246,13 @@ public struct CheckRunner: Sendable {
     /// Adds a non-fatal observation to the report.
     public mutating func warn(_ code: ReasonCode, _ message: String, scope: String? = nil) {
         warnings.append(ReportWarning(code: code, message: message, scope: scope))
+    }
+
+    /// Records results and warnings that go first in the report (a VICAL's checks, for example), as
+    /// they were.
+    public mutating func record(prefix: [CheckResult], warnings prefixWarnings: [ReportWarning]) {
+        results.append(contentsOf: prefix)
+        warnings.append(contentsOf: prefixWarnings)
     }
 
     /// The report of everything recorded so far, with the policy's name and test-only flag and the context's time.

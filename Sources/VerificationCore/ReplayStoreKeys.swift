@@ -50,3 +50,35 @@ package enum EpochMillis {
         Date(timeIntervalSince1970: Double(millis) / 1000)
     }
 }
+
+/// A nonce's row as the SQL stores keep it (times in epoch milliseconds), and what consuming it
+/// would find: the reading of a row behind both SQL stores' ``ReplayStore/lookupNonce(_:now:idempotency:)``.
+package struct StoredNonceRow: Sendable {
+    package var payload: [UInt8]
+    package var expires: Int64
+    package var consumed: Int64?
+    package var key: [UInt8]?
+    package var body: [UInt8]?
+    package var until: Int64?
+
+    package init(payload: [UInt8], expires: Int64, consumed: Int64?, key: [UInt8]?, body: [UInt8]?, until: Int64?) {
+        self.payload = payload
+        self.expires = expires
+        self.consumed = consumed
+        self.key = key
+        self.body = body
+        self.until = until
+    }
+
+    /// Consumed by the same submission (its retry window open, the request unexpired): consumed
+    /// again; consumed by another: already consumed; else expired or outstanding.
+    package func lookup(nowMillis: Int64, idempotency: IdempotencyTag?) -> NonceLookup {
+        if let consumed {
+            if let idempotency, expires > nowMillis, key == idempotency.key, body == idempotency.body, let until, until > nowMillis {
+                return .consumedAgain(payload: payload, firstConsumed: EpochMillis.date(consumed))
+            }
+            return .alreadyConsumed
+        }
+        return expires <= nowMillis ? .expired : .outstanding(payload: payload)
+    }
+}

@@ -28,8 +28,10 @@ struct Problem: HTTPResponseError {
         Problem(status: .badRequest, type: "invalid-request", title: "The request cannot be read", detail: detail)
     }
 
-    static func unavailable(_ detail: String) -> Problem {
-        Problem(status: .serviceUnavailable, type: "unavailable", title: "A dependency is unavailable; try again", detail: detail)
+    static func unavailable(_ detail: String, retryAfter: Int? = nil) -> Problem {
+        Problem(
+            status: .serviceUnavailable, type: "unavailable", title: "A dependency is unavailable; try again", detail: detail,
+            retryAfter: retryAfter)
     }
 
     /// A body past the limit (`--body-limit`).

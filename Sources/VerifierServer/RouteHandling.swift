@@ -64,15 +64,19 @@ extension APIRoutes {
         return buffered
     }
 
+    /// A 429 for a client past its rate or its share of a limit, with Retry-After; counted in the
+    /// metrics under `reason`.
+    func refusal(reason: String, type: String, title: String, retryAfter: Int, detail: String) -> Problem {
+        services.metrics.requestRejected(reason: reason)
+        return Problem(status: .tooManyRequests, type: type, title: title, detail: detail, retryAfter: retryAfter)
+    }
+
     /// A verification POST: the client's verification rate (429, `--verify-rate`).
     func admitVerification(_ context: VerifierRequestContext) throws {
         if let wait = admission.takeVerificationToken(client: context.clientKey) {
-            services.metrics.requestRejected(reason: "rate-limited")
-            var problem = Problem(
-                status: .tooManyRequests, type: "rate-limited", title: "Too many requests",
+            throw refusal(
+                reason: "rate-limited", type: "rate-limited", title: "Too many requests", retryAfter: wait,
                 detail: "this client submits verifications faster than \(services.settings.verifyRate) a minute (--verify-rate); retry in \(wait) s")
-            problem.retryAfter = wait
-            throw problem
         }
     }
 
@@ -95,12 +99,9 @@ extension APIRoutes {
     /// Request creation's limits, in order: the client's rate, the cap, the client's share of it.
     func admitCreation(_ context: VerifierRequestContext) async throws {
         if let wait = admission.takeCreationToken(client: context.clientKey) {
-            services.metrics.requestRejected(reason: "rate-limited")
-            var problem = Problem(
-                status: .tooManyRequests, type: "rate-limited", title: "Too many requests",
+            throw refusal(
+                reason: "rate-limited", type: "rate-limited", title: "Too many requests", retryAfter: wait,
                 detail: "this client creates requests faster than \(services.settings.requestRate) a minute; retry in \(wait) s")
-            problem.retryAfter = wait
-            throw problem
         }
         let allowed: Bool
         do {
@@ -109,22 +110,18 @@ extension APIRoutes {
             throw Problem.unavailable("the request store does not answer")
         }
         guard allowed else {
-            var problem = Problem.unavailable(
-                "\(services.settings.maxOutstandingRequests) request sessions are outstanding, the most this server keeps; retry when some are answered or expire"
-            )
-            problem.retryAfter = 30
-            throw problem
+            throw Problem.unavailable(
+                "\(services.settings.maxOutstandingRequests) request sessions are outstanding, the most this server keeps; retry when some are answered or expire",
+                retryAfter: 30)
         }
         guard admission.takeClientSession(client: context.clientKey) else {
             admission.uncountSession()
-            services.metrics.requestRejected(reason: "client-sessions")
-            var problem = Problem(
-                status: .tooManyRequests, type: "too-many-outstanding-requests", title: "Too many outstanding requests from this client",
+            throw refusal(
+                reason: "client-sessions", type: "too-many-outstanding-requests", title: "Too many outstanding requests from this client",
+                retryAfter: 30,
                 detail:
                     "this client has \(services.settings.clientOutstandingCap) request sessions outstanding, its share (--max-client-outstanding-requests); retry when some are answered or expire"
             )
-            problem.retryAfter = 30
-            throw problem
         }
     }
 
@@ -136,18 +133,13 @@ extension APIRoutes {
             return response
         case .failure(.busy):
             services.metrics.requestRejected(reason: "busy")
-            var problem = Problem.unavailable("every verification slot is busy; retry shortly")
-            problem.retryAfter = 1
-            throw problem
+            throw Problem.unavailable("every verification slot is busy; retry shortly", retryAfter: 1)
         case .failure(.clientBusy):
-            services.metrics.requestRejected(reason: "client-busy")
-            var problem = Problem(
-                status: .tooManyRequests, type: "too-many-verifications", title: "Too many verifications from this client",
+            throw refusal(
+                reason: "client-busy", type: "too-many-verifications", title: "Too many verifications from this client", retryAfter: 1,
                 detail:
                     "this client already has \(services.settings.clientVerificationCap) verifications running, its share of the slots (--max-client-verifications); retry when one is answered"
             )
-            problem.retryAfter = 1
-            throw problem
         }
     }
 

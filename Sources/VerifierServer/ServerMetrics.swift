@@ -15,6 +15,46 @@ public final class ServerMetrics: Sendable {
 
     private enum Metric: Hashable, Sendable {
         case verifications, checkFailures, unreadableRequests, idempotentRetries, idempotencyConflicts, revocationFetches, revocationCacheHits
+
+        /// The metric's name, unit and help text.
+        var descriptor: MetricNameDescriptor {
+            switch self {
+            case .verifications: ServerMetrics.descriptor("verifications", unit: "total", help: "Verifications by flow and verdict")
+            case .checkFailures:
+                ServerMetrics.descriptor(
+                    "check_failures", unit: "total", help: "Checks that failed or could not be decided, by check id and reason")
+            case .unreadableRequests:
+                ServerMetrics.descriptor(
+                    "unreadable_requests", unit: "total", help: "Requests answered with 4xx because they could not be read")
+            case .idempotentRetries:
+                ServerMetrics.descriptor(
+                    "idempotent_retries", unit: "total", help: "Submissions retried with their Idempotency-Key, by route")
+            case .idempotencyConflicts:
+                ServerMetrics.descriptor(
+                    "idempotency_conflicts", unit: "total",
+                    help: "Idempotency-Keys refused, by route and kind (other-request: 422, in-progress: 409)")
+            case .revocationFetches:
+                ServerMetrics.descriptor(
+                    "revocation_list_fetches", unit: "total", help: "Revocation list fetches by outcome (fetched, or the failure's reason code)")
+            case .revocationCacheHits:
+                ServerMetrics.descriptor(
+                    "revocation_list_cache_hits", unit: "total",
+                    help: "Revocation lists answered from the cache (fresh, or a usable copy after a failed refetch)")
+            }
+        }
+
+        /// The names of its labels, in the order of ``CounterKey``'s values.
+        var labelNames: [String] {
+            switch self {
+            case .verifications: ["flow", "verdict"]
+            case .checkFailures: ["check", "reason"]
+            case .unreadableRequests: ["reason"]
+            case .idempotentRetries: ["route"]
+            case .idempotencyConflicts: ["route", "kind"]
+            case .revocationFetches: ["outcome"]
+            case .revocationCacheHits: ["copy"]
+            }
+        }
     }
 
     private struct CounterKey: Hashable, Sendable {
@@ -29,9 +69,7 @@ public final class ServerMetrics: Sendable {
     /// Creates the metrics with an empty registry and the verification-duration histogram (1 ms to 5 s buckets).
     public init() {
         latency = registry.makeDurationHistogram(
-            descriptor: MetricNameDescriptor(
-                namespace: "wallet_verifier", metricName: "verification_duration", unitName: "seconds",
-                helpText: "Time to verify one submission"),
+            descriptor: Self.descriptor("verification_duration", unit: "seconds", help: "Time to verify one submission"),
             buckets: [
                 .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
                 .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
@@ -66,17 +104,8 @@ public final class ServerMetrics: Sendable {
     private func counter(_ metric: Metric, _ first: String, _ second: String) -> Counter {
         let key = CounterKey(metric: metric, first: first, second: second)
         if let counter = counters.withLock({ $0[key] }) { return counter }
-        let counter: Counter
-        switch metric {
-        case .verifications: counter = registry.makeCounter(descriptor: Self.verifications, labels: [("flow", first), ("verdict", second)])
-        case .checkFailures: counter = registry.makeCounter(descriptor: Self.checkFailures, labels: [("check", first), ("reason", second)])
-        case .unreadableRequests: counter = registry.makeCounter(descriptor: Self.unreadableRequests, labels: [("reason", first)])
-        case .idempotentRetries: counter = registry.makeCounter(descriptor: Self.idempotentRetries, labels: [("route", first)])
-        case .idempotencyConflicts:
-            counter = registry.makeCounter(descriptor: Self.idempotencyConflicts, labels: [("route", first), ("kind", second)])
-        case .revocationFetches: counter = registry.makeCounter(descriptor: Self.revocationFetches, labels: [("outcome", first)])
-        case .revocationCacheHits: counter = registry.makeCounter(descriptor: Self.revocationCacheHits, labels: [("copy", first)])
-        }
+        let labels = zip(metric.labelNames, [first, second]).map { ($0, $1) }
+        let counter = registry.makeCounter(descriptor: metric.descriptor, labels: labels)
         counters.withLock { $0[key] = counter }
         return counter
     }
@@ -107,50 +136,12 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    private static var revocationFetches: MetricNameDescriptor {
-        MetricNameDescriptor(
-            namespace: "wallet_verifier", metricName: "revocation_list_fetches", unitName: "total",
-            helpText: "Revocation list fetches by outcome (fetched, or the failure's reason code)")
-    }
-
-    private static var revocationCacheHits: MetricNameDescriptor {
-        MetricNameDescriptor(
-            namespace: "wallet_verifier", metricName: "revocation_list_cache_hits", unitName: "total",
-            helpText: "Revocation lists answered from the cache (fresh, or a usable copy after a failed refetch)")
-    }
-
     private static var revocationListAge: MetricNameDescriptor {
-        MetricNameDescriptor(
-            namespace: "wallet_verifier", metricName: "revocation_list_age", unitName: "seconds",
-            helpText: "Seconds since each cached revocation list was fetched")
+        descriptor("revocation_list_age", unit: "seconds", help: "Seconds since each cached revocation list was fetched")
     }
 
-    private static var verifications: MetricNameDescriptor {
-        MetricNameDescriptor(
-            namespace: "wallet_verifier", metricName: "verifications", unitName: "total", helpText: "Verifications by flow and verdict")
-    }
-
-    private static var checkFailures: MetricNameDescriptor {
-        MetricNameDescriptor(
-            namespace: "wallet_verifier", metricName: "check_failures", unitName: "total",
-            helpText: "Checks that failed or could not be decided, by check id and reason")
-    }
-
-    private static var idempotentRetries: MetricNameDescriptor {
-        MetricNameDescriptor(
-            namespace: "wallet_verifier", metricName: "idempotent_retries", unitName: "total",
-            helpText: "Submissions retried with their Idempotency-Key, by route")
-    }
-
-    private static var idempotencyConflicts: MetricNameDescriptor {
-        MetricNameDescriptor(
-            namespace: "wallet_verifier", metricName: "idempotency_conflicts", unitName: "total",
-            helpText: "Idempotency-Keys refused, by route and kind (other-request: 422, in-progress: 409)")
-    }
-
-    private static var unreadableRequests: MetricNameDescriptor {
-        MetricNameDescriptor(
-            namespace: "wallet_verifier", metricName: "unreadable_requests", unitName: "total",
-            helpText: "Requests answered with 4xx because they could not be read")
+    /// The name, unit and help text of one of the service's metrics, `wallet_verifier_<name>_<unit>`.
+    fileprivate static func descriptor(_ name: String, unit: String, help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "wallet_verifier", metricName: name, unitName: unit, helpText: help)
     }
 }

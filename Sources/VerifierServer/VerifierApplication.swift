@@ -90,23 +90,21 @@ struct RequestLogMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        do {
-            let response = try await next(request, context)
+        func logAnswer(_ status: Int) {
             logger.info(
                 "request",
                 metadata: [
-                    "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+                    "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status)",
                     "ms": "\(Self.milliseconds(since: start))",
                 ])
+        }
+        do {
+            let response = try await next(request, context)
+            logAnswer(response.status.code)
             return response
         } catch let error as any HTTPResponseError {
             // A refusal the router answers (a ``Problem``): logged with its status, as an answer.
-            logger.info(
-                "request",
-                metadata: [
-                    "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(error.status.code)",
-                    "ms": "\(Self.milliseconds(since: start))",
-                ])
+            logAnswer(error.status.code)
             throw error
         } catch {
             logger.info("request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(type(of: error))"])

@@ -119,12 +119,7 @@ struct Parser {
         case 3:
             if let length = head.argument {
                 // Definite length (the usual case): validated and converted in place, no slice.
-                guard length <= UInt64(remaining) else {
-                    throw CBORError(
-                        code: .lengthExceedsInput, message: "declared length \(length) but only \(remaining) bytes remain", offset: head.start)
-                }
-                let start = position
-                position += Int(length)
+                let start = try skipContent(length, head: head)
                 let text = try validatedText(UnsafeBufferPointer(rebasing: buffer[(start - base)..<(position - base)]), offset: head.start)
                 return node(.textString(text), from: head.start)
             }
@@ -274,14 +269,21 @@ struct Parser {
         }
     }
 
+    /// Moves past the `length` content bytes of a definite-length string and returns where they
+    /// start; throws when fewer remain.
+    @inline(__always)
+    mutating func skipContent(_ length: UInt64, head: Head) throws(CBORError) -> Int {
+        guard length <= UInt64(remaining) else {
+            throw CBORError(code: .lengthExceedsInput, message: "declared length \(length) but only \(remaining) bytes remain", offset: head.start)
+        }
+        let start = position
+        position += Int(length)
+        return start
+    }
+
     mutating func stringContent(head: Head, major: UInt8) throws(CBORError) -> ArraySlice<UInt8> {
         if let length = head.argument {
-            guard length <= UInt64(remaining) else {
-                throw CBORError(
-                    code: .lengthExceedsInput, message: "declared length \(length) but only \(remaining) bytes remain", offset: head.start)
-            }
-            let start = position
-            position += Int(length)
+            let start = try skipContent(length, head: head)
             return bytes[start..<position]
         }
         // Indefinite length: definite-length chunks of the same major type until a break.

@@ -15,6 +15,17 @@ package enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The value of one hex digit (either case), or nil for any other byte.
+    @inline(__always)
+    private static func digit(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// Decodes hex text (upper or lower case). Whitespace is ignored; an optional `0x` prefix is
     /// allowed. Returns nil for an odd number of digits or any other character.
     package static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
@@ -24,14 +35,8 @@ package enum Hex {
         out.reserveCapacity(utf8.count / 2)
         var high: UInt8?
         for c in utf8 {
-            let v: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): continue
-            default: return nil
-            }
+            if c == UInt8(ascii: " ") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") || c == UInt8(ascii: "\t") { continue }
+            guard let v = digit(c) else { return nil }
             if let h = high {
                 out.append(h << 4 | v)
                 high = nil
@@ -52,13 +57,7 @@ package enum Hex {
         var high: UInt8 = 0
         var isHigh = true
         for c in utf8 {
-            let v: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let v = digit(c) else { return nil }
             if isHigh { high = v } else { out.append(high << 4 | v) }
             isHigh.toggle()
         }

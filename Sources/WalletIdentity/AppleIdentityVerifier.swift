@@ -100,11 +100,8 @@ public struct AppleIdentityVerifier: Sendable {
 
     /// The outcome recorded for `replay.nonce` when the response did not open for the request's
     /// transcript: the nonce was left unused, so the genuine response can still be accepted.
-    static let notConsumed = CheckOutcome(
-        status: .skipped, reason: .prerequisiteFailed,
-        message:
-            "Not consumed: the response did not open for this request's session transcript, so the request stays open for the response that does.",
-        details: ["prerequisite": CheckID.identityEnvelopeDecryption.rawValue])
+    static let notConsumed = CheckOutcome.requestNotConsumed(
+        transcript: "this request's session transcript", decryption: .identityEnvelopeDecryption)
 
     /// As the public `verify`; with `consumeOnOpen`, `nonceOutcome` is provisional (the request was
     /// found, unused) and the nonce is consumed by `consumeOnOpen` only once HPKE opened the response
@@ -118,8 +115,7 @@ public struct AppleIdentityVerifier: Sendable {
         let expectations = Self.expectations(request: request, requireUnexpired: requireUnexpired)
         var runner = CheckRunner(
             policy: expectations.requirements(policy.mdoc.requirements), context: context.allowingClockSkew(policy.mdoc.clockSkew))
-        for result in prefix { runner.record(result) }
-        for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
+        runner.record(prefix: prefix, warnings: prefixWarnings)
         if let nonceOutcome {
             runner.run(.replayNonce) { nonceOutcome }
         }

@@ -44,15 +44,7 @@ struct IdentityCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The app's team identifier.")
         var teamId: String
 
-        @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory. Repeatable.")
-        var trust: [String] = []
-
-        @Option(
-            name: .long,
-            help:
-                "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable."
-        )
-        var trustDoctype: [String] = []
+        @OptionGroup var roots: IACARootOptions
 
         @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
         var at: String?
@@ -73,9 +65,7 @@ struct IdentityCommand: AsyncParsableCommand {
 
         func validate() throws {
             if merchantKey.isEmpty { throw ValidationError("at least one --merchant-key FILE is required") }
-            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil {
-                throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required")
-            }
+            try roots.requireSome(orVICAL: trustLists.vical)
             guard let bytes = Hex.decode(nonce), !bytes.isEmpty else { throw ValidationError("--nonce must be hex") }
         }
 
@@ -85,7 +75,7 @@ struct IdentityCommand: AsyncParsableCommand {
             for path in merchantKey {
                 do { try ring.load(path: path) } catch { throw CLIInputError("--merchant-key \(path): \(error)") }
             }
-            var store = try CommandSupport.trustStore(trust, scoped: trustDoctype)
+            var store = try CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype)
             let prepared = try await trustLists.prepare(store: &store, at: time)
             let descriptor = try request.map(CommandSupport.descriptor)
             let data = try InputFiles.readCBORFile(envelope).bytes

@@ -41,15 +41,7 @@ struct MdocCommand: AsyncParsableCommand {
         )
         var readerKey: String?
 
-        @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory of them. Repeatable.")
-        var trust: [String] = []
-
-        @Option(
-            name: .long,
-            help:
-                "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable."
-        )
-        var trustDoctype: [String] = []
+        @OptionGroup var roots: IACARootOptions
 
         @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
         var at: String?
@@ -63,15 +55,13 @@ struct MdocCommand: AsyncParsableCommand {
         @OptionGroup var trustLists: TrustListOptions
 
         func validate() throws {
-            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil {
-                throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required")
-            }
+            try roots.requireSome(orVICAL: trustLists.vical)
             if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
         }
 
         func run() async throws {
             let time = try CommandSupport.verificationTime(at)
-            var store = try CommandSupport.trustStore(trust, scoped: trustDoctype)
+            var store = try CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype)
             let responseBytes = try InputFiles.readCBORFile(deviceResponse).bytes
             let transcriptBytes = try InputFiles.readCBORFile(sessionTranscript).bytes
             let transcript: SessionTranscript

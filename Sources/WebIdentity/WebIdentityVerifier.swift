@@ -81,11 +81,8 @@ public struct WebIdentityVerifier: Sendable {
 
     /// The outcome recorded for `replay.nonce` when the response did not open for the request's
     /// transcript (another origin, another request, altered or garbage): the request was left unused.
-    static let notConsumed = CheckOutcome(
-        status: .skipped, reason: .prerequisiteFailed,
-        message:
-            "Not consumed: the response did not open for this request's session transcript (origin and encryption info), so the request stays open for the response that does.",
-        details: ["prerequisite": CheckID.webEnvelopeDecryption.rawValue])
+    static let notConsumed = CheckOutcome.requestNotConsumed(
+        transcript: "this request's session transcript (origin and encryption info)", decryption: .webEnvelopeDecryption)
 
     /// As the public `verify`; with `consumeOnOpen`, `nonceOutcome` is provisional (the request was
     /// found, unused) and the request is consumed by `consumeOnOpen` only once HPKE opened the
@@ -99,8 +96,7 @@ public struct WebIdentityVerifier: Sendable {
         let policy = mdocVerifier.policy
         var runner = CheckRunner(
             policy: Self.expectations(request: request).requirements(policy.requirements), context: context.allowingClockSkew(policy.clockSkew))
-        for result in prefix { runner.record(result) }
-        for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
+        runner.record(prefix: prefix, warnings: prefixWarnings)
         if let nonceOutcome { runner.run(.replayNonce) { nonceOutcome } }
         let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
 

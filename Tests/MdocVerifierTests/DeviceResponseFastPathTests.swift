@@ -107,28 +107,21 @@ import WalletVerifierTestSupport
     @Test func fixturesAgree() throws {
         let pki = try MdocPKI()
         let transcript = try SessionTranscript(bytes: CBORNode.array([.null, .null, .text("fast path")]).encodedBytes.map { $0 })
-        var variants: [MdocFixture] = [MdocFixture()]
-        var f = MdocFixture()
-        f.deviceSignedElements = [.init(MdocFixture.isoNameSpace, "given_name", .text("Erika"))]
-        variants.append(f)
-        f = MdocFixture()
-        f.tamperedElement = "given_name"
-        variants.append(f)
-        f = MdocFixture()
-        f.duplicateDigestID = true
-        variants.append(f)
-        f = MdocFixture()
-        f.wrapMSOInTag24 = false
-        variants.append(f)
-        f = MdocFixture()
-        f.simulatorStyle = true
-        variants.append(f)
-        f = MdocFixture()
-        f.includeX5Chain = false
-        variants.append(f)
-        f = MdocFixture()
-        f.elements = []
-        variants.append(f)
+        let changes: [(inout MdocFixture) -> Void] = [
+            { _ in },
+            { $0.deviceSignedElements = [.init(MdocFixture.isoNameSpace, "given_name", .text("Erika"))] },
+            { $0.tamperedElement = "given_name" },
+            { $0.duplicateDigestID = true },
+            { $0.wrapMSOInTag24 = false },
+            { $0.simulatorStyle = true },
+            { $0.includeX5Chain = false },
+            { $0.elements = [] },
+        ]
+        let variants = changes.map { change in
+            var fixture = MdocFixture()
+            change(&fixture)
+            return fixture
+        }
         for fixture in variants {
             let bytes = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
             Self.compare(bytes)

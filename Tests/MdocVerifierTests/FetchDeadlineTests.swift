@@ -19,15 +19,22 @@ import WalletVerifierTestSupport
         return (failure, Date().timeIntervalSince(started))
     }
 
+    /// Expects a `listUnavailable` failure, retryable or not, whose message says `text`.
+    static func expectUnavailable(
+        _ failure: RevocationFailure?, retryable: Bool, saying text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let failure = try #require(failure, sourceLocation: sourceLocation)
+        #expect(failure.reason == .listUnavailable && failure.retryable == retryable, sourceLocation: sourceLocation)
+        #expect(failure.message.contains(text), "\(failure.message)", sourceLocation: sourceLocation)
+    }
+
     @Test func aTricklingBodyEndsAtTheDeadlineWithoutSpinning() async throws {
         let server = try LocalHTTPServer()
         defer { server.stop() }
         // One byte every 0.5 s: 1,000 bytes would take over 8 minutes.
         server.set("/trickle", .init(body: [UInt8](repeating: 0x41, count: 1000), trickle: 0.5))
         let outcome = await Self.failure(HTTPRevocationTransport(timeout: 2), server.url("/trickle"))
-        let failure = try #require(outcome.failure)
-        #expect(failure.reason == .listUnavailable && failure.retryable)
-        #expect(failure.message.contains("did not answer within 2 s"), "\(failure.message)")
+        try Self.expectUnavailable(outcome.failure, retryable: true, saying: "did not answer within 2 s")
         // Without the deadline the body takes 500 s. The upper bound leaves room for the test run itself:
         // suites running beside this one keep Swift's two cooperative threads busy with CPU-bound
         // verifications, which delays the timer's wake-up by seconds (13 s seen in a full run, 2 s
@@ -41,17 +48,13 @@ import WalletVerifierTestSupport
         defer { server.stop() }
         server.set("/silent", .init(body: [1], delay: 3600))
         let outcome = await Self.failure(HTTPRevocationTransport(timeout: 1), server.url("/silent"))
-        let failure = try #require(outcome.failure)
-        #expect(failure.reason == .listUnavailable && failure.retryable)
-        #expect(failure.message.contains("did not answer within 1 s"), "\(failure.message)")
+        try Self.expectUnavailable(outcome.failure, retryable: true, saying: "did not answer within 1 s")
         #expect(outcome.seconds >= 0.9 && outcome.seconds < 2.5, "took \(outcome.seconds) s")
     }
 
     @Test func aServerThatIsDownFailsAtOnce() async throws {
         let outcome = await Self.failure(HTTPRevocationTransport(timeout: 5), LocalHTTPServer.unreachableURL("/down"))
-        let failure = try #require(outcome.failure)
-        #expect(failure.reason == .listUnavailable && failure.retryable)
-        #expect(failure.message.contains("could not be reached"), "\(failure.message)")
+        try Self.expectUnavailable(outcome.failure, retryable: true, saying: "could not be reached")
         #expect(outcome.seconds < 2, "took \(outcome.seconds) s")
     }
 
@@ -61,9 +64,7 @@ import WalletVerifierTestSupport
         server.set("/target", .init(body: [1, 2, 3]))
         server.set("/moved", .init(status: 302, headers: [("Location", server.url("/target"))]))
         let outcome = await Self.failure(HTTPRevocationTransport(timeout: 5), server.url("/moved"))
-        let failure = try #require(outcome.failure)
-        #expect(failure.reason == .listUnavailable && !failure.retryable)
-        #expect(failure.message.contains("HTTP 302 (redirects are not followed)"), "\(failure.message)")
+        try Self.expectUnavailable(outcome.failure, retryable: false, saying: "HTTP 302 (redirects are not followed)")
         #expect(server.requestedPaths == ["/moved"])
     }
 

@@ -94,17 +94,23 @@ import FoundationNetworking
         }
     }
 
+    /// The statuses of `count` identity request creations, one after the other.
+    static func creationStatuses(_ client: some TestClientProtocol, count: Int) async throws -> [HTTPResponse.Status] {
+        var statuses: [HTTPResponse.Status] = []
+        for _ in 0..<count {
+            statuses.append(
+                try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
+                    .status)
+        }
+        return statuses
+    }
+
     @Test func requestCreationIsRateLimitedPerClient() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         let services = try await Self.services(fixture) { $0.requestRate = 6 }  // a burst of 1, then one every 10 s
         try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
-            var statuses: [HTTPResponse.Status] = []
-            for _ in 0..<3 {
-                statuses.append(
-                    try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
-                        .status)
-            }
+            let statuses = try await Self.creationStatuses(client, count: 3)
             #expect(statuses == [.created, .tooManyRequests, .tooManyRequests], "\(statuses)")
             let limited = try await client.execute(
                 uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
@@ -136,12 +142,7 @@ import FoundationNetworking
             $0.requestRate = 0
         }
         try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
-            var statuses: [HTTPResponse.Status] = []
-            for _ in 0..<5 {
-                statuses.append(
-                    try await client.execute(uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)
-                        .status)
-            }
+            let statuses = try await Self.creationStatuses(client, count: 5)
             #expect(statuses == [.created, .created, .created, .serviceUnavailable, .serviceUnavailable], "\(statuses)")
             let full = try await client.execute(
                 uri: "/v1/identity/requests", method: .post, headers: RouterTests.jsonHeaders, body: Self.descriptorBody)

@@ -69,26 +69,17 @@ enum MdocBenchmark {
         }
 
         // The floor: the same two signature verifications, nothing else.
-        let response = try DeviceResponse(cborBytes: bytes)
-        let document = response.documents[0]
-        let issuerAuth = document.issuerSigned.issuerAuth
-        let issuerData = try issuerAuth.signatureStructure()
-        let issuerSignature = try P256.Signing.ECDSASignature(rawRepresentation: issuerAuth.signature)
-        guard case .signature(let deviceSign1) = document.deviceSigned!.deviceAuth else { return }
-        let deviceData = try deviceSign1.signatureStructure(
-            detachedPayload: DeviceAuthentication.bytes(
-                transcript: transcript, docType: document.docType, deviceNameSpacesBytes: document.deviceSigned!.nameSpacesBytes))
-        let deviceSignature = try P256.Signing.ECDSASignature(rawRepresentation: deviceSign1.signature)
-        let dsPublic = pki.dsKey.publicKey
-        let devicePublic = deviceKey.publicKey
+        guard
+            let signatures = try SignatureFloor(
+                response: bytes, transcript: transcript, issuerKey: pki.dsKey.publicKey, deviceKey: deviceKey.publicKey)
+        else { return }
         await measurePair(
             full: "full verification (decode, 13 checks, elements)", floor: "crypto floor: 2 × ECDSA P-256 verify",
             seconds: seconds * 2, target: 0.7
         ) {
             _ = await verifier.verify(deviceResponse: bytes, transcript: transcript, context: .at(time))
         } floor: {
-            precondition(dsPublic.isValidSignature(issuerSignature, for: issuerData))
-            precondition(devicePublic.isValidSignature(deviceSignature, for: deviceData))
+            signatures.verify()
         }
     }
 }

@@ -115,12 +115,6 @@ func run(_ bytes: [UInt8]) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    run(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
 /// Writes the seed corpus (FUZZ_WRITE_SEEDS=DIR): whole responses, and one item and one MSO from
 /// each, as the in-place readers receive them (the content of their tag-24 byte strings). The Chrome
 /// capture's response and first item (80 KB, a portrait) are left out: inputs are kept under 32 KiB.
@@ -144,9 +138,5 @@ func writeSeeds(to directory: String) {
 
 @_cdecl("FuzzCBOR_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    if let directory = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"] {
-        writeSeeds(to: directory)
-        return 0
-    }
-    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv, writeSeeds: writeSeeds(to:), .synchronous(run))
 }

@@ -82,17 +82,7 @@ func run(_ input: [UInt8]) async {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzOneInput(data, size) { await run($0) }
-}
-
 @_cdecl("FuzzCOSE_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    if let directory = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"] {
-        writeSeeds(to: directory)
-        return 0
-    }
-    _ = captureItems.count  // the seed's result, computed before fuzzing starts
-    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv, writeSeeds: writeSeeds(to:), prepare: { _ = captureItems.count }, .asynchronous(run))
 }

@@ -35,13 +35,7 @@ func run(_ bytes: [UInt8]) async {
     requireSeedResult(result.report, result.documents, seedDocTypes: ["org.iso.18013.5.1.mDL"], seedElements: seed, input: bytes)
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzOneInput(data, size) { await run($0) }
-}
-
 @_cdecl("FuzzDeviceResponse_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    _ = seed.count  // the seed's result, computed before fuzzing starts
-    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv, prepare: { _ = seed.count }, .asynchronous(run))
 }

@@ -148,13 +148,7 @@ func run(_ input: [UInt8]) async {
     if object?["verdict"] as? String == "accepted" { fatalError("\(route) accepted a generated body") }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzOneInput(data, size) { await run($0) }
-}
-
 @_cdecl("FuzzHTTPJSON_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    startResponder()
-    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv, prepare: { startResponder() }, .asynchronous(run))
 }

@@ -39,17 +39,12 @@ func run(_ bytes: [UInt8]) async {
     requireSeedResult(result.report, result.documents, seedDocTypes: seed.docTypes, seedElements: seed.elements, input: bytes)
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzOneInput(data, size) { await run($0) }
+/// Writes the seed corpus (FUZZ_WRITE_SEEDS=DIR).
+func writeSeeds(to directory: String) {
+    FileManager.default.createFile(atPath: directory + "/apple-sample-envelope.cbor", contents: Data(envelope))
 }
 
 @_cdecl("FuzzIdentityEnvelope_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    if let directory = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"] {
-        FileManager.default.createFile(atPath: directory + "/apple-sample-envelope.cbor", contents: Data(envelope))
-        return 0
-    }
-    _ = seed.elements.count  // the seed's result, computed before fuzzing starts
-    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv, writeSeeds: writeSeeds(to:), prepare: { _ = seed.elements.count }, .asynchronous(run))
 }

@@ -48,13 +48,7 @@ func run(_ input: [UInt8]) async {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzOneInput(data, size) { await run($0) }
-}
-
 @_cdecl("FuzzOpenID4VPResponse_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    _ = session.keyID
-    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv, prepare: { _ = session.keyID }, .asynchronous(run))
 }

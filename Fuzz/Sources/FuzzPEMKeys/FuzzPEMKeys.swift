@@ -42,13 +42,7 @@ func run(_ input: [UInt8]) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    run(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
 @_cdecl("FuzzPEMKeys_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv, .synchronous(run))
 }

@@ -78,23 +78,18 @@ func run(_ input: [UInt8]) async {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzOneInput(data, size) { await run($0) }
+/// Writes the seed corpus (FUZZ_WRITE_SEEDS=DIR).
+func writeSeeds(to directory: String) {
+    FileManager.default.createFile(atPath: directory + "/status-list.bin", contents: Data([0] + ietf("status_list_cwt.cbor")))
+    if let token = try? RevocationListToken(bytes: ietf("status_list_cwt.cbor")), let compressed = token.statusList?.compressed {
+        FileManager.default.createFile(atPath: directory + "/zlib.bin", contents: Data([1] + Array(compressed)))
+    }
+    FileManager.default.createFile(
+        atPath: directory + "/deflate-stored.bin",
+        contents: Data([2] + Array(Zlib.storedStream(Array("stored block".utf8)).dropFirst(2).dropLast(4))))
 }
 
 @_cdecl("FuzzRevocationList_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    if let directory = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"] {
-        FileManager.default.createFile(atPath: directory + "/status-list.bin", contents: Data([0] + ietf("status_list_cwt.cbor")))
-        if let token = try? RevocationListToken(bytes: ietf("status_list_cwt.cbor")), let compressed = token.statusList?.compressed {
-            FileManager.default.createFile(atPath: directory + "/zlib.bin", contents: Data([1] + Array(compressed)))
-        }
-        FileManager.default.createFile(
-            atPath: directory + "/deflate-stored.bin",
-            contents: Data([2] + Array(Zlib.storedStream(Array("stored block".utf8)).dropFirst(2).dropLast(4))))
-        return 0
-    }
-    _ = seedDecisions.count  // the seed's result, computed before fuzzing starts
-    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv, writeSeeds: writeSeeds(to:), prepare: { _ = seedDecisions.count }, .asynchronous(run))
 }

@@ -15,11 +15,27 @@ public func runBlocking(_ body: @escaping @Sendable () async -> Void) {
     done.wait()
 }
 
-/// The body of a target's `LLVMFuzzerTestOneInput`: copies libFuzzer's input and runs `body` on it
-/// to completion.
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int, _ body: @escaping @Sendable ([UInt8]) async -> Void) -> CInt {
+/// What a target runs on each input.
+public enum FuzzBody: Sendable {
+    /// Run on libFuzzer's thread; libFuzzer checks for leaks after every input.
+    case synchronous(@Sendable ([UInt8]) -> Void)
+    /// Run to completion in a Task (the verifiers are async); leaks are checked at exit (scripts/fuzz).
+    case asynchronous(@Sendable ([UInt8]) async -> Void)
+}
+
+/// The body ``runFuzzer(_:_:writeSeeds:prepare:_:)`` installs before libFuzzer starts.
+nonisolated(unsafe) private var installedBody: FuzzBody?
+
+/// libFuzzer's per-input callback, the same for every target: copies the input and runs the
+/// installed body on it to completion.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    runBlocking { await body(bytes) }
+    switch installedBody {
+    case .synchronous(let body): body(bytes)
+    case .asynchronous(let body): runBlocking { await body(bytes) }
+    case nil: fatalError("fuzz: an input arrived before runFuzzer installed the target's body")
+    }
     return 0
 }
 
@@ -29,19 +45,27 @@ func LLVMFuzzerRunDriver(
     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 ) -> CInt
 
-/// Hands control to libFuzzer. SwiftPM links an executable's entry point as `<Target>_main`; each
-/// target defines that symbol and calls this. At exit the number of inputs that were accepted (with
-/// the seed's result) is printed for `scripts/fuzz`.
+/// Hands control to libFuzzer, which runs `body` on each input. SwiftPM links an executable's entry
+/// point as `<Target>_main`; each target defines that symbol and calls this. With FUZZ_WRITE_SEEDS=DIR
+/// set, a target that has `writeSeeds` writes its seed corpus to DIR instead and returns. `prepare`
+/// computes the seed's result before fuzzing starts. At exit the number of inputs that were accepted
+/// (with the seed's result) is printed for `scripts/fuzz`.
 public func runFuzzer(
-    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, writeSeeds: ((String) -> Void)? = nil,
+    prepare: () -> Void = {}, _ body: FuzzBody
 ) -> CInt {
+    if let writeSeeds, let directory = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"] {
+        writeSeeds(directory)
+        return 0
+    }
+    prepare()
+    installedBody = body
     atexit {
         FileHandle.standardError.write(Data("fuzz: accepted executions with the seed's result: \(AcceptedInputs.count)\n".utf8))
     }
     var count = argc
     var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, callback)
+    return LLVMFuzzerRunDriver(&count, &arguments, fuzzTestOneInput)
 }
 
 /// Executions whose verdict was accepted (each already compared with the seed's result).

@@ -30,13 +30,7 @@ func run(_ bytes: [UInt8]) async {
     AcceptedInputs.record(bytes)
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzOneInput(data, size) { await run($0) }
-}
-
 @_cdecl("FuzzVICAL_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    _ = seedRoots.count  // the seed's result, computed before fuzzing starts
-    return runFuzzer(argc, argv) { data, size in fuzz(data, size) }
+    runFuzzer(argc, argv, prepare: { _ = seedRoots.count }, .asynchronous(run))
 }

@@ -4,15 +4,7 @@ import Foundation
 import VerificationCore
 
 /// Why the payment data could not be decrypted. Recorded as a failed `applepay.decryption` check.
-struct DecryptionError: Error, CheckFailureDescribing {
-    var reasonCode: ReasonCode
-    var checkMessage: String
-
-    init(_ reason: ReasonCode, _ message: String) {
-        self.reasonCode = reason
-        self.checkMessage = message
-    }
-}
+typealias DecryptionError = CheckFailure
 
 /// The symmetric-key recovery and AES-GCM steps of Apple's "Payment Token Format Reference".
 public enum ApplePayDecryption {

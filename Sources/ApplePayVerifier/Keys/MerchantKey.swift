@@ -84,16 +84,17 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         self.privateKey = privateKey
 
         // The private key must belong to the certificate.
+        let notItsKey = MerchantKeyError(
+            .keyCertificateMismatch,
+            "the private key does not belong to the certificate \(ParsedCertificate.displayName(certificate.subject)) (publicKeyHash \(publicKeyHash))"
+        )
         switch privateKey {
         case .ecP256(let key):
             guard let certKey = P256.Signing.PublicKey(certificate.publicKey) else {
                 throw MerchantKeyError(.keyCertificateMismatch, "the private key is EC P-256 but the certificate's key is \(certificate.publicKey)")
             }
             guard certKey.x963Representation == key.publicKey.x963Representation else {
-                throw MerchantKeyError(
-                    .keyCertificateMismatch,
-                    "the private key does not belong to the certificate \(ParsedCertificate.displayName(certificate.subject)) (publicKeyHash \(publicKeyHash))"
-                )
+                throw notItsKey
             }
         case .rsa(let box):
             let key = box.key
@@ -101,10 +102,7 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
                 throw MerchantKeyError(.keyCertificateMismatch, "the private key is RSA but the certificate's key is \(certificate.publicKey)")
             }
             guard certKey.pkcs1DERRepresentation == key.publicKey.pkcs1DERRepresentation else {
-                throw MerchantKeyError(
-                    .keyCertificateMismatch,
-                    "the private key does not belong to the certificate \(ParsedCertificate.displayName(certificate.subject)) (publicKeyHash \(publicKeyHash))"
-                )
+                throw notItsKey
             }
         }
 

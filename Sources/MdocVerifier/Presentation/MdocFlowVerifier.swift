@@ -28,8 +28,7 @@ public struct MdocFlowVerifier: Sendable {
     ) async -> MdocVerificationResult {
         let policy = mdocVerifier.policy
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
-        for result in prefix { runner.record(result) }
-        for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
+        runner.record(prefix: prefix, warnings: prefixWarnings)
         let documents = await composition.verify(
             deviceResponse: bytes, transcript: transcript, readerKey: readerKey, expectations: MdocPresentationExpectations(), runner: &runner,
             flow: "mdoc")

@@ -58,3 +58,20 @@ struct RevocationCheckState {
         return details
     }
 }
+
+/// One of the two `mdoc.revocation.*` checks: both depend on ``RevocationChecker/prerequisites`` and
+/// both record ``RevocationCheckState/fixedOutcome``, when there is one, instead of deciding.
+protocol RevocationStepCheck: VerificationCheck where State == RevocationCheckState {
+    /// The outcome for a document whose revocation was looked up (or could not be).
+    func decide(_ state: RevocationCheckState) -> CheckOutcome
+}
+
+extension RevocationStepCheck {
+    /// ``RevocationChecker/prerequisites``.
+    var prerequisites: [CheckID] { RevocationChecker.prerequisites }
+
+    /// The fixed outcome, or the check's decision.
+    func evaluate(_ state: inout RevocationCheckState, context: VerificationContext) async throws -> CheckOutcome {
+        state.fixedOutcome ?? decide(state)
+    }
+}

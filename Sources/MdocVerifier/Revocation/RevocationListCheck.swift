@@ -2,12 +2,10 @@ import VerificationCore
 
 /// `mdoc.revocation.list`: the revocation list the MSO names (identifier or status list) was fetched or
 /// found, is signed by a trusted list signer and is current at the verification time.
-struct RevocationListCheck: VerificationCheck {
+struct RevocationListCheck: RevocationStepCheck {
     var id: CheckID { .mdocRevocationList }
-    var prerequisites: [CheckID] { RevocationChecker.prerequisites }
 
-    func evaluate(_ state: inout RevocationCheckState, context: VerificationContext) async throws -> CheckOutcome {
-        if let fixed = state.fixedOutcome { return fixed }
+    func decide(_ state: RevocationCheckState) -> CheckOutcome {
         let document = state.document, evaluation = state.evaluation, failure = state.failure, policy = state.policy
         guard document.msoStatus != nil else {
             return .notApplicable("The MSO carries no status entry: the issuer publishes no revocation list for this document.")

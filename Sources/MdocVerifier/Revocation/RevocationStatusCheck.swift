@@ -1,12 +1,10 @@
 import VerificationCore
 
 /// `mdoc.revocation.status`: the list says the document is not revoked (or suspended).
-struct RevocationStatusCheck: VerificationCheck {
+struct RevocationStatusCheck: RevocationStepCheck {
     var id: CheckID { .mdocRevocationStatus }
-    var prerequisites: [CheckID] { RevocationChecker.prerequisites }
 
-    func evaluate(_ state: inout RevocationCheckState, context: VerificationContext) async throws -> CheckOutcome {
-        if let fixed = state.fixedOutcome { return fixed }
+    func decide(_ state: RevocationCheckState) -> CheckOutcome {
         let document = state.document, evaluation = state.evaluation, failure = state.failure, policy = state.policy
         guard document.msoStatus != nil else {
             if policy.requireStatusEntry {

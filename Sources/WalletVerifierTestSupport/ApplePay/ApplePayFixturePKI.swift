@@ -131,40 +131,28 @@ public struct ApplePayFixturePKI: @unchecked Sendable {
             }
             return extensions
         }
-        self.ecLeaf = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(keys.ecLeaf.publicKey),
-            notValidBefore: options.leafNotBefore,
-            notValidAfter: options.leafNotAfter,
-            issuer: Self.intermediateName,
-            subject: try DistinguishedName {
-                CountryName("US")
-                OrganizationName("Fixture Inc.")
-                OrganizationalUnitName("iOS Systems")
-                CommonName("ecc-fixture-broker-sign")
-            },
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try leafExtensions(),
-            issuerPrivateKey: Certificate.PrivateKey(keys.intermediate)
-        )
-        self.rsaLeaf = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(keys.rsaLeaf.publicKey),
-            notValidBefore: options.leafNotBefore,
-            notValidAfter: options.leafNotAfter,
-            issuer: Self.intermediateName,
-            subject: try DistinguishedName {
-                CountryName("US")
-                OrganizationName("Fixture Inc.")
-                OrganizationalUnitName("iOS Systems")
-                CommonName("rsa-fixture-broker-sign")
-            },
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try leafExtensions(),
-            issuerPrivateKey: Certificate.PrivateKey(keys.intermediate)
-        )
+        /// A broker signing certificate issued by the intermediate, named `commonName` (O=Fixture Inc., OU=iOS Systems).
+        func leaf(_ publicKey: Certificate.PublicKey, commonName: String) throws -> Certificate {
+            try Certificate(
+                version: .v3,
+                serialNumber: Certificate.SerialNumber(),
+                publicKey: publicKey,
+                notValidBefore: options.leafNotBefore,
+                notValidAfter: options.leafNotAfter,
+                issuer: Self.intermediateName,
+                subject: try DistinguishedName {
+                    CountryName("US")
+                    OrganizationName("Fixture Inc.")
+                    OrganizationalUnitName("iOS Systems")
+                    CommonName(commonName)
+                },
+                signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try leafExtensions(),
+                issuerPrivateKey: Certificate.PrivateKey(keys.intermediate)
+            )
+        }
+        self.ecLeaf = try leaf(Certificate.PublicKey(keys.ecLeaf.publicKey), commonName: "ecc-fixture-broker-sign")
+        self.rsaLeaf = try leaf(Certificate.PublicKey(keys.rsaLeaf.publicKey), commonName: "rsa-fixture-broker-sign")
     }
 
     private static func makeRoot(key: P384.Signing.PrivateKey, validity: (Date, Date)) throws -> Certificate {

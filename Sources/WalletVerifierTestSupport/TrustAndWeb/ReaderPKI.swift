@@ -40,38 +40,18 @@ public struct ReaderPKI: Sendable {
     /// Throws when a certificate cannot be built or signed.
     public init(_ options: Options = Options()) throws {
         let rootKey = P256.Signing.PrivateKey()
-        let rootName = try DistinguishedName {
-            CountryName("US")
-            OrganizationName("Test Relying Party")
-            CommonName("Test Reader Root")
-        }
-        root = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
-            notValidBefore: options.notBefore, notValidAfter: options.notAfter,
-            issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 1))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            },
-            issuerPrivateKey: .init(rootKey))
+        let rootName = try FixtureCertificates.name("Test Relying Party", "Test Reader Root")
+        let validity = (options.notBefore, options.notAfter)
+        root = try FixtureCertificates.issue(
+            .authority(pathLength: 1), .init(rootKey.publicKey), subject: rootName, validity: validity, issuer: rootName, issuerKey: .init(rootKey))
         var issuerKey = Certificate.PrivateKey(rootKey)
         var issuerName = rootName
         if options.intermediate {
             let intermediateKey = P256.Signing.PrivateKey()
-            let name = try DistinguishedName {
-                CountryName("US")
-                OrganizationName("Test Relying Party")
-                CommonName("Test Reader Intermediate")
-            }
-            intermediate = try Certificate(
-                version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
-                notValidBefore: options.notBefore, notValidAfter: options.notAfter,
-                issuer: rootName, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                    Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                },
-                issuerPrivateKey: .init(rootKey))
+            let name = try FixtureCertificates.name("Test Relying Party", "Test Reader Intermediate")
+            intermediate = try FixtureCertificates.issue(
+                .authority(pathLength: 0), .init(intermediateKey.publicKey), subject: name, validity: validity, issuer: rootName,
+                issuerKey: .init(rootKey))
             issuerKey = .init(intermediateKey)
             issuerName = name
         } else {
@@ -88,20 +68,9 @@ public struct ReaderPKI: Sendable {
             readerKey = .p384(key)
             publicKey = .init(key.publicKey)
         }
-        let readerName = try DistinguishedName {
-            CountryName("US")
-            OrganizationName("Test Relying Party")
-            CommonName("Test Reader")
-        }
-        reader = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: publicKey,
-            notValidBefore: options.notBefore, notValidAfter: options.notAfter,
-            issuer: issuerName, subject: readerName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(KeyUsage(digitalSignature: true))
-                if options.readerHasEKU { Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 6])])) }
-            },
-            issuerPrivateKey: issuerKey)
+        reader = try FixtureCertificates.issue(
+            .signer(extendedKeyUsage: options.readerHasEKU ? [1, 0, 18013, 5, 1, 6] : nil), publicKey,
+            subject: try FixtureCertificates.name("Test Relying Party", "Test Reader"), validity: validity, issuer: issuerName, issuerKey: issuerKey)
     }
 
     /// DER of the reader certificate, then the intermediate if any (x5chain order).
@@ -110,11 +79,7 @@ public struct ReaderPKI: Sendable {
     }
 
     /// A certificate's DER encoding.
-    public static func der(_ certificate: Certificate) -> [UInt8] {
-        var serializer = DER.Serializer()
-        try! serializer.serialize(certificate)
-        return serializer.serializedBytes
-    }
+    public static func der(_ certificate: Certificate) -> [UInt8] { FixtureCertificates.der(certificate) }
 
     /// A certificate in PEM.
     public static func pem(_ certificate: Certificate) -> String { try! certificate.serializeAsPEM().pemString }

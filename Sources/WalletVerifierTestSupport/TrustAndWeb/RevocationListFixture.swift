@@ -34,33 +34,14 @@ public struct RevocationSignerPKI: Sendable {
     public init(rootKey: P256.Signing.PrivateKey, root: Certificate, options: Options = Options()) throws {
         intermediateKey = P256.Signing.PrivateKey()
         signerKey = P256.Signing.PrivateKey()
-        let intermediateName = try DistinguishedName {
-            CountryName("US")
-            OrganizationName("Test Issuing Authority")
-            CommonName("Test Revocation CA")
-        }
-        let signerName = try DistinguishedName {
-            CountryName("US")
-            OrganizationName("Test Issuing Authority")
-            CommonName("Test Revocation List Signer")
-        }
-        intermediate = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
-            notValidBefore: options.notBefore, notValidAfter: options.notAfter,
-            issuer: root.subject, subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            },
-            issuerPrivateKey: .init(rootKey))
-        signer = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(signerKey.publicKey),
-            notValidBefore: options.notBefore, notValidAfter: options.signerNotAfter ?? options.notAfter,
-            issuer: intermediateName, subject: signerName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(KeyUsage(digitalSignature: true))
-            },
-            issuerPrivateKey: .init(intermediateKey))
+        let intermediateName = try FixtureCertificates.name("Test Issuing Authority", "Test Revocation CA")
+        intermediate = try FixtureCertificates.issue(
+            .authority(pathLength: 0), .init(intermediateKey.publicKey), subject: intermediateName, validity: (options.notBefore, options.notAfter),
+            issuer: root.subject, issuerKey: .init(rootKey))
+        signer = try FixtureCertificates.issue(
+            .signer(), .init(signerKey.publicKey), subject: try FixtureCertificates.name("Test Issuing Authority", "Test Revocation List Signer"),
+            validity: (options.notBefore, options.signerNotAfter ?? options.notAfter), issuer: intermediateName,
+            issuerKey: .init(intermediateKey))
     }
 
     /// A signer chaining to an IACA's root.
@@ -72,11 +53,7 @@ public struct RevocationSignerPKI: Sendable {
     public var x5chain: [[UInt8]] { [Self.der(signer), Self.der(intermediate)] }
 
     /// A certificate's DER encoding.
-    public static func der(_ certificate: Certificate) -> [UInt8] {
-        var serializer = DER.Serializer()
-        try! serializer.serialize(certificate)
-        return serializer.serializedBytes
-    }
+    public static func der(_ certificate: Certificate) -> [UInt8] { FixtureCertificates.der(certificate) }
 }
 
 /// Builds signed revocation lists (CWT in COSE_Sign1): ISO/IEC 18013-5 identifier lists and IETF

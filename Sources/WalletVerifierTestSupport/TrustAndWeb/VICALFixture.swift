@@ -46,45 +46,23 @@ public struct VICALFixture: Sendable {
     public init(signerNotAfter: Date = Date(timeIntervalSince1970: 2_000_000_000)) throws {
         anchorKey = P256.Signing.PrivateKey()
         signerKey = P256.Signing.PrivateKey()
-        let anchorName = try DistinguishedName {
-            CountryName("US")
-            OrganizationName("Test Trust Service")
-            CommonName("Test VICAL Root")
-        }
-        let signerName = try DistinguishedName {
-            CountryName("US")
-            OrganizationName("Test Trust Service")
-            CommonName("Test VICAL Signer")
-        }
+        let anchorName = try FixtureCertificates.name("Test Trust Service", "Test VICAL Root")
         let notBefore = Date(timeIntervalSince1970: 1_600_000_000)
-        anchor = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(anchorKey.publicKey),
-            notValidBefore: notBefore, notValidAfter: Date(timeIntervalSince1970: 2_000_000_000),
-            issuer: anchorName, subject: anchorName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 1))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            },
-            issuerPrivateKey: .init(anchorKey))
-        signer = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(signerKey.publicKey),
-            notValidBefore: notBefore, notValidAfter: signerNotAfter,
-            issuer: anchorName, subject: signerName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(KeyUsage(digitalSignature: true))
-                Critical(try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [1, 0, 18013, 5, 1, 8])]))
-            },
-            issuerPrivateKey: .init(anchorKey))
+        anchor = try FixtureCertificates.issue(
+            .authority(pathLength: 1), .init(anchorKey.publicKey), subject: anchorName,
+            validity: (notBefore, Date(timeIntervalSince1970: 2_000_000_000)),
+            issuer: anchorName, issuerKey: .init(anchorKey))
+        signer = try FixtureCertificates.issue(
+            .signer(extendedKeyUsage: [1, 0, 18013, 5, 1, 8]), .init(signerKey.publicKey),
+            subject: try FixtureCertificates.name("Test Trust Service", "Test VICAL Signer"), validity: (notBefore, signerNotAfter),
+            issuer: anchorName,
+            issuerKey: .init(anchorKey))
     }
 
     /// The anchor certificate in PEM, for writing trust-root files.
     public var anchorPEM: String { try! anchor.serializeAsPEM().pemString }
 
-    static func der(_ certificate: Certificate) -> [UInt8] {
-        var serializer = DER.Serializer()
-        try! serializer.serialize(certificate)
-        return serializer.serializedBytes
-    }
+    static func der(_ certificate: Certificate) -> [UInt8] { FixtureCertificates.der(certificate) }
 
     /// The signed VICAL (COSE_Sign1, x5chain [signer, anchor] unprotected like AAMVA's).
     public func signed() throws -> [UInt8] {
