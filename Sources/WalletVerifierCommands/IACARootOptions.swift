@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// The IACA roots an mdoc-verifying command trusts: `--trust` roots vouch for any docType,
-/// `--trust-doctype` roots only for the docTypes named. Shared by `mdoc verify` and `identity verify`.
+/// `--trust-doctype` roots only for the docTypes named. Shared by `mdoc verify`, `identity verify` and `web verify`.
 struct IACARootOptions: ParsableArguments {
     @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory. Repeatable.")
     var trust: [String] = []

@@ -247,15 +247,7 @@ struct WebCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The HPKE recipient key (PEM or JWK). With --session it defaults to the key the session names.")
         var recipientKey: String?
 
-        @Option(name: .long, help: "A trusted IACA root: a PEM or DER file, or a directory. Repeatable.")
-        var trust: [String] = []
-
-        @Option(
-            name: .long,
-            help:
-                "DOCTYPE[,DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes (e.g. org.iso.23220.photoid.1=passport-roots/). Repeatable."
-        )
-        var trustDoctype: [String] = []
+        @OptionGroup var roots: IACARootOptions
 
         @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
         var at: String?
@@ -272,9 +264,7 @@ struct WebCommand: AsyncParsableCommand {
         @OptionGroup var trustLists: TrustListOptions
 
         func validate() throws {
-            if trust.isEmpty && trustDoctype.isEmpty && trustLists.vical == nil {
-                throw ValidationError("at least one --trust FILE|DIR, --trust-doctype DOCTYPE=FILE|DIR or --vical FILE is required")
-            }
+            try roots.requireSome(orVICAL: trustLists.vical)
             if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
             if session != nil {
                 if encryptionInfo != nil || origin != nil {
@@ -287,7 +277,7 @@ struct WebCommand: AsyncParsableCommand {
 
         func run() async throws {
             let time = try CommandSupport.verificationTime(at)
-            var store = try CommandSupport.trustStore(trust, scoped: trustDoctype)
+            var store = try CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype)
             let prepared = try await trustLists.prepare(store: &store, at: time)
             let credential = try CommandSupport.webCredential(response)
 

@@ -58,8 +58,7 @@ public struct OpenID4VPVerifier: Sendable {
         let policy = mdocVerifier.policy
         var runner = CheckRunner(
             policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: context.allowingClockSkew(policy.clockSkew))
-        for result in prefix { runner.record(result) }
-        for warning in prefixWarnings { runner.warn(warning.code, warning.message, scope: warning.scope) }
+        runner.record(prefix: prefix, warnings: prefixWarnings)
         if let nonceOutcome { runner.run(.replayNonce) { nonceOutcome } }
         let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
 
