@@ -133,11 +133,12 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
     }
 }
 
-/// README's reader-authentication example, run as written: the OpenSSL lines by a shell in a scratch
+/// The reader-authentication example of docs/cli.md, run as written: the OpenSSL lines by a shell in a scratch
 /// directory, the wallet-verifier lines in process with their file arguments in that directory.
 @Suite struct ReaderAuthReadmeExampleTests {
     @Test func theReadmeExampleRuns() async throws {
-        let readme = try String(contentsOf: TestVectors.root.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOf: TestVectors.root.deletingLastPathComponent().appendingPathComponent("docs/cli.md"), encoding: .utf8)
         let start = try #require(readme.range(of: "Example: a reader root and a reader certificate"))
         let block = readme[start.upperBound...]
         let open = try #require(block.range(of: "```sh\n")), close = try #require(block[open.upperBound...].range(of: "\n```"))
