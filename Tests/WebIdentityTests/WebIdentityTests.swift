@@ -81,6 +81,8 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
             #expect(report.check(id)?.status == .passed, "\(id)")
         }
         #expect(report.check(.mdocIssuerChain)?.details["pinned"] == "true")
+        // The report names the protocol that answered.
+        #expect(report.check(.webEnvelopeStructure)?.details["protocol"] == "org-iso-mdoc")
         // The demo signer has neither the Annex B extensions nor a country: reported, advisory here.
         #expect(report.check(.mdocIssuerCertificateProfile)?.status == .failed)
         #expect(report.check(.mdocIssuerCountry)?.status == .failed)

@@ -1,6 +1,7 @@
 import VerificationCore
 
-/// `web.envelope.structure`: the response is `["dcapi", {"enc": bstr, "cipherText": bstr}]`.
+/// `web.envelope.structure`: the response is `["dcapi", {"enc": bstr, "cipherText": bstr}]`; its
+/// `details.protocol` names the protocol that answered (`org-iso-mdoc`), as `web.openid4vp.response` does.
 struct WebEnvelopeStructureCheck: VerificationCheck {
     var id: CheckID { .webEnvelopeStructure }
 
@@ -9,9 +10,10 @@ struct WebEnvelopeStructureCheck: VerificationCheck {
         do {
             envelope = try DCAPIEncryptedResponse(cborBytes: state.response)
         } catch {
-            return .failed(.malformedStructure, "The response is not an Annex C EncryptedResponse: \(error).")
+            return .failed(.malformedStructure, "The response is not an Annex C EncryptedResponse: \(error).", details: ["protocol": "org-iso-mdoc"])
         }
         state.envelope = envelope
-        return .passed("[\"dcapi\", {enc, cipherText}] with a \(envelope.cipherText.count)-byte cipher text.")
+        return .passed(
+            "[\"dcapi\", {enc, cipherText}] with a \(envelope.cipherText.count)-byte cipher text.", details: ["protocol": "org-iso-mdoc"])
     }
 }
