@@ -1,5 +1,6 @@
 import Crypto
 import Mdoc
+import WalletCOSE
 
 /// The two ECDSA P-256 verifications at the heart of an mdoc presentation (issuer signature over the
 /// MSO, device signature over DeviceAuthentication), prepared ahead: the crypto floor the benchmarks
