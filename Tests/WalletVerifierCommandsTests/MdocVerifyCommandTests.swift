@@ -62,3 +62,38 @@ private let annexD = "mdoc/iso18013-5-annex-d/"
         #expect(missingFile.code == 2)
     }
 }
+
+/// Google Wallet's answer over the DC API (OpenID4VP draft 24 handover, owf-mdoc-ts-examples/google):
+/// with its documented transcript, `mdoc verify` verifies the issuer and device signatures and the
+/// digests, as before OpenID4VP 1.0 was added (its self-signed signer, pinned, follows the signer profile).
+@Suite struct GoogleDraft24MdocVerifyTests {
+    static let owf = "mdoc/owf-mdoc-ts-examples/google/"
+
+    @Test func theDocumentedTranscriptVerifies() async throws {
+        let result = await WalletVerifierCommand.runCapturing([
+            "mdoc", "verify", "--device-response", TestVectors.path(Self.owf + "device_response.cbor"),
+            "--session-transcript", TestVectors.path(Self.owf + "session_transcript.cbor"),
+            "--trust", TestVectors.path(Self.owf + "signingCertificate.pem"), "--at", "2025-02-20T00:00:00Z", "--revocation", "off",
+            "--format", "json",
+        ])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        func status(_ id: String) -> String? { checks.first { $0["id"] as? String == id }?["status"] as? String }
+        #expect(result.code == 0 && object["verdict"] as? String == "accepted", "\(result.stdout)")
+        for id in ["mdoc.issuer.signature", "mdoc.issuer.chain", "mdoc.valueDigests", "mdoc.validity", "mdoc.device.authentication"] {
+            #expect(status(id) == "passed", "\(id)")
+        }
+        // Another transcript (the Annex D one) does not verify the device signature.
+        let other = await WalletVerifierCommand.runCapturing([
+            "mdoc", "verify", "--device-response", TestVectors.path(Self.owf + "device_response.cbor"),
+            "--session-transcript", TestVectors.path("mdoc/iso18013-5-annex-d/session_transcript_bytes.cbor.hex"),
+            "--trust", TestVectors.path(Self.owf + "signingCertificate.pem"), "--at", "2025-02-20T00:00:00Z", "--revocation", "off",
+            "--format", "json",
+        ])
+        #expect(other.code == 1)
+        let otherChecks = try #require(
+            (try JSONSerialization.jsonObject(with: Data(other.stdout.utf8)) as? [String: Any])?["checks"] as? [[String: Any]])
+        let device = otherChecks.first { $0["id"] as? String == "mdoc.device.authentication" }
+        #expect(device?["status"] as? String == "failed" && device?["reason"] as? String == "deviceSignatureInvalid")
+    }
+}
