@@ -14,9 +14,9 @@ struct ReaderAuthSignatureCheck: VerificationCheck {
     func evaluate(_ state: inout ReaderSignatureState, context: VerificationContext) async throws -> CheckOutcome {
         let signature = state.signature, signed = state.signed, structure = state.structure
         let ders: [ArraySlice<UInt8>]
-        do { ders = try signature.headers.x5chainBytes() } catch let error as COSEError {
+        do { ders = try signature.headers.x5chainBytes() } catch {
             return .failed(.missingCertificateChain, "The reader signature carries no usable x5chain: \(error.message).")
-        } catch { return .failed(.missingCertificateChain, "The reader signature carries no usable x5chain.") }
+        }
         guard ders.count <= ReaderAuthVerifier.maxChainLength else {
             return .failed(
                 .chainTooLong,
@@ -60,10 +60,8 @@ struct ReaderAuthSignatureCheck: VerificationCheck {
             return .passed(
                 "The reader signature (\(algorithm)) by \(chain[0].subject) verifies over \(structure)Bytes as received.",
                 details: ["reader": "\(chain[0].subject)"])
-        } catch let error as COSEError {
-            return .failed(ReasonCode(error.code.rawValue), "The reader signature cannot be verified: \(error.message).")
         } catch {
-            return .failed(.readerSignatureInvalid, "The reader signature cannot be verified.")
+            return .failed(ReasonCode(error.code.rawValue), "The reader signature cannot be verified: \(error.message).")
         }
     }
 }
