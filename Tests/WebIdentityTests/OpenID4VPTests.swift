@@ -291,6 +291,18 @@ import X509
         #expect(wrongDocType.check(.mdocDocType)?.reason == "docTypeNotAccepted")
         #expect(wrongDocType.verdict == .rejected)
 
+        // Two presentations for one query that asked for one (DCQL multiple is false), each genuine.
+        let id = setup.request.dcqlQuery.credentials[0].id
+        let one = try PhotoIDFixture().deviceResponse(
+            pki: setup.pki, deviceKey: P256.Signing.PrivateKey(), transcript: setup.request.sessionTranscript)
+        let two = try PhotoIDFixture().deviceResponse(
+            pki: setup.pki, deviceKey: P256.Signing.PrivateKey(), transcript: setup.request.sessionTranscript)
+        let payload = #"{"vp_token":{"\#(id)":["\#(Base64.encodeURL(one))","\#(Base64.encodeURL(two))"]}}"#
+        let jwe = try JWE.encrypt(Array(payload.utf8), to: setup.recipient.publicKey, keyID: setup.request.session.keyID)
+        let repeated = await verify(setup, Array(#"{"response":"\#(jwe)"}"#.utf8)).report
+        #expect(repeated.check(.webOpenID4VPCredentials)?.reason == .tooManyPresentations)
+        #expect(repeated.verdict == .rejected)
+
         // Unrequested elements.
         var narrow = photoIDRequest
         narrow.elements = narrow.elements.filter { $0.identifier != "portrait" }

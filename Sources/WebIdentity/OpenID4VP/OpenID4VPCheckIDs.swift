@@ -5,7 +5,8 @@ extension CheckID {
     /// P-256 `epk`, the request's `kid`) that decrypts with the request's key, and its payload's `vp_token`
     /// maps credential ids to non-empty lists of base64url DeviceResponses.
     public static let webOpenID4VPResponse: CheckID = "web.openid4vp.response"
-    /// Every `vp_token` credential id is one the DCQL query asked for, every credential query is answered,
+    /// Every `vp_token` credential id is one the DCQL query asked for, every credential query is answered
+    /// with exactly one presentation,
     /// and each presentation decodes as a DeviceResponse of its query's docType.
     public static let webOpenID4VPCredentials: CheckID = "web.openid4vp.credentials"
 }
@@ -32,6 +33,9 @@ extension ReasonCode {
     public static let unrequestedCredential: ReasonCode = "unrequestedCredential"
     /// A credential query of the request has no presentation in the `vp_token`.
     public static let missingCredential: ReasonCode = "missingCredential"
+    /// A credential query was answered with several presentations; the request asked for one each
+    /// (DCQL `multiple` false): the wallet must return one.
+    public static let tooManyPresentations: ReasonCode = "tooManyPresentations"
     /// A presentation does not decode as a DeviceResponse.
     public static let malformedPresentation: ReasonCode = "malformedPresentation"
     /// A DeviceResponse holds another docType than its credential query asked for.

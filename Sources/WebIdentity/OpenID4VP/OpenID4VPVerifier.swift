@@ -197,6 +197,15 @@ public struct OpenID4VPVerifier: Sendable {
                     "The vp_token has no presentation for \(missing.joined(separator: ", ")); every credential query of the request is required."
                 ))
         }
+        // The DCQL queries leave `multiple` at its default (false): one presentation per query (§6.1).
+        let repeated = entries.filter { session.credentials[$0.id] != nil && $0.presentations.count > 1 }
+        if !repeated.isEmpty {
+            problems.append(
+                (
+                    .tooManyPresentations,
+                    "The vp_token holds several presentations for \(repeated.map { "\($0.id) (\($0.presentations.count))" }.joined(separator: ", ")); the request's credential queries allow one each (DCQL multiple is false)."
+                ))
+        }
         for entry in entries {
             guard let request = session.credentials[entry.id] else { continue }
             for (index, bytes) in entry.presentations.enumerated() {
