@@ -29,6 +29,17 @@ public struct RequestNonceOutcomes: Sendable {
         self.unknown = .failed(.unknownRequest, "No such request was issued (or it was purged).")
     }
 
+    /// The outcome for a stored request this flow cannot read. The store is shared by every flow, so
+    /// when `otherFlow` names the flow that stored it, the client sent another flow's identifier: a
+    /// `failed` `unknownRequest` that says where it belongs. Otherwise the store's data is damaged
+    /// (`error`, `storeCorrupt`, not retryable).
+    public func unreadable(storedBy otherFlow: (name: String, endpoint: String)?) -> CheckOutcome {
+        guard let otherFlow else { return .error(.storeCorrupt, "The stored request could not be read.", retryable: false) }
+        return .failed(
+            .unknownRequest,
+            "No such request was issued by this flow: the identifier names \(otherFlow.name); send its response to \(otherFlow.endpoint).")
+    }
+
     /// Consumes the request for a response that opened: `replay.nonce`'s outcome.
     public func consume(
         _ requestID: String, store replayStore: any ReplayStore, now: Date, idempotency: IdempotencyTag?, attempt: NonceAttempt

@@ -156,18 +156,13 @@ public struct IdentityRequestSessions: Sendable {
         guard let payload = Self.readPayload(payloadBytes), let nonce = Hex.decode(payload.nonce) else {
             // The store is shared by every flow: an identifier of a web request is a client's
             // mistake, not a corrupt store.
-            let otherFlow =
+            let web =
                 (try? StrictJSON.parse(payloadBytes))?.object.map {
                     $0["descriptor"] == nil && ($0["encryptionInfo"] != nil || $0["protocols"] != nil)
                 } ?? false
             return await verifier.verify(
                 encryptedData: encryptedData, nonce: [], context: context,
-                nonceOutcome: otherFlow
-                    ? .failed(
-                        .unknownRequest,
-                        "No identity request was issued with this identifier: it names a request of another flow (a web request). Send it to /v1/web/verify."
-                    )
-                    : .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
+                nonceOutcome: Self.outcomes.unreadable(storedBy: web ? ("a web request", "/v1/web/verify") : nil))
         }
         let merchantVerifier = verifier(forMerchant: payload.merchantId)
         if let expected = payload.sessionBinding, expected != sessionBinding {

@@ -3,6 +3,7 @@ import Foundation
 import VerificationCore
 import WalletCBOR
 import WalletEncoding
+import WalletJSON
 
 /// Server-side sessions for Verify with Wallet on the Web, like the in-app request sessions: the
 /// server creates the request (a fresh nonce in the EncryptionInfo, the origin, the requested
@@ -224,14 +225,10 @@ public struct WebRequestSessions: Sendable {
         guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(bytes)) else {
             // The store is shared by every flow: an identifier of another flow's request (an in-app
             // identity request) is a client's mistake, not a corrupt store.
-            let otherFlow = (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]).map { $0["encryptionInfo"] == nil } ?? false
+            let identity = (try? StrictJSON.parse(bytes))?.object.map { $0["encryptionInfo"] == nil && $0["descriptor"] != nil } ?? false
             return await run(
                 credential, payload: nil, key: recipientKey, keys: recipientKeys, context: context,
-                nonceOutcome: otherFlow
-                    ? .failed(
-                        .unknownRequest,
-                        "No web request was issued with this identifier: it names a request of another flow (an in-app identity request).")
-                    : .error(.storeCorrupt, "The stored request could not be read.", retryable: false))
+                nonceOutcome: Self.outcomes.unreadable(storedBy: identity ? ("an in-app identity request", "/v1/identity/verify") : nil))
         }
         // The two OpenID4VP variants answer alike (a session offers at most one of them): the family must have been offered.
         let answered = credential.protocol

@@ -472,6 +472,7 @@ import X509
                 let report = try RouterTests.json(response.body)
                 #expect(report["verdict"] as? String == "rejected")
                 #expect(Self.check(report, "replay.nonce")?["reason"] as? String == "unknownRequest", "\(report)")
+                #expect((Self.check(report, "replay.nonce")?["message"] as? String)?.contains("/v1/web/verify") == true)
             }
         }
     }
