@@ -171,17 +171,8 @@ struct WebCommand: AsyncParsableCommand {
                 session.openID4VP = openID4VP?.session
             }
             try session.write(to: out)
-            var entries: [String] = []
-            for offered in chosen {
-                if offered == .annexC {
-                    entries.append(
-                        #"{"protocol":"org-iso-mdoc","data":{"deviceRequest":"# + JSONText.quote(Base64.encodeURL(presentation.deviceRequest))
-                            + #","encryptionInfo":"# + JSONText.quote(presentation.encryptionInfo.base64URL) + "}}")
-                } else if let openID4VP {
-                    entries.append(openID4VP.digitalCredentialsRequest)
-                }
-            }
-            CLIOutput.current.out(#"{"mediation":"required","digital":{"requests":["# + entries.joined(separator: ",") + "]}}")
+            CLIOutput.current.out(
+                presentation.navigatorCredentialsGetArgument(offering: chosen, openID4VPRequest: openID4VP?.digitalCredentialsRequest))
         }
 
         /// The OpenID4VP request signer: --request-signing-key, else the reader key when it is P-256; nil: unsigned.

@@ -214,9 +214,24 @@ public struct WebPresentationRequest: Sendable {
     /// `{"mediation": "required", "digital": {"requests": [{"protocol": "org-iso-mdoc",
     /// "data": {"deviceRequest": b64url, "encryptionInfo": b64url}}]}}`.
     public var navigatorCredentialsGetArgument: String {
-        """
-        {"mediation":"required","digital":{"requests":[{"protocol":"org-iso-mdoc","data":{"deviceRequest":\(JSONText.quote(Base64.encodeURL(deviceRequest))),"encryptionInfo":\(JSONText.quote(encryptionInfo.base64URL))}}]}}
-        """
+        navigatorCredentialsGetArgument(offering: [.annexC], openID4VPRequest: nil)
+    }
+
+    /// The argument of `navigator.credentials.get` offering `protocols` in that order: this Annex C
+    /// request for `org-iso-mdoc`, `openID4VPRequest` (a whole DC API request entry) for an OpenID4VP
+    /// protocol. The request sessions and `web request` both write it here.
+    public func navigatorCredentialsGetArgument(offering protocols: [WebRequestProtocol], openID4VPRequest: String?) -> String {
+        var entries: [String] = []
+        for offered in protocols {
+            if offered == .annexC {
+                entries.append(
+                    #"{"protocol":"org-iso-mdoc","data":{"deviceRequest":"# + JSONText.quote(Base64.encodeURL(deviceRequest))
+                        + #","encryptionInfo":"# + JSONText.quote(encryptionInfo.base64URL) + "}}")
+            } else if let openID4VPRequest {
+                entries.append(openID4VPRequest)
+            }
+        }
+        return #"{"mediation":"required","digital":{"requests":["# + entries.joined(separator: ",") + "]}}"
     }
 
     /// The session transcript the wallet will use: `[null, null, ["dcapi", SHA-256(CBOR([base64url(EncryptionInfo), origin]))]]`.

@@ -28,17 +28,7 @@ public struct WebRequestSessions: Sendable {
         /// The argument of `navigator.credentials.get`: `{"mediation": "required", "digital": {"requests": [...]}}`,
         /// one entry per offered protocol, Annex C first.
         public var navigatorCredentialsGetArgument: String {
-            var entries: [String] = []
-            for offered in protocols {
-                if offered == .annexC {
-                    entries.append(
-                        #"{"protocol":"org-iso-mdoc","data":{"deviceRequest":"# + JSONText.quote(Base64.encodeURL(presentation.deviceRequest))
-                            + #","encryptionInfo":"# + JSONText.quote(presentation.encryptionInfo.base64URL) + "}}")
-                } else if let openID4VPRequest {
-                    entries.append(openID4VPRequest)
-                }
-            }
-            return #"{"mediation":"required","digital":{"requests":["# + entries.joined(separator: ",") + "]}}"
+            presentation.navigatorCredentialsGetArgument(offering: protocols, openID4VPRequest: openID4VPRequest)
         }
 
         /// The nonce is left out.
