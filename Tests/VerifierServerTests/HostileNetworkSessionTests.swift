@@ -23,6 +23,15 @@ import FoundationNetworking
         ["--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path] + fixture.serveArguments
     }
 
+    /// The shared stores to run two instances on: one SQLite file, and one PostgreSQL when configured.
+    static func sharedStores(_ fixture: ServiceFixture) -> [(label: String, arguments: [String])] {
+        var deployments = [("sqlite", sqliteArguments(fixture))]
+        if let url = DeploymentTests.postgresURL {
+            deployments.append(("postgres", ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments))
+        }
+        return deployments
+    }
+
     /// An in-app request and the genuine answer to it.
     static func identitySubmission(_ fixture: ServiceFixture, on instance: ServiceInstance, mdoc: MdocFixture = DeploymentTests.currentFixture())
         async throws -> (id: String, nonce: [UInt8], body: [String: Any])
@@ -120,11 +129,7 @@ import FoundationNetworking
     @Test func concurrentGenuineSubmissionsAreAcceptedOnceAcrossInstances() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        var deployments = [("sqlite", Self.sqliteArguments(fixture))]
-        if let url = DeploymentTests.postgresURL {
-            deployments.append(("postgres", ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments))
-        }
-        for (label, arguments) in deployments {
+        for (label, arguments) in Self.sharedStores(fixture) {
             let a = try await ServiceInstance(arguments: arguments)
             let b = try await ServiceInstance(arguments: arguments)
             defer {

@@ -9,11 +9,7 @@ import WalletVerifierTestSupport
     @Test func anOpenID4VPAnswerIsAcceptedOnceAcrossInstancesAndProtocols() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
-        var deployments = [("sqlite", HostileNetworkSessionTests.sqliteArguments(fixture))]
-        if let url = DeploymentTests.postgresURL {
-            deployments.append(("postgres", ["--store", "postgres", "--postgres-url", url] + fixture.serveArguments))
-        }
-        for (label, arguments) in deployments {
+        for (label, arguments) in HostileNetworkSessionTests.sharedStores(fixture) {
             let a = try await ServiceInstance(arguments: arguments)
             let b = try await ServiceInstance(arguments: arguments)
             defer {
