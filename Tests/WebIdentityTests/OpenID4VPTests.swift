@@ -20,13 +20,7 @@ import X509
     let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
     let origin = "https://verifier.example"
 
-    var photoIDRequest: WebDocumentRequest {
-        WebDocumentRequest(
-            docType: PhotoIDFixture.docType,
-            elements: PhotoIDFixture.defaultElements.map {
-                .init(nameSpace: $0.nameSpace, identifier: $0.identifier, intentToRetain: $0.identifier == "document_number")
-            })
-    }
+    var photoIDRequest: WebDocumentRequest { .photoIDFixture }
 
     /// B.2.6.2: the OpenID4VPDCAPIHandoverInfo, handover and SessionTranscript examples.
     @Test func theSpecHandoverExample() throws {

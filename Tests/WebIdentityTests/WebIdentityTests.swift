@@ -186,13 +186,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
     let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
     let origin = "https://verifier.example"
 
-    var photoIDRequest: WebDocumentRequest {
-        WebDocumentRequest(
-            docType: PhotoIDFixture.docType,
-            elements: PhotoIDFixture.defaultElements.map {
-                .init(nameSpace: $0.nameSpace, identifier: $0.identifier, intentToRetain: $0.identifier == "document_number")
-            })
-    }
+    var photoIDRequest: WebDocumentRequest { .photoIDFixture }
 
     func answer(_ presentation: WebPresentationRequest, pki: PassportPKI, fixture: PhotoIDFixture = PhotoIDFixture()) throws -> [UInt8] {
         let plaintext = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: presentation.sessionTranscript)
