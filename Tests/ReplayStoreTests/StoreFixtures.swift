@@ -132,15 +132,16 @@ struct TemporaryDirectory: Sendable {
     }
 }
 
-/// Runs `count` copies of `operation` at once and returns every result.
+/// Runs `count` copies of `operation` at once and returns every result, in index order.
 func concurrently<T: Sendable>(_ count: Int, _ operation: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
-    try await withThrowingTaskGroup(of: T.self) { group in
+    try await withThrowingTaskGroup(of: (Int, T).self) { group in
         for index in 0..<count {
-            group.addTask { try await operation(index) }
+            group.addTask { (index, try await operation(index)) }
         }
-        var results: [T] = []
-        for try await result in group { results.append(result) }
-        return results
+        // In index order, not in the order the operations finished: callers match results to indices.
+        var results: [T?] = Array(repeating: nil, count: count)
+        for try await (index, result) in group { results[index] = result }
+        return results.map { $0! }
     }
 }
 
