@@ -28,6 +28,9 @@ final class ValidatedChainCache: Sendable {
         let notAfter: Date
         /// The document signer is itself a trust anchor (chain of one).
         let pinned: Bool
+        /// The IACA's pathLenConstraint rule for an mDL-style document and for a passport (computed
+        /// once; nil when it holds or the chain has no IACA).
+        let pathLengthViolations: (document: String?, passport: String?)
 
         init(chain: [Certificate], pinned: Bool) {
             self.chain = chain
@@ -42,6 +45,14 @@ final class ValidatedChainCache: Sendable {
                 documentSigner: chain[0], iaca: chain.count == 1 ? nil : chain[chain.count - 1])
             countryNames = (IssuingCountryCheck.countryName(chain[0].subject), IssuingCountryCheck.countryName(chain[chain.count - 1].subject))
             subjects = chain.map(\.subject.description)
+            if chain.count > 1, let iaca = chain.last {
+                pathLengthViolations = (
+                    CertificateProfileCheck.pathLengthViolation(iaca: iaca, passport: false),
+                    CertificateProfileCheck.pathLengthViolation(iaca: iaca, passport: true)
+                )
+            } else {
+                pathLengthViolations = (nil, nil)
+            }
         }
     }
 
@@ -71,11 +82,17 @@ final class ValidatedChainCache: Sendable {
         let certificate: Certificate
         let subject: String
         let key: COSEPublicKey?
+        /// The validity period, read from the certificate once (each read of `Certificate`'s dates
+        /// converts its ASN.1 time again).
+        let notValidBefore: Date
+        let notValidAfter: Date
 
         init(certificate: Certificate, subject: String, key: COSEPublicKey?) {
             self.certificate = certificate
             self.subject = subject
             self.key = key
+            self.notValidBefore = certificate.notValidBefore
+            self.notValidAfter = certificate.notValidAfter
         }
     }
 

@@ -101,12 +101,20 @@ public struct CheckRunner: Sendable {
 
     /// The status recorded for a check (the last one with that identifier, in the given scope).
     public func status(of id: CheckID, scope: String? = nil) -> CheckStatus? {
-        result(of: id, scope: scope)?.status
+        index(of: id, scope: scope).map { results[$0].status }
     }
 
-    /// The last result recorded for a check, in the given scope (any scope when `scope` is nil).
-    private func result(of id: CheckID, scope: String?) -> CheckResult? {
-        results.last { $0.id == id && (scope == nil || $0.scope == scope) }
+    /// The position of the last result recorded for a check, in the given scope (any scope when
+    /// `scope` is nil). An index, not the result: copying a result retains each of its strings.
+    private func index(of id: CheckID, scope: String?) -> Int? {
+        results.withUnsafeBufferPointer { recorded in
+            var index = recorded.count - 1
+            while index >= 0 {
+                if recorded[index].id == id && (scope == nil || recorded[index].scope == scope) { return index }
+                index -= 1
+            }
+            return nil
+        }
     }
 
     /// Whether the recorded status of the check is `passed` (see ``status(of:scope:)``).
@@ -127,10 +135,12 @@ public struct CheckRunner: Sendable {
         for prerequisite in prerequisites {
             // A prerequisite is looked up in the same scope first, then without scope; its status
             // and reason come from the same result.
-            let recorded = result(of: prerequisite, scope: scope) ?? result(of: prerequisite, scope: nil)
-            if recorded?.status == .passed { continue }
-            // A prerequisite skipped as not applicable does not block.
-            if recorded?.status == .skipped, recorded?.reason == .notApplicable { continue }
+            if let recorded = index(of: prerequisite, scope: scope) ?? index(of: prerequisite, scope: nil) {
+                let status = results[recorded].status
+                if status == .passed { continue }
+                // A prerequisite skipped as not applicable does not block.
+                if status == .skipped, results[recorded].reason == .notApplicable { continue }
+            }
             results.append(
                 CheckResult(
                     id: id, status: .skipped, reason: .prerequisiteFailed,
@@ -141,7 +151,7 @@ public struct CheckRunner: Sendable {
         return requirement
     }
 
-    private mutating func record(_ id: CheckID, requirement: Requirement, scope: String?, _ outcome: CheckOutcome) {
+    private mutating func record(_ id: CheckID, requirement: Requirement, scope: String?, _ outcome: consuming CheckOutcome) {
         results.append(
             CheckResult(
                 id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,

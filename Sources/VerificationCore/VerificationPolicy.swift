@@ -20,7 +20,7 @@ public struct VerificationPolicy: Sendable, Hashable {
 
     /// The requirement for a check: its override if it has one, else ``defaultRequirement``.
     public func requirement(for id: CheckID) -> Requirement {
-        overrides[id] ?? defaultRequirement
+        overrides.isEmpty ? defaultRequirement : overrides[id] ?? defaultRequirement
     }
 
     /// A copy of this policy with one check's requirement overridden.

@@ -101,8 +101,63 @@ public struct COSESign1: Sendable {
     ///   that does not match the algorithm, a signature of the wrong length (DER instead of r‖s).
     public func isValidSignature(key: COSEPublicKey, detachedPayload: [UInt8]? = nil, externalAAD: [UInt8] = []) throws(COSEError) -> Bool {
         let algorithm = try headers.algorithm()
-        let toBeSigned = try signatureStructure(detachedPayload: detachedPayload, externalAAD: externalAAD)
-        return try Self.verify(signature: signature, over: toBeSigned, algorithm: algorithm, key: key)
+        let content = try resolvedPayload(detachedPayload)
+        // ECDSA signs a digest: the Sig_structure is hashed piece by piece (the same bytes as
+        // signatureStructure(), whose payload copy an MSO of a few kilobytes would cost every time).
+        switch (algorithm, key) {
+        case (.es256, .p256(let k)):
+            let sig = try Self.ecdsaSignature(signature, algorithm, expected: 64) { try P256.Signing.ECDSASignature(rawRepresentation: $0) }
+            return k.isValidSignature(
+                sig, for: Self.digest(SHA256.self, protected: headers.protectedBytes, payload: content, externalAAD: externalAAD))
+        case (.es384, .p384(let k)):
+            let sig = try Self.ecdsaSignature(signature, algorithm, expected: 96) { try P384.Signing.ECDSASignature(rawRepresentation: $0) }
+            return k.isValidSignature(
+                sig, for: Self.digest(SHA384.self, protected: headers.protectedBytes, payload: content, externalAAD: externalAAD))
+        case (.es512, .p521(let k)):
+            let sig = try Self.ecdsaSignature(signature, algorithm, expected: 132) { try P521.Signing.ECDSASignature(rawRepresentation: $0) }
+            return k.isValidSignature(
+                sig, for: Self.digest(SHA512.self, protected: headers.protectedBytes, payload: content, externalAAD: externalAAD))
+        default:
+            let toBeSigned = Self.signatureStructure(protectedBytes: headers.protectedBytes, payload: content, externalAAD: externalAAD)
+            return try Self.verify(signature: signature, over: toBeSigned, algorithm: algorithm, key: key)
+        }
+    }
+
+    /// The hash of `["Signature1", protected, external_aad, payload]`, fed in pieces: the same bytes as
+    /// ``signatureStructure(protectedBytes:payload:externalAAD:)`` writes.
+    static func digest<H: HashFunction>(
+        _: H.Type, protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8]
+    ) -> H.Digest {
+        var hasher = H()
+        // One byte-string head at a time: at most 9 bytes.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { scratch in
+            func head(_ major: UInt8, _ count: Int) {
+                var length = 0
+                CBORWriter.writeHead(major: major, argument: UInt64(count), into: scratch, at: &length)
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(start: scratch.baseAddress, count: length))
+            }
+            Self.signature1Prefix.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            head(2, protected.count)
+            protected.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            head(2, externalAAD.count)
+            externalAAD.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            head(2, payload.count)
+            payload.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        }
+        return hasher.finalize()
+    }
+
+    /// The array head of a Sig_structure and its context text "Signature1".
+    static let signature1Prefix: [UInt8] = [0x84, 0x6a] + Array("Signature1".utf8)
+
+    /// The raw r‖s signature as swift-crypto's type; a length error (with a DER hint) otherwise.
+    private static func ecdsaSignature<S>(
+        _ signature: ArraySlice<UInt8>, _ algorithm: COSEAlgorithm, expected: Int, _ make: (ArraySlice<UInt8>) throws -> S
+    ) throws(COSEError) -> S {
+        if signature.count == expected, let parsed = try? make(signature) { return parsed }
+        let hint = (signature.first == 0x30 && signature.count != expected) ? " (it looks DER-encoded; COSE uses raw r‖s)" : ""
+        throw COSEError(
+            code: .invalidSignatureFormat, message: "\(algorithm) signatures are \(expected) bytes r‖s, got \(signature.count)\(hint)")
     }
 
     static func verify(signature: ArraySlice<UInt8>, over data: [UInt8], algorithm: COSEAlgorithm, key: COSEPublicKey) throws(COSEError) -> Bool {

@@ -1,8 +1,9 @@
 import Crypto
 import Testing
 import WalletCBOR
-import WalletCOSE
 import WalletVerifierTestSupport
+
+@testable import WalletCOSE
 
 private let sampleDir = "mdoc/apple-verify-with-wallet-sample/sample/"
 
@@ -154,6 +155,35 @@ private func flipping(_ bytes: [UInt8], at index: Int, bit: UInt8 = 0x01) -> [UI
         let decoded = try COSEPublicKey(coseKey: key.publicKey.coseKey())
         #expect(decoded.rawPublicKey == key.publicKey.rawPublicKey)
         #expect(try attached.isValidSignature(key: decoded))
+    }
+}
+
+/// ECDSA verification hashes the Sig_structure in pieces instead of building it: the pieces must be
+/// the same bytes whatever length each head takes (1, 2, 3 or 5 bytes).
+@Suite struct SigStructureDigestTests {
+    static let payloadSizes = [0, 23, 24, 255, 256, 65_535, 65_536]
+
+    @Test(arguments: payloadSizes)
+    func piecewiseDigestIsTheDigestOfTheStructure(size: Int) throws {
+        let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        for aad in [[], [9], [UInt8](repeating: 3, count: 300)] as [[UInt8]] {
+            let built = COSESign1.signatureStructure(protectedBytes: [0xa1, 0x01, 0x26], payload: payload, externalAAD: aad)
+            let pieces = COSESign1.digest(SHA256.self, protected: [0xa1, 0x01, 0x26], payload: payload[...], externalAAD: aad)
+            #expect(Array(pieces) == Array(SHA256.hash(data: built)))
+        }
+    }
+
+    @Test(arguments: payloadSizes)
+    func ecdsaVerifiesAcrossHeadLengths(size: Int) throws {
+        let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0) }
+        for key in [COSESigningKey.p256(P256.Signing.PrivateKey()), .p384(P384.Signing.PrivateKey()), .p521(P521.Signing.PrivateKey())] {
+            let attached = try COSESign1.sign(payload: payload, key: key, externalAAD: [1, 2])
+            #expect(try attached.isValidSignature(key: key.publicKey, externalAAD: [1, 2]))
+            #expect(try attached.isValidSignature(key: key.publicKey) == false)
+            let detached = try COSESign1.sign(payload: payload, key: key, detached: true)
+            #expect(try detached.isValidSignature(key: key.publicKey, detachedPayload: payload))
+            #expect(try detached.isValidSignature(key: key.publicKey, detachedPayload: payload + [0]) == false)
+        }
     }
 }
 

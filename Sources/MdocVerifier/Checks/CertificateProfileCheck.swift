@@ -29,9 +29,8 @@ struct CertificateProfileCheck: VerificationCheck {
         // issuer does not follow are failures under a policy that requires the whole profile, and
         // warnings (details.profileWarnings) otherwise.
         var extended = entry.profileWarnings
-        if entry.chain.count > 1, let iaca = entry.chain.last,
-            let pathRule = Self.pathLengthViolation(iaca: iaca, passport: state.document?.docType == PhotoIDDocument.docType)
-        {
+        let passport = state.document?.docType == PhotoIDDocument.docType
+        if let pathRule = passport ? entry.pathLengthViolations.passport : entry.pathLengthViolations.document {
             extended.append(pathRule)
         }
         let violations = entry.profileViolations + (state.policy.requireFullCertificateProfile ? extended : [])

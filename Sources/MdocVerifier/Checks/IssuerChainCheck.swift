@@ -49,8 +49,8 @@ struct IssuerChainCheck: VerificationCheck {
         // Expiry first, with its own reason, so "expired" is not reported as "untrusted". Every x5chain
         // certificate, also those the validated chain does not use.
         for position in parsed.indices {
-            let notBefore = parsed[position].certificate.notValidBefore
-            let notAfter = parsed[position].certificate.notValidAfter
+            let notBefore = parsed[position].notValidBefore
+            let notAfter = parsed[position].notValidAfter
             if time < notBefore {
                 let subject = parsed[position].subject
                 return .failed(

@@ -58,8 +58,8 @@ struct ValidityCheck: VerificationCheck {
     }
 
     /// The first x5chain certificate, when the document structure parsed it.
-    static func documentSigner(_ state: DocumentState) -> Certificate? {
+    static func documentSigner(_ state: DocumentState) -> ValidatedChainCache.ParsedCertificate? {
         guard case .success(let list)? = state.certificates else { return nil }
-        return list.first?.certificate
+        return list.first
     }
 }

@@ -68,15 +68,14 @@ struct ValueDigestsCheck: VerificationCheck {
         var duplicated: [String] = []
         var count = 0
         for space in document.issuerSigned.nameSpaces {
-            var seen = Set<UInt64>()
-            seen.reserveCapacity(space.items.count)
+            var seen = DigestIDSet(capacity: space.items.count)
             let digests = mso.valueDigests[space.name]
             // Read in place: copying an item would retain each of its parts.
             space.items.withUnsafeBufferPointer { items in
                 for index in items.indices {
                     let digestID = items[index].value.digestID
                     count += 1
-                    if !seen.insert(digestID).inserted {
+                    if !seen.insert(digestID) {
                         duplicated.append("\(space.name)/\(items[index].value.elementIdentifier)")
                         continue
                     }
@@ -110,5 +109,24 @@ struct ValueDigestsCheck: VerificationCheck {
         }
         return .passed(
             "All \(count) issuer-signed elements match their \(mso.digestAlgorithm) digests in the MSO.", details: ["elements": String(count)])
+    }
+}
+
+/// The digestIDs seen in one namespace: a short array searched linearly for the few items a response
+/// usually discloses (no hashing, one allocation), a set past 32.
+private struct DigestIDSet {
+    private var few: [UInt64] = []
+    private var many: Set<UInt64>?
+
+    init(capacity: Int) {
+        if capacity > 32 { many = Set(minimumCapacity: capacity) } else { few.reserveCapacity(capacity) }
+    }
+
+    /// Adds `id`; false when it was already there.
+    mutating func insert(_ id: UInt64) -> Bool {
+        if many != nil { return many!.insert(id).inserted }
+        if few.contains(id) { return false }
+        few.append(id)
+        return true
     }
 }
