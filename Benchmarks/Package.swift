@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 // Benchmarks of wallet-verifier: they measure and print, never pass or fail on time. A package of its own
 // (like the fuzz targets in Fuzz/), so that the main package ships no bench executable:
-//   swift run -c release --package-path Benchmarks wallet-verifier-bench [mdoc|identity|applepay|all|...]
+//   swift run -c release --package-path Benchmarks wallet-verifier-bench [mdoc|identity|applepay|openid4vp|all|...]
 import PackageDescription
 
 let package = Package(
@@ -23,6 +23,8 @@ let package = Package(
                 .product(name: "Mdoc", package: "wallet-verifier"),
                 .product(name: "MdocVerifier", package: "wallet-verifier"),
                 .product(name: "WalletIdentity", package: "wallet-verifier"),
+                .product(name: "WalletJOSE", package: "wallet-verifier"),
+                .product(name: "WebIdentity", package: "wallet-verifier"),
                 .product(name: "ApplePayVerifier", package: "wallet-verifier"),
                 .product(name: "VerificationCore", package: "wallet-verifier"),
                 .product(name: "VerifierServer", package: "wallet-verifier"),

@@ -1,5 +1,5 @@
 // Benchmarks: they measure and print; they never pass or fail on time.
-// Usage: swift run -c release --package-path Benchmarks wallet-verifier-bench [mdoc|identity|applepay|service|store|mdoc-stages|mdoc-profile|parallel|all] [--seconds N]
+// Usage: swift run -c release --package-path Benchmarks wallet-verifier-bench [mdoc|identity|applepay|openid4vp|service|store|mdoc-stages|identity-stages|openid4vp-stages|mdoc-profile|parallel|all] [--seconds N]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -14,6 +14,9 @@ switch which {
 case "mdoc": try await MdocBenchmark.run(seconds: seconds)
 case "identity": try await IdentityBenchmark.run(seconds: seconds)
 case "mdoc-stages": try await MdocStages.run(seconds: seconds)
+case "identity-stages": try await IdentityStages.run(seconds: seconds)
+case "openid4vp": try await OpenID4VPBenchmark.run(seconds: seconds)
+case "openid4vp-stages": try await OpenID4VPStages.run(seconds: seconds)
 case "mdoc-profile": try await MdocBenchmark.profile(seconds: seconds)
 case "applepay": try await ApplePayBenchmark.run(seconds: seconds)
 case "service": try await ServiceLoadBenchmark.run(seconds: seconds)
@@ -23,7 +26,10 @@ case "all":
     try await MdocBenchmark.run(seconds: seconds)
     try await IdentityBenchmark.run(seconds: seconds)
     try await ApplePayBenchmark.run(seconds: seconds)
+    try await OpenID4VPBenchmark.run(seconds: seconds)
 default:
-    print("unknown benchmark \(which); available: mdoc, identity, applepay, service, store, parallel, mdoc-stages, mdoc-profile, all")
+    print(
+        "unknown benchmark \(which); available: mdoc, identity, applepay, openid4vp, service, store, parallel, mdoc-stages, identity-stages, openid4vp-stages, mdoc-profile, all"
+    )
     exit(2)
 }
