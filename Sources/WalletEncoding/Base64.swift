@@ -54,6 +54,9 @@ package enum Base64 {
     package static func decodeURL(_ text: String) -> [UInt8]? {
         var text = text
         return text.withUTF8 { input in
+            // The usual case, unpadded base64url: decoded where it is, in one pass.
+            if input.isEmpty { return [] }
+            if let bytes = decode(input, table: urlTable) { return bytes }
             var unpadded = [UInt8]()
             unpadded.reserveCapacity(input.count)
             for byte in input where byte != UInt8(ascii: "=") {
@@ -63,6 +66,12 @@ package enum Base64 {
             if unpadded.isEmpty { return [] }
             return unpadded.withUnsafeBufferPointer { decode($0, table: lenientTable) }
         }
+    }
+
+    /// Unpadded base64url (RFC 4648 §5) read where it is: the URL-safe alphabet only, no "=", no
+    /// whitespace; empty input is zero bytes. Nil for anything else.
+    package static func decodeURLUnpadded(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        input.isEmpty ? [] : decode(input, table: urlTable)
     }
 
     /// Whether the byte belongs to the base64url alphabet (RFC 4648 §5), padding excluded.
@@ -151,6 +160,15 @@ package enum Base64 {
     private static let strictTable: [UInt8] = {
         var table = [UInt8](repeating: 0x80, count: 256)
         for (value, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(character)] = UInt8(value)
+        }
+        return table
+    }()
+
+    /// Sextet values of the URL-safe alphabet only; 0x80 marks every other byte.
+    private static let urlTable: [UInt8] = {
+        var table = [UInt8](repeating: 0x80, count: 256)
+        for (value, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
             table[Int(character)] = UInt8(value)
         }
         return table

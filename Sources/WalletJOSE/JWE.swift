@@ -45,12 +45,40 @@ public struct JWE: Sendable {
     /// The 128-bit authentication tag.
     public let tag: [UInt8]
 
+    /// The dot-separated parts of a compact serialization (at most 6: a sixth means "more than 5"),
+    /// split on the UTF-8 bytes: splitting the `String` would walk it by grapheme, which costs more
+    /// than decrypting a response of a few kilobytes.
+    static func compactParts(_ compact: String) -> [Substring] {
+        let utf8 = compact.utf8
+        // Offsets of the first five dots, found in the contiguous bytes.
+        let dots: [Int] =
+            utf8.withContiguousStorageIfAvailable { bytes in
+                var found: [Int] = []
+                var offset = 0
+                while offset < bytes.count, found.count < 5 {
+                    if bytes[offset] == UInt8(ascii: ".") { found.append(offset) }
+                    offset += 1
+                }
+                return found
+            } ?? Array(utf8.enumerated().lazy.filter { $0.element == UInt8(ascii: ".") }.prefix(5).map(\.offset))
+        var parts: [Substring] = []
+        parts.reserveCapacity(dots.count + 1)
+        var start = utf8.startIndex
+        for dot in dots {
+            let end = utf8.index(utf8.startIndex, offsetBy: dot)
+            parts.append(Substring(utf8[start..<end]))
+            start = utf8.index(after: end)
+        }
+        parts.append(Substring(utf8[start...]))
+        return parts
+    }
+
     /// Reads a compact JWE; throws ``JOSEError`` naming the first problem.
     public init(compact: String) throws(JOSEError) {
         guard compact.utf8.count <= Self.maximumCompactLength else {
             throw JOSEError(.malformedCompact, "The JWE is larger than \(Self.maximumCompactLength) bytes.")
         }
-        let parts = compact.split(separator: ".", maxSplits: 5, omittingEmptySubsequences: false)
+        let parts = Self.compactParts(compact)
         guard parts.count == 5 else {
             throw JOSEError(
                 .malformedCompact,

@@ -123,7 +123,11 @@ public struct JWK: Sendable, Hashable {
 
     /// The RFC 7638 SHA-256 thumbprint: the hash of `{"crv":"P-256","kty":"EC","x":…,"y":…}`.
     public var thumbprint: [UInt8] {
-        Self.thumbprint(requiredMembers: ["crv": "P-256", "kty": "EC", "x": x, "y": y])
+        // One conversion of the point to its coordinates (each costs a field inversion).
+        let point = publicKey.rawRepresentation
+        return Self.thumbprint(requiredMembers: [
+            "crv": "P-256", "kty": "EC", "x": Base64URLStrict.encode(point.prefix(32)), "y": Base64URLStrict.encode(point.suffix(32)),
+        ])
     }
 
     /// The RFC 7638 SHA-256 thumbprint of any key given by its required members (for EC `crv`,

@@ -45,7 +45,7 @@ public enum WebRecipientKey {
 
     /// A short fingerprint of a public key for session files and reports (not secret).
     public static func thumbprint(_ key: P256.KeyAgreement.PublicKey) -> String {
-        SHA256.hash(data: key.x963Representation).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: key.x963Representation))
     }
 }
 

@@ -61,6 +61,26 @@ import WalletEncoding
         #expect(Base64.decodeURL("_-8") == [0xFF, 0xEF])
     }
 
+    @Test func unpaddedURLDecodingReadsOnlyTheURLAlphabet() {
+        func decode(_ text: String) -> [UInt8]? {
+            var text = text
+            return text.withUTF8 { Base64.decodeURLUnpadded($0) }
+        }
+        var random = SystemRandomNumberGenerator()
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            #expect(decode(Base64.encodeURL(bytes)) == bytes)
+        }
+        #expect(decode("") == [])
+        #expect(decode("_-8") == [0xFF, 0xEF])
+        // "=" anywhere (decodeURL skips it; the unpadded reader refuses it), the standard alphabet,
+        // whitespace, an impossible length, bytes past ASCII.
+        for refused in ["QQ==", "QQ=", "Q=Q", "ab+c", "ab/c", "ab c", "abcd\n", "abcde", "é", "abc\u{0}"] {
+            #expect(decode(refused) == nil, "\(refused.debugDescription)")
+        }
+        #expect(Base64.decodeURL("QQ==") == [0x41])
+    }
+
     @Test func wrappedTextMayBreakAnywhere() {
         #expect(Base64.decodeWrapped("QU\nJD\r\nRE VG\tRw==") == Array("ABCDEFG".utf8))
         #expect(Base64.decodeWrapped("QU*JD") == nil)

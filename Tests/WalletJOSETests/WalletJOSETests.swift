@@ -195,6 +195,14 @@ enum RFC7518AppendixC {
         #expect(code(String(repeating: "A", count: JWE.maximumCompactLength + 1)) == .malformedCompact)
     }
 
+    @Test func compactPartsAreTheDotSeparatedParts() {
+        // The same parts as splitting the String (at most five splits), ASCII or not.
+        for text in ["", ".", "a.b", "a..b.", "a.b.c.d.e", "a.b.c.d.e.f.g", "é.ü.😀..x", "...........", "no dots"] {
+            let expected = text.split(separator: ".", maxSplits: 5, omittingEmptySubsequences: false)
+            #expect(JWE.compactParts(text) == expected, "\(text.debugDescription)")
+        }
+    }
+
     @Test func messagesNameWhatIsSupported() throws {
         let ephemeral = P256.KeyAgreement.PrivateKey()
         do {

@@ -130,8 +130,7 @@ public enum OpenID4VPResponse {
             }
             var presentations: [[UInt8]] = []
             for (index, item) in items.enumerated() {
-                guard let text = item.string, !text.isEmpty, text.utf8.allSatisfy({ Base64.isURLAlphabet($0) }), let bytes = Base64.decodeURL(text)
-                else {
+                guard var text = item.string, !text.isEmpty, let bytes = text.withUTF8({ Base64.decodeURLUnpadded($0) }) else {
                     throw OpenID4VPResponseError(
                         .malformedVPToken,
                         "vp_token.\(printable(id))[\(index)] is not a base64url string (an mso_mdoc presentation is a base64url DeviceResponse, no padding)."

@@ -140,8 +140,8 @@ public struct OpenID4VPVerifier: Sendable {
                     + "; this request offered one key, kid \"\(session.keyID)\" (thumbprint \(session.jwkThumbprint)). The wallet encrypted to a key of another request or verifier."
             )
         }
-        guard let key = recipientKeys.first(where: { Base64.encodeURL(JWK(publicKey: $0.publicKey).thumbprint) == session.jwkThumbprint }) else {
-            let configured = recipientKeys.map { Base64.encodeURL(JWK(publicKey: $0.publicKey).thumbprint) }
+        guard let key = recipientKeys.first(where: { RecipientKeyThumbprints.thumbprint(of: $0) == session.jwkThumbprint }) else {
+            let configured = recipientKeys.map { RecipientKeyThumbprints.thumbprint(of: $0) }
             throw OpenID4VPResponseError(
                 .unknownKeyID,
                 "No configured web recipient key has the thumbprint \(session.jwkThumbprint) (kid \"\(session.keyID)\") this request offered; configured: "
