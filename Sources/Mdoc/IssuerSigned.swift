@@ -33,7 +33,7 @@ public struct IssuerSigned: Sendable {
                     var items: [EmbeddedCBOR<IssuerSignedItem>] = []
                     items.reserveCapacity(min(list.definiteArrayCount() ?? 0, 4096))
                     let read = list.array(maxItems: 4096) { item in
-                        guard let embedded = IssuerSignedItem.readEmbedded(&item, limits: .default) else { return false }
+                        guard let embedded = EmbeddedCBOR<IssuerSignedItem>(reading: &item, limits: .default) else { return false }
                         items.append(embedded)
                         return true
                     }

@@ -59,31 +59,12 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
     /// error, goes through the generic decoder and ``init(cbor:)``, so the result and the errors are
     /// the same as theirs.
     public init(embeddedCBOR bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) throws(CBORError) {
-        var item: IssuerSignedItem?
-        let decoder = CBORDecoder(limits: limits, knownTexts: .iso18013_5)
-        if decoder.read(
-            bytes,
-            { reader in
-                item = Self.read(&reader)
-                return item != nil
-            }), let item
-        {
-            try item.elementValue.checkEmbeddedNesting(depth: Self.elementValueDepth, limits: limits)
-            self = item
-        } else {
-            try self.init(cbor: decoder.decode(bytes))
-        }
-    }
-
-    /// Reads an item in place from a reader at the item's map (no nodes for the map, its keys or the
-    /// three scalar fields). Nil for anything unusual or over a limit; the generic decoder then gives
-    /// the precise error. The value's embedded nesting is the caller's to check.
-    private static func read(_ reader: inout CBORValueReader) -> IssuerSignedItem? {
         var digestID: UInt64?
         var random: ArraySlice<UInt8>?
         var elementIdentifier: String?
         var elementValue: CBORNode?
-        let read = reader.textKeyedMap { key, value in
+        let decoder = CBORDecoder(limits: limits, knownTexts: .iso18013_5)
+        let read = decoder.readTextKeyedMap(bytes) { key, value in
             // A field seen twice is a duplicate key, which the reader already rejects.
             switch key.count {
             case 8 where TextKeys.equal(key, "digestID"):
@@ -102,18 +83,11 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
                 return true
             }
         }
-        guard read, let digestID, let random, let elementIdentifier, let elementValue else { return nil }
-        return IssuerSignedItem(digestID: digestID, random: random, elementIdentifier: elementIdentifier, elementValue: elementValue)
-    }
-
-    /// Reads `IssuerSignedItemBytes` (tag 24) in place, the item over the same buffer as the
-    /// response around it. Nil for anything unusual; the generic decoder then gives the precise error.
-    public static func readEmbedded(_ reader: inout CBORValueReader, limits: CBORDecoder.Limits) -> EmbeddedCBOR<IssuerSignedItem>? {
-        EmbeddedCBOR(reading: &reader, limits: limits, knownTexts: .iso18013_5) { inner in
-            guard let item = read(&inner), (try? item.elementValue.checkEmbeddedNesting(depth: elementValueDepth, limits: limits)) != nil else {
-                return nil
-            }
-            return item
+        if read, let digestID, let random, let elementIdentifier, let elementValue {
+            try elementValue.checkEmbeddedNesting(depth: Self.elementValueDepth, limits: limits)
+            self.init(digestID: digestID, random: random, elementIdentifier: elementIdentifier, elementValue: elementValue)
+        } else {
+            try self.init(cbor: decoder.decode(bytes))
         }
     }
 

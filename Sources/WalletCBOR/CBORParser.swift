@@ -25,19 +25,6 @@ struct Parser {
         self.position = bytes.startIndex
     }
 
-    /// A parser over `range` of the buffer `outer` reads (an embedded item's content), with its own
-    /// limits, item count and known texts: the same parse as a parser over that slice, without taking
-    /// the buffer's pointer again. Positions stay indices of the shared base buffer.
-    init(nestedIn outer: Parser, range: Range<Int>, limits: CBORDecoder.Limits, knownTexts: CBORKnownTexts) {
-        self.bytes = outer.bytes
-        self.buffer = outer.buffer
-        self.base = outer.base
-        self.end = range.upperBound
-        self.limits = limits
-        self.knownTexts = knownTexts
-        self.position = range.lowerBound
-    }
-
     /// Runs `body` with a parser over `bytes`; the pointer it reads through is valid only inside.
     static func withParser<R>(
         _ bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits, knownTexts: CBORKnownTexts,

@@ -149,25 +149,6 @@ public struct CBORValueReader {
         return (bytes[start..<range.upperBound], content.start, bytes[range])
     }
 
-    /// Reads a tag-24 item in place (see ``embeddedItem()``) and reads its content with `read`, exactly
-    /// as `CBORDecoder(limits: limits, knownTexts: knownTexts).read(inner, read)` would (the content's
-    /// top item at depth 1, its own item count, every byte consumed), over the buffer this reader
-    /// already reads. Nil when the item is not a tag-24 definite byte string; `read` false when the
-    /// content is larger than `limits` allow, `read` refused it or bytes were left over.
-    public mutating func embeddedItem(
-        limits: CBORDecoder.Limits, knownTexts: CBORKnownTexts, _ read: (inout CBORValueReader) -> Bool
-    ) -> (tagged: ArraySlice<UInt8>, contentStart: Int, inner: ArraySlice<UInt8>, read: Bool)? {
-        guard let item = embeddedItem() else { return nil }
-        guard item.inner.count <= limits.maxInputSize else { return (item.tagged, item.contentStart, item.inner, false) }
-        let range = item.inner.startIndex..<item.inner.endIndex
-        var nested = Parser(nestedIn: parser.pointee, range: range, limits: limits, knownTexts: knownTexts)
-        let complete = withUnsafeMutablePointer(to: &nested) { pointer in
-            var reader = CBORValueReader(parser: pointer, depth: 1)
-            return read(&reader) && reader.consumed && !reader.failed && pointer.pointee.position == range.upperBound
-        }
-        return (item.tagged, item.contentStart, item.inner, complete)
-    }
-
     /// Reads the value with `body` (which must consume it) and returns the value's bytes as received.
     public mutating func capturing(_ body: (inout CBORValueReader) -> Bool) -> ArraySlice<UInt8>? {
         guard !consumed, !failed else { return nil }

@@ -67,31 +67,6 @@ public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBORE
         self.innerBytes = item.inner
     }
 
-    /// Reads a tag-24 item in place and its content with `read` over the same buffer (see
-    /// ``CBORValueReader/embeddedItem(limits:knownTexts:_:)``): for a value type whose in-place reader
-    /// gives exactly what its `init(embeddedCBOR:limits:)` gives. Nil when the item is not a tag-24
-    /// definite byte string or `read` gives nil: the caller then decodes generically, for the precise error.
-    public init?(
-        reading reader: inout CBORValueReader, limits: CBORDecoder.Limits, knownTexts: CBORKnownTexts,
-        _ read: (inout CBORValueReader) -> Value?
-    ) {
-        var value: Value?
-        guard
-            let item = reader.embeddedItem(
-                limits: limits, knownTexts: knownTexts,
-                {
-                    value = read(&$0)
-                    return value != nil
-                }), item.read,
-            let value
-        else { return nil }
-        self.value = value
-        self.limits = limits
-        self.taggedBytes = item.tagged
-        self.contentStart = item.contentStart
-        self.innerBytes = item.inner
-    }
-
     /// The tag-24 item with its received bytes (``node``).
     public func cborNode() -> CBORNode { node }
 }

@@ -75,6 +75,7 @@ package enum Base64 {
     }
 
     /// Whether the byte belongs to the base64url alphabet (RFC 4648 §5), padding excluded.
+    @inlinable
     package static func isURLAlphabet(_ c: UInt8) -> Bool {
         (65...90).contains(c) || (97...122).contains(c) || (48...57).contains(c) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
     }

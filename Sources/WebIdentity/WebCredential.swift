@@ -36,8 +36,10 @@ public enum WebCredential: Sendable, Hashable {
             self = .annexC(bytes)
         case .openID4VPSigned, .openID4VPUnsigned:
             // Five base64url parts separated by dots (RFC 7516 §7.1); the JWE itself is read by the verifier.
-            let parts = response.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 5, response.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: ".") }) else {
+            // Counted on the UTF-8 bytes: splitting the String would walk kilobytes grapheme by grapheme.
+            guard response.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: ".") }),
+                response.utf8.reduce(0, { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) }) == 4
+            else {
                 throw WebRequestError("data.response of an \(name) credential must be a JWE in compact serialization (five base64url parts)")
             }
             self = .openID4VP(answered, response: response)
@@ -76,7 +78,7 @@ extension WebCredential {
     /// binary CBOR (which may hold dots) or Annex C's base64url (which holds none).
     public static func looksLikeCompactJWE(_ text: String) -> Bool {
         text.utf8.allSatisfy { Base64.isURLAlphabet($0) || $0 == UInt8(ascii: ".") }
-            && text.split(separator: ".", omittingEmptySubsequences: false).count == 5
+            && text.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) } == 4
     }
 }
 
