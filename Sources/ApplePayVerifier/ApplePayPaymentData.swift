@@ -16,6 +16,9 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
     public let currencyCode: String
     /// In the currency's minor units, as Apple sends it.
     public let transactionAmount: Decimal
+    /// `"\(transactionAmount)"` when the amount was a whole number of at most 18 digits (what Apple
+    /// sends): its text as received, which is the same characters; nil otherwise.
+    let transactionAmountWholeText: String?
     /// The cardholder's name, when Apple includes it; hidden by `description`.
     public let cardholderName: String?
     /// Hex identifier of the device's manufacturer, when present.
@@ -167,6 +170,7 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         self.applicationExpirationDate = expiration
         self.currencyCode = currency
         self.transactionAmount = amount
+        self.transactionAmountWholeText = Self.isWholeNumberText(amountText) ? amountText : nil
         self.cardholderName = try string("cardholderName", in: object, required: false)
         self.deviceManufacturerIdentifier = try string("deviceManufacturerIdentifier", in: object, required: false)
         self.paymentDataType = type
@@ -208,6 +212,14 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
                     transactionAmount: amount))
         }
         self.authenticationResponses = responses
+    }
+
+    /// Digits only, at most 18, without a leading zero unless it is "0": the text `Decimal` writes
+    /// for the value it reads from it.
+    static func isWholeNumberText(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count <= 18, let first = utf8.first, utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+        return first != 0x30 || utf8.count == 1
     }
 
     /// Whole numbers (what Apple sends) without Foundation's scanner; anything else through it.

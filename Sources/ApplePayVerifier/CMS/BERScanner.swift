@@ -34,6 +34,8 @@ struct BERScanner {
     func children(of parent: Element, depth: Int = 1) throws(CMSParseError) -> [Element] {
         guard parent.isConstructed else { throw CMSParseError(.malformedCMS, "a primitive element where a constructed one is expected") }
         var result: [Element] = []
+        // The SignedData's layers hold a handful of elements: one allocation instead of regrowing.
+        result.reserveCapacity(6)
         var offset = parent.content.lowerBound
         while offset < parent.content.upperBound {
             let child = try element(at: offset, depth: depth)

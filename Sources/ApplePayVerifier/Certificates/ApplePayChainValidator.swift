@@ -58,12 +58,15 @@ public final class ApplePayChainCache: Sendable {
         let subjects: [String]
         /// `"leaf" → "intermediate" → "root"`, for messages.
         let path: String
+        /// `applepay.signature.chain`'s message for this chain, written once.
+        let validMessage: String
         let notBefore: Date
         let notAfter: Date
 
         init(subjects: [String], notBefore: Date, notAfter: Date) {
             self.subjects = subjects
             self.path = subjects.map { "\"\($0)\"" }.joined(separator: " → ")
+            self.validMessage = "Chain \(path) is valid"
             self.notBefore = notBefore
             self.notAfter = notAfter
         }
@@ -86,15 +89,15 @@ public final class ApplePayChainCache: Sendable {
     }
 
     enum Outcome {
-        /// `path` is `"leaf" → "intermediate" → "root"`.
-        case valid(path: String, cached: Bool)
+        /// The chain validated (its `path` is `"leaf" → "intermediate" → "root"`).
+        case valid(Validated, cached: Bool)
         case invalid(String)
     }
 
     func validate(leaf: ParsedCertificate, candidates: [ParsedCertificate], anchor: ApplePayTrustAnchor, at time: Date) async -> Outcome {
         let key = ChainKey(anchor: anchor.parsed.sha256, leaf: leaf.sha256, intermediates: candidates.map(\.sha256))
         if let hit = chains.withLock({ $0[key] }), hit.notBefore <= time, time <= hit.notAfter {
-            return .valid(path: hit.path, cached: true)
+            return .valid(hit, cached: true)
         }
 
         // An intermediate already validated up to this anchor: the leaf needs one signature check.
@@ -110,7 +113,7 @@ public final class ApplePayChainCache: Sendable {
                     subjects: [leaf.displayName, intermediate.displayName, anchor.parsed.displayName],
                     notBefore: max(leaf.notValidBefore, known.notBefore), notAfter: min(leaf.notValidAfter, known.notAfter))
                 remember(key, validated)
-                return .valid(path: validated.path, cached: false)
+                return .valid(validated, cached: false)
             }
         }
 
@@ -139,7 +142,7 @@ public final class ApplePayChainCache: Sendable {
                 if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
                 entries[IntermediateKey(anchor: anchor.parsed.sha256, intermediate: intermediate.sha256)] = intermediateValidity
             }
-            return .valid(path: validated.path, cached: false)
+            return .valid(validated, cached: false)
         case .couldNotValidate(let failures):
             if let failure = failures.first {
                 return .invalid(String(describing: failure.policyFailureReason))

@@ -39,6 +39,41 @@ final class ParsedCertificate: Sendable {
     let notValidAfterText: String
     /// The serial number in upper-case hex.
     let serialNumberText: String
+    /// Report text that names only this certificate, written once (the same certificate signs
+    /// token after token): `applepay.signature.cms`'s details and `applepay.signature.signer`'s
+    /// and `applepay.signature.markerOIDs`' pass messages.
+    let texts: Texts
+
+    struct Texts: Sendable {
+        /// `applepay.signature.cms`'s details when this is the leaf.
+        let leafDetails: [String: String]
+        /// `applepay.signature.cms`'s pass message for a SignedData of two certificates (Apple's) with this leaf.
+        let twoCertificatesMessage: String
+        /// `applepay.signature.signer`'s pass message for this leaf and its key.
+        let signerMessage: String?
+        /// `applepay.signature.markerOIDs`' pass message when this is the intermediate.
+        let markersMessage: String
+        /// `applepay.signature.certificateValidity`'s details when this certificate expires first.
+        let validUntilDetails: [String: String]
+        /// `applepay.signature.certificateValidity`'s pass messages when this is the leaf: with an
+        /// intermediate, and without.
+        let validityMessage: String
+        let validityMessageWithoutIntermediate: String
+
+        init(displayName: String, serialHex: String, signingKey: SigningKey?, notValidAfterText: String) {
+            leafDetails = ["leaf": displayName, "leafSerial": serialHex]
+            twoCertificatesMessage = SignatureCMSCheck.passMessage(certificates: 2, leafName: displayName)
+            switch signingKey {
+            case .p256: signerMessage = SignerCheck.ecPassMessage(leafName: displayName)
+            case .rsa(let key): signerMessage = SignerCheck.rsaPassMessage(leafName: displayName, bits: key.keySizeInBits)
+            case nil: signerMessage = nil
+            }
+            markersMessage = MarkerOIDsCheck.passMessage(intermediateName: displayName)
+            validUntilDetails = ["validUntil": notValidAfterText]
+            validityMessage = CertificateValidityCheck.passMessage(withIntermediate: true, leafNotAfter: notValidAfterText)
+            validityMessageWithoutIntermediate = CertificateValidityCheck.passMessage(withIntermediate: false, leafNotAfter: notValidAfterText)
+        }
+    }
 
     enum SigningKey: Sendable {
         case p256(P256.Signing.PublicKey)
@@ -72,6 +107,7 @@ final class ParsedCertificate: Sendable {
         self.notValidBeforeText = certificate.notValidBefore.rfc3339
         self.notValidAfterText = certificate.notValidAfter.rfc3339
         self.serialNumberText = Hex.encode(certificate.serialNumber.bytes, uppercase: true)
+        self.texts = Texts(displayName: displayName, serialHex: serialNumberText, signingKey: signingKey, notValidAfterText: notValidAfterText)
         // TBSCertificate: [0] version?, serialNumber, signature, issuer, validity, subject, ...
         let scanner = BERScanner(bytes: der)
         guard let tbs = try scanner.children(of: try scanner.root()).first else {

@@ -5,6 +5,10 @@ import VerificationCore
 /// each within their validity period at the verification time. (The token's own age is
 /// `applepay.signingTime`.)
 struct CertificateValidityCheck: VerificationCheck {
+    static func passMessage(withIntermediate: Bool, leafNotAfter: String) -> String {
+        "\(withIntermediate ? "leaf, intermediate and root" : "leaf and root") valid at the verification time (the leaf until \(leafNotAfter))"
+    }
+
     let id = CheckID.applePaySignatureCertificateValidity
     let prerequisites: [CheckID] = [.applePaySignatureCMS]
     let anchor: ApplePayTrustAnchor
@@ -18,17 +22,16 @@ struct CertificateValidityCheck: VerificationCheck {
         }
         if valid(leaf), intermediate.map(valid) ?? true, valid(anchor.parsed) {
             // The common case, kept cheap: certificate dates are formatted once, when parsed.
+            // Each certificate's texts are written once, when it is parsed.
             var until = min(leaf.notValidAfter, anchor.parsed.notValidAfter)
-            var text = anchor.parsed.notValidAfter < leaf.notValidAfter ? anchor.parsed.notValidAfterText : leaf.notValidAfterText
+            var first = anchor.parsed.notValidAfter < leaf.notValidAfter ? anchor.parsed : leaf
             if let intermediate, intermediate.notValidAfter < until {
                 until = intermediate.notValidAfter
-                text = intermediate.notValidAfterText
+                first = intermediate
             }
             return .passed(
-                "\(intermediate == nil ? "leaf and root" : "leaf, intermediate and root") valid at the verification time (the leaf until \(leaf.notValidAfterText))",
-                details: [
-                    "validUntil": text
-                ])
+                intermediate == nil ? leaf.texts.validityMessageWithoutIntermediate : leaf.texts.validityMessage,
+                details: first.texts.validUntilDetails)
         }
 
         var certificates: [(role: String, certificate: ParsedCertificate)] = [("leaf", leaf)]

@@ -8,10 +8,13 @@ struct ChainCheck: VerificationCheck {
     let prerequisites: [CheckID]
     let anchor: ApplePayTrustAnchor
     let cache: ApplePayChainCache
+    /// The details of every outcome: the anchor's name and fingerprint (written once).
+    let anchorDetails: [String: String]
 
     init(anchor: ApplePayTrustAnchor, cache: ApplePayChainCache, policy: ApplePayPolicy) {
         self.anchor = anchor
         self.cache = cache
+        self.anchorDetails = ["root": anchor.parsed.displayName, "rootFingerprint": anchor.fingerprint]
         self.prerequisites = [.applePaySignatureCMS] + policy.requiredOnly([.applePaySignatureMarkerOIDs, .applePaySignatureCertificateValidity])
     }
 
@@ -29,13 +32,8 @@ struct ChainCheck: VerificationCheck {
                 ])
         }
         switch await cache.validate(leaf: leaf, candidates: [intermediate], anchor: anchor, at: context.time) {
-        case .valid(let path, _):
-            return .passed(
-                "Chain \(path) is valid",
-                details: [
-                    "root": anchor.parsed.displayName,
-                    "rootFingerprint": anchor.fingerprint,
-                ])
+        case .valid(let validated, _):
+            return .passed(validated.validMessage, details: anchorDetails)
         case .invalid(let reason):
             return .failed(
                 .untrustedChain,

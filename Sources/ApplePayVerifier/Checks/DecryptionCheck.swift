@@ -21,7 +21,6 @@ struct DecryptionCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let token = state.token, let key = state.merchantKey else { return .notEvaluated(because: .applePayKeySelection) }
         let plaintext: [UInt8]
-        let scheme: String
         switch (token.version, key.privateKey) {
         case (.ecV1, .ecP256(let privateKey)):
             guard let ephemeral = token.header.ephemeralPublicKey, let partyV = key.merchantIdentifierHash else {
@@ -29,15 +28,23 @@ struct DecryptionCheck: VerificationCheck {
             }
             plaintext = try ApplePayDecryption.decryptEC(
                 data: token.data, ephemeralPublicKey: ephemeral, privateKey: privateKey, merchantIdentifierHash: partyV)
-            scheme = "ECDH P-256 + KDF + AES-256-GCM"
         case (.rsaV1, .rsa(let privateKey)):
             guard let wrapped = token.header.wrappedKey else { return .notEvaluated(because: .applePayTokenStructure) }
             plaintext = try ApplePayDecryption.decryptRSA(data: token.data, wrappedKey: wrapped, privateKey: privateKey.key)
-            scheme = "RSA-OAEP-SHA256 + AES-128-GCM"
         default:
             return .failed(.keyTypeMismatch, "The merchant key type does not fit a \(token.version.rawValue) token")
         }
         state.plaintext = plaintext
-        return .passed("Decrypted \(plaintext.count) bytes with \(scheme) (merchant key \(key.publicKeyHash))")
+        // The scheme follows from the key's type (checked above), so the end of the message is the key's.
+        return .passed("Decrypted " + String(plaintext.count) + key.decryptedMessageEnd)
+    }
+
+    static func passMessageEnd(privateKey: MerchantKey.PrivateKey, publicKeyHash: String) -> String {
+        let scheme: String
+        switch privateKey {
+        case .ecP256: scheme = "ECDH P-256 + KDF + AES-256-GCM"
+        case .rsa: scheme = "RSA-OAEP-SHA256 + AES-128-GCM"
+        }
+        return " bytes with \(scheme) (merchant key \(publicKeyHash))"
     }
 }

@@ -29,6 +29,12 @@ struct KeySelectionCheck: VerificationCheck {
                 details: ["publicKeyHash": hash])
         }
         state.merchantKey = key
-        return .passed("Merchant key \(hash) (\(key.privateKey.kindName), \(key.subjectName))", details: ["publicKeyHash": hash])
+        // The ring found the key by this exact text: a publicKeyHash is ASCII base64 (checked when
+        // the token was read), so the key's own text is the same bytes.
+        return .passed(key.selectedMessage, details: key.selectedDetails)
+    }
+
+    static func passMessage(publicKeyHash: String, kind: String, subject: String) -> String {
+        "Merchant key \(publicKeyHash) (\(kind), \(subject))"
     }
 }

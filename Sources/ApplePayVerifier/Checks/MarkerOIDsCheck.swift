@@ -28,6 +28,10 @@ struct MarkerOIDsCheck: VerificationCheck {
             return .failed(
                 first.0, problems.map(\.1).joined(separator: "; "), details: ["reasons": problems.map(\.0.rawValue).joined(separator: ",")])
         }
-        return .passed("Leaf has 1.2.840.113635.100.6.29, intermediate \"\(state.intermediate?.displayName ?? "")\" has 1.2.840.113635.100.6.2.14")
+        return .passed(state.intermediate?.texts.markersMessage ?? Self.passMessage(intermediateName: ""))
+    }
+
+    static func passMessage(intermediateName: String) -> String {
+        "Leaf has 1.2.840.113635.100.6.29, intermediate \"\(intermediateName)\" has 1.2.840.113635.100.6.2.14"
     }
 }

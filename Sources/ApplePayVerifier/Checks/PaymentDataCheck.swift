@@ -30,7 +30,8 @@ struct PaymentDataCheck: VerificationCheck {
                 details: ["field": violation.field])
         }
         state.payment = payment
-        return .passed("\(payment.paymentDataType) payment data, currency \(payment.currencyCode), amount \(payment.transactionAmount)")
+        let amount = payment.transactionAmountWholeText ?? "\(payment.transactionAmount)"
+        return .passed("\(payment.paymentDataType) payment data, currency \(payment.currencyCode), amount \(amount)")
     }
 
     /// The first field that breaks the documented shape, and why (without its value).

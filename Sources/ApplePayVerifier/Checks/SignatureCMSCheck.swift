@@ -57,9 +57,13 @@ struct SignatureCMSCheck: VerificationCheck {
         state.intermediate = issuers.first(where: \.hasIntermediateMarker) ?? issuers.first
 
         return .passed(
-            "Detached SignedData with one signer, \(parsed.count) certificates; signer \"\(leaf.displayName)\"",
-            details: ["leaf": leaf.displayName, "leafSerial": leaf.serialHex]
+            parsed.count == 2 ? leaf.texts.twoCertificatesMessage : Self.passMessage(certificates: parsed.count, leafName: leaf.displayName),
+            details: leaf.texts.leafDetails
         )
+    }
+
+    static func passMessage(certificates: Int, leafName: String) -> String {
+        "Detached SignedData with one signer, \(certificates) certificates; signer \"\(leafName)\""
     }
 
     static func describe(_ identifier: CMSSignerIdentifier) -> String {

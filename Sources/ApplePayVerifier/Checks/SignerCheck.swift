@@ -1,5 +1,6 @@
 import Crypto
 import CryptoExtras
+import Foundation
 import SwiftASN1
 import VerificationCore
 
@@ -34,13 +35,13 @@ struct SignerCheck: VerificationCheck {
                 )
             }
             guard let raw = Self.rawECDSASignature(signer.signature),
-                let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
+                let signature = try? P256.Signing.ECDSASignature(rawRepresentation: Data(raw)),
                 key.isValidSignature(signature, for: signedDigest)
             else {
                 return .failed(
                     .signatureInvalid, "The ECDSA signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
-            return .passed("ECDSA P-256/SHA-256 signature by \"\(leaf.displayName)\" verifies")
+            return .passed(leaf.texts.signerMessage ?? Self.ecPassMessage(leafName: leaf.displayName))
         case .rsaV1:
             guard
                 algorithm.algorithm == CMSOID.sha256WithRSAEncryption
@@ -62,8 +63,16 @@ struct SignerCheck: VerificationCheck {
                     .signatureInvalid,
                     "The RSA PKCS#1 v1.5/SHA-256 signature over the signed attributes does not verify with the leaf \"\(leaf.displayName)\"")
             }
-            return .passed("RSA PKCS#1 v1.5/SHA-256 signature by \"\(leaf.displayName)\" (\(key.keySizeInBits) bits) verifies")
+            return .passed(leaf.texts.signerMessage ?? Self.rsaPassMessage(leafName: leaf.displayName, bits: key.keySizeInBits))
         }
+    }
+
+    static func ecPassMessage(leafName: String) -> String {
+        "ECDSA P-256/SHA-256 signature by \"\(leafName)\" verifies"
+    }
+
+    static func rsaPassMessage(leafName: String, bits: Int) -> String {
+        "RSA PKCS#1 v1.5/SHA-256 signature by \"\(leafName)\" (\(bits) bits) verifies"
     }
 
     /// DER `SEQUENCE { INTEGER r, INTEGER s }` to the 64-byte r ‖ s form (each a positive integer

@@ -35,7 +35,7 @@ public enum ApplePayDecryption {
     {
         let ephemeral: P256.KeyAgreement.PublicKey
         do {
-            ephemeral = try P256.KeyAgreement.PublicKey(derRepresentation: ephemeralPublicKey)
+            ephemeral = try ephemeralKey(ephemeralPublicKey)
         } catch {
             throw DecryptionError(
                 .invalidEphemeralPublicKey, "header.ephemeralPublicKey is not a P-256 SubjectPublicKeyInfo (\(ephemeralPublicKey.count) bytes)")
@@ -48,6 +48,23 @@ public enum ApplePayDecryption {
         }
         let key = deriveSymmetricKey(sharedSecret: shared, merchantIdentifierHash: merchantIdentifierHash)
         return try open(data, key: key, what: "AES-256-GCM")
+    }
+
+    /// The DER of a P-256 SubjectPublicKeyInfo with an uncompressed point, up to the point:
+    /// SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 }, BIT STRING (65 bytes, no unused bits) }.
+    static let p256SPKIPrefix: [UInt8] = [
+        0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01,
+        0x07, 0x03, 0x42, 0x00,
+    ]
+
+    /// The ephemeral key from its SubjectPublicKeyInfo. The DER every EC_v1 token carries (the
+    /// prefix above and a 65-byte uncompressed point) goes straight to the point's validation,
+    /// without an ASN.1 parse of bytes known in advance; anything else is parsed as before.
+    static func ephemeralKey(_ der: [UInt8]) throws -> P256.KeyAgreement.PublicKey {
+        if der.count == p256SPKIPrefix.count + 65, der.starts(with: p256SPKIPrefix), der[p256SPKIPrefix.count] == 0x04 {
+            return try P256.KeyAgreement.PublicKey(x963Representation: der[p256SPKIPrefix.count...])
+        }
+        return try P256.KeyAgreement.PublicKey(derRepresentation: der)
     }
 
     /// RSA_v1: RSA-OAEP (SHA-256, MGF1-SHA-256) unwraps an AES-128 key, then AES-128-GCM.

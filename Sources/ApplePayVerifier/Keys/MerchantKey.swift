@@ -46,6 +46,11 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
     public let merchantIdentifierSource: String?
     /// The certificate subject's common name (or whole subject), for messages.
     public let subjectName: String
+    /// `applepay.keySelection`'s pass message and details for this key, written once.
+    let selectedMessage: String
+    let selectedDetails: [String: String]
+    /// The end of `applepay.decryption`'s pass message for this key (after the byte count), written once.
+    let decryptedMessageEnd: String
 
     /// The key type, ``publicKeyHash`` and subject; never key material.
     public var description: String {
@@ -82,6 +87,9 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         self.subjectName = ParsedCertificate.displayName(certificate.subject)
         self.publicKeyHash = Base64.encode(SHA256.hash(data: spki))
         self.privateKey = privateKey
+        self.selectedMessage = KeySelectionCheck.passMessage(publicKeyHash: publicKeyHash, kind: privateKey.kindName, subject: subjectName)
+        self.selectedDetails = ["publicKeyHash": publicKeyHash]
+        self.decryptedMessageEnd = DecryptionCheck.passMessageEnd(privateKey: privateKey, publicKeyHash: publicKeyHash)
 
         // The private key must belong to the certificate.
         let notItsKey = MerchantKeyError(
