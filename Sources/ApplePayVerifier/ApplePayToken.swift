@@ -69,10 +69,11 @@ public struct ApplePayToken: Sendable, Hashable {
     /// SHA-256 of ``signedContent``, computed over the fields in place.
     var signedContentDigest: [UInt8] {
         var hasher = SHA256()
-        hasher.update(data: version == .ecV1 ? header.ephemeralPublicKey ?? [] : header.wrappedKey ?? [])
-        hasher.update(data: data)
-        hasher.update(data: header.transactionIdBytes)
-        if let applicationData = header.applicationDataBytes { hasher.update(data: applicationData) }
+        func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) } }
+        update(version == .ecV1 ? header.ephemeralPublicKey ?? [] : header.wrappedKey ?? [])
+        update(data)
+        update(header.transactionIdBytes)
+        if let applicationData = header.applicationDataBytes { update(applicationData) }
         return Array(hasher.finalize())
     }
 

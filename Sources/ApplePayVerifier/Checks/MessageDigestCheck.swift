@@ -25,8 +25,7 @@ struct MessageDigestCheck: VerificationCheck {
             return .failed(.malformedAttribute, "The message-digest attribute is not an OCTET STRING")
         }
         let computed = token.signedContentDigest
-        let fields = token.version == .ecV1 ? "ephemeralPublicKey ‖ data ‖ transactionId" : "wrappedKey ‖ data ‖ transactionId"
-        let covered = fields + (token.header.applicationDataBytes != nil ? " ‖ applicationData" : "")
+        let covered = Self.covered(token)
         guard digest.elementsEqual(computed) else {
             return .failed(
                 .digestMismatch,
@@ -36,6 +35,19 @@ struct MessageDigestCheck: VerificationCheck {
                     "computedDigest": Hex.encode(computed),
                 ])
         }
-        return .passed("Message digest is SHA-256 of \(covered)")
+        return .passed(Self.passMessages[Self.variant(token)])
     }
+
+    /// The fields the digest covers, for each version, without and with applicationData (written once).
+    static let coveredTexts: [String] = [
+        "ephemeralPublicKey ‖ data ‖ transactionId", "ephemeralPublicKey ‖ data ‖ transactionId ‖ applicationData",
+        "wrappedKey ‖ data ‖ transactionId", "wrappedKey ‖ data ‖ transactionId ‖ applicationData",
+    ]
+    static let passMessages = coveredTexts.map { "Message digest is SHA-256 of \($0)" }
+
+    static func variant(_ token: ApplePayToken) -> Int {
+        (token.version == .ecV1 ? 0 : 2) + (token.header.applicationDataBytes != nil ? 1 : 0)
+    }
+
+    static func covered(_ token: ApplePayToken) -> String { coveredTexts[variant(token)] }
 }
