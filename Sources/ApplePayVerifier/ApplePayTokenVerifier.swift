@@ -69,9 +69,6 @@ public struct ApplePayTokenVerifier: Sendable {
     private let decryptionCheck: DecryptionCheck
     private let paymentDataCheck = PaymentDataCheck()
     private let replayCheckWithoutExpectations: ReplayCheck
-    /// ``PassedChecks/mask(_:)`` of each fixed check's prerequisites, by position (the expectation
-    /// checks, built per call, have none here).
-    private let prerequisiteMasks: [UInt32?]
     /// The `customTrustAnchor` warning's text, written once; nil for Apple Root CA - G3.
     private let customAnchorWarning: String?
 
@@ -104,12 +101,6 @@ public struct ApplePayTokenVerifier: Sendable {
             store: replayStore, policy: policy,
             prerequisites: ReplayCheck.prerequisites(policy: policy, expectations: .none)
         )
-        let fixed: [[CheckID]] = [
-            structureCheck.prerequisites, cmsCheck.prerequisites, markerCheck.prerequisites, validityCheck.prerequisites,
-            chainCheck.prerequisites, contentTypeCheck.prerequisites, digestCheck.prerequisites, signerCheck.prerequisites,
-            signingTimeCheck.prerequisites, keySelectionCheck.prerequisites, decryptionCheck.prerequisites, paymentDataCheck.prerequisites,
-        ]
-        self.prerequisiteMasks = fixed.map(PassedChecks.mask) + [nil, nil, nil, PassedChecks.mask(replayCheckWithoutExpectations.prerequisites)]
     }
 
     /// Verifies a token (`paymentData` JSON or a whole PKPaymentToken JSON). Never throws: input
@@ -131,29 +122,26 @@ public struct ApplePayTokenVerifier: Sendable {
             runner.warn(.customTrustAnchor, customAnchorWarning)
         }
 
-        var passed = PassedChecks()
-        await passed.run(structureCheck, at: 0, prerequisites: prerequisiteMasks[0], runner: &runner, state: &state)
-        await passed.run(cmsCheck, at: 1, prerequisites: prerequisiteMasks[1], runner: &runner, state: &state)
-        await passed.run(markerCheck, at: 2, prerequisites: prerequisiteMasks[2], runner: &runner, state: &state)
-        await passed.run(validityCheck, at: 3, prerequisites: prerequisiteMasks[3], runner: &runner, state: &state)
-        await passed.run(chainCheck, at: 4, prerequisites: prerequisiteMasks[4], runner: &runner, state: &state)
-        await passed.run(contentTypeCheck, at: 5, prerequisites: prerequisiteMasks[5], runner: &runner, state: &state)
-        await passed.run(digestCheck, at: 6, prerequisites: prerequisiteMasks[6], runner: &runner, state: &state)
-        await passed.run(signerCheck, at: 7, prerequisites: prerequisiteMasks[7], runner: &runner, state: &state)
-        await passed.run(signingTimeCheck, at: 8, prerequisites: prerequisiteMasks[8], runner: &runner, state: &state)
-        await passed.run(keySelectionCheck, at: 9, prerequisites: prerequisiteMasks[9], runner: &runner, state: &state)
-        await passed.run(decryptionCheck, at: 10, prerequisites: prerequisiteMasks[10], runner: &runner, state: &state)
-        await passed.run(paymentDataCheck, at: 11, prerequisites: prerequisiteMasks[11], runner: &runner, state: &state)
-        await passed.run(ExpectedCurrencyCheck(expected: expectations.currencyCode), at: 12, prerequisites: nil, runner: &runner, state: &state)
-        await passed.run(ExpectedAmountCheck(expected: expectations.transactionAmount), at: 13, prerequisites: nil, runner: &runner, state: &state)
-        await passed.run(
-            ExpectedApplicationDataCheck(expectations: expectations, policy: policy), at: 14, prerequisites: nil, runner: &runner, state: &state)
+        await runner.run(structureCheck, state: &state)
+        await runner.run(cmsCheck, state: &state)
+        await runner.run(markerCheck, state: &state)
+        await runner.run(validityCheck, state: &state)
+        await runner.run(chainCheck, state: &state)
+        await runner.run(contentTypeCheck, state: &state)
+        await runner.run(digestCheck, state: &state)
+        await runner.run(signerCheck, state: &state)
+        await runner.run(signingTimeCheck, state: &state)
+        await runner.run(keySelectionCheck, state: &state)
+        await runner.run(decryptionCheck, state: &state)
+        await runner.run(paymentDataCheck, state: &state)
+        await runner.run(ExpectedCurrencyCheck(expected: expectations.currencyCode), state: &state)
+        await runner.run(ExpectedAmountCheck(expected: expectations.transactionAmount), state: &state)
+        await runner.run(ExpectedApplicationDataCheck(expectations: expectations, policy: policy), state: &state)
         let replayCheck =
             expectations == .none
             ? replayCheckWithoutExpectations
             : ReplayCheck(store: replayStore, policy: policy, prerequisites: ReplayCheck.prerequisites(policy: policy, expectations: expectations))
-        await passed.run(
-            replayCheck, at: 15, prerequisites: expectations == .none ? prerequisiteMasks[15] : nil, runner: &runner, state: &state)
+        await runner.run(replayCheck, state: &state)
 
         // Seed 004, step 6: a payment flow checks the currency, the amount and the applicationData.
         // Verifying without them is allowed (a debugging tool, an integrator's choice), never silent.

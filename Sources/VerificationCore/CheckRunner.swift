@@ -107,10 +107,15 @@ public struct CheckRunner: Sendable {
     /// The position of the last result recorded for a check, in the given scope (any scope when
     /// `scope` is nil). An index, not the result: copying a result retains each of its strings.
     private func index(of id: CheckID, scope: String?) -> Int? {
-        results.withUnsafeBufferPointer { recorded in
+        // Ids of another length are passed over by their stored UTF-8 count: comparing two long
+        // dotted ids byte by byte, for every prerequisite of every check, costs more than some checks.
+        let length = id.rawValue.utf8.count
+        return results.withUnsafeBufferPointer { recorded in
             var index = recorded.count - 1
             while index >= 0 {
-                if recorded[index].id == id && (scope == nil || recorded[index].scope == scope) { return index }
+                if recorded[index].id.rawValue.utf8.count == length, recorded[index].id == id, scope == nil || recorded[index].scope == scope {
+                    return index
+                }
                 index -= 1
             }
             return nil

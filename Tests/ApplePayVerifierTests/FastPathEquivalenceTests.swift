@@ -106,12 +106,6 @@ import WalletVerifierTestSupport
         ApplePayPolicy(requirements: VerificationPolicy(name: "applepay/test", overrides: [id: requirement]))
     }
 
-    @Test func prerequisiteMasksNameEveryFixedCheck() {
-        #expect(PassedChecks.mask([.applePayTokenStructure, .replayTransactionId]) == UInt32(0x8001))
-        #expect(PassedChecks.mask([CheckID("mdoc.issuer.signature")]) == nil)
-        #expect(Set(PassedChecks.order).count == PassedChecks.order.count)
-    }
-
     @Test func lowercaseHexIsHexEncode() {
         var generator = SystemRandomNumberGenerator()
         for count in [0, 1, 2, 16, 31, 32, 64] {
