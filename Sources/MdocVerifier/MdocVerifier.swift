@@ -192,14 +192,19 @@ public struct MdocVerifier: Sendable {
 
     static func verifiedDocument(index: Int, document: Document, state: DocumentState) -> VerifiedDocument {
         let issuer = document.issuerSigned.nameSpaces.map { space in
-            VerifiedDocument.NameSpace(
-                name: space.name,
-                elements: space.items.map {
-                    (
-                        identifier: $0.value.elementIdentifier,
-                        value: ElementValue($0.value.elementValue, depth: IssuerSignedItem.elementValueDepth, limits: .default)
-                    )
-                })
+            // Read in place: copying an item out of the array would retain each of its parts.
+            var elements: [(identifier: String, value: ElementValue)] = []
+            elements.reserveCapacity(space.items.count)
+            space.items.withUnsafeBufferPointer { items in
+                for index in items.indices {
+                    elements.append(
+                        (
+                            identifier: items[index].value.elementIdentifier,
+                            value: ElementValue(items[index].value.elementValue, depth: IssuerSignedItem.elementValueDepth, limits: .default)
+                        ))
+                }
+            }
+            return VerifiedDocument.NameSpace(name: space.name, elements: elements)
         }
         let device = (document.deviceSigned?.nameSpaces ?? []).map { space in
             VerifiedDocument.NameSpace(

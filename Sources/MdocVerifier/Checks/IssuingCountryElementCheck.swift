@@ -19,10 +19,17 @@ struct IssuingCountryElementCheck: VerificationCheck {
             return .notEvaluated(because: .mdocIssuerChain)
         }
         var disclosed: (nameSpace: String, value: ElementValue)?
-        for space in document.issuerSigned.nameSpaces {
-            if let item = space.items.first(where: { $0.value.elementIdentifier == "issuing_country" }) {
-                disclosed = (space.name, ElementValue(item.value.elementValue, depth: IssuerSignedItem.elementValueDepth, limits: .default))
-                break
+        // Read in place: copying each item out of the array would retain each of its parts.
+        search: for space in document.issuerSigned.nameSpaces {
+            let found = space.items.withUnsafeBufferPointer { items -> ElementValue? in
+                for index in items.indices where items[index].value.elementIdentifier == "issuing_country" {
+                    return ElementValue(items[index].value.elementValue, depth: IssuerSignedItem.elementValueDepth, limits: .default)
+                }
+                return nil
+            }
+            if let found {
+                disclosed = (space.name, found)
+                break search
             }
         }
         guard let disclosed else {
