@@ -103,10 +103,29 @@ public struct JSONWriter: Sendable {
     /// A JSON object of string values, members in the order of their names.
     public mutating func sortedStringObject(_ members: [String: String]) {
         bytes.append(UInt8(ascii: "{"))
-        for (offset, name) in members.keys.sorted().enumerated() {
-            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-            key(name)
-            string(members[name] ?? "")
+        if members.count <= 2 {
+            // Most objects written here (a report's details) have one or two members: ordered without
+            // sorting an array of the keys or looking each one up again.
+            var pair = members.makeIterator()
+            if let first = pair.next() {
+                if let second = pair.next() {
+                    let (a, b) = first.key < second.key ? (first, second) : (second, first)
+                    key(a.key)
+                    string(a.value)
+                    bytes.append(UInt8(ascii: ","))
+                    key(b.key)
+                    string(b.value)
+                } else {
+                    key(first.key)
+                    string(first.value)
+                }
+            }
+        } else {
+            for (offset, name) in members.keys.sorted().enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                key(name)
+                string(members[name] ?? "")
+            }
         }
         bytes.append(UInt8(ascii: "}"))
     }

@@ -48,6 +48,15 @@ import WalletJSON
         var empty = JSONWriter()
         empty.sortedStringObject([:])
         #expect(empty.text == "{}")
+        // One and two members take a path of their own: the same order and escapes as the sorted one.
+        for (members, expected) in [
+            (["only": "x\n"], #"{"only":"x\n"}"#), (["b": "2", "a": "1"], #"{"a":"1","b":"2"}"#),
+            (["a": "1", "b": "2"], #"{"a":"1","b":"2"}"#), (["é": "1", "z": "2"], #"{"z":"2","é":"1"}"#),
+        ] {
+            var writer = JSONWriter()
+            writer.sortedStringObject(members)
+            #expect(writer.text == expected)
+        }
     }
 }
 
