@@ -26,7 +26,7 @@ enum ApplePayBenchmark {
             print("applepay: \(name) token (\(merchant.publicKeyHash.prefix(8))…), every check, in-memory replay store")
             // Distinct transaction ids, each verified as a first use.
             let built = try (0..<512).map { _ in try ApplePayTokenBuilder(pki: pki, merchant: merchant, signingTime: signingTime).build() }
-            let tokens = try built.map { try $0.json() }
+            let tokens = built.map { $0.json() }
             var cycle = try FirstUseTokens(tokens) {
                 try ApplePayTokenVerifier(keyRing: ring, replayStore: InMemoryReplayStore(), trustAnchor: anchor, chainCache: cache)
             }

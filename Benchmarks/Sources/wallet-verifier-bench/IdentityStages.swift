@@ -71,25 +71,12 @@ enum IdentityStages {
         // The composition every flow shares, on the decoded response, as the in-app flow runs it
         // (no request: expiry advisory; a deviceMac not allowed; revocation off as in the benchmark).
         let composition = MdocPresentationVerifier(mdocVerifier: verifier.mdocVerifier, revocation: verifier.revocation)
-        let expectations = MdocPresentationExpectations(documentExpiry: .advisory)
-        let mdocPolicy = verifier.policy.mdoc
-        let compose: () async -> VerificationReport = {
-            var runner = CheckRunner(
-                policy: expectations.requirements(mdocPolicy.requirements), context: context.allowingClockSkew(mdocPolicy.clockSkew))
-            _ = await composition.verify(
-                response, transcript: transcript, readerKey: nil, expectations: expectations, deviceMacAllowed: false, runner: &runner,
-                flow: "walletIdentity")
-            return runner.report(flow: "walletIdentity")
-        }
-        guard await compose().verdict == .accepted else {
-            print("  the composition alone did not accept the response")
-            return
-        }
-        await table.stage("mdoc composition + report (decoded response)", part: true) { _ = await compose() }
-        await table.stage("  of which MdocVerifier.verify (decoded response)") {
-            _ = await verifier.mdocVerifier.verify(response, transcript: transcript, context: context, flow: "walletIdentity")
-        }
-        await table.stage("  of which 2 × ECDSA P-256 verify") { scenario.signatures.verify() }
+        guard
+            await table.compositionStages(
+                "mdoc composition + report (decoded response)", composition: composition,
+                expectations: MdocPresentationExpectations(documentExpiry: .advisory), response: response, transcript: transcript,
+                context: context, flow: "walletIdentity", signatures: scenario.signatures)
+        else { return }
         let deviceResponse = scenario.deviceResponse
         await table.stage("MdocVerifier.verify of the decrypted DeviceResponse bytes") {
             _ = await verifier.mdocVerifier.verify(deviceResponse: deviceResponse, transcript: transcript, context: context, flow: "walletIdentity")

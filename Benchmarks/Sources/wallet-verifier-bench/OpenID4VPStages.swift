@@ -49,27 +49,13 @@ enum OpenID4VPStages {
 
         // The composition every flow shares, as the web flow runs it (expiry advisory, a deviceMac not
         // allowed, revocation off as in the benchmark) but without web.request.elements (internal).
-        let mdocVerifier = scenario.verifier.mdocVerifier
-        let composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: scenario.verifier.revocation)
-        let expectations = MdocPresentationExpectations(requestedDocTypes: [MdocFixture.mDL], documentExpiry: .advisory)
-        let (transcript, context, policy) = (scenario.transcript, scenario.context, mdocVerifier.policy)
-        let compose: () async -> VerificationReport = {
-            var runner = CheckRunner(
-                policy: expectations.requirements(policy.requirements), context: context.allowingClockSkew(policy.clockSkew))
-            _ = await composition.verify(
-                decoded, transcript: transcript, readerKey: nil, expectations: expectations, deviceMacAllowed: false, runner: &runner,
-                flow: "webIdentity")
-            return runner.report(flow: "webIdentity")
-        }
-        guard await compose().verdict == .accepted else {
-            print("  the composition alone did not accept the response")
-            return
-        }
-        await table.stage("mdoc composition + report (no web.request.elements)", part: true) { _ = await compose() }
-        await table.stage("  of which MdocVerifier.verify (decoded response)") {
-            _ = await mdocVerifier.verify(decoded, transcript: transcript, context: context, flow: "webIdentity")
-        }
-        await table.stage("  of which 2 × ECDSA P-256 verify") { scenario.signatures.verify() }
+        let composition = MdocPresentationVerifier(mdocVerifier: scenario.verifier.mdocVerifier, revocation: scenario.verifier.revocation)
+        guard
+            await table.compositionStages(
+                "mdoc composition + report (no web.request.elements)", composition: composition,
+                expectations: MdocPresentationExpectations(requestedDocTypes: [MdocFixture.mDL], documentExpiry: .advisory), response: decoded,
+                transcript: scenario.transcript, context: scenario.context, flow: "webIdentity", signatures: scenario.signatures)
+        else { return }
         table.summary()
     }
 }
