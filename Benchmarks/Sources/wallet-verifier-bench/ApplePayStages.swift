@@ -6,12 +6,12 @@ import WalletVerifierTestSupport
 
 /// Costs of the stages of one EC_v1 verification, each as a share of a whole verification
 /// (`wallet-verifier-bench applepay-stages`), to see what is left outside the cryptography.
+/// `APPLEPAY_STAGE=a,b` measures only the stages whose label contains `a` or `b` (for profiling).
 enum ApplePayStages {
-    /// `APPLEPAY_STAGE=text` measures only the stages whose label contains `text` (for profiling one stage).
-    static let only = ProcessInfo.processInfo.environment["APPLEPAY_STAGE"]
-
     static func run(seconds: Double) async throws {
-        print("applepay stages: EC_v1 token (same as the applepay benchmark), every check, in-memory replay store")
+        print(
+            "applepay stages: EC_v1 token (same as the applepay benchmark), every check, in-memory replay store; APPLEPAY_STAGE=a,b measures only the labels containing a or b"
+        )
         let pki = ApplePayFixturePKI.standard
         let anchor = try pki.trustAnchor()
         let ec = try ApplePayFixtureMerchant.ec()
@@ -32,41 +32,42 @@ enum ApplePayStages {
             return
         }
 
-        let full = try await wallet_verifier_bench.measure("full verification (every check, replay store)", seconds: seconds) {
+        var table = StageTable(filter: "APPLEPAY_STAGE", seconds: seconds)
+        try await table.full("full verification (every check, replay store)") {
             let result = try await cycle.verifyNext(context: context)
             if result.verdict != .accepted { fatalError("benchmark token rejected: \(result.report.failures.map(\.message))") }
         }
-        let fullMicros = 1e6 / full
-        var stageMicros = 0.0
-        func stage(_ label: String, counted: Bool = true, _ body: () async throws -> Void) async rethrows {
-            if let only, !label.contains(only) { return }
-            let rate = try await wallet_verifier_bench.measure(label, seconds: seconds, body)
-            let micros = 1e6 / rate
-            if counted { stageMicros += micros }
-            print("      \(String(format: "%5.1f", 100 * micros / fullMicros)) % of a full verification\(counted ? "" : " (part of the line above)")")
-        }
-        try await stage("token JSON decode (strict JSON + fields, base64, hex)") { try probe.decodeToken() }
-        try await stage("  of which the strict JSON parse", counted: false) { try probe.parseTokenJSON() }
-        try await stage("CMS parse (BER walk, signer info)") { try probe.parseCMS() }
-        try await stage("signer certificates (parse cache) + issuer match") { try probe.lookUpCertificates() }
-        await stage("chain (validated-chain cache)") { await probe.validateChain(at: time) }
-        await stage("signed attributes (content type, digest, signing time)") { probe.readSignedAttributes() }
-        await stage("signature verify (ECDSA P-256, DER → raw)") { precondition(probe.verifySignature()) }
-        // The crypto floor verifies one signature over and over; tokens each bring their own, and
-        // the variable-time part of ECDSA verification (w-NAF digits) then differs every time.
+        // Tokens each bring their own signature and ephemeral key (the benchmark's floor cycles
+        // through them too): the variable-time parts of ECDSA and ECDH differ every time.
         var others: [ApplePayStageProbe] = []
         for token in tokens.prefix(64) { others.append(try await ApplePayStageProbe(tokenJSON: token, verifier: verifier, time: time)) }
         var next = 0
-        await stage("  the same, 64 tokens' signatures in turn", counted: false) {
-            precondition(others[next].verifySignature())
-            next = (next + 1) % others.count
+        func nextProbe() -> ApplePayStageProbe {
+            defer { next = (next + 1) % others.count }
+            return others[next]
         }
-        try await stage("ECDH + KDF (ephemeral key parsed)") { try probe.agreeAndDerive() }
-        try await stage("AES-256-GCM open") { try probe.openData() }
-        try await stage("payment data JSON decode + shape") { try probe.decodePaymentData() }
+        try await table.floor("crypto floor: verify + ECDH + KDF + AES-GCM, 64 tokens in turn") {
+            let probe = nextProbe()
+            precondition(probe.verifySignature())
+            try probe.agreeAndDerive()
+            try probe.openData()
+        }
+        try await table.stage("token JSON decode (strict JSON + fields, base64, hex)", part: true) { try probe.decodeToken() }
+        try await table.stage("  of which the strict JSON parse") { try probe.parseTokenJSON() }
+        try await table.stage("CMS parse (BER walk, signer info)", part: true) { try probe.parseCMS() }
+        try await table.stage("signer certificates (parse cache) + issuer match", part: true) { try probe.lookUpCertificates() }
+        await table.stage("chain (validated-chain cache)", part: true) { await probe.validateChain(at: time) }
+        await table.stage("signed attributes (content type, digest, signing time)", part: true) { probe.readSignedAttributes() }
+        await table.stage("signature verify (ECDSA P-256, DER → raw), 64 tokens in turn", part: true) {
+            precondition(nextProbe().verifySignature())
+        }
+        await table.stage("  the same, one token's signature again and again") { precondition(probe.verifySignature()) }
+        try await table.stage("ECDH + KDF (ephemeral key parsed), 64 tokens in turn", part: true) { try nextProbe().agreeAndDerive() }
+        try await table.stage("AES-256-GCM open", part: true) { try probe.openData() }
+        try await table.stage("payment data JSON decode + shape", part: true) { try probe.decodePaymentData() }
         var store = InMemoryReplayStore()
         var recorded = 0
-        try await stage("replay store: first use recorded") {
+        try await table.stage("replay store: first use recorded", part: true) {
             // A fresh store every 512 entries, as the full benchmark does.
             if recorded == 512 {
                 store = InMemoryReplayStore()
@@ -76,12 +77,8 @@ enum ApplePayStages {
             try await probe.recordReplay(store: store, now: time.addingTimeInterval(Double(recorded)))
         }
         let result = await verifier.verify(tokens[1], context: context)
-        await stage("report JSON (not part of a verification)", counted: false) { _ = result.json }
-        if only == nil {
-            let rest = fullMicros - stageMicros
-            print(
-                "  rest: check runner, messages, details, summary: \(String(format: "%.1f", rest)) µs, \(String(format: "%.1f", 100 * rest / fullMicros)) % of a full verification"
-            )
-        }
+        await table.stage("report JSON (not part of a verification)") { _ = result.json }
+        table.summary()
+        print("  (unaccounted: the check runner, the 16 checks' messages and details, the summary)")
     }
 }
