@@ -120,7 +120,7 @@ public struct ApplePayStageProbe: Sendable {
     /// `replay.transactionId` against `store`: the key's hex and one first use recorded.
     public func recordReplay(store: any ReplayStore, now: Date) async throws {
         _ = try await store.recordFirstUse(
-            namespace: verifier.policy.replayNamespace, key: LowercaseHex.encode(token.header.transactionIdBytes),
+            namespace: verifier.policy.replayNamespace, key: Hex.encode(token.header.transactionIdBytes),
             expiresAt: now.addingTimeInterval(3600), now: now, idempotency: nil)
     }
 }

@@ -188,23 +188,6 @@ public enum CBORWriter {
 
     /// The encoded length of a byte or text string with `count` content bytes.
     public static func stringLength(_ count: Int) -> Int { headLength(UInt64(count)) + count }
-
-    /// Writes the shortest head of a major type (0...7) with an argument into `buffer` at `index`
-    /// (the buffer must have 9 bytes from there) and moves `index` past it: for hashing a structure
-    /// in pieces without building it.
-    public static func writeHead(major: UInt8, argument: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: inout Int) {
-        let length = headLength(argument)
-        if length == 1 {
-            buffer[index] = major << 5 | UInt8(argument)
-        } else {
-            let additional: UInt8 = length == 2 ? 24 : length == 3 ? 25 : length == 5 ? 26 : 27
-            buffer[index] = major << 5 | additional
-            for offset in 1..<length {
-                buffer[index + offset] = UInt8(truncatingIfNeeded: argument >> UInt64(8 * (length - 1 - offset)))
-            }
-        }
-        index += length
-    }
 }
 
 enum CBORHead {

@@ -102,24 +102,39 @@ public struct COSESign1: Sendable {
     public func isValidSignature(key: COSEPublicKey, detachedPayload: [UInt8]? = nil, externalAAD: [UInt8] = []) throws(COSEError) -> Bool {
         let algorithm = try headers.algorithm()
         let content = try resolvedPayload(detachedPayload)
-        // ECDSA signs a digest: the Sig_structure is hashed piece by piece (the same bytes as
-        // signatureStructure(), whose payload copy an MSO of a few kilobytes would cost every time).
+        return try Self.verify(
+            signature: signature, protected: headers.protectedBytes, payload: content, externalAAD: externalAAD, algorithm: algorithm, key: key)
+    }
+
+    /// Verifies `signature` over the Sig_structure of these pieces. ECDSA signs a digest, so its
+    /// Sig_structure is hashed piece by piece (the same bytes, without copying a payload of a few
+    /// kilobytes into a new buffer); EdDSA signs the structure itself.
+    static func verify(
+        signature: ArraySlice<UInt8>, protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8], algorithm: COSEAlgorithm,
+        key: COSEPublicKey
+    ) throws(COSEError) -> Bool {
+        func lengthError(_ expected: Int) -> COSEError {
+            let hint = (signature.first == 0x30 && signature.count != expected) ? " (it looks DER-encoded; COSE uses raw r‖s)" : ""
+            return COSEError(
+                code: .invalidSignatureFormat, message: "\(algorithm) signatures are \(expected) bytes r‖s, got \(signature.count)\(hint)")
+        }
         switch (algorithm, key) {
         case (.es256, .p256(let k)):
-            let sig = try Self.ecdsaSignature(signature, algorithm, expected: 64) { try P256.Signing.ECDSASignature(rawRepresentation: $0) }
-            return k.isValidSignature(
-                sig, for: Self.digest(SHA256.self, protected: headers.protectedBytes, payload: content, externalAAD: externalAAD))
+            guard signature.count == 64, let sig = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { throw lengthError(64) }
+            return k.isValidSignature(sig, for: digest(SHA256.self, protected: protected, payload: payload, externalAAD: externalAAD))
         case (.es384, .p384(let k)):
-            let sig = try Self.ecdsaSignature(signature, algorithm, expected: 96) { try P384.Signing.ECDSASignature(rawRepresentation: $0) }
-            return k.isValidSignature(
-                sig, for: Self.digest(SHA384.self, protected: headers.protectedBytes, payload: content, externalAAD: externalAAD))
+            guard signature.count == 96, let sig = try? P384.Signing.ECDSASignature(rawRepresentation: signature) else { throw lengthError(96) }
+            return k.isValidSignature(sig, for: digest(SHA384.self, protected: protected, payload: payload, externalAAD: externalAAD))
         case (.es512, .p521(let k)):
-            let sig = try Self.ecdsaSignature(signature, algorithm, expected: 132) { try P521.Signing.ECDSASignature(rawRepresentation: $0) }
-            return k.isValidSignature(
-                sig, for: Self.digest(SHA512.self, protected: headers.protectedBytes, payload: content, externalAAD: externalAAD))
+            guard signature.count == 132, let sig = try? P521.Signing.ECDSASignature(rawRepresentation: signature) else { throw lengthError(132) }
+            return k.isValidSignature(sig, for: digest(SHA512.self, protected: protected, payload: payload, externalAAD: externalAAD))
+        case (.edDSA, .ed25519(let k)):
+            guard signature.count == 64 else { throw lengthError(64) }
+            return k.isValidSignature(signature, for: signatureStructure(protectedBytes: protected, payload: payload, externalAAD: externalAAD))
+        case (.es256, _), (.es384, _), (.es512, _), (.edDSA, _):
+            throw COSEError(code: .keyAlgorithmMismatch, message: "\(algorithm) cannot be verified with a \(key.curveName) key")
         default:
-            let toBeSigned = Self.signatureStructure(protectedBytes: headers.protectedBytes, payload: content, externalAAD: externalAAD)
-            return try Self.verify(signature: signature, over: toBeSigned, algorithm: algorithm, key: key)
+            throw COSEError(code: .unsupportedAlgorithm, message: "\(algorithm) is not supported for signatures (ES256, ES384, ES512 and EdDSA are)")
         }
     }
 
@@ -129,62 +144,24 @@ public struct COSESign1: Sendable {
         _: H.Type, protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8]
     ) -> H.Digest {
         var hasher = H()
-        // One byte-string head at a time: at most 9 bytes.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { scratch in
-            func head(_ major: UInt8, _ count: Int) {
-                var length = 0
-                CBORWriter.writeHead(major: major, argument: UInt64(count), into: scratch, at: &length)
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(start: scratch.baseAddress, count: length))
-            }
-            Self.signature1Prefix.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-            head(2, protected.count)
-            protected.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-            head(2, externalAAD.count)
-            externalAAD.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-            head(2, payload.count)
-            payload.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        // The byte-string heads, one at a time, in a buffer of their size.
+        var head: [UInt8] = []
+        head.reserveCapacity(9)
+        func update(byteString content: UnsafeRawBufferPointer) {
+            head.removeAll(keepingCapacity: true)
+            CBORWriter.appendHead(major: 2, argument: UInt64(content.count), to: &head)
+            head.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            hasher.update(bufferPointer: content)
         }
+        signature1Prefix.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        protected.withUnsafeBytes { update(byteString: $0) }
+        externalAAD.withUnsafeBytes { update(byteString: $0) }
+        payload.withUnsafeBytes { update(byteString: $0) }
         return hasher.finalize()
     }
 
     /// The array head of a Sig_structure and its context text "Signature1".
     static let signature1Prefix: [UInt8] = [0x84, 0x6a] + Array("Signature1".utf8)
-
-    /// The raw r‖s signature as swift-crypto's type; a length error (with a DER hint) otherwise.
-    private static func ecdsaSignature<S>(
-        _ signature: ArraySlice<UInt8>, _ algorithm: COSEAlgorithm, expected: Int, _ make: (ArraySlice<UInt8>) throws -> S
-    ) throws(COSEError) -> S {
-        if signature.count == expected, let parsed = try? make(signature) { return parsed }
-        let hint = (signature.first == 0x30 && signature.count != expected) ? " (it looks DER-encoded; COSE uses raw r‖s)" : ""
-        throw COSEError(
-            code: .invalidSignatureFormat, message: "\(algorithm) signatures are \(expected) bytes r‖s, got \(signature.count)\(hint)")
-    }
-
-    static func verify(signature: ArraySlice<UInt8>, over data: [UInt8], algorithm: COSEAlgorithm, key: COSEPublicKey) throws(COSEError) -> Bool {
-        func lengthError(_ expected: Int) -> COSEError {
-            let hint = (signature.first == 0x30 && signature.count != expected) ? " (it looks DER-encoded; COSE uses raw r‖s)" : ""
-            return COSEError(
-                code: .invalidSignatureFormat, message: "\(algorithm) signatures are \(expected) bytes r‖s, got \(signature.count)\(hint)")
-        }
-        switch (algorithm, key) {
-        case (.es256, .p256(let k)):
-            guard signature.count == 64, let sig = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { throw lengthError(64) }
-            return k.isValidSignature(sig, for: data)
-        case (.es384, .p384(let k)):
-            guard signature.count == 96, let sig = try? P384.Signing.ECDSASignature(rawRepresentation: signature) else { throw lengthError(96) }
-            return k.isValidSignature(sig, for: data)
-        case (.es512, .p521(let k)):
-            guard signature.count == 132, let sig = try? P521.Signing.ECDSASignature(rawRepresentation: signature) else { throw lengthError(132) }
-            return k.isValidSignature(sig, for: data)
-        case (.edDSA, .ed25519(let k)):
-            guard signature.count == 64 else { throw lengthError(64) }
-            return k.isValidSignature(signature, for: data)
-        case (.es256, _), (.es384, _), (.es512, _), (.edDSA, _):
-            throw COSEError(code: .keyAlgorithmMismatch, message: "\(algorithm) cannot be verified with a \(key.curveName) key")
-        default:
-            throw COSEError(code: .unsupportedAlgorithm, message: "\(algorithm) is not supported for signatures (ES256, ES384, ES512 and EdDSA are)")
-        }
-    }
 
     /// Creates and signs a COSE_Sign1. The protected header is encoded once, deterministically, and
     /// the signature covers those bytes.

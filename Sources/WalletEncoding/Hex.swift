@@ -5,14 +5,24 @@ package enum Hex {
 
     /// Hex of the bytes, lower case unless `uppercase`.
     package static func encode<S: Sequence<UInt8>>(_ bytes: S, uppercase: Bool = false) -> String {
-        let digits = uppercase ? upperDigits : digits
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        if let text = bytes.withContiguousStorageIfAvailable({ encode(contiguous: $0, uppercase: uppercase) }) { return text }
+        return Array(bytes).withUnsafeBufferPointer { encode(contiguous: $0, uppercase: uppercase) }
+    }
+
+    /// Writes the digits straight into the string's storage (it runs for every transaction id the
+    /// replay checks record).
+    private static func encode(contiguous bytes: UnsafeBufferPointer<UInt8>, uppercase: Bool) -> String {
+        (uppercase ? upperDigits : digits).withUnsafeBufferPointer { digits in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+                var index = 0
+                for byte in bytes {
+                    out[index] = digits[Int(byte >> 4)]
+                    out[index + 1] = digits[Int(byte & 0x0f)]
+                    index += 2
+                }
+                return index
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The value of one hex digit (either case), or nil for any other byte.

@@ -5,13 +5,9 @@ import WalletEncoding
 enum Base64URLStrict {
     static func decode(_ text: Substring, part: String) throws(JOSEError) -> [UInt8] {
         if text.isEmpty { return [] }
-        // Read where the text is (one pass, no copy); a text without contiguous UTF-8 is copied first.
-        let decoded =
-            text.utf8.withContiguousStorageIfAvailable { Base64.decodeURLUnpadded($0) }
-            ?? {
-                var copy = String(text)
-                return copy.withUTF8 { Base64.decodeURLUnpadded($0) }
-            }()
+        // Read where the text is, in one pass.
+        var text = text
+        let decoded = text.withUTF8 { Base64.decodeURLUnpadded($0) }
         guard let bytes = decoded else {
             throw JOSEError(.invalidBase64URL, "The \(part) is not unpadded base64url (RFC 7515 §2: A–Z a–z 0–9 - _ only, no '=' or whitespace).")
         }

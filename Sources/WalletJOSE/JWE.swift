@@ -49,18 +49,18 @@ public struct JWE: Sendable {
     /// split on the UTF-8 bytes: splitting the `String` would walk it by grapheme, which costs more
     /// than decrypting a response of a few kilobytes.
     static func compactParts(_ compact: String) -> [Substring] {
+        // Offsets of the first five dots.
+        var text = compact
+        let dots: [Int] = text.withUTF8 { bytes in
+            var found: [Int] = []
+            var offset = 0
+            while offset < bytes.count, found.count < 5 {
+                if bytes[offset] == UInt8(ascii: ".") { found.append(offset) }
+                offset += 1
+            }
+            return found
+        }
         let utf8 = compact.utf8
-        // Offsets of the first five dots, found in the contiguous bytes.
-        let dots: [Int] =
-            utf8.withContiguousStorageIfAvailable { bytes in
-                var found: [Int] = []
-                var offset = 0
-                while offset < bytes.count, found.count < 5 {
-                    if bytes[offset] == UInt8(ascii: ".") { found.append(offset) }
-                    offset += 1
-                }
-                return found
-            } ?? Array(utf8.enumerated().lazy.filter { $0.element == UInt8(ascii: ".") }.prefix(5).map(\.offset))
         var parts: [Substring] = []
         parts.reserveCapacity(dots.count + 1)
         var start = utf8.startIndex

@@ -36,10 +36,7 @@ public enum WebCredential: Sendable, Hashable {
             self = .annexC(bytes)
         case .openID4VPSigned, .openID4VPUnsigned:
             // Five base64url parts separated by dots (RFC 7516 §7.1); the JWE itself is read by the verifier.
-            // Counted on the UTF-8 bytes: splitting the String would walk kilobytes grapheme by grapheme.
-            guard response.utf8.allSatisfy({ Base64.isURLAlphabet($0) || $0 == UInt8(ascii: ".") }),
-                response.utf8.reduce(0, { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) }) == 4
-            else {
+            guard Self.looksLikeCompactJWE(response) else {
                 throw WebRequestError("data.response of an \(name) credential must be a JWE in compact serialization (five base64url parts)")
             }
             self = .openID4VP(answered, response: response)
@@ -77,6 +74,7 @@ extension WebCredential {
     /// Five parts of base64url characters separated by dots and nothing else: a compact JWE, never
     /// binary CBOR (which may hold dots) or Annex C's base64url (which holds none).
     public static func looksLikeCompactJWE(_ text: String) -> Bool {
+        // Dots counted on the UTF-8 bytes: splitting the String would walk kilobytes grapheme by grapheme.
         text.utf8.allSatisfy { Base64.isURLAlphabet($0) || $0 == UInt8(ascii: ".") }
             && text.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) } == 4
     }

@@ -106,15 +106,6 @@ import WalletVerifierTestSupport
         ApplePayPolicy(requirements: VerificationPolicy(name: "applepay/test", overrides: [id: requirement]))
     }
 
-    @Test func lowercaseHexIsHexEncode() {
-        var generator = SystemRandomNumberGenerator()
-        for count in [0, 1, 2, 16, 31, 32, 64] {
-            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            #expect(LowercaseHex.encode(bytes) == Hex.encode(bytes))
-        }
-        #expect(LowercaseHex.encode(Array(0...255)) == Hex.encode(Array(0...255)))
-    }
-
     @Test func ephemeralKeyShortcutAgreesWithTheDERParse() throws {
         let key = P256.KeyAgreement.PrivateKey().publicKey
         let der = Array(key.derRepresentation)

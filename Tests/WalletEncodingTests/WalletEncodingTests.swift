@@ -88,6 +88,17 @@ import WalletEncoding
 }
 
 @Suite struct HexTests {
+    /// Every byte, from an array, a slice and a sequence without contiguous storage, both cases.
+    @Test func encodingWritesTwoDigitsPerByte() {
+        let all = (0...255).map(UInt8.init)
+        let lower = all.map { String(format: "%02x", $0) }.joined()
+        #expect(Hex.encode(all) == lower)
+        #expect(Hex.encode(all[16..<32]) == String(lower.dropFirst(32).prefix(32)))
+        #expect(Hex.encode(all.lazy.map { $0 }) == lower)
+        #expect(Hex.encode(all, uppercase: true) == lower.uppercased())
+        #expect(Hex.encode([UInt8]()) == "")
+    }
+
     @Test func lenientAndStrictDecoding() {
         #expect(Hex.decode("0xDEad be\nEF") == [0xDE, 0xAD, 0xBE, 0xEF])
         #expect(Hex.decodeStrict("DEadbeEF") == [0xDE, 0xAD, 0xBE, 0xEF])

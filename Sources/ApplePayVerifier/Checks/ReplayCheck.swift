@@ -38,7 +38,7 @@ struct ReplayCheck: VerificationCheck {
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let token = state.token else { return .notEvaluated(because: .applePayTokenStructure) }
         // Lower-case hex: the same identifier in either case is the same transaction.
-        let key = LowercaseHex.encode(token.header.transactionIdBytes)
+        let key = Hex.encode(token.header.transactionIdBytes)
         // Not this configuration's window: the widest any configuration sharing the store may use.
         let retention = policy.replayRetention.seconds + max(0, context.clockSkewSeconds - ApplePayPolicy.largestClockSkew.seconds)
         var signingTime = state.signingTime
