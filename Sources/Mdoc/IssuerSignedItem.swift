@@ -60,7 +60,8 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
     /// the same as theirs.
     public init(embeddedCBOR bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) throws(CBORError) {
         var digestID: UInt64?
-        var random: ArraySlice<UInt8>?
+        // The random bytes' range: one slice of `bytes` is taken at the end.
+        var random: Range<Int>?
         var elementIdentifier: String?
         var elementValue: CBORNode?
         let decoder = CBORDecoder(limits: limits, knownTexts: .iso18013_5)
@@ -71,7 +72,7 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
                 digestID = value.unsignedInt()
                 return digestID != nil
             case 6 where TextKeys.equal(key, "random"):
-                random = value.byteString()
+                random = value.byteStringRange()
                 return random != nil
             case 17 where TextKeys.equal(key, "elementIdentifier"):
                 elementIdentifier = value.textString()
@@ -83,18 +84,16 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
                 return true
             }
         }
-        if read, let digestID, let random, let elementIdentifier, let elementValue {
-            try elementValue.checkEmbeddedNesting(depth: Self.elementValueDepth, limits: limits)
-            self.init(digestID: digestID, random: random, elementIdentifier: elementIdentifier, elementValue: elementValue)
-        } else {
-            try self.init(cbor: decoder.decode(bytes))
+        guard read, let digestID, let random, elementIdentifier != nil, elementValue != nil else {
+            self = try IssuerSignedItem(cbor: decoder.decode(bytes))
+            return
         }
-    }
-
-    private init(digestID: UInt64, random: ArraySlice<UInt8>, elementIdentifier: String, elementValue: CBORNode) {
+        // Moved out of the optionals, not copied: each copy would retain the value's parts.
+        let value = elementValue.take().unsafelyUnwrapped
+        try value.checkEmbeddedNesting(depth: Self.elementValueDepth, limits: limits)
         self.digestID = digestID
-        self.random = random
-        self.elementIdentifier = elementIdentifier
-        self.elementValue = elementValue
+        self.random = bytes[random]
+        self.elementIdentifier = elementIdentifier.take().unsafelyUnwrapped
+        self.elementValue = value
     }
 }

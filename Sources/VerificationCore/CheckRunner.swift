@@ -128,7 +128,8 @@ public struct CheckRunner: Sendable {
     }
 
     /// Records the skip reason if the check cannot run; returns the check's requirement if it may run.
-    private mutating func mayRun(_ id: CheckID, prerequisites: [CheckID], scope: String?) -> Requirement? {
+    @usableFromInline
+    mutating func mayRun(_ id: CheckID, prerequisites: [CheckID], scope: String?) -> Requirement? {
         let requirement = policy.requirement(for: id)
         if requirement == .disabled {
             results.append(
@@ -156,15 +157,15 @@ public struct CheckRunner: Sendable {
         return requirement
     }
 
-    private mutating func record(_ id: CheckID, requirement: Requirement, scope: String?, _ outcome: consuming CheckOutcome) {
-        results.append(
-            CheckResult(
-                id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,
-                requirement: requirement, scope: scope, details: outcome.details,
-                retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil))
-        for warning in outcome.warnings {
-            warnings.append(ReportWarning(code: warning.code, message: warning.message, scope: warning.scope ?? scope))
+    @usableFromInline
+    mutating func record(_ id: CheckID, requirement: Requirement, scope: String?, _ outcome: consuming CheckOutcome) {
+        if !outcome.warnings.isEmpty {
+            for warning in outcome.warnings {
+                warnings.append(ReportWarning(code: warning.code, message: warning.message, scope: warning.scope ?? scope))
+            }
         }
+        let retryable: Bool? = outcome.status == .error ? (outcome.retryable ?? false) : nil
+        results.append(CheckResult(id: id, requirement: requirement, scope: scope, retryable: retryable, outcome))
     }
 
     /// Records `id` as skipped because `prerequisite` did not pass — the one way a flow reports a
@@ -183,7 +184,8 @@ public struct CheckRunner: Sendable {
                 requirement: requirement, scope: scope, details: ["prerequisite": prerequisite.rawValue]))
     }
 
-    private static func outcome(for error: any Error) -> CheckOutcome {
+    @usableFromInline
+    static func outcome(for error: any Error) -> CheckOutcome {
         if let described = error as? any CheckFailureDescribing {
             if described.isOperational {
                 let retryable = (error as? OperationalError)?.retryable ?? true
@@ -195,7 +197,7 @@ public struct CheckRunner: Sendable {
     }
 
     /// Runs a check type.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func run<Check: VerificationCheck>(_ check: Check, state: inout Check.State, scope: String? = nil) async -> CheckStatus {
         guard let requirement = mayRun(check.id, prerequisites: check.prerequisites, scope: scope) else { return .skipped }
         let outcome: CheckOutcome

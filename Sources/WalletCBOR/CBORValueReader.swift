@@ -54,6 +54,18 @@ public struct CBORValueReader {
         return parser.pointee.bytes[range]
     }
 
+    /// A definite-length byte string's content, as indices of the input's base buffer (the caller
+    /// slices the input it holds once, instead of the reader making a slice).
+    public mutating func byteStringRange() -> Range<Int>? {
+        guard let head = peek(major: 2) else { return nil }
+        guard let range = parser.pointee.consumeString(head) else {
+            failed = true
+            return nil
+        }
+        consumed = true
+        return range
+    }
+
     /// A definite-length, valid UTF-8 text string.
     public mutating func textString() -> String? {
         guard let head = peek(major: 3) else { return nil }

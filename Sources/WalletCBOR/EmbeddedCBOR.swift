@@ -58,6 +58,7 @@ public struct EmbeddedCBOR<Value: CBORDecodable>: Sendable, CBORDecodable, CBORE
     /// Reads a tag-24 item in place (see ``CBORValueReader/embeddedItem()``) and decodes its content
     /// with `limits`. Nil when the item is not a tag-24 definite byte string or its
     /// content does not decode as `Value`: the caller then decodes generically, for the precise error.
+    @inlinable
     public init?(reading reader: inout CBORValueReader, limits: CBORDecoder.Limits) {
         guard let item = reader.embeddedItem(), let value = try? Value(embeddedCBOR: item.inner, limits: limits) else { return nil }
         self.value = value

@@ -82,9 +82,20 @@ struct StageTable {
         if filter != nil { print("  (filtered: only the stages measured are in these sums)") }
     }
 
-    /// µs per operation, best of three CPU-time rounds after a warm-up; nil when filtered out.
+    /// `STAGE_ITERATIONS`: run each measured stage exactly this many times instead of for a time.
+    static let fixedIterations = ProcessInfo.processInfo.environment["STAGE_ITERATIONS"].flatMap { Int($0) }
+
+    /// µs per operation, best of three CPU-time rounds after a warm-up (or `STAGE_ITERATIONS` runs);
+    /// nil when filtered out.
     private func time(_ label: String, _ body: () async throws -> Void) async rethrows -> Double? {
         guard includes(label) else { return nil }
+        if let iterations = Self.fixedIterations {
+            // For counting events per operation (perf stat on retains, allocations): exactly this many
+            // runs and no warm-up, so two runs with different counts give the per-operation figure.
+            let start = processCPUSeconds()
+            for _ in 0..<iterations { try await body() }
+            return (processCPUSeconds() - start) * 1e6 / Double(max(iterations, 1))
+        }
         for _ in 0..<20 { try await body() }
         var best = Double.infinity
         for _ in 0..<3 {
