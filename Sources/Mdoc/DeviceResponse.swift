@@ -62,9 +62,10 @@ public struct DeviceResponse: Sendable {
         if CBORDecoder(knownTexts: .iso18013_5).read(
             bytes[...],
             {
-                inPlace = DeviceResponse(reading: &$0)
-                return inPlace != nil
-            }), let inPlace
+                guard let read = DeviceResponse(reading: &$0) else { return false }
+                inPlace = read
+                return true
+            }), let inPlace = inPlace.take()
         {
             self = inPlace
             return
@@ -85,11 +86,13 @@ public struct DeviceResponse: Sendable {
             response.textKeyedMap { key, value in
                 switch key.count {
                 case 7 where TextKeys.equal(key, "version"):
-                    version = value.textString()
-                    return version != nil
+                    guard let read = value.textString() else { return false }
+                    version = read
+                    return true
                 case 6 where TextKeys.equal(key, "status"):
-                    status = value.unsignedInt()
-                    return status != nil
+                    guard let read = value.unsignedInt() else { return false }
+                    status = read
+                    return true
                 case 9 where TextKeys.equal(key, "documents"):
                     results.reserveCapacity(min(value.definiteArrayCount() ?? 0, 64))
                     return value.array(maxItems: 64) { item in
@@ -104,7 +107,7 @@ public struct DeviceResponse: Sendable {
                 }
             }
         }
-        guard let bytes, let version, let status else { return nil }
+        guard let bytes, let version = version.take(), let status else { return nil }
         self.version = version
         self.status = status
         self.documentResults = results

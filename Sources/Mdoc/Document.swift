@@ -40,14 +40,17 @@ public final class Document: Sendable {
             document.textKeyedMap { key, value in
                 switch key.count {
                 case 7 where TextKeys.equal(key, "docType"):
-                    docType = value.textString()
-                    return docType != nil
+                    guard let read = value.textString() else { return false }
+                    docType = read
+                    return true
                 case 12 where TextKeys.equal(key, "issuerSigned"):
-                    issuerSigned = IssuerSigned(reading: &value)
-                    return issuerSigned != nil
+                    guard let read = IssuerSigned(reading: &value) else { return false }
+                    issuerSigned = read
+                    return true
                 case 12 where TextKeys.equal(key, "deviceSigned"):
-                    guard let node = value.node(), let decoded = try? DeviceSigned(cbor: node) else { return false }
-                    deviceSigned = decoded
+                    guard let node = value.node() else { return false }
+                    guard let read = try? DeviceSigned(cbor: node) else { return false }
+                    deviceSigned = read
                     return true
                 case 6 where TextKeys.equal(key, "errors"):
                     return false
@@ -56,8 +59,9 @@ public final class Document: Sendable {
                 }
             }
         }
-        guard let bytes, let docType, let issuerSigned else { return nil }
-        return Document(docType: docType, issuerSigned: issuerSigned, deviceSigned: deviceSigned, encodedBytes: bytes)
+        // Moved out of the optionals (`take()`), not copied: a copy retains every part of the structure.
+        guard let bytes, let docType = docType.take(), let issuerSigned = issuerSigned.take() else { return nil }
+        return Document(docType: docType, issuerSigned: issuerSigned, deviceSigned: deviceSigned.take(), encodedBytes: bytes)
     }
 
     /// Decodes a Document from a node, keeping its encoded bytes.

@@ -1,12 +1,14 @@
 import WalletCBOR
 import WalletEncoding
 
+// Not `indirect`: arrays and maps already hold their elements on the heap, and a box per value
+// would cost an allocation for every disclosed element.
 /// A data element's value as a typed value, and as JSON for reports and the API:
 /// tstr → string, int → number, bool, full-date (tag 1004) → "YYYY-MM-DD", tdate (tag 0) → RFC 3339,
 /// bstr → base64, arrays and maps recursively.
 ///
 /// `description` never shows the value: element values are personal data.
-public indirect enum ElementValue: Sendable, Hashable, CustomStringConvertible {
+public enum ElementValue: Sendable, Hashable, CustomStringConvertible {
     /// A text string.
     case text(String)
     /// An integer that fits in Int64.

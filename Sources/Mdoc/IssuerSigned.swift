@@ -48,7 +48,7 @@ public struct IssuerSigned: Sendable {
                 return true
             }
         }
-        guard read, let auth else { return nil }
+        guard read, let auth = auth.take() else { return nil }
         nameSpaces = spaces
         issuerAuth = auth
     }

@@ -69,31 +69,34 @@ public struct IssuerSignedItem: Sendable, CBORDecodable {
             // A field seen twice is a duplicate key, which the reader already rejects.
             switch key.count {
             case 8 where TextKeys.equal(key, "digestID"):
-                digestID = value.unsignedInt()
-                return digestID != nil
+                guard let read = value.unsignedInt() else { return false }
+                digestID = read
+                return true
             case 6 where TextKeys.equal(key, "random"):
-                random = value.byteStringRange()
-                return random != nil
+                guard let read = value.byteStringRange() else { return false }
+                random = read
+                return true
             case 17 where TextKeys.equal(key, "elementIdentifier"):
-                elementIdentifier = value.textString()
-                return elementIdentifier != nil
+                guard let read = value.textString() else { return false }
+                elementIdentifier = read
+                return true
             case 12 where TextKeys.equal(key, "elementValue"):
-                elementValue = value.node()
-                return elementValue != nil
+                guard let read = value.node() else { return false }
+                elementValue = read
+                return true
             default:
                 return true
             }
         }
-        guard read, let digestID, let random, elementIdentifier != nil, elementValue != nil else {
+        // Moved out of the optionals (`take()`), not copied: each copy would retain the value's parts.
+        guard read, let digestID, let random, let identifier = elementIdentifier.take(), let value = elementValue.take() else {
             self = try IssuerSignedItem(cbor: decoder.decode(bytes))
             return
         }
-        // Moved out of the optionals, not copied: each copy would retain the value's parts.
-        let value = elementValue.take().unsafelyUnwrapped
         try value.checkEmbeddedNesting(depth: Self.elementValueDepth, limits: limits)
         self.digestID = digestID
         self.random = bytes[random]
-        self.elementIdentifier = elementIdentifier.take().unsafelyUnwrapped
+        self.elementIdentifier = identifier
         self.elementValue = value
     }
 }

@@ -1,5 +1,6 @@
 import WalletCBOR
 import WalletCOSE
+import WalletEncoding
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -103,17 +104,19 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
     public convenience init(embeddedCBOR bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits) throws(CBORError) {
         let decoder = CBORDecoder(limits: limits, knownTexts: .iso18013_5)
         var version: String?, digestAlgorithm: String?, docType: String?
-        var keyInfoNode: CBORNode?, validityNode: CBORNode?, status: CBORNode?
+        var keyInfoNode: CBORNode?, validity: ValidityInfo?, status: CBORNode?
         var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
         var sawDigests = false
         let read = decoder.readTextKeyedMap(bytes) { key, value in
             switch key.count {
             case 7 where TextKeys.equal(key, "version"):
-                version = value.textString()
-                return version != nil
+                guard let read = value.textString() else { return false }
+                version = read
+                return true
             case 15 where TextKeys.equal(key, "digestAlgorithm"):
-                digestAlgorithm = value.textString()
-                return digestAlgorithm != nil
+                guard let read = value.textString() else { return false }
+                digestAlgorithm = read
+                return true
             case 12 where TextKeys.equal(key, "valueDigests"):
                 sawDigests = true
                 return value.textKeyedMap(maxEntries: 64) { name, space in
@@ -121,35 +124,41 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
                     // Sized once (the reader below accepts at most 256 entries).
                     ids.reserveCapacity(min(space.definiteMapCount() ?? 0, 256))
                     let complete = space.unsignedIntKeyedMap { id, digest in
-                        guard let bytes = digest.byteString() else { return false }
-                        ids[id] = bytes
+                        // One slice of the MSO's bytes per digest, none made by the reader.
+                        guard let range = digest.byteStringRange() else { return false }
+                        ids[id] = bytes[range]
                         return true
                     }
                     digests[String(decoding: name, as: UTF8.self)] = ids
                     return complete
                 }
             case 13 where TextKeys.equal(key, "deviceKeyInfo"):
-                keyInfoNode = value.node()
-                return keyInfoNode != nil
+                guard let read = value.node() else { return false }
+                keyInfoNode = read
+                return true
             case 7 where TextKeys.equal(key, "docType"):
-                docType = value.textString()
-                return docType != nil
+                guard let read = value.textString() else { return false }
+                docType = read
+                return true
             case 12 where TextKeys.equal(key, "validityInfo"):
-                validityNode = value.node()
-                return validityNode != nil
+                guard let read = Self.readValidityInfo(&value) else { return false }
+                validity = read
+                return true
             case 6 where TextKeys.equal(key, "status"):
-                status = value.node()
-                return status != nil
+                guard let read = value.node() else { return false }
+                status = read
+                return true
             default:
                 return true
             }
         }
-        if read, sawDigests, let version, let digestAlgorithm, let docType, let keyInfoNode, let validityNode,
-            let keyInfo = try? KeyInfo(keyInfoNode), let validity = try? Self.validityInfo(validityNode)
+        // Moved out of the optionals (`take()`), not copied.
+        if read, sawDigests, let version = version.take(), let digestAlgorithm = digestAlgorithm.take(), let docType = docType.take(),
+            let keyInfoNode = keyInfoNode.take(), let validity, let keyInfo = try? KeyInfo(keyInfoNode)
         {
             self.init(
                 version: version, digestAlgorithm: digestAlgorithm, valueDigests: digests, keyInfo: keyInfo,
-                docType: docType, validityInfo: validity, status: status)
+                docType: docType, validityInfo: validity, status: status.take())
         } else {
             try self.init(cbor: decoder.decode(bytes))
         }
@@ -188,6 +197,52 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
                 keyAuthorizations = nil
             }
         }
+    }
+
+    /// Reads `validityInfo` in place: a map with text keys whose dates are tag 0 (RFC 3339 text) or
+    /// tag 1 with an unsigned integer. Nil for anything else (a tag-1 float or negative number, a
+    /// missing date, a malformed one): ``validityInfo(_:)`` then decides, with the precise error.
+    private static func readValidityInfo(_ reader: inout CBORValueReader) -> ValidityInfo? {
+        var signed: Date?, validFrom: Date?, validUntil: Date?, expectedUpdate: Date?
+        func date(_ value: inout CBORValueReader) -> Date? {
+            var date: Date?
+            guard
+                value.tagged({ tag, content in
+                    switch tag {
+                    case 0:
+                        guard let text = content.textString(), let seconds = RFC3339.parseDateTime(text) else { return false }
+                        date = Date(timeIntervalSince1970: seconds)
+                    case 1:
+                        guard let seconds = content.unsignedInt(), seconds <= UInt64(Int64.max) else { return false }
+                        date = Date(timeIntervalSince1970: Double(Int64(seconds)))
+                    default:
+                        return false
+                    }
+                    return true
+                })
+            else { return nil }
+            return date
+        }
+        let read = reader.textKeyedMap { key, value in
+            switch key.count {
+            case 6 where TextKeys.equal(key, "signed"):
+                signed = date(&value)
+                return signed != nil
+            case 9 where TextKeys.equal(key, "validFrom"):
+                validFrom = date(&value)
+                return validFrom != nil
+            case 10 where TextKeys.equal(key, "validUntil"):
+                validUntil = date(&value)
+                return validUntil != nil
+            case 14 where TextKeys.equal(key, "expectedUpdate"):
+                expectedUpdate = date(&value)
+                return expectedUpdate != nil
+            default:
+                return true
+            }
+        }
+        guard read, let signed, let validFrom, let validUntil else { return nil }
+        return ValidityInfo(signed: signed, validFrom: validFrom, validUntil: validUntil, expectedUpdate: expectedUpdate)
     }
 
     private static func validityInfo(_ node: CBORNode) throws(CBORError) -> ValidityInfo {

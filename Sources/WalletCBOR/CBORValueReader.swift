@@ -138,6 +138,23 @@ public struct CBORValueReader {
         return true
     }
 
+    /// A tag and its content: `content` is called with the tag number and a reader at the content, and
+    /// may read it (content it does not read is decoded and dropped). False when the value is not a
+    /// tag, the content breaks a rule, or `content` returns false (then the whole read fails).
+    public mutating func tagged(_ content: (UInt64, inout CBORValueReader) -> Bool) -> Bool {
+        guard let head = peek(major: 6), let tag = head.argument, parser.pointee.consume(head) else {
+            failed = true
+            return false
+        }
+        var reader = CBORValueReader(parser: parser, depth: depth + 1)
+        guard content(tag, &reader), !reader.failed, reader.consumed || reader.node() != nil else {
+            failed = true
+            return false
+        }
+        consumed = true
+        return true
+    }
+
     /// `#6.24(bstr .cbor T)` with a definite-length byte string: the tag-24 item's bytes as received,
     /// the index where its byte string starts, and the embedded bytes. Nil for any other item: nothing
     /// is consumed unless it is tag 24 with other content, which fails the whole read.

@@ -177,9 +177,10 @@ public struct AppleIdentityVerifier: Sendable {
             plaintext[...],
             { key, value in
                 guard key.count == 8, key.elementsEqual("identity".utf8) else { return true }
-                inPlace = DeviceResponse(reading: &value)
-                return inPlace != nil
-            }), let inPlace
+                guard let read = DeviceResponse(reading: &value) else { return false }
+                inPlace = read
+                return true
+            }), let inPlace = inPlace.take()
         {
             return inPlace
         }

@@ -121,4 +121,45 @@ import WalletVerifierTestSupport
             if round == 0 { #expect(fast.hasPrefix("mso ")) }
         }
     }
+
+    /// validityInfo is read in place (tag 0 text or tag 1 unsigned seconds); every other form, and every
+    /// malformed one, must give what the generic decoder gives.
+    @Test func validityInfoFormsAgree() throws {
+        let pki = try MdocPKI()
+        let transcript = SessionTranscript.appleInApp(
+            nonce: [1, 2, 3], merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
+        let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let payload = try #require(DeviceResponse(cborBytes: bytes).documents.first?.issuerSigned.issuerAuth.payload)
+        let mso = try EmbeddedCBOR<CBORNode>(cbor: CBORDecoder.decode(payload)).value
+        let entries = try #require(mso.mapValue).entries
+        let text = CBORNode.tagged(0, .text("2024-01-01T00:00:00Z"))
+        let variants: [(String, [(CBORNode, CBORNode)])] = [
+            ("tag 0", [(.text("signed"), text), (.text("validFrom"), text), (.text("validUntil"), .tagged(0, .text("2030-01-01T00:00:00Z")))]),
+            ("tag 1 unsigned", [(.text("signed"), .tagged(1, .unsigned(1_700_000_000))), (.text("validFrom"), text), (.text("validUntil"), text)]),
+            ("tag 1 negative", [(.text("signed"), .tagged(1, .int(-5))), (.text("validFrom"), text), (.text("validUntil"), text)]),
+            ("tag 1 float", [(.text("signed"), .tagged(1, .float(1.5))), (.text("validFrom"), text), (.text("validUntil"), text)]),
+            ("tag 1 too large", [(.text("signed"), .tagged(1, .unsigned(UInt64.max))), (.text("validFrom"), text), (.text("validUntil"), text)]),
+            ("tag 1 text", [(.text("signed"), .tagged(1, .text("1"))), (.text("validFrom"), text), (.text("validUntil"), text)]),
+            ("tag 2", [(.text("signed"), .tagged(2, .unsigned(1))), (.text("validFrom"), text), (.text("validUntil"), text)]),
+            ("untagged", [(.text("signed"), .text("2024-01-01T00:00:00Z")), (.text("validFrom"), text), (.text("validUntil"), text)]),
+            ("bad text", [(.text("signed"), .tagged(0, .text("2024-13-01T00:00:00Z"))), (.text("validFrom"), text), (.text("validUntil"), text)]),
+            ("missing", [(.text("signed"), text), (.text("validFrom"), text)]),
+            ("expectedUpdate", [(.text("signed"), text), (.text("validFrom"), text), (.text("validUntil"), text), (.text("expectedUpdate"), text)]),
+            (
+                "bad expectedUpdate",
+                [(.text("signed"), text), (.text("validFrom"), text), (.text("validUntil"), text), (.text("expectedUpdate"), .int(1))]
+            ),
+            ("extra key", [(.text("signed"), text), (.text("validFrom"), text), (.text("validUntil"), text), (.text("note"), .array([.int(1)]))]),
+            ("integer key", [(.text("signed"), text), (.text("validFrom"), text), (.text("validUntil"), text), (.int(1), .int(1))]),
+        ]
+        for (name, validity) in variants {
+            let rebuilt = try CBORNode.map(
+                entries.map { entry in (entry.key, entry.key.textValue == "validityInfo" ? try CBORNode.map(validity) : entry.value) })
+            let slice = Array(rebuilt.encodedBytes)[...]
+            let fast = Self.msoOutcome { () throws(CBORError) in try MobileSecurityObject(embeddedCBOR: slice, limits: .default) }
+            let generic = Self.msoOutcome { () throws(CBORError) in try MobileSecurityObject(cbor: CBORDecoder.decode(slice)) }
+            #expect(fast == generic, "\(name)")
+            if name.hasPrefix("tag 0") || name == "tag 1 unsigned" || name.hasPrefix("expectedUpdate") { #expect(fast.hasPrefix("mso "), "\(name)") }
+        }
+    }
 }
