@@ -55,7 +55,19 @@ package enum DocumentExpiry {
 
 /// Civil date of an instant (UTC).
 package enum RFC3339Civil {
+    /// The UTC day, counted from the seconds for the years ``RFC3339/format(_:)`` writes by hand (the
+    /// same arithmetic, so the same day), else read from that text.
     package static func date(_ date: Date) -> (year: Int, month: Int, day: Int) {
+        let whole = date.timeIntervalSince1970.rounded(.down)
+        // 1583-01-01 and 9999-12-31T23:59:59, as in RFC3339.format.
+        guard whole >= -12_212_553_600, whole <= 253_402_300_799 else { return dateFromText(date) }
+        let seconds = Int(whole)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        return RFC3339.civilFromDays(days)
+    }
+
+    /// The UTC day read from the RFC 3339 text of `date`.
+    package static func dateFromText(_ date: Date) -> (year: Int, month: Int, day: Int) {
         let text = RFC3339.format(date)
         let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
         return parts.count == 3 ? (parts[0], parts[1], parts[2]) : (1970, 1, 1)

@@ -97,6 +97,24 @@ public struct CBORFullDate: Sendable, Hashable, CBORDecodable, CustomStringConve
 
     /// `YYYY-MM-DD`.
     public var description: String {
+        if (0...9999).contains(year), (0...99).contains(month), (0...99).contains(day) {
+            // Ten ASCII digits and dashes, written in place (a string this short needs no allocation).
+            return String(unsafeUninitializedCapacity: 10) { out in
+                func put(_ value: Int, _ width: Int, at start: Int) {
+                    var rest = value
+                    for index in stride(from: start + width - 1, through: start, by: -1) {
+                        out[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                        rest /= 10
+                    }
+                }
+                put(year, 4, at: 0)
+                out[4] = UInt8(ascii: "-")
+                put(month, 2, at: 5)
+                out[7] = UInt8(ascii: "-")
+                put(day, 2, at: 8)
+                return 10
+            }
+        }
         func pad(_ v: Int, _ width: Int) -> String {
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
