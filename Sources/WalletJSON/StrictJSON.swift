@@ -13,7 +13,10 @@ import Darwin
 /// (``Object/range(of:)``), so a caller can pass on a value's bytes exactly as received.
 public enum StrictJSON {
     /// A parsed JSON value.
-    public indirect enum Value: Equatable, Sendable {
+    ///
+    /// Not `indirect`: arrays and objects keep their elements in arrays already, so a value needs
+    /// no box of its own (a parse allocates one less block per value).
+    public enum Value: Equatable, Sendable {
         case string(String)
         /// The number as written.
         case number(String)
@@ -107,6 +110,11 @@ public enum StrictJSON {
                 index?[name] = members.count
             } else if members.contains(where: { $0.name == name }) {
                 return false
+            } else if members.isEmpty {
+                // Room for the members of a typical object at once, instead of regrowing the two
+                // arrays at the second, third and fifth member.
+                members.reserveCapacity(8)
+                valueRanges.reserveCapacity(8)
             }
             members.append((name, value))
             valueRanges.append(range)
@@ -328,12 +336,22 @@ public enum StrictJSON {
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
         /// The index of the first byte at or after `index` that is a quote, a backslash, below
-        /// 0x20 or 0x80 and above (or `bytes.count`), eight bytes at a time.
+        /// 0x20 or 0x80 and above (or `bytes.count`): sixteen bytes at a time while none of them is,
+        /// then eight, then one (base64 fields of a few kilobytes are most of a payment token).
         func nextSpecial(from index: Int) -> Int {
             let ones: UInt64 = 0x0101_0101_0101_0101
             let high: UInt64 = 0x8080_8080_8080_8080
             var i = index
             if let base = UnsafeRawPointer(bytes.baseAddress) {
+                let quotes = SIMD16<UInt8>(repeating: 0x22)
+                let backslashes = SIMD16<UInt8>(repeating: 0x5C)
+                let space = SIMD16<UInt8>(repeating: 0x20)
+                let nonASCII = SIMD16<UInt8>(repeating: 0x80)
+                while i + 16 <= bytes.count {
+                    let x = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                    if any((x .== quotes) .| (x .== backslashes) .| (x .< space) .| (x .>= nonASCII)) { break }
+                    i += 16
+                }
                 while i + 8 <= bytes.count {
                     let x = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                     let quote = x ^ (ones &* 0x22)
