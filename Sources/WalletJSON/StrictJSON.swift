@@ -110,11 +110,6 @@ public enum StrictJSON {
                 index?[name] = members.count
             } else if members.contains(where: { $0.name == name }) {
                 return false
-            } else if members.isEmpty {
-                // Room for the members of a typical object at once, instead of regrowing the two
-                // arrays at the second, third and fifth member.
-                members.reserveCapacity(8)
-                valueRanges.reserveCapacity(8)
             }
             members.append((name, value))
             valueRanges.append(range)
