@@ -139,15 +139,18 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
             throw DecryptionError(.malformedPaymentData, "The decrypted payment data is \(value.typeName), not a JSON object")
         }
         func string(_ key: String, in object: StrictJSON.Object, path: String? = nil, required: Bool) throws(DecryptionError) -> String? {
-            let name = path.map { "\($0).\(key)" } ?? key
-            guard let value = object[key], value != .null else {
-                if required { throw DecryptionError(.malformedPaymentData, "The decrypted payment data has no \(name)") }
+            // The field's full name is written only for a message: a pass builds no text.
+            func name() -> String { path.map { "\($0).\(key)" } ?? key }
+            guard let value = object[key] else {
+                if required { throw DecryptionError(.malformedPaymentData, "The decrypted payment data has no \(name())") }
                 return nil
             }
-            guard let text = value.string else {
-                throw DecryptionError(.malformedPaymentData, "The decrypted payment data's \(name) is \(value.typeName), not a string")
+            if case .string(let text) = value { return text }
+            guard value != .null else {
+                if required { throw DecryptionError(.malformedPaymentData, "The decrypted payment data has no \(name())") }
+                return nil
             }
-            return text
+            throw DecryptionError(.malformedPaymentData, "The decrypted payment data's \(name()) is \(value.typeName), not a string")
         }
         guard let pan = try string("applicationPrimaryAccountNumber", in: object, required: true),
             let expiration = try string("applicationExpirationDate", in: object, required: true),

@@ -137,17 +137,24 @@ public struct ApplePayTokenVerifier: Sendable {
         await runner.run(ExpectedCurrencyCheck(expected: expectations.currencyCode), state: &state)
         await runner.run(ExpectedAmountCheck(expected: expectations.transactionAmount), state: &state)
         await runner.run(ExpectedApplicationDataCheck(expectations: expectations, policy: policy), state: &state)
+        let noExpectations = expectations == .none
         let replayCheck =
-            expectations == .none
+            noExpectations
             ? replayCheckWithoutExpectations
             : ReplayCheck(store: replayStore, policy: policy, prerequisites: ReplayCheck.prerequisites(policy: policy, expectations: expectations))
         await runner.run(replayCheck, state: &state)
 
         // Seed 004, step 6: a payment flow checks the currency, the amount and the applicationData.
         // Verifying without them is allowed (a debugging tool, an integrator's choice), never silent.
-        let missing = expectations.missing(tokenHasApplicationData: state.token?.header.applicationData != nil)
-        if !missing.isEmpty {
-            runner.warn(.expectationsMissing, Self.expectationsMissingMessage(missing))
+        let tokenHasApplicationData = state.token?.header.applicationData != nil
+        if noExpectations, !tokenHasApplicationData {
+            // The usual case, without building the list of names: currencyCode and transactionAmount.
+            runner.warn(.expectationsMissing, Self.missingCurrencyAndAmount)
+        } else {
+            let missing = expectations.missing(tokenHasApplicationData: tokenHasApplicationData)
+            if !missing.isEmpty {
+                runner.warn(.expectationsMissing, Self.expectationsMissingMessage(missing))
+            }
         }
         if let token = state.token, let outer = token.outerTransactionIdentifier,
             Hex.decodeStrict(outer) != token.header.transactionIdBytes

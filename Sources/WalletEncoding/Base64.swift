@@ -116,49 +116,82 @@ package enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes unpadded sextets; nil for an empty input, a length of 1 modulo 4 or a byte outside `table`.
-    private static func decode(_ input: UnsafeBufferPointer<UInt8>, table: [UInt8]) -> [UInt8]? {
+    /// Decodes unpadded sextets; nil for an empty input, a length of 1 modulo 4 or a byte outside the
+    /// alphabet whose `table` is given (one of ``strictTable``, ``urlTable``, ``lenientTable``).
+    ///
+    /// Each group of four characters is one lookup per character in ``DecodeTable``'s shifted tables,
+    /// ORed into the group's 24 bits: no shifting and masking of sextets per character (the signature
+    /// and the data of a payment token, a JWE's ciphertext, are kilobytes).
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, table: DecodeTable) -> [UInt8]? {
         let count = input.count
-        guard count > 0, count % 4 != 1 else { return nil }
+        guard count > 0, count % 4 != 1, let source = input.baseAddress else { return nil }
         let outputCount = count / 4 * 3 + max(0, count % 4 - 1)
-        var invalid: UInt8 = 0
-        let output = table.withUnsafeBufferPointer { table in
+        var invalid: UInt32 = 0
+        let output = table.shifted.withUnsafeBufferPointer { shifted in
             [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+                guard let t = shifted.baseAddress, let out = buffer.baseAddress else {
+                    initialized = 0
+                    return
+                }
                 var i = 0
                 var o = 0
                 while i + 4 <= count {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                    let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
-                    invalid |= a | b | c | d
-                    buffer[o] = a << 2 | b >> 4
-                    buffer[o + 1] = b << 4 | c >> 2
-                    buffer[o + 2] = c << 6 | d
+                    let group =
+                        t[Int(source[i])] | t[256 + Int(source[i + 1])] | t[512 + Int(source[i + 2])] | t[768 + Int(source[i + 3])]
+                    invalid |= group
+                    out[o] = UInt8(truncatingIfNeeded: group >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: group)
                     i += 4
                     o += 3
                 }
                 let rest = count - i
                 if rest >= 2 {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                    invalid |= a | b
-                    buffer[o] = a << 2 | b >> 4
-                    if rest == 3 {
-                        let c = table[Int(input[i + 2])]
-                        invalid |= c
-                        buffer[o + 1] = b << 4 | c >> 2
-                    }
+                    var group = t[Int(source[i])] | t[256 + Int(source[i + 1])]
+                    if rest == 3 { group |= t[512 + Int(source[i + 2])] }
+                    invalid |= group
+                    out[o] = UInt8(truncatingIfNeeded: group >> 16)
+                    if rest == 3 { out[o + 1] = UInt8(truncatingIfNeeded: group >> 8) }
                 }
                 initialized = outputCount
             }
         }
-        return invalid & 0x80 == 0 ? output : nil
+        return invalid & DecodeTable.invalid == 0 ? output : nil
+    }
+
+    /// An alphabet's sextet values, shifted into place for each of a group's four characters:
+    /// `shifted[k * 256 + c]` is the value of character `c` at position `k` (shifted left by
+    /// 18, 12, 6 or 0 bits), or ``invalid`` for a byte outside the alphabet.
+    struct DecodeTable: Sendable {
+        /// Set (bit 24, above any group's 24 bits) for a byte outside the alphabet.
+        static let invalid: UInt32 = 0x0100_0000
+        let shifted: [UInt32]
+
+        /// From sextet values (0x80 marks a byte outside the alphabet).
+        init(sextets: [UInt8]) {
+            var shifted = [UInt32](repeating: Self.invalid, count: 4 * 256)
+            for character in 0..<256 where sextets[character] & 0x80 == 0 {
+                for position in 0..<4 {
+                    shifted[position * 256 + character] = UInt32(sextets[character]) << UInt32(18 - 6 * position)
+                }
+            }
+            self.shifted = shifted
+        }
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
+    /// The standard alphabet only (no "=").
+    private static let strictTable = DecodeTable(sextets: strictSextets)
+    /// The URL-safe alphabet only.
+    private static let urlTable = DecodeTable(sextets: urlSextets)
+    /// Both alphabets.
+    private static let lenientTable = DecodeTable(sextets: lenientSextets)
+
     /// Sextet values of the standard alphabet; 0x80 marks every other byte (including "=").
-    private static let strictTable: [UInt8] = {
+    private static let strictSextets: [UInt8] = {
         var table = [UInt8](repeating: 0x80, count: 256)
         for (value, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
             table[Int(character)] = UInt8(value)
@@ -167,7 +200,7 @@ package enum Base64 {
     }()
 
     /// Sextet values of the URL-safe alphabet only; 0x80 marks every other byte.
-    private static let urlTable: [UInt8] = {
+    private static let urlSextets: [UInt8] = {
         var table = [UInt8](repeating: 0x80, count: 256)
         for (value, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
             table[Int(character)] = UInt8(value)
@@ -175,9 +208,9 @@ package enum Base64 {
         return table
     }()
 
-    /// Both alphabets.
-    private static let lenientTable: [UInt8] = {
-        var table = strictTable
+    /// Sextet values of both alphabets.
+    private static let lenientSextets: [UInt8] = {
+        var table = strictSextets
         table[Int(UInt8(ascii: "-"))] = 62
         table[Int(UInt8(ascii: "_"))] = 63
         return table

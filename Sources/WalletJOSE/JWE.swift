@@ -1,6 +1,12 @@
 import Crypto
 import WalletJSON
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The content encryption algorithms accepted (RFC 7518 §5.3).
 public enum JWEContentEncryption: String, Sendable, Hashable, CaseIterable {
     /// AES-GCM with a 128-bit key.
@@ -49,27 +55,29 @@ public struct JWE: Sendable {
     /// split on the UTF-8 bytes: splitting the `String` would walk it by grapheme, which costs more
     /// than decrypting a response of a few kilobytes.
     static func compactParts(_ compact: String) -> [Substring] {
-        // Offsets of the first five dots.
         var text = compact
-        let dots: [Int] = text.withUTF8 { bytes in
-            var found: [Int] = []
-            var offset = 0
-            while offset < bytes.count, found.count < 5 {
-                if bytes[offset] == UInt8(ascii: ".") { found.append(offset) }
-                offset += 1
-            }
-            return found
-        }
+        let parts = text.withUTF8 { partRanges(of: $0) }
         let utf8 = compact.utf8
-        var parts: [Substring] = []
-        parts.reserveCapacity(dots.count + 1)
-        var start = utf8.startIndex
-        for dot in dots {
-            let end = utf8.index(utf8.startIndex, offsetBy: dot)
-            parts.append(Substring(utf8[start..<end]))
-            start = utf8.index(after: end)
+        return parts.map { range in
+            Substring(utf8[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)])
         }
-        parts.append(Substring(utf8[start...]))
+    }
+
+    /// The byte ranges of the dot-separated parts of `bytes` (at most 6: a sixth is everything after
+    /// the fifth dot). The dots are found with `memchr`, which reads the bytes a vector at a time (a
+    /// response is a few kilobytes, and the dots are near its start and end).
+    static func partRanges(of bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var parts: [Range<Int>] = []
+        parts.reserveCapacity(6)
+        var start = 0
+        if let base = bytes.baseAddress {
+            while parts.count < 5, start < bytes.count, let dot = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start) {
+                let offset = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(dot))
+                parts.append(start..<offset)
+                start = offset + 1
+            }
+        }
+        parts.append(start..<bytes.count)
         return parts
     }
 
@@ -78,14 +86,27 @@ public struct JWE: Sendable {
         guard compact.utf8.count <= Self.maximumCompactLength else {
             throw JOSEError(.malformedCompact, "The JWE is larger than \(Self.maximumCompactLength) bytes.")
         }
-        let parts = Self.compactParts(compact)
+        // The parts are read where the text is: no substring, no copy before decoding.
+        var text = compact
+        let parts = text.withUTF8 { Self.partRanges(of: $0) }
         guard parts.count == 5 else {
             throw JOSEError(
                 .malformedCompact,
                 "A compact JWE has 5 dot-separated parts (header.encryptedKey.iv.ciphertext.tag); this one has \(parts.count > 5 ? "more than 5" : String(parts.count))."
             )
         }
-        let headerBytes = try Base64URLStrict.decode(parts[0], part: "JWE protected header")
+        func decode(_ index: Int, _ part: @autoclosure () -> String) throws(JOSEError) -> [UInt8] {
+            let range = parts[index]
+            let decoded: Result<[UInt8], JOSEError> = text.withUTF8 { utf8 in
+                do throws(JOSEError) {
+                    return .success(try Base64URLStrict.decode(UnsafeBufferPointer(rebasing: utf8[range]), part: part()))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return try decoded.get()
+        }
+        let headerBytes = try decode(0, "JWE protected header")
         let header = try JOSEHeader.parse(headerBytes, what: "JWE protected header")
         guard let alg = header["alg"]?.string else { throw JOSEError(.malformedHeader, "The JWE protected header has no alg string.") }
         guard alg == "ECDH-ES" else {
@@ -121,12 +142,13 @@ public struct JWE: Sendable {
         guard parts[1].isEmpty else {
             throw JOSEError(.unsupportedHeader, "The JWE has an encrypted key; with ECDH-ES (direct key agreement) that part must be empty.")
         }
-        let iv = try Base64URLStrict.decode(parts[2], part: "JWE initialization vector")
+        let iv = try decode(2, "JWE initialization vector")
         guard iv.count == 12 else { throw JOSEError(.invalidBase64URL, "The JWE initialization vector is \(iv.count) bytes; AES-GCM uses 12.") }
-        let ciphertext = try Base64URLStrict.decode(parts[3], part: "JWE ciphertext")
-        let tag = try Base64URLStrict.decode(parts[4], part: "JWE authentication tag")
+        let ciphertext = try decode(3, "JWE ciphertext")
+        let tag = try decode(4, "JWE authentication tag")
         guard tag.count == 16 else { throw JOSEError(.invalidBase64URL, "The JWE authentication tag is \(tag.count) bytes; AES-GCM uses 16.") }
-        self.protectedHeaderText = String(parts[0])
+        // Base64url, so ASCII: the header's text as received.
+        self.protectedHeaderText = text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[parts[0]]), as: UTF8.self) }
         self.header = header
         self.encryption = encryption
         self.keyID = keyID

@@ -50,16 +50,24 @@ public struct JWK: Sendable, Hashable {
         guard x.count == 32, y.count == 32 else {
             throw JOSEError(.invalidKey, "\(name) has coordinates of \(x.count) and \(y.count) bytes; P-256 needs 32 each.")
         }
-        guard let key = try? P256.KeyAgreement.PublicKey(x963Representation: [0x04] + x + y) else {
+        var point = [UInt8]()
+        point.reserveCapacity(65)
+        point.append(0x04)
+        point += x
+        point += y
+        guard let key = try? P256.KeyAgreement.PublicKey(x963Representation: point) else {
             throw JOSEError(.invalidKey, "\(name) is not a point on P-256.")
         }
-        var optional: [String: String] = [:]
-        for member in ["kid", "use", "alg"] {
-            guard let value = object[member] else { continue }
+        // kid, use and alg in this order, each a string when present.
+        func optional(_ member: String) throws(JOSEError) -> String? {
+            guard let value = object[member] else { return nil }
             guard let text = value.string else { throw JOSEError(.invalidKey, "\(name): \(member) must be a string.") }
-            optional[member] = text
+            return text
         }
-        self.init(publicKey: key, keyID: optional["kid"], use: optional["use"], algorithm: optional["alg"])
+        let keyID = try optional("kid")
+        let use = try optional("use")
+        let algorithm = try optional("alg")
+        self.init(publicKey: key, keyID: keyID, use: use, algorithm: algorithm)
     }
 
     /// Reads a JWK from JSON text (strict: duplicate members refused).

@@ -13,7 +13,10 @@ import Darwin
 /// (``Object/range(of:)``), so a caller can pass on a value's bytes exactly as received.
 public enum StrictJSON {
     /// A parsed JSON value.
-    public indirect enum Value: Equatable, Sendable {
+    ///
+    /// Not `indirect`: arrays and objects keep their elements in arrays already, so a value needs
+    /// no box of its own (a parse allocates one less block per value).
+    public enum Value: Equatable, Sendable {
         case string(String)
         /// The number as written.
         case number(String)
@@ -328,22 +331,19 @@ public enum StrictJSON {
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
         /// The index of the first byte at or after `index` that is a quote, a backslash, below
-        /// 0x20 or 0x80 and above (or `bytes.count`), eight bytes at a time.
+        /// 0x20 or 0x80 and above (or `bytes.count`): sixteen bytes at a time while none of them is,
+        /// then eight, then one (base64 fields of a few kilobytes are most of a payment token).
         func nextSpecial(from index: Int) -> Int {
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let high: UInt64 = 0x8080_8080_8080_8080
             var i = index
             if let base = UnsafeRawPointer(bytes.baseAddress) {
+                while i + 16 <= bytes.count {
+                    let first = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    let second = base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                    if (Self.specialBytes(first) | Self.specialBytes(second)) & Self.high != 0 { break }
+                    i += 16
+                }
                 while i + 8 <= bytes.count {
-                    let x = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    let quote = x ^ (ones &* 0x22)
-                    let backslash = x ^ (ones &* 0x5C)
-                    let special =
-                        ((quote &- ones) & ~quote)
-                        | ((backslash &- ones) & ~backslash)
-                        | ((x &- ones &* 0x20) & ~x)
-                        | x
-                    if special & high != 0 { break }
+                    if Self.specialBytes(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) & Self.high != 0 { break }
                     i += 8
                 }
             }
@@ -353,6 +353,19 @@ public enum StrictJSON {
                 i += 1
             }
             return i
+        }
+
+        static let ones: UInt64 = 0x0101_0101_0101_0101
+        static let high: UInt64 = 0x8080_8080_8080_8080
+
+        /// A word whose high bits (``high``) are all clear when none of the eight bytes of `x` is a
+        /// quote, a backslash, below 0x20 or 0x80 and above (a bit may be set for a byte that is
+        /// not, after one that is: the byte-at-a-time loop then finds the exact one).
+        @inline(__always)
+        static func specialBytes(_ x: UInt64) -> UInt64 {
+            let quote = x ^ (ones &* 0x22)
+            let backslash = x ^ (ones &* 0x5C)
+            return ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x) | x
         }
 
         /// A string starting at the opening quote.

@@ -108,9 +108,12 @@ struct PaymentDataCheck: VerificationCheck {
 
     static func isYYMMDD(_ text: String) -> Bool {
         guard isDigits(text, count: 6...6) else { return false }
-        let digits = text.utf8.map { Int($0 - 0x30) }
-        let month = digits[2] * 10 + digits[3]
-        let day = digits[4] * 10 + digits[5]
+        // Six ASCII digits: the month and the day read from the UTF-8 bytes, without an array.
+        var digits = text.utf8.makeIterator()
+        func next() -> Int { Int((digits.next() ?? 0x30) - 0x30) }
+        _ = (next(), next())
+        let month = next() * 10 + next()
+        let day = next() * 10 + next()
         return (1...12).contains(month) && (1...31).contains(day)
     }
 }

@@ -13,12 +13,18 @@ enum SignedAttributes {
             return .problem(
                 .failed(.missingSignedAttributes, "The SignerInfo has no signed attributes; Apple signs contentType, signingTime and messageDigest"))
         }
-        let attributes = signer.attributes(type)
-        guard let attribute = attributes.first else {
+        // The first attribute of this type and how many there are, without collecting them.
+        var first: CMSAttribute?
+        var count = 0
+        for attribute in signer.signedAttributes where attribute.type == type {
+            if count == 0 { first = attribute }
+            count += 1
+        }
+        guard let attribute = first else {
             return .problem(.failed(.missingAttribute, "The signed attributes have no \(name) attribute"))
         }
-        guard attributes.count == 1 else {
-            return .problem(.failed(.duplicateAttribute, "The signed attributes have \(attributes.count) \(name) attributes; exactly one is allowed"))
+        guard count == 1 else {
+            return .problem(.failed(.duplicateAttribute, "The signed attributes have \(count) \(name) attributes; exactly one is allowed"))
         }
         guard attribute.values.count == 1, let value = attribute.values.first else {
             return .problem(.failed(.malformedAttribute, "The \(name) attribute has \(attribute.values.count) values; exactly one is allowed"))

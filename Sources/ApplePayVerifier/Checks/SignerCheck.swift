@@ -35,7 +35,7 @@ struct SignerCheck: VerificationCheck {
                 )
             }
             guard let raw = Self.rawECDSASignature(signer.signature),
-                let signature = try? P256.Signing.ECDSASignature(rawRepresentation: Data(raw)),
+                let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
                 key.isValidSignature(signature, for: signedDigest)
             else {
                 return .failed(

@@ -9,6 +9,13 @@ struct SigningTimeCheck: VerificationCheck {
     let id = CheckID.applePaySigningTime
     let prerequisites: [CheckID] = [.applePaySignatureCMS]
     let policy: ApplePayPolicy
+    /// The policy's window in seconds, as the messages write it (written once).
+    let windowText: String
+
+    init(policy: ApplePayPolicy) {
+        self.policy = policy
+        self.windowText = Self.format(policy.maximumSigningAge.seconds)
+    }
 
     func evaluate(_ state: inout ApplePayState, context: VerificationContext) async throws -> CheckOutcome {
         guard let signer = state.signer else { return .notEvaluated(because: .applePaySignatureCMS) }
@@ -27,7 +34,7 @@ struct SigningTimeCheck: VerificationCheck {
             let signed = signingTime.rfc3339
             let ageText = Self.format(age)
             return .passed(
-                "Signed at \(signed), \(ageText) s before the verification time (window \(Self.format(window)) s)",
+                "Signed at \(signed), \(ageText) s before the verification time (window \(windowText) s)",
                 details: [
                     "signingTime": signed,
                     "ageSeconds": ageText,
@@ -64,6 +71,8 @@ struct SigningTimeCheck: VerificationCheck {
         case .problem(let outcome):
             return .failure(Problem(outcome: outcome))
         case .value(let element):
+            // The form every token has, read in place; anything else through swift-asn1.
+            if let date = CMSTime.date(utcTimeElement: element) { return .success(date) }
             guard let node = try? BER.parse(element), let date = try? CMSTime.date(from: node) else {
                 return .failure(
                     Problem(outcome: .failed(.malformedAttribute, "The signing-time attribute is not a valid UTCTime or GeneralizedTime")))

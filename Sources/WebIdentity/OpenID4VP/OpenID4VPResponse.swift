@@ -145,6 +145,10 @@ public enum OpenID4VPResponse {
 
     /// Text from the input for a message: at most 40 printable ASCII characters.
     static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.prefix(40).map { $0.value >= 0x20 && $0.value < 0x7f && $0 != "\"" ? Character($0) : "?" })
+        // Short printable ASCII without a quote (a credential query id, a kid) is its own printable
+        // form: returned as it is, without rebuilding it character by character.
+        let utf8 = text.utf8
+        if utf8.count <= 40, utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) { return text }
+        return String(text.unicodeScalars.prefix(40).map { $0.value >= 0x20 && $0.value < 0x7f && $0 != "\"" ? Character($0) : "?" })
     }
 }

@@ -119,8 +119,14 @@ public struct OpenID4VPVerifier: Sendable {
 
         // Only a provisional outcome that passed (the request was found, unused) is replaced.
         if let consume, nonceOutcome?.status == .passed {
-            let signatures = runner.results.filter { $0.id == .mdocDeviceAuthentication }
-            let bound = runner.passed(.webOpenID4VPResponse) && !signatures.isEmpty && signatures.allSatisfy { $0.status == .passed }
+            // Every device signature recorded passed, and there is at least one (read in place, no copies).
+            var signatures = 0
+            var signaturesPassed = 0
+            for index in runner.results.indices where runner.results[index].id == .mdocDeviceAuthentication {
+                signatures += 1
+                if runner.results[index].status == .passed { signaturesPassed += 1 }
+            }
+            let bound = runner.passed(.webOpenID4VPResponse) && signatures > 0 && signaturesPassed == signatures
             runner.revise(.replayNonce, bound ? await consume() : Self.notConsumed(session))
         }
         return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
