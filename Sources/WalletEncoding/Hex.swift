@@ -57,20 +57,35 @@ package enum Hex {
         return high == nil ? out : nil
     }
 
+    /// Each byte's value as a hex digit (either case), 0xFF for any other byte.
+    private static let digitValues: [UInt8] = (0...255).map { digit(UInt8($0)) ?? 0xFF }
+
     /// Decodes hex text (either case) with nothing else in it: no whitespace, no `0x`. Returns nil for
-    /// an odd length or any other character (Apple Pay's transaction ids and hashes).
+    /// an odd length or any other character (Apple Pay's transaction ids and hashes). Read where the
+    /// text is, one table lookup per digit, written straight into the result.
     package static func decodeStrict(_ text: String) -> [UInt8]? {
-        let utf8 = text.utf8
-        guard utf8.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count / 2)
-        var high: UInt8 = 0
-        var isHigh = true
-        for c in utf8 {
-            guard let v = digit(c) else { return nil }
-            if isHigh { high = v } else { out.append(high << 4 | v) }
-            isHigh.toggle()
+        var text = text
+        return text.withUTF8 { input -> [UInt8]? in
+            guard input.count % 2 == 0 else { return nil }
+            return digitValues.withUnsafeBufferPointer { values -> [UInt8]? in
+                var valid = true
+                let out = [UInt8](unsafeUninitializedCapacity: input.count / 2) { buffer, count in
+                    var index = 0
+                    while index < buffer.count {
+                        let high = values[Int(input[2 * index])]
+                        let low = values[Int(input[2 * index + 1])]
+                        // 0xFF marks a byte that is not a digit; digits are below 0x10.
+                        guard (high | low) & 0xF0 == 0 else {
+                            valid = false
+                            break
+                        }
+                        buffer[index] = high << 4 | low
+                        index += 1
+                    }
+                    count = valid ? index : 0
+                }
+                return valid ? out : nil
+            }
         }
-        return out
     }
 }
