@@ -95,15 +95,19 @@ import WalletVerifierTestSupport
         }
     }
 
-    /// The MSO reads its value digests in place; mutations of a real MSO give the same result or error
-    /// as the generic decoder and `MobileSecurityObject(cbor:)`.
-    @Test func mutatedMobileSecurityObjectsAgree() throws {
+    /// The issuerAuth payload (the tag-24 MobileSecurityObjectBytes) of a fixture mDL.
+    static func fixtureMSOPayload() throws -> ArraySlice<UInt8> {
         let pki = try MdocPKI()
         let transcript = SessionTranscript.appleInApp(
             nonce: [1, 2, 3], merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
         let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        let payload = try #require(DeviceResponse(cborBytes: bytes).documents.first?.issuerSigned.issuerAuth.payload)
-        let mso = Array(try EmbeddedCBOR<CBORNode>(cbor: CBORDecoder.decode(payload)).innerBytes)
+        return try #require(DeviceResponse(cborBytes: bytes).documents.first?.issuerSigned.issuerAuth.payload)
+    }
+
+    /// The MSO reads its value digests in place; mutations of a real MSO give the same result or error
+    /// as the generic decoder and `MobileSecurityObject(cbor:)`.
+    @Test func mutatedMobileSecurityObjectsAgree() throws {
+        let mso = Array(try EmbeddedCBOR<CBORNode>(cbor: CBORDecoder.decode(Self.fixtureMSOPayload())).innerBytes)
         var random = MutationGenerator(state: 9_1_2_4)
         for round in 0..<3_000 {
             var mutated = mso
@@ -125,12 +129,7 @@ import WalletVerifierTestSupport
     /// validityInfo is read in place (tag 0 text or tag 1 unsigned seconds); every other form, and every
     /// malformed one, must give what the generic decoder gives.
     @Test func validityInfoFormsAgree() throws {
-        let pki = try MdocPKI()
-        let transcript = SessionTranscript.appleInApp(
-            nonce: [1, 2, 3], merchantID: "m", teamID: "t", recipientKeyHash: Array(repeating: 2, count: 32))
-        let bytes = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
-        let payload = try #require(DeviceResponse(cborBytes: bytes).documents.first?.issuerSigned.issuerAuth.payload)
-        let mso = try EmbeddedCBOR<CBORNode>(cbor: CBORDecoder.decode(payload)).value
+        let mso = try EmbeddedCBOR<CBORNode>(cbor: CBORDecoder.decode(Self.fixtureMSOPayload())).value
         let entries = try #require(mso.mapValue).entries
         let text = CBORNode.tagged(0, .text("2024-01-01T00:00:00Z"))
         let variants: [(String, [(CBORNode, CBORNode)])] = [
