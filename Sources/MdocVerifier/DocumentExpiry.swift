@@ -58,11 +58,7 @@ package enum RFC3339Civil {
     /// The UTC day, counted from the seconds for the years ``RFC3339/format(_:)`` writes by hand (the
     /// same arithmetic, so the same day), else read from that text.
     package static func date(_ date: Date) -> (year: Int, month: Int, day: Int) {
-        let whole = date.timeIntervalSince1970.rounded(.down)
-        // 1583-01-01 and 9999-12-31T23:59:59, as in RFC3339.format.
-        guard whole >= -12_212_553_600, whole <= 253_402_300_799 else { return dateFromText(date) }
-        let seconds = Int(whole)
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        guard let (days, _) = RFC3339.handWrittenDay(date) else { return dateFromText(date) }
         return RFC3339.civilFromDays(days)
     }
 

@@ -59,19 +59,6 @@ public struct CheckResult: Sendable, Codable, Hashable {
         self.retryable = retryable
     }
 
-    /// A result from an outcome, its fields moved.
-    @inline(__always)
-    init(id: CheckID, requirement: Requirement, scope: String?, retryable: Bool?, _ outcome: consuming CheckOutcome) {
-        self.id = id
-        self.status = outcome.status
-        self.reason = outcome.reason
-        self.message = outcome.message
-        self.requirement = requirement
-        self.scope = scope
-        self.details = outcome.details
-        self.retryable = retryable
-    }
-
     enum CodingKeys: String, CodingKey {
         case id, status, reason, message, requirement, scope, details, retryable
     }

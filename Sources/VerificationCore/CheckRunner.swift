@@ -158,14 +158,15 @@ public struct CheckRunner: Sendable {
     }
 
     @usableFromInline
-    mutating func record(_ id: CheckID, requirement: Requirement, scope: String?, _ outcome: consuming CheckOutcome) {
-        if !outcome.warnings.isEmpty {
-            for warning in outcome.warnings {
-                warnings.append(ReportWarning(code: warning.code, message: warning.message, scope: warning.scope ?? scope))
-            }
+    mutating func record(_ id: CheckID, requirement: Requirement, scope: String?, _ outcome: CheckOutcome) {
+        results.append(
+            CheckResult(
+                id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,
+                requirement: requirement, scope: scope, details: outcome.details,
+                retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil))
+        for warning in outcome.warnings {
+            warnings.append(ReportWarning(code: warning.code, message: warning.message, scope: warning.scope ?? scope))
         }
-        let retryable: Bool? = outcome.status == .error ? (outcome.retryable ?? false) : nil
-        results.append(CheckResult(id: id, requirement: requirement, scope: scope, retryable: retryable, outcome))
     }
 
     /// Records `id` as skipped because `prerequisite` did not pass — the one way a flow reports a

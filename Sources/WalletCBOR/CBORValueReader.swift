@@ -45,13 +45,7 @@ public struct CBORValueReader {
 
     /// A definite-length byte string, as a slice of the input.
     public mutating func byteString() -> ArraySlice<UInt8>? {
-        guard let head = peek(major: 2) else { return nil }
-        guard let range = parser.pointee.consumeString(head) else {
-            failed = true
-            return nil
-        }
-        consumed = true
-        return parser.pointee.bytes[range]
+        byteStringRange().map { parser.pointee.bytes[$0] }
     }
 
     /// A definite-length byte string's content, as indices of the input's base buffer (the caller

@@ -25,13 +25,9 @@ package enum RFC3339 {
         let interval = date.timeIntervalSince1970
         let whole = interval.rounded(.down)
         let fractional = interval != whole
-        // 1583-01-01 and 9999-12-31T23:59:59.
-        guard whole >= -12_212_553_600, whole <= 253_402_300_799 else {
+        guard let (days, secondOfDay) = handWrittenDay(date) else {
             return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: fractional))
         }
-        let seconds = Int(whole)
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilFromDays(days)
         var out = [UInt8]()
         out.reserveCapacity(24)
@@ -62,6 +58,16 @@ package enum RFC3339 {
         }
         out.append(UInt8(ascii: "Z"))
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// For an instant in the years ``format(_:)`` writes by hand (1583-01-01 to 9999-12-31T23:59:59
+    /// UTC), its day since 1970-01-01 and its whole second within that day; nil outside them.
+    package static func handWrittenDay(_ date: Date) -> (days: Int, secondOfDay: Int)? {
+        let whole = date.timeIntervalSince1970.rounded(.down)
+        guard whole >= -12_212_553_600, whole <= 253_402_300_799 else { return nil }
+        let seconds = Int(whole)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        return (days, seconds - days * 86_400)
     }
 
     package static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
