@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 import Synchronization
 import VerificationCore
 
@@ -59,9 +60,12 @@ final class RequestAdmission: Sendable {
     }
 
     private struct Waiter {
-        let id: UInt64
         let client: String
         let continuation: CheckedContinuation<Bool, Never>
+        /// When it gives up; nil for a verification taking its slot back (it waits as long as it takes).
+        let deadline: ContinuousClock.Instant?
+        /// The event loop it waits on, when it runs on one: it is resumed there (below).
+        let eventLoop: (any EventLoop)?
     }
 
     private struct State {
@@ -73,7 +77,10 @@ final class RequestAdmission: Sendable {
         var running = 0
         var runningPerClient: [String: Int] = [:]
         var waiters: [Waiter] = []
-        var nextWaiter: UInt64 = 0
+        /// Whether the one task that turns away waiters past their deadline is running.
+        var sweeping = false
+        /// How many times that task was started (tests: one timer for many waiters, not one each).
+        var sweepsStarted = 0
 
         func mayRun(_ client: String, maxConcurrent: Int, perClient: Int) -> Bool {
             running < maxConcurrent && runningPerClient[client, default: 0] < perClient
@@ -232,49 +239,82 @@ final class RequestAdmission: Sendable {
     var runningCount: Int { state.withLock { $0.running } }
 
     /// Takes a slot for `client`, waiting at most `wait` (nil: as long as it takes); nil when taken.
+    ///
+    /// A waiter costs a list entry and a suspended task, nothing else: one sweeping task (started
+    /// when the first waiter with a deadline queues, gone when none is left) sleeps until the
+    /// earliest deadline and turns away whoever is still waiting past it. A timer per waiter would
+    /// outlive the wait of every waiter served in time, and under load (thousands queued per
+    /// second) those timers cost the event loops more than the verifications.
     private func acquire(client: String, wait: Duration?, first: Bool) async -> Refusal? {
         let maxConcurrent = maxConcurrent, perClient = maxPerClient
-        let queued: UInt64? = state.withLock { state in
-            if state.mayRun(client, maxConcurrent: maxConcurrent, perClient: perClient) {
-                state.take(client)
-                return nil
-            }
-            state.nextWaiter += 1
-            return state.nextWaiter
+        let takenAtOnce = state.withLock { state in
+            guard state.mayRun(client, maxConcurrent: maxConcurrent, perClient: perClient) else { return false }
+            state.take(client)
+            return true
         }
-        guard let id = queued else { return nil }
+        if takenAtOnce { return nil }
         let granted = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let queuedNow = state.withLock { state -> Bool in
+            let deadline = wait.map { ContinuousClock.now + $0 }
+            let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop
+            let (queued, startSweep) = state.withLock { state -> (Bool, Bool) in
                 // A slot may have freed up in between.
                 if state.mayRun(client, maxConcurrent: maxConcurrent, perClient: perClient) {
                     state.take(client)
-                    return false
+                    return (false, false)
                 }
-                let waiter = Waiter(id: id, client: client, continuation: continuation)
+                let waiter = Waiter(client: client, continuation: continuation, deadline: deadline, eventLoop: eventLoop)
                 if first { state.waiters.insert(waiter, at: 0) } else { state.waiters.append(waiter) }
-                return true
+                guard deadline != nil, !state.sweeping else { return (true, false) }
+                state.sweeping = true
+                state.sweepsStarted += 1
+                return (true, true)
             }
-            guard queuedNow else {
+            guard queued else {
                 continuation.resume(returning: true)
                 return
             }
-            guard let wait else { return }
-            Task {
-                try? await Task.sleep(for: wait)
-                let timedOut = self.state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                    return state.waiters.remove(at: index).continuation
-                }
-                timedOut?.resume(returning: false)
-            }
+            if startSweep { Task { await self.sweep() } }
         }
         if granted { return nil }
         return state.withLock { $0.runningPerClient[client, default: 0] >= perClient } ? .clientBusy : .busy
     }
 
+    /// Turns away each waiter at its deadline, sleeping until the earliest one; ends (and lets the
+    /// next waiter with a deadline start it again) once no waiter has a deadline.
+    private func sweep() async {
+        while true {
+            let next = state.withLock { state -> ContinuousClock.Instant? in
+                let earliest = state.waiters.lazy.compactMap(\.deadline).min()
+                if earliest == nil { state.sweeping = false }
+                return earliest
+            }
+            guard let next else { return }
+            // Deadlines are the queueing time plus one fixed wait, so none queued while this sleeps
+            // comes earlier than `next`.
+            try? await Task.sleep(until: next, clock: .continuous)
+            let now = ContinuousClock.now
+            let expired = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+                var expired: [CheckedContinuation<Bool, Never>] = []
+                state.waiters.removeAll { waiter in
+                    guard let deadline = waiter.deadline, deadline <= now else { return false }
+                    expired.append(waiter.continuation)
+                    return true
+                }
+                return expired
+            }
+            for continuation in expired { continuation.resume(returning: false) }
+        }
+    }
+
+    /// How many times the deadline sweep has started (tests).
+    var sweepsStarted: Int { state.withLock { $0.sweepsStarted } }
+
+    /// How many verifications wait for a slot now (tests).
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     private func release(client: String) {
         let maxConcurrent = maxConcurrent, perClient = maxPerClient
-        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+        let next = state.withLock { state -> Waiter? in
             state.running -= 1
             let remaining = state.runningPerClient[client, default: 1] - 1
             state.runningPerClient[client] = remaining > 0 ? remaining : nil
@@ -283,9 +323,17 @@ final class RequestAdmission: Sendable {
             else { return nil }
             let waiter = state.waiters.remove(at: index)
             state.take(waiter.client)
-            return waiter.continuation
+            return waiter
         }
-        next?.resume(returning: true)
+        guard let next else { return }
+        // A resumed task runs on the loop that resumes it (the executor keeps to the current loop).
+        // Resumed here, every waiter would move to the loop that finishes verifications first, which
+        // then finishes even more of them while the other loops idle: each waiter goes back to its own.
+        if let loop = next.eventLoop, !loop.inEventLoop {
+            loop.execute { next.continuation.resume(returning: true) }
+        } else {
+            next.continuation.resume(returning: true)
+        }
     }
 }
 

@@ -69,6 +69,41 @@ import VerificationCore
         #expect(admission.runningCount == 0)
     }
 
+    /// Waiters served in time leave nothing behind: one sweeping task watches every deadline (not a
+    /// timer each), and the waiters past theirs are turned away in the order they queued.
+    @Test func oneSweepWatchesTheDeadlinesOfManyWaiters() async throws {
+        let admission = RequestAdmission(ratePerMinute: 0, maxOutstanding: 10, maxConcurrent: 1, verificationWait: .seconds(30))
+        let holder = Self.hold(admission, client: "a")
+        for await _ in holder.entered { break }
+        let waiters = (0..<40).map { index in Task { try await admission.withVerificationSlotOrRefusal(client: "c\(index)") { index } } }
+        while admission.waitingCount < 40 { try await Task.sleep(for: .milliseconds(5)) }
+        holder.release.yield()
+        #expect(try await holder.task.value)
+        for (index, waiter) in waiters.enumerated() { #expect(try await waiter.value == .success(index)) }
+        #expect(admission.sweepsStarted == 1)
+        #expect(admission.runningCount == 0 && admission.waitingCount == 0)
+
+        // Waiters past their deadline are turned away, each at its own.
+        let short = RequestAdmission(ratePerMinute: 0, maxOutstanding: 10, maxConcurrent: 1, verificationWait: .milliseconds(150))
+        let busy = Self.hold(short, client: "a")
+        for await _ in busy.entered { break }
+        let clock = ContinuousClock()
+        let started = clock.now
+        async let early = short.withVerificationSlotOrRefusal(client: "b") { 1 }
+        try await Task.sleep(for: .milliseconds(60))
+        async let late = short.withVerificationSlotOrRefusal(client: "c") { 2 }
+        #expect(try await early == .failure(.busy))
+        let earlyAt = clock.now - started
+        #expect(try await late == .failure(.busy))
+        let lateAt = clock.now - started
+        #expect(earlyAt >= .milliseconds(150) && lateAt >= .milliseconds(210), "\(earlyAt) \(lateAt)")
+        // One sweep, or two when the first ended (nobody waiting) before the late one queued.
+        #expect((1...2).contains(short.sweepsStarted))
+        busy.release.yield()
+        #expect(try await busy.task.value)
+        #expect(try await short.withVerificationSlotOrRefusal(client: "d") { 3 } == .success(3))
+    }
+
     @Test func eachClientHasItsShareOfOutstandingSessions() {
         let admission = RequestAdmission(
             ratePerMinute: 0, maxOutstanding: 100, maxConcurrent: 1, maxClientOutstanding: 3, sessionLifetime: .seconds(60))

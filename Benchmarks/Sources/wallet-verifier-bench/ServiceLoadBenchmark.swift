@@ -42,6 +42,8 @@ enum ServiceLoadBenchmark {
         // not the service. Every slot and an unlimited rate, as before those limits existed.
         flags["verifyRate"] = ["0"]
         flags["maxClientVerifications"] = ["4096"]
+        // BENCH_SLOTS sets --max-concurrent-verifications (default: the service's own).
+        if let slots = ProcessInfo.processInfo.environment["BENCH_SLOTS"] { flags["maxConcurrentVerifications"] = [slots] }
         let settings = try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil)
         var logger = Logger(label: "bench")
         logger.logLevel = .error
