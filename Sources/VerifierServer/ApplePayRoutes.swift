@@ -75,10 +75,10 @@ struct ApplePayRoutes: Sendable {
         // Seed 004, step 6: a payment is checked against its currency and amount. Without them any amount
         // in any currency would be accepted, so they are required unless the operator chose otherwise.
         if services.settings.applePayExpectations == .required {
-            let missing = [("currency", expectations.currencyCode), ("amount", expectations.transactionAmount.map { "\($0)" })].filter { $0.1 == nil }
-            if let first = missing.first {
+            let missing = expectations.currencyCode == nil ? "currency" : expectations.transactionAmount == nil ? "amount" : nil
+            if let first = missing {
                 throw Problem.badRequest(
-                    "/expect/\(first.0): missing; a payment is verified against the currency and the amount charged "
+                    "/expect/\(first): missing; a payment is verified against the currency and the amount charged "
                         + "(\"expect\": {\"currency\": \"840\", \"amount\": 1999}, the amount in minor units); "
                         + "a server started with --applepay-expectations optional accepts tokens without them, with an expectationsMissing warning")
             }

@@ -63,16 +63,44 @@ struct CanonicalPathMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// One pass over the UTF-8 bytes (every request goes through here): a segment starts after each
+    /// `/` and may not be empty, `.` or `..`; `\\` and the escapes above (either case) end it early.
     static func isCanonical(_ path: String) -> Bool {
-        guard path.hasPrefix("/") else { return false }
-        if path == "/" { return true }
-        let lower = path.lowercased()
-        for encoded in ["%2f", "%5c", "%2e", "%00"] where lower.contains(encoded) { return false }
-        if path.contains("\\") { return false }
-        for segment in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            if segment.isEmpty || segment == "." || segment == ".." { return false }
+        var path = path
+        return path.withUTF8 { bytes in
+            guard let first = bytes.first, first == UInt8(ascii: "/") else { return false }
+            if bytes.count == 1 { return true }
+            var segmentStart = 1
+            var index = 1
+            while index <= bytes.count {
+                let byte = index < bytes.count ? bytes[index] : UInt8(ascii: "/")
+                switch byte {
+                case UInt8(ascii: "/"):
+                    let length = index - segmentStart
+                    if length == 0 { return false }
+                    if length <= 2, bytes[segmentStart] == UInt8(ascii: "."), length == 1 || bytes[segmentStart + 1] == UInt8(ascii: ".") {
+                        return false
+                    }
+                    segmentStart = index + 1
+                case UInt8(ascii: "\\"):
+                    return false
+                case UInt8(ascii: "%"):
+                    guard index + 2 < bytes.count else { break }
+                    let high = bytes[index + 1], low = bytes[index + 2] | 0x20
+                    // %2F, %5C, %2E and %00, in either case.
+                    if (high == UInt8(ascii: "2") && (low == UInt8(ascii: "f") || low == UInt8(ascii: "e")))
+                        || (high == UInt8(ascii: "5") && low == UInt8(ascii: "c"))
+                        || (high == UInt8(ascii: "0") && bytes[index + 2] == UInt8(ascii: "0"))
+                    {
+                        return false
+                    }
+                default:
+                    break
+                }
+                index += 1
+            }
+            return true
         }
-        return true
     }
 }
 

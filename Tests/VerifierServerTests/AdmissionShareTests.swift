@@ -128,10 +128,33 @@ import VerificationCore
         #expect(ClientKey.of(nil) == "unknown")
     }
 
+    /// The byte scan agrees with the rules written out the plain way, on random paths over the
+    /// characters that matter.
+    @Test func canonicalPathScanAgreesWithTheRules() {
+        func plain(_ path: String) -> Bool {
+            guard path.hasPrefix("/") else { return false }
+            if path == "/" { return true }
+            let lower = path.lowercased()
+            for encoded in ["%2f", "%5c", "%2e", "%00"] where lower.contains(encoded) { return false }
+            if path.contains("\\") { return false }
+            for segment in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+                if segment.isEmpty || segment == "." || segment == ".." { return false }
+            }
+            return true
+        }
+        let pieces = ["/", ".", "..", "a", "v1", "%", "%2", "%2f", "%2F", "%2e", "%2E", "%5c", "%5C", "%00", "%0", "%20", "\\", "é", "x.y"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let path = (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(CanonicalPathMiddleware.isCanonical(path) == plain(path), "\(path)")
+        }
+    }
+
     @Test func canonicalPaths() {
         for path in ["/", "/v1/trust", "/healthz", "/v1/identity/verify"] { #expect(CanonicalPathMiddleware.isCanonical(path), "\(path)") }
         for path in [
             "//v1/trust", "/v1//trust", "/./v1/trust", "/%2Fv1/trust", "/v1/./trust", "/v1/trust/", "/v1/../trust", "/v1%2ftrust", "/v1\\trust", "",
+            "/v1/%2E%2e/trust", "/v1/tr%5Cust", "/v1/t%00", "/..", "/.", "/v1/.",
         ] {
             #expect(!CanonicalPathMiddleware.isCanonical(path), "\(path)")
         }

@@ -246,6 +246,21 @@ enum ServiceLoadBenchmark {
                 results.append((name, connections, rps))
             }
         }
+        // The HTTP stack alone: GET /healthz answers a constant, so its CPU per request is what every
+        // request costs before any verification (parsing, routing, middleware, writing the answer).
+        if only.map({ "/healthz".contains($0) }) ?? true {
+            for connections in connectionLevels {
+                let cpuBefore = processCPUSeconds()
+                let output = try await runWRK(
+                    wrk, ["-t\(wrkThreads)", "-c\(connections)", "-d\(Int(runSeconds))s", "http://127.0.0.1:\(port)/healthz"])
+                let total = requestCount(in: output)
+                let rps = value(after: "Requests/sec:", in: output) ?? 0
+                let cpuPerRequest = (processCPUSeconds() - cpuBefore) / Double(max(total, 1)) * 1e6
+                print(
+                    "  service: \("GET /healthz, \(connections) connections".padding(toLength: 48, withPad: " ", startingAt: 0)) \(String(format: "%9.0f", rps)) req/s  server CPU \(String(format: "%.0f", cpuPerRequest)) µs per request (the HTTP stack alone)"
+                )
+            }
+        }
 
         // The library again, after the load: this VM's speed drifts over minutes, so each ratio is
         // taken against the faster of the two library measurements (the stricter comparison).
