@@ -255,7 +255,9 @@ final class RequestAdmission: Sendable {
         if takenAtOnce { return nil }
         let granted = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let deadline = wait.map { ContinuousClock.now + $0 }
-            let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop
+            // Only when tasks run on NIO's shared loops (`serve`): those never shut down, so a waiter
+            // handed to its loop is always resumed. Elsewhere tasks run on Swift's own pool anyway.
+            let eventLoop = EventLoopExecutor.isInstalled ? MultiThreadedEventLoopGroup.currentEventLoop : nil
             let (queued, startSweep) = state.withLock { state -> (Bool, Bool) in
                 // A slot may have freed up in between.
                 if state.mayRun(client, maxConcurrent: maxConcurrent, perClient: perClient) {
