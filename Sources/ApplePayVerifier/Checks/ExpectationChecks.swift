@@ -39,7 +39,9 @@ struct ExpectedAmountCheck: VerificationCheck {
                 .amountMismatch, "The token's transactionAmount is \(payment.transactionAmount), expected \(expected) (\(unit))",
                 details: ["actual": "\(payment.transactionAmount)", "expected": "\(expected)"])
         }
-        return .passed("Amount \(expected) (\(unit)) as expected")
+        // Equal to the token's amount, so its text as received when it is a whole number (what Apple
+        // sends) says the same without formatting a Decimal.
+        return .passed("Amount \(payment.transactionAmountWholeText ?? "\(expected)") (\(unit)) as expected")
     }
 }
 
