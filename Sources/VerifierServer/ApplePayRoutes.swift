@@ -75,10 +75,9 @@ struct ApplePayRoutes: Sendable {
         // Seed 004, step 6: a payment is checked against its currency and amount. Without them any amount
         // in any currency would be accepted, so they are required unless the operator chose otherwise.
         if services.settings.applePayExpectations == .required {
-            let missing = expectations.currencyCode == nil ? "currency" : expectations.transactionAmount == nil ? "amount" : nil
-            if let first = missing {
+            if let missing = expectations.currencyCode == nil ? "currency" : expectations.transactionAmount == nil ? "amount" : nil {
                 throw Problem.badRequest(
-                    "/expect/\(first): missing; a payment is verified against the currency and the amount charged "
+                    "/expect/\(missing): missing; a payment is verified against the currency and the amount charged "
                         + "(\"expect\": {\"currency\": \"840\", \"amount\": 1999}, the amount in minor units); "
                         + "a server started with --applepay-expectations optional accepts tokens without them, with an expectationsMissing warning")
             }
