@@ -28,7 +28,12 @@ public struct CheckResult: Sendable, Codable, Hashable {
     public var reason: ReasonCode
     /// For people: what was checked and, when it did not pass, why and what to fix. Never secrets or
     /// personal data.
-    public var message: String
+    public var message: String {
+        get { messageText.text }
+        set { messageText = ReportText(newValue) }
+    }
+    /// The message as recorded: a passing check's message is written when it is read (see ``ReportText``).
+    var messageText: ReportText
     /// How much the check counted towards the verdict under the policy.
     public var requirement: Requirement
     /// Which part of the input the check covered, e.g. `document[0]`.
@@ -49,10 +54,20 @@ public struct CheckResult: Sendable, Codable, Hashable {
         details: [String: String] = [:],
         retryable: Bool? = nil
     ) {
+        self.init(
+            id: id, status: status, reason: reason, messageText: ReportText(message), requirement: requirement, scope: scope, details: details,
+            retryable: retryable)
+    }
+
+    /// A result whose message is written when it is read, when `messageText` is deferred.
+    init(
+        id: CheckID, status: CheckStatus, reason: ReasonCode, messageText: ReportText, requirement: Requirement, scope: String?,
+        details: [String: String], retryable: Bool?
+    ) {
         self.id = id
         self.status = status
         self.reason = reason
-        self.message = message
+        self.messageText = messageText
         self.requirement = requirement
         self.scope = scope
         self.details = details
@@ -82,7 +97,7 @@ public struct CheckResult: Sendable, Codable, Hashable {
         id = try c.decode(CheckID.self, forKey: .id)
         status = try c.decode(CheckStatus.self, forKey: .status)
         reason = try c.decode(ReasonCode.self, forKey: .reason)
-        message = try c.decode(String.self, forKey: .message)
+        messageText = ReportText(try c.decode(String.self, forKey: .message))
         requirement = try c.decodeIfPresent(Requirement.self, forKey: .requirement) ?? .required
         scope = try c.decodeIfPresent(String.self, forKey: .scope)
         details = try c.decodeIfPresent([String: String].self, forKey: .details) ?? [:]
@@ -97,7 +112,13 @@ public struct CheckOutcome: Sendable, Hashable {
     /// The stable, machine-readable reason for the status.
     public var reason: ReasonCode
     /// For people: what was checked and, when it did not pass, why; never secrets or personal data.
-    public var message: String
+    public var message: String {
+        get { messageText.text }
+        set { messageText = ReportText(newValue) }
+    }
+    /// The message as given: text, or (``passed(_:details:)``, ``notApplicable(_:details:)``) a
+    /// formatter the report runs when the message is read.
+    var messageText: ReportText
     /// Small non-secret facts to report with the result.
     public var details: [String: String]
     /// For `error`: whether trying again later may succeed (the runner records nil as false).
@@ -112,9 +133,16 @@ public struct CheckOutcome: Sendable, Hashable {
         status: CheckStatus, reason: ReasonCode, message: String, details: [String: String] = [:], retryable: Bool? = nil,
         warnings: [ReportWarning] = []
     ) {
+        self.init(status: status, reason: reason, messageText: ReportText(message), details: details, retryable: retryable, warnings: warnings)
+    }
+
+    init(
+        status: CheckStatus, reason: ReasonCode, messageText: ReportText, details: [String: String], retryable: Bool? = nil,
+        warnings: [ReportWarning] = []
+    ) {
         self.status = status
         self.reason = reason
-        self.message = message
+        self.messageText = messageText
         self.details = details
         self.retryable = retryable
         self.warnings = warnings
@@ -146,9 +174,11 @@ public struct CheckOutcome: Sendable, Hashable {
             details: ["prerequisite": decryption.rawValue])
     }
 
-    /// A pass, with reason ``ReasonCode/ok``.
-    public static func passed(_ message: String, details: [String: String] = [:]) -> CheckOutcome {
-        CheckOutcome(status: .passed, reason: .ok, message: message, details: details)
+    /// A pass, with reason ``ReasonCode/ok``. The message is written when it is read (a report shown
+    /// or serialized), not when the check passes: a verification whose caller only needs the
+    /// verdict does not format a dozen sentences. It must depend only on what it captures.
+    public static func passed(_ message: @autoclosure @escaping @Sendable () -> String, details: [String: String] = [:]) -> CheckOutcome {
+        CheckOutcome(status: .passed, reason: .ok, messageText: ReportText(deferred: message), details: details)
     }
 
     /// A failure, with the reason it failed.
@@ -162,9 +192,40 @@ public struct CheckOutcome: Sendable, Hashable {
     }
 
     /// A skip with reason ``ReasonCode/notApplicable``; it does not block checks that name this one as a prerequisite.
-    public static func notApplicable(_ message: String, details: [String: String] = [:]) -> CheckOutcome {
-        CheckOutcome(status: .skipped, reason: .notApplicable, message: message, details: details)
+    /// Like ``passed(_:details:)``, the message is written when it is read.
+    public static func notApplicable(_ message: @autoclosure @escaping @Sendable () -> String, details: [String: String] = [:]) -> CheckOutcome {
+        CheckOutcome(status: .skipped, reason: .notApplicable, messageText: ReportText(deferred: message), details: details)
     }
+}
+
+/// A check's message: the text, or a formatter that writes it when it is read. Reports are data that
+/// a caller may never show; formatting a passing check's sentence (numbers, dates, names) costs
+/// more than some checks, so ``CheckOutcome/passed(_:details:)`` keeps the formatter and the
+/// report runs it when the message is read (each read runs it again, with the same result: it
+/// reads only the values it captured). Equality and hashing are those of the text.
+struct ReportText: Sendable, Hashable {
+    private enum Storage {
+        case text(String)
+        case deferred(@Sendable () -> String)
+    }
+
+    private let storage: Storage
+
+    init(_ text: String) { storage = .text(text) }
+
+    init(deferred: @escaping @Sendable () -> String) { storage = .deferred(deferred) }
+
+    /// The text (written now, for a deferred message).
+    var text: String {
+        switch storage {
+        case .text(let text): return text
+        case .deferred(let write): return write()
+        }
+    }
+
+    static func == (lhs: ReportText, rhs: ReportText) -> Bool { lhs.text == rhs.text }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }
 
 /// A non-fatal observation (revocation not checked, a non-deterministic encoding accepted, ...).

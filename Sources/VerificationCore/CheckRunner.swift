@@ -161,7 +161,7 @@ public struct CheckRunner: Sendable {
     mutating func record(_ id: CheckID, requirement: Requirement, scope: String?, _ outcome: CheckOutcome) {
         results.append(
             CheckResult(
-                id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,
+                id: id, status: outcome.status, reason: outcome.reason, messageText: outcome.messageText,
                 requirement: requirement, scope: scope, details: outcome.details,
                 retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil))
         for warning in outcome.warnings {
@@ -256,7 +256,7 @@ public struct CheckRunner: Sendable {
         let recorded = results[index]
         guard recorded.requirement != .disabled, recorded.reason != .disabledByPolicy else { return }
         results[index] = CheckResult(
-            id: id, status: outcome.status, reason: outcome.reason, message: outcome.message,
+            id: id, status: outcome.status, reason: outcome.reason, messageText: outcome.messageText,
             requirement: recorded.requirement, scope: recorded.scope, details: outcome.details,
             retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil)
     }

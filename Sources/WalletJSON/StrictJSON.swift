@@ -70,7 +70,7 @@ public enum StrictJSON {
         public private(set) var members: [(name: String, value: Value)] = []
         /// Where each member's value was in the parsed input (empty ranges for built objects).
         private var valueRanges: [Range<Int>] = []
-        private var index: [String: Int]?
+        private var index: [Name: Int]?
 
         /// An object with no members, for building one in code.
         public init() {}
@@ -94,21 +94,21 @@ public enum StrictJSON {
         }
 
         private func position(of name: String) -> Int? {
-            if let index { return index[name] }
-            return members.firstIndex { $0.name == name }
+            if let index { return index[Name(name)] }
+            return members.firstIndex { Name.equal($0.name, name) }
         }
 
         /// False if the name is already present.
         public mutating func insert(_ name: String, _ value: Value, range: Range<Int> = 0..<0) -> Bool {
             if index == nil, members.count >= 16 {
-                var built: [String: Int] = [:]
-                for (offset, member) in members.enumerated() { built[member.name] = offset }
+                var built: [Name: Int] = [:]
+                for (offset, member) in members.enumerated() { built[Name(member.name)] = offset }
                 index = built
             }
             if index != nil {
-                guard index?[name] == nil else { return false }
-                index?[name] = members.count
-            } else if members.contains(where: { $0.name == name }) {
+                guard index?[Name(name)] == nil else { return false }
+                index?[Name(name)] = members.count
+            } else if members.contains(where: { Name.equal($0.name, name) }) {
                 return false
             }
             members.append((name, value))
@@ -119,6 +119,36 @@ public enum StrictJSON {
         /// Equal when both have the same names with equal values, in any order.
         public static func == (lhs: Object, rhs: Object) -> Bool {
             lhs.count == rhs.count && lhs.members.allSatisfy { rhs[$0.name] == $0.value }
+        }
+
+        /// A member name compared and hashed by its UTF-8 bytes. RFC 8259 §8.3 compares names code
+        /// unit by code unit; `String`'s `==` and hash follow canonical equivalence, which would make
+        /// two names that differ only in Unicode normalization duplicates (and costs a normalization
+        /// check for every name longer than 15 bytes).
+        struct Name: Hashable {
+            let text: String
+
+            init(_ text: String) { self.text = text }
+
+            static func == (lhs: Name, rhs: Name) -> Bool { equal(lhs.text, rhs.text) }
+
+            func hash(into hasher: inout Hasher) {
+                var text = text
+                text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            }
+
+            /// Whether two names have the same UTF-8 bytes.
+            @inline(__always)
+            static func equal(_ lhs: String, _ rhs: String) -> Bool {
+                let a = lhs.utf8, b = rhs.utf8
+                guard a.count == b.count else { return false }
+                if let same = a.withContiguousStorageIfAvailable({ pa in
+                    b.withContiguousStorageIfAvailable { pb in pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0 }
+                }), let same {
+                    return same
+                }
+                return a.elementsEqual(b)
+            }
         }
     }
 

@@ -76,4 +76,30 @@ import WalletJSON
     @Test func numbersKeepTheirText() throws {
         #expect(try parse("12345678901234567890.123") == .number("12345678901234567890.123"))
     }
+
+    /// Member names compare code unit by code unit (RFC 8259 §8.3): names that differ only in Unicode
+    /// normalization are two members, and a lookup finds only the name with the same bytes; the same
+    /// in small objects (searched in order) and large ones (indexed).
+    @Test func memberNamesCompareByTheirBytes() throws {
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)  // String equality is canonical equivalence...
+        for filler in [0, 20] {
+            let others = (0..<filler).map { "\"m\($0)\": \($0)" }
+            let text = "{" + (others + ["\"\(composed)\": 1", "\"\(decomposed)\": 2"]).joined(separator: ", ") + "}"
+            let object = try #require(try parse(text).object)  // ...but these are not duplicates.
+            #expect(object.count == filler + 2)
+            #expect(object[composed] == .number("1"))
+            #expect(object[decomposed] == .number("2"))
+            #expect(object["cafe"] == nil)
+            let duplicate = "{" + (others + ["\"\(composed)\": 1", "\"\(composed)\": 2"]).joined(separator: ", ") + "}"
+            #expect(throws: StrictJSON.ParseError.self) { try parse(duplicate) }
+            // Long names (not stored inline in a String) too.
+            let long = String(repeating: "transactionAmount", count: 3)
+            let longText = "{" + (others + ["\"\(long)\": 1", "\"\(long)x\": 2"]).joined(separator: ", ") + "}"
+            let longObject = try #require(try parse(longText).object)
+            #expect(longObject[long] == .number("1"))
+            #expect(longObject[long + "x"] == .number("2"))
+        }
+    }
 }

@@ -41,7 +41,8 @@ struct ExpectedAmountCheck: VerificationCheck {
         }
         // Equal to the token's amount, so its text as received when it is a whole number (what Apple
         // sends) says the same without formatting a Decimal.
-        return .passed("Amount \(payment.transactionAmountWholeText ?? "\(expected)") (\(unit)) as expected")
+        let amount = payment.transactionAmountWholeText
+        return .passed("Amount \(amount ?? "\(expected)") (\(unit)) as expected")
     }
 }
 

@@ -28,7 +28,8 @@ struct MarkerOIDsCheck: VerificationCheck {
             return .failed(
                 first.0, problems.map(\.1).joined(separator: "; "), details: ["reasons": problems.map(\.0.rawValue).joined(separator: ",")])
         }
-        return .passed(state.intermediate?.texts.markersMessage ?? Self.passMessage(intermediateName: ""))
+        let message = state.intermediate?.texts.markersMessage ?? Self.passMessage(intermediateName: "")
+        return .passed(message)
     }
 
     static func passMessage(intermediateName: String) -> String {

@@ -30,8 +30,11 @@ struct PaymentDataCheck: VerificationCheck {
                 details: ["field": violation.field])
         }
         state.payment = payment
-        let amount = payment.transactionAmountWholeText ?? "\(payment.transactionAmount)"
-        return .passed("\(payment.paymentDataType) payment data, currency \(payment.currencyCode), amount \(amount)")
+        // The message captures these three texts only, never the payment data (PAN, cryptogram).
+        let (type, currency, whole, amount) = (
+            payment.paymentDataType, payment.currencyCode, payment.transactionAmountWholeText, payment.transactionAmount
+        )
+        return .passed("\(type) payment data, currency \(currency), amount \(whole ?? "\(amount)")")
     }
 
     /// The first field that breaks the documented shape, and why (without its value).

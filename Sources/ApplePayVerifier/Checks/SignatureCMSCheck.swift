@@ -56,8 +56,9 @@ struct SignatureCMSCheck: VerificationCheck {
         let issuers = others.filter { $0.issued(leaf) }
         state.intermediate = issuers.first(where: \.hasIntermediateMarker) ?? issuers.first
 
+        let certificates = parsed.count
         return .passed(
-            parsed.count == 2 ? leaf.texts.twoCertificatesMessage : Self.passMessage(certificates: parsed.count, leafName: leaf.displayName),
+            certificates == 2 ? leaf.texts.twoCertificatesMessage : Self.passMessage(certificates: certificates, leafName: leaf.displayName),
             details: leaf.texts.leafDetails
         )
     }

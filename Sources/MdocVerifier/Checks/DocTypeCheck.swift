@@ -16,6 +16,7 @@ struct DocTypeCheck: VerificationCheck {
                 .docTypeNotAccepted,
                 "The document type \(document.docType) is not accepted here (expected \(accepted.sorted().joined(separator: " or "))).")
         }
-        return .passed("The MSO docType matches the document (\(document.docType)).")
+        let docType = document.docType
+        return .passed("The MSO docType matches the document (\(docType)).")
     }
 }

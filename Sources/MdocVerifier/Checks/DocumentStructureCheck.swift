@@ -29,10 +29,7 @@ struct DocumentStructureCheck: VerificationCheck {
                         "chainTooLong",
                         "x5chain holds \(ders.count) certificates; at most \(Self.maxCertificates) are read (the document signer is issued directly by the IACA, ISO 18013-5 Annex B)."
                     ))
-                let itemCount = document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count }
-                return .passed(
-                    "The document \(document.docType) decodes: \(itemCount) issuer-signed elements in \(document.issuerSigned.nameSpaces.count) namespaces.",
-                    details: ["docType": document.docType])
+                return Self.passed(document)
             }
             var certificates: [ValidatedChainCache.ParsedCertificate] = []
             certificates.reserveCapacity(ders.count)
@@ -53,9 +50,14 @@ struct DocumentStructureCheck: VerificationCheck {
                     "issuerAuth carries no document signer certificate (x5chain, label 33): \(error.message)."))
         }
 
+        return Self.passed(document)
+    }
+
+    /// The pass, its message written from the counts and the docType only (not from the document).
+    static func passed(_ document: Document) -> CheckOutcome {
         let itemCount = document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count }
+        let (docType, nameSpaces) = (document.docType, document.issuerSigned.nameSpaces.count)
         return .passed(
-            "The document \(document.docType) decodes: \(itemCount) issuer-signed elements in \(document.issuerSigned.nameSpaces.count) namespaces.",
-            details: ["docType": document.docType])
+            "The document \(docType) decodes: \(itemCount) issuer-signed elements in \(nameSpaces) namespaces.", details: ["docType": docType])
     }
 }

@@ -32,6 +32,7 @@ struct KeyAuthorizationsCheck: VerificationCheck {
                 "The device signed elements its key is not authorized for: \(unauthorized.joined(separator: ", ")).",
                 details: ["unauthorized": unauthorized.joined(separator: ",")])
         }
-        return .passed("All \(elements.count) device-signed elements are within the MSO's keyAuthorizations.")
+        let count = elements.count
+        return .passed("All \(count) device-signed elements are within the MSO's keyAuthorizations.")
     }
 }

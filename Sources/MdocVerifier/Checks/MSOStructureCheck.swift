@@ -29,7 +29,8 @@ struct MSOStructureCheck: VerificationCheck {
         do {
             let mso = try EmbeddedCBOR<MobileSecurityObject>(cbor: outer).value
             state.mso = mso
-            return .passed("The MSO decodes (version \(mso.version), \(mso.digestAlgorithm), docType \(mso.docType)).")
+            let (version, algorithm, docType) = (mso.version, mso.digestAlgorithm, mso.docType)
+            return .passed("The MSO decodes (version \(version), \(algorithm), docType \(docType)).")
         } catch {
             return .failed(
                 ReasonCode(error.code.rawValue), "The MSO could not be decoded: \(error.message.isEmpty ? error.code.rawValue : error.message).")

@@ -22,6 +22,7 @@ struct PhotoIDDocTypeCheck: VerificationCheck {
                 "The response holds \(others.isEmpty ? "no document" : others.joined(separator: ", ")), not a passport Digital ID (\(PhotoIDDocument.docType)); let the person retry or fall back to another verification method."
             )
         }
-        return .passed("The response holds \(documents.count) passport Digital ID document(s) (\(PhotoIDDocument.docType)).")
+        let count = documents.count
+        return .passed("The response holds \(count) passport Digital ID document(s) (\(PhotoIDDocument.docType)).")
     }
 }

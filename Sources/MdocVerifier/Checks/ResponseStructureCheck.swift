@@ -19,6 +19,7 @@ struct ResponseStructureCheck: VerificationCheck {
             let errors = response.documentErrors.map { "\($0.key) (error \($0.value))" }.joined(separator: ", ")
             return .failed(.noDocuments, "The DeviceResponse holds no documents" + (errors.isEmpty ? "." : "; document errors: \(errors)."))
         }
-        return .passed("DeviceResponse version \(version), status 0, \(response.documentResults.count) document(s).")
+        let documents = response.documentResults.count
+        return .passed("DeviceResponse version \(version), status 0, \(documents) document(s).")
     }
 }

@@ -107,8 +107,9 @@ struct ValueDigestsCheck: VerificationCheck {
             let reason: ReasonCode = !mismatched.isEmpty ? .digestMismatch : (!missing.isEmpty ? .digestMissing : .duplicateDigestID)
             return .failed(reason, "Issuer-signed data does not match the MSO: \(problems.joined(separator: "; ")).", details: details)
         }
+        let elements = count
         return .passed(
-            "All \(count) issuer-signed elements match their \(mso.digestAlgorithm) digests in the MSO.", details: ["elements": String(count)])
+            "All \(elements) issuer-signed elements match their \(mso.digestAlgorithm) digests in the MSO.", details: ["elements": String(elements)])
     }
 }
 

@@ -27,6 +27,8 @@ struct EnvelopeDecryptionCheck: VerificationCheck {
                 "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the data: the ciphertext or pkEm was altered, or another key or transcript was used."
             )
         }
-        return .passed("HPKE opened the response with key \(key.label).")
+        // The message captures the key's label, not the key.
+        let label = key.label
+        return .passed("HPKE opened the response with key \(label).")
     }
 }

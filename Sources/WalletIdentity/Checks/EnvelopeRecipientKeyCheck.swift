@@ -18,6 +18,7 @@ struct EnvelopeRecipientKeyCheck: VerificationCheck {
                 details: ["pkRHash": Hex.encode(envelope.pkRHash)])
         }
         state.key = match
-        return .passed("pkRHash selects the configured key \(match.label).", details: ["key": match.label])
+        let label = match.label
+        return .passed("pkRHash selects the configured key \(label).", details: ["key": label])
     }
 }

@@ -57,9 +57,9 @@ struct ReaderAuthSignatureCheck: VerificationCheck {
                     "The reader signature (\(algorithm)) does not verify over \(structure)Bytes\(shape): the items request, the origin or the encryption info differ from what the reader signed."
                 )
             }
+            let reader = "\(chain[0].subject)"
             return .passed(
-                "The reader signature (\(algorithm)) by \(chain[0].subject) verifies over \(structure)Bytes as received.",
-                details: ["reader": "\(chain[0].subject)"])
+                "The reader signature (\(algorithm)) by \(reader) verifies over \(structure)Bytes as received.", details: ["reader": reader])
         } catch {
             return .failed(ReasonCode(error.code.rawValue), "The reader signature cannot be verified: \(error.message).")
         }

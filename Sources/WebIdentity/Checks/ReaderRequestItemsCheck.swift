@@ -14,6 +14,7 @@ struct ReaderRequestItemsCheck: VerificationCheck {
             return .failed(
                 .malformedInput, "The ItemsRequest of DocRequest \(index) does not decode (\(problem)): a wallet cannot tell what is asked.")
         }
-        return .passed("The ItemsRequest asks for \(docRequest.docType ?? "?").", details: ["docType": docRequest.docType ?? ""])
+        let docType = docRequest.docType
+        return .passed("The ItemsRequest asks for \(docType ?? "?").", details: ["docType": docType ?? ""])
     }
 }

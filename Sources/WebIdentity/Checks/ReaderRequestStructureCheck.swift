@@ -42,6 +42,7 @@ struct ReaderRequestStructureCheck: VerificationCheck {
         let form =
             decoded.readerAuthAll.isEmpty
             ? "readerAuth on each of \(decoded.docRequests.count) DocRequest(s)" : "readerAuthAll (\(decoded.readerAuthAll.count) signature(s))"
-        return .passed("DeviceRequest version \(decoded.version) with \(form).")
+        let version = decoded.version
+        return .passed("DeviceRequest version \(version) with \(form).")
     }
 }

@@ -19,6 +19,7 @@ struct WebEnvelopeEncryptionInfoCheck: VerificationCheck {
                 "The request's encryption info names another recipient key than the one configured here (configured \(WebRecipientKey.thumbprint(recipientKey).prefix(16))…)."
             )
         }
-        return .passed("The encryption info names the configured recipient key and a \(info.nonce.count)-byte nonce.")
+        let nonceSize = info.nonce.count
+        return .passed("The encryption info names the configured recipient key and a \(nonceSize)-byte nonce.")
     }
 }

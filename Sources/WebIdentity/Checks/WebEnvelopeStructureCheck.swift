@@ -13,7 +13,7 @@ struct WebEnvelopeStructureCheck: VerificationCheck {
             return .failed(.malformedStructure, "The response is not an Annex C EncryptedResponse: \(error).", details: ["protocol": "org-iso-mdoc"])
         }
         state.envelope = envelope
-        return .passed(
-            "[\"dcapi\", {enc, cipherText}] with a \(envelope.cipherText.count)-byte cipher text.", details: ["protocol": "org-iso-mdoc"])
+        let size = envelope.cipherText.count
+        return .passed("[\"dcapi\", {enc, cipherText}] with a \(size)-byte cipher text.", details: ["protocol": "org-iso-mdoc"])
     }
 }

@@ -14,6 +14,7 @@ struct WebPlaintextStructureCheck: VerificationCheck {
         } catch {
             return .failed(ReasonCode(error.code.rawValue), "The decrypted data is not a DeviceResponse: \(error.message).")
         }
-        return .passed("The plaintext is a DeviceResponse (\(plaintext.count) bytes).")
+        let size = plaintext.count
+        return .passed("The plaintext is a DeviceResponse (\(size) bytes).")
     }
 }

@@ -28,6 +28,7 @@ struct WebRequestElementsCheck: VerificationCheck {
                 .unrequestedElement, "The response holds elements that were not requested: \(unrequested.joined(separator: ", ")).",
                 details: ["unrequested": unrequested.joined(separator: ",")])
         }
-        return .passed("The response holds the requested \(request.docType) and only requested elements.")
+        let docType = request.docType
+        return .passed("The response holds the requested \(docType) and only requested elements.")
     }
 }

@@ -158,10 +158,13 @@ public struct OpenID4VPVerifier: Sendable {
         do { plaintext = try jwe.decrypt(with: key) } catch { throw OpenID4VPResponseError(.decryptionFailed, error.message) }
         let entries = try OpenID4VPResponse.vpToken(payload: plaintext)
         let count = entries.reduce(0) { $0 + $1.presentations.count }
+        // The message captures these texts only: not the JWE, the session (its key) or the presentations.
+        let (encryption, keyID, thumbprint) = (jwe.encryption.rawValue, session.keyID, session.jwkThumbprint)
+        let ids = entries.map { OpenID4VPResponse.printable($0.id) }
         return (
             entries,
             .passed(
-                "The JWE (ECDH-ES, \(jwe.encryption.rawValue), kid \"\(session.keyID)\") decrypted with the key of thumbprint \(session.jwkThumbprint); its vp_token holds \(count) presentation(s) for \(entries.map { OpenID4VPResponse.printable($0.id) }.joined(separator: ", ")).",
+                "The JWE (ECDH-ES, \(encryption), kid \"\(keyID)\") decrypted with the key of thumbprint \(thumbprint); its vp_token holds \(count) presentation(s) for \(ids.joined(separator: ", ")).",
                 details: [
                     "protocol": session.protocol.rawValue, "enc": jwe.encryption.rawValue, "kid": session.keyID,
                     "jwkThumbprint": session.jwkThumbprint,
