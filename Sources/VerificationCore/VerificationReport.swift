@@ -64,11 +64,12 @@ public struct VerificationReport: Sendable, Codable, Hashable {
     public var verdict: Verdict {
         var undecided = false
         var anyPassed = false
-        for check in checks where check.requirement == .required {
-            switch check.status {
+        // Read in place: `for check in checks` copies each result (retaining its strings and details).
+        for index in checks.indices where checks[index].requirement == .required {
+            switch checks[index].status {
             case .failed: return .rejected
             case .error: undecided = true
-            case .skipped: if check.reason == .prerequisiteFailed { undecided = true }
+            case .skipped: if checks[index].reason == .prerequisiteFailed { undecided = true }
             case .passed: anyPassed = true
             }
         }

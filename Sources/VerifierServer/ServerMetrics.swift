@@ -79,8 +79,10 @@ public final class ServerMetrics: Sendable {
     /// Counts one verification by flow and verdict, each failed or undecided check by id and reason, and records its duration.
     public func record(flow: String, report: VerificationReport, duration: Duration) {
         counter(.verifications, flow, report.verdict.rawValue).increment()
-        for check in report.checks where check.status == .failed || check.status == .error {
-            counter(.checkFailures, check.id.rawValue, check.reason.rawValue).increment()
+        // Read in place: iterating by value copies every result of every request.
+        let checks = report.checks
+        for index in checks.indices where checks[index].status == .failed || checks[index].status == .error {
+            counter(.checkFailures, checks[index].id.rawValue, checks[index].reason.rawValue).increment()
         }
         latency.record(duration)
     }
