@@ -159,15 +159,26 @@ public struct CheckRunner: Sendable {
 
     @usableFromInline
     mutating func record(_ id: CheckID, requirement: Requirement, scope: String?, _ outcome: CheckOutcome) {
-        results.append(
-            CheckResult(
-                id: id, status: outcome.status, reason: outcome.reason, messageText: outcome.messageText,
-                requirement: requirement, scope: scope, details: outcome.details,
-                retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil))
+        // Appended empty and filled in place: a result built first and then appended is copied into
+        // the array and the original released (each of its strings and its details, for every check).
+        results.append(Self.blank)
+        let last = results.count - 1
+        results[last].id = id
+        results[last].status = outcome.status
+        results[last].reason = outcome.reason
+        results[last].messageText = outcome.messageText
+        results[last].requirement = requirement
+        results[last].scope = scope
+        results[last].details = outcome.details
+        results[last].retryable = outcome.status == .error ? (outcome.retryable ?? false) : nil
         for warning in outcome.warnings {
             warnings.append(ReportWarning(code: warning.code, message: warning.message, scope: warning.scope ?? scope))
         }
     }
+
+    /// What ``record(_:requirement:scope:_:)`` appends before filling it in: literals only, so
+    /// copying it retains nothing.
+    private static let blank = CheckResult(id: CheckID(rawValue: ""), status: .passed, reason: ReasonCode(rawValue: ""), message: "")
 
     /// Records `id` as skipped because `prerequisite` did not pass — the one way a flow reports a
     /// check it cannot reach (the envelope did not open, the request did not decode), exactly as

@@ -95,7 +95,16 @@ public enum StrictJSON {
 
         private func position(of name: String) -> Int? {
             if let index { return index[Name(name)] }
-            return members.firstIndex { Name.equal($0.name, name) }
+            return Self.position(of: name, in: members)
+        }
+
+        /// The position of the member with this name, searched in place (a search that copies each
+        /// member retains its name and value).
+        private static func position(of name: String, in members: [(name: String, value: Value)]) -> Int? {
+            members.withUnsafeBufferPointer { all in
+                for index in all.indices where Name.equal(all[index].name, name) { return index }
+                return nil
+            }
         }
 
         /// False if the name is already present.
@@ -108,7 +117,7 @@ public enum StrictJSON {
             if index != nil {
                 guard index?[Name(name)] == nil else { return false }
                 index?[Name(name)] = members.count
-            } else if members.contains(where: { Name.equal($0.name, name) }) {
+            } else if Self.position(of: name, in: members) != nil {
                 return false
             }
             members.append((name, value))
