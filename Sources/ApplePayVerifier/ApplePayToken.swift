@@ -134,6 +134,11 @@ extension ApplePayToken {
         guard bytes.count <= Self.maximumInputSize else {
             throw ApplePayTokenError(.inputTooLarge, "The token is \(bytes.count) bytes; the limit is \(Self.maximumInputSize)")
         }
+        // The usual token reads in place; anything else, and every error, the general way below.
+        if parsed == nil, let usual = Self.readUsual(bytes) {
+            self = usual
+            return
+        }
         let object: StrictJSON.Object
         if let parsed { object = parsed } else { object = try Self.jsonObject(bytes, what: "the token") }
         var paymentData = object

@@ -35,13 +35,16 @@ package enum Base64 {
     /// The standard alphabet, padded to a multiple of 4, nothing else.
     package static func decodeStrict(_ text: String) -> [UInt8]? {
         var text = text
-        return text.withUTF8 { input in
-            guard input.count % 4 == 0 else { return nil }
-            var end = input.count
-            if end > 0, input[end - 1] == UInt8(ascii: "=") { end -= 1 }
-            if end > 0, input[end - 1] == UInt8(ascii: "=") { end -= 1 }
-            return decode(UnsafeBufferPointer(rebasing: input[0..<end]), table: strictTable)
-        }
+        return text.withUTF8 { decodeStrict(utf8: $0) }
+    }
+
+    /// ``decodeStrict(_:)`` of text given as its UTF-8 bytes.
+    package static func decodeStrict(utf8 input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard input.count % 4 == 0 else { return nil }
+        var end = input.count
+        if end > 0, input[end - 1] == UInt8(ascii: "=") { end -= 1 }
+        if end > 0, input[end - 1] == UInt8(ascii: "=") { end -= 1 }
+        return decode(UnsafeBufferPointer(rebasing: input[0..<end]), table: strictTable)
     }
 
     /// Base64 or base64url with line breaks and spaces anywhere (as files wrap it).
