@@ -128,6 +128,16 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
 
     /// Reads Apple's payment-data JSON. Messages name fields, never their values.
     init(json bytes: [UInt8]) throws(DecryptionError) {
+        // The usual payment data reads in place; anything else, and every error, the general way.
+        if let usual = Self.readUsual(bytes) {
+            self = usual
+        } else {
+            try self.init(strictJSON: bytes)
+        }
+    }
+
+    /// The general reading behind ``init(json:)``: the strict JSON parse, then each field.
+    init(strictJSON bytes: [UInt8]) throws(DecryptionError) {
         let value: StrictJSON.Value
         do {
             value = try StrictJSON.parse(bytes)
