@@ -1,6 +1,12 @@
 import WalletEncoding
 import WalletJSON
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads the usual shapes of Apple Pay's JSON (a token, its decrypted payment data) where they are,
 /// without a JSON tree or a `String` per value. It knows only a strict subset of JSON: objects with
 /// known member names, each at most once; strings of ASCII (0x20–0x7F) whose only escape is `\/`;
@@ -30,7 +36,9 @@ struct InPlaceJSONReader {
             var from = 0
             count = 0
             while from < raw.count {
-                let stop = StrictJSON.nextSpecialByte(in: raw, from: from)
+                // The next backslash, found by the C library's memchr (many bytes at a time).
+                let found = memchr(source + from, Int32(UInt8(ascii: "\\")), raw.count - from)
+                let stop = found.map { UnsafeRawPointer($0) - UnsafeRawPointer(source) } ?? raw.count
                 (out.baseAddress! + count).initialize(from: source + from, count: stop - from)
                 count += stop - from
                 guard stop < raw.count else { break }
@@ -78,28 +86,47 @@ struct InPlaceJSONReader {
         return true
     }
 
-    /// A string of ASCII (0x20–0x7F) without escapes other than `\/`, scanned like the strict
-    /// parser's strings (several bytes at a time up to the next quote, backslash or other byte).
+    /// A string of ASCII (0x20–0x7F) without escapes other than `\/`. Its end is the first quote
+    /// (an escaped quote is another escape, so the read gives up at the backslash before it); the
+    /// C library's memchr finds it and each backslash, many bytes at a time, and the content is
+    /// checked for control characters and non-ASCII bytes eight bytes at a time.
     mutating func string() -> Text? {
-        guard consume(UInt8(ascii: "\"")) else { return nil }
+        guard consume(UInt8(ascii: "\"")), let base = input.baseAddress else { return nil }
         let start = offset
+        guard let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), input.count - start) else { return nil }
+        let end = UnsafeRawPointer(quote) - UnsafeRawPointer(base)
+        guard Self.isPlainASCII(UnsafeBufferPointer(rebasing: input[start..<end])) else { return nil }
         var escaped = false
-        while true {
-            offset = StrictJSON.nextSpecialByte(in: input, from: offset)
-            guard offset < input.count else { return nil }
-            switch input[offset] {
-            case UInt8(ascii: "\""):
-                offset += 1
-                return Text(range: start..<(offset - 1), escaped: escaped)
-            case UInt8(ascii: "\\"):
-                guard offset + 1 < input.count, input[offset + 1] == UInt8(ascii: "/") else { return nil }
-                escaped = true
-                offset += 2
-            default:
-                // A control character or a byte of 0x80 and above.
-                return nil
-            }
+        var from = start
+        while from < end, let backslash = memchr(base + from, Int32(UInt8(ascii: "\\")), end - from) {
+            let index = UnsafeRawPointer(backslash) - UnsafeRawPointer(base)
+            guard index + 1 < end, input[index + 1] == UInt8(ascii: "/") else { return nil }
+            escaped = true
+            from = index + 2
         }
+        offset = end + 1
+        return Text(range: start..<end, escaped: escaped)
+    }
+
+    /// Whether every byte is at least 0x20 and below 0x80.
+    static func isPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = UnsafeRawPointer(bytes.baseAddress) else { return true }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        var seen: UInt64 = 0
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // A high bit where a byte is below 0x20 (exact when asking whether any is) or 0x80 and above.
+            seen |= ((word &- ones &* 0x20) & ~word) | word
+            index += 8
+        }
+        guard seen & high == 0 else { return false }
+        while index < bytes.count {
+            guard bytes[index] >= 0x20, bytes[index] < 0x80 else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// A whole number of 1 to 18 digits without a leading zero (unless it is "0"), as its text.
