@@ -4,7 +4,7 @@ extension ApplePayToken {
     /// Reads the usual token in place, without a JSON tree or a `String` per field: a `paymentData`
     /// object of exactly `version`, `data`, `signature` and `header` (any order), the header holding
     /// only `ephemeralPublicKey` or `wrappedKey`, `publicKeyHash`, `transactionId` and optionally
-    /// `applicationData`, every value a string of printable ASCII whose only escape is `\/` (which
+    /// `applicationData`, every value a string of ASCII (0x20–0x7F) whose only escape is `\/` (which
     /// serializers write into every base64 field), JSON whitespace between the parts.
     ///
     /// Nil for anything else (another member, a duplicate, another escape, non-ASCII, a number or
