@@ -85,13 +85,7 @@ import WalletVerifierTestSupport
         for text in [Self.sample, Self.emv, Self.escaped] {
             let original = Array(text.utf8)
             for _ in 0..<1500 {
-                var bytes = original
-                let index = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<3, using: &generator) {
-                case 0: bytes[index] = interesting.randomElement(using: &generator)!
-                case 1: bytes.remove(at: index)
-                default: bytes.insert(bytes[index], at: index)
-                }
+                let bytes = damaged(original, with: interesting, using: &generator)
                 if ApplePayPaymentData.readUsual(bytes) != nil { readInPlace += 1 }
                 Self.expectConsistent(bytes)
             }

@@ -114,13 +114,7 @@ import WalletVerifierTestSupport
         var readInPlace = 0
         for token in try Self.tokens() + [Self.wrapped()] {
             for _ in 0..<400 {
-                var bytes = token
-                let index = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<3, using: &generator) {
-                case 0: bytes[index] = interesting.randomElement(using: &generator)!
-                case 1: bytes.remove(at: index)
-                default: bytes.insert(bytes[index], at: index)
-                }
+                let bytes = damaged(token, with: interesting, using: &generator)
                 if ApplePayToken.readUsual(bytes) != nil { readInPlace += 1 }
                 Self.expectConsistent(bytes)
             }

@@ -68,3 +68,16 @@ extension ApplePayResult {
         #expect(payment != nil, sourceLocation: sourceLocation)
     }
 }
+
+/// `bytes` with one byte, at a random place, replaced by one of `interesting`, removed or repeated:
+/// the damage the in-place readers' tests compare both readings on.
+func damaged(_ bytes: [UInt8], with interesting: [UInt8], using generator: inout some RandomNumberGenerator) -> [UInt8] {
+    var bytes = bytes
+    let index = Int.random(in: 0..<bytes.count, using: &generator)
+    switch Int.random(in: 0..<3, using: &generator) {
+    case 0: bytes[index] = interesting.randomElement(using: &generator)!
+    case 1: bytes.remove(at: index)
+    default: bytes.insert(bytes[index], at: index)
+    }
+    return bytes
+}
