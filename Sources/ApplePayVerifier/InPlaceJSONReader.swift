@@ -1,5 +1,4 @@
 import WalletEncoding
-import WalletJSON
 
 #if canImport(Glibc)
 import Glibc

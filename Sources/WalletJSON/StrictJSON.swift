@@ -234,45 +234,6 @@ public enum StrictJSON {
     }
 
     /// Reads from the caller's buffer, valid for the duration of ``parse(_:)``.
-    /// The index of the first byte at or after `index` that ends a run of plain string content: a
-    /// quote, a backslash, below 0x20 or 0x80 and above (or `bytes.count`). Sixteen bytes at a time
-    /// while none of them is, then eight, then one (base64 fields of a few kilobytes are most of a
-    /// payment token).
-    package static func nextSpecialByte(in bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
-        var i = index
-        if let base = UnsafeRawPointer(bytes.baseAddress) {
-            while i + 16 <= bytes.count {
-                let first = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let second = base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
-                if (specialBytes(first) | specialBytes(second)) & high != 0 { break }
-                i += 16
-            }
-            while i + 8 <= bytes.count {
-                if specialBytes(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) & high != 0 { break }
-                i += 8
-            }
-        }
-        while i < bytes.count {
-            let byte = bytes[i]
-            if byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 { return i }
-            i += 1
-        }
-        return i
-    }
-
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let high: UInt64 = 0x8080_8080_8080_8080
-
-    /// A word whose high bits (``high``) are all clear when none of the eight bytes of `x` is a
-    /// quote, a backslash, below 0x20 or 0x80 and above (a bit may be set for a byte that is
-    /// not, after one that is: the byte-at-a-time loop then finds the exact one).
-    @inline(__always)
-    private static func specialBytes(_ x: UInt64) -> UInt64 {
-        let quote = x ^ (ones &* 0x22)
-        let backslash = x ^ (ones &* 0x5C)
-        return ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x) | x
-    }
-
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var offset = 0
@@ -408,8 +369,43 @@ public enum StrictJSON {
 
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-        /// See ``StrictJSON/nextSpecialByte(in:from:)``.
-        func nextSpecial(from index: Int) -> Int { StrictJSON.nextSpecialByte(in: bytes, from: index) }
+        /// The index of the first byte at or after `index` that is a quote, a backslash, below
+        /// 0x20 or 0x80 and above (or `bytes.count`): sixteen bytes at a time while none of them is,
+        /// then eight, then one (base64 fields of a few kilobytes are most of a payment token).
+        func nextSpecial(from index: Int) -> Int {
+            var i = index
+            if let base = UnsafeRawPointer(bytes.baseAddress) {
+                while i + 16 <= bytes.count {
+                    let first = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    let second = base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                    if (Self.specialBytes(first) | Self.specialBytes(second)) & Self.high != 0 { break }
+                    i += 16
+                }
+                while i + 8 <= bytes.count {
+                    if Self.specialBytes(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) & Self.high != 0 { break }
+                    i += 8
+                }
+            }
+            while i < bytes.count {
+                let byte = bytes[i]
+                if byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 { return i }
+                i += 1
+            }
+            return i
+        }
+
+        static let ones: UInt64 = 0x0101_0101_0101_0101
+        static let high: UInt64 = 0x8080_8080_8080_8080
+
+        /// A word whose high bits (``high``) are all clear when none of the eight bytes of `x` is a
+        /// quote, a backslash, below 0x20 or 0x80 and above (a bit may be set for a byte that is
+        /// not, after one that is: the byte-at-a-time loop then finds the exact one).
+        @inline(__always)
+        static func specialBytes(_ x: UInt64) -> UInt64 {
+            let quote = x ^ (ones &* 0x22)
+            let backslash = x ^ (ones &* 0x5C)
+            return ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x) | x
+        }
 
         /// A string starting at the opening quote.
         mutating func string() throws(ParseError) -> String {
