@@ -2,6 +2,7 @@
 /// for the name (the in-place readers compare every key of every item).
 enum TextKeys {
     /// True when the key's UTF-8 bytes, as received, are exactly `name`'s.
+    @inline(__always)
     static func equal(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
         let count = name.utf8CodeUnitCount
         guard key.count == count else { return false }

@@ -4,6 +4,11 @@ enum UTF8Validation {
     static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = bytes.count
         var i = 0
+        // ASCII, eight bytes at a time (keys, identifiers and most values are ASCII); the byte loop
+        // below takes over at the first word with a high bit, and for the last few bytes.
+        if let base = bytes.baseAddress.map(UnsafeRawPointer.init) {
+            while i + 8 <= count, base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+        }
         while i < count {
             let b0 = bytes[i]
             if b0 < 0x80 {
