@@ -17,6 +17,8 @@ public struct COSEHeaders: Sendable {
         protectedBytes = bytes
         if bytes.isEmpty {
             protected = .empty
+        } else if let common = Self.commonProtected(bytes) {
+            protected = common
         } else {
             do {
                 protected = try CBORDecoder.decode(bytes).map("protected header")
@@ -34,6 +36,19 @@ public struct COSEHeaders: Sendable {
             throw COSEError(
                 code: .unsupportedCriticalHeader, message: "critical header parameters \(labels.joined(separator: ", ")) are not supported")
         }
+    }
+
+    /// The protected headers nearly every mdoc and COSE message carries, `{1: alg}` alone for ES256,
+    /// ES384, ES512 and EdDSA, decoded once by the same decoder: received bytes equal to one of these
+    /// decode to the same map (only its nodes' offsets differ), so the decode is skipped. The bytes
+    /// signed and verified are still ``protectedBytes``, as received.
+    private static let common: [(bytes: [UInt8], map: CBORMap)] = [[0xa1, 0x01, 0x26], [0xa1, 0x01, 0x38, 0x22], [0xa1, 0x01, 0x38, 0x23], [0xa1, 0x01, 0x27]]
+        .compactMap { bytes in (try? CBORDecoder.decode(bytes).map("protected header")).map { (bytes, $0) } }
+
+    private static func commonProtected(_ bytes: ArraySlice<UInt8>) -> CBORMap? {
+        guard bytes.count <= 4 else { return nil }
+        for entry in common where entry.bytes.elementsEqual(bytes) { return entry.map }
+        return nil
     }
 
     /// A header value, protected bucket first.

@@ -220,6 +220,23 @@ private func flipping(_ bytes: [UInt8], at index: Int, bit: UInt8 = 0x01) -> [UI
         #expect(throws: COSEError(code: .unsupportedAlgorithm, message: "")) { try COSESign1(cbor: none).isValidSignature(key: key.publicKey) }
     }
 
+    /// The usual protected headers (`{1: alg}` alone), which are not decoded again, give what a decode
+    /// gives; bytes that only start like one, or use a longer encoding, are decoded as usual.
+    @Test(arguments: ["a10126", "a1013822", "a1013823", "a10127", "a10125", "a1011826", "a20126182100", "a101390100", "a1013822ff"])
+    func protectedHeaderReadsAsItsDecode(_ protectedHex: String) throws {
+        let protected = hex(protectedHex)
+        let node = CBORNode.array([.bytes(protected), try .map([]), .bytes([1]), .bytes([UInt8](repeating: 0, count: 64))])
+        let decoded = try? CBORDecoder.decode(protected).map("protected header")
+        do {
+            let headers = try COSESign1(cbor: node).headers
+            #expect(headers.protected == decoded)
+            #expect(Array(headers.protectedBytes) == protected)
+            #expect(headers[COSEHeaderLabel.algorithm]?.integerValue == decoded?[COSEHeaderLabel.algorithm]?.integerValue)
+        } catch {
+            #expect(decoded == nil, "\(protectedHex): \(error)")
+        }
+    }
+
     @Test func x5chainForms() throws {
         let single = CBORNode.array([.bytes([]), try .map([(.int(33), .bytes([1, 2, 3]))]), .null, .bytes([])])
         #expect(try COSESign1(cbor: single).headers.x5chain() == [[1, 2, 3]])
