@@ -42,8 +42,10 @@ public struct COSEHeaders: Sendable {
     /// ES384, ES512 and EdDSA, decoded once by the same decoder: received bytes equal to one of these
     /// decode to the same map (only its nodes' offsets differ), so the decode is skipped. The bytes
     /// signed and verified are still ``protectedBytes``, as received.
-    private static let common: [(bytes: [UInt8], map: CBORMap)] = [[0xa1, 0x01, 0x26], [0xa1, 0x01, 0x38, 0x22], [0xa1, 0x01, 0x38, 0x23], [0xa1, 0x01, 0x27]]
-        .compactMap { bytes in (try? CBORDecoder.decode(bytes).map("protected header")).map { (bytes, $0) } }
+    private static let common: [(bytes: [UInt8], map: CBORMap)] = [
+        [0xa1, 0x01, 0x26], [0xa1, 0x01, 0x38, 0x22], [0xa1, 0x01, 0x38, 0x23], [0xa1, 0x01, 0x27],
+    ]
+    .compactMap { bytes in (try? CBORDecoder.decode(bytes).map("protected header")).map { (bytes, $0) } }
 
     private static func commonProtected(_ bytes: ArraySlice<UInt8>) -> CBORMap? {
         guard bytes.count <= 4 else { return nil }
