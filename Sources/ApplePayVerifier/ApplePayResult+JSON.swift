@@ -7,9 +7,13 @@ extension ApplePayResult {
     /// The report's JSON plus `token` (non-secret facts) and, only when accepted, `payment`: the
     /// decrypted JSON exactly as Apple sent it. What `applepay decrypt --format json` prints and
     /// `POST /v1/applepay/decrypt` answers.
-    public var json: String {
+    public var json: String { String(decoding: jsonBytes, as: UTF8.self) }
+
+    /// ``json`` as UTF-8 bytes, what the HTTP API sends: the payment is copied in as received, and no
+    /// `String` of the whole answer is made.
+    public var jsonBytes: [UInt8] {
         let result = self
-        var extra: [(key: String, rawJSON: String)] = []
+        var tokenJSON: String?
         if let summary = result.summary {
             var token: [String: String] = [
                 "version": summary.version.rawValue,
@@ -50,11 +54,22 @@ extension ApplePayResult {
             } else {
                 writer.sortedStringObject(token)
             }
-            extra.append(("token", writer.text))
+            tokenJSON = writer.text
         }
-        if result.verdict == .accepted, let payment = result.payment {
-            extra.append(("payment", String(decoding: payment.rawJSON, as: UTF8.self)))
+        let payment = result.verdict == .accepted ? result.payment : nil
+        var writer = JSONWriter(capacity: 512 + result.report.checks.count * 256 + (payment?.rawJSON.count ?? 0))
+        result.report.writeJSON(into: &writer) { writer in
+            if let tokenJSON {
+                writer.raw(UInt8(ascii: ","))
+                writer.key("token")
+                writer.raw(tokenJSON)
+            }
+            if let payment {
+                writer.raw(UInt8(ascii: ","))
+                writer.key("payment")
+                writer.raw(bytes: payment.rawJSON)
+            }
         }
-        return result.report.json(extra: extra)
+        return writer.bytes
     }
 }

@@ -7,7 +7,26 @@ extension VerificationReport {
     /// verification. `extra` members are appended after the report's own, their values as given
     /// (for example the decrypted payment exactly as received, or the documents).
     public func json(extra: [(key: String, rawJSON: String)] = []) -> String {
+        String(decoding: jsonBytes(extra: extra), as: UTF8.self)
+    }
+
+    /// ``json(extra:)`` as UTF-8 bytes, what an HTTP body carries (no `String` is made and read back).
+    public func jsonBytes(extra: [(key: String, rawJSON: String)] = []) -> [UInt8] {
         var writer = JSONWriter(capacity: 512 + checks.count * 256)
+        writeJSON(into: &writer) { writer in
+            for member in extra {
+                writer.raw(UInt8(ascii: ","))
+                writer.key(member.key)
+                writer.raw(member.rawJSON)
+            }
+        }
+        return writer.bytes
+    }
+
+    /// Writes the report's JSON object into `writer`. `members` may add members after the report's
+    /// own, each as `,"key":value` (a result's documents or payment, written straight into the same
+    /// buffer).
+    public func writeJSON(into writer: inout JSONWriter, members: (inout JSONWriter) -> Void) {
         writer.raw("{\"checks\":[")
         for (offset, check) in checks.enumerated() {
             if offset > 0 { writer.raw(UInt8(ascii: ",")) }
@@ -37,13 +56,8 @@ extension VerificationReport {
             writer.raw(UInt8(ascii: "}"))
         }
         writer.raw(UInt8(ascii: "]"))
-        for member in extra {
-            writer.raw(UInt8(ascii: ","))
-            writer.key(member.key)
-            writer.raw(member.rawJSON)
-        }
+        members(&writer)
         writer.raw(UInt8(ascii: "}"))
-        return writer.text
     }
 }
 

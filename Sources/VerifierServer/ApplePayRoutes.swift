@@ -88,6 +88,6 @@ struct ApplePayRoutes: Sendable {
         // The body was parsed once, strictly; the token's part of that parse is handed over with its bytes.
         let result = await verifier.verify(Array(tokenData), parsed: value.object, context: context, expectations: expectations)
         services.metrics.record(flow: "applepay", report: result.report, duration: ContinuousClock.now - start)
-        return api.reportResponse(result.json, report: result.report)
+        return api.reportResponse(result.jsonBytes, report: result.report)
     }
 }

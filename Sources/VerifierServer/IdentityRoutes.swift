@@ -70,6 +70,6 @@ struct IdentityRoutes: Sendable {
             requestID: requestID, encryptedData: data,
             sessionBinding: binding, context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "identity", report: result.report, duration: ContinuousClock.now - start)
-        return api.reportResponse(result.json(), report: result.report)
+        return api.reportResponse(result.jsonBytes(), report: result.report)
     }
 }

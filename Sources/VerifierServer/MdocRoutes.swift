@@ -53,7 +53,7 @@ struct MdocRoutes: Sendable {
         let verifier = services.mdocFlowVerifier()
         let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time))
         services.metrics.record(flow: "mdoc", report: result.report, duration: ContinuousClock.now - start)
-        return api.reportResponse(result.json(), report: result.report)
+        return api.reportResponse(result.jsonBytes(), report: result.report)
     }
 }
 

@@ -159,9 +159,11 @@ extension APIRoutes {
         return try JSONBody(bytes: Array(buffer: buffer))
     }
 
-    func reportResponse(_ json: String, report: VerificationReport) -> Response {
+    func reportResponse(_ json: [UInt8], report: VerificationReport) -> Response {
         OneTimeValueConsumed.note(report)
-        var response = jsonResponse(json, status: report.verdict == .indeterminate ? .serviceUnavailable : .ok)
+        var response = Response(
+            status: report.verdict == .indeterminate ? .serviceUnavailable : .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: json)))
         if report.verdict == .indeterminate { response.headers[.retryAfter] = "1" }
         return response
     }

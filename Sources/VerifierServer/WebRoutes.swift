@@ -115,6 +115,6 @@ struct WebRoutes: Sendable {
             context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
         return api.reportResponse(
-            MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict).json(), report: result.report)
+            MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict).jsonBytes(), report: result.report)
     }
 }

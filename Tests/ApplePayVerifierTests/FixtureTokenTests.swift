@@ -25,6 +25,31 @@ import WalletVerifierTestSupport
         #expect(result.report.check(.applePayDecryption)?.message.contains("AES-256-GCM") == true)
     }
 
+    /// The JSON answer carries the decrypted payment byte for byte, as received, and only for an
+    /// accepted token; the text form is the same bytes.
+    @Test func jsonAnswerCarriesThePaymentAsReceived() async throws {
+        let token = try Fixture.builder(Fixture.ecMerchant).build()
+        let accepted = try await Fixture.verify(token)
+        accepted.expectAccepted()
+        let bytes = accepted.jsonBytes
+        #expect(Array(accepted.json.utf8) == bytes)
+        let member = Array(#","payment":"#.utf8) + token.plaintext + [UInt8(ascii: "}")]
+        #expect(bytes.count > member.count && Array(bytes.suffix(member.count)) == member)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect((object["token"] as? [String: Any])?["transactionId"] as? String == accepted.summary?.transactionId)
+        #expect(object["verdict"] as? String == "accepted")
+
+        var builder = Fixture.builder(Fixture.ecMerchant)
+        builder.applicationData = ApplePayTokenBuilder.applicationDataHash("order-42")
+        let rejected = try await Fixture.verify(
+            try builder.build(), expectations: ApplePayExpectations(originalApplicationData: Array("order-43".utf8)))
+        #expect(rejected.report.verdict == .rejected)
+        let rejectedObject = try #require(try JSONSerialization.jsonObject(with: Data(rejected.jsonBytes)) as? [String: Any])
+        #expect(rejectedObject["payment"] == nil)
+        #expect(rejectedObject["token"] != nil)
+        #expect(Array(rejected.json.utf8) == rejected.jsonBytes)
+    }
+
     @Test func rsaV1TokenIsAccepted() async throws {
         let token = try Fixture.builder(Fixture.rsaMerchant).build()
         let result = try await Fixture.verify(token)
