@@ -49,10 +49,15 @@ import X509
         }
         let same = try await verify(fixture(.text("US")))
         #expect(same.check(.mdocIssuingCountryElement)?.status == .passed)
+        #expect(same.check(.mdocIssuingCountryElement)?.message == "org.iso.18013.5.1/issuing_country is US, the IACA's countryName.")
         #expect(same.verdict == .accepted)
         let other = try await verify(fixture(.text("DE")))
         #expect(other.check(.mdocIssuingCountryElement)?.reason == .issuingCountryMismatch)
         #expect(other.check(.mdocIssuingCountryElement)?.details["certificate"] == "US")
+        #expect(
+            other.check(.mdocIssuingCountryElement)?.message
+                == "org.iso.18013.5.1/issuing_country is \"DE\" but the IACA's countryName is US: the document claims another issuing country than the authority that issued it."
+        )
         #expect(other.verdict == .rejected)
         #expect(try await verify(fixture(.unsigned(840))).check(.mdocIssuingCountryElement)?.reason == .issuingCountryMismatch)
         // An IACA without countryName: a failure under the strict policy, a warning in-app.
@@ -202,6 +207,24 @@ import X509
         invalid.dsCountry = "USA"
         invalid.iacaCountry = "USA"
         #expect(try await verify(pki: try MdocPKI(invalid)).check(.mdocIssuerCountry)?.reason == "countryNameInvalid")
+
+        // The messages name each holder in order: the document signer, then the IACA.
+        #expect(
+            strict.check(.mdocIssuerCountry)?.message
+                == "countryName is missing in the document signer and the IACA; ISO 18013-5 requires an ISO 3166-1 alpha-2 country in both.")
+        var iacaMissing = MdocPKI.Options()
+        iacaMissing.iacaCountry = nil
+        #expect(
+            try await verify(pki: try MdocPKI(iacaMissing)).check(.mdocIssuerCountry)?.message
+                == "countryName is missing in the IACA; ISO 18013-5 requires an ISO 3166-1 alpha-2 country in both.")
+        #expect(
+            try await verify(pki: try MdocPKI(invalid)).check(.mdocIssuerCountry)?.message
+                == "The document signer's countryName \"USA\" is not an officially assigned ISO 3166-1 alpha-2 code.")
+        var iacaInvalid = MdocPKI.Options()
+        iacaInvalid.iacaCountry = "XX"
+        #expect(
+            try await verify(pki: try MdocPKI(iacaInvalid)).check(.mdocIssuerCountry)?.message
+                == "The IACA's countryName \"XX\" is not an officially assigned ISO 3166-1 alpha-2 code.")
     }
 
     // mdoc.issuer.country: a real ISO 3166-1 code, not any two capitals (seed 002: "countryName exists

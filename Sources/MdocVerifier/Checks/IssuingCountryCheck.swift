@@ -30,13 +30,14 @@ struct IssuingCountryCheck: VerificationCheck {
         }
         let (dsCountry, iacaCountry) = entry.countryNames
         // A document signer trusted directly (pinned in the trust store) has no IACA: only its own
-        // countryName is checked, and the messages say so.
-        let holders: [(name: String, country: String?)] =
-            entry.pinned
-            ? [("pinned document signer", dsCountry)]
-            : [("document signer", dsCountry), ("IACA", iacaCountry)]
-        let missing = holders.filter { $0.country == nil }.map { "the \($0.name)" }
-        if !missing.isEmpty {
+        // countryName is checked, and the messages say so. The holders in order: the document
+        // signer, then the IACA unless pinned (no array is built when both are present and valid).
+        let dsName = entry.pinned ? "pinned document signer" : "document signer"
+        let iacaChecked = !entry.pinned
+        if dsCountry == nil || (iacaChecked && iacaCountry == nil) {
+            var missing: [String] = []
+            if dsCountry == nil { missing.append("the \(dsName)") }
+            if iacaChecked, iacaCountry == nil { missing.append("the IACA") }
             let message =
                 "countryName is missing in \(missing.joined(separator: " and ")); ISO 18013-5 requires an ISO 3166-1 alpha-2 country"
                 + (entry.pinned ? "." : " in both.")
@@ -46,10 +47,11 @@ struct IssuingCountryCheck: VerificationCheck {
             return CheckOutcome(status: .skipped, reason: .countryNameAbsent, message: message + " The policy reports this as a warning.")
                 .warning(.countryNameAbsent, message + " The policy reports this as a warning.")
         }
-        for holder in holders where !Self.isAlpha2(holder.country!) {
-            return .failed(
-                .countryNameInvalid, "The \(holder.name)'s countryName \"\(holder.country!)\" is not an officially assigned ISO 3166-1 alpha-2 code.")
+        func invalid(_ name: String, _ country: String) -> CheckOutcome {
+            .failed(.countryNameInvalid, "The \(name)'s countryName \"\(country)\" is not an officially assigned ISO 3166-1 alpha-2 code.")
         }
+        if !Self.isAlpha2(dsCountry!) { return invalid(dsName, dsCountry!) }
+        if iacaChecked, !Self.isAlpha2(iacaCountry!) { return invalid("IACA", iacaCountry!) }
         if entry.pinned {
             return .passed(
                 "The issuing country is \(dsCountry!) in the pinned document signer (no IACA was involved, so there was none to compare it with).",

@@ -35,7 +35,9 @@ struct IssuingCountryElementCheck: VerificationCheck {
         guard let disclosed else {
             return .notApplicable("The response discloses no issuing_country.")
         }
-        let source = "\(disclosed.nameSpace)/issuing_country"
+        // Written only into a message (a passing check's is written when the report is read).
+        let nameSpace = disclosed.nameSpace
+        var source: String { "\(nameSpace)/issuing_country" }
         guard let country = disclosed.value.stringValue else {
             return .failed(.issuingCountryMismatch, "\(source) is not a text string, so it cannot name the issuing country.")
         }
@@ -54,7 +56,8 @@ struct IssuingCountryElementCheck: VerificationCheck {
                 "\(source) is \(TextSafety.quoted(country)) but the \(holder)'s countryName is \(certificateCountry): the document claims another issuing country than the authority that issued it.",
                 details: ["element": country, "certificate": certificateCountry])
         }
-        return .passed("\(source) is \(certificateCountry), the \(holder)'s countryName.", details: ["country": certificateCountry])
+        return .passed(
+            "\(nameSpace)/issuing_country is \(certificateCountry), the \(holder)'s countryName.", details: ["country": certificateCountry])
     }
 }
 
