@@ -24,12 +24,57 @@ public struct DeviceSigned: Sendable {
         let bytesNode = try decoding("DeviceSigned") { () throws(CBORError) in try map.required("nameSpaces", in: "DeviceSigned") }
         let embedded = try decoding("DeviceSigned.nameSpaces") { () throws(CBORError) in try EmbeddedCBOR<CBORNode>(cbor: bytesNode) }
         nameSpacesBytes = bytesNode
-        var spaces: [(String, [(String, CBORNode)])] = []
-        let entries = try decoding("DeviceNameSpaces") { () throws(CBORError) in try embedded.value.map("DeviceNameSpaces") }
+        nameSpaces = try Self.nameSpaces(embedded.value)
+        let authNode = try decoding("DeviceSigned") { () throws(CBORError) in try map.required("deviceAuth", in: "DeviceSigned") }
+        deviceAuth = try DeviceAuth(cbor: authNode)
+    }
+
+    /// Reads DeviceSigned in place: its map and deviceAuth's without nodes, the namespaces and the
+    /// COSE structure as nodes. Nil for anything unusual or wrong; the caller then decodes
+    /// generically (``init(cbor:)``), which accepts the same inputs and gives the precise error.
+    init?(reading reader: inout CBORValueReader) {
+        var embedded: EmbeddedCBOR<CBORNode>?
+        var auth: DeviceAuth?
+        let read = reader.textKeyedMap { key, value in
+            switch key.count {
+            case 10 where TextKeys.equal(key, "nameSpaces"):
+                embedded = EmbeddedCBOR<CBORNode>(reading: &value, limits: .default)
+                return embedded != nil
+            case 10 where TextKeys.equal(key, "deviceAuth"):
+                let read = value.textKeyedMap(maxEntries: 4) { name, cose in
+                    let signature = name.count == 15 && TextKeys.equal(name, "deviceSignature")
+                    guard signature || (name.count == 9 && TextKeys.equal(name, "deviceMac")) else { return true }
+                    // Both present is an error, which the generic decode reports.
+                    guard auth == nil, let node = cose.node() else { return false }
+                    if signature {
+                        guard let sign1 = try? COSESign1(cbor: node) else { return false }
+                        auth = .signature(sign1)
+                    } else {
+                        guard let mac0 = try? COSEMac0(cbor: node) else { return false }
+                        auth = .mac(mac0)
+                    }
+                    return true
+                }
+                return read && auth != nil
+            default:
+                return true
+            }
+        }
+        guard read, let embedded, let auth = auth.take(), let spaces = try? Self.nameSpaces(embedded.value) else { return nil }
+        nameSpacesBytes = embedded.node
+        nameSpaces = spaces
+        deviceAuth = auth
+    }
+
+    /// The device-signed elements of DeviceNameSpaces (`{* NameSpace => {+ DataElementIdentifier => any}}`).
+    private static func nameSpaces(_ node: CBORNode) throws(MdocDecodingError) -> [(name: String, elements: [(identifier: String, value: CBORNode)])]
+    {
+        var spaces: [(name: String, elements: [(identifier: String, value: CBORNode)])] = []
+        let entries = try decoding("DeviceNameSpaces") { () throws(CBORError) in try node.map("DeviceNameSpaces") }
         for entry in entries {
             let name = try decoding("DeviceNameSpaces") { () throws(CBORError) in try entry.key.text("namespace name") }
             let elements = try decoding("DeviceNameSpaces[\(name)]") { () throws(CBORError) in try entry.value.map("device-signed items") }
-            var list: [(String, CBORNode)] = []
+            var list: [(identifier: String, value: CBORNode)] = []
             for element in elements {
                 let identifier = try decoding("DeviceNameSpaces[\(name)]") { () throws(CBORError) in try element.key.text("element identifier") }
                 try decoding("DeviceNameSpaces[\(name)][\(identifier)]") { () throws(CBORError) in
@@ -39,9 +84,7 @@ public struct DeviceSigned: Sendable {
             }
             spaces.append((name, list))
         }
-        nameSpaces = spaces.map { (name: $0.0, elements: $0.1.map { (identifier: $0.0, value: $0.1) }) }
-        let authNode = try decoding("DeviceSigned") { () throws(CBORError) in try map.required("deviceAuth", in: "DeviceSigned") }
-        deviceAuth = try DeviceAuth(cbor: authNode)
+        return spaces
     }
 }
 

@@ -48,8 +48,7 @@ public final class Document: Sendable {
                     issuerSigned = read
                     return true
                 case 12 where TextKeys.equal(key, "deviceSigned"):
-                    guard let node = value.node() else { return false }
-                    guard let read = try? DeviceSigned(cbor: node) else { return false }
+                    guard let read = DeviceSigned(reading: &value) else { return false }
                     deviceSigned = read
                     return true
                 case 6 where TextKeys.equal(key, "errors"):

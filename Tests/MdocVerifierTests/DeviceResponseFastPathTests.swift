@@ -116,6 +116,7 @@ import WalletVerifierTestSupport
             { $0.simulatorStyle = true },
             { $0.includeX5Chain = false },
             { $0.elements = [] },
+            { $0.macReaderKey = P256.KeyAgreement.PrivateKey().publicKey },
         ]
         let variants = changes.map { change in
             var fixture = MdocFixture()
@@ -150,6 +151,41 @@ import WalletVerifierTestSupport
             try rebuilt { $0.append((.int(1), .int(2))) },
             try rebuilt { $0.append((.text("extension"), try .map([(.text("a"), .bytes([1, 2]))]))) },
         ]
+        // DeviceSigned and DeviceAuth shapes the in-place reader leaves to the generic decoder.
+        let deviceSigned = try document.map().required("deviceSigned")
+        let deviceAuth = try deviceSigned.map().required("deviceAuth")
+        let signature = try deviceAuth.map().required("deviceSignature")
+        func withDeviceSigned(_ replacement: CBORNode) throws -> [UInt8] {
+            let changed = try CBORNode.map(
+                try document.map().entries.map { (try? $0.key.text()) == "deviceSigned" ? ($0.key, replacement) : ($0.key, $0.value) })
+            return try rebuilt { entries in entries = entries.map { (try? $0.0.text()) == "documents" ? ($0.0, .array([changed])) : $0 } }
+        }
+        let nameSpaces = try deviceSigned.map().required("nameSpaces")
+        let unusualDevice: [[UInt8]] = [
+            try withDeviceSigned(try .map([(.text("nameSpaces"), nameSpaces)])),
+            try withDeviceSigned(try .map([(.text("deviceAuth"), deviceAuth)])),
+            try withDeviceSigned(try .map([(.text("nameSpaces"), nameSpaces), (.text("deviceAuth"), try .map([]))])),
+            try withDeviceSigned(
+                try .map([
+                    (.text("nameSpaces"), nameSpaces),
+                    (.text("deviceAuth"), try .map([(.text("deviceSignature"), signature), (.text("deviceMac"), signature)])),
+                ])),
+            try withDeviceSigned(try .map([(.text("nameSpaces"), .bytes([0xa0])), (.text("deviceAuth"), deviceAuth)])),
+            try withDeviceSigned(try .map([(.text("nameSpaces"), .embedded(.array([]))), (.text("deviceAuth"), deviceAuth)])),
+            try withDeviceSigned(
+                try .map([(.text("nameSpaces"), nameSpaces), (.text("deviceAuth"), try .map([(.text("deviceSignature"), .int(1))]))])),
+            try withDeviceSigned(try .map([(.text("nameSpaces"), nameSpaces), (.text("deviceAuth"), deviceAuth), (.int(1), .int(2))])),
+            // Other members are ignored by both readers.
+            try withDeviceSigned(
+                try .map([
+                    (.text("nameSpaces"), nameSpaces), (.text("deviceAuth"), try .map([(.text("deviceSignature"), signature), (.text("x"), .null)])),
+                    (.text("y"), .null),
+                ])),
+        ]
+        for bytes in unusualDevice { Self.compare(bytes) }
+        #expect(unusualDevice.dropLast().allSatisfy { !Self.readsInPlace($0) })
+        #expect(Self.readsInPlace(unusualDevice.last!))
+
         for bytes in unusual { Self.compare(bytes) }
         #expect(!Self.readsInPlace(unusual[0]))
         #expect(Self.readsInPlace(unusual[7]))
@@ -158,12 +194,20 @@ import WalletVerifierTestSupport
         Self.compare(Array(good.dropLast()))
     }
 
-    @Test func mutatedResponsesAgree() throws {
+    /// Mutations of a response with device-signed elements, of the usual one (none) and of one
+    /// authenticated with deviceMac: every one decodes to the same model, or fails the same way.
+    @Test(arguments: ["deviceSignedElements", "usual", "deviceMac"])
+    func mutatedResponsesAgree(_ variant: String) throws {
         let pki = try MdocPKI()
         let transcript = try SessionTranscript(bytes: CBORNode.array([.null, .null, .text("fast path")]).encodedBytes.map { $0 })
         var fixture = MdocFixture()
-        fixture.deviceSignedElements = [.init(MdocFixture.isoNameSpace, "given_name", .text("Erika"))]
+        switch variant {
+        case "deviceSignedElements": fixture.deviceSignedElements = [.init(MdocFixture.isoNameSpace, "given_name", .text("Erika"))]
+        case "deviceMac": fixture.macReaderKey = P256.KeyAgreement.PrivateKey().publicKey
+        default: break
+        }
         let good = try fixture.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        #expect(Self.readsInPlace(good))
         var random = MutationGenerator(state: 18_013_7)
         for _ in 0..<3_000 {
             var bytes = good
