@@ -117,7 +117,22 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
     }
 
     func allows(nameSpace: String, identifier: String) -> Bool {
-        elements.contains { $0.nameSpace == nameSpace && $0.identifier == identifier }
+        var cursor = 0
+        return allows(nameSpace: nameSpace, identifier: identifier, from: &cursor)
+    }
+
+    /// ``allows(nameSpace:identifier:)`` for elements read in turn: a wallet usually returns them in
+    /// the order they were requested, so the element at `cursor` is compared first (then the cursor
+    /// moves past it) and the whole list only when it is not the one. The answer never depends on
+    /// the cursor, only the number of comparisons does.
+    func allows(nameSpace: String, identifier: String, from cursor: inout Int) -> Bool {
+        if cursor < elements.count, elements[cursor].identifier == identifier, elements[cursor].nameSpace == nameSpace {
+            cursor += 1
+            return true
+        }
+        guard let index = elements.firstIndex(where: { $0.identifier == identifier && $0.nameSpace == nameSpace }) else { return false }
+        cursor = index + 1
+        return true
     }
 }
 

@@ -17,9 +17,12 @@ struct WebRequestElementsCheck: VerificationCheck {
             guard document.docType == request.docType else {
                 return .failed(.unexpectedDocType, "The response holds a \(document.docType); the request asked for \(request.docType).")
             }
-            for space in document.issuerSigned + document.deviceSigned {
-                for element in space.elements where !request.allows(nameSpace: space.name, identifier: element.identifier) {
-                    unrequested.append("\(space.name)/\(element.identifier)")
+            var cursor = 0
+            for spaces in [document.issuerSigned, document.deviceSigned] {
+                for space in spaces {
+                    for element in space.elements where !request.allows(nameSpace: space.name, identifier: element.identifier, from: &cursor) {
+                        unrequested.append("\(space.name)/\(element.identifier)")
+                    }
                 }
             }
         }
