@@ -30,7 +30,11 @@ public struct CheckResult: Sendable, Codable, Hashable {
     /// personal data.
     public var message: String {
         get { messageText.text }
-        set { messageText = ReportText(newValue) }
+        set {
+            // Details written with the message stay: they are kept as they read.
+            if storedDetails == nil { storedDetails = messageText.details ?? [:] }
+            messageText = ReportText(newValue)
+        }
     }
     /// The message as recorded: a passing check's message is written when it is read (see ``ReportText``).
     var messageText: ReportText
@@ -39,7 +43,18 @@ public struct CheckResult: Sendable, Codable, Hashable {
     /// Which part of the input the check covered, e.g. `document[0]`.
     public var scope: String?
     /// Small non-secret facts (certificate subjects, observed skew, element identifiers).
-    public var details: [String: String]
+    public var details: [String: String] {
+        get { storedDetails ?? messageText.details ?? [:] }
+        set { storedDetails = newValue }
+    }
+    /// The details as given; nil when the message's writer gives them with it (see ``ReportText``).
+    var storedDetails: [String: String]?
+
+    /// The message and the details, with a writer that gives both run once.
+    var messageAndDetails: (message: String, details: [String: String]) {
+        if storedDetails == nil, let both = messageText.textAndDetails { return both }
+        return (message, details)
+    }
     /// For `error`: whether trying again later may succeed.
     public var retryable: Bool?
 
@@ -59,10 +74,11 @@ public struct CheckResult: Sendable, Codable, Hashable {
             retryable: retryable)
     }
 
-    /// A result whose message is written when it is read, when `messageText` is deferred.
+    /// A result whose message is written when it is read, when `messageText` is deferred (and its
+    /// details with it, when `details` is nil).
     init(
         id: CheckID, status: CheckStatus, reason: ReasonCode, messageText: ReportText, requirement: Requirement, scope: String?,
-        details: [String: String], retryable: Bool?
+        details: [String: String]?, retryable: Bool?
     ) {
         self.id = id
         self.status = status
@@ -70,8 +86,27 @@ public struct CheckResult: Sendable, Codable, Hashable {
         self.messageText = messageText
         self.requirement = requirement
         self.scope = scope
-        self.details = details
+        self.storedDetails = details
         self.retryable = retryable
+    }
+
+    /// Equal when every field reads the same (a message and details written when read compare by
+    /// what they read).
+    public static func == (lhs: CheckResult, rhs: CheckResult) -> Bool {
+        lhs.id == rhs.id && lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.requirement == rhs.requirement
+            && lhs.scope == rhs.scope && lhs.retryable == rhs.retryable && lhs.message == rhs.message && lhs.details == rhs.details
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(status)
+        hasher.combine(reason)
+        hasher.combine(requirement)
+        hasher.combine(scope)
+        hasher.combine(retryable)
+        hasher.combine(message)
+        hasher.combine(details)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -100,7 +135,7 @@ public struct CheckResult: Sendable, Codable, Hashable {
         messageText = ReportText(try c.decode(String.self, forKey: .message))
         requirement = try c.decodeIfPresent(Requirement.self, forKey: .requirement) ?? .required
         scope = try c.decodeIfPresent(String.self, forKey: .scope)
-        details = try c.decodeIfPresent([String: String].self, forKey: .details) ?? [:]
+        storedDetails = try c.decodeIfPresent([String: String].self, forKey: .details) ?? [:]
         retryable = try c.decodeIfPresent(Bool.self, forKey: .retryable)
     }
 }
@@ -114,13 +149,21 @@ public struct CheckOutcome: Sendable, Hashable {
     /// For people: what was checked and, when it did not pass, why; never secrets or personal data.
     public var message: String {
         get { messageText.text }
-        set { messageText = ReportText(newValue) }
+        set {
+            if storedDetails == nil { storedDetails = messageText.details ?? [:] }
+            messageText = ReportText(newValue)
+        }
     }
-    /// The message as given: text, or (``passed(_:details:)``, ``notApplicable(_:details:)``) a
-    /// formatter the report runs when the message is read.
+    /// The message as given: text, or (``passed(_:details:)``, ``notApplicable(_:details:)``,
+    /// ``passed(writing:)``) a formatter the report runs when the message is read.
     var messageText: ReportText
     /// Small non-secret facts to report with the result.
-    public var details: [String: String]
+    public var details: [String: String] {
+        get { storedDetails ?? messageText.details ?? [:] }
+        set { storedDetails = newValue }
+    }
+    /// The details as given; nil when the message's writer gives them (``passed(writing:)``).
+    var storedDetails: [String: String]?
     /// For `error`: whether trying again later may succeed (the runner records nil as false).
     public var retryable: Bool?
     /// Non-fatal observations the check made (a profile rule reported as a warning, an absent
@@ -137,15 +180,31 @@ public struct CheckOutcome: Sendable, Hashable {
     }
 
     init(
-        status: CheckStatus, reason: ReasonCode, messageText: ReportText, details: [String: String], retryable: Bool? = nil,
+        status: CheckStatus, reason: ReasonCode, messageText: ReportText, details: [String: String]?, retryable: Bool? = nil,
         warnings: [ReportWarning] = []
     ) {
         self.status = status
         self.reason = reason
         self.messageText = messageText
-        self.details = details
+        self.storedDetails = details
         self.retryable = retryable
         self.warnings = warnings
+    }
+
+    /// Equal when every field reads the same.
+    public static func == (lhs: CheckOutcome, rhs: CheckOutcome) -> Bool {
+        lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.retryable == rhs.retryable && lhs.warnings == rhs.warnings
+            && lhs.message == rhs.message && lhs.details == rhs.details
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(reason)
+        hasher.combine(retryable)
+        hasher.combine(warnings)
+        hasher.combine(message)
+        hasher.combine(details)
     }
 
     /// This outcome with a warning added (see ``warnings``).
@@ -181,6 +240,14 @@ public struct CheckOutcome: Sendable, Hashable {
         CheckOutcome(status: .passed, reason: .ok, messageText: ReportText(deferred: message), details: details)
     }
 
+    /// A pass whose message and details are both written when the report is read, by one writer:
+    /// for a check whose details cost something to write (dates, counts), so that a verification
+    /// whose caller only needs the verdict writes neither. Like ``passed(_:details:)``, the writer
+    /// must depend only on what it captures (each read runs it again).
+    public static func passed(writing: @escaping @Sendable () -> (message: String, details: [String: String])) -> CheckOutcome {
+        CheckOutcome(status: .passed, reason: .ok, messageText: ReportText(writingWithDetails: writing), details: nil)
+    }
+
     /// A failure, with the reason it failed.
     public static func failed(_ reason: ReasonCode, _ message: String, details: [String: String] = [:]) -> CheckOutcome {
         CheckOutcome(status: .failed, reason: reason, message: message, details: details)
@@ -207,6 +274,7 @@ struct ReportText: Sendable, Hashable {
     private enum Storage {
         case text(String)
         case deferred(@Sendable () -> String)
+        case deferredWithDetails(@Sendable () -> (message: String, details: [String: String]))
     }
 
     private let storage: Storage
@@ -215,12 +283,27 @@ struct ReportText: Sendable, Hashable {
 
     init(deferred: @escaping @Sendable () -> String) { storage = .deferred(deferred) }
 
+    /// A message written together with its result's details (one closure for both).
+    init(writingWithDetails write: @escaping @Sendable () -> (message: String, details: [String: String])) {
+        storage = .deferredWithDetails(write)
+    }
+
     /// The text (written now, for a deferred message).
     var text: String {
         switch storage {
         case .text(let text): return text
         case .deferred(let write): return write()
+        case .deferredWithDetails(let write): return write().message
         }
+    }
+
+    /// The details written with the message; nil unless they are written by its writer.
+    var details: [String: String]? { textAndDetails?.details }
+
+    /// The message and the details its writer gives with it, from one run; nil for any other message.
+    var textAndDetails: (message: String, details: [String: String])? {
+        guard case .deferredWithDetails(let write) = storage else { return nil }
+        return write()
     }
 
     static func == (lhs: ReportText, rhs: ReportText) -> Bool { lhs.text == rhs.text }

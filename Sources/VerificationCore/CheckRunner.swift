@@ -169,7 +169,7 @@ public struct CheckRunner: Sendable {
         results[last].messageText = outcome.messageText
         results[last].requirement = requirement
         results[last].scope = scope
-        results[last].details = outcome.details
+        results[last].storedDetails = outcome.storedDetails
         results[last].retryable = outcome.status == .error ? (outcome.retryable ?? false) : nil
         for warning in outcome.warnings {
             warnings.append(ReportWarning(code: warning.code, message: warning.message, scope: warning.scope ?? scope))
@@ -268,7 +268,7 @@ public struct CheckRunner: Sendable {
         guard recorded.requirement != .disabled, recorded.reason != .disabledByPolicy else { return }
         results[index] = CheckResult(
             id: id, status: outcome.status, reason: outcome.reason, messageText: outcome.messageText,
-            requirement: recorded.requirement, scope: recorded.scope, details: outcome.details,
+            requirement: recorded.requirement, scope: recorded.scope, details: outcome.storedDetails,
             retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil)
     }
 

@@ -63,6 +63,8 @@ extension VerificationReport {
 
 extension CheckResult {
     func writeJSON(into writer: inout JSONWriter) {
+        // One run of a writer that gives both.
+        let (message, details) = messageAndDetails
         writer.raw(UInt8(ascii: "{"))
         if !details.isEmpty {
             writer.raw("\"details\":")

@@ -7,6 +7,7 @@ import Testing
 import VerificationCore
 import WalletCBOR
 import WalletCOSE
+import WalletEncoding
 import WalletVerifierTestSupport
 import X509
 
@@ -334,6 +335,13 @@ import X509
         #expect(try await verify(at: fixture.validFrom.addingTimeInterval(-59)).check(.mdocValidity)?.status == .passed)
         #expect(try await verify(at: fixture.validUntil.addingTimeInterval(59)).check(.mdocValidity)?.status == .passed)
         #expect(try await verify(at: fixture.validUntil.addingTimeInterval(61)).check(.mdocValidity)?.reason == "expired")
+        // A pass reports the same dates as a failure does, written when the report is read.
+        let passed = try #require(try await verify(at: fixture.validFrom.addingTimeInterval(-59)).check(.mdocValidity))
+        let failed = try #require(try await verify(at: fixture.validFrom.addingTimeInterval(-61)).check(.mdocValidity))
+        #expect(passed.details.keys.sorted() == ["clockSkewSeconds", "signed", "time", "validFrom", "validUntil"])
+        for key in ["clockSkewSeconds", "signed", "validFrom", "validUntil"] { #expect(passed.details[key] == failed.details[key], "\(key)") }
+        #expect(passed.details["time"] == RFC3339.formatWholeSeconds(fixture.validFrom.addingTimeInterval(-59)))
+        #expect(passed.message == "The MSO is valid from \(passed.details["validFrom"]!) until \(passed.details["validUntil"]!).")
         var noSkew = MdocVerificationPolicy.iso18013Strict
         noSkew.clockSkew = .seconds(0)
         #expect(try await verify(policy: noSkew, at: fixture.validFrom.addingTimeInterval(-3)).check(.mdocValidity)?.reason == "notYetValid")

@@ -55,6 +55,61 @@ private final class WriteCounter: Sendable {
         #expect(recorded.message == "Signed at \(time)")
     }
 
+    /// `passed(writing:)`: the message and the details come from one writer, run when the report is
+    /// read (once per result when the JSON is written); they read, compare, change and decode as
+    /// given ones do.
+    @Test func messageAndDetailsWrittenTogether() throws {
+        let counter = WriteCounter()
+        var runner = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: VerificationContext(time: time))
+        let count = 15
+        runner.run("a.one") { .passed { (counter.message("All \(count) elements match."), ["elements": String(count)]) } }
+        runner.run("a.two", requires: ["a.one"]) { .passed("next") }
+        let report = runner.report(flow: "test")
+        #expect(counter.writes == 0)
+        #expect(report.verdict == .accepted)
+        #expect(report.check("a.two")?.status == .passed)
+        #expect(counter.writes == 0)
+
+        let json = report.json()
+        #expect(counter.writes == 1)
+        #expect(json.contains(#"{"details":{"elements":"15"},"id":"a.one","message":"All 15 elements match.""#))
+
+        let given = CheckResult(id: "a.one", status: .passed, reason: .ok, message: "All 15 elements match.", details: ["elements": "15"])
+        let recorded = try #require(report.check("a.one"))
+        #expect(recorded == given)
+        #expect(Set([recorded, given]).count == 1)
+        #expect(recorded.details == ["elements": "15"])
+        let eager = CheckOutcome.passed("All 15 elements match.", details: ["elements": "15"])
+        #expect(CheckOutcome.passed { ("All 15 elements match.", ["elements": "15"]) } == eager)
+        #expect(CheckOutcome.passed { ("All 15 elements match.", ["elements": "14"]) } != eager)
+
+        // Changing one keeps the other.
+        var newMessage = recorded
+        newMessage.message = "replaced"
+        #expect(newMessage.details == ["elements": "15"])
+        var newDetails = recorded
+        newDetails.details["origin"] = "https://example.com"
+        #expect(newDetails.message == "All 15 elements match.")
+        #expect(newDetails.details == ["elements": "15", "origin": "https://example.com"])
+        var outcome = CheckOutcome.passed { ("first", ["k": "v"]) }
+        outcome.message = "second"
+        #expect(outcome.details == ["k": "v"])
+
+        let decoded = try JSONDecoder().decode(VerificationReport.self, from: Data(json.utf8))
+        #expect(decoded.checks == report.checks)
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? NSDictionary
+        #expect(encoded == (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? NSDictionary))
+    }
+
+    @Test func aRevisedResultTakesTheWrittenDetails() {
+        var runner = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: VerificationContext(time: time))
+        runner.run("a.one") { .passed("provisional", details: ["old": "1"]) }
+        runner.revise("a.one", .passed { ("final", ["new": "2"]) })
+        let result = runner.report(flow: "test").checks[0]
+        #expect(result.message == "final")
+        #expect(result.details == ["new": "2"])
+    }
+
     @Test func aDecodedReportKeepsTheText() throws {
         var runner = CheckRunner(policy: VerificationPolicy(name: "test@1"), context: VerificationContext(time: time))
         let name = "family_name"

@@ -42,9 +42,13 @@ struct DeviceAuthenticationCheck: VerificationCheck {
                         "The device signature does not verify over DeviceAuthentication: the session transcript (nonce, merchant or app identifiers, handover) differs from the one the device signed, or the response was not produced by the device the MSO names."
                     )
                 }
-                return .passed(
-                    "The device signature (\(algorithm), \(deviceKey.curveName)) verifies over DeviceAuthentication with the MSO's device key.",
-                    details: ["mechanism": "deviceSignature"])
+                let curve = deviceKey.curveName
+                return .passed {
+                    (
+                        "The device signature (\(algorithm), \(curve)) verifies over DeviceAuthentication with the MSO's device key.",
+                        ["mechanism": "deviceSignature"]
+                    )
+                }
             } catch {
                 return .failed(ReasonCode(error.code.rawValue), "The device signature cannot be verified: \(error.message).")
             }

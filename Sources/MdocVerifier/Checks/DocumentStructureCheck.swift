@@ -57,7 +57,8 @@ struct DocumentStructureCheck: VerificationCheck {
     static func passed(_ document: Document) -> CheckOutcome {
         let itemCount = document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count }
         let (docType, nameSpaces) = (document.docType, document.issuerSigned.nameSpaces.count)
-        return .passed(
-            "The document \(docType) decodes: \(itemCount) issuer-signed elements in \(nameSpaces) namespaces.", details: ["docType": docType])
+        return .passed {
+            ("The document \(docType) decodes: \(itemCount) issuer-signed elements in \(nameSpaces) namespaces.", ["docType": docType])
+        }
     }
 }

@@ -142,9 +142,12 @@ struct IssuerChainCheck: VerificationCheck {
     }
 
     private func passed(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {
-        let root = entry.subjects.last ?? ""
-        return .passed(
-            "The document signer chains to the trusted IACA \(root); every certificate is valid at the verification time.",
-            details: ["signer": entry.subjects.first ?? "", "iaca": root, "chainLength": String(entry.chain.count)])
+        let (root, signer, length) = (entry.subjects.last ?? "", entry.subjects.first ?? "", entry.chain.count)
+        return .passed {
+            (
+                "The document signer chains to the trusted IACA \(root); every certificate is valid at the verification time.",
+                ["signer": signer, "iaca": root, "chainLength": String(length)]
+            )
+        }
     }
 }

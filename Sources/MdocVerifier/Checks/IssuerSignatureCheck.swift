@@ -32,8 +32,9 @@ struct IssuerSignatureCheck: VerificationCheck {
         } catch {
             return .failed(ReasonCode(error.code.rawValue), "The issuer signature cannot be verified: \(error.message).")
         }
-        return .passed(
-            "The issuer signature (\(algorithm)) verifies with the document signer key.",
-            details: ["signer": signer.subject, "algorithm": algorithm.description])
+        let subject = signer.subject
+        return .passed {
+            ("The issuer signature (\(algorithm)) verifies with the document signer key.", ["signer": subject, "algorithm": algorithm.description])
+        }
     }
 }

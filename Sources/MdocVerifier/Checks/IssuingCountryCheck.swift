@@ -60,6 +60,7 @@ struct IssuingCountryCheck: VerificationCheck {
         guard dsCountry == iacaCountry else {
             return .failed(.countryNameMismatch, "The document signer's countryName \(dsCountry!) differs from the IACA's \(iacaCountry!).")
         }
-        return .passed("The issuing country is \(dsCountry!) in both the document signer and the IACA.", details: ["country": dsCountry!])
+        let country = dsCountry!
+        return .passed { ("The issuing country is \(country) in both the document signer and the IACA.", ["country": country]) }
     }
 }

@@ -56,8 +56,7 @@ struct IssuingCountryElementCheck: VerificationCheck {
                 "\(source) is \(TextSafety.quoted(country)) but the \(holder)'s countryName is \(certificateCountry): the document claims another issuing country than the authority that issued it.",
                 details: ["element": country, "certificate": certificateCountry])
         }
-        return .passed(
-            "\(nameSpace)/issuing_country is \(certificateCountry), the \(holder)'s countryName.", details: ["country": certificateCountry])
+        return .passed { ("\(nameSpace)/issuing_country is \(certificateCountry), the \(holder)'s countryName.", ["country": certificateCountry]) }
     }
 }
 

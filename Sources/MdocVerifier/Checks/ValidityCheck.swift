@@ -19,16 +19,25 @@ struct ValidityCheck: VerificationCheck {
         let time = context.time
         // The policy's allowance, or the caller's (VerificationContext.clockSkew) when larger.
         let skew = Double(max(state.policy.clockSkew, context.clockSkew).components.seconds)
-        let details = [
-            "signed": RFC3339.formatWholeSeconds(v.signed), "validFrom": RFC3339.formatWholeSeconds(v.validFrom),
-            "validUntil": RFC3339.formatWholeSeconds(v.validUntil), "time": RFC3339.formatWholeSeconds(time), "clockSkewSeconds": String(Int(skew)),
-        ]
+        let signer = Self.documentSigner(state)
+        // Exactly the failures below, negated (written as they are, so that no date compares otherwise).
+        let passes =
+            !(v.validFrom < v.signed) && !(signer.map { $0.notValidBefore > v.signed || $0.notValidAfter < v.signed } ?? false)
+            && !(v.validUntil < v.validFrom) && !(time.addingTimeInterval(skew) < v.validFrom) && !(time.addingTimeInterval(-skew) > v.validUntil)
+        if passes {
+            // The dates are written only when the report is read.
+            return .passed {
+                let details = Self.details(v, time: time, skew: skew)
+                return ("The MSO is valid from \(details["validFrom"]!) until \(details["validUntil"]!).", details)
+            }
+        }
+        let details = Self.details(v, time: time, skew: skew)
         if v.validFrom < v.signed {
             return .failed(
                 .inconsistentValidity, "The MSO is valid from \(details["validFrom"]!), before it was signed (\(details["signed"]!)).",
                 details: details)
         }
-        if let signer = Self.documentSigner(state), signer.notValidBefore > v.signed || signer.notValidAfter < v.signed {
+        if let signer, signer.notValidBefore > v.signed || signer.notValidAfter < v.signed {
             var withSigner = details
             withSigner["signerNotBefore"] = RFC3339.formatWholeSeconds(signer.notValidBefore)
             withSigner["signerNotAfter"] = RFC3339.formatWholeSeconds(signer.notValidAfter)
@@ -54,7 +63,17 @@ struct ValidityCheck: VerificationCheck {
                 "The MSO expired at \(details["validUntil"]!); the verification time is \(details["time"]!) (clock skew allowed: \(Int(skew)) s). The holder must refresh the credential.",
                 details: details)
         }
-        return .passed("The MSO is valid from \(details["validFrom"]!) until \(details["validUntil"]!).", details: details)
+        // Not reached: `passes` is false only when one of the conditions above fails.
+        return .failed(
+            .inconsistentValidity, "The MSO validity could not be placed (\(details["validFrom"]!) to \(details["validUntil"]!)).", details: details)
+    }
+
+    /// The report's details: the MSO's three dates, the verification time and the clock skew allowed.
+    static func details(_ v: MobileSecurityObject.ValidityInfo, time: Date, skew: Double) -> [String: String] {
+        [
+            "signed": RFC3339.formatWholeSeconds(v.signed), "validFrom": RFC3339.formatWholeSeconds(v.validFrom),
+            "validUntil": RFC3339.formatWholeSeconds(v.validUntil), "time": RFC3339.formatWholeSeconds(time), "clockSkewSeconds": String(Int(skew)),
+        ]
     }
 
     /// The first x5chain certificate, when the document structure parsed it.

@@ -107,9 +107,8 @@ struct ValueDigestsCheck: VerificationCheck {
             let reason: ReasonCode = !mismatched.isEmpty ? .digestMismatch : (!missing.isEmpty ? .digestMissing : .duplicateDigestID)
             return .failed(reason, "Issuer-signed data does not match the MSO: \(problems.joined(separator: "; ")).", details: details)
         }
-        let elements = count
-        return .passed(
-            "All \(elements) issuer-signed elements match their \(mso.digestAlgorithm) digests in the MSO.", details: ["elements": String(elements)])
+        let (elements, name) = (count, mso.digestAlgorithm)
+        return .passed { ("All \(elements) issuer-signed elements match their \(name) digests in the MSO.", ["elements": String(elements)]) }
     }
 }
 
