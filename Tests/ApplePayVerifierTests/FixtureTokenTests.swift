@@ -23,6 +23,15 @@ import WalletVerifierTestSupport
         #expect(result.summary?.version == .ecV1)
         #expect(result.report.warnings.map(\.code) == ["customTrustAnchor"])
         #expect(result.report.check(.applePayDecryption)?.message.contains("AES-256-GCM") == true)
+        // Details written with a passing message when the report is read.
+        #expect(result.report.check(.applePayTokenStructure)?.details == ["version": "EC_v1", "transactionId": token.transactionId])
+        #expect(result.report.check(.applePayTokenStructure)?.message.hasPrefix("EC_v1 token with every header field") == true)
+        let signing = try #require(result.report.check(.applePaySigningTime))
+        #expect(signing.details.keys.sorted() == ["ageSeconds", "signingTime"])
+        #expect(signing.message == "Signed at \(signing.details["signingTime"]!), \(signing.details["ageSeconds"]!) s before the verification time (window 300 s)")
+        let replay = try #require(result.report.check(.replayTransactionId))
+        #expect(replay.details.keys.sorted() == ["transactionId"])
+        #expect(replay.message.hasPrefix("transactionId \(token.transactionId) seen for the first time"))
     }
 
     /// The JSON answer carries the decrypted payment byte for byte, as received, and only for an

@@ -60,8 +60,9 @@ struct ReplayCheck: VerificationCheck {
         switch outcome {
         case .firstUse:
             let transactionId = token.header.transactionId
-            return .passed(
-                "transactionId \(transactionId) seen for the first time; remembered until \(expiresAt.rfc3339)", details: ["transactionId": key])
+            return .passed {
+                ("transactionId \(transactionId) seen for the first time; remembered until \(expiresAt.rfc3339)", ["transactionId": key])
+            }
         case .idempotentRetry(let firstUse):
             return .idempotentRetry(
                 "transactionId \(token.header.transactionId) was recorded by this same submission (its Idempotency-Key and body) at \(firstUse.rfc3339): a retry, not a replay",

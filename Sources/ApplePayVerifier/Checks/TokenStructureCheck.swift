@@ -19,6 +19,7 @@ struct TokenStructureCheck: VerificationCheck {
             token.version == .ecV1
             ? "EC_v1 token with every header field (ephemeralPublicKey, publicKeyHash, transactionId)"
             : "RSA_v1 token with every header field (wrappedKey, publicKeyHash, transactionId)"
-        return .passed(message, details: ["version": token.version.rawValue, "transactionId": token.header.transactionId])
+        let (version, transactionId) = (token.version.rawValue, token.header.transactionId)
+        return .passed { (message, ["version": version, "transactionId": transactionId]) }
     }
 }
