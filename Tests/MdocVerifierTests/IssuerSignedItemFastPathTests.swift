@@ -58,6 +58,23 @@ import WalletVerifierTestSupport
         for text in cases { Self.compare(hex(text)) }
     }
 
+    /// Element values of every kind (scalars at their boundaries, malformed simple values, tags with
+    /// good and bad content, nested tag 24, containers, indefinite strings): the same node and bytes
+    /// as the generic path, or the same error.
+    @Test(arguments: [
+        "63446f65", "60", "62c3a9", "62ff00", "7f6161ff", "00", "17", "1818", "1b7fffffffffffffff", "1b8000000000000000", "1bffffffffffffffff",
+        "1900ff", "43010203", "40", "5f4101ff", "f4", "f5", "f6", "f7", "f814", "f815", "f90014", "f90015", "fa00000015", "20", "3b7fffffffffffffff",
+        "3bffffffffffffffff", "d903ec6a323032302d30312d3031", "d903ec6a323032302d30322d3330", "d903ec6a323032302d31332d3031",
+        "d903ec6a313939392d31322d3331", "d903ec01", "d903ec7f6a323032302d30312d3031ff", "d903ec6b323032302d30312d303120",
+        "d903ed6a323032302d30312d3031",
+        "da000003ec6a323032302d30312d3031", "d903ec", "6a323032302d30312d3031", "c074323032302d30312d30315430303a30303a30305a", "c11a5e0be100",
+        "d8184101", "d818420102", "80", "a0", "8101", "a1616101", "1c", "63446f",
+    ])
+    func elementValuesAgree(_ valueHex: String) {
+        let prefix = "a4 6864696765737449441803 6672616e646f6d40 71656c656d656e744964656e7469666965726161 6c656c656d656e7456616c7565 "
+        Self.compare(hex(prefix + valueHex))
+    }
+
     @Test func limitsAgree() {
         for depth in 0...3 { Self.compare(Self.item, limits: .init(maxDepth: depth)) }
         for items in [1, 5, 8, 9, 10] { Self.compare(Self.item, limits: .init(maxItems: items)) }
