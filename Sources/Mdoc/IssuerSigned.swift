@@ -29,7 +29,7 @@ public struct IssuerSigned: Sendable {
                 // Declared counts are the input's word: capacity never beyond what the read accepts.
                 spaces.reserveCapacity(min(value.definiteMapCount() ?? 0, 64))
                 return value.textKeyedMap(maxEntries: 64) { nameBytes, list in
-                    let name = String(decoding: nameBytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+                    let name = CBORKnownTexts.iso18013_5.text(utf8: nameBytes)
                     var items: [EmbeddedCBOR<IssuerSignedItem>] = []
                     items.reserveCapacity(min(list.definiteArrayCount() ?? 0, 4096))
                     let read = list.array(maxItems: 4096) { item in

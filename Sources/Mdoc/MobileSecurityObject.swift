@@ -129,7 +129,7 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
                         ids[id] = bytes[range]
                         return true
                     }
-                    digests[String(decoding: name, as: UTF8.self)] = ids
+                    digests[CBORKnownTexts.iso18013_5.text(utf8: name)] = ids
                     return complete
                 }
             case 13 where TextKeys.equal(key, "deviceKeyInfo"):

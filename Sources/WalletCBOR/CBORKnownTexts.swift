@@ -13,6 +13,13 @@ public struct CBORKnownTexts: Sendable {
     /// No known texts: every text is decoded into a new string.
     public static let none = CBORKnownTexts([])
 
+    /// The text of valid UTF-8 bytes (a map key the in-place reader passed, say): the table's string
+    /// when it holds these bytes, else a new string.
+    public func text(utf8 content: UnsafeRawBufferPointer) -> String {
+        let bytes = content.assumingMemoryBound(to: UInt8.self)
+        return string(for: bytes) ?? String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The known string with exactly these UTF-8 bytes, or nil.
     func string(for content: UnsafeBufferPointer<UInt8>) -> String? {
         let count = content.count

@@ -54,6 +54,10 @@ import WalletCBOR
     ])
     func longTextDecodesToItsBytes(_ text: String) throws {
         let known = CBORKnownTexts(["elementIdentifier", "org.iso.18013.5.1", "org.iso.18013.5.1.mDL", "sixteen-bytes-xy"])
+        // A key's bytes as the in-place reader passes them, with and without a table.
+        for table in [known, .none] {
+            #expect(Array(text.utf8).withUnsafeBytes { table.text(utf8: $0) }.utf8.elementsEqual(text.utf8))
+        }
         for decoder in [CBORDecoder(), CBORDecoder(knownTexts: known)] {
             let node = try decoder.decode(Array(CBORNode.text(text).encodedBytes))
             #expect(node.textValue.map { Array($0.utf8) } == Array(text.utf8))
