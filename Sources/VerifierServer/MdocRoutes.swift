@@ -18,7 +18,7 @@ struct MdocRoutes: Sendable {
     static func collection(_ api: APIRoutes) -> RouteCollection<VerifierRequestContext> {
         let routes = RouteCollection(context: VerifierRequestContext.self)
         routes.post("verify") { request, context in
-            let request = try await api.bufferedBody(request)
+            let request = try await api.bufferedBody(request, context)
             try api.admitVerification(context)
             return try await api.inSlot(context) { try await MdocRoutes(api: api.current()).verify(request, context) }
         }

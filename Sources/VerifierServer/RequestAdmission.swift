@@ -19,6 +19,8 @@ public struct VerifierRequestContext: RequestContext, RemoteAddressRequestContex
     public var coreContext: CoreRequestContextStorage
     /// The client's socket address; nil when the channel does not know it.
     public let remoteAddress: SocketAddress?
+    /// The event loop of the request's channel, on which the body deadline's timer runs.
+    let eventLoop: any EventLoop
     /// The submission's Idempotency-Key (digests), set by ``IdempotentSubmissions`` for the handler.
     public var idempotency: IdempotencyTag?
 
@@ -26,6 +28,7 @@ public struct VerifierRequestContext: RequestContext, RemoteAddressRequestContex
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.eventLoop = source.channel.eventLoop
     }
 
     /// The client as the per-client limits count it (``ClientKey``).

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 import VerificationCore
 
 /// What every route collection shares: reading a body whole under its deadline, the admission
@@ -20,7 +21,7 @@ extension APIRoutes {
         _ handler: @escaping @Sendable (Request, VerifierRequestContext) async throws -> Response
     ) {
         router.post(path) { request, context in
-            let request = try await bufferedBody(request)
+            let request = try await bufferedBody(request, context)
             if kind == .verification { try admitVerification(context) }
             return try await idempotent.run(request, context, kind: kind, route: route) { request, context in
                 switch kind {
@@ -35,24 +36,40 @@ extension APIRoutes {
 
     /// The request with its body read whole (at most the body limit: 413) within the body deadline
     /// (`--body-timeout`: 408, and the connection is closed).
-    func bufferedBody(_ request: Request) async throws -> Request {
+    func bufferedBody(_ request: Request, _ context: VerifierRequestContext) async throws -> Request {
         let limit = services.settings.bodyLimit
-        let deadline = Duration.seconds(services.settings.bodyTimeout)
         let body = request.body
-        let buffer: ByteBuffer?
+        // The body is read by one task, which a timer on the channel's event loop cancels at the
+        // deadline (one task and a timer, where a task group of a reader and a sleeper cost two tasks
+        // on every request). A read cut short by the timer, or by this request's own cancellation,
+        // is never used as a body: the flag and the cancellation check below decide first.
+        let reading = Task { try await body.collect(upTo: limit) }
+        let timedOut = DeadlineFlag()
+        let timer = context.eventLoop.scheduleTask(in: .seconds(Int64(services.settings.bodyTimeout))) {
+            timedOut.set()
+            reading.cancel()
+        }
+        var buffer: ByteBuffer?
         do {
-            buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-                group.addTask { try await body.collect(upTo: limit) }
-                group.addTask {
-                    try await Task.sleep(for: deadline)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
+            buffer = try await withTaskCancellationHandler {
+                try await reading.value
+            } onCancel: {
+                reading.cancel()
             }
         } catch is NIOTooManyBytesError {
+            timer.cancel()
             throw Problem.tooLarge(limit: limit)
+        } catch {
+            // Cancelled by the timer (below: 408), or by this request's cancellation (rethrown).
+            buffer = nil
+            if !timedOut.isSet {
+                timer.cancel()
+                throw error
+            }
         }
+        timer.cancel()
+        try Task.checkCancellation()
+        if timedOut.isSet { buffer = nil }
         guard let buffer else {
             services.metrics.requestRejected(reason: "body-timeout")
             throw Problem(
@@ -171,4 +188,13 @@ extension APIRoutes {
 
 func jsonResponse(_ json: String, status: HTTPResponse.Status = .ok) -> Response {
     Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+}
+
+/// Whether a deadline's timer fired: set on the event loop, read by the task that waited.
+final class DeadlineFlag: Sendable {
+    private let fired = Mutex(false)
+
+    func set() { fired.withLock { $0 = true } }
+
+    var isSet: Bool { fired.withLock { $0 } }
 }
