@@ -163,7 +163,7 @@ extension APIRoutes {
     /// Reads a JSON object body (415 for another or a missing media type, 413 past the limit, 400 for
     /// anything but one strict JSON object).
     func jsonObject(_ request: Request) async throws -> JSONBody {
-        let mediaType = request.headers[.contentType]?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let mediaType = request.headers[.contentType].flatMap(Self.mediaType)
         guard mediaType == "application/json" else {
             throw Problem(
                 status: .unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
@@ -174,6 +174,25 @@ extension APIRoutes {
             throw Problem.tooLarge(limit: services.settings.bodyLimit)
         }
         return try JSONBody(bytes: Array(buffer: buffer))
+    }
+
+    /// The media type of a Content-Type value: its first non-empty part before a `;`, without
+    /// surrounding whitespace (Unicode Zs and tab), lowercased; nil when there is none. A value of
+    /// ASCII that does not start with `;`, as every client sends, is read byte by byte; any other
+    /// goes through Foundation.
+    static func mediaType(_ contentType: String) -> String? {
+        var contentType = contentType
+        let ascii = contentType.withUTF8 { bytes -> String? in
+            guard let first = bytes.first, first != UInt8(ascii: ";"), bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            var start = 0
+            var stop = end
+            while start < stop, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+            while stop > start, bytes[stop - 1] == 0x20 || bytes[stop - 1] == 0x09 { stop -= 1 }
+            return String(decoding: bytes[start..<stop].map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
+        if let ascii { return ascii }
+        return contentType.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     func reportResponse(_ json: [UInt8], report: VerificationReport) -> Response {
