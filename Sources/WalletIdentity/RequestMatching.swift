@@ -6,19 +6,26 @@ import WalletCBOR
 
 /// Comparing a response with the request that produced it.
 enum RequestMatching {
+    /// A returned element's namespace and identifier, as a set member: no `namespace/identifier`
+    /// text is built for the elements that were requested.
+    struct ElementKey: Hashable {
+        let nameSpace: String
+        let identifier: String
+    }
+
     /// The (namespace, identifier) pairs the request allows in a response of the given docType.
-    static func allowed(_ request: IdentityRequestDescriptor, docType: String) -> Set<String> {
-        var allowed = Set<String>()
+    static func allowed(_ request: IdentityRequestDescriptor, docType: String) -> Set<ElementKey> {
+        var allowed = Set<ElementKey>()
         for element in request.elements {
             for pair in element.element.identifiers(for: request.document, docType: docType) {
-                allowed.insert("\(pair.nameSpace)/\(pair.identifier)")
+                allowed.insert(ElementKey(nameSpace: pair.nameSpace, identifier: pair.identifier))
             }
             if element.atLeast != nil {
                 // PassKit answers age(atLeast:) with age_over_NN, or falls back to the age element.
                 let ns = IdentityElement.ageNameSpace(docType: docType)
-                allowed.insert("\(ns)/age_in_years")
-                allowed.insert("\(ns)/birth_date")
-                allowed.insert("\(ns)/age_birth_year")
+                allowed.insert(ElementKey(nameSpace: ns, identifier: "age_in_years"))
+                allowed.insert(ElementKey(nameSpace: ns, identifier: "birth_date"))
+                allowed.insert(ElementKey(nameSpace: ns, identifier: "age_birth_year"))
             }
         }
         return allowed
@@ -46,10 +53,9 @@ enum RequestMatching {
         for (signedBy, spaces) in [("", document.issuerSigned), ("device-signed ", document.deviceSigned)] {
             for space in spaces {
                 for element in space.elements {
-                    let name = "\(space.name)/\(element.identifier)"
-                    if allowed.contains(name) { continue }
+                    if allowed.contains(ElementKey(nameSpace: space.name, identifier: element.identifier)) { continue }
                     if ageRequested, isAgeOver(element.identifier) != nil, space.name == ageNameSpace { continue }
-                    unrequested.append(signedBy + name)
+                    unrequested.append(signedBy + "\(space.name)/\(element.identifier)")
                 }
             }
         }
