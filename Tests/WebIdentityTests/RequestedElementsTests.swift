@@ -1,23 +1,15 @@
 import Testing
+import WalletVerifierTestSupport
 
 @testable import WebIdentity
 
 /// Whether a returned element was requested does not depend on the order elements come in: the
 /// in-order shortcut of the request-elements check gives the plain membership answer every time.
 @Suite struct RequestedElementsTests {
-    /// A small deterministic generator, so failures reproduce.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state
-        }
-    }
-
     @Test func answersDoNotDependOnOrder() {
         let spaces = ["org.iso.18013.5.1", "org.iso.18013.5.1.aamva", "other"]
         let names = ["family_name", "given_name", "birth_date", "portrait", "age_over_21", "issuing_country", "sex"]
-        var random = Generator(state: 42)
+        var random = SeededGenerator(seed: 42)
         for _ in 0..<500 {
             var requested: [WebDocumentRequest.Element] = []
             for space in spaces {
