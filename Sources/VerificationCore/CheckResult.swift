@@ -32,7 +32,10 @@ public struct CheckResult: Sendable, Codable, Hashable {
         get { messageText.text }
         set {
             // Details written with the message stay: they are kept as they read.
-            if storedDetails == nil { storedDetails = messageText.details ?? [:] }
+            if detailsWritten {
+                givenDetails = messageText.details ?? [:]
+                detailsWritten = false
+            }
             messageText = ReportText(newValue)
         }
     }
@@ -44,15 +47,22 @@ public struct CheckResult: Sendable, Codable, Hashable {
     public var scope: String?
     /// Small non-secret facts (certificate subjects, observed skew, element identifiers).
     public var details: [String: String] {
-        get { storedDetails ?? messageText.details ?? [:] }
-        set { storedDetails = newValue }
+        get { detailsWritten ? messageText.details ?? [:] : givenDetails }
+        set {
+            givenDetails = newValue
+            detailsWritten = false
+        }
     }
-    /// The details as given; nil when the message's writer gives them with it (see ``ReportText``).
-    var storedDetails: [String: String]?
+    /// The details as given (empty when the message's writer gives them with it, see ``ReportText``).
+    /// Stored with a flag rather than as an optional: with an optional dictionary the compiler built
+    /// each outcome twice and copied one.
+    var givenDetails: [String: String]
+    /// Whether the message's writer gives the details.
+    var detailsWritten: Bool
 
     /// The message and the details, with a writer that gives both run once.
     var messageAndDetails: (message: String, details: [String: String]) {
-        if storedDetails == nil, let both = messageText.textAndDetails { return both }
+        if detailsWritten, let both = messageText.textAndDetails { return both }
         return (message, details)
     }
     /// For `error`: whether trying again later may succeed.
@@ -86,7 +96,8 @@ public struct CheckResult: Sendable, Codable, Hashable {
         self.messageText = messageText
         self.requirement = requirement
         self.scope = scope
-        self.storedDetails = details
+        self.givenDetails = details ?? [:]
+        self.detailsWritten = details == nil
         self.retryable = retryable
     }
 
@@ -135,7 +146,8 @@ public struct CheckResult: Sendable, Codable, Hashable {
         messageText = ReportText(try c.decode(String.self, forKey: .message))
         requirement = try c.decodeIfPresent(Requirement.self, forKey: .requirement) ?? .required
         scope = try c.decodeIfPresent(String.self, forKey: .scope)
-        storedDetails = try c.decodeIfPresent([String: String].self, forKey: .details) ?? [:]
+        givenDetails = try c.decodeIfPresent([String: String].self, forKey: .details) ?? [:]
+        detailsWritten = false
         retryable = try c.decodeIfPresent(Bool.self, forKey: .retryable)
     }
 }
@@ -150,7 +162,10 @@ public struct CheckOutcome: Sendable, Hashable {
     public var message: String {
         get { messageText.text }
         set {
-            if storedDetails == nil { storedDetails = messageText.details ?? [:] }
+            if detailsWritten {
+                givenDetails = messageText.details ?? [:]
+                detailsWritten = false
+            }
             messageText = ReportText(newValue)
         }
     }
@@ -159,11 +174,19 @@ public struct CheckOutcome: Sendable, Hashable {
     var messageText: ReportText
     /// Small non-secret facts to report with the result.
     public var details: [String: String] {
-        get { storedDetails ?? messageText.details ?? [:] }
-        set { storedDetails = newValue }
+        get { detailsWritten ? messageText.details ?? [:] : givenDetails }
+        set {
+            givenDetails = newValue
+            detailsWritten = false
+        }
     }
-    /// The details as given; nil when the message's writer gives them (``passed(writing:)``).
-    var storedDetails: [String: String]?
+    /// The details as given (empty when the message's writer gives them). A dictionary and a flag, not
+    /// an optional dictionary: with the optional, the compiler built every outcome twice and copied one.
+    var givenDetails: [String: String]
+    /// Whether the message's writer gives the details (``passed(writing:)``).
+    var detailsWritten: Bool
+    /// The details as given; nil when the message's writer gives them.
+    var storedDetails: [String: String]? { detailsWritten ? nil : givenDetails }
     /// For `error`: whether trying again later may succeed (the runner records nil as false).
     public var retryable: Bool?
     /// Non-fatal observations the check made (a profile rule reported as a warning, an absent
@@ -186,7 +209,8 @@ public struct CheckOutcome: Sendable, Hashable {
         self.status = status
         self.reason = reason
         self.messageText = messageText
-        self.storedDetails = details
+        self.givenDetails = details ?? [:]
+        self.detailsWritten = details == nil
         self.retryable = retryable
         self.warnings = warnings
     }

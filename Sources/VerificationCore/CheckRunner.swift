@@ -169,7 +169,8 @@ public struct CheckRunner: Sendable {
         results[last].messageText = outcome.messageText
         results[last].requirement = requirement
         results[last].scope = scope
-        results[last].storedDetails = outcome.storedDetails
+        results[last].givenDetails = outcome.givenDetails
+        results[last].detailsWritten = outcome.detailsWritten
         results[last].retryable = outcome.status == .error ? (outcome.retryable ?? false) : nil
         for warning in outcome.warnings {
             warnings.append(ReportWarning(code: warning.code, message: warning.message, scope: warning.scope ?? scope))
