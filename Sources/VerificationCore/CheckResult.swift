@@ -29,41 +29,19 @@ public struct CheckResult: Sendable, Codable, Hashable {
     /// For people: what was checked and, when it did not pass, why and what to fix. Never secrets or
     /// personal data.
     public var message: String {
-        get { messageText.text }
-        set {
-            // Details written with the message stay: they are kept as they read.
-            if detailsWritten {
-                givenDetails = messageText.details ?? [:]
-                detailsWritten = false
-            }
-            messageText = ReportText(newValue)
-        }
+        get { text.message }
+        set { text.message = newValue }
     }
-    /// The message as recorded: a passing check's message is written when it is read (see ``ReportText``).
-    var messageText: ReportText
+    /// The message and the details as recorded (see ``CheckText``).
+    var text: CheckText
     /// How much the check counted towards the verdict under the policy.
     public var requirement: Requirement
     /// Which part of the input the check covered, e.g. `document[0]`.
     public var scope: String?
     /// Small non-secret facts (certificate subjects, observed skew, element identifiers).
     public var details: [String: String] {
-        get { detailsWritten ? messageText.details ?? [:] : givenDetails }
-        set {
-            givenDetails = newValue
-            detailsWritten = false
-        }
-    }
-    /// The details as given (empty when the message's writer gives them with it, see ``ReportText``).
-    /// Stored with a flag rather than as an optional: with an optional dictionary the compiler built
-    /// each outcome twice and copied one.
-    var givenDetails: [String: String]
-    /// Whether the message's writer gives the details.
-    var detailsWritten: Bool
-
-    /// The message and the details, with a writer that gives both run once.
-    var messageAndDetails: (message: String, details: [String: String]) {
-        if detailsWritten, let both = messageText.textAndDetails { return both }
-        return (message, details)
+        get { text.details }
+        set { text.details = newValue }
     }
     /// For `error`: whether trying again later may succeed.
     public var retryable: Bool?
@@ -93,11 +71,9 @@ public struct CheckResult: Sendable, Codable, Hashable {
         self.id = id
         self.status = status
         self.reason = reason
-        self.messageText = messageText
+        self.text = CheckText(messageText: messageText, details: details)
         self.requirement = requirement
         self.scope = scope
-        self.givenDetails = details ?? [:]
-        self.detailsWritten = details == nil
         self.retryable = retryable
     }
 
@@ -143,11 +119,10 @@ public struct CheckResult: Sendable, Codable, Hashable {
         id = try c.decode(CheckID.self, forKey: .id)
         status = try c.decode(CheckStatus.self, forKey: .status)
         reason = try c.decode(ReasonCode.self, forKey: .reason)
-        messageText = ReportText(try c.decode(String.self, forKey: .message))
+        let message = try c.decode(String.self, forKey: .message)
         requirement = try c.decodeIfPresent(Requirement.self, forKey: .requirement) ?? .required
         scope = try c.decodeIfPresent(String.self, forKey: .scope)
-        givenDetails = try c.decodeIfPresent([String: String].self, forKey: .details) ?? [:]
-        detailsWritten = false
+        text = CheckText(messageText: ReportText(message), details: try c.decodeIfPresent([String: String].self, forKey: .details) ?? [:])
         retryable = try c.decodeIfPresent(Bool.self, forKey: .retryable)
     }
 }
@@ -160,33 +135,17 @@ public struct CheckOutcome: Sendable, Hashable {
     public var reason: ReasonCode
     /// For people: what was checked and, when it did not pass, why; never secrets or personal data.
     public var message: String {
-        get { messageText.text }
-        set {
-            if detailsWritten {
-                givenDetails = messageText.details ?? [:]
-                detailsWritten = false
-            }
-            messageText = ReportText(newValue)
-        }
+        get { text.message }
+        set { text.message = newValue }
     }
     /// The message as given: text, or (``passed(_:details:)``, ``notApplicable(_:details:)``,
-    /// ``passed(writing:)``) a formatter the report runs when the message is read.
-    var messageText: ReportText
+    /// ``passed(writing:)``) a formatter the report runs when the message is read; and the details.
+    var text: CheckText
     /// Small non-secret facts to report with the result.
     public var details: [String: String] {
-        get { detailsWritten ? messageText.details ?? [:] : givenDetails }
-        set {
-            givenDetails = newValue
-            detailsWritten = false
-        }
+        get { text.details }
+        set { text.details = newValue }
     }
-    /// The details as given (empty when the message's writer gives them). A dictionary and a flag, not
-    /// an optional dictionary: with the optional, the compiler built every outcome twice and copied one.
-    var givenDetails: [String: String]
-    /// Whether the message's writer gives the details (``passed(writing:)``).
-    var detailsWritten: Bool
-    /// The details as given; nil when the message's writer gives them.
-    var storedDetails: [String: String]? { detailsWritten ? nil : givenDetails }
     /// For `error`: whether trying again later may succeed (the runner records nil as false).
     public var retryable: Bool?
     /// Non-fatal observations the check made (a profile rule reported as a warning, an absent
@@ -208,9 +167,7 @@ public struct CheckOutcome: Sendable, Hashable {
     ) {
         self.status = status
         self.reason = reason
-        self.messageText = messageText
-        self.givenDetails = details ?? [:]
-        self.detailsWritten = details == nil
+        self.text = CheckText(messageText: messageText, details: details)
         self.retryable = retryable
         self.warnings = warnings
     }
@@ -286,6 +243,51 @@ public struct CheckOutcome: Sendable, Hashable {
     /// Like ``passed(_:details:)``, the message is written when it is read.
     public static func notApplicable(_ message: @autoclosure @escaping @Sendable () -> String, details: [String: String] = [:]) -> CheckOutcome {
         CheckOutcome(status: .skipped, reason: .notApplicable, messageText: ReportText(deferred: message), details: details)
+    }
+}
+
+/// A check's message and details, as a result or an outcome holds them: the message as given or its
+/// writer (``ReportText``), and the details as given or written by the same writer. A dictionary and
+/// a flag, not an optional dictionary: with the optional, the compiler built every outcome twice and
+/// copied one.
+struct CheckText: Sendable {
+    var messageText: ReportText
+    /// The details as given (empty when the message's writer gives them).
+    var givenDetails: [String: String]
+    /// Whether the message's writer gives the details (``CheckOutcome/passed(writing:)``).
+    var detailsWritten: Bool
+
+    /// The message and these details, or (`details` nil) the details its writer gives.
+    init(messageText: ReportText, details: [String: String]?) {
+        self.messageText = messageText
+        self.givenDetails = details ?? [:]
+        self.detailsWritten = details == nil
+    }
+
+    var message: String {
+        get { messageText.text }
+        set {
+            // Details written with the message stay: they are kept as they read.
+            if detailsWritten {
+                givenDetails = messageText.details ?? [:]
+                detailsWritten = false
+            }
+            messageText = ReportText(newValue)
+        }
+    }
+
+    var details: [String: String] {
+        get { detailsWritten ? messageText.details ?? [:] : givenDetails }
+        set {
+            givenDetails = newValue
+            detailsWritten = false
+        }
+    }
+
+    /// The message and the details, with a writer that gives both run once.
+    var messageAndDetails: (message: String, details: [String: String]) {
+        if detailsWritten, let both = messageText.textAndDetails { return both }
+        return (message, details)
     }
 }
 

@@ -166,11 +166,9 @@ public struct CheckRunner: Sendable {
         results[last].id = id
         results[last].status = outcome.status
         results[last].reason = outcome.reason
-        results[last].messageText = outcome.messageText
+        results[last].text = outcome.text
         results[last].requirement = requirement
         results[last].scope = scope
-        results[last].givenDetails = outcome.givenDetails
-        results[last].detailsWritten = outcome.detailsWritten
         results[last].retryable = outcome.status == .error ? (outcome.retryable ?? false) : nil
         for warning in outcome.warnings {
             warnings.append(ReportWarning(code: warning.code, message: warning.message, scope: warning.scope ?? scope))
@@ -267,10 +265,12 @@ public struct CheckRunner: Sendable {
         guard let index = results.lastIndex(where: { $0.id == id && (scope == nil || $0.scope == scope) }) else { return }
         let recorded = results[index]
         guard recorded.requirement != .disabled, recorded.reason != .disabledByPolicy else { return }
-        results[index] = CheckResult(
-            id: id, status: outcome.status, reason: outcome.reason, messageText: outcome.messageText,
-            requirement: recorded.requirement, scope: recorded.scope, details: outcome.storedDetails,
-            retryable: outcome.status == .error ? (outcome.retryable ?? false) : nil)
+        var revised = recorded
+        revised.status = outcome.status
+        revised.reason = outcome.reason
+        revised.text = outcome.text
+        revised.retryable = outcome.status == .error ? (outcome.retryable ?? false) : nil
+        results[index] = revised
     }
 
     /// Adds a non-fatal observation to the report.

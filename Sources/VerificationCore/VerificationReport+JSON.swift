@@ -64,7 +64,7 @@ extension VerificationReport {
 extension CheckResult {
     func writeJSON(into writer: inout JSONWriter) {
         // One run of a writer that gives both.
-        let (message, details) = messageAndDetails
+        let (message, details) = text.messageAndDetails
         writer.raw(UInt8(ascii: "{"))
         if !details.isEmpty {
             writer.raw("\"details\":")
