@@ -19,53 +19,53 @@ struct ValidityCheck: VerificationCheck {
         let time = context.time
         // The policy's allowance, or the caller's (VerificationContext.clockSkew) when larger.
         let skew = Double(max(state.policy.clockSkew, context.clockSkew).components.seconds)
-        let signer = Self.documentSigner(state)
-        // Exactly the failures below, negated (written as they are, so that no date compares otherwise).
-        let passes =
-            !(v.validFrom < v.signed) && !(signer.map { $0.notValidBefore > v.signed || $0.notValidAfter < v.signed } ?? false)
-            && !(v.validUntil < v.validFrom) && !(time.addingTimeInterval(skew) < v.validFrom) && !(time.addingTimeInterval(-skew) > v.validUntil)
-        if passes {
-            // The dates are written only when the report is read.
-            return .passed {
-                let details = Self.details(v, time: time, skew: skew)
-                return ("The MSO is valid from \(details["validFrom"]!) until \(details["validUntil"]!).", details)
-            }
-        }
-        let details = Self.details(v, time: time, skew: skew)
+        return Self.outcome(v, signer: Self.documentSigner(state), time: time, skew: skew)
+    }
+
+    /// The first rule the window breaks, in order, with the dates written for its message; a pass
+    /// when it breaks none, whose dates are written only when the report is read.
+    static func outcome(
+        _ v: MobileSecurityObject.ValidityInfo, signer: ValidatedChainCache.ParsedCertificate?, time: Date, skew: Double
+    ) -> CheckOutcome {
         if v.validFrom < v.signed {
+            let details = Self.details(v, time: time, skew: skew)
             return .failed(
                 .inconsistentValidity, "The MSO is valid from \(details["validFrom"]!), before it was signed (\(details["signed"]!)).",
                 details: details)
         }
         if let signer, signer.notValidBefore > v.signed || signer.notValidAfter < v.signed {
-            var withSigner = details
-            withSigner["signerNotBefore"] = RFC3339.formatWholeSeconds(signer.notValidBefore)
-            withSigner["signerNotAfter"] = RFC3339.formatWholeSeconds(signer.notValidAfter)
+            var details = Self.details(v, time: time, skew: skew)
+            details["signerNotBefore"] = RFC3339.formatWholeSeconds(signer.notValidBefore)
+            details["signerNotAfter"] = RFC3339.formatWholeSeconds(signer.notValidAfter)
             return .failed(
                 .signedOutsideSignerValidity,
-                "The MSO was signed at \(details["signed"]!), outside its document signer certificate's validity (\(withSigner["signerNotBefore"]!) to \(withSigner["signerNotAfter"]!)); ISO 18013-5 §9.1.2.4 requires the signing time within it.",
-                details: withSigner)
+                "The MSO was signed at \(details["signed"]!), outside its document signer certificate's validity (\(details["signerNotBefore"]!) to \(details["signerNotAfter"]!)); ISO 18013-5 §9.1.2.4 requires the signing time within it.",
+                details: details)
         }
         if v.validUntil < v.validFrom {
+            let details = Self.details(v, time: time, skew: skew)
             return .failed(
                 .inconsistentValidity, "The MSO validity ends (\(details["validUntil"]!)) before it starts (\(details["validFrom"]!)).",
                 details: details)
         }
         if time.addingTimeInterval(skew) < v.validFrom {
+            let details = Self.details(v, time: time, skew: skew)
             return .failed(
                 .notYetValid,
                 "The MSO is not valid before \(details["validFrom"]!); the verification time is \(details["time"]!) (clock skew allowed: \(Int(skew)) s).",
                 details: details)
         }
         if time.addingTimeInterval(-skew) > v.validUntil {
+            let details = Self.details(v, time: time, skew: skew)
             return .failed(
                 .expired,
                 "The MSO expired at \(details["validUntil"]!); the verification time is \(details["time"]!) (clock skew allowed: \(Int(skew)) s). The holder must refresh the credential.",
                 details: details)
         }
-        // Not reached: `passes` is false only when one of the conditions above fails.
-        return .failed(
-            .inconsistentValidity, "The MSO validity could not be placed (\(details["validFrom"]!) to \(details["validUntil"]!)).", details: details)
+        return .passed {
+            let details = Self.details(v, time: time, skew: skew)
+            return ("The MSO is valid from \(details["validFrom"]!) until \(details["validUntil"]!).", details)
+        }
     }
 
     /// The report's details: the MSO's three dates, the verification time and the clock skew allowed.
