@@ -81,7 +81,7 @@ public struct CheckResult: Sendable, Codable, Hashable {
     /// what they read).
     public static func == (lhs: CheckResult, rhs: CheckResult) -> Bool {
         lhs.id == rhs.id && lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.requirement == rhs.requirement
-            && lhs.scope == rhs.scope && lhs.retryable == rhs.retryable && lhs.message == rhs.message && lhs.details == rhs.details
+            && lhs.scope == rhs.scope && lhs.retryable == rhs.retryable && lhs.text == rhs.text
     }
 
     /// Hashes what ``==`` compares.
@@ -92,8 +92,7 @@ public struct CheckResult: Sendable, Codable, Hashable {
         hasher.combine(requirement)
         hasher.combine(scope)
         hasher.combine(retryable)
-        hasher.combine(message)
-        hasher.combine(details)
+        hasher.combine(text)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -175,7 +174,7 @@ public struct CheckOutcome: Sendable, Hashable {
     /// Equal when every field reads the same.
     public static func == (lhs: CheckOutcome, rhs: CheckOutcome) -> Bool {
         lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.retryable == rhs.retryable && lhs.warnings == rhs.warnings
-            && lhs.message == rhs.message && lhs.details == rhs.details
+            && lhs.text == rhs.text
     }
 
     /// Hashes what ``==`` compares.
@@ -184,8 +183,7 @@ public struct CheckOutcome: Sendable, Hashable {
         hasher.combine(reason)
         hasher.combine(retryable)
         hasher.combine(warnings)
-        hasher.combine(message)
-        hasher.combine(details)
+        hasher.combine(text)
     }
 
     /// This outcome with a warning added (see ``warnings``).
@@ -250,7 +248,7 @@ public struct CheckOutcome: Sendable, Hashable {
 /// writer (``ReportText``), and the details as given or written by the same writer. A dictionary and
 /// a flag, not an optional dictionary: with the optional, the compiler built every outcome twice and
 /// copied one.
-struct CheckText: Sendable {
+struct CheckText: Sendable, Hashable {
     var messageText: ReportText
     /// The details as given (empty when the message's writer gives them).
     var givenDetails: [String: String]
@@ -288,6 +286,19 @@ struct CheckText: Sendable {
     var messageAndDetails: (message: String, details: [String: String]) {
         if detailsWritten, let both = messageText.textAndDetails { return both }
         return (message, details)
+    }
+
+    /// Equal when the message and the details read the same, however each was given.
+    static func == (lhs: CheckText, rhs: CheckText) -> Bool {
+        let (left, right) = (lhs.messageAndDetails, rhs.messageAndDetails)
+        return left.message == right.message && left.details == right.details
+    }
+
+    /// Hashes what ``==`` compares.
+    func hash(into hasher: inout Hasher) {
+        let both = messageAndDetails
+        hasher.combine(both.message)
+        hasher.combine(both.details)
     }
 }
 
