@@ -13,7 +13,7 @@ extension ApplePayResult {
     /// `String` of the whole answer is made.
     public var jsonBytes: [UInt8] {
         let result = self
-        var tokenJSON: String?
+        var tokenJSON: [UInt8]?
         if let summary = result.summary {
             var token: [String: String] = [
                 "version": summary.version.rawValue,
@@ -54,7 +54,7 @@ extension ApplePayResult {
             } else {
                 writer.sortedStringObject(token)
             }
-            tokenJSON = writer.text
+            tokenJSON = writer.bytes
         }
         let payment = result.verdict == .accepted ? result.payment : nil
         var writer = JSONWriter(capacity: 512 + result.report.checks.count * 256 + (payment?.rawJSON.count ?? 0))
@@ -62,7 +62,7 @@ extension ApplePayResult {
             if let tokenJSON {
                 writer.raw(UInt8(ascii: ","))
                 writer.key("token")
-                writer.raw(tokenJSON)
+                writer.raw(bytes: tokenJSON)
             }
             if let payment {
                 writer.raw(UInt8(ascii: ","))
