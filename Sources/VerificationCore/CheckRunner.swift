@@ -273,6 +273,12 @@ public struct CheckRunner: Sendable {
         results[index] = revised
     }
 
+    /// Changes, in place, the results recorded from position `start` on (a flow adding what only it
+    /// knows to the messages of checks a shared composition recorded).
+    public mutating func amendResults(from start: Int, _ change: (inout CheckResult) -> Void) {
+        for index in max(start, 0)..<results.count { change(&results[index]) }
+    }
+
     /// Adds a non-fatal observation to the report.
     public mutating func warn(_ code: ReasonCode, _ message: String, scope: String? = nil) {
         warnings.append(ReportWarning(code: code, message: message, scope: scope))

@@ -242,6 +242,10 @@ import X509
         #expect(device.reason == .deviceSignatureInvalid)
         #expect(device.message.contains(origin) && device.message.contains(session.jwkThumbprint))
         #expect(!device.message.contains(session.nonce) && !device.message.contains(session.nonce.prefix(8)))
+        #expect(device.details["origin"] == origin && device.details["jwkThumbprint"] == session.jwkThumbprint)
+        #expect(device.scope == "document[0]")
+        // Only the failed device signature names the transcript.
+        #expect(report.checks.filter { $0.message.contains("OpenID4VP transcript used here") }.map(\.id) == [.mdocDeviceAuthentication])
         // Another nonce or another key thumbprint: the same.
         let otherNonce = SessionTranscript.openID4VPDigitalCredentials(
             origin: origin, nonce: OpenID4VPRequest.freshNonce(), jwkThumbprint: Base64.decodeURL(session.jwkThumbprint))
@@ -419,5 +423,22 @@ import X509
         #expect(report.results(.mdocDeviceAuthentication).count == 2)
         #expect(report.check(.mdocDeviceAuthentication, scope: "vp_token.\(ids[1])[0].document[0]")?.status == .passed)
         #expect(report.check(.webRequestElements, scope: "vp_token.\(ids[0])[0]")?.status == .passed)
+        #expect(report.check(.mdocDeviceAuthentication, scope: "vp_token.\(ids[0])[0].document[0]")?.status == .passed)
+
+        // The licence signed over another origin's transcript: its device signature fails, in its
+        // presentation's scope, naming this request's transcript; the photo ID's passes.
+        let elsewhere = SessionTranscript.openID4VPDigitalCredentials(
+            origin: "https://attacker.example", nonce: built.session.nonce, jwkThumbprint: Base64.decodeURL(built.session.jwkThumbprint))
+        let misbound = try licenceFixture.deviceResponse(pki: pki, deviceKey: device, transcript: elsewhere)
+        let mixed = #"{"vp_token":{"\#(ids[0])":["\#(Base64.encodeURL(photo))"],"\#(ids[1])":["\#(Base64.encodeURL(misbound))"]}}"#
+        let mixedJWE = try JWE.encrypt(Array(mixed.utf8), to: recipient.publicKey, encryption: .a256gcm, keyID: built.session.keyID)
+        let rejected = await verifier.verify(
+            response: Array(mixedJWE.utf8), session: built.session, recipientKeys: [recipient], context: .at(time)
+        ).report
+        let failed = try #require(rejected.check(.mdocDeviceAuthentication, scope: "vp_token.\(ids[1])[0].document[0]"))
+        #expect(failed.status == .failed && failed.message.contains("OpenID4VP transcript used here") && failed.message.contains(origin))
+        #expect(failed.details["origin"] == origin && failed.details["jwkThumbprint"] == built.session.jwkThumbprint)
+        let passed = try #require(rejected.check(.mdocDeviceAuthentication, scope: "vp_token.\(ids[0])[0].document[0]"))
+        #expect(passed.status == .passed && !passed.message.contains("OpenID4VP transcript used here"))
     }
 }

@@ -88,32 +88,36 @@ public struct OpenID4VPVerifier: Sendable {
             let request = session.credentials.sorted { $0.key < $1.key }.first?.value
             await composition.skip(after: .webOpenID4VPCredentials, expectations: WebIdentityVerifier.expectations(request: request), runner: &runner)
         }
-        for presentation in presentations {
-            // Each presentation is verified in a runner of its own (its checks then get the
-            // presentation's scope when there are several), exactly as the Annex C flow verifies its one.
-            var sub = CheckRunner(policy: runner.policy, context: runner.context)
-            // The composition every flow shares, with the Annex C flow's expectations: the requested
-            // docType, every document's expiry as a warning, nothing unrequested; no deviceMac (the DC
-            // API gives the reader no key agreement with the device).
-            let verified = await composition.verify(
-                presentation.response, transcript: transcript, readerKey: nil,
-                expectations: WebIdentityVerifier.expectations(request: presentation.request),
-                deviceMacAllowed: false, runner: &sub, flow: "webIdentity")
-            documents += verified
-            let scopePrefix = presentations.count > 1 ? presentation.scope : nil
-            for var result in sub.results {
-                if let scopePrefix { result.scope = result.scope.map { scopePrefix + "." + $0 } ?? scopePrefix }
-                if result.id == .mdocDeviceAuthentication, result.status == .failed, result.reason != .deviceMacNotAllowed {
-                    result.message +=
-                        " OpenID4VP transcript used here: OpenID4VPDCAPIHandover for origin \(session.origin) and encryption key thumbprint \(session.jwkThumbprint) (kid \(session.keyID)) with this request's nonce; a wallet that answered another origin or request, or for another key, signed another transcript."
-                    result.details["origin"] = session.origin
-                    result.details["jwkThumbprint"] = session.jwkThumbprint
+        // One presentation (the usual answer) is verified in the runner itself: its checks keep their
+        // own scopes, as they would when copied from a runner of their own. Several are each verified
+        // in a runner of their own, whose results and warnings get the presentation's scope.
+        if presentations.count == 1 {
+            let start = runner.results.count
+            documents = await composition.verify(
+                presentations[0].response, transcript: transcript, readerKey: nil,
+                expectations: WebIdentityVerifier.expectations(request: presentations[0].request),
+                deviceMacAllowed: false, runner: &runner, flow: "webIdentity")
+            runner.amendResults(from: start) { Self.explainTranscript(&$0, session: session) }
+        } else {
+            for presentation in presentations {
+                var sub = CheckRunner(policy: runner.policy, context: runner.context)
+                // The composition every flow shares, with the Annex C flow's expectations: the requested
+                // docType, every document's expiry as a warning, nothing unrequested; no deviceMac (the DC
+                // API gives the reader no key agreement with the device).
+                let verified = await composition.verify(
+                    presentation.response, transcript: transcript, readerKey: nil,
+                    expectations: WebIdentityVerifier.expectations(request: presentation.request),
+                    deviceMacAllowed: false, runner: &sub, flow: "webIdentity")
+                documents += verified
+                let scopePrefix = presentation.scope
+                for var result in sub.results {
+                    result.scope = result.scope.map { scopePrefix + "." + $0 } ?? scopePrefix
+                    Self.explainTranscript(&result, session: session)
+                    runner.record(result)
                 }
-                runner.record(result)
-            }
-            for warning in sub.warnings {
-                let scope = scopePrefix.map { prefix in warning.scope.map { prefix + "." + $0 } ?? prefix } ?? warning.scope
-                runner.warn(warning.code, warning.message, scope: scope)
+                for warning in sub.warnings {
+                    runner.warn(warning.code, warning.message, scope: warning.scope.map { scopePrefix + "." + $0 } ?? scopePrefix)
+                }
             }
         }
 
@@ -130,6 +134,15 @@ public struct OpenID4VPVerifier: Sendable {
             runner.revise(.replayNonce, bound ? await consume() : Self.notConsumed(session))
         }
         return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
+    }
+
+    /// A device signature that failed over this flow's transcript says which transcript that was.
+    static func explainTranscript(_ result: inout CheckResult, session: OpenID4VPSession) {
+        guard result.id == .mdocDeviceAuthentication, result.status == .failed, result.reason != .deviceMacNotAllowed else { return }
+        result.message +=
+            " OpenID4VP transcript used here: OpenID4VPDCAPIHandover for origin \(session.origin) and encryption key thumbprint \(session.jwkThumbprint) (kid \(session.keyID)) with this request's nonce; a wallet that answered another origin or request, or for another key, signed another transcript."
+        result.details["origin"] = session.origin
+        result.details["jwkThumbprint"] = session.jwkThumbprint
     }
 
     /// The JWE opened with the session's key, and the `vp_token` entries.
@@ -157,18 +170,20 @@ public struct OpenID4VPVerifier: Sendable {
         let plaintext: [UInt8]
         do { plaintext = try jwe.decrypt(with: key) } catch { throw OpenID4VPResponseError(.decryptionFailed, error.message) }
         let entries = try OpenID4VPResponse.vpToken(payload: plaintext)
-        let count = entries.reduce(0) { $0 + $1.presentations.count }
-        // The message captures these texts only: not the JWE, the session (its key) or the presentations.
-        let (encryption, keyID, thumbprint) = (jwe.encryption.rawValue, session.keyID, session.jwkThumbprint)
-        let ids = entries.map { OpenID4VPResponse.printable($0.id) }
+        // The report's text is written when it is read, from these texts only: not the JWE, the
+        // session (its key) or the presentations.
+        let (encryption, keyID, thumbprint, protocolName) = (jwe.encryption.rawValue, session.keyID, session.jwkThumbprint, session.protocol.rawValue)
+        let ids = entries.map { ($0.id, $0.presentations.count) }
         return (
             entries,
-            .passed(
-                "The JWE (ECDH-ES, \(encryption), kid \"\(keyID)\") decrypted with the key of thumbprint \(thumbprint); its vp_token holds \(count) presentation(s) for \(ids.joined(separator: ", ")).",
-                details: [
-                    "protocol": session.protocol.rawValue, "enc": jwe.encryption.rawValue, "kid": session.keyID,
-                    "jwkThumbprint": session.jwkThumbprint,
-                ])
+            .passed {
+                let count = ids.reduce(0) { $0 + $1.1 }
+                let named = ids.map { OpenID4VPResponse.printable($0.0) }
+                return (
+                    "The JWE (ECDH-ES, \(encryption), kid \"\(keyID)\") decrypted with the key of thumbprint \(thumbprint); its vp_token holds \(count) presentation(s) for \(named.joined(separator: ", ")).",
+                    ["protocol": protocolName, "enc": encryption, "kid": keyID, "jwkThumbprint": thumbprint]
+                )
+            }
         )
     }
 
@@ -188,32 +203,41 @@ public struct OpenID4VPVerifier: Sendable {
         [(scope: String, request: WebDocumentRequest, response: DeviceResponse)], CheckOutcome
     ) {
         var decoded: [(scope: String, request: WebDocumentRequest, response: DeviceResponse)] = []
+        decoded.reserveCapacity(entries.count)
         var problems: [(ReasonCode, String)] = []
-        let asked = session.credentials.keys.sorted()
-        let unrequested = entries.map(\.id).filter { session.credentials[$0] == nil }
-        if !unrequested.isEmpty {
-            problems.append(
-                (
-                    .unrequestedCredential,
-                    "The vp_token answers credential id(s) the request did not ask for: \(unrequested.map(OpenID4VPResponse.printable).joined(separator: ", ")); it asked for \(asked.joined(separator: ", "))."
-                ))
-        }
-        let missing = asked.filter { id in !entries.contains { $0.id == id } }
-        if !missing.isEmpty {
-            problems.append(
-                (
-                    .missingCredential,
-                    "The vp_token has no presentation for \(missing.joined(separator: ", ")); every credential query of the request is required."
-                ))
-        }
-        // The DCQL queries leave `multiple` at its default (false): one presentation per query (§6.1).
-        let repeated = entries.filter { session.credentials[$0.id] != nil && $0.presentations.count > 1 }
-        if !repeated.isEmpty {
-            problems.append(
-                (
-                    .tooManyPresentations,
-                    "The vp_token holds several presentations for \(repeated.map { "\($0.id) (\($0.presentations.count))" }.joined(separator: ", ")); the request's credential queries allow one each (DCQL multiple is false)."
-                ))
+        // The usual answer (each id asked for answered once, nothing else) is told by counting; the
+        // lists a message names are built only when something is wrong.
+        let answeredOnce =
+            entries.count == session.credentials.count
+            && entries.allSatisfy { entry in entry.presentations.count == 1 && session.credentials[entry.id] != nil }
+            && (entries.count < 2 || Set(entries.map(\.id)).count == entries.count)
+        if !answeredOnce {
+            let asked = session.credentials.keys.sorted()
+            let unrequested = entries.map(\.id).filter { session.credentials[$0] == nil }
+            if !unrequested.isEmpty {
+                problems.append(
+                    (
+                        .unrequestedCredential,
+                        "The vp_token answers credential id(s) the request did not ask for: \(unrequested.map(OpenID4VPResponse.printable).joined(separator: ", ")); it asked for \(asked.joined(separator: ", "))."
+                    ))
+            }
+            let missing = asked.filter { id in !entries.contains { $0.id == id } }
+            if !missing.isEmpty {
+                problems.append(
+                    (
+                        .missingCredential,
+                        "The vp_token has no presentation for \(missing.joined(separator: ", ")); every credential query of the request is required."
+                    ))
+            }
+            // The DCQL queries leave `multiple` at its default (false): one presentation per query (§6.1).
+            let repeated = entries.filter { session.credentials[$0.id] != nil && $0.presentations.count > 1 }
+            if !repeated.isEmpty {
+                problems.append(
+                    (
+                        .tooManyPresentations,
+                        "The vp_token holds several presentations for \(repeated.map { "\($0.id) (\($0.presentations.count))" }.joined(separator: ", ")); the request's credential queries allow one each (DCQL multiple is false)."
+                    ))
+            }
         }
         for entry in entries {
             guard let request = session.credentials[entry.id] else { continue }
@@ -224,8 +248,12 @@ public struct OpenID4VPVerifier: Sendable {
                     problems.append((.malformedPresentation, "\(scope) is not a DeviceResponse: \(error.message)."))
                     continue
                 }
-                let others = response.documentResults.compactMap { try? $0.get().docType }.filter { $0 != request.docType }
-                if !others.isEmpty {
+                let ofAnotherType = response.documentResults.contains { result in
+                    guard case .success(let document) = result else { return false }
+                    return document.docType != request.docType
+                }
+                if ofAnotherType {
+                    let others = response.documentResults.compactMap { try? $0.get().docType }.filter { $0 != request.docType }
                     problems.append(
                         (
                             .wrongDocType,
@@ -243,10 +271,11 @@ public struct OpenID4VPVerifier: Sendable {
                 )
             )
         }
+        let credentials = session.credentials
         return (
             decoded,
             .passed(
-                "The vp_token answers exactly the credential queries asked for (\(asked.joined(separator: ", "))), each with DeviceResponses of the requested docType."
+                "The vp_token answers exactly the credential queries asked for (\(credentials.keys.sorted().joined(separator: ", "))), each with DeviceResponses of the requested docType."
             )
         )
     }
