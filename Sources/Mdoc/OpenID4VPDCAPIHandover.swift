@@ -1,3 +1,4 @@
+import Crypto
 import WalletCBOR
 
 extension SessionTranscript {
@@ -7,8 +8,39 @@ extension SessionTranscript {
     /// SHA-256 thumbprint of the verifier's encryption key (response mode `dc_api.jwt`), or nil for
     /// an unencrypted response (`dc_api`), which puts `null` in its place.
     public static func openID4VPDigitalCredentials(origin: String, nonce: String, jwkThumbprint: [UInt8]?) -> SessionTranscript {
+        // Written directly, then read back as the transcript's node: the bytes the builders give
+        // (``builtOpenID4VPDigitalCredentials(origin:nonce:jwkThumbprint:)``) without a node and a
+        // copy of the encoding for every part. Every verification builds its session's transcript.
+        var info: [UInt8] = []
+        info.reserveCapacity(
+            1 + CBORWriter.stringLength(origin.utf8.count) + CBORWriter.stringLength(nonce.utf8.count) + CBORWriter.stringLength(32))
+        CBORWriter.appendHead(major: 4, argument: 3, to: &info)
+        CBORWriter.appendText(origin, to: &info)
+        CBORWriter.appendText(nonce, to: &info)
+        if let jwkThumbprint { CBORWriter.appendBytes(jwkThumbprint, to: &info) } else { info.append(0xf6) }
+        var body: [UInt8] = [0x83, 0xf6, 0xf6, 0x82]
+        body.reserveCapacity(4 + CBORWriter.stringLength(handoverName.utf8.count) + CBORWriter.stringLength(32))
+        CBORWriter.appendText(handoverName, to: &body)
+        SHA256.hash(data: info).withUnsafeBytes { CBORWriter.appendBytes($0, to: &body) }
+        // Text and byte strings of a String's UTF-8 and a digest always decode; the builders stay the
+        // answer should that ever change.
+        guard let node = try? CBORDecoder.decode(body) else {
+            return builtOpenID4VPDigitalCredentials(origin: origin, nonce: nonce, jwkThumbprint: jwkThumbprint)
+        }
+        var tagged: [UInt8] = [0xd8, 0x18]
+        tagged.reserveCapacity(2 + CBORWriter.stringLength(body.count))
+        CBORWriter.appendBytes(body, to: &tagged)
+        return SessionTranscript(node: node, taggedBytes: tagged)
+    }
+
+    /// The OpenID4VP handover's name, the first item of its handover array.
+    static let handoverName = "OpenID4VPDCAPIHandover"
+
+    /// ``openID4VPDigitalCredentials(origin:nonce:jwkThumbprint:)`` built from nodes: the reference the
+    /// written bytes are tested against.
+    static func builtOpenID4VPDigitalCredentials(origin: String, nonce: String, jwkThumbprint: [UInt8]?) -> SessionTranscript {
         let info = openID4VPDCAPIHandoverInfo(origin: origin, nonce: nonce, jwkThumbprint: jwkThumbprint)
-        return SessionTranscript(node: .array([.null, .null, .array([.text("OpenID4VPDCAPIHandover"), sha256(info)])]))
+        return SessionTranscript(node: .array([.null, .null, .array([.text(handoverName), sha256(info)])]))
     }
 
     /// `OpenID4VPDCAPIHandoverInfo = [origin, nonce, jwkThumbprint / null]`, whose encoding is hashed into the handover.

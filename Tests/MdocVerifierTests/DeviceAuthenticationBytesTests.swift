@@ -1,6 +1,7 @@
-import Mdoc
 import Testing
 import WalletCBOR
+
+@testable import Mdoc
 
 /// DeviceAuthenticationBytes are written directly; they must equal the tag-24 wrapped array built
 /// from nodes, for every head width.
@@ -14,5 +15,25 @@ import WalletCBOR
         let nameSpaces = CBORNode.embedded(try CBORNode.map(["org.iso.18013.5.1": try CBORNode.map(["x": .bytes(Array(repeating: 7, count: size))])]))
         let expected = CBORNode.embedded(.array([.text("DeviceAuthentication"), transcript.node, .text(docType), nameSpaces])).encodedBytes
         #expect(DeviceAuthentication.bytes(transcript: transcript, docType: docType, deviceNameSpacesBytes: nameSpaces) == Array(expected))
+    }
+}
+
+/// The OpenID4VP transcript is written directly; it must equal the one built from nodes (node,
+/// encoding and SessionTranscriptBytes) for every string head width, non-ASCII text and no thumbprint.
+@Suite struct OpenID4VPTranscriptBytesTests {
+    @Test(arguments: [0, 5, 23, 24, 255, 256, 70_000])
+    func writtenTranscriptEqualsTheNodeBuiltOne(_ size: Int) throws {
+        let origins = ["https://verifier.example", "https://bücher.example:8443", String(repeating: "o", count: size)]
+        for origin in origins {
+            for thumbprint in [Array(repeating: UInt8(size % 251), count: 32), nil] as [[UInt8]?] {
+                let nonce = String(repeating: "n", count: size) + "é"
+                let written = SessionTranscript.openID4VPDigitalCredentials(origin: origin, nonce: nonce, jwkThumbprint: thumbprint)
+                let built = SessionTranscript.builtOpenID4VPDigitalCredentials(origin: origin, nonce: nonce, jwkThumbprint: thumbprint)
+                #expect(written.node == built.node)
+                #expect(Array(written.node.encodedBytes) == Array(built.node.encodedBytes))
+                #expect(written.taggedBytes == built.taggedBytes)
+                #expect(try CBORDecoder.decode(written.taggedBytes) == CBORNode.embedded(built.node))
+            }
+        }
     }
 }

@@ -8,12 +8,12 @@ import WalletJOSE
 /// on every verification otherwise. Keyed by SHA-256 of the private key's scalar, so the table holds
 /// no key material; bounded (emptied when full: a verifier has a handful of keys).
 enum RecipientKeyThumbprints {
-    private static let table = Mutex<[[UInt8]: String]>([:])
+    private static let table = Mutex<[SHA256.Digest: String]>([:])
     private static let capacity = 64
 
     /// The base64url RFC 7638 thumbprint of `key`'s public key.
     static func thumbprint(of key: P256.KeyAgreement.PrivateKey) -> String {
-        let id = Array(SHA256.hash(data: key.rawRepresentation))
+        let id = SHA256.hash(data: key.rawRepresentation)
         if let known = table.withLock({ $0[id] }) { return known }
         let thumbprint = Base64.encodeURL(JWK(publicKey: key.publicKey).thumbprint)
         table.withLock { table in
