@@ -22,15 +22,7 @@ extension SessionTranscript {
         body.reserveCapacity(4 + CBORWriter.stringLength(handoverName.utf8.count) + CBORWriter.stringLength(32))
         CBORWriter.appendText(handoverName, to: &body)
         SHA256.hash(data: info).withUnsafeBytes { CBORWriter.appendBytes($0, to: &body) }
-        // Text and byte strings of a String's UTF-8 and a digest always decode; the builders stay the
-        // answer should that ever change.
-        guard let node = try? CBORDecoder.decode(body) else {
-            return builtOpenID4VPDigitalCredentials(origin: origin, nonce: nonce, jwkThumbprint: jwkThumbprint)
-        }
-        var tagged: [UInt8] = [0xd8, 0x18]
-        tagged.reserveCapacity(2 + CBORWriter.stringLength(body.count))
-        CBORWriter.appendBytes(body, to: &tagged)
-        return SessionTranscript(node: node, taggedBytes: tagged)
+        return written(body) { builtOpenID4VPDigitalCredentials(origin: origin, nonce: nonce, jwkThumbprint: jwkThumbprint) }
     }
 
     /// The OpenID4VP handover's name, the first item of its handover array.

@@ -46,10 +46,42 @@ public struct SessionTranscript: Sendable {
     /// Apple Verify with Wallet in-app:
     /// `[null, null, ["AppleIdentityPresentment_1.0", nonce, merchantID, teamID, pkRHash]]`.
     public static func appleInApp(nonce: [UInt8], merchantID: String, teamID: String, recipientKeyHash: [UInt8]) -> SessionTranscript {
+        // Written directly (every in-app verification builds its transcript): the bytes of
+        // ``builtAppleInApp(nonce:merchantID:teamID:recipientKeyHash:)``.
+        var body: [UInt8] = [0x83, 0xf6, 0xf6, 0x85]
+        body.reserveCapacity(
+            4 + CBORWriter.stringLength(appleHandoverName.utf8.count) + CBORWriter.stringLength(nonce.count)
+                + CBORWriter.stringLength(merchantID.utf8.count) + CBORWriter.stringLength(teamID.utf8.count)
+                + CBORWriter.stringLength(recipientKeyHash.count))
+        CBORWriter.appendText(appleHandoverName, to: &body)
+        CBORWriter.appendBytes(nonce, to: &body)
+        CBORWriter.appendText(merchantID, to: &body)
+        CBORWriter.appendText(teamID, to: &body)
+        CBORWriter.appendBytes(recipientKeyHash, to: &body)
+        return written(body) { builtAppleInApp(nonce: nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: recipientKeyHash) }
+    }
+
+    /// The in-app handover's name, the first item of its handover array.
+    static let appleHandoverName = "AppleIdentityPresentment_1.0"
+
+    /// ``appleInApp(nonce:merchantID:teamID:recipientKeyHash:)`` built from nodes: the reference the
+    /// written bytes are tested against.
+    static func builtAppleInApp(nonce: [UInt8], merchantID: String, teamID: String, recipientKeyHash: [UInt8]) -> SessionTranscript {
         let handover = CBORNode.array([
-            .text("AppleIdentityPresentment_1.0"), .bytes(nonce), .text(merchantID), .text(teamID), .bytes(recipientKeyHash),
+            .text(appleHandoverName), .bytes(nonce), .text(merchantID), .text(teamID), .bytes(recipientKeyHash),
         ])
         return SessionTranscript(node: .array([.null, .null, handover]))
+    }
+
+    /// A transcript from the encoding `body` written here (text and byte strings of Strings' UTF-8
+    /// and of bytes, which always decode), with its SessionTranscriptBytes written around it; the
+    /// node-built `reference` should the encoding ever not decode.
+    static func written(_ body: [UInt8], reference: () -> SessionTranscript) -> SessionTranscript {
+        guard let node = try? CBORDecoder.decode(body) else { return reference() }
+        var tagged: [UInt8] = [0xd8, 0x18]
+        tagged.reserveCapacity(2 + CBORWriter.stringLength(body.count))
+        CBORWriter.appendBytes(body, to: &tagged)
+        return SessionTranscript(node: node, taggedBytes: tagged)
     }
 
     /// ISO/IEC 18013-7 Annex C (W3C Digital Credentials API, protocol `org-iso-mdoc`):

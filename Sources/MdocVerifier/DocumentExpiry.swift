@@ -23,15 +23,19 @@ package enum DocumentExpiry {
             return .failed(.documentExpired, "\(nameSpace)/expiry_date is not a date, so the document cannot be shown to be unexpired.")
         }
         let today = RFC3339Civil.date(time)
-        let expiryDay = "\(expiry)"
         if (expiry.year, expiry.month, expiry.day) < (today.year, today.month, today.day) {
+            let expiryDay = "\(expiry)"
             return .failed(
                 .documentExpired,
                 "The physical document expired on \(expiryDay) (\(nameSpace)/expiry_date); the verification time is \(RFC3339.format(time))."
                     + (requireUnexpired ? "" : " This is a warning: the request does not require an unexpired document (requireUnexpired)."),
                 details: ["expiryDate": expiryDay])
         }
-        return .passed("The physical document is valid through \(expiryDay) (\(nameSpace)/expiry_date).", details: ["expiryDate": expiryDay])
+        // Written when the report is read: the date's text is the message's and the detail's.
+        return .passed {
+            let expiryDay = "\(expiry)"
+            return ("The physical document is valid through \(expiryDay) (\(nameSpace)/expiry_date).", ["expiryDate": expiryDay])
+        }
     }
 
     /// A full-date (tag 1004 or its text), or the UTC day of a tdate.

@@ -37,3 +37,20 @@ import WalletCBOR
         }
     }
 }
+
+/// The in-app transcript is written directly; it must equal the one built from nodes.
+@Suite struct AppleInAppTranscriptBytesTests {
+    @Test(arguments: [0, 5, 23, 24, 255, 256, 70_000])
+    func writtenTranscriptEqualsTheNodeBuiltOne(_ size: Int) throws {
+        for merchantID in ["merchant.com.example", "händler.example", String(repeating: "m", count: size)] {
+            let nonce = [UInt8](repeating: UInt8(size % 256), count: size)
+            let keyHash = [UInt8](repeating: 9, count: 32)
+            let written = SessionTranscript.appleInApp(nonce: nonce, merchantID: merchantID, teamID: "TEAM" + String(size), recipientKeyHash: keyHash)
+            let built = SessionTranscript.builtAppleInApp(
+                nonce: nonce, merchantID: merchantID, teamID: "TEAM" + String(size), recipientKeyHash: keyHash)
+            #expect(written.node == built.node)
+            #expect(Array(written.node.encodedBytes) == Array(built.node.encodedBytes))
+            #expect(written.taggedBytes == built.taggedBytes)
+        }
+    }
+}

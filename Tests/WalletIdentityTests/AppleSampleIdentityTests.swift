@@ -121,7 +121,9 @@ func sampleTrust() throws -> IACATrustStore {
         // The day of expiry still counts as valid.
         let onTheDay = try await verifier().verify(
             encryptedData: try envelope(), nonce: try sampleNonce(), context: .at(RFC3339.parse("2022-01-30T23:00:00Z")!), requireUnexpired: true)
-        #expect(onTheDay.report.check(.identityDocumentExpiry)?.status == .passed)
+        let passed = try #require(onTheDay.report.check(.identityDocumentExpiry))
+        #expect(passed.status == .passed && passed.details == ["expiryDate": "2022-01-30"])
+        #expect(passed.message == "The physical document is valid through 2022-01-30 (org.iso.18013.5.1/expiry_date).")
     }
 
     @Test func developerPolicyMarksTheReportTestOnly() async throws {
