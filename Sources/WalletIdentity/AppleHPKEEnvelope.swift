@@ -19,6 +19,61 @@ public struct AppleHPKEEnvelope: Sendable {
     /// The HPKE ciphertext of the `{"identity": DeviceResponse}` plaintext.
     public let data: [UInt8]
 
+    /// Reads the envelope from its bytes in place (no nodes for the maps, their keys or the fields);
+    /// nil for anything unusual or wrong, which the generic decode (``init(cbor:)``) then reads or
+    /// rejects with the precise error. It accepts exactly what that decode accepts, with the same fields.
+    public static func read(_ bytes: [UInt8]) -> AppleHPKEEnvelope? {
+        var algorithm: String?
+        var mode: UInt64?
+        var pkEm: [UInt8]?
+        var pkRHash: [UInt8]?
+        var infoHash: [UInt8]?
+        var data: [UInt8]?
+        let read = CBORDecoder().readTextKeyedMap(bytes[...]) { key, value in
+            // A field seen twice is a duplicate key, which the reader already rejects.
+            switch key.count {
+            case 9 where TextKeys.equal(key, "algorithm"):
+                algorithm = value.textString()
+                return algorithm != nil
+            case 4 where TextKeys.equal(key, "data"):
+                data = value.byteString().map { Array($0) }
+                return data != nil
+            case 6 where TextKeys.equal(key, "params"):
+                return value.textKeyedMap { name, field in
+                    switch name.count {
+                    case 4 where TextKeys.equal(name, "mode"):
+                        mode = field.unsignedInt()
+                        return mode != nil
+                    case 4 where TextKeys.equal(name, "pkEm"):
+                        pkEm = field.byteString().map { Array($0) }
+                        return pkEm != nil
+                    case 7 where TextKeys.equal(name, "pkRHash"):
+                        pkRHash = field.byteString().map { Array($0) }
+                        return pkRHash != nil
+                    case 8 where TextKeys.equal(name, "infoHash"):
+                        infoHash = field.byteString().map { Array($0) }
+                        return infoHash != nil
+                    default:
+                        return true
+                    }
+                }
+            default:
+                return true
+            }
+        }
+        guard read, let algorithm, let mode, let pkEm, let pkRHash, let infoHash, let data = data.take() else { return nil }
+        return AppleHPKEEnvelope(algorithm: algorithm, mode: mode, pkEm: pkEm, pkRHash: pkRHash, infoHash: infoHash, data: data)
+    }
+
+    private init(algorithm: String, mode: UInt64, pkEm: [UInt8], pkRHash: [UInt8], infoHash: [UInt8], data: [UInt8]) {
+        self.algorithm = algorithm
+        self.mode = mode
+        self.pkEm = pkEm
+        self.pkRHash = pkRHash
+        self.infoHash = infoHash
+        self.data = data
+    }
+
     /// Reads the envelope's CBOR map; throws ``CBORError`` when a field is missing or has the wrong type.
     public init(cbor node: CBORNode) throws(CBORError) {
         let map = try node.map("envelope")

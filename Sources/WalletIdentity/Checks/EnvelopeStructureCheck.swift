@@ -9,13 +9,18 @@ struct EnvelopeStructureCheck: VerificationCheck {
     var prerequisites: [CheckID] { [] }
 
     func evaluate(_ state: inout IdentityEnvelopeState, context: VerificationContext) async throws -> CheckOutcome {
+        // The usual envelope is read in place; anything else (and every error) the generic way.
         let decoded: AppleHPKEEnvelope
-        do {
-            decoded = try AppleHPKEEnvelope(cbor: try CBORDecoder.decode(state.encryptedData))
-        } catch {
-            return .failed(
-                ReasonCode(error.code.rawValue),
-                "encryptedData is not an APPLE-HPKE-v1 envelope: \(error.message.isEmpty ? error.code.rawValue : error.message).")
+        if let read = AppleHPKEEnvelope.read(state.encryptedData) {
+            decoded = read
+        } else {
+            do {
+                decoded = try AppleHPKEEnvelope(cbor: try CBORDecoder.decode(state.encryptedData))
+            } catch {
+                return .failed(
+                    ReasonCode(error.code.rawValue),
+                    "encryptedData is not an APPLE-HPKE-v1 envelope: \(error.message.isEmpty ? error.code.rawValue : error.message).")
+            }
         }
         guard decoded.algorithm == AppleHPKEEnvelope.algorithmName else {
             return .failed(.unsupportedAlgorithm, "The envelope algorithm is \"\(decoded.algorithm)\", not \"APPLE-HPKE-v1\".")
