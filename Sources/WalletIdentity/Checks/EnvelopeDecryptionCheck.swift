@@ -3,6 +3,7 @@ import Foundation
 import Mdoc
 import MdocVerifier
 import VerificationCore
+import WalletCBOR
 
 /// `identity.envelope.decryption`: HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM, base mode) opens the
 /// data with the selected key, pkEm and the session transcript as info.
@@ -18,7 +19,7 @@ struct EnvelopeDecryptionCheck: VerificationCheck {
         do {
             // HPKE.Recipient.open is mutating: the recipient is a var.
             var recipient = try HPKE.Recipient(
-                privateKey: key.privateKey, ciphersuite: AppleIdentityVerifier.ciphersuite, info: Data(transcript.bytes),
+                privateKey: key.privateKey, ciphersuite: AppleIdentityVerifier.ciphersuite, info: Data(transcript.node.encodedBytes),
                 encapsulatedKey: Data(envelope.pkEm))
             state.plaintext = [UInt8](try recipient.open(envelope.data, authenticating: Data()))
         } catch {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Mdoc
 import VerificationCore
+import WalletCBOR
 
 /// `web.envelope.decryption`: HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM, base mode) opens the
 /// cipher text with info = the dcapi session transcript and empty aad.
@@ -16,7 +17,7 @@ struct WebEnvelopeDecryptionCheck: VerificationCheck {
         let origin = state.origin
         do {
             var recipient = try HPKE.Recipient(
-                privateKey: state.recipientKey, ciphersuite: Self.ciphersuite, info: Data(state.transcript.bytes),
+                privateKey: state.recipientKey, ciphersuite: Self.ciphersuite, info: Data(state.transcript.node.encodedBytes),
                 encapsulatedKey: Data(envelope.enc))
             state.plaintext = [UInt8](try recipient.open(envelope.cipherText, authenticating: Data()))
         } catch {
