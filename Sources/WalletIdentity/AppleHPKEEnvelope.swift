@@ -36,23 +36,16 @@ public struct AppleHPKEEnvelope: Sendable {
                 algorithm = value.textString()
                 return algorithm != nil
             case 4 where TextKeys.equal(key, "data"):
-                data = value.byteString().map { Array($0) }
-                return data != nil
+                return readBytes(&data, from: &value)
             case 6 where TextKeys.equal(key, "params"):
                 return value.textKeyedMap { name, field in
                     switch name.count {
                     case 4 where TextKeys.equal(name, "mode"):
                         mode = field.unsignedInt()
                         return mode != nil
-                    case 4 where TextKeys.equal(name, "pkEm"):
-                        pkEm = field.byteString().map { Array($0) }
-                        return pkEm != nil
-                    case 7 where TextKeys.equal(name, "pkRHash"):
-                        pkRHash = field.byteString().map { Array($0) }
-                        return pkRHash != nil
-                    case 8 where TextKeys.equal(name, "infoHash"):
-                        infoHash = field.byteString().map { Array($0) }
-                        return infoHash != nil
+                    case 4 where TextKeys.equal(name, "pkEm"): return readBytes(&pkEm, from: &field)
+                    case 7 where TextKeys.equal(name, "pkRHash"): return readBytes(&pkRHash, from: &field)
+                    case 8 where TextKeys.equal(name, "infoHash"): return readBytes(&infoHash, from: &field)
                     default:
                         return true
                     }
@@ -63,6 +56,12 @@ public struct AppleHPKEEnvelope: Sendable {
         }
         guard read, let algorithm, let mode, let pkEm, let pkRHash, let infoHash, let data = data.take() else { return nil }
         return AppleHPKEEnvelope(algorithm: algorithm, mode: mode, pkEm: pkEm, pkRHash: pkRHash, infoHash: infoHash, data: data)
+    }
+
+    /// Reads a byte string into `slot`; false (the read fails) for anything else.
+    private static func readBytes(_ slot: inout [UInt8]?, from reader: inout CBORValueReader) -> Bool {
+        slot = reader.byteString().map { Array($0) }
+        return slot != nil
     }
 
     private init(algorithm: String, mode: UInt64, pkEm: [UInt8], pkRHash: [UInt8], infoHash: [UInt8], data: [UInt8]) {
