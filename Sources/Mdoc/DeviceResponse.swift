@@ -25,6 +25,15 @@ public struct DeviceResponse: Sendable {
     /// The documents that decoded, in received order; those that did not are only in ``documentResults``.
     public var documents: [Document] { documentResults.compactMap { try? $0.get() } }
 
+    /// Whether a document that decoded satisfies `predicate`, read in place: ``documents`` would copy
+    /// every decoded document out.
+    public func containsDocument(where predicate: (Document) -> Bool) -> Bool {
+        documentResults.contains { result in
+            guard case .success(let document) = result else { return false }
+            return predicate(document)
+        }
+    }
+
     /// Decodes a response from a node; a document that does not decode is kept as a failure in ``documentResults``.
     /// Throws ``MdocDecodingError`` when the envelope (version, status, the documents list, documentErrors) is malformed.
     public init(cbor node: CBORNode) throws(MdocDecodingError) {

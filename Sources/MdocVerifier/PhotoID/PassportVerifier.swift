@@ -19,12 +19,7 @@ public enum PhotoIDChecks {
     /// countryName, and the whole Annex B certificate profile is required (as ``MdocVerificationPolicy/passport``). Every flow (in-app, web, mdoc) applies it by docType, so the
     /// same passport gets the same report whichever way it came.
     public static func policy(_ policy: MdocVerificationPolicy, for response: DeviceResponse) -> MdocVerificationPolicy {
-        // Read in place: `documents` would copy every decoded document out of the response.
-        let photoID = response.documentResults.contains { result in
-            guard case .success(let document) = result else { return false }
-            return document.docType == PhotoIDDocument.docType
-        }
-        guard photoID else { return policy }
+        guard response.containsDocument(where: { $0.docType == PhotoIDDocument.docType }) else { return policy }
         var passport = policy
         passport.requireCountryName = true
         passport.requireFullCertificateProfile = true

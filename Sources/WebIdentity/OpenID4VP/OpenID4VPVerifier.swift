@@ -248,11 +248,7 @@ public struct OpenID4VPVerifier: Sendable {
                     problems.append((.malformedPresentation, "\(scope) is not a DeviceResponse: \(error.message)."))
                     continue
                 }
-                let ofAnotherType = response.documentResults.contains { result in
-                    guard case .success(let document) = result else { return false }
-                    return document.docType != request.docType
-                }
-                if ofAnotherType {
+                if response.containsDocument(where: { $0.docType != request.docType }) {
                     let others = response.documentResults.compactMap { try? $0.get().docType }.filter { $0 != request.docType }
                     problems.append(
                         (
