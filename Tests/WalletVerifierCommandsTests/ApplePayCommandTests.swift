@@ -122,6 +122,7 @@ private let seatgeekPlaintext =
     /// bound to an order is accepted for that order's data and rejected for another's.
     @Test func applicationDataAsTheOriginalData() async throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let pki = ApplePayFixturePKI.standard
         let merchant = try ApplePayFixtureMerchant.ec()
         var builder = ApplePayTokenBuilder(pki: pki, merchant: merchant)
@@ -189,6 +190,7 @@ private let seatgeekPlaintext =
 
     @Test func pkcs12KeyGetsConversionAdvice() async throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let p12 = directory.appendingPathComponent("merchant.p12")
         // The PKCS#12 file from the library tests (throwaway key).
         let der = try #require(Data(base64Encoded: MerchantKeyFiles.pkcs12Base64, options: .ignoreUnknownCharacters))
@@ -203,6 +205,7 @@ private let seatgeekPlaintext =
 
     @Test func unreadableTokenContentIsARejection() async throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("token.json")
         try Data("this is not JSON".utf8).write(to: file)
         let result = await WalletVerifierCommand.runCapturing([
@@ -218,6 +221,7 @@ private let seatgeekPlaintext =
     /// Fixture tokens with the fixture root: RSA_v1, and two key pairs (rotation) in one call.
     @Test func fixtureTokensWithTwoKeyPairsAndACustomRoot() async throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let pki = ApplePayFixturePKI.standard
         let ec = try ApplePayFixtureMerchant.ec()
         let rsa = try ApplePayFixtureMerchant.rsa()

@@ -35,6 +35,7 @@ private let nonce = "964c3e56a06061fa213fce2ba73217a6d359c2e65d44ec6b5b94f9c57ee
 
     @Test func requestFileAddsClaimsAndBadRequestIsAUsageError() async throws {
         let request = FileManager.default.temporaryDirectory.appendingPathComponent("req-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: request) }
         try Data(#"{"document": "driversLicense", "elements": [{"element": "age", "atLeast": 200, "intentToStore": "willNotStore"}]}"#.utf8).write(
             to: request)
         let bad = await WalletVerifierCommand.runCapturing(arguments() + ["--request", request.path])

@@ -14,6 +14,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
     @Test(arguments: [false, true])
     func aSignedRequestVerifiesOnTheCommandLine(all: Bool) async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         var options = ReaderPKI.Options()
         options.intermediate = true
         options.curve = .p384
@@ -58,6 +59,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
 
     @Test func configurationErrorsAndProfileWarnings() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let pki = try ReaderPKI()
         let recipient = try scratch.write("recipient.pem", P256.KeyAgreement.PrivateKey().pemRepresentation)
         let leaf = try scratch.write("reader.pem", ReaderPKI.pem(pki.reader))
@@ -87,6 +89,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
     /// and the chain pass; the demo certificate breaks the Annex B profile (no reader EKU).
     @Test func theRealCaptureOnTheCommandLine() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let received = try ReceivedDeviceRequest(cborBytes: try TestVectors.data(capture + "device-request.cbor"))
         let der = try received.docRequests[0].readerAuth!.headers.x5chainBytes()[0]
         let pinned = try scratch.write("reader.pem", pem(Array(der)))
@@ -152,6 +155,7 @@ private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/request/"
             return
         }
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/bash")
         shell.arguments = ["-euc", openssl.joined(separator: "\n")]

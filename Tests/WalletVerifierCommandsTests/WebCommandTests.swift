@@ -11,7 +11,8 @@ import WalletVerifierTestSupport
 
 private let capture = "mdoc/dcapi-annex-c-chrome-android-jmandel/"
 
-/// A scratch directory for one test's files.
+/// A scratch directory for one test's files. Each test removes it with ``remove()`` in a `defer` (a run
+/// of the suite otherwise left a directory of keys and captures behind per test).
 struct Scratch {
     let url: URL
 
@@ -19,6 +20,9 @@ struct Scratch {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("wallet-web-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
+
+    /// Removes the directory and everything in it.
+    func remove() { try? FileManager.default.removeItem(at: url) }
 
     func write(_ name: String, _ bytes: [UInt8]) throws -> String {
         let file = url.appendingPathComponent(name)
@@ -67,6 +71,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 
     @Test func theRealCaptureVerifiesUnderTheDeveloperPolicy() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let result = await WalletVerifierCommand.runCapturing(
             try realCapture(["--at", "2026-05-01T17:30:00Z", "--policy", "developer", "--format", "json"], scratch: scratch))
         #expect(result.code == 0, "\(result.stdout)\(result.stderr)")
@@ -91,6 +96,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 
     @Test func zeroClockSkewRejectsTheCaptureAtCaptureTime() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let zero = await WalletVerifierCommand.runCapturing(
             try realCapture(["--at", "2026-05-01T17:27:18Z", "--policy", "developer", "--clock-skew", "0", "--format", "json"], scratch: scratch))
         #expect(zero.code == 1)
@@ -103,6 +109,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 
     @Test func theEncryptionInfoMayBeAFileAndTheWrongOriginFails() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         var arguments = try realCapture(["--at", "2026-05-01T17:30:00Z", "--policy", "developer"], scratch: scratch)
         let index = try #require(arguments.firstIndex(of: "--encryption-info"))
         arguments[index + 1] = TestVectors.path(capture + "request/encryption-info.b64u")
@@ -116,6 +123,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 
     @Test func usageErrors() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let trust = try pinnedSigner(scratch)
         let response = TestVectors.path(capture + "response/wallet-response.digital-credential.json")
         // Neither a session nor the three request options.
@@ -161,6 +169,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 
     @Test func aSessionVerifiesOneResponse() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let recipient = P256.KeyAgreement.PrivateKey()
         let keyPath = try scratch.write("recipient.pem", recipient.pemRepresentation)
         let sessionPath = scratch.path("session.json")
@@ -277,6 +286,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 
     @Test func mdocVerifyWithRevocationLists() async throws {
         let setup = try Setup()
+        defer { setup.scratch.remove() }
         let clean = try setup.scratch.write("clean.cwt", try setup.list([[1, 2]]))
         let accepted = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--revocation-list", clean])
         #expect(accepted.code == 0, "\(accepted.stdout)")
@@ -330,6 +340,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         defer { server.stop() }
         let uri = server.url("/passport/5")
         let setup = try Setup(uri: uri)
+        defer { setup.scratch.remove() }
         server.set("/passport/5", .init(body: try setup.list([], uri: uri)))
         let fetched = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--fetch-revocation"])
         #expect(fetched.code == 0, "\(fetched.stdout)")
@@ -350,6 +361,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         defer { server.stop() }
         let uri = server.url("/passport/5")
         let setup = try Setup(uri: uri)
+        defer { setup.scratch.remove() }
         server.set("/passport/5", .init(body: try setup.list([], uri: uri), trickle: 0.5))
         let started = Date()
         let result = await setup.mdocVerify(["--trust-doctype", "\(PhotoIDFixture.docType)=\(setup.iaca)", "--fetch-timeout", "2"])
@@ -365,6 +377,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 
     @Test func mdocVerifyWithAVICAL() async throws {
         let setup = try Setup()
+        defer { setup.scratch.remove() }
         var vical = try VICALFixture()
         vical.entries = [.init(setup.pki.iaca, docTypes: [PhotoIDFixture.docType])]
         let vicalPath = try setup.scratch.write("vical.cbor", try vical.signed())
@@ -391,6 +404,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 
     @Test func mdocVerifyWithAVICALFromAURL() async throws {
         let setup = try Setup()
+        defer { setup.scratch.remove() }
         var vical = try VICALFixture()
         vical.entries = [.init(setup.pki.iaca, docTypes: [PhotoIDFixture.docType])]
         let anchor = try setup.scratch.write("vical-anchor.pem", vical.anchorPEM)
@@ -419,6 +433,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
     @Test func theRealAAMVAVICALOnTheCommandLine() async throws {
         // The AAMVA VICAL holds mDL roots only; at its issue day it is trusted, today it is not.
         let setup = try Setup()
+        defer { setup.scratch.remove() }
         let vical = TestVectors.path("mdoc/aamva-vical-isomdl/aamva-vical-2025-11-18.cbor")
         let anchor = TestVectors.path("mdoc/aamva-vical-isomdl/aamva_dts_root_ca.pem")
         let onTheDay = await WalletVerifierCommand.runCapturing([
@@ -439,6 +454,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
 
     @Test func identityVerifyWithARevocationList() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
         let nonce = [UInt8](repeating: 9, count: 32)
@@ -479,6 +495,7 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
     /// (no report is spliced afterwards), and trusts the VICAL's roots for their docTypes.
     @Test func identityVerifyWithAVICAL() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let pki = try PassportPKI()
         let recipient = P256.KeyAgreement.PrivateKey()
         let nonce = [UInt8](repeating: 7, count: 32)

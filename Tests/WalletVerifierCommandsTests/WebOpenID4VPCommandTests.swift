@@ -50,6 +50,7 @@ import X509
 
     @Test func anOpenID4VPAnswerVerifiesOncePerSession() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let keyPath = try scratch.write("recipient.pem", P256.KeyAgreement.PrivateKey().pemRepresentation)
         let sessionPath = scratch.path("session.json")
         let request = await WalletVerifierCommand.runCapturing(Self.requestArguments(scratch, key: keyPath, session: sessionPath))
@@ -81,6 +82,7 @@ import X509
 
     @Test func signedRequestsAndTheProtocolChoice() async throws {
         let scratch = try Scratch()
+        defer { scratch.remove() }
         let keyPath = try scratch.write("recipient.pem", P256.KeyAgreement.PrivateKey().pemRepresentation)
         // A request-signing certificate with a DNS name.
         let signing = P256.Signing.PrivateKey()

@@ -23,6 +23,8 @@ let jsonHeaders: HTTPFields = [.contentType: "application/json"]
 let directory: String = {
     let path = NSTemporaryDirectory() + "wallet-verifier-fuzz-http-\(ProcessInfo.processInfo.processIdentifier)"
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    // The keys copied here go when the run ends (libFuzzer exits through `exit`); a directory was left per run.
+    atexit { try? FileManager.default.removeItem(atPath: directory) }
     return path
 }()
 func copyVector(_ path: String, as name: String) -> String {
