@@ -105,6 +105,13 @@ struct OnePassBound {
             return String(validating: UnsafeRawBufferPointer(rebasing: p[range]), as: UTF8.self) != nil
         }
 
+        /// A text string, into `slot`.
+        mutating func text(into slot: inout String) -> Bool {
+            guard let range = string(3) else { return false }
+            slot = text(range)
+            return true
+        }
+
         func text(_ range: Range<Int>) -> String {
             String(decoding: UnsafeRawBufferPointer(rebasing: p[range]), as: UTF8.self)
         }
@@ -175,11 +182,7 @@ struct OnePassBound {
 
         mutating func document(into r: inout OnePassBound) -> Bool {
             map { reader, key in
-                if reader.equals(key, "docType") {
-                    guard let t = reader.string(3) else { return false }
-                    r.docType = reader.text(t)
-                    return true
-                }
+                if reader.equals(key, "docType") { return reader.text(into: &r.docType) }
                 if reader.equals(key, "issuerSigned") { return reader.issuerSigned(into: &r) }
                 if reader.equals(key, "deviceSigned") { return reader.deviceSigned(into: &r) }
                 return reader.skip(depth: 2)
@@ -276,21 +279,9 @@ struct OnePassBound {
 
         mutating func mso(into r: inout OnePassBound) -> Bool {
             map { reader, key in
-                if reader.equals(key, "version") {
-                    guard let t = reader.string(3) else { return false }
-                    r.version = reader.text(t)
-                    return true
-                }
-                if reader.equals(key, "digestAlgorithm") {
-                    guard let t = reader.string(3) else { return false }
-                    r.digestAlgorithm = reader.text(t)
-                    return true
-                }
-                if reader.equals(key, "docType") {
-                    guard let t = reader.string(3) else { return false }
-                    r.msoDocType = reader.text(t)
-                    return true
-                }
+                if reader.equals(key, "version") { return reader.text(into: &r.version) }
+                if reader.equals(key, "digestAlgorithm") { return reader.text(into: &r.digestAlgorithm) }
+                if reader.equals(key, "docType") { return reader.text(into: &r.msoDocType) }
                 if reader.equals(key, "valueDigests") {
                     return reader.map { reader, name in
                         let space = r.nameSpaces.firstIndex { $0.utf8.elementsEqual(UnsafeRawBufferPointer(rebasing: reader.p[name])) } ?? -1
