@@ -1,4 +1,6 @@
 import Foundation
+import Mdoc
+import WalletCBOR
 
 /// A lower bound, not a decoder: one pass over an mdoc DeviceResponse (and the MSO inside its
 /// issuerAuth) that collects, as index ranges into the input, everything the verifier's checks read,
@@ -95,6 +97,7 @@ struct OnePassBound {
             return start..<position
         }
 
+        /// (The codec's own validator is internal to WalletCBOR.)
         static func validUTF8(_ p: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
             var ascii = true
             for i in range where p[i] >= 0x80 {
@@ -112,8 +115,10 @@ struct OnePassBound {
             return true
         }
 
+        /// The text of valid UTF-8 bytes, made as the model makes its texts (ISO 18013-5's known texts
+        /// from the table, others new).
         func text(_ range: Range<Int>) -> String {
-            String(decoding: UnsafeRawBufferPointer(rebasing: p[range]), as: UTF8.self)
+            CBORKnownTexts.iso18013_5.text(utf8: UnsafeRawBufferPointer(rebasing: p[range]))
         }
 
         func equals(_ range: Range<Int>, _ literal: StaticString) -> Bool {
@@ -242,7 +247,7 @@ struct OnePassBound {
                 if reader.equals(key, "elementIdentifier") {
                     guard seen & 4 == 0, let identifier = reader.string(3) else { return false }
                     seen |= 4
-                    item.identifier = CBORKnownTextsBound.text(reader, identifier)
+                    item.identifier = reader.text(identifier)
                     return true
                 }
                 if reader.equals(key, "elementValue") {
@@ -323,20 +328,5 @@ struct OnePassBound {
                 return reader.skip(depth: 3)
             }
         }
-    }
-}
-
-/// The element identifiers an mDL carries, as string constants (no allocation), as the model's
-/// known-texts table does; anything else is made once.
-enum CBORKnownTextsBound {
-    static let known: [StaticString] = [
-        "family_name", "given_name", "birth_date", "issue_date", "expiry_date", "issuing_country", "issuing_authority",
-        "document_number", "portrait", "driving_privileges", "resident_address", "resident_city", "resident_state", "sex",
-        "age_over_21", "age_over_18",
-    ]
-
-    static func text(_ reader: OnePassBound.Reader, _ range: Range<Int>) -> String {
-        for literal in known where reader.equals(range, literal) { return literal.description }
-        return reader.text(range)
     }
 }
