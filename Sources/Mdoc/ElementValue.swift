@@ -53,10 +53,8 @@ public enum ElementValue: Sendable, Hashable, CustomStringConvertible {
         }
         switch node.value {
         case .textString(let t): self = .text(t)
-        case .unsignedInt(let v): self = v <= UInt64(Int64.max) ? .integer(Int64(v)) : .bigInteger(String(v))
-        case .negativeInt(let v):
-            self =
-                v < UInt64(Int64.max) ? .integer(-1 - Int64(v)) : .bigInteger("-" + String(v == UInt64.max ? "18446744073709551616" : String(v + 1)))
+        case .unsignedInt(let v): self = .unsigned(v)
+        case .negativeInt(let v): self = .negative(v)
         case .boolean(let b): self = .bool(b)
         case .byteString(let b): self = .bytes(Array(b))
         case .float(let d): self = .float(d)
@@ -85,6 +83,66 @@ public enum ElementValue: Sendable, Hashable, CustomStringConvertible {
             }
         default:
             self = .other(diagnostic())
+        }
+    }
+
+    /// The integer of major type 0 with this argument.
+    static func unsigned(_ v: UInt64) -> ElementValue {
+        v <= UInt64(Int64.max) ? .integer(Int64(v)) : .bigInteger(String(v))
+    }
+
+    /// The integer of major type 1 with this argument (`-1 - v`).
+    static func negative(_ v: UInt64) -> ElementValue {
+        v < UInt64(Int64.max) ? .integer(-1 - Int64(v)) : .bigInteger("-" + String(v == UInt64.max ? "18446744073709551616" : String(v + 1)))
+    }
+
+    /// Reads a value in place, giving what ``init(_:depth:limits:)`` gives for its node: integers,
+    /// byte and text strings, booleans, null and undefined, full-dates (tag 1004) and arrays and
+    /// text-keyed maps of those, within the same depth budget. Nil for anything else (floats, other
+    /// tags and simple values, tag-24 content, a form the reader does not take): the caller then
+    /// decodes the value as a node, and the whole read it is part of goes the generic way.
+    static func read(_ reader: inout CBORValueReader, depth: Int, limits: CBORDecoder.Limits) -> ElementValue? {
+        guard depth <= limits.maxDepth, let major = reader.majorType else { return nil }
+        switch major {
+        case 0: return reader.unsignedInt().map(unsigned)
+        case 1: return reader.negativeInt().map(negative)
+        case 2: return reader.byteString().map { .bytes(Array($0)) }
+        case 3: return reader.textString().map { .text($0) }
+        case 4:
+            var items: [ElementValue] = []
+            items.reserveCapacity(min(reader.definiteArrayCount() ?? 0, 256))
+            let complete = reader.array(maxItems: 256) { item in
+                guard let value = read(&item, depth: depth + 1, limits: limits) else { return false }
+                items.append(value)
+                return true
+            }
+            return complete ? .array(items) : nil
+        case 5:
+            var entries: [(key: String, value: ElementValue)] = []
+            entries.reserveCapacity(min(reader.definiteMapCount() ?? 0, 16))
+            let complete = reader.textKeyedMap(maxEntries: 16) { key, value in
+                guard let read = read(&value, depth: depth + 1, limits: limits) else { return false }
+                entries.append((key: CBORKnownTexts.iso18013_5.text(utf8: key), value: read))
+                return true
+            }
+            return complete ? .map(entries) : nil
+        case 6:
+            // The content sits one level below the tag, inside the same budget.
+            guard depth + 1 <= limits.maxDepth else { return nil }
+            var date: CBORFullDate?
+            let complete = reader.tagged { tag, content in
+                guard tag == 1004, let text = content.textString(), let parts = RFC3339.parseFullDate(text[...]) else { return false }
+                date = CBORFullDate(year: parts.year, month: parts.month, day: parts.day)
+                return date != nil
+            }
+            return complete ? date.map { .fullDate($0) } : nil
+        default:
+            switch reader.simpleValue() {
+            case 20: return .bool(false)
+            case 21: return .bool(true)
+            case 22, 23: return .null
+            default: return nil
+            }
         }
     }
 

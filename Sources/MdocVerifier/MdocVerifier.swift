@@ -191,20 +191,18 @@ public struct MdocVerifier: Sendable {
     }
 
     static func verifiedDocument(index: Int, document: Document, state: DocumentState) -> VerifiedDocument {
-        let issuer = document.issuerSigned.nameSpaces.map { space in
-            // Read in place: copying an item out of the array would retain each of its parts.
+        // The table keeps each namespace's items together, in received order.
+        let table = document.issuerSigned.elements
+        var issuer: [VerifiedDocument.NameSpace] = []
+        issuer.reserveCapacity(table.nameSpaces.count)
+        var next = 0
+        for (index, name) in table.nameSpaces.enumerated() {
             var elements: [(identifier: String, value: ElementValue)] = []
-            elements.reserveCapacity(space.items.count)
-            space.items.withUnsafeBufferPointer { items in
-                for index in items.indices {
-                    elements.append(
-                        (
-                            identifier: items[index].value.elementIdentifier,
-                            value: ElementValue(items[index].value.elementValue, depth: IssuerSignedItem.elementValueDepth, limits: .default)
-                        ))
-                }
+            while next < table.elements.count, table.elements[next].nameSpace == index {
+                elements.append((identifier: table.elements[next].identifier, value: table.elements[next].value))
+                next += 1
             }
-            return VerifiedDocument.NameSpace(name: space.name, elements: elements)
+            issuer.append(VerifiedDocument.NameSpace(name: name, elements: elements))
         }
         let device = (document.deviceSigned?.nameSpaces ?? []).map { space in
             VerifiedDocument.NameSpace(

@@ -8,9 +8,10 @@ struct Parser {
     /// `bytes.startIndex`: positions are indices of the slice's base buffer.
     let base: Int
     /// `bytes.endIndex`, kept as a plain integer: reading it through the parse pointer then never
-    /// touches the slice's buffer reference.
-    let end: Int
-    let limits: CBORDecoder.Limits
+    /// touches the slice's buffer reference. Narrowed while an embedded item is read in place
+    /// (``CBORValueReader/readEmbedded(_:limits:_:)``).
+    var end: Int
+    var limits: CBORDecoder.Limits
     let knownTexts: CBORKnownTexts
     var position: Int
     var itemCount = 0

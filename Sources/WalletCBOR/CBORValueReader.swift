@@ -43,6 +43,54 @@ public struct CBORValueReader {
         return head.argument
     }
 
+    /// The major type (0 to 7) of the value at the reader, without reading it; nil once it was read
+    /// or at the end of the input.
+    public var majorType: UInt8? {
+        guard !consumed, !failed, depth <= parser.pointee.limits.maxDepth, parser.pointee.position < parser.pointee.end else { return nil }
+        return parser.pointee.byte(at: parser.pointee.position) >> 5
+    }
+
+    /// The whole input the reader reads (its indices are those of every range the reader returns).
+    public var input: ArraySlice<UInt8> { parser.pointee.bytes }
+
+    /// A negative integer (major type 1), as its argument `n` (the integer is `-1 - n`).
+    public mutating func negativeInt() -> UInt64? {
+        guard let head = peek(major: 1) else { return nil }
+        guard parser.pointee.consume(head) else {
+            failed = true
+            return nil
+        }
+        consumed = true
+        return head.argument
+    }
+
+    /// A one-byte simple value (major type 7 with additional information 0 to 23: false is 20, true
+    /// 21, null 22, undefined 23). Nil for floats and anything else.
+    public mutating func simpleValue() -> UInt8? {
+        guard let head = peek(major: 7), head.length == 1, let value = head.argument else { return nil }
+        guard parser.pointee.consume(head) else {
+            failed = true
+            return nil
+        }
+        consumed = true
+        return UInt8(value)
+    }
+
+    /// `#6.24(bstr .cbor T)` with a definite-length byte string, as ranges of ``input`` (no slices):
+    /// the whole tag-24 item, where its byte string starts, and the embedded bytes. Nil for any other
+    /// item, as ``embeddedItem()``.
+    public mutating func embeddedItemRanges() -> (tagged: Range<Int>, contentStart: Int, inner: Range<Int>)? {
+        guard let tag = peek(major: 6), tag.argument == 24, depth + 1 <= parser.pointee.limits.maxDepth else { return nil }
+        guard parser.pointee.consume(tag), let content = parser.pointee.peekDefiniteHead(major: 2),
+            let range = parser.pointee.consumeString(content)
+        else {
+            failed = true
+            return nil
+        }
+        consumed = true
+        return (tag.start..<range.upperBound, content.start, range)
+    }
+
     /// A definite-length byte string, as a slice of the input.
     public mutating func byteString() -> ArraySlice<UInt8>? {
         byteStringRange().map { parser.pointee.bytes[$0] }
@@ -153,23 +201,29 @@ public struct CBORValueReader {
     /// the index where its byte string starts, and the embedded bytes. Nil for any other item: nothing
     /// is consumed unless it is tag 24 with other content, which fails the whole read.
     public mutating func embeddedItem() -> (tagged: ArraySlice<UInt8>, contentStart: Int, inner: ArraySlice<UInt8>)? {
-        guard let tag = peek(major: 6), tag.argument == 24, depth + 1 <= parser.pointee.limits.maxDepth else { return nil }
-        let start = tag.start
-        guard parser.pointee.consume(tag) else {
-            failed = true
-            return nil
-        }
-        guard let content = parser.pointee.peekDefiniteHead(major: 2) else {
-            failed = true
-            return nil
-        }
-        guard let range = parser.pointee.consumeString(content) else {
-            failed = true
-            return nil
-        }
-        consumed = true
+        guard let ranges = embeddedItemRanges() else { return nil }
         let bytes = parser.pointee.bytes
-        return (bytes[start..<range.upperBound], content.start, bytes[range])
+        return (bytes[ranges.tagged], ranges.contentStart, bytes[ranges.inner])
+    }
+
+    /// Reads `range`, a part of the input such as the content of a tag-24 item just read (see
+    /// ``embeddedItemRanges()``), as exactly one item with `read`, on the same parser: as
+    /// `CBORDecoder(limits: limits).read(input[range], read)` would, with its own depth, item count
+    /// and size limits, but without a decoder, a parser or a slice of its own. The reader's own
+    /// position is unchanged. False when `read` returns false, the item breaks a rule or does not
+    /// fill the range.
+    public func readEmbedded(_ range: Range<Int>, limits: CBORDecoder.Limits, _ read: (inout CBORValueReader) -> Bool) -> Bool {
+        guard !failed, range.count <= limits.maxInputSize, range.lowerBound >= parser.pointee.bytes.startIndex,
+            range.upperBound <= parser.pointee.end
+        else { return false }
+        let saved = (parser.pointee.position, parser.pointee.end, parser.pointee.limits, parser.pointee.itemCount)
+        parser.pointee.position = range.lowerBound
+        parser.pointee.end = range.upperBound
+        parser.pointee.limits = limits
+        parser.pointee.itemCount = 0
+        defer { (parser.pointee.position, parser.pointee.end, parser.pointee.limits, parser.pointee.itemCount) = saved }
+        var reader = CBORValueReader(parser: parser, depth: 1)
+        return read(&reader) && reader.consumed && !reader.failed && parser.pointee.position == range.upperBound
     }
 
     /// Reads the value with `body` (which must consume it) and returns the value's bytes as received.

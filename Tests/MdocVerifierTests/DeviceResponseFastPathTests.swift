@@ -42,6 +42,16 @@ import WalletVerifierTestSupport
                             }
                         }
                     }
+                    // The table the verifier reads: the same elements, values and item bytes.
+                    let table = document.issuerSigned.elements
+                    lines.append("  table namespaces \(table.nameSpaces)")
+                    for element in table.elements {
+                        var value = ""
+                        dump(element.value, to: &value)
+                        lines.append(
+                            "    element \(element.nameSpace) \(element.digestID) \(element.identifier) \(Hex.encode(Array(table.taggedBytes(of: element)))) \(value)"
+                        )
+                    }
                     let auth = document.issuerSigned.issuerAuth
                     lines.append("  issuerAuth \(Hex.encode(Array(auth.node.encodedBytes))) at \(auth.node.offset)")
                     if let device = document.deviceSigned {

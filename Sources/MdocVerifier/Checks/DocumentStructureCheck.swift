@@ -55,8 +55,8 @@ struct DocumentStructureCheck: VerificationCheck {
 
     /// The pass, its message written from the counts and the docType only (not from the document).
     static func passed(_ document: Document) -> CheckOutcome {
-        let itemCount = document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count }
-        let (docType, nameSpaces) = (document.docType, document.issuerSigned.nameSpaces.count)
+        let elements = document.issuerSigned.elements
+        let (docType, itemCount, nameSpaces) = (document.docType, elements.elements.count, elements.nameSpaces.count)
         return .passed {
             ("The document \(docType) decodes: \(itemCount) issuer-signed elements in \(nameSpaces) namespaces.", ["docType": docType])
         }

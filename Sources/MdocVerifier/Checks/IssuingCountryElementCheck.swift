@@ -18,19 +18,9 @@ struct IssuingCountryElementCheck: VerificationCheck {
         guard let document = state.document, let entry = state.chain else {
             return .notEvaluated(because: .mdocIssuerChain)
         }
-        var disclosed: (nameSpace: String, value: ElementValue)?
-        // Read in place: copying each item out of the array would retain each of its parts.
-        search: for space in document.issuerSigned.nameSpaces {
-            let found = space.items.withUnsafeBufferPointer { items -> ElementValue? in
-                for index in items.indices where items[index].value.elementIdentifier == "issuing_country" {
-                    return ElementValue(items[index].value.elementValue, depth: IssuerSignedItem.elementValueDepth, limits: .default)
-                }
-                return nil
-            }
-            if let found {
-                disclosed = (space.name, found)
-                break search
-            }
+        let elements = document.issuerSigned.elements
+        let disclosed = elements.elements.first { $0.identifier == "issuing_country" }.map {
+            (nameSpace: elements.nameSpaces[$0.nameSpace], value: $0.value)
         }
         guard let disclosed else {
             return .notApplicable("The response discloses no issuing_country.")

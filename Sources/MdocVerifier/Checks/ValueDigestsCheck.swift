@@ -33,7 +33,7 @@ struct ValueDigestsCheck: VerificationCheck {
         }
 
         /// Whether the digest of `bytes` equals `expected`, without copying the digest out.
-        func matches(_ bytes: ArraySlice<UInt8>, _ expected: ArraySlice<UInt8>) -> Bool {
+        func matches(_ bytes: UnsafeRawBufferPointer, _ expected: ArraySlice<UInt8>) -> Bool {
             func equal<D: Digest>(_ digest: D) -> Bool {
                 digest.withUnsafeBytes { actual in
                     expected.withUnsafeBytes { expected in
@@ -45,7 +45,7 @@ struct ValueDigestsCheck: VerificationCheck {
             }
             func hash<H: HashFunction>(_: H.Type) -> H.Digest {
                 var hasher = H()
-                bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+                hasher.update(bufferPointer: bytes)
                 return hasher.finalize()
             }
             switch self {
@@ -66,26 +66,34 @@ struct ValueDigestsCheck: VerificationCheck {
         var mismatched: [String] = []
         var missing: [String] = []
         var duplicated: [String] = []
-        var count = 0
-        for space in document.issuerSigned.nameSpaces {
-            var seen = DigestIDSet(capacity: space.items.count)
-            let digests = mso.valueDigests[space.name]
-            // Read in place: copying an item would retain each of its parts.
-            space.items.withUnsafeBufferPointer { items in
-                for index in items.indices {
-                    let digestID = items[index].value.digestID
-                    count += 1
-                    if !seen.insert(digestID) {
-                        duplicated.append("\(space.name)/\(items[index].value.elementIdentifier)")
-                        continue
-                    }
-                    guard let expected = digests?[digestID] else {
-                        missing.append("\(space.name)/\(items[index].value.elementIdentifier)")
-                        continue
-                    }
-                    if !algorithm.matches(items[index].taggedBytes, expected) {
-                        mismatched.append("\(space.name)/\(items[index].value.elementIdentifier)")
-                    }
+        let table = document.issuerSigned.elements
+        let count = table.elements.count
+        // Namespace by namespace (the table keeps them together): the digestIDs seen and the MSO's
+        // digests of the namespace being read.
+        var current = -1
+        var seen = DigestIDSet(capacity: 0)
+        var digests: [UInt64: ArraySlice<UInt8>]?
+        // One pointer to the received bytes for every item: no slice, no reference counted per item.
+        table.bytes.withUnsafeBytes { received in
+            let base = table.bytes.startIndex
+            for element in table.elements {
+                if element.nameSpace != current {
+                    current = element.nameSpace
+                    seen = DigestIDSet(capacity: table.elements.count)
+                    digests = mso.valueDigests[table.nameSpaces[current]]
+                }
+                var name: String { "\(table.nameSpaces[element.nameSpace])/\(element.identifier)" }
+                if !seen.insert(element.digestID) {
+                    duplicated.append(name)
+                    continue
+                }
+                guard let expected = digests?[element.digestID] else {
+                    missing.append(name)
+                    continue
+                }
+                let range = (element.taggedRange.lowerBound - base)..<(element.taggedRange.upperBound - base)
+                if !algorithm.matches(UnsafeRawBufferPointer(rebasing: received[range]), expected) {
+                    mismatched.append(name)
                 }
             }
         }
