@@ -43,8 +43,12 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
     public let version: String
     /// "SHA-256", "SHA-384" or "SHA-512" as received.
     public let digestAlgorithm: String
-    /// namespace → digestID → digest.
-    public let valueDigests: [String: [UInt64: ArraySlice<UInt8>]]
+    /// namespace → digestID → digest. Built from ``digests`` the first time it is asked for (the
+    /// verifier reads ``digests``).
+    public var valueDigests: [String: [UInt64: ArraySlice<UInt8>]] { dictionary.value { digests.dictionary() } }
+    /// The value digests as one table: what the verifier reads.
+    public let digests: MSOValueDigests
+    private let dictionary: Lazy<[String: [UInt64: ArraySlice<UInt8>]]>
     /// The COSE_Key as received.
     public let deviceKeyNode: CBORNode
     /// The device key, or why it cannot be used.
@@ -59,12 +63,13 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
     public let status: CBORNode?
 
     private init(
-        version: String, digestAlgorithm: String, valueDigests: [String: [UInt64: ArraySlice<UInt8>]], keyInfo: KeyInfo,
+        version: String, digestAlgorithm: String, digests: MSOValueDigests, dictionary: [String: [UInt64: ArraySlice<UInt8>]]?, keyInfo: KeyInfo,
         docType: String, validityInfo: ValidityInfo, status: CBORNode?
     ) {
         self.version = version
         self.digestAlgorithm = digestAlgorithm
-        self.valueDigests = valueDigests
+        self.digests = digests
+        self.dictionary = dictionary.map { Lazy($0) } ?? Lazy()
         self.deviceKeyNode = keyInfo.deviceKeyNode
         self.deviceKey = keyInfo.deviceKey
         self.keyAuthorizations = keyInfo.keyAuthorizations
@@ -80,21 +85,26 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
         let version = try map.required("version", in: "MSO").text("MSO version")
         let digestAlgorithm = try map.required("digestAlgorithm", in: "MSO").text("digestAlgorithm")
         var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
+        var list: [(name: String, digests: [(id: UInt64, digest: ArraySlice<UInt8>)])] = []
         for space in try map.required("valueDigests", in: "MSO").map("valueDigests") {
             let name = try space.key.text("valueDigests namespace")
             let entries = try space.value.map("digests of \(name)")
             var ids: [UInt64: ArraySlice<UInt8>] = [:]
             ids.reserveCapacity(entries.count)
+            var listed: [(id: UInt64, digest: ArraySlice<UInt8>)] = []
             for entry in entries {
-                ids[try entry.key.uint("digestID")] = try entry.value.bytes("digest")
+                let (id, digest) = (try entry.key.uint("digestID"), try entry.value.bytes("digest"))
+                ids[id] = digest
+                listed.append((id, digest))
             }
             digests[name] = ids
+            list.append((name, listed))
         }
         let keyInfo = try KeyInfo(map.required("deviceKeyInfo", in: "MSO"))
         let docType = try map.required("docType", in: "MSO").text("MSO docType")
         let validity = try Self.validityInfo(map.required("validityInfo", in: "MSO"))
         self.init(
-            version: version, digestAlgorithm: digestAlgorithm, valueDigests: digests, keyInfo: keyInfo,
+            version: version, digestAlgorithm: digestAlgorithm, digests: MSOValueDigests(list), dictionary: digests, keyInfo: keyInfo,
             docType: docType, validityInfo: validity, status: map["status"])
     }
 
@@ -105,7 +115,7 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
         let decoder = CBORDecoder(limits: limits, knownTexts: .iso18013_5)
         var version: String?, digestAlgorithm: String?, docType: String?
         var keyInfoNode: CBORNode?, validity: ValidityInfo?, status: CBORNode?
-        var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
+        var digests: [(name: String, digests: [(id: UInt64, range: Range<Int>)])] = []
         var sawDigests = false
         let read = decoder.readTextKeyedMap(bytes) { key, value in
             switch key.count {
@@ -120,16 +130,16 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
             case 12 where TextKeys.equal(key, "valueDigests"):
                 sawDigests = true
                 return value.textKeyedMap(maxEntries: 64) { name, space in
-                    var ids: [UInt64: ArraySlice<UInt8>] = [:]
+                    var ids: [(id: UInt64, range: Range<Int>)] = []
                     // Sized once (the reader below accepts at most 256 entries).
                     ids.reserveCapacity(min(space.definiteMapCount() ?? 0, 256))
                     let complete = space.unsignedIntKeyedMap { id, digest in
-                        // One slice of the MSO's bytes per digest, none made by the reader.
+                        // A range of the MSO's bytes per digest: no slice, no reference.
                         guard let range = digest.byteStringRange() else { return false }
-                        ids[id] = bytes[range]
+                        ids.append((id, range))
                         return true
                     }
-                    digests[CBORKnownTexts.iso18013_5.text(utf8: name)] = ids
+                    digests.append((CBORKnownTexts.iso18013_5.text(utf8: name), ids))
                     return complete
                 }
             case 13 where TextKeys.equal(key, "deviceKeyInfo"):
@@ -157,8 +167,8 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
             let keyInfoNode = keyInfoNode.take(), let validity, let keyInfo = try? KeyInfo(keyInfoNode)
         {
             self.init(
-                version: version, digestAlgorithm: digestAlgorithm, valueDigests: digests, keyInfo: keyInfo,
-                docType: docType, validityInfo: validity, status: status.take())
+                version: version, digestAlgorithm: digestAlgorithm, digests: MSOValueDigests(digests, bytes: bytes), dictionary: nil,
+                keyInfo: keyInfo, docType: docType, validityInfo: validity, status: status.take())
         } else {
             try self.init(cbor: decoder.decode(bytes))
         }

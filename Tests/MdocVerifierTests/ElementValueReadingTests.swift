@@ -93,3 +93,26 @@ extension ElementValueReadingTests {
         #expect(values >= 40)
     }
 }
+
+/// `MSOValueDigests`: the binary search finds every digest of a namespace and nothing else.
+@Suite struct MSOValueDigestsTests {
+    @Test func findsEveryDigestAndNoOther() throws {
+        let ids: [UInt64] = [9, 0, 4, 1, 1000, 7, 2, UInt64.max]
+        let bytes = ArraySlice(ids.flatMap { id in (0..<4).map { UInt8(truncatingIfNeeded: id &+ UInt64($0)) } })
+        let spaces = [
+            (name: "a", digests: ids.enumerated().map { (id: $0.element, range: ($0.offset * 4)..<($0.offset * 4 + 4)) }),
+            (name: "b", digests: [(id: 3, range: 0..<4)]), (name: "c", digests: []),
+        ]
+        let table = MSOValueDigests(spaces, bytes: bytes)
+        let a = try #require(table.nameSpaceIndex("a"))
+        for (offset, id) in ids.enumerated() {
+            #expect(table.digestRange(nameSpace: a, id: id) == (offset * 4)..<(offset * 4 + 4))
+        }
+        for id: UInt64 in [3, 5, 8, 10, 999, 1001, UInt64.max - 1] { #expect(table.digestRange(nameSpace: a, id: id) == nil) }
+        #expect(table.digestRange(nameSpace: try #require(table.nameSpaceIndex("b")), id: 3) == 0..<4)
+        #expect(table.digestRange(nameSpace: try #require(table.nameSpaceIndex("b")), id: 9) == nil)
+        #expect(table.digestRange(nameSpace: try #require(table.nameSpaceIndex("c")), id: 0) == nil)
+        #expect(table.nameSpaceIndex("d") == nil)
+        #expect(table.dictionary()["a"]?[1000] == bytes[16..<20])
+    }
+}

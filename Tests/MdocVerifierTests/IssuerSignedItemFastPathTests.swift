@@ -100,12 +100,24 @@ import WalletVerifierTestSupport
                 space.key + ":"
                     + space.value.sorted { $0.key < $1.key }.map { "\($0.key)=\(Hex.encode($0.value))@\($0.value.startIndex)" }.joined(separator: ",")
             }
+            // The table the verifier reads: every digest found where the dictionary has it, none elsewhere.
+            let table = mso.digests
+            let looked = mso.valueDigests.sorted { $0.key < $1.key }.map { space in
+                let index = table.nameSpaceIndex(space.key)
+                let found = space.value.keys.sorted().map { id in
+                    index.flatMap { table.digestRange(nameSpace: $0, id: id) }.map { Hex.encode(table.bytes[$0]) } ?? "none"
+                }
+                let absent = [UInt64.max, (space.value.keys.max() ?? 0) &+ 1].filter { space.value[$0] == nil }
+                    .map { id in index.flatMap { table.digestRange(nameSpace: $0, id: id) } == nil }
+                return "\(space.key):\(found.joined(separator: ","))\(absent.allSatisfy { $0 } ? "" : " FOUND A DIGEST THAT IS NOT THERE")"
+            }
             let key: String
             switch mso.deviceKey {
             case .success(let k): key = k.curveName
             case .failure(let e): key = "\(e.code)"
             }
-            return "mso \(mso.version) \(mso.digestAlgorithm) \(mso.docType) \(digests) \(Hex.encode(mso.deviceKeyNode.encodedBytes)) \(key) "
+            return
+                "mso \(mso.version) \(mso.digestAlgorithm) \(mso.docType) \(digests) table \(table.nameSpaces.sorted()) \(looked) \(Hex.encode(mso.deviceKeyNode.encodedBytes)) \(key) "
                 + "\(mso.keyAuthorizations.map { "\($0.nameSpaces) \($0.dataElements)" } ?? "-") \(mso.validityInfo) \(mso.status.map { Hex.encode($0.encodedBytes) } ?? "-")"
         } catch {
             return "error \(error.code) \(error.message) at \(error.offset.map(String.init) ?? "-")"

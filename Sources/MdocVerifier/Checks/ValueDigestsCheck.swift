@@ -33,14 +33,12 @@ struct ValueDigestsCheck: VerificationCheck {
         }
 
         /// Whether the digest of `bytes` equals `expected`, without copying the digest out.
-        func matches(_ bytes: UnsafeRawBufferPointer, _ expected: ArraySlice<UInt8>) -> Bool {
+        func matches(_ bytes: UnsafeRawBufferPointer, _ expected: UnsafeRawBufferPointer) -> Bool {
             func equal<D: Digest>(_ digest: D) -> Bool {
                 digest.withUnsafeBytes { actual in
-                    expected.withUnsafeBytes { expected in
-                        guard actual.count == expected.count else { return false }
-                        for i in 0..<actual.count where actual[i] != expected[i] { return false }
-                        return true
-                    }
+                    guard actual.count == expected.count else { return false }
+                    for i in 0..<actual.count where actual[i] != expected[i] { return false }
+                    return true
                 }
             }
             func hash<H: HashFunction>(_: H.Type) -> H.Digest {
@@ -72,28 +70,35 @@ struct ValueDigestsCheck: VerificationCheck {
         // digests of the namespace being read.
         var current = -1
         var seen = DigestIDSet(capacity: 0)
-        var digests: [UInt64: ArraySlice<UInt8>]?
-        // One pointer to the received bytes for every item: no slice, no reference counted per item.
+        var digests: Int?
+        let expectedDigests = mso.digests
+        // One pointer to the received items and one to the MSO's digests for every item: no slice,
+        // no reference counted per item.
         table.bytes.withUnsafeBytes { received in
-            let base = table.bytes.startIndex
-            for element in table.elements {
-                if element.nameSpace != current {
-                    current = element.nameSpace
-                    seen = DigestIDSet(capacity: table.elements.count)
-                    digests = mso.valueDigests[table.nameSpaces[current]]
-                }
-                var name: String { "\(table.nameSpaces[element.nameSpace])/\(element.identifier)" }
-                if !seen.insert(element.digestID) {
-                    duplicated.append(name)
-                    continue
-                }
-                guard let expected = digests?[element.digestID] else {
-                    missing.append(name)
-                    continue
-                }
-                let range = (element.taggedRange.lowerBound - base)..<(element.taggedRange.upperBound - base)
-                if !algorithm.matches(UnsafeRawBufferPointer(rebasing: received[range]), expected) {
-                    mismatched.append(name)
+            expectedDigests.bytes.withUnsafeBytes { digestBytes in
+                let (base, digestBase) = (table.bytes.startIndex, expectedDigests.bytes.startIndex)
+                for element in table.elements {
+                    if element.nameSpace != current {
+                        current = element.nameSpace
+                        seen = DigestIDSet(capacity: table.elements.count)
+                        digests = expectedDigests.nameSpaceIndex(table.nameSpaces[current])
+                    }
+                    var name: String { "\(table.nameSpaces[element.nameSpace])/\(element.identifier)" }
+                    if !seen.insert(element.digestID) {
+                        duplicated.append(name)
+                        continue
+                    }
+                    guard let expected = digests.flatMap({ expectedDigests.digestRange(nameSpace: $0, id: element.digestID) }) else {
+                        missing.append(name)
+                        continue
+                    }
+                    let range = (element.taggedRange.lowerBound - base)..<(element.taggedRange.upperBound - base)
+                    let expectedRange = (expected.lowerBound - digestBase)..<(expected.upperBound - digestBase)
+                    if !algorithm.matches(
+                        UnsafeRawBufferPointer(rebasing: received[range]), UnsafeRawBufferPointer(rebasing: digestBytes[expectedRange]))
+                    {
+                        mismatched.append(name)
+                    }
                 }
             }
         }
