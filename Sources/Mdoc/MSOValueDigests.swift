@@ -21,7 +21,13 @@ public struct MSOValueDigests: Sendable {
         for space in spaces {
             let start = entries.count
             entries.append(contentsOf: space.digests)
-            entries[start...].sort { $0.id < $1.id }
+            // Issuers usually list digestIDs in order; otherwise sorted in place (no copy of the part).
+            if !space.digests.indices.dropFirst().allSatisfy({ space.digests[$0 - 1].id < space.digests[$0].id }) {
+                entries.withUnsafeMutableBufferPointer { all in
+                    var part = UnsafeMutableBufferPointer(rebasing: all[start...])
+                    part.sort { $0.id < $1.id }
+                }
+            }
             spans.append(start..<entries.count)
         }
         self.nameSpaces = spaces.map(\.name)

@@ -296,7 +296,9 @@ extension Parser {
             let head = parser.pointee.peekDefiniteHead(major: 5), let count = head.argument, parser.pointee.consume(head),
             count <= UInt64(maxEntries), UInt64(parser.pointee.remaining) >= 2 * count
         else { return false }
-        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(maxEntries, 1)) {
+        // Sized by the map's own count (at most `maxEntries`): a few entries' ranges stay on the stack,
+        // where room for `maxEntries` of them would be a heap allocation per map.
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(Int(count), 1)) {
             (keys: UnsafeMutableBufferPointer<Range<Int>>) -> Bool in
             for index in 0..<Int(count) {
                 guard let keyHead = parser.pointee.peekDefiniteHead(major: textKeys ? 3 : 0),
