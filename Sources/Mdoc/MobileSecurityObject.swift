@@ -220,7 +220,8 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
                 value.tagged({ tag, content in
                     switch tag {
                     case 0:
-                        guard let text = content.textString(), let seconds = RFC3339.parseDateTime(text) else { return false }
+                        // Read from the bytes: a date's text is longer than a string holds without allocating.
+                        guard let parsed = content.withTextString(RFC3339.parseDateTime(utf8:)), let seconds = parsed else { return false }
                         date = Date(timeIntervalSince1970: seconds)
                     case 1:
                         guard let seconds = content.unsignedInt(), seconds <= UInt64(Int64.max) else { return false }

@@ -119,6 +119,23 @@ public struct CBORValueReader {
         return text
     }
 
+    /// A definite-length, valid UTF-8 text string given to `body` as its bytes, without a `String`
+    /// (for text read once, such as a date); nil when the value is of another kind.
+    public mutating func withTextString<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let head = peek(major: 3) else { return nil }
+        guard let range = parser.pointee.consumeString(head) else {
+            failed = true
+            return nil
+        }
+        let bytes = parser.pointee.inputBytes(range).assumingMemoryBound(to: UInt8.self)
+        guard UTF8Validation.isValid(bytes) else {
+            failed = true
+            return nil
+        }
+        consumed = true
+        return body(bytes)
+    }
+
     /// A definite-length map of at most `maxEntries` entries whose keys are text strings in preferred
     /// encoding, read like ``CBORDecoder/readTextKeyedMap(_:maxEntries:_:)``. False when the value is
     /// not such a map or the read fails (then the whole read fails).

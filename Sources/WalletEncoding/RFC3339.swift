@@ -141,25 +141,34 @@ package enum RFC3339 {
     /// The common form `YYYY-MM-DDTHH:MM:SSZ`, parsed from bytes without allocating.
     package static func parseCompactUTC(_ text: String) -> Double? {
         var copy = text
-        return copy.withUTF8 { b -> Double? in
-            guard b.count == 20, b[4] == 0x2d, b[7] == 0x2d, b[10] == 0x54 || b[10] == 0x74, b[13] == 0x3a, b[16] == 0x3a,
-                b[19] == 0x5a || b[19] == 0x7a
-            else { return nil }
-            func digits(_ start: Int, _ count: Int) -> Int? {
-                var value = 0
-                for i in start..<(start + count) {
-                    let c = b[i]
-                    guard c >= 0x30, c <= 0x39 else { return nil }
-                    value = value * 10 + Int(c - 0x30)
-                }
-                return value
+        return copy.withUTF8 { parseCompactUTC(utf8: $0) }
+    }
+
+    /// ``parseDateTime(_:)`` of text given as its UTF-8 bytes: the common form read from the bytes,
+    /// any other form through a string.
+    package static func parseDateTime(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        parseCompactUTC(utf8: bytes) ?? parseDateTime(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// ``parseCompactUTC(_:)`` of text given as its UTF-8 bytes.
+    package static func parseCompactUTC(utf8 b: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard b.count == 20, b[4] == 0x2d, b[7] == 0x2d, b[10] == 0x54 || b[10] == 0x74, b[13] == 0x3a, b[16] == 0x3a,
+            b[19] == 0x5a || b[19] == 0x7a
+        else { return nil }
+        func digits(_ start: Int, _ count: Int) -> Int? {
+            var value = 0
+            for i in start..<(start + count) {
+                let c = b[i]
+                guard c >= 0x30, c <= 0x39 else { return nil }
+                value = value * 10 + Int(c - 0x30)
             }
-            guard let y = digits(0, 4), let m = digits(5, 2), let d = digits(8, 2), let hh = digits(11, 2), let mm = digits(14, 2),
-                let ss = digits(17, 2),
-                (1...12).contains(m), (1...daysIn(month: m, year: y)).contains(d), hh < 24, mm < 60, ss <= 60
-            else { return nil }
-            return Double(daysFromCivil(year: y, month: m, day: d) * 86400 + hh * 3600 + mm * 60 + min(ss, 59))
+            return value
         }
+        guard let y = digits(0, 4), let m = digits(5, 2), let d = digits(8, 2), let hh = digits(11, 2), let mm = digits(14, 2),
+            let ss = digits(17, 2),
+            (1...12).contains(m), (1...daysIn(month: m, year: y)).contains(d), hh < 24, mm < 60, ss <= 60
+        else { return nil }
+        return Double(daysFromCivil(year: y, month: m, day: d) * 86400 + hh * 3600 + mm * 60 + min(ss, 59))
     }
 
     /// Seconds since 1970-01-01T00:00:00Z for an RFC 3339 date-time, or nil if malformed.

@@ -78,3 +78,24 @@ import WalletCBOR
         #expect(kinds == [7, 0])
     }
 }
+
+extension ValueReaderEmbeddedTests {
+    @Test func textStringBytesAreValidatedAndNotCopiedIntoAString() {
+        // {"d": "2024-01-01T00:00:00Z"}
+        let text = Array("2024-01-01T00:00:00Z".utf8)
+        let good: [UInt8] = [0xA1, 0x61, 0x64, 0x60 | UInt8(text.count)] + text
+        var seen: [UInt8] = []
+        #expect(
+            CBORDecoder().readTextKeyedMap(good[...]) { _, value in
+                value.withTextString { seen = Array($0) } != nil
+            })
+        #expect(seen == text)
+        // Invalid UTF-8 fails the whole read; another kind is left unread.
+        var bad = good
+        bad[5] = 0xff
+        #expect(!CBORDecoder().readTextKeyedMap(bad[...]) { _, value in value.withTextString { _ in () } != nil || true })
+        #expect((try? CBORDecoder().decode(bad)) == nil)
+        let number: [UInt8] = [0xA1, 0x61, 0x64, 0x05]
+        #expect(CBORDecoder().readTextKeyedMap(number[...]) { _, value in value.withTextString { _ in () } == nil })
+    }
+}

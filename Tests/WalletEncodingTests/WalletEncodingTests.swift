@@ -156,6 +156,16 @@ import WalletEncoding
         }
     }
 
+    @Test func bytesAndStringsParseAlike() {
+        for text in [
+            "2024-01-01T00:00:00Z", "2024-02-29T23:59:60z", "2023-02-29T00:00:00Z", "2024-01-01T00:00:00.5Z", "2024-01-01T00:00:00+02:00",
+            "2024-01-01t00:00:00Z", "2024-13-01T00:00:00Z", "2024-01-01", "", "2024-01-01T00:00:0xZ",
+        ] {
+            let fromBytes = Array(text.utf8).withUnsafeBufferPointer { RFC3339.parseDateTime(utf8: $0) }
+            #expect(fromBytes == RFC3339.parseDateTime(text), "\(text)")
+        }
+    }
+
     @Test func civilDaysRoundTrip() {
         for days in stride(from: -800_000, to: 800_000, by: 997) {
             let civil = RFC3339.civilFromDays(days)
