@@ -46,14 +46,9 @@ public struct DeviceSigned: Sendable {
                     guard signature || (name.count == 9 && TextKeys.equal(name, "deviceMac")) else { return true }
                     // Both present is an error, which the generic decode reports.
                     guard auth == nil, let node = cose.node() else { return false }
-                    if signature {
-                        guard let sign1 = try? COSESign1(cbor: node) else { return false }
-                        auth = .signature(sign1)
-                    } else {
-                        guard let mac0 = try? COSEMac0(cbor: node) else { return false }
-                        auth = .mac(mac0)
-                    }
-                    return true
+                    // Built straight into `auth`: a structure bound on the way would be copied.
+                    auth = signature ? (try? COSESign1(cbor: node)).map(DeviceAuth.signature) : (try? COSEMac0(cbor: node)).map(DeviceAuth.mac)
+                    return auth != nil
                 }
                 return read && auth != nil
             default:

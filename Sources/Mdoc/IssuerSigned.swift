@@ -48,9 +48,9 @@ public struct IssuerSigned: Sendable {
                     }
                 }
             case 10 where TextKeys.equal(key, "issuerAuth"):
-                guard let node = value.node(), let sign1 = try? COSESign1(cbor: node) else { return false }
-                auth = sign1
-                return true
+                guard let node = value.node() else { return false }
+                auth = try? COSESign1(cbor: node)
+                return auth != nil
             default:
                 return true
             }

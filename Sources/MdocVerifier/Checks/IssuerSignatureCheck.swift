@@ -19,11 +19,11 @@ struct IssuerSignatureCheck: VerificationCheck {
         guard let key = signer.key else {
             return .failed(.unsupportedKey, "The document signer key is not an EC key on P-256, P-384 or P-521.")
         }
-        let sign1 = document.issuerSigned.issuerAuth
         let algorithm: COSEAlgorithm
         do {
-            algorithm = try sign1.algorithm
-            guard try sign1.isValidSignature(key: key) else {
+            // Read where it is: a copy of the COSE_Sign1 would retain each of its parts.
+            algorithm = try document.issuerSigned.issuerAuth.algorithm
+            guard try document.issuerSigned.issuerAuth.isValidSignature(key: key) else {
                 return .failed(
                     .signatureInvalid,
                     "The issuer signature (\(algorithm)) does not verify with the document signer key: the MSO or its protected header was altered, or x5chain holds another certificate.",

@@ -77,22 +77,27 @@ struct ValueDigestsCheck: VerificationCheck {
         table.bytes.withUnsafeBytes { received in
             expectedDigests.bytes.withUnsafeBytes { digestBytes in
                 let (base, digestBase) = (table.bytes.startIndex, expectedDigests.bytes.startIndex)
-                for element in table.elements {
-                    if element.nameSpace != current {
-                        current = element.nameSpace
+                // Each element read where it is (its identifier only for a message): a copy would
+                // retain its identifier and value.
+                for index in table.elements.indices {
+                    let (nameSpace, digestID, tagged) = (
+                        table.elements[index].nameSpace, table.elements[index].digestID, table.elements[index].taggedRange
+                    )
+                    if nameSpace != current {
+                        current = nameSpace
                         seen = DigestIDSet(capacity: table.elements.count)
                         digests = expectedDigests.nameSpaceIndex(table.nameSpaces[current])
                     }
-                    var name: String { "\(table.nameSpaces[element.nameSpace])/\(element.identifier)" }
-                    if !seen.insert(element.digestID) {
+                    var name: String { "\(table.nameSpaces[nameSpace])/\(table.elements[index].identifier)" }
+                    if !seen.insert(digestID) {
                         duplicated.append(name)
                         continue
                     }
-                    guard let expected = digests.flatMap({ expectedDigests.digestRange(nameSpace: $0, id: element.digestID) }) else {
+                    guard let expected = digests.flatMap({ expectedDigests.digestRange(nameSpace: $0, id: digestID) }) else {
                         missing.append(name)
                         continue
                     }
-                    let range = (element.taggedRange.lowerBound - base)..<(element.taggedRange.upperBound - base)
+                    let range = (tagged.lowerBound - base)..<(tagged.upperBound - base)
                     let expectedRange = (expected.lowerBound - digestBase)..<(expected.upperBound - digestBase)
                     if !algorithm.matches(
                         UnsafeRawBufferPointer(rebasing: received[range]), UnsafeRawBufferPointer(rebasing: digestBytes[expectedRange]))
