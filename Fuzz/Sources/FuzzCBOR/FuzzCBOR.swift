@@ -16,6 +16,15 @@ func msoSummary(_ mso: MobileSecurityObject) -> String {
     let digests = mso.valueDigests.sorted { $0.key < $1.key }.map { space in
         space.key + ":" + space.value.sorted { $0.key < $1.key }.map { "\($0.key)=\(Array($0.value))" }.joined(separator: ",")
     }
+    // The table the verifier reads: every digest of the dictionary found there, with the same bytes.
+    let table = mso.digests
+    for space in mso.valueDigests {
+        for (id, digest) in space.value {
+            guard let index = table.nameSpaceIndex(space.key), let range = table.digestRange(nameSpace: index, id: id),
+                table.bytes[range].elementsEqual(digest)
+            else { fatalError("MobileSecurityObject: the digest table and the dictionary disagree") }
+        }
+    }
     let authorizations =
         mso.keyAuthorizations.map { "\($0.nameSpaces)|\($0.dataElements.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })" } ?? "-"
     let validity = mso.validityInfo
@@ -35,7 +44,33 @@ func documentSummary(_ document: Document) -> String {
     for space in document.issuerSigned.nameSpaces {
         parts.append(space.name + ":" + space.items.map { "\(Array($0.taggedBytes))=" + itemSummary($0.value) }.joined(separator: ","))
     }
+    // The table the verifier reads: the same items, values and bytes, however they were read.
+    let table = document.issuerSigned.elements
+    parts.append("\(table.nameSpaces)")
+    for element in table.elements {
+        parts.append(
+            "\(element.nameSpace)|\(element.digestID)|\(element.identifier)|\(kind(element.value))\(element.value.json)|\(Array(table.taggedBytes(of: element)))"
+        )
+    }
     return parts.joined(separator: "\n")
+}
+
+/// The case of a value, which its JSON alone does not show (a full-date and its text render alike).
+func kind(_ value: ElementValue) -> String {
+    switch value {
+    case .text: return "t"
+    case .integer: return "i"
+    case .bigInteger: return "I"
+    case .bool: return "b"
+    case .fullDate: return "d"
+    case .dateTime: return "D"
+    case .bytes: return "x"
+    case .float: return "f"
+    case .array(let items): return "[" + items.map(kind).joined() + "]"
+    case .map(let entries): return "{" + entries.map { kind($0.value) }.joined() + "}"
+    case .null: return "n"
+    case .other: return "o"
+    }
 }
 
 func responseSummary(_ response: DeviceResponse) -> String {
