@@ -33,8 +33,12 @@ public struct CBORValueReader {
     }
 
     /// An unsigned integer (major type 0).
-    public mutating func unsignedInt() -> UInt64? {
-        guard let head = peek(major: 0) else { return nil }
+    public mutating func unsignedInt() -> UInt64? { headArgument(major: 0) }
+
+    /// The argument of the head of `major` at the reader, which is consumed (the item has no content);
+    /// with `oneByte`, only a head without argument bytes. Nil for another kind, nothing consumed.
+    private mutating func headArgument(major: UInt8, oneByte: Bool = false) -> UInt64? {
+        guard let head = peek(major: major), !oneByte || head.length == 1 else { return nil }
         guard parser.pointee.consume(head) else {
             failed = true
             return nil
@@ -54,27 +58,11 @@ public struct CBORValueReader {
     public var input: ArraySlice<UInt8> { parser.pointee.bytes }
 
     /// A negative integer (major type 1), as its argument `n` (the integer is `-1 - n`).
-    public mutating func negativeInt() -> UInt64? {
-        guard let head = peek(major: 1) else { return nil }
-        guard parser.pointee.consume(head) else {
-            failed = true
-            return nil
-        }
-        consumed = true
-        return head.argument
-    }
+    public mutating func negativeInt() -> UInt64? { headArgument(major: 1) }
 
     /// A one-byte simple value (major type 7 with additional information 0 to 23: false is 20, true
     /// 21, null 22, undefined 23). Nil for floats and anything else.
-    public mutating func simpleValue() -> UInt8? {
-        guard let head = peek(major: 7), head.length == 1, let value = head.argument else { return nil }
-        guard parser.pointee.consume(head) else {
-            failed = true
-            return nil
-        }
-        consumed = true
-        return UInt8(value)
-    }
+    public mutating func simpleValue() -> UInt8? { headArgument(major: 7, oneByte: true).map { UInt8($0) } }
 
     /// `#6.24(bstr .cbor T)` with a definite-length byte string, as ranges of ``input`` (no slices):
     /// the whole tag-24 item, where its byte string starts, and the embedded bytes. Nil for any other
