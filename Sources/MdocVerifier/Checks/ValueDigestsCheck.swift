@@ -66,11 +66,11 @@ struct ValueDigestsCheck: VerificationCheck {
         var duplicated: [String] = []
         let table = document.issuerSigned.elements
         let count = table.elements.count
-        // Namespace by namespace (the table keeps them together): the digestIDs seen and the MSO's
-        // digests of the namespace being read.
+        // Namespace by namespace (the table keeps them together): the digestIDs seen, and where the
+        // MSO lists the digests of the namespace being read (nil when it has none).
         var current = -1
         var seen = DigestIDSet(capacity: 0)
-        var digests: Int?
+        var msoNameSpace: Int?
         let expectedDigests = mso.digests
         // One pointer to the received items and one to the MSO's digests for every item: no slice,
         // no reference counted per item.
@@ -85,15 +85,15 @@ struct ValueDigestsCheck: VerificationCheck {
                     )
                     if nameSpace != current {
                         current = nameSpace
-                        seen = DigestIDSet(capacity: table.elements.count)
-                        digests = expectedDigests.nameSpaceIndex(table.nameSpaces[current])
+                        seen = DigestIDSet(capacity: count)
+                        msoNameSpace = expectedDigests.nameSpaceIndex(table.nameSpaces[current])
                     }
                     var name: String { "\(table.nameSpaces[nameSpace])/\(table.elements[index].identifier)" }
                     if !seen.insert(digestID) {
                         duplicated.append(name)
                         continue
                     }
-                    guard let expected = digests.flatMap({ expectedDigests.digestRange(nameSpace: $0, id: digestID) }) else {
+                    guard let expected = msoNameSpace.flatMap({ expectedDigests.digestRange(nameSpace: $0, id: digestID) }) else {
                         missing.append(name)
                         continue
                     }
