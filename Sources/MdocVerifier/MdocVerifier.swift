@@ -114,12 +114,17 @@ public struct MdocVerifier: Sendable {
     /// The requirement level of each check and the verification parameters.
     public let policy: MdocVerificationPolicy
     let chainCache: ValidatedChainCache
+    /// The policy's requirements with `identity.document.expiry` advisory and required, made once:
+    /// every verification of a flow that checks the expiry runs under one of them, and copying the
+    /// policy's overrides costs about a microsecond each time.
+    private let expiryRequirements: (advisory: VerificationPolicy, required: VerificationPolicy)
 
     /// A verifier with its own, empty chain cache.
     public init(trustStore: IACATrustStore, policy: MdocVerificationPolicy = .iso18013Strict) {
         self.trustStore = trustStore
         self.policy = policy
         self.chainCache = ValidatedChainCache()
+        self.expiryRequirements = Self.expiryRequirements(policy.requirements)
     }
 
     /// A verifier with another policy that shares this one's trust store and chain cache.
@@ -127,6 +132,25 @@ public struct MdocVerifier: Sendable {
         self.trustStore = other.trustStore
         self.policy = policy
         self.chainCache = other.chainCache
+        self.expiryRequirements = Self.expiryRequirements(policy.requirements)
+    }
+
+    private static func expiryRequirements(_ requirements: VerificationPolicy) -> (advisory: VerificationPolicy, required: VerificationPolicy) {
+        (
+            MdocPresentationExpectations(documentExpiry: .advisory).requirements(requirements),
+            MdocPresentationExpectations(documentExpiry: .required).requirements(requirements)
+        )
+    }
+
+    /// This verifier's policy requirements as `expectations` change them (the same policy
+    /// ``MdocPresentationExpectations/requirements(_:)`` gives for ``policy``), without copying the
+    /// policy on every verification: a flow creates its runner with this.
+    public func requirements(for expectations: MdocPresentationExpectations) -> VerificationPolicy {
+        switch expectations.documentExpiry {
+        case .notChecked: policy.requirements
+        case .advisory: expiryRequirements.advisory
+        case .required: expiryRequirements.required
+        }
     }
 
     /// Verifies DeviceResponse bytes. Bytes that are not a DeviceResponse give a rejected report (a

@@ -114,7 +114,7 @@ public struct AppleIdentityVerifier: Sendable {
     ) async -> IdentityVerificationResult {
         let expectations = Self.expectations(request: request, requireUnexpired: requireUnexpired)
         var runner = CheckRunner(
-            policy: expectations.requirements(policy.mdoc.requirements), context: context.allowingClockSkew(policy.mdoc.clockSkew))
+            policy: mdocVerifier.requirements(for: expectations), context: context.allowingClockSkew(policy.mdoc.clockSkew))
         runner.record(prefix: prefix, warnings: prefixWarnings)
         if let nonceOutcome {
             runner.run(.replayNonce) { nonceOutcome }

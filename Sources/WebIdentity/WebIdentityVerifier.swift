@@ -95,7 +95,7 @@ public struct WebIdentityVerifier: Sendable {
     ) async -> WebVerificationResult {
         let policy = mdocVerifier.policy
         var runner = CheckRunner(
-            policy: Self.expectations(request: request).requirements(policy.requirements), context: context.allowingClockSkew(policy.clockSkew))
+            policy: mdocVerifier.requirements(for: Self.expectations(request: request)), context: context.allowingClockSkew(policy.clockSkew))
         runner.record(prefix: prefix, warnings: prefixWarnings)
         if let nonceOutcome { runner.run(.replayNonce) { nonceOutcome } }
         let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]

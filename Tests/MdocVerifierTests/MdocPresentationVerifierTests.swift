@@ -46,6 +46,28 @@ import WalletVerifierTestSupport
         #expect(lastMdoc < firstExpiry && firstExpiry < firstRevocation, "\(ids)")
     }
 
+    @Test(arguments: [MdocPresentationExpectations.DocumentExpiry.notChecked, .advisory, .required])
+    func theVerifiersPreparedRequirementsAreThoseTheExpectationsGive(expiry: MdocPresentationExpectations.DocumentExpiry) {
+        let expectations = MdocPresentationExpectations(documentExpiry: expiry)
+        var developer = MdocVerificationPolicy.iso18013Strict
+        developer.requirements = VerificationPolicy(
+            name: "test/developer@1", defaultRequirement: .advisory, overrides: [.mdocIssuerChain: .disabled], testOnly: true)
+        let strict = MdocVerifier(trustStore: IACATrustStore())
+        // A verifier of another policy sharing the first one's caches prepares its own policy's.
+        let shared = MdocVerifier(sharing: strict, policy: developer)
+        for verifier in [strict, shared] {
+            let prepared = verifier.requirements(for: expectations)
+            #expect(prepared == expectations.requirements(verifier.policy.requirements))
+            for id in [CheckID.identityDocumentExpiry, .mdocIssuerChain, .mdocValueDigests] {
+                #expect(prepared.requirement(for: id) == expectations.requirements(verifier.policy.requirements).requirement(for: id))
+            }
+        }
+        #expect(shared.requirements(for: expectations).name == "test/developer@1")
+        #expect(shared.requirements(for: expectations).requirement(for: .mdocIssuerChain) == .disabled)
+        let expected: Requirement? = [.advisory: .advisory, .required: .required][expiry]
+        if let expected { #expect(strict.requirements(for: expectations).requirement(for: .identityDocumentExpiry) == expected) }
+    }
+
     @Test func aResponseThatDoesNotDecodeFailsTheStructureOnceAndNothingElseRuns() async throws {
         let composition = MdocPresentationVerifier(
             mdocVerifier: MdocVerifier(trustStore: IACATrustStore()), revocation: .off(because: "not under test"))

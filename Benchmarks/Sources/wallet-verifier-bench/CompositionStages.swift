@@ -14,8 +14,7 @@ extension StageTable {
         let verifier = composition.mdocVerifier
         let policy = verifier.policy
         let compose: () async -> VerificationReport = {
-            var runner = CheckRunner(
-                policy: expectations.requirements(policy.requirements), context: context.allowingClockSkew(policy.clockSkew))
+            var runner = CheckRunner(policy: verifier.requirements(for: expectations), context: context.allowingClockSkew(policy.clockSkew))
             _ = await composition.verify(
                 response, transcript: transcript, readerKey: nil, expectations: expectations, deviceMacAllowed: false, runner: &runner,
                 flow: flow)

@@ -42,14 +42,40 @@ struct StageTable {
         print(line(label, microseconds))
     }
 
-    /// Measures one stage; with `part`, it counts towards the accounted time.
-    mutating func stage(_ label: String, part: Bool = false, _ body: () async throws -> Void) async rethrows {
-        guard let microseconds = try await time(label, body) else { return }
+    /// Measures one stage; with `part`, it counts towards the accounted time. The µs, nil when filtered out.
+    @discardableResult
+    mutating func stage(_ label: String, part: Bool = false, _ body: () async throws -> Void) async rethrows -> Double? {
+        guard let microseconds = try await time(label, body) else { return nil }
         if part {
             partsMicroseconds += microseconds
             partCount += 1
         }
         print(line(label, microseconds, marker: part ? "▸" : " "))
+        return microseconds
+    }
+
+    /// Measures `first` and `second` apart, then one after the other in every iteration (as a
+    /// verification runs them), and prints what the pair costs together beyond the sum of the two
+    /// apart: the cost of each evicting the other's code and data from the caches, which no stage
+    /// measured alone shows. Not a part (its pieces are measured by the parts already).
+    mutating func together(
+        _ firstLabel: String, _ first: () async throws -> Void, then secondLabel: String, _ second: () async throws -> Void
+    ) async rethrows {
+        let label = "\(firstLabel), then \(secondLabel)"
+        guard includes(label) else { return }
+        guard let apart1 = try await time(label, first), let apart2 = try await time(label, second) else { return }
+        guard
+            let both = try await time(
+                label,
+                {
+                    try await first()
+                    try await second()
+                })
+        else { return }
+        print(line("  \(firstLabel), alone", apart1))
+        print(line("  \(secondLabel), alone", apart2))
+        print(line("  the two, one after the other", both))
+        print(line("  together − apart (each evicting the other from the caches)", both - apart1 - apart2, rate: false))
     }
 
     /// Measures the crypto floor (the signatures and decryption no verification can skip); with

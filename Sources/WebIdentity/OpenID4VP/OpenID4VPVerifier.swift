@@ -57,7 +57,8 @@ public struct OpenID4VPVerifier: Sendable {
     ) async -> WebVerificationResult {
         let policy = mdocVerifier.policy
         var runner = CheckRunner(
-            policy: policy.requirements.with(.identityDocumentExpiry, .advisory), context: context.allowingClockSkew(policy.clockSkew))
+            policy: mdocVerifier.requirements(for: MdocPresentationExpectations(documentExpiry: .advisory)),
+            context: context.allowingClockSkew(policy.clockSkew))
         runner.record(prefix: prefix, warnings: prefixWarnings)
         if let nonceOutcome { runner.run(.replayNonce) { nonceOutcome } }
         let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
