@@ -233,19 +233,38 @@ public struct JWE: Sendable {
 public enum ConcatKDF {
     /// Derives `keyBitCount` bits (a multiple of 8) from the shared secret `Z`.
     public static func derive(sharedSecret: [UInt8], algorithmID: [UInt8], partyUInfo: [UInt8], partyVInfo: [UInt8], keyBitCount: Int) -> [UInt8] {
-        func bigEndian32(_ value: Int) -> [UInt8] {
-            [UInt8(value >> 24 & 0xff), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
+        // One buffer, `counter ‖ Z ‖ OtherInfo`, written once; each round rewrites the counter and
+        // hashes it (a verification derives one key: the pieces as arrays of their own cost more
+        // allocations than the hashing).
+        var input: [UInt8] = []
+        input.reserveCapacity(4 + sharedSecret.count + 16 + algorithmID.count + partyUInfo.count + partyVInfo.count)
+        func appendBigEndian32(_ value: Int) {
+            input.append(UInt8(truncatingIfNeeded: value >> 24))
+            input.append(UInt8(truncatingIfNeeded: value >> 16))
+            input.append(UInt8(truncatingIfNeeded: value >> 8))
+            input.append(UInt8(truncatingIfNeeded: value))
         }
-        let otherInfo =
-            bigEndian32(algorithmID.count) + algorithmID + bigEndian32(partyUInfo.count) + partyUInfo + bigEndian32(partyVInfo.count) + partyVInfo
-            + bigEndian32(keyBitCount)
-        let byteCount = keyBitCount / 8
+        appendBigEndian32(1)
+        input.append(contentsOf: sharedSecret)
+        for field in 0..<3 {
+            let bytes = field == 0 ? algorithmID : field == 1 ? partyUInfo : partyVInfo
+            appendBigEndian32(bytes.count)
+            input.append(contentsOf: bytes)
+        }
+        appendBigEndian32(keyBitCount)
+        let byteCount = max(0, keyBitCount / 8)
         var output: [UInt8] = []
+        output.reserveCapacity(byteCount + 32)
         var counter = 1
         while output.count < byteCount {
-            output += SHA256.hash(data: bigEndian32(counter) + sharedSecret + otherInfo)
+            input[0] = UInt8(truncatingIfNeeded: counter >> 24)
+            input[1] = UInt8(truncatingIfNeeded: counter >> 16)
+            input[2] = UInt8(truncatingIfNeeded: counter >> 8)
+            input[3] = UInt8(truncatingIfNeeded: counter)
+            SHA256.hash(data: input).withUnsafeBytes { output.append(contentsOf: $0) }
             counter += 1
         }
-        return Array(output.prefix(byteCount))
+        output.removeLast(output.count - byteCount)
+        return output
     }
 }

@@ -44,6 +44,29 @@ enum RFC7518AppendixC {
         #expect(long.count == 48)
     }
 
+    /// NIST SP 800-56A §5.8.1 written out term by term: the reference the one-buffer derivation is held to.
+    static func reference(z: [UInt8], algorithmID: [UInt8], apu: [UInt8], apv: [UInt8], bits: Int) -> [UInt8] {
+        func be32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+        let otherInfo = be32(algorithmID.count) + algorithmID + be32(apu.count) + apu + be32(apv.count) + apv + be32(bits)
+        var output: [UInt8] = []
+        var counter = 1
+        while output.count < bits / 8 {
+            output += Array(SHA256.hash(data: be32(counter) + z + otherInfo))
+            counter += 1
+        }
+        return Array(output.prefix(bits / 8))
+    }
+
+    @Test(arguments: [0, 8, 128, 248, 256, 264, 384, 512, 776])
+    func everyLengthIsTheSpecificationsTermByTerm(bits: Int) {
+        let z = (0..<32).map { UInt8($0 * 7 & 0xff) }
+        for (apu, apv) in [([UInt8](), [UInt8]()), (Array("Alice".utf8), Array("Bob".utf8)), ([UInt8](repeating: 0xa5, count: 300), [0])] {
+            let derived = ConcatKDF.derive(sharedSecret: z, algorithmID: Array("A256GCM".utf8), partyUInfo: apu, partyVInfo: apv, keyBitCount: bits)
+            #expect(derived == Self.reference(z: z, algorithmID: Array("A256GCM".utf8), apu: apu, apv: apv, bits: bits))
+            #expect(derived.count == bits / 8)
+        }
+    }
+
     @Test func aJWEWithTheAppendixHeaderDecryptsForBob() throws {
         let compact = try JWE.encrypt(
             Array("The true sign of intelligence".utf8), to: RFC7518AppendixC.bob.publicKey, encryption: .a128gcm, apu: Array("Alice".utf8),
