@@ -1,3 +1,4 @@
+import Synchronization
 import WalletCBOR
 import WalletCOSE
 
@@ -15,12 +16,27 @@ public struct IssuerSigned: Sendable {
     /// Namespaces in received order. A document read in place keeps its items as
     /// ``elements``; these are decoded from their bytes the first time they are asked for (the
     /// verifier does not ask).
-    public var nameSpaces: [NameSpace] { decoded.value { elements.decodedNameSpaces() } }
+    public var nameSpaces: [NameSpace] {
+        decoded.state.withLock { stored in
+            if let stored { return stored }
+            let made = elements.decodedNameSpaces()
+            stored = made
+            return made
+        }
+    }
     /// The items as one table: what the verifier reads.
     public let elements: IssuerSignedElements
     /// The issuer's COSE_Sign1 over the MobileSecurityObjectBytes.
     public let issuerAuth: COSESign1
-    private let decoded: Lazy<[NameSpace]>
+    private let decoded: DecodedNameSpaces
+
+    /// ``nameSpaces`` once decoded, shared by every copy (safe from several tasks at once). A class of
+    /// its own rather than a generic box: freeing a generic box looked its type's metadata up at run
+    /// time, for every document verified.
+    private final class DecodedNameSpaces: Sendable {
+        let state: Mutex<[NameSpace]?>
+        init(_ value: [NameSpace]?) { state = Mutex(value) }
+    }
 
     /// Reads IssuerSigned in place: namespaces and items into ``elements`` without a node tree or an
     /// item structure (an mdoc discloses one item per element), issuerAuth as a node. Nil for anything
@@ -58,7 +74,7 @@ public struct IssuerSigned: Sendable {
         guard read, let auth = auth.take() else { return nil }
         self.elements = IssuerSignedElements(nameSpaces: names, elements: elements, bytes: input)
         self.issuerAuth = auth
-        self.decoded = Lazy()
+        self.decoded = DecodedNameSpaces(nil)
     }
 
     /// One `IssuerSignedItemBytes` read in place into an element: the item's map without nodes, its
@@ -118,7 +134,7 @@ public struct IssuerSigned: Sendable {
             }
         }
         elements = IssuerSignedElements(spaces)
-        decoded = Lazy(spaces)
+        decoded = DecodedNameSpaces(spaces)
         guard let authNode = map["issuerAuth"] else {
             // Seed 002 (ProximityReader): Apple's developer integrator profile returns mock data with a
             // real device signature and no issuer signature. Whatever its origin, nothing vouches for it.

@@ -1,3 +1,4 @@
+import Synchronization
 import WalletCBOR
 import WalletCOSE
 import WalletEncoding
@@ -45,10 +46,18 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
     public let digestAlgorithm: String
     /// namespace → digestID → digest. Built from ``digests`` the first time it is asked for (the
     /// verifier reads ``digests``).
-    public var valueDigests: [String: [UInt64: ArraySlice<UInt8>]] { dictionary.value { digests.dictionary() } }
+    public var valueDigests: [String: [UInt64: ArraySlice<UInt8>]] {
+        dictionary.withLock { stored in
+            if let stored { return stored }
+            let made = digests.dictionary()
+            stored = made
+            return made
+        }
+    }
     /// The value digests as one table: what the verifier reads.
     public let digests: MSOValueDigests
-    private let dictionary: Lazy<[String: [UInt64: ArraySlice<UInt8>]]>
+    /// ``valueDigests`` once built (the MSO is a class: the lock is its own field, not a box).
+    private let dictionary: Mutex<[String: [UInt64: ArraySlice<UInt8>]]?>
     /// The COSE_Key as received.
     public let deviceKeyNode: CBORNode
     /// The device key, or why it cannot be used.
@@ -69,7 +78,7 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
         self.version = version
         self.digestAlgorithm = digestAlgorithm
         self.digests = digests
-        self.dictionary = dictionary.map { Lazy($0) } ?? Lazy()
+        self.dictionary = Mutex(dictionary)
         self.deviceKeyNode = keyInfo.deviceKeyNode
         self.deviceKey = keyInfo.deviceKey
         self.keyAuthorizations = keyInfo.keyAuthorizations
