@@ -21,16 +21,26 @@ public struct MSOValueDigests: Sendable {
         for space in spaces {
             let start = entries.count
             entries.append(contentsOf: space.digests)
+            spans.append(start..<entries.count)
+        }
+        self.init(nameSpaces: spaces.map(\.name), spans: spans, entries: entries, bytes: bytes)
+    }
+
+    /// A table already laid out: `spans[i]` is the part of `entries` that holds the digests of
+    /// `nameSpaces[i]`, each part in any order (sorted here), its digestIDs unique. The in-place MSO
+    /// reader appends its digests straight into one array, with no array per namespace.
+    init(nameSpaces: [String], spans: [Range<Int>], entries: [(id: UInt64, range: Range<Int>)], bytes: ArraySlice<UInt8>) {
+        var entries = entries
+        for span in spans {
             // Issuers usually list digestIDs in order; otherwise sorted in place (no copy of the part).
-            if !space.digests.indices.dropFirst().allSatisfy({ space.digests[$0 - 1].id < space.digests[$0].id }) {
+            if !entries[span].indices.dropFirst().allSatisfy({ entries[$0 - 1].id < entries[$0].id }) {
                 entries.withUnsafeMutableBufferPointer { all in
-                    var part = UnsafeMutableBufferPointer(rebasing: all[start...])
+                    var part = UnsafeMutableBufferPointer(rebasing: all[span])
                     part.sort { $0.id < $1.id }
                 }
             }
-            spans.append(start..<entries.count)
         }
-        self.nameSpaces = spaces.map(\.name)
+        self.nameSpaces = nameSpaces
         self.spans = spans
         self.entries = entries
         self.bytes = bytes

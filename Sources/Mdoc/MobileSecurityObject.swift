@@ -124,7 +124,10 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
         let decoder = CBORDecoder(limits: limits, knownTexts: .iso18013_5)
         var version: String?, digestAlgorithm: String?, docType: String?
         var keyInfoNode: CBORNode?, validity: ValidityInfo?, status: CBORNode?
-        var digests: [(name: String, digests: [(id: UInt64, range: Range<Int>)])] = []
+        // The digests go straight into the table's arrays: no array per namespace.
+        var digestNames: [String] = []
+        var digestSpans: [Range<Int>] = []
+        var digestEntries: [(id: UInt64, range: Range<Int>)] = []
         var sawDigests = false
         let read = decoder.readTextKeyedMap(bytes) { key, value in
             switch key.count {
@@ -139,16 +142,17 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
             case 12 where TextKeys.equal(key, "valueDigests"):
                 sawDigests = true
                 return value.textKeyedMap(maxEntries: 64) { name, space in
-                    var ids: [(id: UInt64, range: Range<Int>)] = []
-                    // Sized once (the reader below accepts at most 256 entries).
-                    ids.reserveCapacity(min(space.definiteMapCount() ?? 0, 256))
+                    let start = digestEntries.count
+                    // Sized once per namespace (the reader below accepts at most 256 entries).
+                    digestEntries.reserveCapacity(start + min(space.definiteMapCount() ?? 0, 256))
                     let complete = space.unsignedIntKeyedMap { id, digest in
                         // A range of the MSO's bytes per digest: no slice, no reference.
                         guard let range = digest.byteStringRange() else { return false }
-                        ids.append((id, range))
+                        digestEntries.append((id, range))
                         return true
                     }
-                    digests.append((CBORKnownTexts.iso18013_5.text(utf8: name), ids))
+                    digestNames.append(CBORKnownTexts.iso18013_5.text(utf8: name))
+                    digestSpans.append(start..<digestEntries.count)
                     return complete
                 }
             case 13 where TextKeys.equal(key, "deviceKeyInfo"):
@@ -176,7 +180,8 @@ public final class MobileSecurityObject: Sendable, CBORDecodable {
             let keyInfoNode = keyInfoNode.take(), let validity, let keyInfo = try? KeyInfo(keyInfoNode)
         {
             self.init(
-                version: version, digestAlgorithm: digestAlgorithm, digests: MSOValueDigests(digests, bytes: bytes), dictionary: nil,
+                version: version, digestAlgorithm: digestAlgorithm,
+                digests: MSOValueDigests(nameSpaces: digestNames, spans: digestSpans, entries: digestEntries, bytes: bytes), dictionary: nil,
                 keyInfo: keyInfo, docType: docType, validityInfo: validity, status: status.take())
         } else {
             try self.init(cbor: decoder.decode(bytes))
