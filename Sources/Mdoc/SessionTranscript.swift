@@ -1,4 +1,5 @@
 import Crypto
+import Synchronization
 import WalletCBOR
 
 /// ISO 18013-5 §9.1.5.1 SessionTranscript = `[DeviceEngagementBytes, EReaderKeyBytes, Handover]`, with
@@ -8,17 +9,56 @@ import WalletCBOR
 /// `SessionTranscriptBytes = #6.24(bstr .cbor SessionTranscript)` (the MAC key salt is its SHA-256).
 /// A transcript supplied as bytes keeps those bytes; a built one is encoded once, deterministically.
 public struct SessionTranscript: Sendable {
-    /// The SessionTranscript array, which goes into DeviceAuthentication unchanged.
-    public let node: CBORNode
+    /// The encoded SessionTranscript array, which goes into DeviceAuthentication unchanged: the bytes
+    /// received, or the deterministic encoding of a built transcript.
+    public let encodedBytes: ArraySlice<UInt8>
     /// `SessionTranscriptBytes`, `#6.24(bstr .cbor SessionTranscript)`, whose SHA-256 salts the deviceMac key derivation.
     public let taggedBytes: [UInt8]
+    private let decoded: DecodedNode
+
+    /// The SessionTranscript array as a node. A transcript a flow writes for each verification (the
+    /// in-app and OpenID4VP ones) is decoded from ``encodedBytes`` the first time this is asked for:
+    /// the verifier reads the bytes only.
+    public var node: CBORNode { decoded.node(encodedBytes) }
 
     /// The encoded array (the HPKE `info` of Apple's and the Annex C flows).
-    public var bytes: [UInt8] { Array(node.encodedBytes) }
+    public var bytes: [UInt8] { Array(encodedBytes) }
 
     init(node: CBORNode, taggedBytes: [UInt8]? = nil) {
-        self.node = node
+        self.encodedBytes = node.encodedBytes
         self.taggedBytes = taggedBytes ?? Array(CBORNode.embedded(node).encodedBytes)
+        self.decoded = DecodedNode(.decoded(node))
+    }
+
+    /// A transcript written as `body` (see ``written(_:reference:)``), its node decoded on first use.
+    private init(written body: [UInt8], taggedBytes: [UInt8], reference: @escaping @Sendable () -> SessionTranscript) {
+        self.encodedBytes = body[...]
+        self.taggedBytes = taggedBytes
+        self.decoded = DecodedNode(.pending(reference))
+    }
+
+    /// ``node`` once decoded, shared by every copy (safe from several tasks at once).
+    private final class DecodedNode: Sendable {
+        enum State {
+            case decoded(CBORNode)
+            /// Not decoded yet; the node-built transcript should the written bytes ever not decode.
+            case pending(@Sendable () -> SessionTranscript)
+        }
+        let state: Mutex<State>
+        init(_ state: State) { self.state = Mutex(state) }
+
+        func node(_ bytes: ArraySlice<UInt8>) -> CBORNode {
+            state.withLock { state in
+                switch state {
+                case .decoded(let node):
+                    return node
+                case .pending(let reference):
+                    let node = (try? CBORDecoder.decode(bytes)) ?? reference().node
+                    state = .decoded(node)
+                    return node
+                }
+            }
+        }
     }
 
     /// A transcript supplied by the caller (proximity flows, ISO terminals): either the bare array or
@@ -76,12 +116,13 @@ public struct SessionTranscript: Sendable {
     /// A transcript from the encoding `body` written here (text and byte strings of Strings' UTF-8
     /// and of bytes, which always decode), with its SessionTranscriptBytes written around it; the
     /// node-built `reference` should the encoding ever not decode.
-    static func written(_ body: [UInt8], reference: () -> SessionTranscript) -> SessionTranscript {
-        guard let node = try? CBORDecoder.decode(body) else { return reference() }
+    static func written(_ body: [UInt8], reference: @escaping @Sendable () -> SessionTranscript) -> SessionTranscript {
         var tagged: [UInt8] = [0xd8, 0x18]
         tagged.reserveCapacity(2 + CBORWriter.stringLength(body.count))
         CBORWriter.appendBytes(body, to: &tagged)
-        return SessionTranscript(node: node, taggedBytes: tagged)
+        // The node is decoded only when asked for (a verification reads the bytes): every
+        // verification writes its transcript, and the node tree was most of what that cost.
+        return SessionTranscript(written: body, taggedBytes: tagged, reference: reference)
     }
 
     /// ISO/IEC 18013-7 Annex C (W3C Digital Credentials API, protocol `org-iso-mdoc`):
@@ -124,7 +165,7 @@ public enum DeviceAuthentication {
     public static func bytes(transcript: SessionTranscript, docType: String, deviceNameSpacesBytes: CBORNode) -> [UInt8] {
         // Written directly: the same bytes as CBORNode.embedded(CBORNode.array([.text("DeviceAuthentication"),
         // transcript.node, .text(docType), deviceNameSpacesBytes])), without the intermediate copies.
-        let transcriptBytes = transcript.node.encodedBytes
+        let transcriptBytes = transcript.encodedBytes
         let nameSpacesBytes = deviceNameSpacesBytes.encodedBytes
         let innerLength =
             1 + CBORWriter.stringLength(20) + transcriptBytes.count + CBORWriter.stringLength(docType.utf8.count) + nameSpacesBytes.count

@@ -37,7 +37,7 @@ public enum ReaderAuthentication {
     /// `#6.24(bstr .cbor ["ReaderAuthentication", SessionTranscript, ItemsRequestBytes])`, built from the
     /// transcript's bytes and the ItemsRequestBytes (the whole tag-24 item) as they are.
     public static func bytes(transcript: SessionTranscript, itemsRequestBytes: ArraySlice<UInt8>) -> [UInt8] {
-        embed(rawArray([CBORNode.text("ReaderAuthentication").encodedBytes, transcript.node.encodedBytes, itemsRequestBytes]))
+        embed(rawArray([CBORNode.text("ReaderAuthentication").encodedBytes, transcript.encodedBytes, itemsRequestBytes]))
     }
 
     /// `#6.24(bstr .cbor ["ReaderAuthenticationAll", SessionTranscript, [+ ItemsRequestBytes], DeviceRequestInfoBytes / null])`.
@@ -46,7 +46,7 @@ public enum ReaderAuthentication {
     {
         let items = rawArray(itemsRequestBytes)
         let info = deviceRequestInfoBytes ?? CBORNode.null.encodedBytes
-        return embed(rawArray([CBORNode.text("ReaderAuthenticationAll").encodedBytes, transcript.node.encodedBytes, items[...], info]))
+        return embed(rawArray([CBORNode.text("ReaderAuthenticationAll").encodedBytes, transcript.encodedBytes, items[...], info]))
     }
 
     /// `#6.24(bstr .cbor item)` around an encoded item.

@@ -29,7 +29,10 @@ import WalletCBOR
                 let nonce = String(repeating: "n", count: size) + "é"
                 let written = SessionTranscript.openID4VPDigitalCredentials(origin: origin, nonce: nonce, jwkThumbprint: thumbprint)
                 let built = SessionTranscript.builtOpenID4VPDigitalCredentials(origin: origin, nonce: nonce, jwkThumbprint: thumbprint)
+                // The bytes the verifier reads, before anything decodes the written transcript's node.
+                #expect(Array(written.encodedBytes) == Array(built.encodedBytes))
                 #expect(written.node == built.node)
+                #expect(written.node.encodedBytes == written.encodedBytes)
                 #expect(Array(written.node.encodedBytes) == Array(built.node.encodedBytes))
                 #expect(written.taggedBytes == built.taggedBytes)
                 #expect(try CBORDecoder.decode(written.taggedBytes) == CBORNode.embedded(built.node))
@@ -48,7 +51,12 @@ import WalletCBOR
             let written = SessionTranscript.appleInApp(nonce: nonce, merchantID: merchantID, teamID: "TEAM" + String(size), recipientKeyHash: keyHash)
             let built = SessionTranscript.builtAppleInApp(
                 nonce: nonce, merchantID: merchantID, teamID: "TEAM" + String(size), recipientKeyHash: keyHash)
+            // The bytes the verifier reads, before anything decodes the written transcript's node;
+            // a copy shares the node decoded once.
+            #expect(Array(written.encodedBytes) == Array(built.encodedBytes))
+            let copy = written
             #expect(written.node == built.node)
+            #expect(copy.node == built.node)
             #expect(Array(written.node.encodedBytes) == Array(built.node.encodedBytes))
             #expect(written.taggedBytes == built.taggedBytes)
         }

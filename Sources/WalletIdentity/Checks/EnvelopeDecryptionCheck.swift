@@ -19,7 +19,7 @@ struct EnvelopeDecryptionCheck: VerificationCheck {
         do {
             // HPKE.Recipient.open is mutating: the recipient is a var.
             var recipient = try HPKE.Recipient(
-                privateKey: key.privateKey, ciphersuite: AppleIdentityVerifier.ciphersuite, info: Data(transcript.node.encodedBytes),
+                privateKey: key.privateKey, ciphersuite: AppleIdentityVerifier.ciphersuite, info: Data(transcript.encodedBytes),
                 encapsulatedKey: Data(envelope.pkEm))
             state.plaintext = [UInt8](try recipient.open(envelope.data, authenticating: Data()))
         } catch {

@@ -14,7 +14,7 @@ struct EnvelopeTranscriptCheck: VerificationCheck {
         guard let envelope = state.envelope else { return .notEvaluated(because: .identityEnvelopeStructure) }
         let merchantID = state.merchantID, teamID = state.teamID
         let built = SessionTranscript.appleInApp(nonce: state.nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: envelope.pkRHash)
-        guard SHA256.hash(data: built.node.encodedBytes).elementsEqual(envelope.infoHash) else {
+        guard SHA256.hash(data: built.encodedBytes).elementsEqual(envelope.infoHash) else {
             return .failed(
                 .infoHashMismatch,
                 "SHA-256 of the session transcript does not equal the envelope's infoHash: the nonce, merchant identifier (\(merchantID)) or team identifier (\(teamID)) differ from those the app used in its PKIdentityRequest."

@@ -17,7 +17,7 @@ struct WebEnvelopeDecryptionCheck: VerificationCheck {
         let origin = state.origin
         do {
             var recipient = try HPKE.Recipient(
-                privateKey: state.recipientKey, ciphersuite: Self.ciphersuite, info: Data(state.transcript.node.encodedBytes),
+                privateKey: state.recipientKey, ciphersuite: Self.ciphersuite, info: Data(state.transcript.encodedBytes),
                 encapsulatedKey: Data(envelope.enc))
             state.plaintext = [UInt8](try recipient.open(envelope.cipherText, authenticating: Data()))
         } catch {
@@ -26,6 +26,6 @@ struct WebEnvelopeDecryptionCheck: VerificationCheck {
                 "HPKE (DHKEM P-256, HKDF-SHA256, AES-128-GCM) could not open the response: the cipher text or enc was altered, or the wallet used another origin or encryption info than \(origin) and this request's.",
                 details: ["origin": origin])
         }
-        return .passed("HPKE opened the response with the session transcript for origin \(origin).", details: ["origin": origin])
+        return .passed { ("HPKE opened the response with the session transcript for origin \(origin).", ["origin": origin]) }
     }
 }

@@ -14,6 +14,6 @@ struct WebEnvelopeStructureCheck: VerificationCheck {
         }
         state.envelope = envelope
         let size = envelope.cipherText.count
-        return .passed("[\"dcapi\", {enc, cipherText}] with a \(size)-byte cipher text.", details: ["protocol": "org-iso-mdoc"])
+        return .passed { ("[\"dcapi\", {enc, cipherText}] with a \(size)-byte cipher text.", ["protocol": "org-iso-mdoc"]) }
     }
 }
