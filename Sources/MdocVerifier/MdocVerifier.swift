@@ -132,7 +132,10 @@ public struct MdocVerifier: Sendable {
         self.trustStore = other.trustStore
         self.policy = policy
         self.chainCache = other.chainCache
-        self.expiryRequirements = Self.expiryRequirements(policy.requirements)
+        // A verifier narrowed for one response (its requested docTypes, the passport rules) keeps the
+        // other's requirements: their variants are shared, not made again for every such verification.
+        self.expiryRequirements =
+            policy.requirements == other.policy.requirements ? other.expiryRequirements : Self.expiryRequirements(policy.requirements)
     }
 
     private static func expiryRequirements(_ requirements: VerificationPolicy) -> (advisory: VerificationPolicy, required: VerificationPolicy) {

@@ -55,7 +55,11 @@ import WalletVerifierTestSupport
         let strict = MdocVerifier(trustStore: IACATrustStore())
         // A verifier of another policy sharing the first one's caches prepares its own policy's.
         let shared = MdocVerifier(sharing: strict, policy: developer)
-        for verifier in [strict, shared] {
+        // One narrowed for a response keeps the requirements, and shares what was prepared for them.
+        var narrowedPolicy = strict.policy
+        narrowedPolicy.acceptedDocTypes = ["org.iso.18013.5.1.mDL"]
+        let narrowed = MdocVerifier(sharing: strict, policy: narrowedPolicy)
+        for verifier in [strict, shared, narrowed] {
             let prepared = verifier.requirements(for: expectations)
             #expect(prepared == expectations.requirements(verifier.policy.requirements))
             for id in [CheckID.identityDocumentExpiry, .mdocIssuerChain, .mdocValueDigests] {
