@@ -5,8 +5,9 @@ import WalletCBOR
 /// ISO 18013-5 §9.1.5.1 SessionTranscript = `[DeviceEngagementBytes, EReaderKeyBytes, Handover]`, with
 /// the handover variants used by Apple's in-app flow, ISO 18013-7 and OpenID4VP.
 ///
-/// ``node`` is the array itself (what goes into DeviceAuthentication); ``taggedBytes`` is
-/// `SessionTranscriptBytes = #6.24(bstr .cbor SessionTranscript)` (the MAC key salt is its SHA-256).
+/// ``encodedBytes`` is the array's encoding (what goes into DeviceAuthentication), ``node`` the array
+/// as a node; ``taggedBytes`` is `SessionTranscriptBytes = #6.24(bstr .cbor SessionTranscript)` (the
+/// MAC key salt is its SHA-256).
 /// A transcript supplied as bytes keeps those bytes; a built one is encoded once, deterministically.
 public struct SessionTranscript: Sendable {
     /// The encoded SessionTranscript array, which goes into DeviceAuthentication unchanged: the bytes
