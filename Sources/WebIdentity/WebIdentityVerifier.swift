@@ -94,8 +94,9 @@ public struct WebIdentityVerifier: Sendable {
         prefix: [CheckResult], prefixWarnings: [ReportWarning], consumeOnOpen: (() async -> CheckOutcome)?
     ) async -> WebVerificationResult {
         let policy = mdocVerifier.policy
-        var runner = CheckRunner(
-            policy: mdocVerifier.requirements(for: Self.expectations(request: request)), context: context.allowingClockSkew(policy.clockSkew))
+        // What the request expects of the documents: the runner's requirements and the composition's.
+        let expectations = Self.expectations(request: request)
+        var runner = CheckRunner(policy: mdocVerifier.requirements(for: expectations), context: context.allowingClockSkew(policy.clockSkew))
         runner.record(prefix: prefix, warnings: prefixWarnings)
         if let nonceOutcome { runner.run(.replayNonce) { nonceOutcome } }
         let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
@@ -116,7 +117,6 @@ public struct WebIdentityVerifier: Sendable {
 
         // The mdoc checks, the photo ID rules, every document's expiry (a warning: the web request has
         // no requireUnexpired), the request and revocation: the composition every flow shares.
-        let expectations = Self.expectations(request: request)
         let composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
         var documents: [VerifiedDocument] = []
         if let deviceResponse = state.deviceResponse {
