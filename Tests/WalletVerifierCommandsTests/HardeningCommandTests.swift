@@ -71,7 +71,7 @@ import WalletVerifierTestSupport
         let elapsed = ContinuousClock.now - start
         #expect(result.code == 1)
         #expect(result.stdout.contains("chainTooLong"))
-        #expect(elapsed < .seconds(1), "\(elapsed)")
+        #expect(elapsed < CertificateMesh.endToEndBound, "\(elapsed)")
     }
 }
 
