@@ -18,8 +18,8 @@ public struct CertificateMesh: Sendable {
 
     /// How long one mesh submission may take end to end (the service's in-process HTTP stack, the
     /// command line), timed while the other suites run in parallel on two cores. The library-level
-    /// tests hold the 50 ms target; here the reason each test also asserts (`chainTooLong`, a rejected
-    /// token) shows the bound that works, and this catches a return of the path search, which took
+    /// tests hold the 50 ms target; the tests that use this one also assert the outcome (`chainTooLong`,
+    /// a rejected token), and this bound catches a return of the path search, which took
     /// 5–9 s for one such request on an idle machine. One second was too tight under load: the
     /// fastest of three submissions once took 1.09 s in a full run, where alone one takes 1–3 ms (the
     /// other suites' work holds the two cores and the concurrency pool's two threads).
