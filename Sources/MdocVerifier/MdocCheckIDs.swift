@@ -145,8 +145,12 @@ extension ReasonCode {
     public static let deviceSignedMissing: ReasonCode = "deviceSignedMissing"
     /// `mdoc.docType`: the MSO was issued for another docType than the document claims: the document was relabelled; reject it.
     public static let docTypeMismatch: ReasonCode = "docTypeMismatch"
-    /// `mdoc.docType`: the document's docType is not one the policy or the request accepts: ask for an accepted document type.
+    /// `mdoc.docType`, `mdoc.response.structure`: the document's docType is not one the policy or the request accepts: ask for an
+    /// accepted document type. Failing `mdoc.response.structure`, nothing of the response was verified.
     public static let docTypeNotAccepted: ReasonCode = "docTypeNotAccepted"
+    /// `mdoc.response.structure`: the DeviceResponse holds more documents than its request asked for (one per requested docType) or
+    /// than the policy verifies (``MdocVerificationPolicy/maxDocuments``); nothing of it was verified: send what was asked for.
+    public static let tooManyDocuments: ReasonCode = "tooManyDocuments"
     /// `mdoc.validity`: the MSO's validUntil is before the verification time (beyond the clock skew): the wallet must refresh the
     /// credential.
     public static let expired: ReasonCode = "expired"

@@ -16,6 +16,15 @@ public struct MdocVerificationPolicy: Sendable {
     /// CRL distribution point, key identifiers) fail `mdoc.issuer.certificateProfile` (ISO strict,
     /// passports) or are warnings (Apple's in-app policy).
     public var requireFullCertificateProfile = true
+    /// The most documents one DeviceResponse may hold; a response with more fails
+    /// `mdoc.response.structure` (`tooManyDocuments`) before any signature is verified. A request
+    /// narrows it to the number of docTypes it asked for. Default ``defaultMaxDocuments``.
+    public var maxDocuments = MdocVerificationPolicy.defaultMaxDocuments
+
+    /// The default ``maxDocuments``: 4. With at most 4 x5chain certificates read per document, one
+    /// DeviceResponse costs at most 4 × (issuer signature + device signature + 4 certificate
+    /// signatures) = 24 signature verifications, plus each document's revocation list.
+    public static let defaultMaxDocuments = 4
 
     /// A policy with these requirements and options; ``requireFullCertificateProfile`` starts as true.
     public init(

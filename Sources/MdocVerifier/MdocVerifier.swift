@@ -189,7 +189,15 @@ public struct MdocVerifier: Sendable {
     ) async -> MdocVerificationResult {
         let responseVersion = MdocVersion(response.version)
         var structure = response
-        await runner.run(ResponseStructureCheck(), state: &structure)
+        await runner.run(ResponseStructureCheck(maxDocuments: policy.maxDocuments, acceptedDocTypes: policy.acceptedDocTypes), state: &structure)
+        if let refused = runner.results.last, refused.id == .mdocResponseStructure, refused.status == .failed,
+            ResponseStructureCheck.refusedWhole.contains(refused.reason)
+        {
+            // Refused whole, before any signature: each document check is reported once, skipped, so
+            // the report stays small whatever the response holds.
+            for id in Self.documentChecks { runner.skip(id, requires: .mdocResponseStructure) }
+            return MdocVerificationResult(report: runner.report(flow: flow), documents: [])
+        }
 
         var documents: [VerifiedDocument] = []
         for (index, decoded) in response.documentResults.enumerated() {
@@ -216,6 +224,13 @@ public struct MdocVerifier: Sendable {
         }
         return MdocVerificationResult(report: runner.report(flow: flow), documents: documents)
     }
+
+    /// The checks run for each document, in order.
+    static let documentChecks: [CheckID] = [
+        .mdocDocumentStructure, .mdocIssuerSignature, .mdocIssuerChain, .mdocIssuerCertificateProfile, .mdocIssuerCountry, .mdocMSOStructure,
+        .mdocMSOVersion, .mdocValueDigests, .mdocIssuingCountryElement, .mdocDocType, .mdocValidity, .mdocDeviceAuthentication,
+        .mdocDeviceKeyAuthorizations,
+    ]
 
     static func verifiedDocument(index: Int, document: Document, state: DocumentState) -> VerifiedDocument {
         // The table keeps each namespace's items together, in received order.

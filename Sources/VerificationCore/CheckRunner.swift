@@ -280,6 +280,13 @@ public struct CheckRunner: Sendable {
         for index in max(start, 0)..<results.count { change(&results[index]) }
     }
 
+    /// Removes the warnings recorded from position `start` on (a flow withholding what a composition
+    /// observed of input it cannot show).
+    public mutating func removeWarnings(from start: Int) {
+        guard start < warnings.count else { return }
+        warnings.removeSubrange(max(start, 0)...)
+    }
+
     /// Adds a non-fatal observation to the report.
     public mutating func warn(_ code: ReasonCode, _ message: String, scope: String? = nil) {
         warnings.append(ReportWarning(code: code, message: message, scope: scope))

@@ -76,7 +76,7 @@ struct WebRoutes: Sendable {
                 request: WebDocumentRequest(docType: docType, elements: elements), origin: origin,
                 recipientPublicKey: services.webKeys[0].publicKey, now: services.clock.now(),
                 readerAuth: services.readerAuth, readerAuthAll: services.settings.readerAuthAll, protocols: protocols,
-                requestSigner: openID4VPRequestSigner)
+                requestSigner: openID4VPRequestSigner, recipientPrivateKey: services.webKeys[0])
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
         } catch {

@@ -153,8 +153,9 @@ struct WebCommand: AsyncParsableCommand {
                     request: request, origin: parsedOrigin, nonce: nonce, recipientPublicKey: key.publicKey,
                     readerAuth: signer, readerAuthAll: readerAuthAll)
                 if chosen.contains(where: \.isOpenID4VP) {
+                    // A key of the request's own, derived from the web key and a fresh identifier kept in the session file.
                     openID4VP = try OpenID4VPRequest(
-                        requests: [request], origin: parsedOrigin, recipientPublicKey: key.publicKey,
+                        requests: [request], origin: parsedOrigin, webKey: key, requestKeyID: OpenID4VPRequest.freshNonce(),
                         signer: chosen.contains(.openID4VPSigned) ? requestSigner : nil)
                 }
             } catch {

@@ -85,9 +85,15 @@ public struct WebIdentityVerifier: Sendable {
         transcript: "this request's session transcript (origin and encryption info)", decryption: .webEnvelopeDecryption)
 
     /// As the public `verify`; with `consumeOnOpen`, `nonceOutcome` is provisional (the request was
-    /// found, unused) and the request is consumed by `consumeOnOpen` only once HPKE opened the
-    /// response with its transcript; that outcome replaces the provisional `replay.nonce`, in place.
-    /// Nothing after the decryption is evaluated unless the consumption passed.
+    /// found, unused) and the request is consumed by `consumeOnOpen` only once the answer has shown it
+    /// could be accepted: HPKE opened it with the request's transcript, and every issuer chain, issuer
+    /// signature and device signature over that transcript verified (``ResponseBinding``); that
+    /// outcome replaces the provisional `replay.nonce`, in place. (The recipient key is in the request,
+    /// so anyone can seal an answer that opens.)
+    ///
+    /// Whatever the nonce, an answer whose device signatures did not verify over this request's
+    /// transcript is not reported beyond its structure (``ResponseBinding/withholdPlaintext(_:from:warningsFrom:)``),
+    /// and no document is returned for it.
     func verify(
         response: [UInt8], encryptionInfo: String, origin: String, recipientKey: P256.KeyAgreement.PrivateKey,
         request: WebDocumentRequest?, context: VerificationContext, nonceOutcome: CheckOutcome?,
@@ -108,17 +114,13 @@ public struct WebIdentityVerifier: Sendable {
         await runner.run(WebEnvelopeStructureCheck(), state: &state)
         await runner.run(WebEnvelopeEncryptionInfoCheck(prerequisites: noncePrerequisite), state: &state)
         await runner.run(WebEnvelopeDecryptionCheck(), state: &state)
-        if let consumeOnOpen, nonceOutcome != nil {
-            // The request is used up only by a response that opened for it.
-            let consumed = runner.passed(.webEnvelopeDecryption) ? await consumeOnOpen() : Self.notConsumed
-            runner.revise(.replayNonce, consumed)
-        }
         await runner.run(WebPlaintextStructureCheck(prerequisites: [.webEnvelopeDecryption] + noncePrerequisite), state: &state)
 
         // The mdoc checks, the photo ID rules, every document's expiry (a warning: the web request has
         // no requireUnexpired), the request and revocation: the composition every flow shares.
         let composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
         var documents: [VerifiedDocument] = []
+        let (start, warningsStart) = (runner.results.count, runner.warnings.count)
         if let deviceResponse = state.deviceResponse {
             // The DC API gives the reader no key agreement with the device: a deviceMac is a failure.
             documents = await composition.verify(
@@ -126,6 +128,20 @@ public struct WebIdentityVerifier: Sendable {
                 flow: "webIdentity")
         } else {
             await composition.skip(after: .webPlaintextStructure, expectations: expectations, runner: &runner)
+        }
+        if let consumeOnOpen, nonceOutcome != nil {
+            let consumed: CheckOutcome
+            if !runner.passed(.webEnvelopeDecryption) {
+                consumed = Self.notConsumed
+            } else if ResponseBinding.mayUseRequest(runner, from: start) {
+                consumed = await consumeOnOpen()
+            } else {
+                consumed = ResponseBinding.notConsumed(transcript: "this request's session transcript (origin and encryption info)")
+            }
+            runner.revise(.replayNonce, consumed)
+        }
+        if state.deviceResponse != nil, !ResponseBinding.withholdPlaintext(&runner, from: start, warningsFrom: warningsStart) {
+            documents = []
         }
         return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
     }

@@ -74,12 +74,14 @@ public struct WebRequestSessions: Sendable {
     /// transcript: per DocRequest, or once with `readerAuthAll`.
     ///
     /// `protocols` chooses what the request offers (default: Annex C only); an OpenID4VP protocol
-    /// gets its own fresh nonce, and `openid4vp-v1-signed` needs `requestSigner`. Throws
+    /// gets its own fresh nonce and its own encryption key, derived from `recipientPrivateKey` (the
+    /// private key of `recipientPublicKey`, required then) and the request id
+    /// (``OpenID4VPRequestKey``), and `openid4vp-v1-signed` needs `requestSigner`. Throws
     /// ``WebRequestError`` for a request that cannot be built, or the store's error.
     public func create(
         request: WebDocumentRequest, origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, now: Date,
         readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false, protocols: [WebRequestProtocol] = [.annexC],
-        requestSigner: OpenID4VPRequestSigner? = nil
+        requestSigner: OpenID4VPRequestSigner? = nil, recipientPrivateKey: P256.KeyAgreement.PrivateKey? = nil
     ) async throws -> Created {
         let protocols = WebRequestProtocol.ordered(protocols)
         guard !protocols.isEmpty, Set(protocols).count == protocols.count else {
@@ -93,15 +95,20 @@ public struct WebRequestSessions: Sendable {
         let presentation = try WebPresentationRequest(
             request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey,
             readerAuth: readerAuth, readerAuthAll: readerAuthAll)
+        let requestID = Base64.encodeURL(Self.randomBytes(18))
         var openID4VP: OpenID4VPRequest?
         if let chosen = openID4VPProtocols.first {
             if chosen == .openID4VPSigned && requestSigner == nil {
                 throw WebRequestError(.invalidRequest, "openid4vp-v1-signed needs a request-signing key and certificate")
             }
+            guard let webKey = recipientPrivateKey, webKey.publicKey.rawRepresentation == recipientPublicKey.rawRepresentation else {
+                throw WebRequestError(
+                    .invalidRequest, "an OpenID4VP request needs the web recipient private key, to derive the request's own encryption key")
+            }
             openID4VP = try OpenID4VPRequest(
-                requests: [request], origin: origin, recipientPublicKey: recipientPublicKey, signer: chosen == .openID4VPSigned ? requestSigner : nil)
+                requests: [request], origin: origin, webKey: webKey, requestKeyID: requestID, signer: chosen == .openID4VPSigned ? requestSigner : nil
+            )
         }
-        let requestID = Base64.encodeURL(Self.randomBytes(18))
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
         // A session offering Annex C alone is stored exactly as before OpenID4VP existed.
         let annexCOnly = protocols == [.annexC]

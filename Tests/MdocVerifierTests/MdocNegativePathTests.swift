@@ -325,7 +325,10 @@ import X509
         #expect(try await verify(mismatch).check(.mdocDocType)?.reason == "docTypeMismatch")
         var policy = MdocVerificationPolicy.iso18013Strict
         policy.acceptedDocTypes = ["org.iso.23220.photoid.1"]
-        #expect(try await verify(policy: policy).check(.mdocDocType)?.reason == "docTypeNotAccepted")
+        // A docType the policy does not accept is refused whole, before any signature.
+        let refused = try await verify(policy: policy)
+        #expect(refused.check(.mdocResponseStructure)?.reason == "docTypeNotAccepted")
+        #expect(refused.check(.mdocIssuerSignature)?.status == .skipped && refused.check(.mdocDocType)?.status == .skipped)
     }
 
     // mdoc.validity
@@ -594,7 +597,10 @@ import X509
             var options = MdocPKI.Options()
             change(&options)
             let pki = try MdocPKI(options)
-            for policy in [MdocVerificationPolicy.iso18013Strict, .passport] {
+            // The passport rules for this mDL: its docType alone would be refused before the profile is read.
+            var passport = MdocVerificationPolicy.passport
+            passport.acceptedDocTypes = nil
+            for policy in [MdocVerificationPolicy.iso18013Strict, passport] {
                 let profile = try #require(try await verify(pki, policy: policy).check(.mdocIssuerCertificateProfile))
                 #expect(profile.status == .failed && profile.message.contains(rule), "\(rule): \(profile.message)")
             }

@@ -168,10 +168,11 @@ import X509
         fixture.docType = MdocFixture.mDL
         let result = try await verify(fixture)
         #expect(result.report.verdict == .rejected)
-        let check = try #require(result.report.check(.photoIDDocType))
-        #expect(check.reason == "unexpectedDocType")
-        #expect(check.message.contains("retry or fall back"))
-        #expect(result.report.check(.mdocDocType)?.reason == "docTypeNotAccepted")
+        // Refused whole, before any signature, with the same advice.
+        let check = try #require(result.report.check(.mdocResponseStructure))
+        #expect(check.reason == "docTypeNotAccepted")
+        #expect(check.message.contains("retry with the one asked for, or fall back"))
+        #expect(result.report.check(.mdocDocType)?.status == .skipped)
         #expect(result.shouldRetryOrFallBack)
 
         let garbage = await PassportVerifier(trustStore: IACATrustStore(), revocation: .off(because: "not under test")).verify(

@@ -72,14 +72,17 @@ enum OpenID4VPWallet {
     /// overridden to make a wrong answer).
     static func credential(
         for request: Request, origin: String, mdoc: MdocFixture, pki: MdocPKI, nonce: String? = nil, credentialID: String? = nil,
-        encryptTo: P256.KeyAgreement.PublicKey? = nil, keyID: String? = nil, encryption: JWEContentEncryption = .a128gcm
+        encryptTo: P256.KeyAgreement.PublicKey? = nil, keyID: String? = nil, encryption: JWEContentEncryption = .a128gcm, presentations: Int = 1
     ) throws -> [String: Any] {
         let transcript = SessionTranscript.openID4VPDigitalCredentials(
             origin: origin, nonce: nonce ?? request.nonce, jwkThumbprint: request.jwkThumbprint)
-        let deviceResponse = try mdoc.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        var encoded: [String] = []
+        for _ in 0..<presentations {
+            encoded.append(Base64.encodeURL(try mdoc.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)))
+        }
         let first = try #require(request.credentialIDs.first)
         let id = credentialID ?? first
-        let payload = try JSONSerialization.data(withJSONObject: ["vp_token": [id: [Base64.encodeURL(deviceResponse)]]])
+        let payload = try JSONSerialization.data(withJSONObject: ["vp_token": [id: encoded]])
         let jwe = try JWE.encrypt(
             Array(payload), to: try encryptTo ?? request.recipientKey(), encryption: encryption, keyID: keyID ?? (request.jwk["kid"] as? String))
         return ["protocol": request.protocolName, "data": ["response": jwe]]

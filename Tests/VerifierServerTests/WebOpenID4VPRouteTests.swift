@@ -103,8 +103,10 @@ import X509
             #expect(request.object["client_id"] == nil && request.object["expected_origins"] == nil)
             #expect(request.jwk["alg"] as? String == "ECDH-ES" && request.jwk["kid"] is String)
             let key = try request.recipientKey()
-            #expect(key.rawRepresentation == fixture.webKey.publicKey.rawRepresentation)
+            // The request's own key, derived from the web key and the request id.
             let requestID = try #require(created["requestId"] as? String)
+            #expect(key.rawRepresentation == OpenID4VPRequestKey.derive(from: fixture.webKey, identifier: requestID).publicKey.rawRepresentation)
+            #expect(key.rawRepresentation != fixture.webKey.publicKey.rawRepresentation)
 
             let credential = try OpenID4VPWallet.credential(for: request, origin: fixture.webOrigin, mdoc: Self.mdoc(), pki: fixture.webPKI)
             let (verified, report) = try await Self.verify(client, ["requestId": requestID, "credential": credential])
@@ -424,7 +426,7 @@ import X509
                     .init(nameSpace: "org.iso.18013.5.1", identifier: "age_over_21"),
                 ]),
             origin: fixture.webOrigin, recipientPublicKey: fixture.webKey.publicKey, now: ServiceFixture.time,
-            protocols: [.annexC, .openID4VPUnsigned])
+            protocols: [.annexC, .openID4VPUnsigned], recipientPrivateKey: fixture.webKey)
         let argument = try #require(
             try JSONSerialization.jsonObject(with: Data(created.navigatorCredentialsGetArgument.utf8)) as? [String: Any])
         let request = try #require(try OpenID4VPWallet.request(["navigatorCredentialsGetArgument": argument]))

@@ -95,9 +95,12 @@ public struct MdocPresentationVerifier: Sendable {
         var narrowed = PhotoIDChecks.policy(policy, for: response)
         if let requested = expectations.requestedDocTypes {
             narrowed.acceptedDocTypes = policy.acceptedDocTypes.map { $0.intersection(requested) } ?? requested
+            // One document per docType asked for.
+            narrowed.maxDocuments = min(policy.maxDocuments, max(requested.count, 1))
         }
         guard
-            narrowed.acceptedDocTypes != policy.acceptedDocTypes || narrowed.requireCountryName != policy.requireCountryName
+            narrowed.acceptedDocTypes != policy.acceptedDocTypes || narrowed.maxDocuments != policy.maxDocuments
+                || narrowed.requireCountryName != policy.requireCountryName
                 || narrowed.requireFullCertificateProfile != policy.requireFullCertificateProfile
         else { return mdocVerifier }
         return MdocVerifier(sharing: mdocVerifier, policy: narrowed)

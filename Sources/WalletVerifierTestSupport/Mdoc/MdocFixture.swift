@@ -58,6 +58,8 @@ public struct MdocFixture: Sendable {
     public var status: UInt64 = 0
     /// The MSO `status` entry (a revocation list reference), when set.
     public var msoStatus: CBORNode?
+    /// How many documents the DeviceResponse holds, each built and signed anew (default 1).
+    public var documentCount = 1
     /// The MSO `validityInfo.signed` time.
     public var signed = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14T22:13:20Z
     /// The MSO `validityInfo.validFrom` time.
@@ -222,11 +224,13 @@ public struct MdocFixture: Sendable {
         return try .map(entries)
     }
 
-    /// The DeviceResponse (version, one document, status) as a CBOR node.
+    /// The DeviceResponse (version, ``documentCount`` documents, status) as a CBOR node.
     public func deviceResponseNode(pki: MdocPKI, deviceKey: P256.Signing.PrivateKey, transcript: SessionTranscript) throws -> CBORNode {
-        try .map([
+        var documents: [CBORNode] = []
+        for _ in 0..<max(documentCount, 1) { documents.append(try document(pki: pki, deviceKey: deviceKey, transcript: transcript)) }
+        return try .map([
             "version": .text(responseVersion),
-            "documents": .array([try document(pki: pki, deviceKey: deviceKey, transcript: transcript)]),
+            "documents": .array(documents),
             "status": .unsigned(status),
         ])
     }

@@ -103,11 +103,14 @@ public struct ServiceFixture: @unchecked Sendable {
     /// A wallet's answer to a web request (ISO/IEC 18013-7 Annex C): a DeviceResponse signed for the
     /// request's transcript (`encryptionInfo`, `origin`), sealed with HPKE to the web key, as the
     /// EncryptedResponse CBOR and as the base64url text a page submits.
-    public func webResponse(encryptionInfo: String, origin: String, fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil) throws -> (
-        cbor: [UInt8], base64URL: String
-    ) {
+    /// With `deviceSignedFor`, the device signs that transcript instead (an answer sealed for this
+    /// request but made for another).
+    public func webResponse(
+        encryptionInfo: String, origin: String, fixture: MdocFixture = MdocFixture(), pki: MdocPKI? = nil, deviceSignedFor: SessionTranscript? = nil
+    ) throws -> (cbor: [UInt8], base64URL: String) {
         let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: encryptionInfo, origin: origin)
-        let deviceResponse = try fixture.deviceResponse(pki: pki ?? webPKI, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let deviceResponse = try fixture.deviceResponse(
+            pki: pki ?? webPKI, deviceKey: P256.Signing.PrivateKey(), transcript: deviceSignedFor ?? transcript)
         let suite = HPKE.Ciphersuite(kem: .P256_HKDF_SHA256, kdf: .HKDF_SHA256, aead: .AES_GCM_128)
         var sender = try HPKE.Sender(recipientKey: webKey.publicKey, ciphersuite: suite, info: Data(transcript.bytes))
         let cipherText = try sender.seal(deviceResponse, authenticating: Data())

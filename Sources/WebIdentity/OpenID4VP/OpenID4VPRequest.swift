@@ -40,6 +40,32 @@ public struct OpenID4VPRequest: Sendable {
         requests: [WebDocumentRequest], origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, keyID: String? = nil,
         nonce: String? = nil, signer: OpenID4VPRequestSigner? = nil
     ) throws(WebRequestError) {
+        try self.init(
+            requests: requests, origin: origin, recipientPublicKey: recipientPublicKey, keyID: keyID, nonce: nonce, signer: signer, requestKeyID: nil)
+    }
+
+    /// Builds the request as ``init(requests:origin:recipientPublicKey:keyID:nonce:signer:)`` with an
+    /// encryption key of its own: the key ``OpenID4VPRequestKey`` derives from `webKey` and
+    /// `requestKeyID` (the service passes the request id), named by its thumbprint. The session records
+    /// `requestKeyID`, so the response is decrypted with the key derived again from the configured
+    /// web keys: an answer opens under this request alone.
+    public init(
+        requests: [WebDocumentRequest], origin: String, webKey: P256.KeyAgreement.PrivateKey, requestKeyID: String, nonce: String? = nil,
+        signer: OpenID4VPRequestSigner? = nil
+    ) throws(WebRequestError) {
+        guard !requestKeyID.isEmpty, requestKeyID.utf8.count <= 256 else {
+            throw WebRequestError("the request key identifier must be 1 to 256 bytes")
+        }
+        let key = OpenID4VPRequestKey.derive(from: webKey, identifier: requestKeyID)
+        try self.init(
+            requests: requests, origin: origin, recipientPublicKey: key.publicKey, keyID: nil, nonce: nonce, signer: signer,
+            requestKeyID: requestKeyID)
+    }
+
+    private init(
+        requests: [WebDocumentRequest], origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, keyID: String?, nonce: String?,
+        signer: OpenID4VPRequestSigner?, requestKeyID: String?
+    ) throws(WebRequestError) {
         let origin = try WebOrigin.parse(origin)
         let dcql = try DCQLQuery(requests: requests)
         let nonce = nonce ?? Self.freshNonce()
@@ -114,7 +140,7 @@ public struct OpenID4VPRequest: Sendable {
         for query in dcql.credentials { credentials[query.id] = query.request }
         self.session = OpenID4VPSession(
             protocol: self.protocol, nonce: nonce, origin: origin, jwkThumbprint: Base64.encodeURL(thumbprint), keyID: keyID,
-            clientID: signer?.clientID, credentials: credentials)
+            clientID: signer?.clientID, credentials: credentials, requestKeyID: requestKeyID)
     }
 
     /// base64url of 32 bytes from the system CSPRNG.

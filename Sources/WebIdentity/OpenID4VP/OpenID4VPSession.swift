@@ -26,16 +26,23 @@ public struct OpenID4VPSession: Sendable, Hashable, Codable {
     public var clientID: String?
     /// What each credential query asked for, by credential query id.
     public var credentials: [String: WebDocumentRequest]
+    /// The identifier the request's own encryption key was derived from (``OpenID4VPRequestKey``):
+    /// the response is decrypted with the key derived from a configured web key and this identifier.
+    /// Nil in records written before requests had keys of their own (version 1): their key is a
+    /// configured web key itself.
+    public var requestKeyID: String?
 
-    /// The current record format.
-    public static let currentVersion = 1
+    /// The current record format: 2 for a request with a key of its own.
+    public static let currentVersion = 2
 
     /// A record of the current version.
     public init(
         protocol: OpenID4VPProtocol, nonce: String, origin: String, jwkThumbprint: String, keyID: String, clientID: String?,
-        credentials: [String: WebDocumentRequest]
+        credentials: [String: WebDocumentRequest], requestKeyID: String? = nil
     ) {
-        self.version = Self.currentVersion
+        // A record without a key of its own is written as version 1 was, so older readers keep reading it.
+        self.version = requestKeyID == nil ? 1 : Self.currentVersion
+        self.requestKeyID = requestKeyID
         self.protocol = `protocol`
         self.nonce = nonce
         self.origin = origin
@@ -46,7 +53,7 @@ public struct OpenID4VPSession: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, `protocol`, nonce, origin, jwkThumbprint, keyID, clientID, credentials
+        case version, `protocol`, nonce, origin, jwkThumbprint, keyID, clientID, credentials, requestKeyID
     }
 
     /// Decodes a record of any version so far (`version` absent means 1).
@@ -60,6 +67,7 @@ public struct OpenID4VPSession: Sendable, Hashable, Codable {
         keyID = try c.decode(String.self, forKey: .keyID)
         clientID = try c.decodeIfPresent(String.self, forKey: .clientID)
         credentials = try c.decode([String: WebDocumentRequest].self, forKey: .credentials)
+        requestKeyID = try c.decodeIfPresent(String.self, forKey: .requestKeyID)
     }
 
     /// Encodes every member, `version` included.
@@ -73,5 +81,6 @@ public struct OpenID4VPSession: Sendable, Hashable, Codable {
         try c.encode(keyID, forKey: .keyID)
         try c.encodeIfPresent(clientID, forKey: .clientID)
         try c.encode(credentials, forKey: .credentials)
+        try c.encodeIfPresent(requestKeyID, forKey: .requestKeyID)
     }
 }

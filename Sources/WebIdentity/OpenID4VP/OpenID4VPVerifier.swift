@@ -36,7 +36,7 @@ public struct OpenID4VPVerifier: Sendable {
         CheckOutcome(
             status: .skipped, reason: .prerequisiteFailed,
             message:
-                "Not consumed: no device signature of the response verified over this request's session transcript (origin \(session.origin), key thumbprint \(session.jwkThumbprint)), so the request stays open for the response that does.",
+                "Not consumed: the response did not show that it could be accepted (an issuer chain to a trusted IACA, a valid issuer signature, and a device signature over this request's session transcript: origin \(session.origin), key thumbprint \(session.jwkThumbprint)), so the request stays open for the response that does.",
             details: ["prerequisite": CheckID.mdocDeviceAuthentication.rawValue])
     }
 
@@ -46,9 +46,11 @@ public struct OpenID4VPVerifier: Sendable {
     ///
     /// `nonceOutcome` is the request session's `replay.nonce`; with `consume`, it is provisional (the
     /// request was found, unused) and the request is consumed by `consume` only once the response is
-    /// bound to it — it decrypted and every DeviceResponse's device signature verified over this
-    /// session's transcript — and that outcome replaces the provisional one, in place. (Decryption
-    /// alone proves nothing about the session: the encryption key is public in every request.)
+    /// bound to it and could be accepted — it decrypted, and every issuer chain, issuer signature and
+    /// device signature over this session's transcript verified — and that outcome replaces the
+    /// provisional one, in place. (Decryption alone proves nothing about the session: the encryption
+    /// key is public in every request.) An answer whose device signatures did not verify over this
+    /// transcript is not reported beyond its structure, and no document is returned for it.
     /// `prefix` results (trust-list checks) go first.
     public func verify(
         response: [UInt8], session: OpenID4VPSession, recipientKeys: [P256.KeyAgreement.PrivateKey], context: VerificationContext,
@@ -78,12 +80,15 @@ public struct OpenID4VPVerifier: Sendable {
         var presentations: [(scope: String, request: WebDocumentRequest, response: DeviceResponse)] = []
         runner.run(.webOpenID4VPCredentials, requires: [.webOpenID4VPResponse]) {
             let (decoded, outcome) = Self.matchCredentials(entries, session: session)
-            presentations = decoded
+            // An answer that is not exactly what was asked for (more presentations, other credential
+            // ids or docTypes) is refused before any signature is verified: its cost stays that of decoding.
+            presentations = outcome.status == .passed ? decoded : []
             return outcome
         }
 
         let transcript = session.sessionTranscript
         var documents: [VerifiedDocument] = []
+        let (start, warningsStart) = (runner.results.count, runner.warnings.count)
         let composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
         if presentations.isEmpty {
             let request = session.credentials.sorted { $0.key < $1.key }.first?.value
@@ -122,17 +127,14 @@ public struct OpenID4VPVerifier: Sendable {
             }
         }
 
-        // Only a provisional outcome that passed (the request was found, unused) is replaced.
+        // Only a provisional outcome that passed (the request was found, unused) is replaced: by the
+        // consumption once the answer has shown it could be accepted (``ResponseBinding``).
         if let consume, nonceOutcome?.status == .passed {
-            // Every device signature recorded passed, and there is at least one (read in place, no copies).
-            var signatures = 0
-            var signaturesPassed = 0
-            for index in runner.results.indices where runner.results[index].id == .mdocDeviceAuthentication {
-                signatures += 1
-                if runner.results[index].status == .passed { signaturesPassed += 1 }
-            }
-            let bound = runner.passed(.webOpenID4VPResponse) && signatures > 0 && signaturesPassed == signatures
-            runner.revise(.replayNonce, bound ? await consume() : Self.notConsumed(session))
+            let acceptable = runner.passed(.webOpenID4VPResponse) && ResponseBinding.mayUseRequest(runner, from: start)
+            runner.revise(.replayNonce, acceptable ? await consume() : Self.notConsumed(session))
+        }
+        if !presentations.isEmpty, !ResponseBinding.withholdPlaintext(&runner, from: start, warningsFrom: warningsStart) {
+            documents = []
         }
         return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
     }
@@ -160,7 +162,13 @@ public struct OpenID4VPVerifier: Sendable {
                     + "; this request offered one key, kid \"\(session.keyID)\" (thumbprint \(session.jwkThumbprint)). The wallet encrypted to a key of another request or verifier."
             )
         }
-        guard let key = recipientKeys.first(where: { RecipientKeyThumbprints.thumbprint(of: $0) == session.jwkThumbprint }) else {
+        guard let key = requestKey(session: session, recipientKeys: recipientKeys) else {
+            if session.requestKeyID != nil {
+                throw OpenID4VPResponseError(
+                    .unknownKeyID,
+                    "No configured web recipient key derives this request's own encryption key (thumbprint \(session.jwkThumbprint), kid \"\(session.keyID)\"): the key it was derived from is no longer configured (\(recipientKeys.count) configured). Keep a rotated key configured until the requests issued with it expire."
+                )
+            }
             let configured = recipientKeys.map { RecipientKeyThumbprints.thumbprint(of: $0) }
             throw OpenID4VPResponseError(
                 .unknownKeyID,
@@ -186,6 +194,20 @@ public struct OpenID4VPVerifier: Sendable {
                 )
             }
         )
+    }
+
+    /// The key that opens responses to `session`: the request's own key derived from one of
+    /// `recipientKeys` (``OpenID4VPRequestKey``) when the session names the identifier it was derived
+    /// from, else (records from before request keys) the configured key of the recorded thumbprint.
+    static func requestKey(session: OpenID4VPSession, recipientKeys: [P256.KeyAgreement.PrivateKey]) -> P256.KeyAgreement.PrivateKey? {
+        guard let identifier = session.requestKeyID else {
+            return recipientKeys.first { RecipientKeyThumbprints.thumbprint(of: $0) == session.jwkThumbprint }
+        }
+        for webKey in recipientKeys {
+            let derived = OpenID4VPRequestKey.derive(from: webKey, identifier: identifier)
+            if Base64.encodeURL(JWK(publicKey: derived.publicKey).thumbprint) == session.jwkThumbprint { return derived }
+        }
+        return nil
     }
 
     static func reason(_ code: JOSEError.Code) -> ReasonCode {
