@@ -64,6 +64,7 @@ extension VerifierServices {
     func mdocFlowVerifier() -> MdocFlowVerifier {
         var policy = MdocVerificationPolicy.iso18013Strict
         policy.clockSkew = .seconds(settings.clockSkew)
+        policy.maxDocuments = settings.maxDocuments
         let mdocVerifier = MdocVerifier(sharing: identity.verifier.mdocVerifier, policy: policy)
         return MdocFlowVerifier(mdocVerifier: mdocVerifier, revocation: revocation ?? identity.verifier.revocation)
     }

@@ -136,6 +136,10 @@ public struct ServerSettings: Sendable, Hashable {
     public var maxAge = 300
     /// Clock skew allowed for MSO validity, seconds.
     public var clockSkew = 60
+    /// The most documents one DeviceResponse may hold in `POST /v1/mdoc/verify` and the page's mdoc form
+    /// (`--max-documents`); more are refused before any signature is verified. Answers to requests
+    /// hold at most one per docType asked for.
+    public var maxDocuments = MdocVerificationPolicy.defaultMaxDocuments
     /// Largest request body, bytes.
     public var bodyLimit = 1_048_576
     /// Seconds a request body may take to arrive (`--body-timeout`); it is read, up to ``bodyLimit``,
@@ -201,7 +205,7 @@ public struct ServerSettings: Sendable, Hashable {
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "applepayExpectations": "WALLET_VERIFIER_APPLEPAY_EXPECTATIONS",
         "maxAge": "WALLET_VERIFIER_MAX_AGE",
-        "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT",
+        "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT", "maxDocuments": "WALLET_VERIFIER_MAX_DOCUMENTS",
         "requestLifetime": "WALLET_VERIFIER_REQUEST_LIFETIME",
         "bodyTimeout": "WALLET_VERIFIER_BODY_TIMEOUT", "headerTimeout": "WALLET_VERIFIER_HEADER_TIMEOUT",
         "idleTimeout": "WALLET_VERIFIER_IDLE_TIMEOUT", "maxClientConnections": "WALLET_VERIFIER_MAX_CLIENT_CONNECTIONS",
@@ -316,6 +320,7 @@ public struct ServerSettings: Sendable, Hashable {
         if let maxAge = try integer("maxAge", 1...Int(ApplePayPolicy.longestSigningAge.components.seconds)) { settings.maxAge = maxAge }
         if let skew = try integer("clockSkew", 0...Int(ApplePayPolicy.largestClockSkew.components.seconds)) { settings.clockSkew = skew }
         if let limit = try integer("bodyLimit", 1024...(64 * 1_048_576)) { settings.bodyLimit = limit }
+        if let cap = try integer("maxDocuments", 1...16) { settings.maxDocuments = cap }
         if let lifetime = try integer("requestLifetime", 10...86400) { settings.requestLifetime = lifetime }
         if let seconds = try integer("bodyTimeout", 1...600) { settings.bodyTimeout = seconds }
         if let seconds = try integer("headerTimeout", 1...600) { settings.headerTimeout = seconds }
@@ -368,7 +373,7 @@ public struct ServerSettings: Sendable, Hashable {
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
-    /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`); values
+    /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }

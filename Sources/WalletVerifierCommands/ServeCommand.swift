@@ -103,6 +103,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
+            "Documents one DeviceResponse may hold in POST /v1/mdoc/verify, 1-16 (default 4); more are refused before any signature is verified. Answers to requests hold one per docType asked for."
+    ) var maxDocuments: Int?
+    @Option(
+        name: .long,
+        help:
             "MSO revocation lists: required (default: a list that cannot be obtained or trusted makes the answer 503), best-effort (a warning) or off."
     ) var revocation: String?
     @Option(name: .long, help: "A revocation list file, used for its sub claim before any fetch (offline deployments). Repeatable.")
@@ -162,6 +167,7 @@ struct ServeCommand: AsyncParsableCommand {
         set("applepayExpectations", applepayExpectations)
         set("maxAge", maxAge.map(String.init))
         set("clockSkew", clockSkew.map(String.init))
+        set("maxDocuments", maxDocuments.map(String.init))
         set("revocation", revocation)
         set("revocationLists", revocationList)
         set("vicals", vical)

@@ -53,6 +53,20 @@ import WalletVerifierTestSupport
         let size = try JSONSerialization.data(withJSONObject: answer.body).count
         #expect(size < 16_384, "the refusal is small: \(size) bytes")
         #expect(elapsed < .seconds(5), "\(elapsed)")
+
+        // --max-documents lowers the limit.
+        let strict = try await ServiceInstance(arguments: HostileNetworkSessionTests.sqliteArguments(fixture) + ["--max-documents", "2"])
+        defer { strict.stop() }
+        mdoc.documentCount = 3
+        let three = try await strict.post(
+            "/v1/mdoc/verify",
+            [
+                "deviceResponse": Base64.encodeURL(try mdoc.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)),
+                "sessionTranscript": Base64.encodeURL(transcript.bytes),
+            ])
+        let refused = HostileNetworkSessionTests.check(three.body, "mdoc.response.structure")
+        #expect(refused?["reason"] as? String == "tooManyDocuments", "\(three.body)")
+        #expect((refused?["details"] as? [String: Any])?["maxDocuments"] as? String == "2", "\(three.body)")
     }
 
     @Test func aWebAnswerHoldsOneDocumentPerDocTypeAskedFor() async throws {
