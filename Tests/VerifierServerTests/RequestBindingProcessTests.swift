@@ -39,6 +39,14 @@ import WalletVerifierTestSupport
         return created.body
     }
 
+    /// Creates a web request on `instance` for `mdoc`'s elements: its identifier and OpenID4VP request.
+    static func openID4VP(_ instance: ServiceInstance, _ fixture: ServiceFixture, _ mdoc: MdocFixture) async throws -> (
+        id: String, request: OpenID4VPWallet.Request
+    ) {
+        let created = try await createWeb(instance, fixture, mdoc)
+        return (try #require(created["requestId"] as? String), try #require(try OpenID4VPWallet.request(created)))
+    }
+
     @Test func aCapturedOpenID4VPAnswerDoesNotOpenUnderAnotherRequest() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
@@ -101,9 +109,7 @@ import WalletVerifierTestSupport
         let mdoc = HostileNetworkSessionTests.webDocument(), pki = try HostileNetworkSessionTests.webPKI(fixture)
 
         // OpenID4VP: encrypted to this request's key, device-signed for another nonce.
-        let created = try await Self.createWeb(service, fixture, mdoc)
-        let request = try #require(try OpenID4VPWallet.request(created))
-        let requestID = try #require(created["requestId"] as? String)
+        let (requestID, request) = try await Self.openID4VP(service, fixture, mdoc)
         let foreign = try OpenID4VPWallet.credential(
             for: request, origin: fixture.webOrigin, mdoc: mdoc, pki: pki, nonce: Base64.encodeURL([UInt8](repeating: 7, count: 32)))
         let rejected = try await service.post("/v1/web/verify", ["requestId": requestID, "credential": foreign])
@@ -121,9 +127,7 @@ import WalletVerifierTestSupport
         #expect(accepted.body["verdict"] as? String == "accepted", "\(accepted.body)")
 
         // Annex C: sealed to the request's key and transcript, device-signed over another transcript.
-        let annexC = try await Self.createWeb(service, fixture, mdoc)
-        let info = try #require(OpenID4VPWallet.encryptionInfo(annexC))
-        let annexCID = try #require(annexC["requestId"] as? String)
+        let (annexCID, info) = try await HostileNetworkSessionTests.createWebRequest(for: mdoc, fixture: fixture, on: service)
         let other = SessionTranscript.dcapi(encryptionInfoBase64URL: info, origin: "https://other.example")
         let sealed = try fixture.webResponse(encryptionInfo: info, origin: fixture.webOrigin, fixture: mdoc, pki: pki, deviceSignedFor: other)
         let refused = try await service.post("/v1/web/verify", ["requestId": annexCID, "response": sealed.base64URL])
@@ -147,9 +151,7 @@ import WalletVerifierTestSupport
 
         // Annex C: a document of the untrusted issuer, device-signed over the request's own transcript and
         // sealed to its public key.
-        let annexC = try await Self.createWeb(service, fixture, mdoc)
-        let info = try #require(OpenID4VPWallet.encryptionInfo(annexC))
-        let annexCID = try #require(annexC["requestId"] as? String)
+        let (annexCID, info) = try await HostileNetworkSessionTests.createWebRequest(for: mdoc, fixture: fixture, on: service)
         let forged = try fixture.webResponse(encryptionInfo: info, origin: fixture.webOrigin, fixture: mdoc, pki: untrusted)
         let refused = try await service.post("/v1/web/verify", ["requestId": annexCID, "response": forged.base64URL])
         #expect(refused.body["verdict"] as? String == "rejected", "\(refused.body)")
@@ -161,9 +163,7 @@ import WalletVerifierTestSupport
         #expect(accepted.body["verdict"] as? String == "accepted", "annex C: \(accepted.body)")
 
         // OpenID4VP: the same forgery, encrypted to the request's key.
-        let created = try await Self.createWeb(service, fixture, mdoc)
-        let request = try #require(try OpenID4VPWallet.request(created))
-        let requestID = try #require(created["requestId"] as? String)
+        let (requestID, request) = try await Self.openID4VP(service, fixture, mdoc)
         let forgedVP = try OpenID4VPWallet.credential(for: request, origin: fixture.webOrigin, mdoc: mdoc, pki: untrusted)
         let refusedVP = try await service.post("/v1/web/verify", ["requestId": requestID, "credential": forgedVP])
         #expect(refusedVP.body["verdict"] as? String == "rejected", "\(refusedVP.body)")

@@ -80,9 +80,7 @@ import WalletVerifierTestSupport
         doubled.documentCount = 2
 
         // Annex C: two documents for one docType asked for.
-        let annexC = try await RequestBindingProcessTests.createWeb(service, fixture, mdoc)
-        let info = try #require(OpenID4VPWallet.encryptionInfo(annexC))
-        let annexCID = try #require(annexC["requestId"] as? String)
+        let (annexCID, info) = try await HostileNetworkSessionTests.createWebRequest(for: mdoc, fixture: fixture, on: service)
         let two = try fixture.webResponse(encryptionInfo: info, origin: fixture.webOrigin, fixture: doubled, pki: pki)
         let refused = try await service.post("/v1/web/verify", ["requestId": annexCID, "response": two.base64URL])
         #expect(refused.body["verdict"] as? String == "rejected", "\(refused.body)")
@@ -103,9 +101,7 @@ import WalletVerifierTestSupport
         #expect(accepted.body["verdict"] as? String == "accepted", "\(accepted.body)")
 
         // OpenID4VP: several presentations for one credential query, or one with two documents.
-        let created = try await RequestBindingProcessTests.createWeb(service, fixture, mdoc)
-        let request = try #require(try OpenID4VPWallet.request(created))
-        let requestID = try #require(created["requestId"] as? String)
+        let (requestID, request) = try await RequestBindingProcessTests.openID4VP(service, fixture, mdoc)
         let many = try OpenID4VPWallet.credential(for: request, origin: fixture.webOrigin, mdoc: mdoc, pki: pki, presentations: 8)
         let manyAnswer = try await service.post("/v1/web/verify", ["requestId": requestID, "credential": many])
         #expect(
