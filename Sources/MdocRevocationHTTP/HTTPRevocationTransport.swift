@@ -3,7 +3,14 @@ import Foundation
 import MdocVerifier
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import VerificationCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Fetches revocation lists and VICALs with AsyncHTTPClient: one GET under one wall-clock deadline
 /// over connecting, the response head and the whole body; no cookies, no cache (the caller decides
@@ -13,13 +20,25 @@ import VerificationCore
 /// many verifications run at once does not hold a slot while a peer is slow. A server that sends a
 /// byte now and then cannot stretch the fetch past ``timeout``: the deadline covers the body too,
 /// and the wait sleeps on the event loop (no polling).
+///
+/// The host is resolved once, before connecting, and every address it resolves to is judged by
+/// ``addressPolicy`` (``FetchAddressPolicy``): a uri that leads to a private, link-local or other
+/// non-public address is refused (`addressNotAllowed`) without any connection. The connection then
+/// goes to the address that was judged, never to a second resolution of the name (see
+/// ``pinnedAddress(of:policy:)``), so a name that answers a public address first and a private one
+/// next (DNS rebinding) cannot slip through.
 public struct HTTPRevocationTransport: RevocationListTransport {
     /// Seconds the whole fetch may take: connecting, the response head and the body.
     public var timeout: TimeInterval
+    /// Which addresses a fetch may connect to: public ones, literal loopback hosts, and the
+    /// operator's `--fetch-allow` ranges.
+    public var addressPolicy: FetchAddressPolicy
 
-    /// Creates a transport whose fetches end after `timeout` seconds at most (10 by default).
-    public init(timeout: TimeInterval = 10) {
+    /// Creates a transport whose fetches end after `timeout` seconds at most (10 by default) and
+    /// connect only to addresses `addressPolicy` allows (by default public ones and literal loopback hosts).
+    public init(timeout: TimeInterval = 10, addressPolicy: FetchAddressPolicy = FetchAddressPolicy()) {
         self.timeout = timeout
+        self.addressPolicy = addressPolicy
     }
 
     /// The default deadline of a fetch, in seconds.
@@ -28,7 +47,8 @@ public struct HTTPRevocationTransport: RevocationListTransport {
     /// Fetches `url` with one GET and returns the body (see ``RevocationListTransport/fetch(_:maximumSize:)``).
     /// Throws ``RevocationFailure``: `listUnavailable` (retryable) when the server cannot be reached,
     /// answers an error status or does not finish within ``timeout``; `listTooLarge` when the body
-    /// exceeds `maximumSize`.
+    /// exceeds `maximumSize`; `addressNotAllowed` when the host is or resolves to an address
+    /// ``addressPolicy`` refuses.
     public func fetch(_ url: URL, maximumSize: Int) async throws -> [UInt8] {
         try await OutboundWait.during {
             try await fetchWithinDeadline(url, maximumSize: maximumSize)
@@ -41,7 +61,9 @@ public struct HTTPRevocationTransport: RevocationListTransport {
         // The request races a timer: whichever ends first ends the other (the request's task is
         // cancelled, which closes its connection).
         let outcome = try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-            group.addTask { try await Self.get(url, maximumSize: maximumSize, deadline: deadline, timeout: seconds) }
+            group.addTask { [addressPolicy] in
+                try await Self.get(url, maximumSize: maximumSize, deadline: deadline, timeout: seconds, policy: addressPolicy)
+            }
             group.addTask {
                 try await Task.sleep(for: .nanoseconds(Int64(seconds * 1_000_000_000)))
                 return nil
@@ -60,13 +82,67 @@ public struct HTTPRevocationTransport: RevocationListTransport {
             retryable: true)
     }
 
-    private static func get(_ url: URL, maximumSize: Int, deadline: NIODeadline, timeout: TimeInterval) async throws -> [UInt8] {
+    private static func get(
+        _ url: URL, maximumSize: Int, deadline: NIODeadline, timeout: TimeInterval, policy: FetchAddressPolicy
+    ) async throws -> [UInt8] {
+        let pinned = try await pinnedAddress(of: url, policy: policy)
+        guard let host = pinned.name else {
+            // The uri names the address itself: AsyncHTTPClient connects to that literal, no resolver.
+            return try await get(url, maximumSize: maximumSize, deadline: deadline, timeout: timeout, client: OutboundHTTPClient.shared)
+        }
+        // A name: a client of its own whose only DNS answer for the name is the address judged above
+        // (AsyncHTTPClient's dnsOverride: it connects there, while TLS still sends and verifies the
+        // name). AsyncHTTPClient 1.37 has no resolver hook and no way to see the connected address,
+        // so pinning the resolved address is how the connection is held to what was checked; the
+        // client costs one connection pool for one fetch, and fetches are rare (lists are cached).
+        var configuration = OutboundHTTPClient.configuration
+        configuration.dnsOverride = [host: pinned.address.description]
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        do {
+            let body = try await get(url, maximumSize: maximumSize, deadline: deadline, timeout: timeout, client: client)
+            try? await client.shutdown()
+            return body
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    /// The address a fetch of `url` connects to: the host itself when it is an address literal,
+    /// otherwise the first address the name resolves to (one resolution) that `policy` allows. Throws
+    /// `addressNotAllowed` when none is allowed, `listUnavailable` when the name does not resolve.
+    /// `name` is the host to pin to the address, nil for a literal.
+    static func pinnedAddress(of url: URL, policy: FetchAddressPolicy) async throws -> (name: String?, address: IPAddress) {
+        guard let host = url.host, !host.isEmpty else {
+            throw RevocationFailure(.listUnavailable, "\(url.absoluteString) has no host.")
+        }
+        let candidates: [IPAddress]
+        let literal = IPAddress(host)
+        if let literal {
+            candidates = [literal]
+        } else {
+            candidates = try await Resolver.addresses(of: host, url: url)
+        }
+        guard let allowed = candidates.first(where: { policy.refusal(host: host, address: $0) == nil }) else {
+            let first = candidates[0]
+            let kind = policy.refusal(host: host, address: first) ?? .reserved
+            throw RevocationFailure(
+                .addressNotAllowed,
+                "\(url.absoluteString) is not fetched: "
+                    + FetchAddressPolicy.refusalMessage(kind, address: first, host: host))
+        }
+        return (literal == nil ? host : nil, allowed)
+    }
+
+    private static func get(
+        _ url: URL, maximumSize: Int, deadline: NIODeadline, timeout: TimeInterval, client: HTTPClient
+    ) async throws -> [UInt8] {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .GET
         request.headers.add(name: "Accept", value: "application/statuslist+cwt, application/identifierlist+cwt, application/cwt")
         let response: HTTPClientResponse
         do {
-            response = try await OutboundHTTPClient.shared.execute(request, deadline: deadline)
+            response = try await client.execute(request, deadline: deadline)
         } catch {
             throw failure(error, url: url, timeout: timeout)
         }
@@ -121,7 +197,10 @@ public typealias URLSessionRevocationTransport = HTTPRevocationTransport
 /// not followed, no decompression, connections kept briefly. It lives as long as the process (a
 /// global is never deinitialized), so it is never shut down, like `HTTPClient.shared`.
 enum OutboundHTTPClient {
-    static let shared: HTTPClient = {
+    static let shared = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+
+    /// The configuration of ``shared`` and of the one-fetch clients that pin a resolved address.
+    static var configuration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
@@ -131,6 +210,71 @@ enum OutboundHTTPClient {
         configuration.connectionPool.retryConnectionEstablishment = false
         // Each fetch's own deadline bounds connecting too (a fetch may be given more than AHC's default).
         configuration.timeout = .init(connect: .seconds(600), read: nil)
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+        return configuration
+    }
+}
+
+/// One resolution of a host name with the system resolver (`getaddrinfo`, as AsyncHTTPClient would
+/// use). The call blocks, so it runs on a thread of its own; the caller's wait ends at once when its
+/// task is cancelled (the fetch deadline), leaving the thread to finish on its own.
+enum Resolver {
+    /// The waiting caller, resumed once: by the resolution or by cancellation, whichever comes first.
+    final class Waiter: Sendable {
+        let continuation = Mutex<CheckedContinuation<[IPAddress]?, any Error>?>(nil)
+    }
+
+    static func addresses(of host: String, url: URL) async throws -> [IPAddress] {
+        let once = Waiter()
+        let found: [IPAddress]? = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                once.continuation.withLock { $0 = continuation }
+                Thread.detachNewThread {
+                    let addresses = blockingResolve(host)
+                    once.continuation.withLock { $0.take() }?.resume(returning: addresses)
+                }
+            }
+        } onCancel: {
+            once.continuation.withLock { $0.take() }?.resume(throwing: CancellationError())
+        }
+        guard let found, !found.isEmpty else {
+            throw RevocationFailure(
+                .listUnavailable, "\(url.absoluteString) could not be fetched: its host name does not resolve.", retryable: true)
+        }
+        return found
+    }
+
+    /// The addresses `getaddrinfo` gives for `host` (TCP), in its order, without repeats; nil when it fails.
+    static func blockingResolve(_ host: String) -> [IPAddress]? {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return nil }
+        defer { freeaddrinfo(first) }
+        var addresses: [IPAddress] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let current = entry {
+            var bytes: [UInt8]?
+            if let socketAddress = current.pointee.ai_addr {
+                switch Int32(current.pointee.ai_family) {
+                case AF_INET:
+                    bytes = socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                        withUnsafeBytes(of: pointer.pointee.sin_addr) { Array($0) }
+                    }
+                case AF_INET6:
+                    bytes = socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                        withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
+                    }
+                default: break
+                }
+            }
+            if let bytes, let address = IPAddress(bytes: bytes), !addresses.contains(address) { addresses.append(address) }
+            entry = current.pointee.ai_next
+        }
+        return addresses
+    }
 }

@@ -116,6 +116,10 @@ enum MdocPrerequisites {
 
 extension ReasonCode {
     // Reasons returned by this module's checks (docs/checks.md lists them by check).
+    /// `mdoc.revocation.list`: the list's uri names (or its host resolves to) an address that is not fetched from: private, link-local,
+    /// unique-local, loopback by name only, unspecified, multicast, broadcast or reserved (the message names the class and the address). An
+    /// operator who publishes lists on such a network allows it with `serve --fetch-allow`.
+    public static let addressNotAllowed: ReasonCode = "addressNotAllowed"
     /// A warning (`mdoc.issuer.certificateProfile`): the issuer's certificates break Annex B rules that this policy (Apple's in-app)
     /// reports instead of failing; the message lists them. Acceptable for Apple's test issuer, not for production issuers.
     public static let certificateProfileWarning: ReasonCode = "certificateProfileWarning"

@@ -14,9 +14,26 @@ import Synchronization
 ///   kept-alive connection: then `idleTimeout`);
 /// - the whole request body within `bodyTimeout` of its head, plus a grace period (the routes answer
 ///   408 at `bodyTimeout`; this closes what a client keeps trickling after that).
-/// A connection that misses a deadline is closed. Answering a request has no deadline here: the
+/// - while an answer waits to be sent, the peer must accept some of its bytes at least every
+///   `idleTimeout` (the write deadline): a client that stops reading, or reads so slowly that the
+///   socket never drains, is closed; one that keeps accepting bytes may keep reading;
+/// - at most ``maxPipelined`` requests waiting unanswered: a client that sends more before reading
+///   the answers is closed.
+/// The kernel's send buffer of each connection is ``sendBuffer`` (the kernel may double it), so
+/// answers a client does not read stay where the write deadline sees them, not in kernel memory
+/// that would outlive the connection. A connection closed for not reading (the write deadline, the
+/// pipelining bound) is reset: what it did not read is dropped at once.
+/// A connection that misses a deadline is closed. Working out an answer has no deadline here: the
 /// work of a request is bounded by the routes.
 final class ConnectionLimits: Sendable {
+    /// Requests one connection may have waiting unanswered (HTTP/1.1 pipelining); the next one closes
+    /// it. Browsers do not pipeline at all; 16 leaves room for clients that do, while a connection
+    /// can no longer queue hundreds of answers that its client never reads.
+    static let maxPipelined = 16
+    /// Bytes of SO_SNDBUF per connection: 64 KiB, enough to keep a fast reader's link busy with this
+    /// service's answers, small enough that a client that reads nothing holds little kernel memory.
+    static let sendBuffer = 65_536
+
     let maxPerClient: Int
     let headerTimeout: TimeAmount
     let idleTimeout: TimeAmount
@@ -96,11 +113,20 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     let limits: ConnectionLimits
     private var client: String?
     private var started = false
+    private var closing = false
     private var timer: Scheduled<Void>?
     /// A request head was read and its end not yet.
     private var readingRequest = false
     /// Requests read whose answer is not written yet.
     private var unanswered = 0
+    /// Writes of answer parts handed on whose bytes the socket has not all taken yet.
+    private var pendingWrites = 0
+    /// Writes the socket finished taking, ever: progress of the peer reading.
+    private var completedWrites = 0
+    /// Body bytes handed on, ever (with ``bufferedBytes(_:)``, how much the socket took meanwhile).
+    private var bodyBytesWritten = 0
+    /// The write deadline, armed while ``pendingWrites`` is above zero.
+    private var writeTimer: Scheduled<Void>?
 
     init(limits: ConnectionLimits) {
         self.limits = limits
@@ -124,6 +150,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         client = key
+        _ = try? context.channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: ConnectionLimits.sendBuffer)
         arm(context, limits.headerTimeout)
     }
 
@@ -139,6 +166,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func finish() {
         timer?.cancel()
         timer = nil
+        writeTimer?.cancel()
+        writeTimer = nil
         if let client {
             limits.release(client)
             self.client = nil
@@ -146,8 +175,15 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
         switch unwrapInboundIn(data) {
         case .head:
+            guard unanswered < ConnectionLimits.maxPipelined else {
+                // A client queuing more requests than it reads answers: closed, the requests not passed on.
+                limits.logger.debug("connections: more than \(ConnectionLimits.maxPipelined) pipelined requests unanswered; closed")
+                close(context)
+                return
+            }
             readingRequest = true
             unanswered += 1
             arm(context, limits.bodyTimeout)
@@ -155,19 +191,82 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             break
         case .end:
             readingRequest = false
-            // The request is complete: answering it has no deadline here.
+            // The request is complete: working out its answer has no deadline here (the write deadline
+            // starts once the answer is handed on).
             disarm()
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            unanswered = max(0, unanswered - 1)
-            // Nothing pending: the next request head must come within the idle timeout.
-            if unanswered == 0 && !readingRequest { arm(context, limits.idleTimeout) }
+        let part = unwrapOutboundIn(data)
+        switch part {
+        case .head: break
+        case .body(let buffer): bodyBytesWritten += buffer.readableBytes
+        case .end: unanswered = max(0, unanswered - 1)
         }
-        context.write(data, promise: promise)
+        // Every write is watched until the socket has taken all of its bytes.
+        let written = promise ?? context.eventLoop.makePromise(of: Void.self)
+        pendingWrites += 1
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in
+            pendingWrites -= 1
+            completedWrites += 1
+            writeTimer?.cancel()
+            writeTimer = nil
+            // The socket took a whole write: the write deadline starts again, if anything still waits.
+            guard pendingWrites == 0 else {
+                if !closing { armWriteDeadline(loopBound.value) }
+                return
+            }
+            // Every answer taken by the socket and nothing pending: the next request head must come
+            // within the idle timeout.
+            if unanswered == 0 && !readingRequest && !closing { arm(loopBound.value, limits.idleTimeout) }
+        }
+        context.write(data, promise: written)
+        if writeTimer == nil && pendingWrites > 0 { armWriteDeadline(context) }
+    }
+
+    /// Arms the write deadline: in ``ConnectionLimits/idleTimeout``, the connection is closed unless
+    /// the socket took some bytes meanwhile (a write completed, or fewer bytes wait than were handed
+    /// on since); with progress it is armed again, and it ends when nothing waits.
+    private func armWriteDeadline(_ context: ChannelHandlerContext) {
+        let completed = completedWrites, written = bodyBytesWritten, buffered = bufferedBytes(context)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        writeTimer = context.eventLoop.scheduleTask(in: limits.idleTimeout) {
+            let (handler, context) = loopBound.value
+            handler.writeTimer = nil
+            guard handler.pendingWrites > 0 else { return }
+            let accepted =
+                handler.completedWrites != completed
+                || handler.bufferedBytes(context) < buffered + (handler.bodyBytesWritten - written)
+            if accepted {
+                handler.armWriteDeadline(context)
+            } else {
+                handler.limits.logger.debug("connections: the peer accepted no byte of an answer within the idle timeout; closed")
+                handler.close(context)
+            }
+        }
+    }
+
+    /// Bytes handed to the channel that the socket has not taken yet.
+    private func bufferedBytes(_ context: ChannelHandlerContext) -> Int {
+        (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+    }
+
+    /// Resets the connection (SO_LINGER 0): a peer that does not read would otherwise keep the
+    /// answers queued for it in kernel memory after the close, for as long as it keeps the TCP
+    /// connection alive.
+    private func close(_ context: ChannelHandlerContext) {
+        guard !closing else { return }
+        closing = true
+        disarm()
+        writeTimer?.cancel()
+        writeTimer = nil
+        // `struct linger { int l_onoff; int l_linger; }`, spelled out: on, zero seconds.
+        _ = (context.channel as? any SocketOptionProvider)?.unsafeSetSocketOption(
+            level: .socket, name: .so_linger, value: Linger(onoff: 1, seconds: 0))
+        context.close(promise: nil)
     }
 
     private func arm(_ context: ChannelHandlerContext, _ delay: TimeAmount) {
@@ -182,4 +281,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         timer?.cancel()
         timer = nil
     }
+}
+
+/// The layout of C's `struct linger` (SO_LINGER).
+private struct Linger: Sendable {
+    var onoff: Int32
+    var seconds: Int32
 }

@@ -47,6 +47,7 @@ public final class LiveServices: Sendable {
             changed.append("admission limits")
         }
         if old.fetchTimeout != new.fetchTimeout { changed.append("fetch timeout") }
+        if old.fetchAllow != new.fetchAllow { changed.append("fetch allow list") }
         return changed
     }
 
@@ -95,6 +96,7 @@ public final class LiveServices: Sendable {
             settings.idleTimeout = previous.settings.idleTimeout
             settings.maxClientConnections = previous.settings.maxClientConnections
             settings.fetchTimeout = previous.settings.fetchTimeout
+            settings.fetchAllow = previous.settings.fetchAllow
         }
         var next = try await VerifierServices.configure(
             settings: settings, material: try ServiceMaterial.read(settings: settings, logger: logger), base: base, logger: logger,

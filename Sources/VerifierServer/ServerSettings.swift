@@ -177,6 +177,10 @@ public struct ServerSettings: Sendable, Hashable {
     /// Seconds an outbound fetch (a revocation list, a VICAL URL) may take in all: connecting, the
     /// response head and the whole body.
     public var fetchTimeout = 10
+    /// Addresses and CIDR ranges an outbound fetch may connect to beyond public addresses
+    /// (`--fetch-allow`): by default private, link-local, unique-local, loopback (unless the uri
+    /// names it literally), unspecified, multicast, broadcast and reserved addresses are refused.
+    public var fetchAllow: [IPAddressRange] = []
 
     /// Verifications one client may run at once: ``maxClientVerifications``, or half the slots.
     public var clientVerificationCap: Int { min(maxConcurrentVerifications, maxClientVerifications ?? max(1, maxConcurrentVerifications / 2)) }
@@ -213,7 +217,7 @@ public struct ServerSettings: Sendable, Hashable {
         "maxClientOutstandingRequests": "WALLET_VERIFIER_MAX_CLIENT_OUTSTANDING_REQUESTS", "verifyRate": "WALLET_VERIFIER_VERIFY_RATE",
         "revocation": "WALLET_VERIFIER_REVOCATION", "revocationLists": "WALLET_VERIFIER_REVOCATION_LISTS",
         "vicals": "WALLET_VERIFIER_VICALS", "vicalTrust": "WALLET_VERIFIER_VICAL_TRUST",
-        "fetchTimeout": "WALLET_VERIFIER_FETCH_TIMEOUT",
+        "fetchTimeout": "WALLET_VERIFIER_FETCH_TIMEOUT", "fetchAllow": "WALLET_VERIFIER_FETCH_ALLOW",
     ]
 
     /// A value from one source: a string or a list of strings (lists in the environment are
@@ -337,6 +341,13 @@ public struct ServerSettings: Sendable, Hashable {
         }
         settings.revocationLists = value("revocationLists") ?? []
         if let timeout = try integer("fetchTimeout", 1...300) { settings.fetchTimeout = timeout }
+        for entry in (value("fetchAllow") ?? []).flatMap({ $0.split(separator: ",") }) {
+            let text = entry.trimmingCharacters(in: .whitespaces)
+            guard let range = IPAddressRange(text) else {
+                throw SettingsError("fetchAllow takes IP addresses or CIDR ranges (10.0.0.0/8, fd00::/8), got \"\(text)\"")
+            }
+            settings.fetchAllow.append(range)
+        }
         settings.vicals = value("vicals") ?? []
         settings.vicalTrust = value("vicalTrust") ?? []
         guard settings.vicals.count == settings.vicalTrust.count else {
@@ -373,7 +384,8 @@ public struct ServerSettings: Sendable, Hashable {
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
-    /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`); values
+    /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
+    /// `fetchAllow`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }

@@ -171,7 +171,9 @@ public struct VerifierServices: Sendable {
         // The revocation-list cache lives in the store, across reloads; a background task refreshes it.
         let metrics = ServerMetrics()
         // One deadline over each whole fetch (connecting, headers, body): a trickling server cannot hold a verification.
-        let transport = HTTPRevocationTransport(timeout: TimeInterval(settings.fetchTimeout))
+        // Only public addresses, literal loopback hosts and --fetch-allow: a uri cannot reach the service's own network.
+        let transport = HTTPRevocationTransport(
+            timeout: TimeInterval(settings.fetchTimeout), addressPolicy: FetchAddressPolicy(allowed: settings.fetchAllow))
         let cache = SharedRevocationListCache(
             store: documentCache, transport: transport, clock: clock, fetchClaim: .seconds(settings.fetchTimeout + 5),
             observe: { metrics.revocation($0) })

@@ -123,6 +123,11 @@ struct ServeCommand: AsyncParsableCommand {
         name: .long,
         help: "Seconds a revocation-list or VICAL fetch may take in all: connecting, headers and body (default 10, 1...300).")
     var fetchTimeout: Int?
+    @Option(
+        name: .long,
+        help:
+            "An address or CIDR range (e.g. 10.20.0.0/16, fd00::/8) revocation-list and VICAL fetches may connect to although it is not public (by default private, link-local, unique-local, loopback unless named literally, multicast and reserved addresses are refused). Repeatable or comma-separated."
+    ) var fetchAllow: [String] = []
 
     func run() async throws {
         var flags: ServerSettings.Source = [:]
@@ -173,6 +178,7 @@ struct ServeCommand: AsyncParsableCommand {
         set("vicals", vical)
         set("vicalTrust", vicalTrust)
         set("fetchTimeout", fetchTimeout.map(String.init))
+        set("fetchAllow", fetchAllow)
         let settings: ServerSettings
         do {
             settings = try ServerSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)

@@ -11,10 +11,14 @@ final class RawConnection: @unchecked Sendable {
     let descriptor: Int32
     private var closedByPeer = false
 
-    /// Connects to 127.0.0.1:`port` from `source` (an address in 127.0.0.0/8).
-    init(port: Int, from source: String = "127.0.0.1") throws {
+    /// Connects to 127.0.0.1:`port` from `source` (an address in 127.0.0.0/8); with `receiveBuffer`,
+    /// the socket's SO_RCVBUF is set to it before connecting (a small window, as a slow reader has).
+    init(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawConnectionError("socket() failed: \(errno)") }
+        if var size = receiveBuffer {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         local.sin_port = 0
@@ -77,6 +81,38 @@ final class RawConnection: @unchecked Sendable {
             if complete(String(decoding: collected, as: UTF8.self)) { break }
         }
         return String(decoding: collected, as: UTF8.self)
+    }
+
+    /// The socket's TCP state as the kernel has it (Linux `tcpi_state`: 1 established, 7 closed, 8
+    /// close-wait), read without reading any data; nil when it cannot be read.
+    var tcpState: Int? {
+        var info = [UInt8](repeating: 0, count: 256)
+        var length = socklen_t(info.count)
+        let result = info.withUnsafeMutableBytes { getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_INFO, $0.baseAddress, &length) }
+        guard result == 0, length > 0 else { return nil }
+        return Int(info[0])
+    }
+
+    /// Whether the peer ended the connection (reset it, or closed it: the state is no longer
+    /// established) within `timeout` seconds, without reading anything: a client that never reads
+    /// sees a reset at once, while a closing handshake waits behind the unread data.
+    func isEnded(within timeout: TimeInterval) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            if let state = tcpState, state != 1 { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        } while Date() < deadline
+        return false
+    }
+
+    /// Reads at most `count` bytes that have already arrived, without waiting: nil once the peer has
+    /// closed or reset the connection, [] when nothing is there yet.
+    func receiveNow(_ count: Int) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if read > 0 { return Array(buffer[0..<read]) }
+        if read < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return [] }
+        return nil
     }
 
     /// Whether the peer closed the connection within `timeout` seconds (anything it sent is dropped).
