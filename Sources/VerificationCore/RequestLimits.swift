@@ -33,8 +33,8 @@ public struct RequestLimits: Sendable, Hashable {
     /// protocol records, and an in-app request's session binding).
     public var maxSessionBytes: Int
 
-    /// The default elements per docType: more than any of Apple's descriptors or an ISO/IEC 18013-5
-    /// mDL request for every element of the ISO and AAMVA namespaces asks for.
+    /// The default elements per docType: three times the 21 elements PassKit can name, and room for
+    /// a web request of most of an mDL's ISO/IEC 18013-5 and AAMVA elements.
     public static let defaultMaxElements = 64
     /// The default stored size of a session: above what a request with ``defaultMaxElements``
     /// elements of ``DataIdentifier/maxLength`` characters stores with every protocol offered,
