@@ -26,4 +26,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let invalidInput = ErrorCode("invalidInput")
     /// A VICAL does not have the ISO/IEC 18013-5 Annex C shape.
     public static let malformedVICAL = ErrorCode("malformedVICAL")
+    /// A request asks for more than a limit allows (elements, stored size; see ``RequestLimits``):
+    /// ask for less, or raise the limit.
+    public static let requestTooLarge = ErrorCode("requestTooLarge")
 }

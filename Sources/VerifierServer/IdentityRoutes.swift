@@ -27,6 +27,11 @@ struct IdentityRoutes: Sendable {
     func createRequest(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         let object = try await api.jsonObject(request)
         guard let descriptorJSON = object.raw("descriptor") else { throw Problem.badRequest("/descriptor: missing") }
+        let limits = services.identity.limits
+        if let count = object.value("descriptor")?.object?["elements"]?.array?.count, count > limits.maxElements {
+            throw Problem.badRequest(
+                "/descriptor/elements: \(count) elements; a request may ask for at most \(limits.maxElements) (serve --max-request-elements)")
+        }
         let descriptor: IdentityRequestDescriptor
         do {
             descriptor = try IdentityRequestDescriptor.decode(json: Data(descriptorJSON))
@@ -44,6 +49,9 @@ struct IdentityRoutes: Sendable {
                 descriptor: descriptor, sessionBinding: binding, merchantID: merchantID, now: services.clock.now())
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
+        } catch let error as DescriptorError where error.code == .requestTooLarge {
+            // Past the element cap (checked above), what makes a session large is its binding.
+            throw Problem.badRequest("\(binding == nil ? "/descriptor" : "/sessionBinding"): \(error.message) (serve --max-request-session-bytes)")
         } catch {
             throw Problem.badRequest("/descriptor: \(error)")
         }

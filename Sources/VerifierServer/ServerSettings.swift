@@ -98,6 +98,32 @@ public struct ServerSettings: Sendable, Hashable {
     /// protocol this deployment is configured for (see ``WebRequestProtocol/defaults(signing:)``).
     public var webProtocols: [WebRequestProtocol]?
 
+    /// The docTypes web requests may be created for (`--web-doctypes`); nil: the docTypes of
+    /// ``trustDocTypes`` when every trust root is scoped, else any (see ``effectiveWebDocTypes``).
+    public var webDocTypes: [String]?
+    /// Data elements one request (web or in-app) may ask for (`--max-request-elements`).
+    public var maxRequestElements = RequestLimits.defaultMaxElements
+    /// Bytes the store may keep for one request session (`--max-request-session-bytes`).
+    public var maxRequestSessionBytes = RequestLimits.defaultMaxSessionBytes
+
+    /// The bounds of one request creation: ``maxRequestElements`` and ``maxRequestSessionBytes``.
+    public var requestLimits: RequestLimits {
+        RequestLimits(maxElements: maxRequestElements, maxSessionBytes: maxRequestSessionBytes)
+    }
+
+    /// The docTypes the service creates (and signs) web requests for, and why; nil: any docType of
+    /// the data identifier form. ``webDocTypes`` when set; otherwise, when every trust root is scoped
+    /// to docTypes (``trustDocTypes``, no ``trust`` and no ``vicals``), those docTypes, as no other
+    /// docType can verify; otherwise nil, since an unscoped root or a VICAL (whose roots change with
+    /// it) may verify any docType.
+    public var effectiveWebDocTypes: (docTypes: Set<String>, source: String)? {
+        if let webDocTypes { return (Set(webDocTypes), "--web-doctypes") }
+        guard trust.isEmpty, vicals.isEmpty, !trustDocTypes.isEmpty else { return nil }
+        var scoped = Set<String>()
+        for entry in trustDocTypes { if let docTypes = try? IACATrustStore.scopedEntry(entry).docTypes { scoped.formUnion(docTypes) } }
+        return (scoped, "the docTypes of --trust-doctype, the only ones that can verify without --trust or --vical; --web-doctypes sets the list")
+    }
+
     /// How a signed OpenID4VP request names the verifier: by a DNS name of the leaf certificate, or by the hash of the leaf.
     public enum OpenID4VPClientIDScheme: String, Sendable, Hashable, CaseIterable {
         /// `x509_san_dns:<a DNS name of the leaf>`.
@@ -202,6 +228,8 @@ public struct ServerSettings: Sendable, Hashable {
         "readerKey": "WALLET_VERIFIER_READER_KEY", "readerCerts": "WALLET_VERIFIER_READER_CERTS", "readerAuthAll": "WALLET_VERIFIER_READER_AUTH_ALL",
         "requestSigningKey": "WALLET_VERIFIER_REQUEST_SIGNING_KEY", "requestSigningCerts": "WALLET_VERIFIER_REQUEST_SIGNING_CERTS",
         "openid4vpClientId": "WALLET_VERIFIER_OPENID4VP_CLIENT_ID", "webProtocols": "WALLET_VERIFIER_WEB_PROTOCOLS",
+        "webDocTypes": "WALLET_VERIFIER_WEB_DOCTYPES", "maxRequestElements": "WALLET_VERIFIER_MAX_REQUEST_ELEMENTS",
+        "maxRequestSessionBytes": "WALLET_VERIFIER_MAX_REQUEST_SESSION_BYTES",
         "requestRate": "WALLET_VERIFIER_REQUEST_RATE",
         "idempotencyWindow": "WALLET_VERIFIER_IDEMPOTENCY_WINDOW",
         "maxOutstandingRequests": "WALLET_VERIFIER_MAX_OUTSTANDING_REQUESTS",
@@ -307,6 +335,16 @@ public struct ServerSettings: Sendable, Hashable {
                 )
             }
         }
+        if let docTypes = value("webDocTypes") {
+            let names = docTypes.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !names.isEmpty else { throw SettingsError("--web-doctypes: name at least one docType, such as org.iso.18013.5.1.mDL") }
+            for name in names where !DataIdentifier.isValid(name) {
+                throw SettingsError("--web-doctypes: \"\(name)\" is not a docType: a docType is \(DataIdentifier.rule)")
+            }
+            settings.webDocTypes = names
+        }
+        if let cap = try integer("maxRequestElements", 1...4096) { settings.maxRequestElements = cap }
+        if let cap = try integer("maxRequestSessionBytes", 4096...(64 * 1_048_576)) { settings.maxRequestSessionBytes = cap }
         if let rate = try integer("requestRate", 0...1_000_000) { settings.requestRate = rate }
         if let window = try integer("idempotencyWindow", 1...86_400) { settings.idempotencyWindow = window }
         if let cap = try integer("maxOutstandingRequests", 1...100_000_000) { settings.maxOutstandingRequests = cap }
@@ -382,7 +420,7 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `webDocTypes`, `maxRequestElements`, `maxRequestSessionBytes`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
     /// `fetchAllow`); values

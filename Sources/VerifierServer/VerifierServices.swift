@@ -67,6 +67,9 @@ public struct VerifierServices: Sendable {
     }
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String? = nil
+    /// The docTypes web requests may be created for, and where that list comes from; nil: any docType
+    /// of the data identifier form (see ``ServerSettings/effectiveWebDocTypes``).
+    public var webDocTypes: (docTypes: Set<String>, source: String)? { settings.effectiveWebDocTypes }
     /// The origins web requests may be made from (normalized); empty: the web endpoints answer 503.
     public var webOrigins: Set<String> { Set(settings.webOrigins) }
     /// The Prometheus metrics served at `/metrics`.
@@ -245,9 +248,10 @@ public struct VerifierServices: Sendable {
         identityPolicy.mdoc.clockSkew = .seconds(settings.clockSkew)
         let verifier = AppleIdentityVerifier(
             keyRing: ring, merchantID: merchantID, teamID: teamID, trustStore: trust, policy: identityPolicy, revocation: revocation)
-        let sessions = IdentityRequestSessions(
+        var sessions = IdentityRequestSessions(
             store: store, verifier: verifier, lifetime: .seconds(settings.requestLifetime),
             otherMerchants: settings.otherMerchants.map { ($0.merchantID, $0.teamID) })
+        sessions.limits = settings.requestLimits
 
         // Apple Pay.
         var applePay: ApplePayTokenVerifier?
@@ -290,7 +294,12 @@ public struct VerifierServices: Sendable {
         var webPolicy = WebIdentityVerifier.productionPolicy
         webPolicy.clockSkew = .seconds(settings.clockSkew)
         let webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy), revocation: revocation)
-        let web = WebRequestSessions(store: store, verifier: webVerifier, lifetime: .seconds(settings.requestLifetime))
+        let web = WebRequestSessions(
+            store: store, verifier: webVerifier, lifetime: .seconds(settings.requestLifetime), limits: settings.requestLimits,
+            allowedDocTypes: settings.effectiveWebDocTypes?.docTypes)
+        if let allowed = settings.effectiveWebDocTypes {
+            logger.notice("web: requests are created for \(allowed.docTypes.sorted().joined(separator: ", ")) only (\(allowed.source))")
+        }
         var services = VerifierServices(
             settings: settings, store: store, identity: sessions, applePay: applePay, web: web, webKeys: webKeys, metrics: metrics,
             clock: clock, backgroundServices: base.background, prepare: base.prepare, shutdown: base.shutdown)

@@ -42,8 +42,12 @@ struct WebRoutes: Sendable {
         try requireWebOrigins()
         let object = try await api.jsonObject(request)
         guard let docType = try object.optionalString("docType"), !docType.isEmpty else { throw Problem.badRequest("/docType: missing") }
-        guard WebDocumentRequest.isName(docType) else {
-            throw Problem.badRequest("/docType: 1 to 256 characters without whitespace or control characters")
+        guard WebDocumentRequest.isIdentifier(docType) else {
+            throw Problem.badRequest("/docType: must be an ISO/IEC 18013-5 data identifier, \(DataIdentifier.rule)")
+        }
+        if let allowed = services.webDocTypes, !allowed.docTypes.contains(docType) {
+            throw Problem.badRequest(
+                "/docType: this service creates requests for \(allowed.docTypes.sorted().joined(separator: ", ")) only (\(allowed.source))")
         }
         guard let given = try object.optionalString("origin") else {
             throw Problem.badRequest("/origin: missing; it must be the page's origin, such as https://example.com")
@@ -53,16 +57,22 @@ struct WebRoutes: Sendable {
         guard services.webOrigins.contains(origin) else {
             throw Problem.badRequest("/origin: \(origin) is not an origin this server is configured for (--web-origin)")
         }
-        let names = object.value("elements")?.array?.compactMap(\.string) ?? []
-        guard !names.isEmpty, names.count == object.value("elements")?.array?.count else {
+        let limits = services.web.limits
+        let listed = object.value("elements")?.array ?? []
+        guard listed.count <= limits.maxElements else {
+            throw Problem.badRequest(
+                "/elements: \(listed.count) elements; a request may ask for at most \(limits.maxElements) (serve --max-request-elements)")
+        }
+        let names = listed.compactMap(\.string)
+        guard !names.isEmpty, names.count == listed.count else {
             throw Problem.badRequest("/elements: must list NAMESPACE/IDENTIFIER[:retain] strings")
         }
         var elements: [WebDocumentRequest.Element] = []
         for (index, name) in names.enumerated() {
             do {
                 let element = try WebDocumentRequest.Element(argument: name)
-                guard WebDocumentRequest.isName(element.nameSpace), WebDocumentRequest.isName(element.identifier) else {
-                    throw WebRequestError("namespace and identifier must be 1 to 256 characters without whitespace or control characters")
+                guard WebDocumentRequest.isIdentifier(element.nameSpace), WebDocumentRequest.isIdentifier(element.identifier) else {
+                    throw WebRequestError("the namespace and the identifier must each be an ISO/IEC 18013-5 data identifier, \(DataIdentifier.rule)")
                 }
                 elements.append(element)
             } catch {
@@ -79,6 +89,8 @@ struct WebRoutes: Sendable {
                 requestSigner: openID4VPRequestSigner, recipientPrivateKey: services.webKeys[0])
         } catch is OperationalError {
             throw Problem.unavailable("the request could not be stored")
+        } catch let error as WebRequestError where error.code == .requestTooLarge {
+            throw Problem.badRequest("/elements: \(error.message) (serve --max-request-session-bytes)")
         } catch {
             // What is left to refuse here is the element list as a whole (an element requested twice).
             throw Problem.badRequest("/elements: \(error)")

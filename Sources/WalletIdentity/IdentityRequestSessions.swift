@@ -33,6 +33,8 @@ public struct IdentityRequestSessions: Sendable {
     public let merchants: [(merchantID: String, teamID: String)]
     /// How long a nonce stays usable (default 10 minutes).
     public var lifetime: Duration
+    /// What one request may ask for and store (elements, stored session size with its session binding).
+    public var limits: RequestLimits = .standard
 
     /// Creates sessions verifying with `verifier` (the default merchant) and also accepting `otherMerchants`.
     /// A response arriving more than `lifetime` (whole seconds) after creation fails `replay.nonce` as expired.
@@ -89,10 +91,16 @@ public struct IdentityRequestSessions: Sendable {
     private static let descriptorCache = Mutex<[[UInt8]: IdentityRequestDescriptor]>([:])
 
     /// Creates a request: a 32-byte nonce from the system CSPRNG and a random request identifier, for
-    /// `merchantID` (one of ``merchants``; nil: the default).
+    /// `merchantID` (one of ``merchants``; nil: the default). A descriptor with more elements than
+    /// ``limits`` allow, or a session (with its binding) larger than they let the store keep, is a
+    /// ``DescriptorError`` with the code ``ErrorCode/requestTooLarge``; nothing is stored.
     public func create(descriptor: IdentityRequestDescriptor, sessionBinding: String? = nil, merchantID: String? = nil, now: Date) async throws
         -> Created
     {
+        guard descriptor.elements.count <= limits.maxElements else {
+            throw DescriptorError(
+                .requestTooLarge, "the request asks for \(descriptor.elements.count) elements; at most \(limits.maxElements) may be asked for")
+        }
         try descriptor.validate()
         if let merchantID, !merchants.contains(where: { $0.merchantID == merchantID }) {
             throw DescriptorError("merchant identifier \(merchantID) is not configured on this server")
@@ -103,6 +111,12 @@ public struct IdentityRequestSessions: Sendable {
         let recorded = merchantID == verifier.merchantID ? nil : merchantID
         let payload = try JSONEncoder().encode(
             Payload(nonce: Hex.encode(nonce), descriptor: descriptor, sessionBinding: sessionBinding, merchantId: recorded))
+        guard payload.count <= limits.maxSessionBytes else {
+            throw DescriptorError(
+                .requestTooLarge,
+                "the request session would store \(payload.count) bytes; at most \(limits.maxSessionBytes) may be stored: send a shorter session binding or ask for fewer elements"
+            )
+        }
         try await store.issueNonce(requestID, payload: [UInt8](payload), expiresAt: expiresAt)
         return Created(requestID: requestID, nonce: nonce, expiresAt: expiresAt)
     }

@@ -14,7 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
             Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
             _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
             _APPLEPAY_ROOT, _APPLEPAY_EXPECTATIONS, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _BODY_TIMEOUT, _HEADER_TIMEOUT, _IDLE_TIMEOUT, \
-            _REQUEST_SIGNING_KEY, _REQUEST_SIGNING_CERTS, _OPENID4VP_CLIENT_ID, _WEB_PROTOCOLS, \
+            _REQUEST_SIGNING_KEY, _REQUEST_SIGNING_CERTS, _OPENID4VP_CLIENT_ID, _WEB_PROTOCOLS, _WEB_DOCTYPES, \
+            _MAX_REQUEST_ELEMENTS, _MAX_REQUEST_SESSION_BYTES, \
             _MAX_CLIENT_CONNECTIONS, _MAX_CLIENT_VERIFICATIONS, _MAX_CLIENT_OUTSTANDING_REQUESTS, _VERIFY_RATE, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS, _VICALS, _VICAL_TRUST; lists \
             comma-separated) or a JSON \
             config file (--config); flags win over the environment, the environment over the file. Without keys, \
@@ -68,6 +69,15 @@ struct ServeCommand: AsyncParsableCommand {
             "The protocols a web request offers when its body names none, comma-separated: org-iso-mdoc, openid4vp-v1-signed, openid4vp-v1-unsigned (default: org-iso-mdoc and OpenID4VP, signed when a signing key is configured)."
     )
     var webProtocols: String?
+    @Option(
+        name: .long,
+        help:
+            "DocTypes web requests may be created for, comma-separated or repeated (default: the --trust-doctype docTypes when there is no --trust and no --vical, else any)."
+    )
+    var webDoctypes: [String] = []
+    @Option(name: .long, help: "Data elements one request (web or in-app) may ask for (default 64, 1...4096).") var maxRequestElements: Int?
+    @Option(name: .long, help: "Bytes the store may keep for one request session (default 131072, 4096...67108864).")
+    var maxRequestSessionBytes: Int?
     @Option(name: .long, help: "Request creations per minute per client address (default 600; 0: no limit).") var requestRate: Int?
     @Option(name: .long, help: "Outstanding request sessions allowed in the store (default 100000).") var maxOutstandingRequests: Int?
     @Option(name: .long, help: "Seconds a submission with an Idempotency-Key may be retried with it (default 600).") var idempotencyWindow: Int?
@@ -155,6 +165,9 @@ struct ServeCommand: AsyncParsableCommand {
         set("requestSigningCerts", requestSigningCert)
         set("openid4vpClientId", openid4vpClientId)
         set("webProtocols", webProtocols.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? [])
+        set("webDocTypes", webDoctypes)
+        set("maxRequestElements", maxRequestElements.map(String.init))
+        set("maxRequestSessionBytes", maxRequestSessionBytes.map(String.init))
         set("requestRate", requestRate.map(String.init))
         set("idempotencyWindow", idempotencyWindow.map(String.init))
         set("maxOutstandingRequests", maxOutstandingRequests.map(String.init))

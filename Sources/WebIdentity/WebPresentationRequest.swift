@@ -55,21 +55,25 @@ public struct WebDocumentRequest: Sendable, Hashable, Codable {
         self.elements = elements
     }
 
-    /// A docType, namespace or element identifier: 1 to 256 visible characters (no whitespace or
-    /// control characters), as every name in ISO/IEC 18013-5 and 23220 is.
+    /// A name such as an OpenID4VP key id: 1 to 256 visible characters (no whitespace or control
+    /// characters). A docType, namespace or element identifier is held to ``isIdentifier(_:)``.
     public static func isName(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 256
             && text.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.value >= 0x20 && !(0x7f...0x9f).contains($0.value) }
     }
 
-    /// Checks the docType and element names with ``isName(_:)``, and that there is at least one element and no duplicate.
+    /// A docType, namespace or element identifier this verifier puts into a request it creates: the
+    /// ISO/IEC 18013-5 data identifier form, printable ASCII (``DataIdentifier``).
+    public static func isIdentifier(_ text: String) -> Bool { DataIdentifier.isValid(text) }
+
+    /// Checks the docType and element names with ``isIdentifier(_:)``, and that there is at least one element and no duplicate.
     /// Throws ``WebRequestError`` naming the first problem found.
     public func validate() throws(WebRequestError) {
         guard !docType.isEmpty else { throw WebRequestError("the request names no docType") }
-        guard Self.isName(docType) else { throw WebRequestError("the docType must be 1 to 256 characters without whitespace or control characters") }
+        guard Self.isIdentifier(docType) else { throw WebRequestError("the docType must be \(DataIdentifier.rule)") }
         guard !elements.isEmpty else { throw WebRequestError("the request names no element") }
-        for element in elements where !Self.isName(element.nameSpace) || !Self.isName(element.identifier) {
-            throw WebRequestError("namespaces and element identifiers must be 1 to 256 characters without whitespace or control characters")
+        for element in elements where !Self.isIdentifier(element.nameSpace) || !Self.isIdentifier(element.identifier) {
+            throw WebRequestError("namespaces and element identifiers must be \(DataIdentifier.rule)")
         }
         var seen = Set<String>()
         for element in elements where !seen.insert(element.nameSpace + "/" + element.identifier).inserted {

@@ -43,12 +43,21 @@ public struct WebRequestSessions: Sendable {
     public let verifier: WebIdentityVerifier
     /// How long a request stays usable (default 10 minutes).
     public var lifetime: Duration
+    /// What one request may ask for and store (elements, stored session size).
+    public var limits: RequestLimits
+    /// The docTypes requests may be created for; nil: any docType of the data identifier form.
+    public var allowedDocTypes: Set<String>?
 
     /// Creates sessions verifying with `verifier`; `lifetime` counts whole seconds.
-    public init(store: any ReplayStore, verifier: WebIdentityVerifier, lifetime: Duration = .seconds(600)) {
+    public init(
+        store: any ReplayStore, verifier: WebIdentityVerifier, lifetime: Duration = .seconds(600), limits: RequestLimits = .standard,
+        allowedDocTypes: Set<String>? = nil
+    ) {
         self.store = store
         self.verifier = verifier
         self.lifetime = lifetime
+        self.limits = limits
+        self.allowedDocTypes = allowedDocTypes
     }
 
     /// What the store keeps for a request: what each offered protocol's transcript needs.
@@ -77,7 +86,8 @@ public struct WebRequestSessions: Sendable {
     /// gets its own fresh nonce and its own encryption key, derived from `recipientPrivateKey` (the
     /// private key of `recipientPublicKey`, required then) and the request id
     /// (``OpenID4VPRequestKey``), and `openid4vp-v1-signed` needs `requestSigner`. Throws
-    /// ``WebRequestError`` for a request that cannot be built, or the store's error.
+    /// ``WebRequestError`` for a request that cannot be built (code ``ErrorCode/requestTooLarge`` past
+    /// ``limits``, checked before anything is signed), or the store's error.
     public func create(
         request: WebDocumentRequest, origin: String, recipientPublicKey: P256.KeyAgreement.PublicKey, now: Date,
         readerAuth: ReaderAuthSigner? = nil, readerAuthAll: Bool = false, protocols: [WebRequestProtocol] = [.annexC],
@@ -91,35 +101,77 @@ public struct WebRequestSessions: Sendable {
         guard openID4VPProtocols.count <= 1 else {
             throw WebRequestError("offer one of openid4vp-v1-signed and openid4vp-v1-unsigned, not both: a wallet could answer the unsigned one")
         }
+        if let chosen = openID4VPProtocols.first, chosen == .openID4VPSigned && requestSigner == nil {
+            throw WebRequestError(.invalidRequest, "openid4vp-v1-signed needs a request-signing key and certificate")
+        }
+        // An OpenID4VP request gets an encryption key of its own, derived from the web key and the request id.
+        var webKey: P256.KeyAgreement.PrivateKey?
+        if !openID4VPProtocols.isEmpty {
+            guard let key = recipientPrivateKey, key.publicKey.rawRepresentation == recipientPublicKey.rawRepresentation else {
+                throw WebRequestError(
+                    .invalidRequest, "an OpenID4VP request needs the web recipient private key, to derive the request's own encryption key")
+            }
+            webKey = key
+        }
+        // Everything a caller controls is bounded before anything is signed or encoded for the wallet.
+        try request.validate()
+        if let allowedDocTypes, !allowedDocTypes.contains(request.docType) {
+            throw WebRequestError("requests are created for \(allowedDocTypes.sorted().joined(separator: ", ")) only")
+        }
+        guard request.elements.count <= limits.maxElements else {
+            throw WebRequestError(
+                .requestTooLarge, "the request asks for \(request.elements.count) elements; at most \(limits.maxElements) may be asked for")
+        }
         let nonce = Self.randomBytes(32)
+        let encryptionInfo = try DCAPIEncryptionInfo(nonce: nonce, recipientPublicKey: recipientPublicKey)
+        // The session as it will be stored, with an unsigned OpenID4VP record of the same size (its
+        // nonce is as long, and a signed one only adds the client identifier): its size is known before signing.
+        let annexCOnly = protocols == [.annexC]
+        func payload(_ openID4VP: OpenID4VPSession?) -> Payload {
+            Payload(
+                encryptionInfo: encryptionInfo.base64URL, origin: origin, request: request,
+                recipientKey: WebRecipientKey.thumbprint(recipientPublicKey), protocols: annexCOnly ? nil : protocols, openID4VP: openID4VP)
+        }
+        let chosen = openID4VPProtocols.first
+        if let chosen {
+            var record = try OpenID4VPRequest(requests: [request], origin: origin, recipientPublicKey: recipientPublicKey).session
+            record.protocol = chosen == .openID4VPSigned ? .signed : .unsigned
+            record.clientID = chosen == .openID4VPSigned ? requestSigner?.clientID : nil
+            // The request key's thumbprint and kid are as long as the web key's; its identifier is a request id.
+            record.requestKeyID = Base64.encodeURL([UInt8](repeating: 0, count: 18))
+            record.version = OpenID4VPSession.currentVersion
+            try checkStoredSize(try JSONEncoder().encode(payload(record)).count)
+        } else {
+            try checkStoredSize(try JSONEncoder().encode(payload(nil)).count)
+        }
         let presentation = try WebPresentationRequest(
             request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey,
             readerAuth: readerAuth, readerAuthAll: readerAuthAll)
         let requestID = Base64.encodeURL(Self.randomBytes(18))
         var openID4VP: OpenID4VPRequest?
-        if let chosen = openID4VPProtocols.first {
-            if chosen == .openID4VPSigned && requestSigner == nil {
-                throw WebRequestError(.invalidRequest, "openid4vp-v1-signed needs a request-signing key and certificate")
-            }
-            guard let webKey = recipientPrivateKey, webKey.publicKey.rawRepresentation == recipientPublicKey.rawRepresentation else {
-                throw WebRequestError(
-                    .invalidRequest, "an OpenID4VP request needs the web recipient private key, to derive the request's own encryption key")
-            }
+        if let chosen, let webKey {
             openID4VP = try OpenID4VPRequest(
                 requests: [request], origin: origin, webKey: webKey, requestKeyID: requestID, signer: chosen == .openID4VPSigned ? requestSigner : nil
             )
         }
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
         // A session offering Annex C alone is stored exactly as before OpenID4VP existed.
-        let annexCOnly = protocols == [.annexC]
-        let payload = try JSONEncoder().encode(
-            Payload(
-                encryptionInfo: presentation.encryptionInfo.base64URL, origin: origin, request: request,
-                recipientKey: WebRecipientKey.thumbprint(recipientPublicKey), protocols: annexCOnly ? nil : protocols, openID4VP: openID4VP?.session))
-        try await store.issueNonce(requestID, payload: [UInt8](payload), expiresAt: expiresAt)
+        let stored = try JSONEncoder().encode(payload(openID4VP?.session))
+        try checkStoredSize(stored.count)
+        try await store.issueNonce(requestID, payload: [UInt8](stored), expiresAt: expiresAt)
         return Created(
             requestID: requestID, presentation: presentation, expiresAt: expiresAt, protocols: protocols,
             openID4VPRequest: openID4VP?.digitalCredentialsRequest)
+    }
+
+    /// Throws ``ErrorCode/requestTooLarge`` when a session of `size` bytes is more than ``limits`` lets the store keep.
+    func checkStoredSize(_ size: Int) throws(WebRequestError) {
+        guard size <= limits.maxSessionBytes else {
+            throw WebRequestError(
+                .requestTooLarge,
+                "the request session would store \(size) bytes; at most \(limits.maxSessionBytes) may be stored: ask for fewer elements or shorter names"
+            )
+        }
     }
 
     static func randomBytes(_ count: Int) -> [UInt8] {
