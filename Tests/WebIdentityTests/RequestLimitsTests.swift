@@ -32,9 +32,10 @@ import WalletVerifierTestSupport
     }
 
     func storedSize(_ sessions: WebRequestSessions, _ request: WebDocumentRequest, signer: OpenID4VPRequestSigner) async throws -> Int {
+        let webKey = P256.KeyAgreement.PrivateKey()
         let created = try await sessions.create(
-            request: request, origin: Self.longestOrigin, recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey, now: time,
-            protocols: [.annexC, .openID4VPSigned], requestSigner: signer)
+            request: request, origin: Self.longestOrigin, recipientPublicKey: webKey.publicKey, now: time,
+            protocols: [.annexC, .openID4VPSigned], requestSigner: signer, recipientPrivateKey: webKey)
         guard case .outstanding(let bytes) = try await sessions.store.lookupNonce(created.requestID, now: time, idempotency: nil) else {
             Issue.record("the session was not stored")
             return 0
