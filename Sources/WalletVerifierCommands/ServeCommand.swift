@@ -11,17 +11,11 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the HTTP verification service (embedded SQLite store by default).",
         discussion: """
-            Every setting can also come from the environment (WALLET_VERIFIER_HOST, _PORT, _DATA_DIR, _STORE, \
-            _STORE_POSTGRES_URL, _IDENTITY_KEYS, _MERCHANT_ID, _TEAM_ID, _TRUST, _APPLEPAY_CERTS, _APPLEPAY_KEYS, \
-            _APPLEPAY_ROOT, _APPLEPAY_EXPECTATIONS, _MAX_AGE, _CLOCK_SKEW, _BODY_LIMIT, _BODY_TIMEOUT, _HEADER_TIMEOUT, _IDLE_TIMEOUT, \
-            _REQUEST_SIGNING_KEY, _REQUEST_SIGNING_CERTS, _OPENID4VP_CLIENT_ID, _WEB_PROTOCOLS, _WEB_DOCTYPES, \
-            _MAX_REQUEST_ELEMENTS, _MAX_REQUEST_SESSION_BYTES, \
-            _MAX_CLIENT_CONNECTIONS, _MAX_CLIENT_VERIFICATIONS, _MAX_CLIENT_OUTSTANDING_REQUESTS, _VERIFY_RATE, _REQUEST_LIFETIME, _REVOCATION, _REVOCATION_LISTS, _VICALS, _VICAL_TRUST; lists \
-            comma-separated) or a JSON \
-            config file (--config); flags win over the environment, the environment over the file. Without keys, \
-            it starts with a generated development identity key and says so. SIGHUP re-reads the trust roots, \
-            revocation-list files and every key (and the config file) without a restart; a configuration that \
-            does not load is refused as a whole and the running one stays.
+            Every setting can also come from the environment (\(ServerSettings.environmentNames.values.sorted().joined(separator: ", ")); \
+            lists comma-separated) or a JSON config file (--config); flags win over the environment, the environment over the file. \
+            Without keys, it starts with a generated development identity key and says so. SIGHUP re-reads the trust roots, \
+            revocation-list files and every key (and the config file) without a restart; a configuration that does not load is \
+            refused as a whole and the running one stays.
             """
     )
 
@@ -115,6 +109,9 @@ struct ServeCommand: AsyncParsableCommand {
         help:
             "Documents one DeviceResponse may hold in POST /v1/mdoc/verify, 1-16 (default 4); more are refused before any signature is verified. Answers to requests hold one per docType asked for."
     ) var maxDocuments: Int?
+    @Option(name: .long, help: "Largest request body in bytes, 1024-67108864 (default 1048576); a larger one is answered 413.")
+    var bodyLimit: Int?
+    @Option(name: .long, help: "Seconds a created request (in-app or web) stays usable, 10-86400 (default 600).") var requestLifetime: Int?
     @Option(
         name: .long,
         help:
@@ -186,6 +183,8 @@ struct ServeCommand: AsyncParsableCommand {
         set("maxAge", maxAge.map(String.init))
         set("clockSkew", clockSkew.map(String.init))
         set("maxDocuments", maxDocuments.map(String.init))
+        set("bodyLimit", bodyLimit.map(String.init))
+        set("requestLifetime", requestLifetime.map(String.init))
         set("revocation", revocation)
         set("revocationLists", revocationList)
         set("vicals", vical)
