@@ -23,7 +23,9 @@ struct ApplePayRoutes: Sendable {
 
     func decrypt(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
         guard let verifier = services.applePay else {
-            throw Problem.unavailable("Apple Pay is not configured on this server (--applepay-cert/--applepay-key)")
+            throw Problem.notConfigured(
+                "Apple Pay is not configured on this server: start it with --applepay-cert FILE --applepay-key FILE (the Payment Processing certificate and its key)"
+            )
         }
         let object = try await api.jsonObject(request)
         // The token goes to the verifier as the bytes received, never re-serialized. Exactly one of the
@@ -43,6 +45,12 @@ struct ApplePayRoutes: Sendable {
             guard let expect = expectValue.object else { throw Problem.badRequest("/expect: must be an object") }
             if let currency = expect["currency"] {
                 guard let text = currency.string else { throw Problem.badRequest("/expect/currency: must be a string") }
+                // Tokens carry the ISO 4217 numeric code: "USD" would never match, so it is refused, not compared.
+                guard text.utf8.count == 3, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    throw Problem.badRequest(
+                        "/expect/currency: must be the ISO 4217 numeric code, as tokens carry it (840 for USD, 978 for EUR, 826 for GBP), not an alphabetic code"
+                    )
+                }
                 expectations.currencyCode = text
             }
             if let amount = expect["amount"] {

@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import WalletJSON
 
-/// RFC 9457 problem details for requests that cannot be read (400, 404, 408, 413, 415, 429) and for operational
-/// failures (503). Messages never echo request content.
+/// RFC 9457 problem details for requests that cannot be read (400, 404, 408, 413, 415, 429), for a flow the server is
+/// not configured for (501) and for operational failures (503). Messages never echo request content.
 ///
 /// A handler or middleware throws it; Hummingbird's router answers any `HTTPResponseError` with its
 /// ``response(from:context:)``, so no route converts it by hand.
@@ -32,6 +32,12 @@ struct Problem: HTTPResponseError {
         Problem(
             status: .serviceUnavailable, type: "unavailable", title: "A dependency is unavailable; try again", detail: detail,
             retryAfter: retryAfter)
+    }
+
+    /// A flow this server is not configured for (Apple Pay without keys, the web without origins): 501,
+    /// with no Retry-After — retrying cannot help; `detail` names the flag that configures it.
+    static func notConfigured(_ detail: String) -> Problem {
+        Problem(status: .notImplemented, type: "not-configured", title: "This server is not configured for this flow", detail: detail)
     }
 
     /// A body past the limit (`--body-limit`).

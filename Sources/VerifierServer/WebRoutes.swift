@@ -33,7 +33,7 @@ struct WebRoutes: Sendable {
     /// a caller names, voiding Annex C's origin binding.
     func requireWebOrigins() throws {
         guard !services.webOrigins.isEmpty else {
-            throw Problem.unavailable(
+            throw Problem.notConfigured(
                 "Verify with Wallet on the Web is not configured on this server: start it with --web-origin https://your.site (repeatable)")
         }
     }

@@ -55,6 +55,12 @@ import WalletVerifierTestSupport
                 #expect(text.contains("--applepay-expectations optional"))
                 #expect(answer.json["verdict"] == nil)
             }
+            // An alphabetic code would never match the token's numeric one: a 400 that asks for the number.
+            for currency in ["USD", "84", "8400", "８４０"] {
+                let answer = try await Self.post(client, ["token": token, "expect": ["currency": currency, "amount": 1999]])
+                #expect(answer.status == .badRequest, "\(currency)")
+                #expect((answer.json["detail"] as? String)?.hasPrefix("/expect/currency: must be the ISO 4217 numeric code") == true, "\(currency)")
+            }
             // Nothing was verified or recorded: the same token with its expectations is accepted once.
             let answer = try await Self.post(client, ["token": token, "expect": ["currency": "840", "amount": 1999]])
             #expect(answer.status == .ok)

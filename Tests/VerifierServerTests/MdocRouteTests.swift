@@ -69,9 +69,12 @@ import WalletVerifierTestSupport
             }
             var withoutKey = bodies[0]
             withoutKey["readerKey"] = nil
-            let indeterminate = try await client.execute(
+            // A deviceMac answer without the reader key is a request to complete, not an outage: 400, no Retry-After.
+            let withoutReaderKey = try await client.execute(
                 uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders, body: try RouterTests.body(withoutKey))
-            #expect(indeterminate.status == .serviceUnavailable)
+            #expect(withoutReaderKey.status == .badRequest)
+            #expect(withoutReaderKey.headers[.retryAfter] == nil)
+            #expect((try RouterTests.json(withoutReaderKey.body)["detail"] as? String)?.hasPrefix("/readerKey: missing") == true)
             let bad = try await client.execute(
                 uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders,
                 body: try RouterTests.body(["deviceResponse": "AAAA", "sessionTranscript": "not base64!"]))

@@ -266,7 +266,10 @@ import WalletVerifierTestSupport
             #expect(listed.count == IdentityElement.allCases.count)
             let notConfigured = try await client.execute(
                 uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: try Self.body(["paymentData": [:]]))
-            #expect(notConfigured.status == .serviceUnavailable)
+            // Not an outage: 501 without Retry-After, naming the flags that configure it.
+            #expect(notConfigured.status == .notImplemented)
+            #expect(notConfigured.headers[.retryAfter] == nil)
+            #expect((try Self.json(notConfigured.body)["detail"] as? String)?.contains("--applepay-cert") == true)
             // The web page is on its own listener (--ui-listen), never here.
             #expect(try await client.execute(uri: "/", method: .get).status == .notFound)
         }
