@@ -70,7 +70,7 @@ public struct VerifierServices: Sendable {
     /// The docTypes web requests may be created for, and where that list comes from; nil: any docType
     /// of the data identifier form (see ``ServerSettings/effectiveWebDocTypes``).
     public var webDocTypes: (docTypes: Set<String>, source: String)? { settings.effectiveWebDocTypes }
-    /// The origins web requests may be made from (normalized); empty: the web endpoints answer 503.
+    /// The origins web requests may be made from (normalized); empty: the web endpoints answer 501 (not configured).
     public var webOrigins: Set<String> { Set(settings.webOrigins) }
     /// The Prometheus metrics served at `/metrics`.
     public let metrics: ServerMetrics
@@ -145,7 +145,8 @@ public struct VerifierServices: Sendable {
             shutdown = { await sqlite.close() }
             logger.notice("store: embedded SQLite", metadata: ["path": "\(sqlite.path)"])
         case .postgres:
-            let postgres = try PostgresReplayStore(url: settings.postgresURL ?? "", purgeInterval: .seconds(300))
+            let postgresURL = settings.postgresURL ?? ""
+            let postgres = try PostgresReplayStore(url: postgresURL, purgeInterval: .seconds(300))
             store = postgres
             documentCache = postgres
             background.append(postgres)
@@ -158,8 +159,13 @@ public struct VerifierServices: Sendable {
                         storeReady.markReady()
                         return
                     } catch {
-                        guard ContinuousClock.now < deadline else { throw error }
-                        logger.warning("store: PostgreSQL not ready yet (\(error)); retrying")
+                        // The store's error says only that it did not finish in time: the reason is looked up.
+                        try Task.checkCancellation()
+                        let cause = await PostgresReachability.diagnose(url: postgresURL)
+                        guard ContinuousClock.now < deadline else {
+                            throw OperationalError(.unavailable, "PostgreSQL (--postgres-url) did not answer for 60 s: \(cause)")
+                        }
+                        logger.warning("store: PostgreSQL not ready yet: \(cause); retrying until it answers (60 s)")
                         try await Task.sleep(for: .milliseconds(500))
                     }
                 }
@@ -287,7 +293,7 @@ public struct VerifierServices: Sendable {
             }
         }
         if settings.webOrigins.isEmpty {
-            logger.notice("web: no --web-origin configured; /v1/web/requests and /v1/web/verify answer 503")
+            logger.notice("web: no --web-origin configured; /v1/web/requests and /v1/web/verify answer 501 (not configured)")
         }
         // The web flow's policy is the one `web verify` uses (ISO/IEC 18013-5 as written), sharing the
         // trust store and caches of the in-app verifier.

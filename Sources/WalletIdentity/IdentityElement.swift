@@ -7,6 +7,25 @@ public enum IdentityElement: String, Sendable, Hashable, Codable, CaseIterable {
     case documentIssueDate, documentExpirationDate, drivingPrivileges, documentDHSComplianceStatus, sex
     case height, weight, eyeColor, hairColor, organDonorStatus, veteranStatus, dhsTemporaryLawfulStatus, nationality
 
+    /// Reads a PassKit element name; any other text fails with a message that lists the names and,
+    /// for a near miss (`given_name`, `GivenName`), the one meant. The text itself is not repeated.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard let element = IdentityElement(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: Self.unknownNameMessage(name))
+        }
+        self = element
+    }
+
+    /// What to say of a name that is not a PassKit element name.
+    static func unknownNameMessage(_ name: String) -> String {
+        func folded(_ text: String) -> String { text.lowercased().filter { $0.isLetter || $0.isNumber } }
+        let meant = allCases.first { folded($0.rawValue) == folded(name) }
+        return "not a PassKit element name" + (meant.map { " (did you mean \($0.rawValue)?)" } ?? "") + "; the elements are "
+            + allCases.map(\.rawValue).joined(separator: ", ")
+    }
+
     /// ISO/IEC 18013-5's mDL namespace.
     public static let isoNameSpace = "org.iso.18013.5.1"
     /// AAMVA's mDL extension namespace.

@@ -244,18 +244,33 @@ struct ServeCommand: AsyncParsableCommand {
                     }
                 }
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await app.runService() }
-                    group.addTask { try await page.runService() }
+                    group.addTask {
+                        try await Self.listening(host: settings.host, port: settings.port, flag: "--port") { try await app.runService() }
+                    }
+                    group.addTask {
+                        try await Self.listening(host: listen.host, port: listen.port, flag: "--ui-listen") { try await page.runService() }
+                    }
                     try await group.next()
                     group.cancelAll()
                 }
             } else {
-                try await app.runService()
+                try await Self.listening(host: settings.host, port: settings.port, flag: "--port") { try await app.runService() }
             }
         } catch {
             await services.shutdown()
             throw error
         }
         await services.shutdown()
+    }
+
+    /// Runs a listener; an address already in use (or not this machine's) becomes an error that names it
+    /// and the flag that chooses another.
+    static func listening(host: String, port: Int, flag: String, _ run: () async throws -> Void) async throws {
+        do {
+            try await run()
+        } catch {
+            guard let problem = ListenFailure.describe(error, host: host, port: port, flag: flag) else { throw error }
+            throw CLIInputError(problem)
+        }
     }
 }

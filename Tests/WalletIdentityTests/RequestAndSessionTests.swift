@@ -40,7 +40,10 @@ import WalletVerifierTestSupport
             #"{"document": "driversLicense", "elements": [{"element": "age", "intentToStore": "willNotStore"}, {"element": "age", "atLeast": 18, "intentToStore": "willNotStore"}]}"#,
             "both age and age(atLeast:)"
         ),
-        (#"{"document": "driversLicense", "elements": [{"element": "shoeSize", "intentToStore": "willNotStore"}]}"#, "shoeSize"),
+        (
+            #"{"document": "driversLicense", "elements": [{"element": "shoeSize", "intentToStore": "willNotStore"}]}"#,
+            "elements[0].element: not a PassKit element name; the elements are givenName"
+        ),
         (#"{"document": "passport", "elements": [{"element": "givenName", "intentToStore": "willNotStore"}]}"#, "passport"),
         (#"{"document": "driversLicense", "elements": [{"element": "givenName", "intentToStore": "forever"}]}"#, "intentToStore"),
         (#"{"document": "driversLicense", "elements": []}"#, "no element"),
