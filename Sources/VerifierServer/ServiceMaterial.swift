@@ -22,7 +22,7 @@ public struct ServiceMaterial: Sendable {
     public var trust: IACATrustStore
     /// Revocation lists from files (`--revocation-list`), consulted before the fetched ones; nil: none.
     public var revocationLists: OfflineRevocationLists?
-    /// Apple Pay merchant keys (`--applepay-cert`, `--applepay-key`); empty: `/v1/applepay/decrypt` answers 503.
+    /// Apple Pay merchant keys (`--applepay-cert`, `--applepay-key`); empty: `/v1/applepay/decrypt` answers 501 (not configured).
     public var applePayKeys: [MerchantKey]
     /// The root Apple Pay chains end in instead of Apple Root CA - G3 (`--applepay-root`, tests only).
     public var applePayRoot: ApplePayTrustAnchor?

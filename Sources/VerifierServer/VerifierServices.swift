@@ -272,7 +272,7 @@ public struct VerifierServices: Sendable {
                 )
             }
         } else {
-            logger.notice("applepay: no --applepay-cert/--applepay-key configured; /v1/applepay/decrypt answers 503")
+            logger.notice("applepay: no --applepay-cert/--applepay-key configured; /v1/applepay/decrypt answers 501 (not configured)")
         }
 
         // Web: its own recipient keys (not the in-app identity key) and its configured origins.
