@@ -181,6 +181,7 @@ struct KeysImportCommand: AsyncParsableCommand {
             } catch {
                 throw CLIInputError("--certificate \(certificate): \(error.reason)")
             }
+            if let merchantId { try Self.requireSubjectNames(merchantId, in: facts.leaf.certificate, file: certificate) }
             facts.identifiers.append(("publicKeyHash", merchantKey.publicKeyHash, "header.publicKeyHash of the tokens encrypted for it"))
             if let source = merchantKey.merchantIdentifierSource {
                 facts.identifiers.append(
@@ -200,6 +201,21 @@ struct KeysImportCommand: AsyncParsableCommand {
                 ))
             if let hash = RelyingPartyCertificate.metadataHash(facts.leaf.certificate) {
                 facts.identifiers.append(("relyingPartyMetadataHash", Hex.encode(hash), "extension 1.3.6.1.4.1.11129.10.1"))
+            }
+        }
+    }
+
+    /// Apple also writes the merchant identifier in clear in the subject, as its UID and as its CN
+    /// (`Merchant ID: <id>`): each one present must be `merchantID` too (the extension is checked by
+    /// the verifier's own reading, `MerchantKey`).
+    static func requireSubjectNames(_ merchantID: String, in certificate: Certificate, file: String) throws {
+        for attribute in certificate.subject.flatMap({ $0 }) {
+            let text = attribute.value.description
+            if attribute.type == ApplePayOID.userID, text != merchantID {
+                throw CLIInputError("--certificate \(file): its subject UID is \"\(text)\", not --merchant-id \"\(merchantID)\"")
+            }
+            if attribute.type == .RDNAttributeType.commonName, text.hasPrefix("Merchant ID: "), text.dropFirst(13) != merchantID {
+                throw CLIInputError("--certificate \(file): its subject CN is \"\(text)\", not for --merchant-id \"\(merchantID)\"")
             }
         }
     }

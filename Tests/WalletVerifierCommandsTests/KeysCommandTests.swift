@@ -226,6 +226,22 @@ import X509
         #expect(otherMerchant.stderr.contains("does not match"))
     }
 
+    /// The merchant id in clear in the subject (CN `Merchant ID: <id>`) must be --merchant-id's too.
+    @Test func merchantIdInTheSubjectIsChecked() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let made = try await Self.newKey("applepay", in: scratch.url.path, extra: ["--subject", "CN=Merchant ID: merchant.com.other,C=US"])
+        let leaf = try PortalFixtureCA().issue(
+            csrPEM: try Self.text(made.csr), profile: .applePayProcessing(merchantIdentifier: Self.merchantID, uid: false),
+            notBefore: Self.now, notAfter: Self.now.addingTimeInterval(365 * 86_400))
+        let cer = try scratch.write("apple_pay.cer", try PortalFixtureCA.der(leaf))
+        let result = await Self.importJSON(certificate: cer, key: made.key, out: scratch.url.path, extra: ["--merchant-id", Self.merchantID])
+        #expect(result.code == 2)
+        #expect(result.stderr.contains("subject CN is \"Merchant ID: merchant.com.other\""), "\(result.stderr)")
+        // Without --merchant-id the extension alone names the merchant.
+        #expect(await Self.importJSON(certificate: cer, key: made.key, out: scratch.url.path).code == 0)
+    }
+
     @Test func merchantIdentityCertificateIsRefused() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
