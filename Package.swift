@@ -244,6 +244,10 @@ let package = Package(
                 "WalletIdentity",
                 "MdocRevocationHTTP", "WebIdentity",
                 "VerifierServer",
+                // keys new / keys import: key generation (P-256, RSA-2048) and JWK thumbprints.
+                "WalletJOSE",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -368,8 +372,9 @@ let package = Package(
             name: "WalletVerifierCommandsTests",
             dependencies: [
                 "WalletEncoding", "WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore",
-                "Mdoc", "WebIdentity", "WalletJOSE",
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates"),
+                "Mdoc", "WebIdentity", "WalletJOSE", "ApplePayVerifier", "WalletIdentity",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -24,9 +24,6 @@ struct WebRequestSigning: Sendable {
     /// `x509_san_dns:<name>` or `x509_hash:<base64url SHA-256 of the leaf DER>`.
     var clientID: String { requestSigner.clientID }
 
-    /// Google's relying-party metadata extension (the SHA-256 of CBOR RelyingPartyMetadataBytes).
-    static let relyingPartyMetadataOID: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 10, 1]
-
     /// The OpenID4VP signer of the keys read (``ServiceMaterial``): the own request-signing key, else
     /// the reader key; nil when neither is configured (or the reader key is not P-256).
     static func make(own: ReaderAuthSigner?, reader: ReaderAuthSigner?, settings: ServerSettings, logger: Logger, now: Date) throws
@@ -69,15 +66,6 @@ struct WebRequestSigning: Sendable {
         }
     }
 
-    /// The value of Google's relying-party metadata extension (1.3.6.1.4.1.11129.10.1): the content of
-    /// its OCTET STRING (the SHA-256 of CBOR RelyingPartyMetadataBytes), or, when the extension's value
-    /// is not one OCTET STRING, its raw bytes. Nil without the extension.
-    static func relyingPartyMetadataHash(_ certificate: Certificate) -> [UInt8]? {
-        guard let value = certificate.extensions[oid: relyingPartyMetadataOID]?.value else { return nil }
-        if let octets = try? ASN1OctetString(derEncoded: value) { return Array(octets.bytes) }
-        return Array(value)
-    }
-
     /// `GET /v1/trust`'s `requestSigning` member.
     var trustJSON: [String: Any] {
         let leaf = signer.leaf
@@ -86,7 +74,7 @@ struct WebRequestSigning: Sendable {
             "sha256": Hex.encode(Array(SHA256.hash(data: signer.chain[0]))), "clientId": clientID, "source": source,
             "dnsNames": Self.dnsNames(leaf), "chainLength": signer.chain.count,
         ]
-        object["relyingPartyMetadataHash"] = Self.relyingPartyMetadataHash(leaf).map { Hex.encode($0) } ?? NSNull()
+        object["relyingPartyMetadataHash"] = RelyingPartyCertificate.metadataHash(leaf).map { Hex.encode($0) } ?? NSNull()
         return object
     }
 }

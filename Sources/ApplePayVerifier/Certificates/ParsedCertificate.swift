@@ -13,6 +13,9 @@ public enum ApplePayOID {
     public static let intermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 14]
     /// Merchant identifier extension of a payment-processing certificate: hex of SHA-256(merchant id).
     public static let merchantIdentifier: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 32]
+    /// Marker of an Apple Pay Merchant Identity certificate: the TLS client certificate of merchant
+    /// validation, never a key that decrypts tokens.
+    public static let merchantIdentityCertificate: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 31]
     /// The `UID` attribute in the merchant certificate's subject (holds the merchant id in clear).
     public static let userID: ASN1ObjectIdentifier = [0, 9, 2342, 19_200_300, 100, 1, 1]
 }

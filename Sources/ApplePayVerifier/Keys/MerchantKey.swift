@@ -140,8 +140,9 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The SubjectPublicKeyInfo exactly as encoded in the certificate.
-    static func subjectPublicKeyInfoBytes(certificateDER der: [UInt8]) throws -> ArraySlice<UInt8> {
+    /// The SubjectPublicKeyInfo exactly as encoded in the certificate (what `publicKeyHash` hashes).
+    /// Throws when `der` is not a certificate.
+    public static func subjectPublicKeyInfoBytes(certificateDER der: [UInt8]) throws -> ArraySlice<UInt8> {
         let root = try DER.parse(der)
         guard root.identifier == .sequence, case .constructed(let certificateFields) = root.content,
             let tbs = certificateFields.first(where: { _ in true }), tbs.identifier == .sequence,

@@ -61,6 +61,15 @@ public struct ApplePayFixtureMerchant: @unchecked Sendable {
             merchantIdentifier: merchantIdentifier, key: .rsa(rsaKeyPool.keys[keyIndex % rsaKeyPool.keys.count]), includeOID: true, includeUID: true)
     }
 
+    /// A merchant whose key and certificate were made elsewhere (for example by `keys new` and a
+    /// portal's certificate): tokens are encrypted to `key` and name `certificate` by its publicKeyHash.
+    public init(merchantIdentifier: String, key: Key, certificate: Certificate) throws {
+        self.merchantIdentifier = merchantIdentifier
+        self.key = key
+        self.certificate = certificate
+        self.certificateDER = try ApplePayFixturePKI.der(certificate)
+    }
+
     init(merchantIdentifier: String, key: Key, includeOID: Bool, includeUID: Bool) throws {
         self.merchantIdentifier = merchantIdentifier
         self.key = key

@@ -1,0 +1,428 @@
+import ApplePayVerifier
+import Crypto
+import CryptoExtras
+import Foundation
+import SwiftASN1
+import Testing
+import WalletEncoding
+import WalletIdentity
+import WalletJOSE
+import WalletVerifierCommands
+import WalletVerifierTestSupport
+import X509
+
+/// `wallet-verifier keys new` and `keys import`, run in-process against certificates a fixture
+/// portal issues from the CSRs the command wrote.
+@Suite struct KeysCommandTests {
+    /// The time imports are run at (`--now`), an hour before the Apple Pay fixture tokens are signed.
+    static let now = ApplePayFixturePKI.epoch
+    static let nowText = RFC3339.format(now)
+    static let merchantID = "merchant.com.example.keys"
+
+    /// `keys new --for KIND --out DIR`, which must succeed; the paths of the key and the CSR.
+    static func newKey(_ kind: String, in directory: String, extra: [String] = []) async throws -> (key: String, csr: String, stdout: String) {
+        let result = await WalletVerifierCommand.runCapturing(["keys", "new", "--for", kind, "--out", directory] + extra)
+        try #require(result.code == 0, "\(result.stderr)")
+        return (directory + "/\(kind).key.pem", directory + "/\(kind).csr.pem", result.stdout)
+    }
+
+    /// `keys import` at ``now`` with JSON output.
+    static func importJSON(certificate: String, key: String, out: String, extra: [String] = []) async -> (
+        code: Int32, stdout: String, stderr: String
+    ) {
+        await WalletVerifierCommand.runCapturing(
+            ["keys", "import", "--certificate", certificate, "--key", key, "--out", out, "--now", nowText, "--format", "json"] + extra)
+    }
+
+    static func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+    static func mode(_ path: String) throws -> Int {
+        try #require((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
+    }
+
+    static func spkiSHA256(_ publicKey: Certificate.PublicKey) throws -> String {
+        var serializer = DER.Serializer()
+        try serializer.serialize(publicKey)
+        return Hex.encode(SHA256.hash(data: serializer.serializedBytes))
+    }
+
+    // MARK: keys new
+
+    @Test(arguments: ["identity", "applepay", "applepay-rsa", "web-reader", "openid4vp-signing"])
+    func newWritesAPKCS8KeyAndACSRSignedByIt(kind: String) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // DIR does not exist yet: it is created.
+        let directory = scratch.path("keys/\(kind)")
+        let made = try await Self.newKey(kind, in: directory)
+        #expect(try Self.mode(made.key) == 0o600)
+        let keyPEM = try Self.text(made.key)
+        #expect(keyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        let csr = try CertificateSigningRequest(pemEncoded: try Self.text(made.csr))
+        #expect(csr.publicKey.isValidSignature(csr.signature, for: csr))
+        #expect("\(csr.subject)" == "CN=wallet-verifier \(kind)")
+        if kind == "applepay-rsa" {
+            let key = try _RSA.Signing.PrivateKey(pemRepresentation: keyPEM)
+            #expect(key.keySizeInBits == 2048)
+            #expect(csr.publicKey == Certificate.PublicKey(key.publicKey))
+            #expect(csr.signatureAlgorithm == .sha256WithRSAEncryption)
+        } else {
+            let key = try P256.Signing.PrivateKey(pemRepresentation: keyPEM)
+            #expect(csr.publicKey == Certificate.PublicKey(key.publicKey))
+            #expect(csr.signatureAlgorithm == .ecdsaWithSHA256)
+        }
+        // The next step: the portal, and the import command with this key and directory.
+        let portal = [
+            "identity": "Apple Developer portal", "applepay": "Apple Pay Payment Processing Certificate",
+            "applepay-rsa": "China mainland", "web-reader": "Apple Business", "openid4vp-signing": "1.3.6.1.4.1.11129.10.1",
+        ][kind]!
+        #expect(made.stdout.contains(portal), "\(made.stdout)")
+        #expect(made.stdout.contains("wallet-verifier keys import --certificate CERTIFICATE_FILE --key \(made.key) --out \(directory)"))
+        #expect(made.stdout.contains("public key SHA-256 (SubjectPublicKeyInfo): \(try Self.spkiSHA256(csr.publicKey))"))
+        #expect(!made.stdout.contains(keyPEM.split(separator: "\n")[1]))
+    }
+
+    @Test func newNeverOverwritesAndChecksBothFilesFirst() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let made = try await Self.newKey("identity", in: scratch.url.path)
+        let keyBefore = try Self.text(made.key)
+        let again = await WalletVerifierCommand.runCapturing(["keys", "new", "--for", "identity", "--out", scratch.url.path])
+        #expect(again.code == 2)
+        #expect(again.stderr.contains(made.key) && again.stderr.contains("exists already"), "\(again.stderr)")
+        #expect(try Self.text(made.key) == keyBefore)
+        // Only the CSR is left: the key is not written either.
+        try FileManager.default.removeItem(atPath: made.key)
+        let csrOnly = await WalletVerifierCommand.runCapturing(["keys", "new", "--for", "identity", "--out", scratch.url.path])
+        #expect(csrOnly.code == 2)
+        #expect(csrOnly.stderr.contains(made.csr))
+        #expect(!FileManager.default.fileExists(atPath: made.key))
+        // --out naming a file.
+        let file = try scratch.write("a-file", "x")
+        let onAFile = await WalletVerifierCommand.runCapturing(["keys", "new", "--for", "identity", "--out", file])
+        #expect(onAFile.code == 2)
+        #expect(onAFile.stderr.contains("is a file, not a directory"))
+    }
+
+    @Test func newTakesASubjectInRFC4514Order() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let made = try await Self.newKey(
+            "web-reader", in: scratch.url.path, extra: ["--subject", #"CN=shop.example reader,OU=Web,O=Example\, Inc.,L=Springfield,ST=IL,C=US"#])
+        let csr = try CertificateSigningRequest(pemEncoded: try Self.text(made.csr))
+        #expect("\(csr.subject)" == #"CN=shop.example reader,OU=Web,O=Example\, Inc.,L=Springfield,ST=IL,C=US"#)
+        // In the DER the country comes first, as RFC 4514 text lists the most specific name first.
+        #expect(Array(csr.subject).first?.first?.type == .RDNAttributeType.countryName)
+        for (bad, message) in [
+            ("CN=x,E=admin@example.com", "\"E\" is not supported"), ("CN=x,C=USA", "two-letter"), ("CN", "is not TYPE=value"),
+            ("CN=", "has no value"),
+        ] {
+            let result = await WalletVerifierCommand.runCapturing([
+                "keys", "new", "--for", "identity", "--out", scratch.path("bad"), "--subject", bad,
+            ])
+            #expect(result.code == 2, "\(bad)")
+            #expect(result.stderr.contains(message), "\(bad): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("bad")))
+        #expect(await WalletVerifierCommand.runCapturing(["keys", "new", "--for", "passkey", "--out", scratch.path("x")]).code == 2)
+    }
+
+    // MARK: keys import
+
+    @Test func applePayProcessingCertificateFromDER() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let directory = scratch.url.path
+        let made = try await Self.newKey("applepay", in: directory)
+        let portal = try PortalFixtureCA()
+        let leaf = try portal.issue(
+            csrPEM: try Self.text(made.csr), profile: .applePayProcessing(merchantIdentifier: Self.merchantID),
+            notBefore: Self.now.addingTimeInterval(-86_400), notAfter: Self.now.addingTimeInterval(100 * 86_400 + 3600))
+        let cer = try scratch.write("apple_pay.cer", try PortalFixtureCA.der(leaf))
+
+        let wrongMerchant = await Self.importJSON(certificate: cer, key: made.key, out: directory, extra: ["--merchant-id", "merchant.com.other"])
+        #expect(wrongMerchant.code == 2)
+        #expect(wrongMerchant.stderr.contains("merchant.com.other") && wrongMerchant.stderr.contains("does not match"), "\(wrongMerchant.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/applepay.cert.pem"))
+
+        let result = await Self.importJSON(certificate: cer, key: made.key, out: directory, extra: ["--merchant-id", Self.merchantID])
+        #expect(result.code == 0, "\(result.stderr)")
+        let object = try json(result.stdout)
+        #expect(object["kind"] as? String == "applepay")
+        let certificatePath = directory + "/applepay.cert.pem"
+        // The hash tokens carry, as the Apple Pay verifier computes it from the files written.
+        let verifierKey = try MerchantKey(
+            certificateFile: Array(try Self.text(certificatePath).utf8), privateKeyFile: Array(try Self.text(made.key).utf8),
+            merchantIdentifier: Self.merchantID)
+        #expect(object["publicKeyHash"] as? String == verifierKey.publicKeyHash)
+        #expect(
+            object["publicKeyHash"] as? String
+                == (try ApplePayFixtureMerchant(merchantIdentifier: Self.merchantID, key: .ec(.init()), certificate: leaf)).publicKeyHash)
+        let certificate = try #require(object["certificate"] as? [String: Any])
+        #expect(certificate["daysLeft"] as? Int == 100)
+        #expect(certificate["subject"] as? String == "\(leaf.subject)")
+        #expect(certificate["issuer"] as? String == "CN=Fixture Portal Issuing CA,O=Fixture Portal,C=US")
+        #expect(certificate["notAfter"] as? String == RFC3339.format(leaf.notValidAfter))
+        #expect(object["serveFlags"] as? [String] == ["--applepay-cert", certificatePath, "--applepay-key", made.key])
+        // The key was in DIR already: only the certificate is written, as PEM.
+        #expect(object["written"] as? [String] == [certificatePath])
+        #expect(try Certificate(pemEncoded: try Self.text(certificatePath)) == leaf)
+        #expect(!result.stdout.contains(try Self.text(made.key).split(separator: "\n")[1]))
+
+        // A second import would overwrite the certificate.
+        let again = await Self.importJSON(certificate: cer, key: made.key, out: directory)
+        #expect(again.code == 2)
+        #expect(again.stderr.contains(certificatePath))
+
+        // Text: the days left and the serve flags.
+        let other = scratch.path("text")
+        let text = await WalletVerifierCommand.runCapturing([
+            "keys", "import", "--certificate", cer, "--key", made.key, "--out", other, "--now", Self.nowText,
+        ])
+        #expect(text.code == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("(100 days left)"))
+        #expect(
+            text.stdout.split(separator: "\n").contains { $0.hasPrefix("publicKeyHash ") && $0.contains(verifierKey.publicKeyHash) }, "\(text.stdout)"
+        )
+        #expect(text.stdout.contains("serve with: --applepay-cert \(other)/applepay.cert.pem --applepay-key \(other)/applepay.key.pem"))
+        // The key was elsewhere: copied into DIR, PKCS#8, mode 0600, the same key.
+        #expect(try Self.mode(other + "/applepay.key.pem") == 0o600)
+        #expect(
+            try P256.Signing.PrivateKey(pemRepresentation: try Self.text(other + "/applepay.key.pem")).rawRepresentation
+                == P256.Signing.PrivateKey(pemRepresentation: try Self.text(made.key)).rawRepresentation)
+    }
+
+    /// A real Apple Pay Payment Processing certificate (SeatGeek, 2014, with its key): recognised by its
+    /// extension, its publicKeyHash is the one its real token carries, the merchant id in its UID is
+    /// checked, and at the token's time it had 758 days left; today it has expired (a warning).
+    @Test func realApplePayCertificate() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let vector = "applepay/seatgeek-2014-ec/"
+        let token = try json(try Self.text(TestVectors.path(vector + "token.json")))
+        let header = try #require(token["header"] as? [String: Any])
+        let arguments = [
+            "keys", "import", "--certificate", TestVectors.path(vector + "certificate.pem"), "--key", TestVectors.path(vector + "private_key.pem"),
+            "--merchant-id", "merchant.com.seatgeek.SeatGeek", "--format", "json",
+        ]
+        let result = await WalletVerifierCommand.runCapturing(arguments + ["--out", scratch.path("then"), "--now", "2014-10-27T19:52:43Z"])
+        #expect(result.code == 0, "\(result.stderr)")
+        let object = try json(result.stdout)
+        #expect(object["kind"] as? String == "applepay")
+        #expect(object["publicKeyHash"] as? String == header["publicKeyHash"] as? String)
+        #expect((object["certificate"] as? [String: Any])?["daysLeft"] as? Int == 758)
+        #expect(object["warnings"] as? [String] == [])
+        #expect(object["written"] as? [String] == [scratch.path("then") + "/applepay.cert.pem", scratch.path("then") + "/applepay.key.pem"])
+        let today = await WalletVerifierCommand.runCapturing(arguments + ["--out", scratch.path("today")])
+        #expect(today.code == 0, "\(today.stderr)")
+        #expect((try json(today.stdout)["warnings"] as? [String])?.first?.contains("the certificate expired") == true)
+        let otherMerchant = await WalletVerifierCommand.runCapturing(
+            [
+                "keys", "import", "--certificate", TestVectors.path(vector + "certificate.pem"), "--key",
+                TestVectors.path(vector + "private_key.pem"),
+                "--merchant-id", "merchant.com.example", "--out", scratch.path("other"),
+            ])
+        #expect(otherMerchant.code == 2)
+        #expect(otherMerchant.stderr.contains("does not match"))
+    }
+
+    /// The merchant id in clear in the subject (CN `Merchant ID: <id>`) must be --merchant-id's too.
+    @Test func merchantIdInTheSubjectIsChecked() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let made = try await Self.newKey("applepay", in: scratch.url.path, extra: ["--subject", "CN=Merchant ID: merchant.com.other,C=US"])
+        let leaf = try PortalFixtureCA().issue(
+            csrPEM: try Self.text(made.csr), profile: .applePayProcessing(merchantIdentifier: Self.merchantID, uid: false),
+            notBefore: Self.now, notAfter: Self.now.addingTimeInterval(365 * 86_400))
+        let cer = try scratch.write("apple_pay.cer", try PortalFixtureCA.der(leaf))
+        let result = await Self.importJSON(certificate: cer, key: made.key, out: scratch.url.path, extra: ["--merchant-id", Self.merchantID])
+        #expect(result.code == 2)
+        #expect(result.stderr.contains("subject CN is \"Merchant ID: merchant.com.other\""), "\(result.stderr)")
+        // Without --merchant-id the extension alone names the merchant.
+        #expect(await Self.importJSON(certificate: cer, key: made.key, out: scratch.url.path).code == 0)
+    }
+
+    @Test func merchantIdentityCertificateIsRefused() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let made = try await Self.newKey("applepay", in: scratch.url.path)
+        let leaf = try PortalFixtureCA().issue(
+            csrPEM: try Self.text(made.csr), profile: .applePayMerchantIdentity(merchantIdentifier: Self.merchantID),
+            notBefore: Self.now, notAfter: Self.now.addingTimeInterval(365 * 86_400))
+        let cer = try scratch.write("merchant_id.cer", try PortalFixtureCA.der(leaf))
+        let result = await Self.importJSON(certificate: cer, key: made.key, out: scratch.url.path)
+        #expect(result.code == 2)
+        #expect(result.stderr.contains("1.2.840.113635.100.6.31"))
+        #expect(result.stderr.contains("TLS client certificate for merchant validation"))
+        #expect(result.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("applepay.cert.pem")))
+    }
+
+    /// The extension decides, whatever the key file is called: a key made for web-reader with
+    /// Google's relying-party certificate is an OpenID4VP request-signing key.
+    @Test func googleRelyingPartyCertificateIsRequestSigning() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let directory = scratch.url.path
+        let made = try await Self.newKey("web-reader", in: directory)
+        let metadataHash = Array(SHA256.hash(data: Array("relying party metadata".utf8)))
+        let leaf = try PortalFixtureCA().issue(
+            csrPEM: try Self.text(made.csr), profile: .googleRelyingParty(metadataHash: metadataHash, dnsName: "verifier.shop.example"),
+            notBefore: Self.now, notAfter: Self.now.addingTimeInterval(90 * 86_400))
+        let result = await Self.importJSON(certificate: try scratch.write("rp.pem", leaf.serializeAsPEM().pemString), key: made.key, out: directory)
+        #expect(result.code == 0, "\(result.stderr)")
+        let object = try json(result.stdout)
+        #expect(object["kind"] as? String == "openid4vp-signing")
+        #expect(object["relyingPartyMetadataHash"] as? String == Hex.encode(metadataHash))
+        let key = try P256.Signing.PrivateKey(pemRepresentation: try Self.text(made.key))
+        #expect(object["jwkThumbprint"] as? String == Base64.encodeURL(try JWK(signingKey: key.publicKey).thumbprint))
+        #expect(
+            object["serveFlags"] as? [String] == [
+                "--request-signing-key", made.key, "--request-signing-cert", directory + "/openid4vp-signing.cert.pem",
+            ])
+        #expect((object["certificate"] as? [String: Any])?["daysLeft"] as? Int == 90)
+    }
+
+    /// Reader EKU: web-reader; keyAgreement only: identity; digitalSignature only: the key file's name decides.
+    @Test func kindsFromKeyUsage() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let portal = try PortalFixtureCA()
+        func run(_ keyKind: String, _ profile: PortalFixtureCA.Profile, days: Double = 60) async throws -> [String: Any] {
+            let directory = scratch.path(keyKind + "-\(UUID().uuidString.prefix(6))")
+            let made = try await Self.newKey(keyKind, in: directory)
+            let leaf = try portal.issue(
+                csrPEM: try Self.text(made.csr), profile: profile, notBefore: Self.now, notAfter: Self.now.addingTimeInterval(days * 86_400))
+            let result = await Self.importJSON(
+                certificate: try scratch.write("\(UUID()).pem", leaf.serializeAsPEM().pemString), key: made.key, out: directory)
+            try #require(result.code == 0, "\(result.stderr)")
+            return try json(result.stdout)
+        }
+        let reader = try await run("openid4vp-signing", .reader)
+        #expect(reader["kind"] as? String == "web-reader")
+        #expect((reader["serveFlags"] as? [String])?.first == "--reader-key")
+        #expect(reader["jwkThumbprint"] is String)
+        let identity = try await run("web-reader", .identityEncryption)
+        #expect(identity["kind"] as? String == "identity")
+        #expect((identity["serveFlags"] as? [String])?.first == "--identity-key")
+        #expect(reader["warnings"] as? [String] == [])
+        let signing = try await run("openid4vp-signing", .signing, days: 20)
+        #expect(signing["kind"] as? String == "openid4vp-signing")
+        #expect((signing["warnings"] as? [String])?.first?.contains("expires in 20 days") == true)
+        let signingReader = try await run("web-reader", .signing)
+        #expect(signingReader["kind"] as? String == "web-reader")
+    }
+
+    @Test func aCertificateForAnotherKeyIsRefusedNamingBothFingerprints() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let first = try await Self.newKey("identity", in: scratch.path("one"))
+        let second = try await Self.newKey("identity", in: scratch.path("two"))
+        let leaf = try PortalFixtureCA().issue(
+            csrPEM: try Self.text(second.csr), profile: .identityEncryption, notBefore: Self.now, notAfter: Self.now.addingTimeInterval(86_400 * 365))
+        let cer = try scratch.write("identity.cer", try PortalFixtureCA.der(leaf))
+        let result = await Self.importJSON(certificate: cer, key: first.key, out: scratch.path("one"))
+        #expect(result.code == 2)
+        let keyPrint = try Self.spkiSHA256(Certificate.PublicKey(try P256.Signing.PrivateKey(pemRepresentation: try Self.text(first.key)).publicKey))
+        let certificatePrint = try Self.spkiSHA256(leaf.publicKey)
+        #expect(keyPrint != certificatePrint)
+        #expect(result.stderr.contains(keyPrint) && result.stderr.contains(certificatePrint), "\(result.stderr)")
+        #expect(result.stderr.contains(cer) && result.stderr.contains(first.key))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("one/identity.cert.pem")))
+        // A chain whose leaf is not first.
+        let reversed = try scratch.write(
+            "reversed.pem", try PortalFixtureCA().root.serializeAsPEM().pemString + "\n" + leaf.serializeAsPEM().pemString)
+        let misordered = await Self.importJSON(certificate: reversed, key: second.key, out: scratch.path("two"))
+        #expect(misordered.code == 2)
+        #expect(misordered.stderr.contains("number 2 in the file"), "\(misordered.stderr)")
+        // Not a certificate at all, and --merchant-id on a certificate that is not Apple Pay's.
+        #expect(await Self.importJSON(certificate: second.key, key: second.key, out: scratch.path("two")).stderr.contains("holds a private key"))
+        let identityCer = try scratch.write("two.cer", try PortalFixtureCA.der(leaf))
+        let merchantOnIdentity = await Self.importJSON(
+            certificate: identityCer, key: second.key, out: scratch.path("two"), extra: ["--merchant-id", "m"])
+        #expect(merchantOnIdentity.code == 2)
+        #expect(merchantOnIdentity.stderr.contains("--merchant-id applies to Apple Pay"))
+    }
+
+    // MARK: End to end
+
+    /// keys new → a processing certificate from the portal → keys import → `applepay decrypt` with
+    /// the files written: a token encrypted for that certificate is accepted (EC_v1 and RSA_v1).
+    @Test(arguments: ["applepay", "applepay-rsa"])
+    func applePayEndToEnd(kind: String) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let directory = scratch.path("keys")
+        let made = try await Self.newKey(kind, in: directory)
+        let leaf = try PortalFixtureCA().issue(
+            csrPEM: try Self.text(made.csr), profile: .applePayProcessing(merchantIdentifier: Self.merchantID, uid: false),
+            notBefore: Self.now.addingTimeInterval(-86_400), notAfter: Self.now.addingTimeInterval(2 * 365 * 86_400))
+        let imported = await Self.importJSON(
+            certificate: try scratch.write("apple_pay.cer", try PortalFixtureCA.der(leaf)), key: made.key, out: directory)
+        #expect(imported.code == 0, "\(imported.stderr)")
+        let facts = try json(imported.stdout)
+        #expect(facts["kind"] as? String == kind)
+        let flags = try #require(facts["serveFlags"] as? [String])
+
+        // The token: encrypted to the certificate's key, naming it by its publicKeyHash.
+        let keyPEM = try Self.text(made.key)
+        let key: ApplePayFixtureMerchant.Key =
+            kind == "applepay"
+            ? .ec(try P256.KeyAgreement.PrivateKey(pemRepresentation: keyPEM)) : .rsa(try _RSA.Encryption.PrivateKey(pemRepresentation: keyPEM))
+        let merchant = try ApplePayFixtureMerchant(merchantIdentifier: Self.merchantID, key: key, certificate: leaf)
+        let builder = ApplePayTokenBuilder(pki: .standard, merchant: merchant)
+        let token = try builder.build()
+        #expect(token.header["publicKeyHash"] == facts["publicKeyHash"] as? String)
+
+        let result = await WalletVerifierCommand.runCapturing([
+            "applepay", "decrypt", "--token", try scratch.write("token.json", token.json()),
+            "--merchant-cert", flags[1], "--merchant-key", flags[3],
+            "--root", try scratch.write("root.pem", try ApplePayFixturePKI.pem(ApplePayFixturePKI.standard.root)),
+            "--at", RFC3339.format(builder.signingTime.addingTimeInterval(20)), "--expect-currency", "840", "--expect-amount", "1999",
+            "--format", "json",
+        ])
+        #expect(result.code == 0, "\(result.stdout)\(result.stderr)")
+        #expect(try json(result.stdout)["verdict"] as? String == "accepted")
+        #expect(result.stdout.contains("\"payment\":" + ApplePayTokenBuilder.samplePaymentJSON))
+    }
+
+    /// keys new → an identity encryption certificate (PEM chain) → keys import → `identity verify`
+    /// with the key written: a response encrypted to the certificate's key is accepted.
+    @Test func identityEndToEnd() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let directory = scratch.path("keys")
+        let made = try await Self.newKey("identity", in: directory)
+        let portal = try PortalFixtureCA()
+        let leaf = try portal.issue(
+            csrPEM: try Self.text(made.csr), profile: .identityEncryption, notBefore: Self.now.addingTimeInterval(-86_400),
+            notAfter: Self.now.addingTimeInterval(365 * 86_400))
+        let imported = await Self.importJSON(certificate: try scratch.write("identity.pem", try portal.chainPEM(leaf)), key: made.key, out: directory)
+        #expect(imported.code == 0, "\(imported.stderr)")
+        let facts = try json(imported.stdout)
+        #expect(facts["kind"] as? String == "identity")
+        #expect((facts["certificate"] as? [String: Any])?["chainLength"] as? Int == 2)
+        #expect(try PEMDocument.parseMultiple(pemString: try Self.text(directory + "/identity.cert.pem")).count == 2)
+        let flags = try #require(facts["serveFlags"] as? [String])
+        #expect(flags == ["--identity-key", made.key])
+
+        // Wallet encrypts to the certificate's key and names it by pkRHash.
+        let recipient = try P256.KeyAgreement.PublicKey(
+            x963Representation: try #require(P256.Signing.PublicKey(leaf.publicKey)).x963Representation)
+        #expect(facts["pkRHash"] as? String == Hex.encode(SHA256.hash(data: recipient.x963Representation)))
+        let nonce = [UInt8](repeating: 5, count: 32)
+        let (merchant, team) = ("merchant.example", "TEAM000001")
+        let pki = try MdocPKI()
+        let transcript = IdentityEnvelopeFixture.transcript(nonce: nonce, merchantID: merchant, teamID: team, recipient: recipient)
+        let response = try MdocFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let envelope = try IdentityEnvelopeFixture().envelope(
+            deviceResponse: response, recipient: recipient, nonce: nonce, merchantID: merchant, teamID: team)
+        let result = await WalletVerifierCommand.runCapturing([
+            "identity", "verify", "--envelope", try scratch.write("envelope.cbor", envelope), "--merchant-key", flags[1],
+            "--nonce", Hex.encode(nonce), "--merchant-id", merchant, "--team-id", team, "--trust", try scratch.write("iaca.pem", pki.iacaPEM),
+            "--at", "2023-11-14T23:13:20Z", "--revocation", "off", "--format", "json",
+        ])
+        #expect(result.code == 0, "\(result.stdout)\(result.stderr)")
+        #expect(try json(result.stdout)["verdict"] as? String == "accepted")
+    }
+}
