@@ -27,8 +27,10 @@ import WalletVerifierTestSupport
         let attacker = try RawConnection(port: instance.port, from: "127.0.0.6", receiveBuffer: 4096)
         let started = Date()
         attacker.send(String(repeating: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", count: 400))
-        #expect(await attacker.isEnded(within: Self.idleTimeout + 3), "the connection is still established (state \(attacker.tcpState ?? -1))")
-        #expect(Date().timeIntervalSince(started) < Self.idleTimeout + 3)
+        // The slack is for a loaded machine (7 s seen with two builds beside the test run); before the fix
+        // the connection stayed established indefinitely.
+        #expect(await attacker.isEnded(within: Self.idleTimeout + 8), "the connection is still established (state \(attacker.tcpState ?? -1))")
+        #expect(Date().timeIntervalSince(started) < Self.idleTimeout + 8)
         // Another client is served, and so is this one on a new connection: its share was given back.
         let other = try await RawConnection.request(port: instance.port, from: "127.0.0.7", method: "GET", path: "/healthz", timeout: 3)
         #expect(other.status == 200)
@@ -50,7 +52,7 @@ import WalletVerifierTestSupport
         reader.send(String(repeating: "GET /openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n", count: 8))
         var ended = false
         // No byte taken for one idle timeout closes it; two idle timeouts plus slack bound the wait.
-        while Date().timeIntervalSince(started) < 2 * Self.idleTimeout + 3 {
+        while Date().timeIntervalSince(started) < 2 * Self.idleTimeout + 8 {
             if let state = reader.tcpState, state != 1 {
                 ended = true
                 break
