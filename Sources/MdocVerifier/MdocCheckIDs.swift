@@ -155,6 +155,9 @@ extension ReasonCode {
     /// `mdoc.response.structure`: the DeviceResponse holds more documents than its request asked for (one per requested docType) or
     /// than the policy verifies (``MdocVerificationPolicy/maxDocuments``); nothing of it was verified: send what was asked for.
     public static let tooManyDocuments: ReasonCode = "tooManyDocuments"
+    /// `mdoc.issuer.signature`: the issuer signature is all zero bytes, the shape of mock data (such as ProximityReader returns under
+    /// a developer integrator profile): test data, never a real document.
+    public static let testDataSignature: ReasonCode = "testDataSignature"
     /// `mdoc.validity`: the MSO's validUntil is before the verification time (beyond the clock skew): the wallet must refresh the
     /// credential.
     public static let expired: ReasonCode = "expired"

@@ -73,7 +73,7 @@ public struct RequestNonceOutcomes: Sendable {
             return nil
         }
         var released = report
-        if let index = released.checks.firstIndex(where: { $0.id == "replay.nonce" }) {
+        if let index = released.checks.firstIndex(where: { $0.id == .replayNonce }) {
             released.checks[index].message =
                 "\(subject) was issued here and had not expired; as the verdict could not be decided, it was given back: the same response can be submitted again until the request expires."
             released.checks[index].details["released"] = "true"

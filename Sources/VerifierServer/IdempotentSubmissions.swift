@@ -1,3 +1,4 @@
+import ApplePayVerifier
 import Crypto
 import Foundation
 import HTTPTypes
@@ -193,7 +194,7 @@ final class OneTimeValueConsumed: Sendable {
     /// Marks the current submission when `report` consumed a nonce or recorded a transaction.
     static func note(_ report: VerificationReport) {
         guard let current else { return }
-        let consumed = report.checks.contains { ($0.id == "replay.nonce" || $0.id == "replay.transactionId") && $0.status == .passed }
+        let consumed = report.checks.contains { ($0.id == .replayNonce || $0.id == .replayTransactionId) && $0.status == .passed }
         if consumed { current.flag.withLock { $0 = true } }
     }
 }

@@ -41,6 +41,24 @@ import X509
         #expect(report.checks.count == 14)
     }
 
+    // mdoc.issuer.signature: an all-zero signature (the shape of developer-profile mock data) says it is test data.
+    @Test func anAllZeroIssuerSignatureIsTestData() async throws {
+        let report = try await verify { bytes in
+            guard let response = try? DeviceResponse(cborBytes: bytes), let document = try? response.documentResults.first?.get() else { return }
+            let signature = document.issuerSigned.issuerAuth.signature
+            for index in signature.indices { bytes[index] = 0 }
+        }
+        let check = try #require(report.check(.mdocIssuerSignature))
+        #expect(check.reason == "testDataSignature", "\(check.message)")
+        #expect(check.message.contains("test data"))
+        // Any other bad signature stays signatureInvalid.
+        let altered = try await verify { bytes in
+            guard let response = try? DeviceResponse(cborBytes: bytes), let document = try? response.documentResults.first?.get() else { return }
+            bytes[document.issuerSigned.issuerAuth.signature.startIndex] ^= 0x01
+        }
+        #expect(altered.check(.mdocIssuerSignature)?.reason == "signatureInvalid")
+    }
+
     // mdoc.issuingCountry.element
     @Test func issuingCountryEqualsTheIACAsCountryName() async throws {
         func fixture(_ country: CBORNode) -> MdocFixture {

@@ -24,6 +24,13 @@ struct IssuerSignatureCheck: VerificationCheck {
             // Read where it is: a copy of the COSE_Sign1 would retain each of its parts.
             algorithm = try document.issuerSigned.issuerAuth.algorithm
             guard try document.issuerSigned.issuerAuth.isValidSignature(key: key) else {
+                let signature = document.issuerSigned.issuerAuth.signature
+                if !signature.isEmpty, signature.allSatisfy({ $0 == 0 }) {
+                    return .failed(
+                        .testDataSignature,
+                        "The issuer signature is all zero bytes: no issuer signed this document. This is test data (mock data such as ProximityReader returns under a developer integrator profile), never a real document.",
+                        details: ["signer": signer.subject])
+                }
                 return .failed(
                     .signatureInvalid,
                     "The issuer signature (\(algorithm)) does not verify with the document signer key: the MSO or its protected header was altered, or x5chain holds another certificate.",
