@@ -213,6 +213,36 @@ struct ServeCheckProcessTests {
 
     static let postgresURL = ProcessInfo.processInfo.environment["WALLET_VERIFIER_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
+    @Test("a VICAL file: ok when it verifies against its --vical-trust, a failure naming why against another anchor")
+    func vicalFile() async throws {
+        let configuration = try CheckConfiguration()
+        defer { configuration.fixture.remove() }
+        var vical = try VICALFixture()
+        vical.date = Date().addingTimeInterval(-86_400)
+        vical.nextUpdate = Date().addingTimeInterval(30 * 86_400)
+        vical.entries = [.init(configuration.fixture.mdocPKI.iaca, docTypes: [MdocFixture.mDL])]
+        let directory = configuration.fixture.directory
+        let vicalPath = directory.appendingPathComponent("vical.cbor").path
+        try Data(try vical.signed()).write(to: URL(fileURLWithPath: vicalPath))
+        let anchorPath = directory.appendingPathComponent("vical-anchor.pem").path
+        try Data(vical.anchorPEM.utf8).write(to: URL(fileURLWithPath: anchorPath))
+        let otherAnchorPath = directory.appendingPathComponent("other-anchor.pem").path
+        try Data(try VICALFixture().anchorPEM.utf8).write(to: URL(fileURLWithPath: otherAnchorPath))
+
+        let good = try await CLIProcess.run(
+            ["serve", "--check", "--format", "json", "--vical", vicalPath, "--vical-trust", anchorPath] + configuration.arguments())
+        #expect(good.code == 0, "\(good.stdout)")
+        let ok = try Self.findings(good.stdout).first { $0["check"] == "vical \(vicalPath)" }
+        #expect(ok?["status"] == "ok" && ok?["message"]?.contains("1 IACA root(s)") == true, "\(String(describing: ok))")
+
+        let bad = try await CLIProcess.run(
+            ["serve", "--check", "--format", "json", "--vical", vicalPath, "--vical-trust", otherAnchorPath] + configuration.arguments())
+        #expect(bad.code == 1, "\(bad.stdout)")
+        let failed = try Self.findings(bad.stdout).filter { $0["status"] == "fail" }
+        #expect(failed.map { $0["check"] } == ["vical \(vicalPath)"], "\(failed)")
+        #expect(failed.first?["message"]?.contains("does not verify against \(otherAnchorPath)") == true, "\(failed)")
+    }
+
     @Test("--format without --check is a usage error (exit 2)")
     func formatWithoutCheck() async throws {
         let result = try await CLIProcess.run(["serve", "--format", "json"])
