@@ -243,6 +243,32 @@ struct ServeCheckProcessTests {
         #expect(failed.first?["message"]?.contains("does not verify against \(otherAnchorPath)") == true, "\(failed)")
     }
 
+    @Test("its own request-signing key: the OpenID4VP request verifies for every --web-origin, its certificate is checked and listed")
+    func ownRequestSigningKey() async throws {
+        let configuration = try CheckConfiguration()
+        defer { configuration.fixture.remove() }
+        let signing = try WebOpenID4VPRouteTests.signingFiles(in: configuration.fixture.directory)
+        let arguments =
+            configuration.arguments() + [
+                "--request-signing-key", signing.key, "--request-signing-cert", signing.certificate, "--openid4vp-client-id", "x509_san_dns",
+                "--web-origin", "https://second.example",
+            ]
+        let result = try await CLIProcess.run(["serve", "--check", "--format", "json"] + arguments)
+        #expect(result.code == 0, "\(result.stdout)")
+        let findings = try Self.findings(result.stdout)
+        let openID4VP = findings.first { $0["check"] == "web-request openid4vp-v1-signed" }
+        #expect(openID4VP?["status"] == "ok", "\(String(describing: openID4VP))")
+        #expect(
+            openID4VP?["message"]?.contains("x509_san_dns:verifier.shop.example") == true && openID4VP?["message"]?.contains("2 origin(s)") == true)
+        #expect(findings.first { $0["check"] == "certificate requestSigning" }?["status"] == "ok")
+        #expect(findings.first { $0["check"] == "web-request org-iso-mdoc" }?["message"]?.contains("2 origin(s)") == true)
+
+        let status = try await CLIProcess.run(["keys", "status", "--format", "json"] + arguments)
+        #expect(status.code == 0, "\(status.stdout)\(status.stderr)")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
+        #expect(Set(listed.compactMap { $0["kind"] as? String }) == ["applePay", "readerAuthentication", "requestSigning"])
+    }
+
     @Test("--format without --check is a usage error (exit 2)")
     func formatWithoutCheck() async throws {
         let result = try await CLIProcess.run(["serve", "--format", "json"])
