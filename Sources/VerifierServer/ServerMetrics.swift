@@ -1,3 +1,4 @@
+import Foundation
 import MdocVerifier
 import Prometheus
 import Synchronization
@@ -65,6 +66,7 @@ public final class ServerMetrics: Sendable {
 
     private let counters = Mutex<[CounterKey: Counter]>([:])
     private let listAges = Mutex<[String: Gauge]>([:])
+    private let certificateExpiries = Mutex<[ServiceCertificate: Gauge]>([:])
 
     /// Creates the metrics with an empty registry and the verification-duration histogram (1 ms to 5 s buckets).
     public init() {
@@ -136,6 +138,29 @@ public final class ServerMetrics: Sendable {
             }
             gauge.set(seconds)
         }
+    }
+
+    /// Publishes when each of the service's own certificates expires (Unix seconds of its notAfter),
+    /// `wallet_verifier_certificate_expiry_timestamp_seconds{kind, id}`; certificates no longer
+    /// configured (after a reload) are dropped.
+    public func certificateExpiries(_ certificates: [ServiceCertificate]) {
+        certificateExpiries.withLock { gauges in
+            for (certificate, gauge) in gauges where !certificates.contains(certificate) {
+                registry.unregisterGauge(gauge)
+                gauges[certificate] = nil
+            }
+            for certificate in certificates where gauges[certificate] == nil {
+                let gauge = registry.makeGauge(
+                    descriptor: Self.certificateExpiry, labels: [("kind", certificate.kind.rawValue), ("id", certificate.id)])
+                gauge.set(certificate.notAfter.timeIntervalSince1970)
+                gauges[certificate] = gauge
+            }
+        }
+    }
+
+    private static var certificateExpiry: MetricNameDescriptor {
+        descriptor(
+            "certificate_expiry_timestamp", unit: "seconds", help: "When each of the service's own certificates expires (notAfter, Unix seconds)")
     }
 
     private static var revocationListAge: MetricNameDescriptor {

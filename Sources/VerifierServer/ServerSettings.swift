@@ -207,6 +207,10 @@ public struct ServerSettings: Sendable, Hashable {
     /// (`--fetch-allow`): by default private, link-local, unique-local, loopback (unless the uri
     /// names it literally), unspecified, multicast, broadcast and reserved addresses are refused.
     public var fetchAllow: [IPAddressRange] = []
+    /// Days before a certificate of the service's own (Apple Pay, reader, request signing) expires
+    /// from which `serve` warns about it, at start and daily (`--certificate-warning-days`), and
+    /// `serve --check` reports it as a warning.
+    public var certificateWarningDays = 30
 
     /// Verifications one client may run at once: ``maxClientVerifications``, or half the slots.
     public var clientVerificationCap: Int { min(maxConcurrentVerifications, maxClientVerifications ?? max(1, maxConcurrentVerifications / 2)) }
@@ -246,6 +250,7 @@ public struct ServerSettings: Sendable, Hashable {
         "revocation": "WALLET_VERIFIER_REVOCATION", "revocationLists": "WALLET_VERIFIER_REVOCATION_LISTS",
         "vicals": "WALLET_VERIFIER_VICALS", "vicalTrust": "WALLET_VERIFIER_VICAL_TRUST",
         "fetchTimeout": "WALLET_VERIFIER_FETCH_TIMEOUT", "fetchAllow": "WALLET_VERIFIER_FETCH_ALLOW",
+        "certificateWarningDays": "WALLET_VERIFIER_CERTIFICATE_WARNING_DAYS",
     ]
 
     /// A value from one source: a string or a list of strings (lists in the environment are
@@ -379,6 +384,7 @@ public struct ServerSettings: Sendable, Hashable {
         }
         settings.revocationLists = value("revocationLists") ?? []
         if let timeout = try integer("fetchTimeout", 1...300) { settings.fetchTimeout = timeout }
+        if let days = try integer("certificateWarningDays", 0...3650) { settings.certificateWarningDays = days }
         for entry in (value("fetchAllow") ?? []).flatMap({ $0.split(separator: ",") }) {
             let text = entry.trimmingCharacters(in: .whitespaces)
             guard let range = IPAddressRange(text) else {
@@ -423,7 +429,7 @@ public struct ServerSettings: Sendable, Hashable {
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `webDocTypes`, `maxRequestElements`, `maxRequestSessionBytes`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
-    /// `fetchAllow`); values
+    /// `fetchAllow`, `certificateWarningDays`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }

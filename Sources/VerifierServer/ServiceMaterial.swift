@@ -58,7 +58,33 @@ public struct ServiceMaterial: Sendable {
     /// is generated once in the data directory (with a warning). Throws ``SettingsError`` naming the
     /// flag and the file when one cannot be read or holds nothing usable.
     public static func read(settings: ServerSettings, logger: Logger) throws -> ServiceMaterial {
-        // Identity.
+        let ring = try identityKeys(settings: settings, logger: logger)
+        let trust = try trustStore(trust: settings.trust, scoped: settings.trustDocTypes)
+        let revocationLists = try Self.revocationLists(settings: settings)
+        var applePayKeys: [MerchantKey] = []
+        for (certificatePath, keyPath) in zip(settings.applePayCertificates, settings.applePayKeys) {
+            applePayKeys.append(try Self.applePayKey(certificate: certificatePath, key: keyPath, logger: logger))
+        }
+        let applePayRoot = applePayKeys.isEmpty ? nil : try Self.applePayRoot(settings: settings, logger: logger)
+        let webKeys = try Self.webKeys(settings: settings, logger: logger)
+        let readerAuth = try settings.readerKey.map {
+            try Self.signer(
+                key: $0, certificates: settings.readerCertificates, keyFlag: "--reader-key", certificateFlag: "--reader-cert", logger: logger)
+        }
+        let requestSigning = try settings.requestSigningKey.map {
+            try signer(
+                key: $0, certificates: settings.requestSigningCertificates, keyFlag: "--request-signing-key",
+                certificateFlag: "--request-signing-cert", logger: logger)
+        }
+        let apiToken = try settings.apiTokenFile.map { try Self.apiToken(file: $0, logger: logger) }
+        return ServiceMaterial(
+            identityKeys: ring, trust: trust, revocationLists: revocationLists, applePayKeys: applePayKeys, applePayRoot: applePayRoot,
+            webKeys: webKeys, readerAuth: readerAuth, apiToken: apiToken, requestSigning: requestSigning)
+    }
+
+    /// The in-app identity keys of `--identity-key`; without one, the development key of the data
+    /// directory (generated once, with a warning).
+    static func identityKeys(settings: ServerSettings, logger: Logger) throws -> IdentityKeyRing {
         var ring = IdentityKeyRing()
         if settings.identityKeys.isEmpty {
             let path = try developmentKey(directory: settings.dataDirectory, name: "dev-identity-key.pem")
@@ -72,47 +98,48 @@ public struct ServiceMaterial: Sendable {
                 do { try ring.load(path: path) } catch { throw SettingsError("--identity-key \(path): \(error)") }
             }
         }
-        let trust = try trustStore(trust: settings.trust, scoped: settings.trustDocTypes)
+        return ring
+    }
 
-        // Revocation lists from files (only when revocation is checked).
-        var revocationLists: OfflineRevocationLists?
-        if settings.revocation != .off, !settings.revocationLists.isEmpty {
-            var offline = OfflineRevocationLists()
-            for path in settings.revocationLists {
-                guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --revocation-list \(path)") }
-                do { try offline.add(bytes: [UInt8](data), name: (path as NSString).lastPathComponent) } catch {
-                    throw SettingsError("--revocation-list \(path): \(error.message)")
-                }
-            }
-            revocationLists = offline
-        }
-
-        // Apple Pay.
-        var applePayKeys: [MerchantKey] = []
-        var applePayRoot: ApplePayTrustAnchor?
-        if !settings.applePayCertificates.isEmpty {
-            for (certificatePath, keyPath) in zip(settings.applePayCertificates, settings.applePayKeys) {
-                warnIfReadableByOthers(keyPath, logger: logger)
-                guard let certificate = FileManager.default.contents(atPath: certificatePath) else {
-                    throw SettingsError("cannot read --applepay-cert \(certificatePath)")
-                }
-                guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --applepay-key \(keyPath)") }
-                do {
-                    applePayKeys.append(try MerchantKey(certificateFile: [UInt8](certificate), privateKeyFile: [UInt8](key)))
-                } catch {
-                    throw SettingsError("--applepay-cert \(certificatePath) / --applepay-key \(keyPath): \(error)")
-                }
-            }
-            if let root = settings.applePayRoot {
-                guard let data = FileManager.default.contents(atPath: root) else { throw SettingsError("cannot read --applepay-root \(root)") }
-                do { applePayRoot = try ApplePayTrustAnchor(fileContents: [UInt8](data)) } catch {
-                    throw SettingsError("--applepay-root \(root): \(error)")
-                }
-                logger.warning("applepay: chains are validated against \(root) instead of Apple Root CA - G3 (tests only)")
+    /// The revocation lists of `--revocation-list` (nil when there is none or revocation is off).
+    static func revocationLists(settings: ServerSettings) throws -> OfflineRevocationLists? {
+        guard settings.revocation != .off, !settings.revocationLists.isEmpty else { return nil }
+        var offline = OfflineRevocationLists()
+        for path in settings.revocationLists {
+            guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --revocation-list \(path)") }
+            do { try offline.add(bytes: [UInt8](data), name: (path as NSString).lastPathComponent) } catch {
+                throw SettingsError("--revocation-list \(path): \(error.message)")
             }
         }
+        return offline
+    }
 
-        // Web: its own recipient keys (not the in-app identity key).
+    /// One `--applepay-cert`/`--applepay-key` pair, the key checked to belong to the certificate.
+    static func applePayKey(certificate certificatePath: String, key keyPath: String, logger: Logger) throws -> MerchantKey {
+        warnIfReadableByOthers(keyPath, logger: logger)
+        guard let certificate = FileManager.default.contents(atPath: certificatePath) else {
+            throw SettingsError("cannot read --applepay-cert \(certificatePath)")
+        }
+        guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --applepay-key \(keyPath)") }
+        do {
+            return try MerchantKey(certificateFile: [UInt8](certificate), privateKeyFile: [UInt8](key))
+        } catch {
+            throw SettingsError("--applepay-cert \(certificatePath) / --applepay-key \(keyPath): \(error)")
+        }
+    }
+
+    /// The `--applepay-root` anchor (tests only), nil when not given.
+    static func applePayRoot(settings: ServerSettings, logger: Logger) throws -> ApplePayTrustAnchor? {
+        guard let root = settings.applePayRoot else { return nil }
+        guard let data = FileManager.default.contents(atPath: root) else { throw SettingsError("cannot read --applepay-root \(root)") }
+        let anchor: ApplePayTrustAnchor
+        do { anchor = try ApplePayTrustAnchor(fileContents: [UInt8](data)) } catch { throw SettingsError("--applepay-root \(root): \(error)") }
+        logger.warning("applepay: chains are validated against \(root) instead of Apple Root CA - G3 (tests only)")
+        return anchor
+    }
+
+    /// The web recipient keys of `--web-key`; without one, the development key of the data directory.
+    static func webKeys(settings: ServerSettings, logger: Logger) throws -> [P256.KeyAgreement.PrivateKey] {
         var webKeys: [P256.KeyAgreement.PrivateKey] = []
         let webKeyPaths =
             settings.webKeys.isEmpty ? [try developmentKey(directory: settings.dataDirectory, name: "dev-web-key.pem")] : settings.webKeys
@@ -126,55 +153,37 @@ public struct ServiceMaterial: Sendable {
                 throw SettingsError("--web-key \(path): \(error)")
             }
         }
+        return webKeys
+    }
 
-        var readerAuth: ReaderAuthSigner?
-        if let keyPath = settings.readerKey {
-            warnIfReadableByOthers(keyPath, logger: logger)
-            guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --reader-key \(keyPath)") }
-            var certificates: [(name: String, contents: [UInt8])] = []
-            for path in settings.readerCertificates {
-                guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --reader-cert \(path)") }
-                certificates.append((path, [UInt8](data)))
-            }
-            do {
-                readerAuth = try ReaderAuthSigner.load(keyContents: [UInt8](key), keyName: "--reader-key \(keyPath)", certificateFiles: certificates)
-            } catch {
-                throw SettingsError("\(error)")
-            }
+    /// A signing key and its certificates (leaf first), checked to match: `--reader-key`/`--reader-cert`
+    /// or `--request-signing-key`/`--request-signing-cert`.
+    static func signer(key keyPath: String, certificates: [String], keyFlag: String, certificateFlag: String, logger: Logger) throws
+        -> ReaderAuthSigner
+    {
+        warnIfReadableByOthers(keyPath, logger: logger)
+        guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read \(keyFlag) \(keyPath)") }
+        var files: [(name: String, contents: [UInt8])] = []
+        for path in certificates {
+            guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read \(certificateFlag) \(path)") }
+            files.append((path, [UInt8](data)))
         }
+        do {
+            return try ReaderAuthSigner.load(keyContents: [UInt8](key), keyName: "\(keyFlag) \(keyPath)", certificateFiles: files)
+        } catch {
+            throw SettingsError("\(error)")
+        }
+    }
 
-        var requestSigning: ReaderAuthSigner?
-        if let keyPath = settings.requestSigningKey {
-            warnIfReadableByOthers(keyPath, logger: logger)
-            guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --request-signing-key \(keyPath)") }
-            var certificates: [(name: String, contents: [UInt8])] = []
-            for path in settings.requestSigningCertificates {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw SettingsError("cannot read --request-signing-cert \(path)")
-                }
-                certificates.append((path, [UInt8](data)))
-            }
-            do {
-                requestSigning = try ReaderAuthSigner.load(
-                    keyContents: [UInt8](key), keyName: "--request-signing-key \(keyPath)", certificateFiles: certificates)
-            } catch {
-                throw SettingsError("\(error)")
-            }
+    /// The bearer token of `--api-token-file`: at least 16 visible ASCII characters.
+    static func apiToken(file tokenFile: String, logger: Logger) throws -> String {
+        guard let data = FileManager.default.contents(atPath: tokenFile) else { throw SettingsError("cannot read --api-token-file \(tokenFile)") }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.utf8.count >= 16, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) else {
+            throw SettingsError("--api-token-file \(tokenFile) must hold a token of at least 16 visible ASCII characters")
         }
-
-        var apiToken: String?
-        if let tokenFile = settings.apiTokenFile {
-            guard let data = FileManager.default.contents(atPath: tokenFile) else { throw SettingsError("cannot read --api-token-file \(tokenFile)") }
-            let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard token.utf8.count >= 16, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) else {
-                throw SettingsError("--api-token-file \(tokenFile) must hold a token of at least 16 visible ASCII characters")
-            }
-            warnIfReadableByOthers(tokenFile, logger: logger)
-            apiToken = token
-        }
-        return ServiceMaterial(
-            identityKeys: ring, trust: trust, revocationLists: revocationLists, applePayKeys: applePayKeys, applePayRoot: applePayRoot,
-            webKeys: webKeys, readerAuth: readerAuth, apiToken: apiToken, requestSigning: requestSigning)
+        warnIfReadableByOthers(tokenFile, logger: logger)
+        return token
     }
 
     /// The IACA roots of `--trust PATH` (for any docType) and `--trust-doctype DOCTYPE[,DOCTYPE...]=PATH`

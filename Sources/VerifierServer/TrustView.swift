@@ -65,6 +65,12 @@ enum TrustView {
         }
         object["requestSigning"] = services.requestSigning?.trustJSON ?? NSNull()
         object["webProtocols"] = services.defaultWebProtocols.map(\.rawValue)
+        object["certificates"] = services.certificates.map { certificate -> [String: Any] in
+            [
+                "kind": certificate.kind.rawValue, "subject": certificate.subject, "notBefore": RFC3339.format(certificate.notBefore),
+                "notAfter": RFC3339.format(certificate.notAfter), "id": certificate.id,
+            ]
+        }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }

@@ -333,6 +333,7 @@ public struct VerifierServices: Sendable {
         }
         logger.notice("web: requests offer \(services.defaultWebProtocols.map(\.rawValue).joined(separator: ", ")) unless they name their protocols")
         services.apiToken = material.apiToken
+        metrics.certificateExpiries(services.certificates)
         return services
     }
 }

@@ -19,10 +19,12 @@ struct KeysCommand: AsyncParsableCommand {
         discussion: """
             keys new writes a private key and a CSR for one kind of key and says where to upload the CSR; \
             keys import checks the certificate you download against the key, recognises what it is for, \
-            writes it beside the key and prints the serve flags that use them.
-            Exit codes: 0 done, 2 usage error, unreadable input, or a file that would be overwritten.
+            writes it beside the key and prints the serve flags that use them; keys status lists the service's own \
+            certificates with the days they have left.
+            Exit codes: 0 done, 2 usage error, unreadable input, or a file that would be overwritten; keys status exits 1 when a \
+            certificate expires within --warn-days.
             """,
-        subcommands: [KeysNewCommand.self, KeysImportCommand.self]
+        subcommands: [KeysNewCommand.self, KeysImportCommand.self, KeysStatusCommand.self]
     )
 }
 

@@ -32,6 +32,7 @@ enum CommandRegistry {
         WebCommand.self,
         KeysCommand.self,
         ServeCommand.self,
+        KeysCommand.self,
     ]
 }
 
@@ -135,7 +136,7 @@ extension WalletVerifierCommand {
     /// main thread): `serve` runs Swift tasks on the HTTP server's event-loop threads unless
     /// `WALLET_VERIFIER_EVENT_LOOP_EXECUTOR=off` (see `EventLoopExecutor`).
     public static func prepareProcess(arguments: [String], environment: [String: String]) {
-        if arguments.first == "serve", EventLoopExecutor.enabled(environment: environment) {
+        if arguments.first == "serve", !arguments.contains("--check"), EventLoopExecutor.enabled(environment: environment) {
             EventLoopExecutor.runTasksOnEventLoops()
         }
     }

@@ -36,4 +36,21 @@ import VerificationCore
         #expect(text.contains(#"wallet_verifier_unreadable_requests_total{reason="not-json"} 1"#))
         #expect(text.contains(#"wallet_verifier_verification_duration_seconds_count 5"#))
     }
+
+    /// A reload that drops a certificate drops its expiry gauge; one that keeps it keeps its value.
+    @Test func certificateExpiryGaugesFollowTheConfiguration() {
+        let metrics = ServerMetrics()
+        let notAfter = Date(timeIntervalSince1970: 1_900_000_000)
+        let applePay = ServiceCertificate(kind: .applePay, subject: "CN=a", notBefore: .distantPast, notAfter: notAfter, id: "hashA=")
+        let reader = ServiceCertificate(
+            kind: .readerAuthentication, subject: "CN=r", notBefore: .distantPast, notAfter: notAfter.addingTimeInterval(86_400), id: "ab12")
+        metrics.certificateExpiries([applePay, reader])
+        var text = metrics.text()
+        #expect(text.contains(#"wallet_verifier_certificate_expiry_timestamp_seconds{kind="applePay",id="hashA="} 1900000000"#), "\(text)")
+        #expect(text.contains(#"wallet_verifier_certificate_expiry_timestamp_seconds{kind="readerAuthentication",id="ab12"} 1900086400"#))
+        metrics.certificateExpiries([reader])
+        text = metrics.text()
+        #expect(!text.contains(#"kind="applePay""#), "a certificate no longer configured is no longer published: \(text)")
+        #expect(text.contains(#"wallet_verifier_certificate_expiry_timestamp_seconds{kind="readerAuthentication",id="ab12"} 1900086400"#))
+    }
 }

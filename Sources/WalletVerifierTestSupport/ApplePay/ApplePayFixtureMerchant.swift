@@ -46,13 +46,16 @@ public struct ApplePayFixtureMerchant: @unchecked Sendable {
         CommonName("Fixture Worldwide Developer Relations CA - G2")
     }
 
-    /// An EC_v1 merchant with a fresh P-256 key.
+    /// An EC_v1 merchant with a fresh P-256 key. `validity` replaces the certificate's default
+    /// validity (a day before ``ApplePayFixturePKI/epoch`` to two years after it): a certificate
+    /// valid around the real clock, or one about to expire.
     public static func ec(
-        merchantIdentifier: String = "merchant.com.example.fixture", includeMerchantIdentifierOID: Bool = true, includeUID: Bool = true
+        merchantIdentifier: String = "merchant.com.example.fixture", includeMerchantIdentifierOID: Bool = true, includeUID: Bool = true,
+        validity: (notBefore: Date, notAfter: Date)? = nil
     ) throws -> ApplePayFixtureMerchant {
         try ApplePayFixtureMerchant(
             merchantIdentifier: merchantIdentifier, key: .ec(P256.KeyAgreement.PrivateKey()), includeOID: includeMerchantIdentifierOID,
-            includeUID: includeUID)
+            includeUID: includeUID, validity: validity)
     }
 
     /// An RSA_v1 merchant; `keyIndex` picks one of two pre-generated RSA-2048 keys.
@@ -70,7 +73,7 @@ public struct ApplePayFixtureMerchant: @unchecked Sendable {
         self.certificateDER = try ApplePayFixturePKI.der(certificate)
     }
 
-    init(merchantIdentifier: String, key: Key, includeOID: Bool, includeUID: Bool) throws {
+    init(merchantIdentifier: String, key: Key, includeOID: Bool, includeUID: Bool, validity: (notBefore: Date, notAfter: Date)? = nil) throws {
         self.merchantIdentifier = merchantIdentifier
         self.key = key
         let publicKey: Certificate.PublicKey
@@ -103,8 +106,8 @@ public struct ApplePayFixtureMerchant: @unchecked Sendable {
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: publicKey,
-            notValidBefore: ApplePayFixturePKI.epoch.addingTimeInterval(-86_400),
-            notValidAfter: ApplePayFixturePKI.epoch.addingTimeInterval(2 * 365 * 86_400),
+            notValidBefore: validity?.notBefore ?? ApplePayFixturePKI.epoch.addingTimeInterval(-86_400),
+            notValidAfter: validity?.notAfter ?? ApplePayFixturePKI.epoch.addingTimeInterval(2 * 365 * 86_400),
             issuer: Self.issuerName,
             subject: DistinguishedName(rdns),
             signatureAlgorithm: .ecdsaWithSHA256,

@@ -1,0 +1,149 @@
+import ApplePayVerifier
+import Crypto
+import Foundation
+import Logging
+import ServiceLifecycle
+import VerificationCore
+import WalletEncoding
+import WebIdentity
+import X509
+
+/// One of the service's own certificates: an Apple Pay payment-processing certificate, the reader
+/// certificate that signs web requests, or the certificate of the OpenID4VP request-signing key.
+/// Listed by `GET /v1/trust`, `/metrics`, `keys status` and `serve --check`, and warned about at start.
+public struct ServiceCertificate: Sendable, Hashable {
+    /// What the certificate is for.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// `--applepay-cert`.
+        case applePay
+        /// The leaf of `--reader-cert`.
+        case readerAuthentication
+        /// The leaf of `--request-signing-cert`.
+        case requestSigning
+    }
+
+    /// What the certificate is for.
+    public let kind: Kind
+    /// The subject, as a distinguished name.
+    public let subject: String
+    /// The start of its validity.
+    public let notBefore: Date
+    /// The end of its validity.
+    public let notAfter: Date
+    /// How the service names it: the Apple Pay `publicKeyHash` (base64 SHA-256 of the
+    /// SubjectPublicKeyInfo), or the hex SHA-256 fingerprint of the leaf's DER.
+    public let id: String
+
+    /// Whole days from `now` until ``notAfter`` (negative once it has expired).
+    public func daysLeft(at now: Date) -> Int {
+        Int((notAfter.timeIntervalSince(now) / 86_400).rounded(.down))
+    }
+
+    /// Whether it expires before `days` days from `now` (or has expired already).
+    public func expires(within days: Int, at now: Date) -> Bool {
+        notAfter < now.addingTimeInterval(TimeInterval(days) * 86_400)
+    }
+
+    /// The certificates of the keys given: each Apple Pay certificate, the reader leaf, the
+    /// request-signing leaf (only when it has a key of its own, not the reader's).
+    public static func list(applePayKeys: [MerchantKey], readerAuth: ReaderAuthSigner?, requestSigning: ReaderAuthSigner?) -> [ServiceCertificate] {
+        var list = applePayKeys.map {
+            ServiceCertificate(
+                kind: .applePay, subject: "\($0.certificate.subject)", notBefore: $0.certificate.notValidBefore,
+                notAfter: $0.certificate.notValidAfter, id: $0.publicKeyHash)
+        }
+        for (kind, signer) in [(Kind.readerAuthentication, readerAuth), (.requestSigning, requestSigning)] {
+            guard let signer else { continue }
+            list.append(
+                ServiceCertificate(
+                    kind: kind, subject: "\(signer.leaf.subject)", notBefore: signer.leaf.notValidBefore, notAfter: signer.leaf.notValidAfter,
+                    id: Hex.encode(Array(SHA256.hash(data: signer.chain[0])))))
+        }
+        return list
+    }
+
+    /// The log line (or `keys status` note) for a certificate that expires within the warning period.
+    public func expiryWarning(at now: Date) -> String {
+        let days = daysLeft(at: now)
+        let when = days < 0 ? "expired on \(RFC3339.format(notAfter))" : "expires on \(RFC3339.format(notAfter)), in \(days) day(s)"
+        return "certificate: the \(kind.rawValue) certificate \(subject) (\(id)) \(when); \(kind.renewal)"
+    }
+}
+
+extension ServiceCertificate.Kind {
+    /// What to do when a certificate of this kind is about to expire.
+    var renewal: String {
+        switch self {
+        case .applePay:
+            "create a new payment-processing certificate in the Apple Developer account, add it with its key (--applepay-cert, --applepay-key) and reload (SIGHUP)"
+        case .readerAuthentication: "have a new reader certificate issued for --reader-key (or a new key), configure it with --reader-cert and reload"
+        case .requestSigning:
+            "have a new certificate issued for --request-signing-key (or a new key), configure it with --request-signing-cert and reload"
+        }
+    }
+}
+
+extension VerifierServices {
+    /// The service's own certificates in this configuration (``ServiceCertificate``).
+    public var certificates: [ServiceCertificate] {
+        let ownSigning = requestSigning.flatMap { $0.source == "requestSigningKey" ? $0.signer : nil }
+        return ServiceCertificate.list(applePayKeys: applePay?.keyRing.keys ?? [], readerAuth: readerAuth, requestSigning: ownSigning)
+    }
+}
+
+/// Logs a warning for each of the service's certificates that expires within
+/// `--certificate-warning-days`, at start and then daily, with what to do.
+public struct CertificateExpiryWarnings: Service {
+    let live: LiveServices
+    let logger: Logger
+    var interval: Duration = .seconds(86_400)
+
+    /// Creates the service warning about the certificates of `live`'s current configuration.
+    public init(live: LiveServices, logger: Logger) {
+        self.live = live
+        self.logger = logger
+    }
+
+    /// Warns now, then once a day, until graceful shutdown.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                warnOnce()
+                do { try await Task.sleep(for: interval) } catch { return }
+            }
+        }
+    }
+
+    /// Logs one warning per certificate expiring within the warning period.
+    func warnOnce() {
+        let services = live.current
+        let now = services.clock.now()
+        for certificate in services.certificates where certificate.expires(within: services.settings.certificateWarningDays, at: now) {
+            logger.warning("\(certificate.expiryWarning(at: now))")
+        }
+    }
+}
+
+extension ServiceCertificate {
+    /// Reads the service's own certificates from the files `settings` names, each with its key (a key
+    /// that does not match its certificate is an error): what `keys status` lists. Throws
+    /// ``SettingsError`` naming the flag and the file.
+    public static func load(settings: ServerSettings) throws -> [ServiceCertificate] {
+        let logger = Logger(label: "wallet-verifier") { _ in SwiftLogNoOpLogHandler() }
+        var applePayKeys: [MerchantKey] = []
+        for (certificate, key) in zip(settings.applePayCertificates, settings.applePayKeys) {
+            applePayKeys.append(try ServiceMaterial.applePayKey(certificate: certificate, key: key, logger: logger))
+        }
+        let reader = try settings.readerKey.map {
+            try ServiceMaterial.signer(
+                key: $0, certificates: settings.readerCertificates, keyFlag: "--reader-key", certificateFlag: "--reader-cert", logger: logger)
+        }
+        let signing = try settings.requestSigningKey.map {
+            try ServiceMaterial.signer(
+                key: $0, certificates: settings.requestSigningCertificates, keyFlag: "--request-signing-key",
+                certificateFlag: "--request-signing-cert",
+                logger: logger)
+        }
+        return list(applePayKeys: applePayKeys, readerAuth: reader, requestSigning: signing)
+    }
+}

@@ -1,0 +1,443 @@
+import ApplePayVerifier
+import Crypto
+import Foundation
+import Logging
+import MdocRevocationHTTP
+import MdocVerifier
+import NIOCore
+import NIOPosix
+import ReplayStorePostgres
+import ReplayStoreSQLite
+import SwiftASN1
+import VerificationCore
+import WalletEncoding
+import WalletIdentity
+import WalletJSON
+import WebIdentity
+import X509
+
+/// One finding of `serve --check`: a check's name, its status and what to do.
+public struct PreflightFinding: Sendable, Hashable {
+    /// How a check came out.
+    public enum Status: String, Sendable, Hashable {
+        /// Ready.
+        case ok
+        /// Works, but needs attention (a certificate expiring soon, a development key).
+        case warn
+        /// `serve` would not start, or would not work as configured.
+        case fail
+    }
+
+    /// The check's name, such as `applepay-key` or `store`.
+    public let check: String
+    /// How it came out.
+    public let status: Status
+    /// What was found and, when not ok, what to do. Never key material.
+    public let message: String
+
+    /// A finding.
+    public init(check: String, status: Status, message: String) {
+        self.check = check
+        self.status = status
+        self.message = message
+    }
+}
+
+/// `serve --check`: loads everything `serve` would from `settings` without binding a port, and
+/// checks it: each key against its certificate, each certificate's validity, the trust roots and
+/// VICALs, a web request of each configured protocol built, signed and verified back as a wallet
+/// would, the store (a throwaway row written and deleted), and the token files' permissions.
+public enum ServicePreflight {
+    /// Runs every check at `now`; never throws: each problem is a finding.
+    public static func run(settings: ServerSettings, logger: Logger, now: Date = Date()) async -> [PreflightFinding] {
+        var findings: [PreflightFinding] = []
+        func add(_ check: String, _ status: PreflightFinding.Status, _ message: String) {
+            findings.append(PreflightFinding(check: check, status: status, message: message))
+        }
+        let warningDays = settings.certificateWarningDays
+        func validity(_ certificate: Certificate, _ check: String) {
+            let subject = "\(certificate.subject)"
+            if certificate.notValidAfter < now {
+                add(check, .fail, "\(subject) expired on \(RFC3339.format(certificate.notValidAfter)); configure a renewed certificate")
+            } else if certificate.notValidBefore > now {
+                add(check, .fail, "\(subject) is not valid before \(RFC3339.format(certificate.notValidBefore)); check the clock or the certificate")
+            } else if certificate.notValidAfter < now.addingTimeInterval(TimeInterval(warningDays) * 86_400) {
+                let days = Int(certificate.notValidAfter.timeIntervalSince(now) / 86_400)
+                add(
+                    check, .warn,
+                    "\(subject) expires on \(RFC3339.format(certificate.notValidAfter)), in \(days) day(s); renew it before then")
+            } else {
+                add(check, .ok, "\(subject) is valid until \(RFC3339.format(certificate.notValidAfter))")
+            }
+        }
+
+        // Keys of the flows.
+        do {
+            let ring = try ServiceMaterial.identityKeys(settings: settings, logger: logger)
+            if settings.identityKeys.isEmpty {
+                add(
+                    "identity-keys", .warn,
+                    "no --identity-key: a development key stands in; configure the key of your Apple identity encryption certificate")
+            } else {
+                add("identity-keys", .ok, "\(ring.keys.count) identity key(s) loaded")
+            }
+        } catch {
+            add("identity-keys", .fail, "\(error)")
+        }
+        var webKeys: [P256.KeyAgreement.PrivateKey] = []
+        do {
+            webKeys = try ServiceMaterial.webKeys(settings: settings, logger: logger)
+            if settings.webKeys.isEmpty {
+                add("web-keys", .warn, "no --web-key: a development key stands in; configure a web key (--web-key) of your own")
+            } else {
+                add("web-keys", .ok, "\(webKeys.count) web key(s) loaded")
+            }
+        } catch {
+            add("web-keys", .fail, "\(error)")
+        }
+
+        // Apple Pay: each key against its certificate, each certificate's validity.
+        var applePayKeys: [MerchantKey] = []
+        for (certificatePath, keyPath) in zip(settings.applePayCertificates, settings.applePayKeys) {
+            do {
+                let key = try ServiceMaterial.applePayKey(certificate: certificatePath, key: keyPath, logger: logger)
+                applePayKeys.append(key)
+                add(
+                    "applepay-key", .ok,
+                    "--applepay-key \(keyPath) belongs to --applepay-cert \(certificatePath) (publicKeyHash \(key.publicKeyHash))")
+                validity(key.certificate, "certificate applePay")
+            } catch {
+                add("applepay-key", .fail, "\(error); give each --applepay-cert with the private key it was issued for")
+            }
+        }
+        if !settings.applePayCertificates.isEmpty, settings.applePayRoot != nil {
+            do {
+                _ = try ServiceMaterial.applePayRoot(settings: settings, logger: logger)
+                add("applepay-root", .warn, "--applepay-root replaces Apple Root CA - G3; leave it out in production")
+            } catch {
+                add("applepay-root", .fail, "\(error)")
+            }
+        }
+
+        // Signing keys of web requests.
+        var readerAuth: ReaderAuthSigner?
+        var ownSigning: ReaderAuthSigner?
+        for (label, keyPath, certificates, keyFlag, certificateFlag) in [
+            ("reader-key", settings.readerKey, settings.readerCertificates, "--reader-key", "--reader-cert"),
+            (
+                "request-signing-key", settings.requestSigningKey, settings.requestSigningCertificates, "--request-signing-key",
+                "--request-signing-cert"
+            ),
+        ] {
+            guard let keyPath else { continue }
+            do {
+                let signer = try ServiceMaterial.signer(
+                    key: keyPath, certificates: certificates, keyFlag: keyFlag, certificateFlag: certificateFlag, logger: logger)
+                add(label, .ok, "\(keyFlag) \(keyPath) belongs to the leaf of \(certificateFlag) (\(signer.leaf.subject))")
+                for (index, der) in signer.chain.enumerated() {
+                    guard let certificate = try? Certificate(derEncoded: der) else { continue }
+                    validity(
+                        certificate,
+                        "certificate \(label == "reader-key" ? "readerAuthentication" : "requestSigning")\(index == 0 ? "" : " chain[\(index)]")")
+                }
+                if label == "reader-key" {
+                    readerAuth = signer
+                    let problems = signer.profileViolations(at: now)
+                    if !problems.isEmpty {
+                        add(
+                            "reader-profile", .warn,
+                            "the reader certificate breaks the ISO/IEC 18013-5 Annex B profile (\(problems.joined(separator: "; "))); wallets may refuse it"
+                        )
+                    }
+                } else {
+                    ownSigning = signer
+                }
+            } catch {
+                add(label, .fail, "\(error)")
+            }
+        }
+
+        // Trust: IACA roots and VICALs.
+        do {
+            let trust = try ServiceMaterial.trustStore(trust: settings.trust, scoped: settings.trustDocTypes)
+            let expired = trust.anchors.filter { $0.certificate.notValidAfter < now }
+            if trust.anchors.isEmpty && settings.vicals.isEmpty {
+                add("trust", .warn, "no IACA root (--trust, --trust-doctype, --vical): every identity response will fail mdoc.issuer.chain")
+            } else if !expired.isEmpty {
+                add(
+                    "trust", .warn,
+                    "\(trust.anchors.count) IACA root(s); expired: \(expired.map { "\($0.certificate.subject)" }.joined(separator: "; ")) — replace them with current roots"
+                )
+            } else {
+                add("trust", .ok, "\(trust.anchors.count) IACA root(s) loaded")
+            }
+        } catch {
+            add("trust", .fail, "\(error)")
+        }
+        if !settings.vicals.isEmpty {
+            let transport = HTTPRevocationTransport(
+                timeout: TimeInterval(settings.fetchTimeout), addressPolicy: FetchAddressPolicy(allowed: settings.fetchAllow))
+            let sources = VICALSources(copies: VICALCopies(), transport: transport, store: nil)
+            for (source, anchorPath) in zip(settings.vicals, settings.vicalTrust) {
+                let check = "vical \(source)"
+                let anchors: [Certificate]
+                do { anchors = try VICALSources.anchors(path: anchorPath) } catch {
+                    add(check, .fail, "\(error.description)")
+                    continue
+                }
+                let loader = VICALLoader(anchors: anchors, clockSkew: .seconds(settings.clockSkew))
+                if VICALSources.isURL(source) {
+                    var failures: [String] = []
+                    if let loaded = await sources.load(
+                        url: source, loader: loader, at: now,
+                        log: { event in if case .error(let message) = event { failures.append(message) } })
+                    {
+                        add(check, .ok, "fetched and verified against \(anchorPath): \(loaded.result.roots.count) IACA root(s)")
+                    } else {
+                        add(
+                            check, .fail,
+                            "\(failures.joined(separator: "; ")); check the URL, the network path (--fetch-allow, --fetch-timeout \(settings.fetchTimeout)) and --vical-trust"
+                        )
+                    }
+                } else {
+                    do {
+                        let result = await loader.load(bytes: try await sources.bytes(of: source), at: now)
+                        if result.trusted {
+                            add(check, .ok, "verified against \(anchorPath): \(result.roots.count) IACA root(s)")
+                        } else {
+                            add(check, .fail, "does not verify against \(anchorPath): \(VICALSources.reasons(result))")
+                        }
+                    } catch {
+                        add(check, .fail, "\(error.description)")
+                    }
+                }
+            }
+        }
+        do {
+            _ = try ServiceMaterial.revocationLists(settings: settings)
+            if !settings.revocationLists.isEmpty, settings.revocation != .off {
+                add("revocation-lists", .ok, "\(settings.revocationLists.count) revocation list file(s) loaded")
+            }
+        } catch {
+            add("revocation-lists", .fail, "\(error)")
+        }
+
+        // Web requests, built and signed as the service does, verified as a wallet does.
+        await webRequests(
+            settings: settings, readerAuth: readerAuth, ownSigning: ownSigning, webKey: webKeys.first, now: now, logger: logger, add: add)
+
+        // The store, then the token files.
+        let store = await storeCheck(settings: settings, now: now)
+        add("store", store.status, store.message)
+        for (check, flag, path) in [
+            ("api-token-file", "--api-token-file", settings.apiTokenFile), ("ui-token-file", "--ui-token-file", settings.uiTokenFile),
+        ] {
+            guard let path else { continue }
+            let finding = tokenFileCheck(flag: flag, path: path, logger: logger)
+            add(check, finding.status, finding.message)
+        }
+        return findings
+    }
+
+    /// For each protocol a web request offers by default: a request built and signed as the service
+    /// builds it, then verified back with what a wallet runs.
+    static func webRequests(
+        settings: ServerSettings, readerAuth: ReaderAuthSigner?, ownSigning: ReaderAuthSigner?, webKey: P256.KeyAgreement.PrivateKey?, now: Date,
+        logger: Logger, add: (String, PreflightFinding.Status, String) -> Void
+    ) async {
+        guard !settings.webOrigins.isEmpty else {
+            add("web-origin", .warn, "no --web-origin: /v1/web/requests and /v1/web/verify answer 503; name the origins of your pages")
+            return
+        }
+        guard let webKey else { return }
+        let signing: WebRequestSigning?
+        do {
+            signing = try WebRequestSigning.make(own: ownSigning, reader: readerAuth, settings: settings, logger: logger, now: now)
+        } catch {
+            add("web-request openid4vp", .fail, "\(error)")
+            return
+        }
+        let protocols = settings.webProtocols ?? WebRequestProtocol.defaults(signing: signing != nil)
+        let docType = settings.effectiveWebDocTypes?.docTypes.sorted().first ?? "org.iso.18013.5.1.mDL"
+        let request = WebDocumentRequest(docType: docType, elements: [.init(nameSpace: "org.iso.18013.5.1", identifier: "age_over_18")])
+        for offered in protocols {
+            let check = "web-request \(offered.rawValue)"
+            switch offered {
+            case .annexC:
+                guard let readerAuth else {
+                    add(check, .ok, "requests go unsigned (no --reader-key); wallets show no verifier identity for them")
+                    continue
+                }
+                // The wallet's side: the reader signature over this request's transcript, its chain
+                // to the last certificate configured (pinned, as a wallet trusting that root would).
+                guard let anchor = readerAuth.chain.last.flatMap({ try? Certificate(derEncoded: $0) }) else { continue }
+                var problems: [String] = []
+                for origin in settings.webOrigins {
+                    do {
+                        let presentation = try WebPresentationRequest(
+                            request: request, origin: origin, nonce: Array(SHA256.hash(data: Array(origin.utf8))),
+                            recipientPublicKey: webKey.publicKey, readerAuth: readerAuth, readerAuthAll: settings.readerAuthAll)
+                        let report = await ReaderAuthVerifier(roots: [anchor]).verify(
+                            deviceRequest: presentation.deviceRequest, transcript: presentation.sessionTranscript, context: .at(now))
+                        for result in report.checks where result.status == .failed || result.status == .error {
+                            problems.append("\(origin): \(result.id.rawValue) \(result.reason.rawValue): \(result.message)")
+                        }
+                    } catch {
+                        problems.append("\(origin): the request could not be built: \(error)")
+                    }
+                }
+                if problems.isEmpty {
+                    add(
+                        check, .ok, "signed by \(readerAuth.leaf.subject); its readerAuth and chain verify for \(settings.webOrigins.count) origin(s)"
+                    )
+                } else {
+                    add(check, .fail, problems.joined(separator: "; ") + "; check --reader-key, --reader-cert (leaf first, then intermediates)")
+                }
+            case .openID4VPSigned:
+                guard let signing else {
+                    add(check, .fail, "openid4vp-v1-signed needs a request-signing key: --request-signing-key and --request-signing-cert")
+                    continue
+                }
+                var problems: [String] = []
+                for origin in settings.webOrigins {
+                    do {
+                        let built = try OpenID4VPRequest(
+                            requests: [request], origin: origin, recipientPublicKey: webKey.publicKey, signer: signing.requestSigner)
+                        guard let data = (try? StrictJSON.parse(Array(built.data.utf8)))?.object, let jws = data["request"]?.string else {
+                            problems.append("\(origin): the signed request carries no request JWS")
+                            continue
+                        }
+                        let verified = try OpenID4VPSignedRequestVerifier.verify(jws: jws, origins: [origin])
+                        if verified.clientID != signing.clientID {
+                            problems.append("\(origin): client_id \(verified.clientID) is not the configured \(signing.clientID)")
+                        }
+                    } catch {
+                        problems.append("\(origin): \(error)")
+                    }
+                }
+                if problems.isEmpty {
+                    add(
+                        check, .ok,
+                        "signed as \(signing.clientID); the JWS verifies with its x5c leaf and expected_origins holds \(settings.webOrigins.count) origin(s)"
+                    )
+                } else {
+                    add(
+                        check, .fail,
+                        problems.joined(separator: "; ") + "; check --request-signing-key, --request-signing-cert, --openid4vp-client-id")
+                }
+            case .openID4VPUnsigned:
+                do {
+                    for origin in settings.webOrigins {
+                        _ = try OpenID4VPRequest(requests: [request], origin: origin, recipientPublicKey: webKey.publicKey)
+                    }
+                    add(check, .ok, "unsigned requests build for \(settings.webOrigins.count) origin(s); wallets see no verifier identity for them")
+                } catch {
+                    add(check, .fail, "\(error)")
+                }
+            }
+        }
+    }
+
+    /// Opens the store (creating and migrating its tables), writes a throwaway row through the
+    /// replay-store API and deletes it again.
+    static func storeCheck(settings: ServerSettings, now: Date) async -> (status: PreflightFinding.Status, message: String) {
+        // A row already expired: purging at `now` deletes it, and nothing a running service keeps.
+        func roundTrip(_ store: any ReplayStore) async throws -> Bool {
+            let key = "serve-check-" + Hex.encode(Array(SHA256.hash(data: Array(UUID().uuidString.utf8))))
+            _ = try await store.recordFirstUse(
+                namespace: "preflight", key: key, expiresAt: now.addingTimeInterval(-60), now: now.addingTimeInterval(-120), idempotency: nil)
+            return try await store.purgeExpired(now: now) >= 1
+        }
+        switch settings.store {
+        case .memory:
+            return (.warn, "--store memory: nonces and transaction ids are lost on restart; use sqlite or postgres")
+        case .sqlite:
+            let store: SQLiteReplayStore
+            do { store = try await SQLiteReplayStore.open(dataDirectory: settings.dataDirectory) } catch {
+                return (.fail, "the embedded store in \(settings.dataDirectory) cannot be opened: \(error); check that the directory is writable")
+            }
+            let outcome: Result<Bool, any Error>
+            do { outcome = .success(try await roundTrip(store)) } catch { outcome = .failure(error) }
+            await store.close()
+            switch outcome {
+            case .success(true): return (.ok, "embedded SQLite at \(store.path): opened, migrated, a row written and deleted")
+            case .success(false): return (.fail, "the embedded store at \(store.path) did not delete the row it wrote; check the data directory")
+            case .failure(let error): return (.fail, "the embedded store at \(store.path) cannot be written: \(error); check the file's permissions")
+            }
+        case .postgres:
+            let deadline = Duration.seconds(settings.fetchTimeout)
+            if let unreachable = await tcpProblem(url: settings.postgresURL ?? "", timeout: deadline) {
+                return (
+                    .fail, "PostgreSQL cannot be reached: \(unreachable); check --postgres-url, that the server runs and that this host may connect"
+                )
+            }
+            do {
+                let store = try PostgresReplayStore(url: settings.postgresURL ?? "")
+                let outcome = try await withThrowingTaskGroup(of: Bool?.self) { group in
+                    group.addTask {
+                        await store.run()
+                        return nil
+                    }
+                    group.addTask {
+                        try await store.createTables()
+                        return try await roundTrip(store)
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: deadline)
+                        throw SettingsError("no answer within \(settings.fetchTimeout) s (--fetch-timeout)")
+                    }
+                    defer { group.cancelAll() }
+                    while let next = try await group.next() {
+                        if let done = next { return done }
+                    }
+                    return false
+                }
+                guard outcome else { return (.fail, "PostgreSQL did not delete the row it wrote; check the user's rights on its tables") }
+                return (.ok, "PostgreSQL: reachable, tables created or migrated, a row written and deleted")
+            } catch {
+                return (.fail, "PostgreSQL cannot be used: \(error); check --postgres-url, that the server runs and that this host may connect")
+            }
+        }
+    }
+
+    /// Why a TCP connection to the host and port of a `postgres://` URL fails (within `timeout`), or
+    /// nil when it opens: the pool itself only says that no connection came.
+    static func tcpProblem(url: String, timeout: Duration) async -> String? {
+        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else { return nil }
+        let port = components.port ?? 5432
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(timeout.components.seconds))
+                .connect(host: host, port: port).get()
+            try? await channel.close()
+            return nil
+        } catch let error as NIOConnectionError {
+            var causes: [String] = []
+            if let dns = error.dnsAError { causes.append("\(host) does not resolve (\(dns))") }
+            causes += error.connectionErrors.map { "\($0.target): \($0.error)" }
+            return causes.isEmpty ? "no connection to \(host):\(port)" : causes.joined(separator: "; ")
+        } catch {
+            return "no connection to \(host):\(port): \(error)"
+        }
+    }
+
+    /// A token file: readable, holding a usable token, and not readable by group or others.
+    static func tokenFileCheck(flag: String, path: String, logger: Logger) -> (status: PreflightFinding.Status, message: String) {
+        do {
+            if flag == "--api-token-file" {
+                _ = try ServiceMaterial.apiToken(file: path, logger: logger)
+            } else {
+                _ = try WebPageAccess.load(tokenFile: path)
+            }
+        } catch {
+            return (.fail, "\(error)")
+        }
+        guard let mode = ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.intValue else {
+            return (.fail, "\(flag) \(path): its permissions cannot be read")
+        }
+        if mode & 0o077 != 0 {
+            return (.fail, "\(flag) \(path) is readable by other users (mode \(String(mode, radix: 8))); restrict it with chmod 600")
+        }
+        return (.ok, "\(flag) \(path) holds a token and only its owner may read it")
+    }
+}
