@@ -32,7 +32,6 @@ enum CommandRegistry {
         WebCommand.self,
         KeysCommand.self,
         ServeCommand.self,
-        KeysCommand.self,
     ]
 }
 
