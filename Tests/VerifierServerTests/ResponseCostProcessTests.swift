@@ -52,7 +52,9 @@ import WalletVerifierTestSupport
         }
         let size = try JSONSerialization.data(withJSONObject: answer.body).count
         #expect(size < 16_384, "the refusal is small: \(size) bytes")
-        #expect(elapsed < .seconds(5), "\(elapsed)")
+        // Well under a second alone; the bound only catches a refusal that verified after all (seconds of CPU),
+        // with room for a loaded machine.
+        #expect(elapsed < .seconds(30), "\(elapsed)")
 
         // --max-documents lowers the limit.
         let strict = try await ServiceInstance(arguments: HostileNetworkSessionTests.sqliteArguments(fixture) + ["--max-documents", "2"])
