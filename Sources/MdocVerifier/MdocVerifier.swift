@@ -209,7 +209,7 @@ public struct MdocVerifier: Sendable {
             await runner.run(IssuerSignatureCheck(), state: &state, scope: scope)
             await runner.run(IssuerChainCheck(), state: &state, scope: scope)
             await runner.run(CertificateProfileCheck(), state: &state, scope: scope)
-            await runner.run(IssuingCountryCheck(), state: &state, scope: scope)
+            await runner.run(IssuerCountryCheck(), state: &state, scope: scope)
             await runner.run(MSOStructureCheck(), state: &state, scope: scope)
             await runner.run(MSOVersionCheck(), state: &state, scope: scope)
             await runner.run(ValueDigestsCheck(), state: &state, scope: scope)

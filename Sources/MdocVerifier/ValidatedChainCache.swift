@@ -43,7 +43,7 @@ final class ValidatedChainCache: Sendable {
                 : CertificateProfileCheck.violations(documentSigner: chain[0], iaca: chain[chain.count - 1])
             profileWarnings = CertificateProfileCheck.extendedViolations(
                 documentSigner: chain[0], iaca: chain.count == 1 ? nil : chain[chain.count - 1])
-            countryNames = (IssuingCountryCheck.countryName(chain[0].subject), IssuingCountryCheck.countryName(chain[chain.count - 1].subject))
+            countryNames = (IssuerCountryCheck.countryName(chain[0].subject), IssuerCountryCheck.countryName(chain[chain.count - 1].subject))
             subjects = chain.map(\.subject.description)
             if chain.count > 1, let iaca = chain.last {
                 pathLengthViolations = (

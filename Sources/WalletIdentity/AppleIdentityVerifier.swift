@@ -117,7 +117,7 @@ public struct AppleIdentityVerifier: Sendable {
             policy: mdocVerifier.requirements(for: expectations), context: context.allowingClockSkew(policy.mdoc.clockSkew))
         runner.record(prefix: prefix, warnings: prefixWarnings)
         if let nonceOutcome {
-            runner.run(.replayNonce) { nonceOutcome }
+            await runner.recordReplayNonce(nonceOutcome)
         }
         let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
 

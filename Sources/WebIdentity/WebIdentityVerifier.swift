@@ -104,7 +104,7 @@ public struct WebIdentityVerifier: Sendable {
         let expectations = Self.expectations(request: request)
         var runner = CheckRunner(policy: mdocVerifier.requirements(for: expectations), context: context.allowingClockSkew(policy.clockSkew))
         runner.record(prefix: prefix, warnings: prefixWarnings)
-        if let nonceOutcome { runner.run(.replayNonce) { nonceOutcome } }
+        if let nonceOutcome { await runner.recordReplayNonce(nonceOutcome) }
         let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
 
         // The envelope checks, one type each in Checks/ (named after their ids).

@@ -62,7 +62,7 @@ public struct OpenID4VPVerifier: Sendable {
             policy: mdocVerifier.requirements(for: MdocPresentationExpectations(documentExpiry: .advisory)),
             context: context.allowingClockSkew(policy.clockSkew))
         runner.record(prefix: prefix, warnings: prefixWarnings)
-        if let nonceOutcome { runner.run(.replayNonce) { nonceOutcome } }
+        if let nonceOutcome { await runner.recordReplayNonce(nonceOutcome) }
         let noncePrerequisite: [CheckID] = nonceOutcome == nil ? [] : [.replayNonce]
 
         var entries: [OpenID4VPResponse.Entry] = []

@@ -6,7 +6,7 @@ import X509
 /// (Apple's in-app test issuer has none), a missing countryName is reported as a warning and the
 /// check is skipped, but an invalid or mismatching one still fails. For a document signer pinned in
 /// the trust store there is no IACA: its own countryName is checked the same way.
-struct IssuingCountryCheck: VerificationCheck {
+struct IssuerCountryCheck: VerificationCheck {
     var id: CheckID { .mdocIssuerCountry }
     var prerequisites: [CheckID] { MdocPrerequisites.issuerChain }
 
