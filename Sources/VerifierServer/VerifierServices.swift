@@ -160,7 +160,9 @@ public struct VerifierServices: Sendable {
                         return
                     } catch {
                         // The store's error says only that it did not finish in time: the reason is looked up.
+                        // A stop asked for meanwhile (SIGTERM, Ctrl-C) ends the wait instead of sitting it out.
                         try Task.checkCancellation()
+                        if Task.isShuttingDownGracefully { throw CancellationError() }
                         let cause = await PostgresReachability.diagnose(url: postgresURL)
                         guard ContinuousClock.now < deadline else {
                             throw OperationalError(.unavailable, "PostgreSQL (--postgres-url) did not answer for 60 s: \(cause)")

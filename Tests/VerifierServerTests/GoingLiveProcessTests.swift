@@ -11,23 +11,9 @@ import X509
 /// `serve --check`, then `serve` — and an Apple Pay token and an identity response made for those
 /// keys are accepted.
 @Suite(.serialized) struct GoingLiveProcessTests {
-    /// Runs `wallet-verifier ARGUMENTS` to its end (60 s at most) on a thread of its own.
-    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wallet-verifier")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: output, as: UTF8.self)))
-            }
-        }
+    /// Runs `wallet-verifier ARGUMENTS` to its end (60 s at most).
+    static func run(_ arguments: [String]) async throws -> (status: Int32?, output: String) {
+        try await CommandProcess.run(arguments)
     }
 
     @Test func fromKeysNewToAcceptedVerdicts() async throws {

@@ -6,28 +6,9 @@ import WalletVerifierTestSupport
 /// What `serve` says when it cannot start, and what the API says of a name it does not know: each
 /// names the cause and what to do.
 @Suite(.serialized) struct StartupMessagesTests {
-    /// Runs `wallet-verifier serve` with `arguments` until it exits or `seconds` pass (then it is
-    /// terminated), on a thread of its own; answers its exit status (nil when terminated) and output.
+    /// Runs `wallet-verifier serve ARGUMENTS` until it exits or `seconds` pass.
     static func serve(_ arguments: [String], seconds: Double) async throws -> (status: Int32?, output: String) {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wallet-verifier")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let deadline = Date().addingTimeInterval(seconds)
-                while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-                let exited = !process.isRunning
-                if !exited { process.terminate() }
-                process.waitUntilExit()
-                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                continuation.resume(returning: (exited ? process.terminationStatus : nil, output))
-            }
-        }
+        try await CommandProcess.run(["serve"] + arguments, seconds: seconds)
     }
 
     /// A loopback port that was free a moment ago and has no listener now.
