@@ -52,9 +52,12 @@ struct MdocRoutes: Sendable {
         let start = ContinuousClock.now
         let verifier = services.mdocFlowVerifier()
         let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time))
-        // A deviceMac response cannot be decided without the reader's key: a request to complete, not an
-        // outage to retry (the report's check is an error, which would answer 503).
-        if readerKey == nil, result.report.checks.contains(where: { $0.id == .mdocDeviceAuthentication && $0.reason == .readerKeyRequired }) {
+        // A deviceMac response cannot be decided without the reader's key: when that is all that keeps the
+        // verdict open, it is a request to complete (400), not an outage to retry (the check is an error,
+        // which would answer 503). A response rejected anyway gets its report.
+        if readerKey == nil, result.report.verdict == .indeterminate,
+            result.report.checks.contains(where: { $0.id == .mdocDeviceAuthentication && $0.reason == .readerKeyRequired })
+        {
             throw Problem.badRequest(
                 "/readerKey: missing; the DeviceResponse is authenticated with deviceMac, which is checked with the reader's ephemeral private key (EReaderKey) the session used"
             )
