@@ -51,7 +51,9 @@ struct MdocRoutes: Sendable {
         let time = services.clock.now()
         let start = ContinuousClock.now
         let verifier = services.mdocFlowVerifier()
-        let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time))
+        let result = await verifier.verify(
+            deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time),
+            explainDeviceFailures: services.settings.explainDeviceFailures)
         // A deviceMac response cannot be decided without the reader's key: a request to complete, not an
         // outage to retry (the report's check is an error, which would answer 503).
         if readerKey == nil, result.report.checks.contains(where: { $0.id == .mdocDeviceAuthentication && $0.reason == .readerKeyRequired }) {

@@ -299,7 +299,8 @@ public struct VerifierServices: Sendable {
         // trust store and caches of the in-app verifier.
         var webPolicy = WebIdentityVerifier.productionPolicy
         webPolicy.clockSkew = .seconds(settings.clockSkew)
-        let webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy), revocation: revocation)
+        var webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy), revocation: revocation)
+        webVerifier.explainDeviceFailures = settings.explainDeviceFailures
         let web = WebRequestSessions(
             store: store, verifier: webVerifier, lifetime: .seconds(settings.requestLifetime), limits: settings.requestLimits,
             allowedDocTypes: settings.effectiveWebDocTypes?.docTypes)
