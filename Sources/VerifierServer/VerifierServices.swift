@@ -252,8 +252,9 @@ public struct VerifierServices: Sendable {
 
         var identityPolicy = IdentityPolicy.production
         identityPolicy.mdoc.clockSkew = .seconds(settings.clockSkew)
-        let verifier = AppleIdentityVerifier(
+        var verifier = AppleIdentityVerifier(
             keyRing: ring, merchantID: merchantID, teamID: teamID, trustStore: trust, policy: identityPolicy, revocation: revocation)
+        verifier.explainDeviceFailures = settings.explainDeviceFailures
         var sessions = IdentityRequestSessions(
             store: store, verifier: verifier, lifetime: .seconds(settings.requestLifetime),
             otherMerchants: settings.otherMerchants.map { ($0.merchantID, $0.teamID) })
