@@ -80,6 +80,12 @@ public struct SessionTranscript: Sendable {
         }
     }
 
+    /// This transcript as `SessionTranscriptBytes` (`#6.24(bstr .cbor SessionTranscript)`) in place of the
+    /// array: what a wallet that embeds the tagged form in DeviceAuthentication signs over.
+    public var tagWrapped: SessionTranscript {
+        SessionTranscript(node: CBORNode.embedded(node))
+    }
+
     static func sha256(_ node: CBORNode) -> CBORNode {
         .bytes(Array(SHA256.hash(data: Array(node.encodedBytes))))
     }

@@ -17,6 +17,12 @@ struct DocumentState: Sendable {
     let chainCache: ValidatedChainCache
     /// Whether the flow can carry a deviceMac at all (see ``MdocVerifier/verify(_:transcript:readerKey:runner:flow:deviceMacAllowed:)``).
     var deviceMacAllowed = true
+    /// Other transcripts the device may have signed (see ``TranscriptDiagnosis``), tried only when the
+    /// device signature fails over ``transcript``.
+    var transcriptCandidates: [TranscriptCandidate] = []
+    /// Whether this document's issuer signature and value digests passed: only then is a failed
+    /// device signature worth diagnosing.
+    var transcriptDiagnosisEligible = false
 
     var document: Document?
     /// x5chain as parsed certificates (leaf first, each parsed once per verifier), or why it is unusable.

@@ -182,11 +182,13 @@ public struct MdocVerifier: Sendable {
     /// `deviceMacAllowed` is false in flows whose session transcript can only be signed (Apple's in-app
     /// flow, which only uses ECDSA, and the DC API, where the reader has no key agreement with the
     /// device): there a deviceMac fails `mdoc.device.authentication` with `deviceMacNotAllowed`
-    /// instead of asking for a reader key that cannot exist.
+    /// instead of asking for a reader key that cannot exist. `transcriptCandidates` (see
+    /// ``TranscriptDiagnosis``) are tried only when a document's device signature fails.
     public func verify(
         _ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, runner: inout CheckRunner, flow: String,
-        deviceMacAllowed: Bool = true
+        deviceMacAllowed: Bool = true, transcriptCandidates: [TranscriptCandidate] = []
     ) async -> MdocVerificationResult {
+        let transcriptCandidates = TranscriptDiagnosis.bounded(transcriptCandidates)
         let responseVersion = MdocVersion(response.version)
         var structure = response
         await runner.run(ResponseStructureCheck(maxDocuments: policy.maxDocuments, acceptedDocTypes: policy.acceptedDocTypes), state: &structure)
@@ -216,6 +218,11 @@ public struct MdocVerifier: Sendable {
             await runner.run(IssuingCountryElementCheck(), state: &state, scope: scope)
             await runner.run(DocTypeCheck(), state: &state, scope: scope)
             await runner.run(ValidityCheck(), state: &state, scope: scope)
+            if !transcriptCandidates.isEmpty {
+                state.transcriptCandidates = transcriptCandidates
+                state.transcriptDiagnosisEligible =
+                    runner.passed(.mdocIssuerSignature, scope: scope) && runner.passed(.mdocValueDigests, scope: scope)
+            }
             await runner.run(DeviceAuthenticationCheck(), state: &state, scope: scope)
             await runner.run(KeyAuthorizationsCheck(), state: &state, scope: scope)
             if let document = state.document {

@@ -51,7 +51,9 @@ struct MdocRoutes: Sendable {
         let time = services.clock.now()
         let start = ContinuousClock.now
         let verifier = services.mdocFlowVerifier()
-        let result = await verifier.verify(deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time))
+        let result = await verifier.verify(
+            deviceResponse: responseBytes, transcript: transcript, readerKey: readerKey, context: .at(time),
+            explainDeviceFailures: services.settings.explainDeviceFailures)
         // A deviceMac response cannot be decided without the reader's key: when that is all that keeps the
         // verdict open, it is a request to complete (400), not an outage to retry (the check is an error,
         // which would answer 503). A response rejected anyway gets its report.

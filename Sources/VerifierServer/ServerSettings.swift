@@ -86,6 +86,9 @@ public struct ServerSettings: Sendable, Hashable {
     public var readerCertificates: [String] = []
     /// One readerAuthAll signature per request (DeviceRequest 1.1) instead of one per DocRequest.
     public var readerAuthAll = false
+    /// Whether a failed device signature is verified over a few likely other transcripts, to name the
+    /// one the wallet signed in the report (`details.transcriptDiagnosis`). Off by default.
+    public var explainDeviceFailures = false
     /// The key that signs OpenID4VP request objects (`--request-signing-key`, P-256, ES256); nil: the
     /// reader key (``readerKey``) when one is configured, else requests go unsigned.
     public var requestSigningKey: String?
@@ -230,6 +233,7 @@ public struct ServerSettings: Sendable, Hashable {
         "uiListen": "WALLET_VERIFIER_UI_LISTEN", "uiTokenFile": "WALLET_VERIFIER_UI_TOKEN_FILE",
         "apiTokenFile": "WALLET_VERIFIER_API_TOKEN_FILE",
         "readerKey": "WALLET_VERIFIER_READER_KEY", "readerCerts": "WALLET_VERIFIER_READER_CERTS", "readerAuthAll": "WALLET_VERIFIER_READER_AUTH_ALL",
+        "explainDeviceFailures": "WALLET_VERIFIER_EXPLAIN_DEVICE_FAILURES",
         "requestSigningKey": "WALLET_VERIFIER_REQUEST_SIGNING_KEY", "requestSigningCerts": "WALLET_VERIFIER_REQUEST_SIGNING_CERTS",
         "openid4vpClientId": "WALLET_VERIFIER_OPENID4VP_CLIENT_ID", "webProtocols": "WALLET_VERIFIER_WEB_PROTOCOLS",
         "webDocTypes": "WALLET_VERIFIER_WEB_DOCTYPES", "maxRequestElements": "WALLET_VERIFIER_MAX_REQUEST_ELEMENTS",
@@ -317,6 +321,12 @@ public struct ServerSettings: Sendable, Hashable {
         if let all = single("readerAuthAll") {
             guard let flag = Bool(all.lowercased()) else { throw SettingsError("readerAuthAll must be true or false, got \"\(all)\"") }
             settings.readerAuthAll = flag
+        }
+        if let explain = single("explainDeviceFailures") {
+            guard let flag = Bool(explain.lowercased()) else {
+                throw SettingsError("explainDeviceFailures must be true or false, got \"\(explain)\"")
+            }
+            settings.explainDeviceFailures = flag
         }
         if (settings.readerKey == nil) != settings.readerCertificates.isEmpty {
             throw SettingsError("--reader-key and --reader-cert go together (the key and its certificate, leaf first)")
@@ -426,7 +436,7 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
-    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `webDocTypes`, `maxRequestElements`, `maxRequestSessionBytes`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
+    /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `explainDeviceFailures`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `webDocTypes`, `maxRequestElements`, `maxRequestSessionBytes`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
     /// `fetchAllow`, `certificateWarningDays`); values

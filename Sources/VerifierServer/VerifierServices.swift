@@ -254,8 +254,9 @@ public struct VerifierServices: Sendable {
 
         var identityPolicy = IdentityPolicy.production
         identityPolicy.mdoc.clockSkew = .seconds(settings.clockSkew)
-        let verifier = AppleIdentityVerifier(
+        var verifier = AppleIdentityVerifier(
             keyRing: ring, merchantID: merchantID, teamID: teamID, trustStore: trust, policy: identityPolicy, revocation: revocation)
+        verifier.explainDeviceFailures = settings.explainDeviceFailures
         var sessions = IdentityRequestSessions(
             store: store, verifier: verifier, lifetime: .seconds(settings.requestLifetime),
             otherMerchants: settings.otherMerchants.map { ($0.merchantID, $0.teamID) })
@@ -301,7 +302,8 @@ public struct VerifierServices: Sendable {
         // trust store and caches of the in-app verifier.
         var webPolicy = WebIdentityVerifier.productionPolicy
         webPolicy.clockSkew = .seconds(settings.clockSkew)
-        let webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy), revocation: revocation)
+        var webVerifier = WebIdentityVerifier(mdocVerifier: MdocVerifier(sharing: verifier.mdocVerifier, policy: webPolicy), revocation: revocation)
+        webVerifier.explainDeviceFailures = settings.explainDeviceFailures
         let web = WebRequestSessions(
             store: store, verifier: webVerifier, lifetime: .seconds(settings.requestLifetime), limits: settings.requestLimits,
             allowedDocTypes: settings.effectiveWebDocTypes?.docTypes)

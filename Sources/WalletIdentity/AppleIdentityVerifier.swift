@@ -80,8 +80,36 @@ public struct AppleIdentityVerifier: Sendable {
 
     /// The same verifier (keys, trust, policy, caches, revocation) for another merchant and team.
     public func with(merchantID: String, teamID: String) -> AppleIdentityVerifier {
-        AppleIdentityVerifier(
+        var other = AppleIdentityVerifier(
             keyRing: keyRing, merchantID: merchantID, teamID: teamID, policy: policy, mdocVerifier: mdocVerifier, revocation: revocation)
+        other.explainDeviceFailures = explainDeviceFailures
+        other.otherMerchants = otherMerchants
+        return other
+    }
+
+    /// Whether a device signature that fails is verified over the transcripts of the ``otherMerchants``
+    /// (each merchant with its team, and this merchant with their teams and they with this team), to name
+    /// the one the wallet signed in the failure (``TranscriptDiagnosis``). Off by default.
+    public var explainDeviceFailures = false
+    /// The other configured merchant and team identifiers, for ``explainDeviceFailures``.
+    public var otherMerchants: [(merchantID: String, teamID: String)] = []
+
+    /// The in-app transcripts of the other merchants and teams, for this nonce and recipient key hash.
+    func transcriptCandidates(nonce: [UInt8], recipientKeyHash: [UInt8]) -> [TranscriptCandidate] {
+        guard explainDeviceFailures else { return [] }
+        let fix =
+            "the app's PKIdentityRequest names another merchant or team than the one this request was verified for; verify it with the merchant and team identifiers the app used"
+        var pairs: [(label: String, description: String, merchantID: String, teamID: String)] = []
+        for other in otherMerchants {
+            pairs.append(("otherMerchant", "another configured merchant (\(other.merchantID), team \(other.teamID))", other.merchantID, other.teamID))
+            pairs.append(("otherTeam", "merchant \(merchantID) with another configured team (\(other.teamID))", merchantID, other.teamID))
+            pairs.append(("otherMerchant", "another configured merchant (\(other.merchantID)) with team \(teamID)", other.merchantID, teamID))
+        }
+        return pairs.map { pair in
+            TranscriptCandidate(
+                label: pair.label, description: pair.description, fix: fix,
+                transcript: .appleInApp(nonce: nonce, merchantID: pair.merchantID, teamID: pair.teamID, recipientKeyHash: recipientKeyHash))
+        }
     }
 
     /// Verifies `PKIdentityDocument.encryptedData` for the nonce the app used. `request` adds the
@@ -142,7 +170,8 @@ public struct AppleIdentityVerifier: Sendable {
             // PassKit only uses ECDSA: a deviceMac is a failure here, not a missing reader key.
             documents = await composition.verify(
                 response, transcript: transcript, readerKey: nil, expectations: expectations, deviceMacAllowed: false, runner: &runner,
-                flow: "walletIdentity")
+                flow: "walletIdentity",
+                transcriptCandidates: state.envelope.map { transcriptCandidates(nonce: nonce, recipientKeyHash: $0.pkRHash) } ?? [])
         } else {
             await composition.skip(after: .identityPlaintextStructure, expectations: expectations, runner: &runner)
         }

@@ -43,6 +43,8 @@ public struct IdentityRequestSessions: Sendable {
         otherMerchants: [(merchantID: String, teamID: String)] = []
     ) {
         self.store = store
+        var verifier = verifier
+        if verifier.otherMerchants.isEmpty { verifier.otherMerchants = otherMerchants }
         self.verifier = verifier
         self.lifetime = lifetime
         self.merchants = [(verifier.merchantID, verifier.teamID)] + otherMerchants

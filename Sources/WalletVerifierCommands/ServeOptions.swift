@@ -31,6 +31,12 @@ struct ServeOptions: ParsableArguments {
         []
     @Flag(name: .long, help: "One readerAuthAll signature per web request (DeviceRequest 1.1) instead of readerAuth per DocRequest.")
     var readerAuthAll = false
+    @Flag(
+        name: .long,
+        help:
+            "When a device signature fails, verify it over a few likely other transcripts (origin spelling, other handover) and name the one the wallet signed."
+    )
+    var explainDeviceFailures = false
     @Option(
         name: .long,
         help: "Sign OpenID4VP request objects (ES256) with this P-256 key (PEM or JWK). Default: --reader-key when given; without either, unsigned.")
@@ -149,6 +155,7 @@ struct ServeOptions: ParsableArguments {
         set("readerKey", readerKey)
         set("readerCerts", readerCert)
         if readerAuthAll { set("readerAuthAll", "true") }
+        if explainDeviceFailures { set("explainDeviceFailures", "true") }
         set("requestSigningKey", requestSigningKey)
         set("requestSigningCerts", requestSigningCert)
         set("openid4vpClientId", openid4vpClientId)

@@ -125,6 +125,6 @@ extension CommandSupport {
         await MdocFlowVerifier(mdocVerifier: MdocVerifier(trustStore: store, policy: policy), revocation: prepared.revocation)
             .verify(
                 deviceResponse: bytes, transcript: transcript, readerKey: readerKey, context: .at(time), prefix: prepared.vicalChecks,
-                prefixWarnings: prepared.vicalWarnings)
+                prefixWarnings: prepared.vicalWarnings, explainDeviceFailures: true)
     }
 }

@@ -275,7 +275,9 @@ struct WebCommand: AsyncParsableCommand {
 
             var mdocPolicy = policy == .developer ? WebIdentityVerifier.developerPolicy : WebIdentityVerifier.productionPolicy
             mdocPolicy.clockSkew = .seconds(clockSkew)
-            let verifier = WebIdentityVerifier(trustStore: store, policy: mdocPolicy, revocation: prepared.revocation)
+            var verifier = WebIdentityVerifier(trustStore: store, policy: mdocPolicy, revocation: prepared.revocation)
+            // A failed device signature names the transcript the wallet signed, when it is a likely mistake.
+            verifier.explainDeviceFailures = true
 
             let result: WebVerificationResult
             if let session {

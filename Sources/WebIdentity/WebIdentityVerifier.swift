@@ -34,6 +34,11 @@ public struct WebIdentityVerifier: Sendable {
     /// The MSO revocation checks: a checker with its list sources, or
     /// ``RevocationChecker/off(because:trustStore:)``, whose reason every report then shows.
     public let revocation: RevocationChecker
+    /// Whether a device signature that fails is verified over the transcripts of a few likely mistakes
+    /// (the origin spelled otherwise), to name the one the wallet signed in the failure
+    /// (``TranscriptDiagnosis``). Off by default; the CLI turns it on, the service with
+    /// `serve --explain-device-failures`.
+    public var explainDeviceFailures = false
 
     /// Production: ISO/IEC 18013-5 as written (`web verify` and the service's `/v1/web/verify`).
     public static let productionPolicy = MdocVerificationPolicy.iso18013Strict
@@ -125,7 +130,8 @@ public struct WebIdentityVerifier: Sendable {
             // The DC API gives the reader no key agreement with the device: a deviceMac is a failure.
             documents = await composition.verify(
                 deviceResponse, transcript: transcript, readerKey: nil, expectations: expectations, deviceMacAllowed: false, runner: &runner,
-                flow: "webIdentity")
+                flow: "webIdentity",
+                transcriptCandidates: explainDeviceFailures ? WebTranscriptCandidates.annexC(encryptionInfo: encryptionInfo, origin: origin) : [])
         } else {
             await composition.skip(after: .webPlaintextStructure, expectations: expectations, runner: &runner)
         }

@@ -259,6 +259,38 @@ import X509
                 == .deviceSignatureInvalid)
     }
 
+    @Test func theTranscriptTheWalletSignedIsNamed() async throws {
+        let setup = try setup()
+        let session = setup.request.session
+        var verifier = setup.verifier
+        verifier.explainDeviceFailures = true
+        let thumbprint = Base64.decodeURL(session.jwkThumbprint)
+        let cases: [(SessionTranscript, String?)] = [
+            (.openID4VPDigitalCredentials(origin: origin + "/", nonce: session.nonce, jwkThumbprint: thumbprint), "originTrailingSlash"),
+            (.openID4VPDigitalCredentialsDraft24(origin: origin, nonce: session.nonce), "otherProtocol:openid4vp-draft24"),
+            (.openID4VPDigitalCredentials(origin: origin, nonce: session.nonce, jwkThumbprint: nil), "noKeyThumbprint"),
+            (.openID4VPDigitalCredentials(origin: "https://attacker.example", nonce: session.nonce, jwkThumbprint: thumbprint), nil),
+        ]
+        for (signed, label) in cases {
+            let report = await verifier.verify(
+                response: try Self.answer(setup, transcript: signed), session: session, recipientKeys: [setup.recipient], context: .at(time)
+            ).report
+            #expect(report.verdict == .rejected)
+            let device = try #require(report.check(.mdocDeviceAuthentication))
+            #expect(device.reason == .deviceSignatureInvalid)
+            #expect(device.details["transcriptDiagnosis"] == label, "\(device.message)")
+            #expect(device.message.contains("The device signed the transcript of") == (label != nil))
+            #expect(!device.message.contains(session.nonce))
+        }
+        // Off by default.
+        let plain = await verify(
+            setup,
+            try Self.answer(
+                setup, transcript: .openID4VPDigitalCredentials(origin: origin + "/", nonce: session.nonce, jwkThumbprint: thumbprint))
+        ).report
+        #expect(plain.check(.mdocDeviceAuthentication)?.details["transcriptDiagnosis"] == nil)
+    }
+
     @Test func keysAndKeyIDsThatDoNotMatchAreNamed() async throws {
         let setup = try setup()
         let wrongKid = await verify(setup, try Self.answer(setup, keyID: "other")).report

@@ -37,10 +37,18 @@ struct DeviceAuthenticationCheck: VerificationCheck {
                 let algorithm = try sign1.algorithm
                 if let mismatch = attachedMismatch(sign1.payload) { return mismatch }
                 guard try sign1.isValidSignature(key: deviceKey, detachedPayload: sign1.payload == nil ? payload : nil) else {
-                    return .failed(
-                        .deviceSignatureInvalid,
+                    let message =
                         "The device signature does not verify over DeviceAuthentication: the session transcript (nonce, merchant or app identifiers, handover) differs from the one the device signed, or the response was not produced by the device the MSO names."
-                    )
+                    if sign1.payload == nil, state.transcriptDiagnosisEligible, !state.transcriptCandidates.isEmpty,
+                        let match = TranscriptDiagnosis.firstMatch(
+                            state.transcriptCandidates, primary: state.transcript, signature: sign1, deviceKey: deviceKey,
+                            docType: document.docType, deviceNameSpacesBytes: deviceSigned.nameSpacesBytes)
+                    {
+                        return .failed(
+                            .deviceSignatureInvalid, message + " The device signed the transcript of \(match.description): \(match.fix).",
+                            details: ["transcriptDiagnosis": match.label])
+                    }
+                    return .failed(.deviceSignatureInvalid, message)
                 }
                 let curve = deviceKey.curveName
                 return .passed {

@@ -21,17 +21,19 @@ public struct MdocFlowVerifier: Sendable {
         composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
     }
 
-    /// `prefix` results and warnings (a VICAL's checks) go first in the report.
+    /// `prefix` results and warnings (a VICAL's checks) go first in the report. With
+    /// `explainDeviceFailures`, a failed device signature names the form of the transcript the device
+    /// signed, when it signed the given one wrapped (``TranscriptDiagnosis``).
     public func verify(
         deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?, context: VerificationContext,
-        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []
+        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = [], explainDeviceFailures: Bool = false
     ) async -> MdocVerificationResult {
         let policy = mdocVerifier.policy
         var runner = CheckRunner(policy: policy.requirements, context: context.allowingClockSkew(policy.clockSkew))
         runner.record(prefix: prefix, warnings: prefixWarnings)
         let documents = await composition.verify(
             deviceResponse: bytes, transcript: transcript, readerKey: readerKey, expectations: MdocPresentationExpectations(), runner: &runner,
-            flow: "mdoc")
+            flow: "mdoc", transcriptCandidates: explainDeviceFailures ? TranscriptDiagnosis.givenTranscriptCandidates(transcript) : [])
         return MdocVerificationResult(report: runner.report(flow: "mdoc"), documents: documents)
     }
 }

@@ -35,25 +35,28 @@ public struct MdocPresentationVerifier: Sendable {
     public func verify(
         deviceResponse bytes: [UInt8], transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?,
         expectations: MdocPresentationExpectations, deviceMacAllowed: Bool = true, runner: inout CheckRunner, flow: String,
-        advice: String? = nil
+        advice: String? = nil, transcriptCandidates: [TranscriptCandidate] = []
     ) async -> [VerifiedDocument] {
         guard let response = Self.decode(bytes, runner: &runner, advice: advice) else { return [] }
         return await verify(
             response, transcript: transcript, readerKey: readerKey, expectations: expectations, deviceMacAllowed: deviceMacAllowed,
-            runner: &runner, flow: flow)
+            runner: &runner, flow: flow, transcriptCandidates: transcriptCandidates)
     }
 
     /// Runs every step for a decoded response into `runner` and returns the decoded documents
     /// (whatever the verdict: callers expose them only when the report is accepted).
     /// `deviceMacAllowed` is false where the session transcript can only be signed (Apple's in-app
-    /// flow, the DC API): a deviceMac then fails `mdoc.device.authentication`.
+    /// flow, the DC API): a deviceMac then fails `mdoc.device.authentication`. `transcriptCandidates`
+    /// name the transcript a device signed when its signature fails (``TranscriptDiagnosis``).
     public func verify(
         _ response: DeviceResponse, transcript: SessionTranscript, readerKey: P256.KeyAgreement.PrivateKey?,
-        expectations: MdocPresentationExpectations, deviceMacAllowed: Bool = true, runner: inout CheckRunner, flow: String
+        expectations: MdocPresentationExpectations, deviceMacAllowed: Bool = true, runner: inout CheckRunner, flow: String,
+        transcriptCandidates: [TranscriptCandidate] = []
     ) async -> [VerifiedDocument] {
         let verifier = narrowed(for: response, expectations: expectations)
         let documents = await verifier.verify(
-            response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow, deviceMacAllowed: deviceMacAllowed
+            response, transcript: transcript, readerKey: readerKey, runner: &runner, flow: flow, deviceMacAllowed: deviceMacAllowed,
+            transcriptCandidates: transcriptCandidates
         ).documentsRegardlessOfVerdict
         var presented = PresentedDocuments(documents: documents, documentCount: response.documentResults.count)
         if expectations.requirePhotoID {

@@ -29,7 +29,13 @@ public struct OpenID4VPVerifier: Sendable {
     /// A verifier sharing the Annex C verifier's trust store, policy, caches and revocation checker.
     public init(sharing web: WebIdentityVerifier) {
         self.init(mdocVerifier: web.mdocVerifier, revocation: web.revocation)
+        explainDeviceFailures = web.explainDeviceFailures
     }
+
+    /// Whether a device signature that fails is verified over the transcripts of a few likely mistakes
+    /// (the origin spelled otherwise, a draft handover), to name the one the wallet signed in the
+    /// failure (``TranscriptDiagnosis``). Off by default.
+    public var explainDeviceFailures = false
 
     /// The outcome recorded for `replay.nonce` when the response is not bound to the request: the request was left unused.
     static func notConsumed(_ session: OpenID4VPSession) -> CheckOutcome {
@@ -87,6 +93,10 @@ public struct OpenID4VPVerifier: Sendable {
         }
 
         let transcript = session.sessionTranscript
+        let candidates =
+            explainDeviceFailures
+            ? WebTranscriptCandidates.openID4VP(
+                origin: session.origin, nonce: session.nonce, jwkThumbprint: Base64.decodeURL(session.jwkThumbprint) ?? []) : []
         var documents: [VerifiedDocument] = []
         let (start, warningsStart) = (runner.results.count, runner.warnings.count)
         let composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
@@ -102,7 +112,7 @@ public struct OpenID4VPVerifier: Sendable {
             documents = await composition.verify(
                 presentations[0].response, transcript: transcript, readerKey: nil,
                 expectations: WebIdentityVerifier.expectations(request: presentations[0].request),
-                deviceMacAllowed: false, runner: &runner, flow: "webIdentity")
+                deviceMacAllowed: false, runner: &runner, flow: "webIdentity", transcriptCandidates: candidates)
             runner.amendResults(from: start) { Self.explainTranscript(&$0, session: session) }
         } else {
             for presentation in presentations {
@@ -113,7 +123,7 @@ public struct OpenID4VPVerifier: Sendable {
                 let verified = await composition.verify(
                     presentation.response, transcript: transcript, readerKey: nil,
                     expectations: WebIdentityVerifier.expectations(request: presentation.request),
-                    deviceMacAllowed: false, runner: &sub, flow: "webIdentity")
+                    deviceMacAllowed: false, runner: &sub, flow: "webIdentity", transcriptCandidates: candidates)
                 documents += verified
                 let scopePrefix = presentation.scope
                 for var result in sub.results {
