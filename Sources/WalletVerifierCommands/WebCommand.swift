@@ -297,7 +297,8 @@ struct WebCommand: AsyncParsableCommand {
                     result = await verifier.verify(
                         response: responseBytes, encryptionInfo: file.encryptionInfo, origin: file.origin, recipientKey: key,
                         request: file.request, context: .at(time), nonceOutcome: nonceOutcome,
-                        prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+                        prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings,
+                        offeredAlongside: file.openID4VP.map { [WebTranscriptCandidates.openID4VPTranscript($0)] } ?? [])
                 case .openID4VP(_, let jwe):
                     guard let record = file.openID4VP else {
                         throw CLIInputError(
@@ -306,7 +307,9 @@ struct WebCommand: AsyncParsableCommand {
                     let nonceOutcome = file.consume(sessionPath: session, at: time)
                     result = await OpenID4VPVerifier(sharing: verifier).verify(
                         response: Array(jwe.utf8), session: record, recipientKeys: [key], context: .at(time), nonceOutcome: nonceOutcome,
-                        prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
+                        prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings,
+                        offeredAlongside: offered.contains(.annexC)
+                            ? [WebTranscriptCandidates.annexCTranscript(encryptionInfo: file.encryptionInfo, origin: file.origin)] : [])
                 }
             } else if case .openID4VP = credential {
                 throw CLIInputError("an OpenID4VP response is verified with --session SESSION_FILE (its nonce, key and credential queries)")

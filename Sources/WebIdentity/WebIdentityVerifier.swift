@@ -73,15 +73,17 @@ public struct WebIdentityVerifier: Sendable {
 
     /// Verifies an EncryptedResponse (CBOR bytes) for a request whose EncryptionInfo (base64url, as
     /// sent to the browser) and origin are known. `prefix` results (trust-list checks) go first;
-    /// `nonceOutcome` is the request session's `replay.nonce`.
+    /// `nonceOutcome` is the request session's `replay.nonce`. `offeredAlongside`: the transcripts of
+    /// the other protocols the same request offered (``WebTranscriptCandidates/openID4VPTranscript(_:)``),
+    /// tried with ``explainDeviceFailures`` when the device signature fails.
     public func verify(
         response: [UInt8], encryptionInfo: String, origin: String, recipientKey: P256.KeyAgreement.PrivateKey,
         request: WebDocumentRequest? = nil, context: VerificationContext, nonceOutcome: CheckOutcome? = nil,
-        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = []
+        prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = [], offeredAlongside: [TranscriptCandidate] = []
     ) async -> WebVerificationResult {
         await verify(
             response: response, encryptionInfo: encryptionInfo, origin: origin, recipientKey: recipientKey, request: request, context: context,
-            nonceOutcome: nonceOutcome, prefix: prefix, prefixWarnings: prefixWarnings, consumeOnOpen: nil)
+            nonceOutcome: nonceOutcome, prefix: prefix, prefixWarnings: prefixWarnings, offeredAlongside: offeredAlongside, consumeOnOpen: nil)
     }
 
     /// The outcome recorded for `replay.nonce` when the response did not open for the request's
@@ -102,7 +104,8 @@ public struct WebIdentityVerifier: Sendable {
     func verify(
         response: [UInt8], encryptionInfo: String, origin: String, recipientKey: P256.KeyAgreement.PrivateKey,
         request: WebDocumentRequest?, context: VerificationContext, nonceOutcome: CheckOutcome?,
-        prefix: [CheckResult], prefixWarnings: [ReportWarning], consumeOnOpen: (() async -> CheckOutcome)?
+        prefix: [CheckResult], prefixWarnings: [ReportWarning], offeredAlongside: [TranscriptCandidate] = [],
+        consumeOnOpen: (() async -> CheckOutcome)?
     ) async -> WebVerificationResult {
         let policy = mdocVerifier.policy
         // What the request expects of the documents: the runner's requirements and the composition's.
@@ -131,7 +134,8 @@ public struct WebIdentityVerifier: Sendable {
             documents = await composition.verify(
                 deviceResponse, transcript: transcript, readerKey: nil, expectations: expectations, deviceMacAllowed: false, runner: &runner,
                 flow: "webIdentity",
-                transcriptCandidates: explainDeviceFailures ? WebTranscriptCandidates.annexC(encryptionInfo: encryptionInfo, origin: origin) : [])
+                transcriptCandidates: explainDeviceFailures
+                    ? WebTranscriptCandidates.annexC(encryptionInfo: encryptionInfo, origin: origin) + offeredAlongside : [])
         } else {
             await composition.skip(after: .webPlaintextStructure, expectations: expectations, runner: &runner)
         }

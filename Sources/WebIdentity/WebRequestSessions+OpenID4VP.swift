@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MdocVerifier
 import VerificationCore
 
 extension WebRequestSessions {
@@ -13,10 +14,10 @@ extension WebRequestSessions {
     /// the keys of `recipientKeys` (the one whose thumbprint the record names decrypts).
     func verifyOpenID4VP(
         response: String, session: OpenID4VPSession?, recipientKeys: [P256.KeyAgreement.PrivateKey], context: VerificationContext,
-        nonceOutcome: CheckOutcome, consumeOnOpen: (() async -> CheckOutcome)?
+        nonceOutcome: CheckOutcome, offeredAlongside: [TranscriptCandidate], consumeOnOpen: (() async -> CheckOutcome)?
     ) async -> WebVerificationResult {
         await OpenID4VPVerifier(sharing: verifier).verify(
             response: Array(response.utf8), session: session ?? Self.noOpenID4VPSession, recipientKeys: recipientKeys, context: context,
-            nonceOutcome: nonceOutcome, consume: consumeOnOpen)
+            nonceOutcome: nonceOutcome, offeredAlongside: offeredAlongside, consume: consumeOnOpen)
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MdocVerifier
 import VerificationCore
 import WalletCBOR
 import WalletEncoding
@@ -219,16 +220,23 @@ public struct WebRequestSessions: Sendable {
         _ credential: WebCredential, payload: Payload?, key: P256.KeyAgreement.PrivateKey, keys: [P256.KeyAgreement.PrivateKey],
         context: VerificationContext, nonceOutcome: CheckOutcome, consumeOnOpen: (() async -> CheckOutcome)? = nil
     ) async -> WebVerificationResult {
+        // A request that offered both protocols: the other one's transcript is a candidate for a failed device signature.
+        let explain = verifier.explainDeviceFailures
         switch credential {
         case .annexC(let response):
+            let alongside = explain ? (payload?.openID4VP).map { [WebTranscriptCandidates.openID4VPTranscript($0)] } ?? [] : []
             return await verifier.verify(
                 response: response, encryptionInfo: payload?.encryptionInfo ?? "", origin: payload?.origin ?? "", recipientKey: key,
-                request: payload?.request, context: context, nonceOutcome: nonceOutcome, prefix: [], prefixWarnings: [], consumeOnOpen: consumeOnOpen)
+                request: payload?.request, context: context, nonceOutcome: nonceOutcome, prefix: [], prefixWarnings: [],
+                offeredAlongside: alongside, consumeOnOpen: consumeOnOpen)
         case .openID4VP(_, let response):
+            let alongside =
+                explain && payload?.offered.contains(.annexC) == true
+                ? payload.map { [WebTranscriptCandidates.annexCTranscript(encryptionInfo: $0.encryptionInfo, origin: $0.origin)] } ?? [] : []
             // The record names its key by thumbprint: the ring is searched for it (rotated keys included).
             return await verifyOpenID4VP(
                 response: response, session: payload?.openID4VP, recipientKeys: keys.isEmpty ? [key] : keys, context: context,
-                nonceOutcome: nonceOutcome, consumeOnOpen: consumeOnOpen)
+                nonceOutcome: nonceOutcome, offeredAlongside: alongside, consumeOnOpen: consumeOnOpen)
         }
     }
 

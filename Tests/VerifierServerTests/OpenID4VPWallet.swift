@@ -69,13 +69,15 @@ enum OpenID4VPWallet {
 
     /// The credential a page receives: `{"protocol", "data": {"response": JWE}}` for `mdoc`'s
     /// DeviceResponse signed for the transcript of `origin`, the request's nonce and key (each can be
-    /// overridden to make a wrong answer).
+    /// overridden to make a wrong answer, as can the whole transcript the device signs).
     static func credential(
         for request: Request, origin: String, mdoc: MdocFixture, pki: MdocPKI, nonce: String? = nil, credentialID: String? = nil,
-        encryptTo: P256.KeyAgreement.PublicKey? = nil, keyID: String? = nil, encryption: JWEContentEncryption = .a128gcm, presentations: Int = 1
+        encryptTo: P256.KeyAgreement.PublicKey? = nil, keyID: String? = nil, encryption: JWEContentEncryption = .a128gcm, presentations: Int = 1,
+        transcript signed: SessionTranscript? = nil
     ) throws -> [String: Any] {
-        let transcript = SessionTranscript.openID4VPDigitalCredentials(
-            origin: origin, nonce: nonce ?? request.nonce, jwkThumbprint: request.jwkThumbprint)
+        let transcript =
+            signed
+            ?? SessionTranscript.openID4VPDigitalCredentials(origin: origin, nonce: nonce ?? request.nonce, jwkThumbprint: request.jwkThumbprint)
         var encoded: [String] = []
         for _ in 0..<presentations {
             encoded.append(Base64.encodeURL(try mdoc.deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)))

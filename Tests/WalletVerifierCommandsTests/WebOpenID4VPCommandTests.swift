@@ -28,13 +28,14 @@ import X509
     }
 
     /// A wallet's OpenID4VP answer (the credential JSON) with a passport for `object`'s nonce and key.
-    static func answer(_ name: String, _ object: [String: Any], pki: PassportPKI) throws -> String {
+    /// With `transcript`, the device signs that transcript instead.
+    static func answer(_ name: String, _ object: [String: Any], pki: PassportPKI, transcript signed: SessionTranscript? = nil) throws -> String {
         let jwk = try #require(((object["client_metadata"] as? [String: Any])?["jwks"] as? [String: Any])?["keys"] as? [[String: Any]]).first ?? [:]
         let x = try #require(jwk["x"] as? String), y = try #require(jwk["y"] as? String)
         let thumbprint = Array(SHA256.hash(data: Data(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8)))
         let nonce = try #require(object["nonce"] as? String)
         let transcript = SessionTranscript.openID4VPDigitalCredentials(origin: origin, nonce: nonce, jwkThumbprint: thumbprint)
-        let deviceResponse = try PhotoIDFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let deviceResponse = try PhotoIDFixture().deviceResponse(pki: pki, deviceKey: P256.Signing.PrivateKey(), transcript: signed ?? transcript)
         let id = try #require(((object["dcql_query"] as? [String: Any])?["credentials"] as? [[String: Any]])?.first?["id"] as? String)
         let payload = try JSONSerialization.data(withJSONObject: ["vp_token": [id: [Base64.encodeURL(deviceResponse)]]])
         let xBytes = try #require(Base64.decodeURL(x)), yBytes = try #require(Base64.decodeURL(y))
@@ -78,6 +79,48 @@ import X509
         let again = await WalletVerifierCommand.runCapturing(verify)
         #expect(again.code == 1)
         #expect(check(try json(again.stdout), "replay.nonce")?["reason"] as? String == "nonceReused")
+    }
+
+    /// `web verify` names the transcript a wallet signed: the Annex C offer of the same session, or
+    /// the web key's own thumbprint in place of the request key's; the session stays unused.
+    @Test func aFailedDeviceSignatureNamesTheTranscriptTheWalletSigned() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let webKey = P256.KeyAgreement.PrivateKey()
+        let keyPath = try scratch.write("recipient.pem", webKey.pemRepresentation)
+        let pki = try PassportPKI()
+        let iaca = try scratch.write("iaca.pem", pki.iacaPEM)
+        // Each answer gets a session of its own (the CLI uses a session once, whatever the answer).
+        let cases: [(label: String, signed: (_ info: String, _ nonce: String) -> SessionTranscript)] = [
+            ("otherProtocol:org-iso-mdoc", { info, _ in .dcapi(encryptionInfoBase64URL: info, origin: Self.origin) }),
+            (
+                "otherKeyThumbprint",
+                { _, nonce in
+                    .openID4VPDigitalCredentials(origin: Self.origin, nonce: nonce, jwkThumbprint: JWK(publicKey: webKey.publicKey).thumbprint)
+                }
+            ),
+        ]
+        for (index, (label, signed)) in cases.enumerated() {
+            let sessionPath = scratch.path("session-\(index).json")
+            let request = await WalletVerifierCommand.runCapturing(Self.requestArguments(scratch, key: keyPath, session: sessionPath))
+            #expect(request.code == 0, "\(request.stderr)")
+            let argument = try json(request.stdout)
+            let entry = try #require(try Self.openID4VP(argument))
+            let requests = try #require((argument["digital"] as? [String: Any])?["requests"] as? [[String: Any]])
+            let info = try #require(
+                (requests.first { $0["protocol"] as? String == "org-iso-mdoc" }?["data"] as? [String: Any])?["encryptionInfo"] as? String)
+            let nonce = try #require(entry.object["nonce"] as? String)
+            let responsePath = try scratch.write(
+                "credential-\(index).json", try Self.answer(entry.protocolName, entry.object, pki: pki, transcript: signed(info, nonce)))
+            let result = await WalletVerifierCommand.runCapturing([
+                "web", "verify", "--response", responsePath, "--session", sessionPath, "--trust-doctype", "\(PhotoIDFixture.docType)=\(iaca)",
+                "--at", Self.at, "--revocation", "off", "--format", "json",
+            ])
+            #expect(result.code == 1, "\(result.stdout)\(result.stderr)")
+            let device = try #require(check(try json(result.stdout), "mdoc.device.authentication"))
+            #expect((device["details"] as? [String: Any])?["transcriptDiagnosis"] as? String == label, "\(device)")
+            #expect(!(device["message"] as? String ?? "").contains(nonce))
+        }
     }
 
     @Test func signedRequestsAndTheProtocolChoice() async throws {

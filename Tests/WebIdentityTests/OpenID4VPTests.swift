@@ -282,6 +282,32 @@ import X509
             #expect(device.message.contains("The device signed the transcript of") == (label != nil))
             #expect(!device.message.contains(session.nonce))
         }
+        // The thumbprint of another configured web key (here: the key list's first), in place of the request's key's.
+        let other = P256.KeyAgreement.PrivateKey()
+        let otherThumbprint = JWK(publicKey: other.publicKey).thumbprint
+        let signedForOtherKey = await verifier.verify(
+            response: try Self.answer(
+                setup, transcript: .openID4VPDigitalCredentials(origin: origin, nonce: session.nonce, jwkThumbprint: otherThumbprint)),
+            session: session, recipientKeys: [other, setup.recipient], context: .at(time)
+        ).report
+        let otherKeyCheck = try #require(signedForOtherKey.check(.mdocDeviceAuthentication))
+        #expect(otherKeyCheck.details["transcriptDiagnosis"] == "otherKeyThumbprint", "\(otherKeyCheck.message)")
+        #expect(!otherKeyCheck.message.contains(Base64.encodeURL(otherThumbprint)))
+        // The same answer when that key is not configured: no candidate names it.
+        let unconfigured = await verifier.verify(
+            response: try Self.answer(
+                setup, transcript: .openID4VPDigitalCredentials(origin: origin, nonce: session.nonce, jwkThumbprint: otherThumbprint)),
+            session: session, recipientKeys: [setup.recipient], context: .at(time)
+        ).report
+        #expect(unconfigured.check(.mdocDeviceAuthentication)?.details["transcriptDiagnosis"] == nil)
+        // Another protocol the request offered beside OpenID4VP (Annex C), given by the caller.
+        let info = try DCAPIEncryptionInfo(nonce: Array(repeating: 9, count: 16), recipientPublicKey: setup.recipient.publicKey).base64URL
+        let annexC = await verifier.verify(
+            response: try Self.answer(setup, transcript: .dcapi(encryptionInfoBase64URL: info, origin: origin)), session: session,
+            recipientKeys: [setup.recipient], context: .at(time),
+            offeredAlongside: [WebTranscriptCandidates.annexCTranscript(encryptionInfo: info, origin: origin)]
+        ).report
+        #expect(annexC.check(.mdocDeviceAuthentication)?.details["transcriptDiagnosis"] == "otherProtocol:org-iso-mdoc")
         // Off by default.
         let plain = await verify(
             setup,

@@ -13,7 +13,9 @@ import WalletVerifierTestSupport
 @Suite struct WebTranscriptDiagnosisTests {
     let time = Date(timeIntervalSince1970: 1_700_000_000 + 3600)
 
-    func annexC(deviceSignedFor: (String, String) -> SessionTranscript, explain: Bool = true) async throws -> CheckResult {
+    func annexC(
+        deviceSignedFor: (String, String) -> SessionTranscript, explain: Bool = true, offeredAlongside: [TranscriptCandidate] = []
+    ) async throws -> CheckResult {
         let fixture = try ServiceFixture()
         let info = try DCAPIEncryptionInfo(nonce: Array(repeating: 5, count: 16), recipientPublicKey: fixture.webKey.publicKey).base64URL
         let sealed = try fixture.webResponse(
@@ -23,7 +25,8 @@ import WalletVerifierTestSupport
             revocation: .off(because: "not under test"))
         verifier.explainDeviceFailures = explain
         let result = await verifier.verify(
-            response: sealed.cbor, encryptionInfo: info, origin: fixture.webOrigin, recipientKey: fixture.webKey, context: .at(time))
+            response: sealed.cbor, encryptionInfo: info, origin: fixture.webOrigin, recipientKey: fixture.webKey, context: .at(time),
+            offeredAlongside: offeredAlongside)
         #expect(result.report.verdict == .rejected)
         #expect(result.report.check(.webEnvelopeDecryption)?.status == .passed)
         return try #require(result.report.check(.mdocDeviceAuthentication))
@@ -48,6 +51,18 @@ import WalletVerifierTestSupport
         let device = try await annexC { _, origin in .openID4VPDigitalCredentials(origin: origin, nonce: "n", jwkThumbprint: nil) }
         #expect(device.reason == .deviceSignatureInvalid)
         #expect(device.details["transcriptDiagnosis"] == nil)
+    }
+
+    @Test func theOpenID4VPTranscriptOfferedBesideIsNamed() async throws {
+        // A request that offered OpenID4VP beside Annex C: its OpenID4VP transcript is a candidate.
+        let session = try OpenID4VPRequest(
+            requests: [.photoIDFixture], origin: "https://verifier.example", recipientPublicKey: P256.KeyAgreement.PrivateKey().publicKey
+        ).session
+        let device = try await annexC(
+            deviceSignedFor: { _, _ in session.sessionTranscript }, offeredAlongside: [WebTranscriptCandidates.openID4VPTranscript(session)])
+        #expect(device.details["transcriptDiagnosis"] == "otherProtocol:openid4vp-v1", "\(device.message)")
+        #expect(device.message.contains("the OpenID4VP 1.0 offer of this same request"))
+        #expect(!device.message.contains(session.nonce))
     }
 
     @Test func anUnrelatedOriginGetsNoDiagnosisAndTheOptionIsOffByDefault() async throws {

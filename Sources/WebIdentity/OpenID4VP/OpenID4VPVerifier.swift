@@ -57,11 +57,14 @@ public struct OpenID4VPVerifier: Sendable {
     /// provisional one, in place. (Decryption alone proves nothing about the session: the encryption
     /// key is public in every request.) An answer whose device signatures did not verify over this
     /// transcript is not reported beyond its structure, and no document is returned for it.
-    /// `prefix` results (trust-list checks) go first.
+    /// `prefix` results (trust-list checks) go first. `offeredAlongside`: the transcripts of the other
+    /// protocols the same request offered (``WebTranscriptCandidates/annexCTranscript(encryptionInfo:origin:)``),
+    /// tried with ``explainDeviceFailures`` when a device signature fails, as are the thumbprints of
+    /// the configured keys.
     public func verify(
         response: [UInt8], session: OpenID4VPSession, recipientKeys: [P256.KeyAgreement.PrivateKey], context: VerificationContext,
         nonceOutcome: CheckOutcome? = nil, prefix: [CheckResult] = [], prefixWarnings: [ReportWarning] = [],
-        consume: (() async -> CheckOutcome)? = nil
+        offeredAlongside: [TranscriptCandidate] = [], consume: (() async -> CheckOutcome)? = nil
     ) async -> WebVerificationResult {
         let policy = mdocVerifier.policy
         var runner = CheckRunner(
@@ -96,7 +99,8 @@ public struct OpenID4VPVerifier: Sendable {
         let candidates =
             explainDeviceFailures
             ? WebTranscriptCandidates.openID4VP(
-                origin: session.origin, nonce: session.nonce, jwkThumbprint: Base64.decodeURL(session.jwkThumbprint) ?? []) : []
+                origin: session.origin, nonce: session.nonce, jwkThumbprint: Base64.decodeURL(session.jwkThumbprint) ?? [],
+                webKeys: recipientKeys) + offeredAlongside : []
         var documents: [VerifiedDocument] = []
         let (start, warningsStart) = (runner.results.count, runner.warnings.count)
         let composition = MdocPresentationVerifier(mdocVerifier: mdocVerifier, revocation: revocation)
