@@ -70,7 +70,9 @@ struct WebPage: Sendable {
         Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// The result section for one submitted form. Every verification uses the server's clock.
+    /// The result section for one submitted form. Every verification uses the server's clock, and a
+    /// failed device signature names the transcript it was made for, whatever
+    /// `--explain-device-failures` says (the page is the operator's).
     func verify(_ form: FormData) async -> String {
         let time = services.clock.now()
         switch form["kind"] {
@@ -81,7 +83,8 @@ struct WebPage: Sendable {
                 return errorBox("Give the requestId of the identity request this service created (POST /v1/identity/requests).")
             }
             guard let data = Self.binary(form["envelope"] ?? "") else { return errorBox("The encrypted response is not base64 or hex.") }
-            let result = await services.identity.verify(requestID: requestID, encryptedData: data, sessionBinding: nil, context: .at(time))
+            let result = await services.identity.explainingDeviceFailures().verify(
+                requestID: requestID, encryptedData: data, sessionBinding: nil, context: .at(time))
             return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "web":
             // Only against a web request this service issued and that is still outstanding: the request
@@ -96,7 +99,7 @@ struct WebPage: Sendable {
             do { credential = try WebCredential.fromSubmission(Array((form["credential"] ?? "").utf8)) } catch {
                 return errorBox("The credential is not one a page receives from navigator.credentials.get: \(error).")
             }
-            let result = await services.web.verify(
+            let result = await services.web.explainingDeviceFailures().verify(
                 requestID: requestID, credential: credential, recipientKeys: services.webKeys, context: .at(time))
             return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "mdoc":
@@ -107,7 +110,7 @@ struct WebPage: Sendable {
             }
             // Exactly the composition of POST /v1/mdoc/verify: revocation, VICALs and the passport rules included.
             let result = await services.mdocFlowVerifier().verify(
-                deviceResponse: response, transcript: transcript, readerKey: nil, context: .at(time))
+                deviceResponse: response, transcript: transcript, readerKey: nil, context: .at(time), explainDeviceFailures: true)
             return reportSection(result.report) + documentsSection(result.documentsRegardlessOfVerdict, accepted: result.report.verdict == .accepted)
         case "applepay":
             guard let verifier = services.applePay else { return errorBox("Apple Pay is not configured on this server.") }

@@ -27,7 +27,7 @@ public struct IdentityRequestSessions: Sendable {
     /// The store that issues and consumes nonces exactly once.
     public let store: any ReplayStore
     /// The verifier of the first (default) merchant.
-    public let verifier: AppleIdentityVerifier
+    public private(set) var verifier: AppleIdentityVerifier
     /// Every configured (merchant identifier, team identifier) pair, the default first: a request
     /// records the pair it was made for, and its response is verified with that pair.
     public let merchants: [(merchantID: String, teamID: String)]
@@ -48,6 +48,14 @@ public struct IdentityRequestSessions: Sendable {
         self.verifier = verifier
         self.lifetime = lifetime
         self.merchants = [(verifier.merchantID, verifier.teamID)] + otherMerchants
+    }
+
+    /// The same sessions (store, merchants, limits) whose verifier names the transcript a failed
+    /// device signature was made for (``AppleIdentityVerifier/explainDeviceFailures``): the operator's page.
+    public func explainingDeviceFailures() -> IdentityRequestSessions {
+        var copy = self
+        copy.verifier.explainDeviceFailures = true
+        return copy
     }
 
     struct Payload: Codable {

@@ -41,7 +41,7 @@ public struct WebRequestSessions: Sendable {
     /// The store that issues and consumes requests exactly once.
     public let store: any ReplayStore
     /// The verifier that opens and checks the responses.
-    public let verifier: WebIdentityVerifier
+    public private(set) var verifier: WebIdentityVerifier
     /// How long a request stays usable (default 10 minutes).
     public var lifetime: Duration
     /// What one request may ask for and store (elements, stored session size).
@@ -59,6 +59,14 @@ public struct WebRequestSessions: Sendable {
         self.lifetime = lifetime
         self.limits = limits
         self.allowedDocTypes = allowedDocTypes
+    }
+
+    /// The same sessions (store, limits) whose verifier names the transcript a failed device
+    /// signature was made for (``WebIdentityVerifier/explainDeviceFailures``): the operator's page.
+    public func explainingDeviceFailures() -> WebRequestSessions {
+        var copy = self
+        copy.verifier.explainDeviceFailures = true
+        return copy
     }
 
     /// What the store keeps for a request: what each offered protocol's transcript needs.
