@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "WalletIdentity", targets: ["WalletIdentity"]),
         .library(name: "MdocRevocationHTTP", targets: ["MdocRevocationHTTP"]),
         .library(name: "WebIdentity", targets: ["WebIdentity"]),
+        .library(name: "VerificationReceipts", targets: ["VerificationReceipts"]),
         .library(name: "ReplayStoreSQLite", targets: ["ReplayStoreSQLite"]),
         .library(name: "ReplayStorePostgres", targets: ["ReplayStorePostgres"]),
         // The HTTP service as a library: for embedding, and for the fuzz target of its request bodies.
@@ -197,6 +198,20 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Signed verification receipts (ES256 JWS): what was checked, when, against which issuer,
+        // with what outcome — built from every flow's result, without personal data.
+        .target(
+            name: "VerificationReceipts",
+            dependencies: [
+                "WalletEncoding", "WalletJSON", "WalletJOSE", "VerificationCore", "Mdoc", "MdocVerifier", "WalletIdentity", "WebIdentity",
+                "ApplePayVerifier",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -43,6 +43,8 @@ public struct VerifiedDocument: Sendable, CustomStringConvertible {
     /// certificate for a pinned signer; empty when the chain did not validate). Revocation lists
     /// must chain to the same root.
     public internal(set) var validatedChain: [Certificate] = []
+    /// When the issuer signed the MSO (`validityInfo.signed`), when the MSO decoded.
+    public internal(set) var signed: Date?
 
     /// The value of an issuer-signed element; nil when it was not disclosed (device-signed elements are not searched).
     public func element(_ nameSpace: String, _ identifier: String) -> ElementValue? {
@@ -270,6 +272,7 @@ public struct MdocVerifier: Sendable {
             validFrom: state.mso?.validityInfo.validFrom, validUntil: state.mso?.validityInfo.validUntil,
             msoStatus: state.mso?.status)
         verified.validatedChain = state.chain?.chain ?? []
+        verified.signed = state.mso?.validityInfo.signed
         return verified
     }
 }

@@ -154,16 +154,19 @@ public final class InMemoryReceiptStore: ReceiptStore, Sendable {
     /// An empty store.
     public init() {}
 
+    /// Keeps the receipt unless its id is kept already.
     public nonisolated(nonsending) func keepReceipt(_ receipt: StoredReceipt, keepUntil: Date) async throws {
         kept.withLock { kept in
             if kept[receipt.id] == nil { kept[receipt.id] = Kept(receipt: receipt, keepUntil: keepUntil) }
         }
     }
 
+    /// The kept receipt of this id.
     public nonisolated(nonsending) func keptReceipt(_ id: String) async throws -> StoredReceipt? {
         kept.withLock { $0[id]?.receipt }
     }
 
+    /// A page of the kept receipts matching the query, oldest first.
     public nonisolated(nonsending) func keptReceipts(_ query: ReceiptQuery) async throws -> ReceiptPage {
         let after = try query.cursor.map(ReceiptCursor.position)
         let all = kept.withLock { Array($0.values.map(\.receipt)) }
@@ -180,6 +183,7 @@ public final class InMemoryReceiptStore: ReceiptStore, Sendable {
         return ReceiptPage(receipts: page, nextCursor: matching.count > query.limit ? page.last.map(ReceiptCursor.after) : nil)
     }
 
+    /// Removes receipts past their keeping time and keys last used before the bound.
     public nonisolated(nonsending) func purgeReceipts(now: Date, keysUsedBefore: Date) async throws -> Int {
         keys.withLock { keys in keys = keys.filter { $0.value.lastUsed >= keysUsedBefore } }
         return kept.withLock { kept in
@@ -189,6 +193,7 @@ public final class InMemoryReceiptStore: ReceiptStore, Sendable {
         }
     }
 
+    /// Records the key, keeping its first JWK and its latest use.
     public nonisolated(nonsending) func recordReceiptKey(_ key: ReceiptKeyRecord) async throws {
         keys.withLock { keys in
             if let known = keys[key.keyID] {
@@ -199,6 +204,7 @@ public final class InMemoryReceiptStore: ReceiptStore, Sendable {
         }
     }
 
+    /// The keys used since the bound, by kid.
     public nonisolated(nonsending) func receiptKeys(usedSince since: Date) async throws -> [ReceiptKeyRecord] {
         keys.withLock { $0.values.filter { $0.lastUsed >= since }.sorted { $0.keyID < $1.keyID } }
     }

@@ -15,11 +15,16 @@ public struct IdentityVerificationResult: Sendable {
     private let decoded: [VerifiedDocument]
     private let allClaims: IdentityClaims?
 
-    init(report: VerificationReport, documents: [VerifiedDocument], claims: IdentityClaims?) {
+    init(report: VerificationReport, documents: [VerifiedDocument], claims: IdentityClaims?, request: IdentityRequestDescriptor? = nil) {
         self.report = report
         self.decoded = documents
         self.allClaims = claims
+        self.request = request
     }
+
+    /// The request descriptor the response was verified against (from the request session, or as
+    /// given): what a receipt names of the request. Not personal data.
+    public let request: IdentityRequestDescriptor?
 
     /// The documents of an accepted response; empty for any other verdict.
     public var documents: [VerifiedDocument] { report.verdict == .accepted ? decoded : [] }
@@ -178,7 +183,7 @@ public struct AppleIdentityVerifier: Sendable {
 
         var claims: IdentityClaims?
         if let request, let document = documents.first { claims = IdentityClaims(document: document, request: request, at: context.time) }
-        return IdentityVerificationResult(report: runner.report(flow: "walletIdentity"), documents: documents, claims: claims)
+        return IdentityVerificationResult(report: runner.report(flow: "walletIdentity"), documents: documents, claims: claims, request: request)
     }
 
     /// What the in-app flow expects of the document: the request's docTypes, a passport when it asks

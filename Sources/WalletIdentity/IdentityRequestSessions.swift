@@ -213,7 +213,7 @@ public struct IdentityRequestSessions: Sendable {
                 result.report, requestID: requestID, store: store, attempt: attempt, now: time)
         else { return result }
         return IdentityVerificationResult(
-            report: report, documents: result.documentsRegardlessOfVerdict, claims: result.claimsRegardlessOfVerdict)
+            report: report, documents: result.documentsRegardlessOfVerdict, claims: result.claimsRegardlessOfVerdict, request: result.request)
     }
 
     static let outcomes = RequestNonceOutcomes(

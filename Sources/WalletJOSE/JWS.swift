@@ -22,6 +22,18 @@ public enum JWS {
     public static func signES256(
         payload: [UInt8], key: P256.Signing.PrivateKey, type: String? = nil, keyID: String? = nil, x5c: [[UInt8]] = []
     ) throws(JOSEError) -> String {
+        let input = signingInputES256(payload: payload, type: type, keyID: keyID, x5c: x5c)
+        let signature: P256.Signing.ECDSASignature
+        do { signature = try key.signature(for: Array(input.utf8)) } catch {
+            throw JOSEError(.operationFailed, "ES256 signing failed.")
+        }
+        return try compact(signingInput: input, signature: Array(signature.rawRepresentation))
+    }
+
+    /// The JWS signing input (`base64url(header) "." base64url(payload)`) for ES256, with the header
+    /// ``signES256(payload:key:type:keyID:x5c:)`` writes: for a signer that holds its key elsewhere
+    /// (an HSM, a KMS), which signs these bytes and gives the signature to ``compact(signingInput:signature:)``.
+    public static func signingInputES256(payload: [UInt8], type: String? = nil, keyID: String? = nil, x5c: [[UInt8]] = []) -> String {
         var header = JSONWriter(capacity: 256 + x5c.reduce(0) { $0 + $1.count * 4 / 3 + 8 })
         header.raw("{")
         header.key("alg")
@@ -47,12 +59,16 @@ public enum JWS {
             header.raw("]")
         }
         header.raw("}")
-        let signingInput = Base64URLStrict.encode(header.bytes) + "." + Base64URLStrict.encode(payload)
-        let signature: P256.Signing.ECDSASignature
-        do { signature = try key.signature(for: Array(signingInput.utf8)) } catch {
-            throw JOSEError(.operationFailed, "ES256 signing failed.")
+        return Base64URLStrict.encode(header.bytes) + "." + Base64URLStrict.encode(payload)
+    }
+
+    /// The compact JWS of a signing input and its ES256 signature (64 bytes, r‖s); throws
+    /// ``JOSEError`` for a signature of another length.
+    public static func compact(signingInput: String, signature: [UInt8]) throws(JOSEError) -> String {
+        guard signature.count == 64 else {
+            throw JOSEError(.operationFailed, "An ES256 signature is 64 bytes (r‖s); the signer gave \(signature.count).")
         }
-        return signingInput + "." + Base64URLStrict.encode(signature.rawRepresentation)
+        return signingInput + "." + Base64URLStrict.encode(signature)
     }
 
     /// Verifies a compact ES256 JWS with `publicKey`; throws ``JOSEError`` for another shape, another

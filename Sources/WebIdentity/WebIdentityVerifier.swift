@@ -17,6 +17,12 @@ public struct WebVerificationResult: Sendable {
         self.decoded = documents
     }
 
+    /// The requests the answer was verified against (from the request session: one per docType
+    /// asked for), with the origin: what a receipt names of the request. Empty when no session was read.
+    public internal(set) var requests: [WebDocumentRequest] = []
+    /// The request session's origin, when a session was read.
+    public internal(set) var origin: String?
+
     /// The documents of an accepted response; empty for any other verdict.
     public var documents: [VerifiedDocument] { report.verdict == .accepted ? decoded : [] }
     /// Every document that was decoded, whatever the verdict: for diagnostics, never for acting on.

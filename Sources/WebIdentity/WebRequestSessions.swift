@@ -230,10 +230,11 @@ public struct WebRequestSessions: Sendable {
     ) async -> WebVerificationResult {
         // A request that offered both protocols: the other one's transcript is a candidate for a failed device signature.
         let explain = verifier.explainDeviceFailures
+        var result: WebVerificationResult
         switch credential {
         case .annexC(let response):
             let alongside = explain ? (payload?.openID4VP).map { [WebTranscriptCandidates.openID4VPTranscript($0)] } ?? [] : []
-            return await verifier.verify(
+            result = await verifier.verify(
                 response: response, encryptionInfo: payload?.encryptionInfo ?? "", origin: payload?.origin ?? "", recipientKey: key,
                 request: payload?.request, context: context, nonceOutcome: nonceOutcome, prefix: [], prefixWarnings: [],
                 offeredAlongside: alongside, consumeOnOpen: consumeOnOpen)
@@ -242,10 +243,17 @@ public struct WebRequestSessions: Sendable {
                 explain && payload?.offered.contains(.annexC) == true
                 ? payload.map { [WebTranscriptCandidates.annexCTranscript(encryptionInfo: $0.encryptionInfo, origin: $0.origin)] } ?? [] : []
             // The record names its key by thumbprint: the ring is searched for it (rotated keys included).
-            return await verifyOpenID4VP(
+            result = await verifyOpenID4VP(
                 response: response, session: payload?.openID4VP, recipientKeys: keys.isEmpty ? [key] : keys, context: context,
                 nonceOutcome: nonceOutcome, offeredAlongside: alongside, consumeOnOpen: consumeOnOpen)
         }
+        if let payload {
+            result.origin = payload.origin
+            result.requests =
+                credential.protocol.isOpenID4VP
+                ? (payload.openID4VP?.credentials.sorted { $0.key < $1.key }.map(\.value) ?? []) : [payload.request]
+        }
+        return result
     }
 
     private func verify(

@@ -44,6 +44,9 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
     let merchantIdentifierHash: [UInt8]?
     /// Where ``merchantIdentifierHash`` came from, for messages.
     public let merchantIdentifierSource: String?
+    /// The merchant identifier in clear, when known: the one given when the key was loaded, else
+    /// the certificate subject's UID (the Payment Processing certificate's extension holds only its hash).
+    public let merchantIdentifier: String?
     /// The certificate subject's common name (or whole subject), for messages.
     public let subjectName: String
     /// `applepay.keySelection`'s pass message and details for this key, written once.
@@ -115,6 +118,7 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         }
 
         let fromCertificate = try Self.merchantIdentifierHash(in: certificate)
+        self.merchantIdentifier = merchantIdentifier ?? Self.subjectUID(of: certificate)
         if let merchantIdentifier {
             let supplied = Array(SHA256.hash(data: Array(merchantIdentifier.utf8)))
             if let fromCertificate, fromCertificate.hash != supplied {
@@ -175,6 +179,14 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
                 let uid = attribute.value.description
                 return (Array(SHA256.hash(data: Array(uid.utf8))), "subject UID \"\(uid)\"")
             }
+        }
+        return nil
+    }
+
+    /// The certificate subject's UID (0.9.2342.19200300.100.1.1), when it has one.
+    static func subjectUID(of certificate: Certificate) -> String? {
+        for rdn in certificate.subject {
+            for attribute in rdn where attribute.type == ApplePayOID.userID { return attribute.value.description }
         }
         return nil
     }
