@@ -325,6 +325,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "VerificationReceiptsTests",
+            dependencies: [
+                "VerificationReceipts", "VerificationCore", "WalletEncoding", "WalletJSON", "WalletJOSE", "WalletCBOR", "Mdoc", "MdocVerifier",
+                "WalletIdentity", "WebIdentity", "ApplePayVerifier", "WalletVerifierTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "VerificationCoreTests",
             dependencies: ["WalletEncoding", "VerificationCore"],
             swiftSettings: swiftSettings
