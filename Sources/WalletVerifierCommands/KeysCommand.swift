@@ -40,6 +40,8 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     case webReader = "web-reader"
     /// The key that signs OpenID4VP request objects.
     case openID4VPSigning = "openid4vp-signing"
+    /// The key that signs verification receipts (its certificate is optional, from any CA).
+    case receipts
 
     /// `DIR/<kind>.key.pem`.
     var keyFileName: String { "\(rawValue).key.pem" }
@@ -62,6 +64,7 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .applepayRSA: return "Apple Pay Payment Processing certificate (RSA, RSA_v1 tokens)"
         case .webReader: return "Verify with Wallet on the Web certificate (reader authentication: signs web requests)"
         case .openID4VPSigning: return "OpenID4VP request-signing certificate"
+        case .receipts: return "receipt-signing certificate (optional: receipts are signed with the key alone too)"
         }
     }
 
@@ -95,6 +98,11 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
                 "Google's relying-party registration for the Digital Credentials API (Google Wallet), or another verifier registrar",
                 "request a request-signing certificate with the CSR below (Google's carries the extension 1.3.6.1.4.1.11129.10.1, the hash of your registered metadata) and download it",
             ]
+        case .receipts:
+            return [
+                "nothing is required: serve --receipt-key with this key signs receipts, which verify with the service's /v1/receipts/jwks",
+                "optionally, so that auditors see who signs them: your organisation's certificate authority issues a certificate for the CSR below",
+            ]
         }
     }
 
@@ -105,6 +113,7 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .applepay, .applepayRSA: return ["--applepay-cert", certificate, "--applepay-key", key]
         case .webReader: return ["--reader-key", key, "--reader-cert", certificate]
         case .openID4VPSigning: return ["--request-signing-key", key, "--request-signing-cert", certificate]
+        case .receipts: return ["--receipt-key", key, "--receipt-cert", certificate]
         }
     }
 

@@ -155,7 +155,7 @@ struct KeysImportCommand: AsyncParsableCommand {
         let usage = try? certificate.extensions.keyUsage
         var candidates: [KeyKind] = []
         if usage == nil || usage?.keyAgreement == true { candidates.append(.identity) }
-        if usage == nil || usage?.digitalSignature == true { candidates += [.webReader, .openID4VPSigning] }
+        if usage == nil || usage?.digitalSignature == true { candidates += [.webReader, .openID4VPSigning, .receipts] }
         if let keyFileHint, candidates.contains(keyFileHint) { return keyFileHint }
         guard let first = candidates.first else {
             throw CLIInputError(
@@ -191,6 +191,10 @@ struct KeysImportCommand: AsyncParsableCommand {
             guard case .ecP256(let key) = privateKey else { break }
             facts.identifiers.append(
                 ("pkRHash", Hex.encode(IdentityKeyRing.publicKeyHash(key.publicKey)), "params.pkRHash of the identity responses encrypted for it"))
+        case .receipts:
+            guard case .ecP256(let key) = privateKey else { break }
+            facts.identifiers.append(
+                ("kid", Base64.encodeURL(JWK(publicKey: key.publicKey).thumbprint), "the kid of the receipts it signs (RFC 7638)"))
         case .webReader, .openID4VPSigning:
             guard case .ecP256(let key) = privateKey else { break }
             facts.identifiers.append(("jwkThumbprint", Base64.encodeURL(JWK(publicKey: key.publicKey).thumbprint), "RFC 7638 SHA-256, base64url"))

@@ -20,12 +20,13 @@ struct KeysNewCommand: AsyncParsableCommand {
             ask for, and the keys import command to run with the certificate you download.
             KIND: identity (identity encryption, Apple Developer portal), applepay and applepay-rsa \
             (Apple Pay Payment Processing, Apple Developer portal), web-reader (Verify with Wallet on the \
-            Web, Apple Business), openid4vp-signing (OpenID4VP request signing, Google or a verifier registrar).
+            Web, Apple Business), openid4vp-signing (OpenID4VP request signing, Google or a verifier registrar), \
+            receipts (signs verification receipts; a certificate is optional).
             Exit codes: 0 written, 2 usage error or a file that exists.
             """
     )
 
-    @Option(name: .customLong("for"), help: "identity, applepay, applepay-rsa, web-reader or openid4vp-signing.")
+    @Option(name: .customLong("for"), help: "identity, applepay, applepay-rsa, web-reader, openid4vp-signing or receipts.")
     var kind: KeyKind
 
     @Option(name: .long, help: "The directory to write into (created when missing).")

@@ -48,7 +48,7 @@ import X509
 
     // MARK: keys new
 
-    @Test(arguments: ["identity", "applepay", "applepay-rsa", "web-reader", "openid4vp-signing"])
+    @Test(arguments: ["identity", "applepay", "applepay-rsa", "web-reader", "openid4vp-signing", "receipts"])
     func newWritesAPKCS8KeyAndACSRSignedByIt(kind: String) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -75,6 +75,7 @@ import X509
         let portal = [
             "identity": "Apple Developer portal", "applepay": "Apple Pay Payment Processing Certificate",
             "applepay-rsa": "China mainland", "web-reader": "Apple Business", "openid4vp-signing": "1.3.6.1.4.1.11129.10.1",
+            "receipts": "/v1/receipts/jwks",
         ][kind]!
         #expect(made.stdout.contains(portal), "\(made.stdout)")
         #expect(made.stdout.contains("wallet-verifier keys import --certificate CERTIFICATE_FILE --key \(made.key) --out \(directory)"))
@@ -311,6 +312,11 @@ import X509
         #expect((signing["warnings"] as? [String])?.first?.contains("expires in 20 days") == true)
         let signingReader = try await run("web-reader", .signing)
         #expect(signingReader["kind"] as? String == "web-reader")
+        // A receipt key: named by its file, identified by the kid its receipts carry.
+        let receipts = try await run("receipts", .signing)
+        #expect(receipts["kind"] as? String == "receipts")
+        #expect((receipts["serveFlags"] as? [String])?.first == "--receipt-key")
+        #expect((receipts["kid"] as? String)?.count == 43)
     }
 
     @Test func aCertificateForAnotherKeyIsRefusedNamingBothFingerprints() async throws {
