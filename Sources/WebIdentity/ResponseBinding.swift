@@ -6,10 +6,10 @@ import VerificationCore
 /// encryption key in the request, so opening proves nothing about who sealed the answer:
 /// - only an answer whose every device signature verified over this request's session transcript
 ///   is reported in full; until then nothing it says (docType, elements, issuer, dates, list
-///   addresses) is reported (``withholdPlaintext(_:from:warningsFrom:)``);
+///   addresses) is reported (``withholdPlaintext(_:from:warningsFrom:bound:)``);
 /// - only an answer that could be accepted as far as its origin goes — every issuer chain and issuer
 ///   signature passed (or the policy does not require them) and every device signature verified —
-///   uses the request up (``mayUseRequest(_:from:)``), so junk sealed to the public key, or a document
+///   uses the request up (``mayUseRequest(_:from:bound:)``), so junk sealed to the public key, or a document
 ///   from an issuer nobody trusts signed over the public transcript, cannot burn a request.
 enum ResponseBinding {
     /// The checks reported as recorded when the answer is not bound: the ones that say whether it
@@ -28,10 +28,11 @@ enum ResponseBinding {
         return signatures > 0
     }
 
-    /// Whether the answer may use its request up: it is device-bound, and every issuer signature and
-    /// issuer chain recorded from `start` on passed or is not required by the policy (a test policy).
-    static func mayUseRequest(_ runner: CheckRunner, from start: Int) -> Bool {
-        guard deviceBound(runner, from: start) else { return false }
+    /// Whether the answer may use its request up: it is device-bound (`bound`, as
+    /// ``deviceBound(_:from:)`` found it), and every issuer signature and issuer chain recorded from
+    /// `start` on passed or is not required by the policy (a test policy).
+    static func mayUseRequest(_ runner: CheckRunner, from start: Int, bound: Bool) -> Bool {
+        guard bound else { return false }
         var issuerChecks = 0
         for index in max(start, 0)..<runner.results.count {
             let result = runner.results[index]
@@ -55,13 +56,13 @@ enum ResponseBinding {
     static let withheldMessage =
         "Not shown: no device signature verified over this request's session transcript, so nothing this answer says (docType, elements, issuer, dates) is reported. A wallet's answer to this request carries one; this answer was made for another request, altered, or forged."
 
-    /// Unless the answer is device-bound (``deviceBound(_:from:)``), replaces every result recorded from
+    /// Unless the answer is device-bound (`bound`, as ``deviceBound(_:from:)`` found it), replaces every result recorded from
     /// `start` on by a skipped one (prerequisite `mdoc.device.authentication`), except the
     /// structure checks and the device signature, whose pass messages lose the docType; removes the
     /// warnings recorded from `warningsFrom` on. Returns whether the answer was bound.
     @discardableResult
-    static func withholdPlaintext(_ runner: inout CheckRunner, from start: Int, warningsFrom: Int) -> Bool {
-        if deviceBound(runner, from: start) { return true }
+    static func withholdPlaintext(_ runner: inout CheckRunner, from start: Int, warningsFrom: Int, bound: Bool) -> Bool {
+        if bound { return true }
         runner.amendResults(from: start) { result in
             if shownUnbound.contains(result.id) {
                 guard result.status == .passed, neutralWhenPassed.contains(result.id) else { return }

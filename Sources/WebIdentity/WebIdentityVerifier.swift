@@ -105,7 +105,7 @@ public struct WebIdentityVerifier: Sendable {
     /// so anyone can seal an answer that opens.)
     ///
     /// Whatever the nonce, an answer whose device signatures did not verify over this request's
-    /// transcript is not reported beyond its structure (``ResponseBinding/withholdPlaintext(_:from:warningsFrom:)``),
+    /// transcript is not reported beyond its structure (``ResponseBinding/withholdPlaintext(_:from:warningsFrom:bound:)``),
     /// and no document is returned for it.
     func verify(
         response: [UInt8], encryptionInfo: String, origin: String, recipientKey: P256.KeyAgreement.PrivateKey,
@@ -145,18 +145,20 @@ public struct WebIdentityVerifier: Sendable {
         } else {
             await composition.skip(after: .webPlaintextStructure, expectations: expectations, runner: &runner)
         }
+        // Whether every device signature verified over this request's transcript: read once, for both uses.
+        let bound = ResponseBinding.deviceBound(runner, from: start)
         if let consumeOnOpen, nonceOutcome != nil {
             let consumed: CheckOutcome
             if !runner.passed(.webEnvelopeDecryption) {
                 consumed = Self.notConsumed
-            } else if ResponseBinding.mayUseRequest(runner, from: start) {
+            } else if ResponseBinding.mayUseRequest(runner, from: start, bound: bound) {
                 consumed = await consumeOnOpen()
             } else {
                 consumed = ResponseBinding.notConsumed(transcript: "this request's session transcript (origin and encryption info)")
             }
             runner.revise(.replayNonce, consumed)
         }
-        if state.deviceResponse != nil, !ResponseBinding.withholdPlaintext(&runner, from: start, warningsFrom: warningsStart) {
+        if state.deviceResponse != nil, !ResponseBinding.withholdPlaintext(&runner, from: start, warningsFrom: warningsStart, bound: bound) {
             documents = []
         }
         return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)

@@ -133,40 +133,46 @@ public struct WebRequestSessions: Sendable {
         }
         let nonce = Self.randomBytes(32)
         let encryptionInfo = try DCAPIEncryptionInfo(nonce: nonce, recipientPublicKey: recipientPublicKey)
-        // The session as it will be stored, with an unsigned OpenID4VP record of the same size (its
-        // nonce is as long, and a signed one only adds the client identifier): its size is known before signing.
+        let requestID = Base64.encodeURL(Self.randomBytes(18))
+        // The session as it will be stored, checked against the limits before anything is signed: the
+        // OpenID4VP record is that of the unsigned request (the request's own key and nonce), with the
+        // signed protocol's client identifier when it is the signed one.
         let annexCOnly = protocols == [.annexC]
-        func payload(_ openID4VP: OpenID4VPSession?) -> Payload {
-            Payload(
-                encryptionInfo: encryptionInfo.base64URL, origin: origin, request: request,
-                recipientKey: WebRecipientKey.thumbprint(recipientPublicKey), protocols: annexCOnly ? nil : protocols, openID4VP: openID4VP)
-        }
         let chosen = openID4VPProtocols.first
-        if let chosen {
-            var record = try OpenID4VPRequest(requests: [request], origin: origin, recipientPublicKey: recipientPublicKey).session
-            record.protocol = chosen == .openID4VPSigned ? .signed : .unsigned
-            record.clientID = chosen == .openID4VPSigned ? requestSigner?.clientID : nil
-            // The request key's thumbprint and kid are as long as the web key's; its identifier is a request id.
-            record.requestKeyID = Base64.encodeURL([UInt8](repeating: 0, count: 18))
-            record.version = OpenID4VPSession.currentVersion
-            try checkStoredSize(try JSONEncoder().encode(payload(record)).count)
-        } else {
-            try checkStoredSize(try JSONEncoder().encode(payload(nil)).count)
+        var unsigned: OpenID4VPRequest?
+        var record: OpenID4VPSession?
+        if chosen != nil, let webKey {
+            let built = try OpenID4VPRequest(requests: [request], origin: origin, webKey: webKey, requestKeyID: requestID)
+            var session = built.session
+            if chosen == .openID4VPSigned {
+                session.protocol = .signed
+                session.clientID = requestSigner?.clientID
+            }
+            (unsigned, record) = (built, session)
         }
+        let payload = Payload(
+            encryptionInfo: encryptionInfo.base64URL, origin: origin, request: request, recipientKey: WebRecipientKey.thumbprint(recipientPublicKey),
+            protocols: annexCOnly ? nil : protocols, openID4VP: record)
+        // A session offering Annex C alone is stored exactly as before OpenID4VP existed.
+        var stored = try JSONEncoder().encode(payload)
+        try checkStoredSize(stored.count)
         let presentation = try WebPresentationRequest(
             request: request, origin: origin, nonce: nonce, recipientPublicKey: recipientPublicKey,
             readerAuth: readerAuth, readerAuthAll: readerAuthAll)
-        let requestID = Base64.encodeURL(Self.randomBytes(18))
-        var openID4VP: OpenID4VPRequest?
-        if let chosen, let webKey {
-            openID4VP = try OpenID4VPRequest(
-                requests: [request], origin: origin, webKey: webKey, requestKeyID: requestID, signer: chosen == .openID4VPSigned ? requestSigner : nil
-            )
+        var openID4VP = unsigned
+        if chosen == .openID4VPSigned, let webKey, let unsigned {
+            let signed = try OpenID4VPRequest(
+                requests: [request], origin: origin, webKey: webKey, requestKeyID: requestID, nonce: unsigned.session.nonce, signer: requestSigner)
+            if signed.session != record {
+                // Not expected (the same record, signed): store what the signed request says, within the limits.
+                var resigned = payload
+                resigned.openID4VP = signed.session
+                stored = try JSONEncoder().encode(resigned)
+                try checkStoredSize(stored.count)
+            }
+            openID4VP = signed
         }
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
-        // A session offering Annex C alone is stored exactly as before OpenID4VP existed.
-        let stored = try JSONEncoder().encode(payload(openID4VP?.session))
-        try checkStoredSize(stored.count)
         try await store.issueNonce(requestID, payload: [UInt8](stored), expiresAt: expiresAt)
         return Created(
             requestID: requestID, presentation: presentation, expiresAt: expiresAt, protocols: protocols,

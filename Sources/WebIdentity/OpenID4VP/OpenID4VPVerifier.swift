@@ -143,11 +143,12 @@ public struct OpenID4VPVerifier: Sendable {
 
         // Only a provisional outcome that passed (the request was found, unused) is replaced: by the
         // consumption once the answer has shown it could be accepted (``ResponseBinding``).
+        let bound = ResponseBinding.deviceBound(runner, from: start)
         if let consume, nonceOutcome?.status == .passed {
-            let acceptable = runner.passed(.webOpenID4VPResponse) && ResponseBinding.mayUseRequest(runner, from: start)
+            let acceptable = runner.passed(.webOpenID4VPResponse) && ResponseBinding.mayUseRequest(runner, from: start, bound: bound)
             runner.revise(.replayNonce, acceptable ? await consume() : Self.notConsumed(session))
         }
-        if !presentations.isEmpty, !ResponseBinding.withholdPlaintext(&runner, from: start, warningsFrom: warningsStart) {
+        if !presentations.isEmpty, !ResponseBinding.withholdPlaintext(&runner, from: start, warningsFrom: warningsStart, bound: bound) {
             documents = []
         }
         return WebVerificationResult(report: runner.report(flow: "webIdentity"), documents: documents)
