@@ -1,6 +1,7 @@
 import Crypto
 import SwiftASN1
 import WalletEncoding
+import WalletJOSE
 import WalletJSON
 import X509
 
@@ -54,13 +55,7 @@ public enum ReceiptKeys {
         }
         if !certificateChain.isEmpty {
             writer.raw(",")
-            writer.key("x5c")
-            writer.raw("[")
-            for (index, der) in certificateChain.enumerated() {
-                if index > 0 { writer.raw(",") }
-                writer.string(Base64.encode(der))
-            }
-            writer.raw("]")
+            JWS.writeX5C(certificateChain, to: &writer)
         }
         writer.raw("}")
         return writer.text

@@ -77,33 +77,19 @@ public enum VerificationReceipt {
             item.string("scope", check.scope)
             writer = item.close()
         }
-        object.object("submission") { writer in
-            var item = ObjectWriter(taking: &writer)
-            item.string("sha256", Base64.encodeURL(content.submissionSHA256))
-            writer = item.close()
-        }
-        if let request = content.request {
-            object.object("request") { writer in
-                var item = ObjectWriter(taking: &writer)
-                item.string("id", request.id)
-                item.string("origin", request.origin)
-                writer = item.close()
-            }
-        }
+        object.strings("submission", [("sha256", Base64.encodeURL(content.submissionSHA256))])
+        if let request = content.request { object.strings("request", [("id", request.id), ("origin", request.origin)]) }
         if !content.documents.isEmpty {
             object.array("documents", content.documents) { document, writer in Self.write(document, into: &writer) }
         }
         if let payment = content.payment {
-            object.object("payment") { writer in
-                var item = ObjectWriter(taking: &writer)
-                item.string("merchantId", payment.merchantID)
-                item.string("publicKeyHash", payment.publicKeyHash)
-                item.string("currency", payment.currency)
-                item.string("amount", payment.amount)
-                item.string("paymentDataType", payment.paymentDataType)
-                item.string("transactionIdSha256", payment.transactionIDSHA256.map { Base64.encodeURL($0) })
-                writer = item.close()
-            }
+            object.strings(
+                "payment",
+                [
+                    ("merchantId", payment.merchantID), ("publicKeyHash", payment.publicKeyHash), ("currency", payment.currency),
+                    ("amount", payment.amount), ("paymentDataType", payment.paymentDataType),
+                    ("transactionIdSha256", payment.transactionIDSHA256.map { Base64.encodeURL($0) }),
+                ])
         }
         writer = object.close()
         return writer.bytes
@@ -113,39 +99,25 @@ public enum VerificationReceipt {
         var item = ObjectWriter(taking: &writer)
         item.string("docType", document.docType)
         if let issuer = document.issuer {
-            item.object("issuer") { writer in
-                var member = ObjectWriter(taking: &writer)
-                member.string("subject", issuer.subject)
-                member.string("country", issuer.country)
-                member.string("sha256", Base64.encodeURL(issuer.certificateSHA256))
-                writer = member.close()
-            }
+            item.strings(
+                "issuer", [("subject", issuer.subject), ("country", issuer.country), ("sha256", Base64.encodeURL(issuer.certificateSHA256))])
         }
-        if let signer = document.documentSignerSHA256 {
-            item.object("documentSigner") { writer in
-                var member = ObjectWriter(taking: &writer)
-                member.string("sha256", Base64.encodeURL(signer))
-                writer = member.close()
-            }
-        }
+        if let signer = document.documentSignerSHA256 { item.strings("documentSigner", [("sha256", Base64.encodeURL(signer))]) }
         if document.signed != nil || document.validFrom != nil || document.validUntil != nil {
-            item.object("mso") { writer in
-                var member = ObjectWriter(taking: &writer)
-                member.string("signed", document.signed.map(RFC3339.format))
-                member.string("validFrom", document.validFrom.map(RFC3339.format))
-                member.string("validUntil", document.validUntil.map(RFC3339.format))
-                writer = member.close()
-            }
+            item.strings(
+                "mso",
+                [
+                    ("signed", document.signed.map(RFC3339.format)), ("validFrom", document.validFrom.map(RFC3339.format)),
+                    ("validUntil", document.validUntil.map(RFC3339.format)),
+                ])
         }
         if let revocation = document.revocation {
-            item.object("revocation") { writer in
-                var member = ObjectWriter(taking: &writer)
-                member.string("status", revocation.status)
-                member.string("reason", revocation.reason)
-                member.string("uri", revocation.uri)
-                member.string("listIssuedAt", revocation.listIssuedAt)
-                writer = member.close()
-            }
+            item.strings(
+                "revocation",
+                [
+                    ("status", revocation.status), ("reason", revocation.reason), ("uri", revocation.uri),
+                    ("listIssuedAt", revocation.listIssuedAt),
+                ])
         }
         item.array("requested", document.requested) { element, writer in
             var member = ObjectWriter(taking: &writer)
@@ -206,9 +178,12 @@ struct ObjectWriter {
         writer.raw("null")
     }
 
-    mutating func object(_ name: String, _ body: (inout JSONWriter) -> Void) {
+    /// A member that is an object of string members (nil ones left out).
+    mutating func strings(_ name: String, _ members: [(String, String?)]) {
         member(name)
-        body(&writer)
+        var nested = ObjectWriter(taking: &writer)
+        for (key, value) in members { nested.string(key, value) }
+        writer = nested.close()
     }
 
     mutating func array<Element>(_ name: String, _ elements: [Element], _ body: (Element, inout JSONWriter) -> Void) {

@@ -50,16 +50,22 @@ public enum JWS {
         }
         if !x5c.isEmpty {
             header.raw(",")
-            header.key("x5c")
-            header.raw("[")
-            for (index, der) in x5c.enumerated() {
-                if index > 0 { header.raw(",") }
-                header.string(Base64.encode(der))
-            }
-            header.raw("]")
+            writeX5C(x5c, to: &header)
         }
         header.raw("}")
         return Base64URLStrict.encode(header.bytes) + "." + Base64URLStrict.encode(payload)
+    }
+
+    /// Writes the member `"x5c": [...]` (standard base64 of each DER certificate, in order), as a JWS
+    /// header or a JWK carries it.
+    public static func writeX5C(_ chain: [[UInt8]], to writer: inout JSONWriter) {
+        writer.key("x5c")
+        writer.raw("[")
+        for (index, der) in chain.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.string(Base64.encode(der))
+        }
+        writer.raw("]")
     }
 
     /// The compact JWS of a signing input and its ES256 signature (64 bytes, r‖s); throws

@@ -119,17 +119,22 @@ import WebIdentity
         defer { fixture.remove() }
         let services = try await RouterTests.services(fixture)
         #expect(services.settings.explainDeviceFailures == false)
-        let created = try await services.web.create(
-            request: WebDocumentRequest(docType: MdocFixture.mDL, elements: [.init(nameSpace: "org.iso.18013.5.1", identifier: "family_name")]),
-            origin: fixture.webOrigin, recipientPublicKey: fixture.webKey.publicKey, now: ServiceFixture.time)
-        let info = created.presentation.encryptionInfo.base64URL
-        let slash = try fixture.webResponse(
-            encryptionInfo: info, origin: fixture.webOrigin, fixture: WebOpenID4VPRouteTests.mdoc(),
-            deviceSignedFor: .dcapi(encryptionInfoBase64URL: info, origin: fixture.webOrigin + "/"))
+        /// A new Annex C request and an answer whose device signed the origin with a trailing slash.
+        func slashAnswer() async throws -> (requestID: String, answer: (cbor: [UInt8], base64URL: String)) {
+            let created = try await services.web.create(
+                request: WebDocumentRequest(docType: MdocFixture.mDL, elements: [.init(nameSpace: "org.iso.18013.5.1", identifier: "family_name")]),
+                origin: fixture.webOrigin, recipientPublicKey: fixture.webKey.publicKey, now: ServiceFixture.time)
+            let info = created.presentation.encryptionInfo.base64URL
+            let answer = try fixture.webResponse(
+                encryptionInfo: info, origin: fixture.webOrigin, fixture: WebOpenID4VPRouteTests.mdoc(),
+                deviceSignedFor: .dcapi(encryptionInfoBase64URL: info, origin: fixture.webOrigin + "/"))
+            return (created.requestID, answer)
+        }
+        let (requestID, slash) = try await slashAnswer()
         let credential = #"{"protocol":"org-iso-mdoc","data":{"response":"\#(slash.base64URL)"}}"#
         let csrf = WebPageAccess(token: WebPageSecurityTests.token, generated: false).csrfToken
         try await WebPageSecurityTests.pageApp(services).test(.router) { client in
-            let fields = ["kind": "web", "requestId": created.requestID, "credential": credential, "csrf": csrf]
+            let fields = ["kind": "web", "requestId": requestID, "credential": credential, "csrf": csrf]
             let page = String(
                 buffer: try await client.execute(
                     uri: "/ui/verify", method: .post, headers: WebPageSecurityTests.cookie, body: WebPageSecurityTests.form(fields)
@@ -138,15 +143,9 @@ import WebIdentity
             #expect(page.contains("The device signed the transcript of the origin with a trailing slash"), "\(page.suffix(3000))")
         }
         // The same kind of answer through the API of the same service: no candidate is tried.
-        let again = try await services.web.create(
-            request: WebDocumentRequest(docType: MdocFixture.mDL, elements: [.init(nameSpace: "org.iso.18013.5.1", identifier: "family_name")]),
-            origin: fixture.webOrigin, recipientPublicKey: fixture.webKey.publicKey, now: ServiceFixture.time)
-        let againInfo = again.presentation.encryptionInfo.base64URL
-        let answer = try fixture.webResponse(
-            encryptionInfo: againInfo, origin: fixture.webOrigin, fixture: WebOpenID4VPRouteTests.mdoc(),
-            deviceSignedFor: .dcapi(encryptionInfoBase64URL: againInfo, origin: fixture.webOrigin + "/"))
+        let again = try await slashAnswer()
         let report = await services.web.verify(
-            requestID: again.requestID, credential: .annexC(answer.cbor), recipientKeys: services.webKeys, context: .at(ServiceFixture.time)
+            requestID: again.requestID, credential: .annexC(again.answer.cbor), recipientKeys: services.webKeys, context: .at(ServiceFixture.time)
         ).report
         #expect(report.check(.mdocDeviceAuthentication)?.reason == .deviceSignatureInvalid)
         #expect(report.check(.mdocDeviceAuthentication)?.details["transcriptDiagnosis"] == nil)
