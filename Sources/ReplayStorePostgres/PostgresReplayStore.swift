@@ -21,8 +21,8 @@ import Foundation
 ///   read that tells `alreadyConsumed`, `expired` and `unknown` apart.
 ///
 /// Times are `BIGINT` milliseconds since 1970-01-01T00:00:00Z (rounded down), taken from the
-/// caller's `now` (not the database clock), exactly as in the SQLite store. Keys are SHA-256
-/// digests (`BYTEA`).
+/// caller's `now` (not the database clock), exactly as in the SQLite store (and, as there, a kept
+/// receipt's `issued_at` is its `iat` in whole seconds). Keys are SHA-256 digests (`BYTEA`).
 ///
 /// The store wraps a `PostgresClient`, whose connection pool works only while ``run()`` runs: add
 /// the store to a `ServiceGroup` (it is a `Service`), or use ``withStore(_:createTables:_:)``. Call
@@ -555,5 +555,29 @@ enum PostgresSchema {
         )
         """,
         "CREATE TABLE IF NOT EXISTS document_fetch_claims (key TEXT PRIMARY KEY, until BIGINT NOT NULL)",
+        // Kept receipts: signed verdicts (no personal data), shared by every instance. issued_at is the
+        // receipt's iat in SECONDS (the unit of its cursor); ids compare as bytes, whatever the
+        // database's collation, so pages come in the same order as from the other stores.
+        """
+        CREATE TABLE IF NOT EXISTS verification_receipts (
+            id TEXT COLLATE "C" PRIMARY KEY,
+            issued_at BIGINT NOT NULL,
+            flow TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            jws TEXT NOT NULL,
+            keep_until BIGINT NOT NULL
+        )
+        """,
+        // Listing pages walks this index: ORDER BY issued_at, id from the cursor's (issued_at, id).
+        "CREATE INDEX IF NOT EXISTS verification_receipts_issued_at ON verification_receipts (issued_at, id)",
+        "CREATE INDEX IF NOT EXISTS verification_receipts_keep_until ON verification_receipts (keep_until)",
+        // The keys receipts were signed with, so receipts stay verifiable after a rotation (on every instance).
+        """
+        CREATE TABLE IF NOT EXISTS receipt_keys (
+            key_id TEXT COLLATE "C" PRIMARY KEY,
+            jwk TEXT NOT NULL,
+            last_used BIGINT NOT NULL
+        )
+        """,
     ]
 }

@@ -4,6 +4,8 @@ import VaporCSQLite
 enum SQLiteValue: Sendable {
     case integer(Int64)
     case blob([UInt8])
+    /// UTF-8 text, bound with its length (a NUL inside is kept).
+    case text(String)
     case null
 }
 
@@ -84,6 +86,13 @@ final class SQLiteDatabase {
                         statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
                         UInt64(buffer.count), sqliteTransient)
                 }
+            case .text(let text):
+                code = Array(text.utf8).withUnsafeBytes { buffer in
+                    // Like a blob: an empty text needs a non-null pointer to be text rather than NULL.
+                    sqlite_nio_sqlite3_bind_text64(
+                        statement, index, (buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1))?.assumingMemoryBound(to: CChar.self),
+                        UInt64(buffer.count), sqliteTransient, UInt8(SQLITE_UTF8))
+                }
             case .null:
                 code = sqlite_nio_sqlite3_bind_null(statement, index)
             }
@@ -150,9 +159,12 @@ struct SQLiteRow {
         return Array(UnsafeRawBufferPointer(start: base, count: count))
     }
 
+    /// The column as UTF-8 text, all of its bytes (nil when NULL).
     func text(_ column: Int32) -> String? {
+        // The pointer first, then the length of what it points at (SQLite's documented order).
         guard let text = sqlite_nio_sqlite3_column_text(statement, column) else { return nil }
-        return String(cString: text)
+        let count = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self)
     }
 }
 

@@ -22,7 +22,8 @@ import Foundation
 ///
 /// Operations that arrive together are committed together (``SQLiteWorker``): one fsync per group.
 ///
-/// Times are stored as integer **milliseconds** since 1970-01-01T00:00:00Z (rounded down). Keys
+/// Times are stored as integer **milliseconds** since 1970-01-01T00:00:00Z (rounded down), but for
+/// a kept receipt's `issued_at` (its `iat`, whole seconds). Keys
 /// are stored as SHA-256 digests (docs/stores.md), so neither transaction identifiers nor
 /// request identifiers appear in the file, and any string (empty, with NUL, megabytes long) is a
 /// valid key.
@@ -35,7 +36,7 @@ public final class SQLiteReplayStore: ReplayStore, IdempotencyStore {
     /// The file name used by ``open(dataDirectory:fileName:busyTimeout:)`` by default.
     public static let defaultFileName = "replay-store.sqlite"
     /// The schema this code writes (`PRAGMA user_version`).
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     /// Absolute or relative path of the database file.
     public let path: String
@@ -125,6 +126,7 @@ public final class SQLiteReplayStore: ReplayStore, IdempotencyStore {
                     if current < 4 {
                         for statement in SQLiteSchema.version4 { try db.execute(statement) }
                     }
+                    // Schemas 3 and 5 only added tables, which `SQLiteSchema.statements` created above.
                     try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
                     try db.execute("COMMIT")
                 } catch {
@@ -465,6 +467,29 @@ enum SQLiteSchema {
         CREATE TABLE IF NOT EXISTS document_fetch_claims (
             key BLOB NOT NULL PRIMARY KEY,     -- the uri (UTF-8)
             until INTEGER NOT NULL              -- the claim ends then at the latest
+        ) WITHOUT ROWID
+        """,
+        // Kept receipts (schema 5): signed verdicts, no personal data. A rowid table: a receipt's JWS
+        // is too long for the rows of a WITHOUT ROWID table.
+        """
+        CREATE TABLE IF NOT EXISTS verification_receipts (
+            id TEXT NOT NULL PRIMARY KEY,       -- the receipt's jti
+            issued_at INTEGER NOT NULL,         -- its iat: SECONDS since the Unix epoch
+            flow TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            jws TEXT NOT NULL,                  -- the compact JWS, as issued
+            keep_until INTEGER NOT NULL         -- milliseconds since the Unix epoch; purged then
+        )
+        """,
+        // Listing pages walks this index: ORDER BY issued_at, id from the cursor's (issued_at, id).
+        "CREATE INDEX IF NOT EXISTS verification_receipts_issued_at ON verification_receipts (issued_at, id)",
+        "CREATE INDEX IF NOT EXISTS verification_receipts_keep_until ON verification_receipts (keep_until)",
+        // The keys receipts were signed with (schema 5), so receipts stay verifiable after a rotation.
+        """
+        CREATE TABLE IF NOT EXISTS receipt_keys (
+            key_id TEXT NOT NULL PRIMARY KEY,   -- the key's kid
+            jwk TEXT NOT NULL,                  -- the public JWK (JSON), as first recorded
+            last_used INTEGER NOT NULL          -- milliseconds since the Unix epoch; the latest recorded
         ) WITHOUT ROWID
         """,
     ]

@@ -96,8 +96,9 @@ public struct ReceiptKeyRecord: Sendable, Equatable {
 /// remembered: the in-memory, SQLite and PostgreSQL stores implement it beside ``ReplayStore``, so
 /// instances on one PostgreSQL database share receipts and keys, and both survive a restart.
 public protocol ReceiptStore: Sendable {
-    /// Keeps `receipt` until `keepUntil` (then ``purgeReceipts(now:)`` removes it). Keeping a receipt
-    /// whose id is already kept leaves the kept one (ids are random: a repeat is a retry).
+    /// Keeps `receipt` until `keepUntil` (then ``purgeReceipts(now:keysUsedBefore:)`` removes it).
+    /// Keeping a receipt whose id is already kept leaves the kept one (ids are random: a repeat is a
+    /// retry).
     nonisolated(nonsending) func keepReceipt(_ receipt: StoredReceipt, keepUntil: Date) async throws
     /// The kept receipt with this id, if any.
     nonisolated(nonsending) func keptReceipt(_ id: String) async throws -> StoredReceipt?
@@ -161,12 +162,12 @@ public final class InMemoryReceiptStore: ReceiptStore, Sendable {
         }
     }
 
-    /// The kept receipt of this id.
+    /// The kept receipt with this id, if any.
     public nonisolated(nonsending) func keptReceipt(_ id: String) async throws -> StoredReceipt? {
         kept.withLock { $0[id]?.receipt }
     }
 
-    /// A page of the kept receipts matching the query, oldest first.
+    /// The matching receipts after the cursor, ordered by (`iat` seconds, id), `limit` of them.
     public nonisolated(nonsending) func keptReceipts(_ query: ReceiptQuery) async throws -> ReceiptPage {
         let after = try query.cursor.map(ReceiptCursor.position)
         let all = kept.withLock { Array($0.values.map(\.receipt)) }
@@ -183,7 +184,7 @@ public final class InMemoryReceiptStore: ReceiptStore, Sendable {
         return ReceiptPage(receipts: page, nextCursor: matching.count > query.limit ? page.last.map(ReceiptCursor.after) : nil)
     }
 
-    /// Removes receipts past their keeping time and keys last used before the bound.
+    /// Removes the receipts kept until `now` or earlier and the keys last used before `keysUsedBefore`.
     public nonisolated(nonsending) func purgeReceipts(now: Date, keysUsedBefore: Date) async throws -> Int {
         keys.withLock { keys in keys = keys.filter { $0.value.lastUsed >= keysUsedBefore } }
         return kept.withLock { kept in
@@ -193,7 +194,7 @@ public final class InMemoryReceiptStore: ReceiptStore, Sendable {
         }
     }
 
-    /// Records the key, keeping its first JWK and its latest use.
+    /// Records a new key, or moves a known key's `lastUsed` forward (its JWK stays).
     public nonisolated(nonsending) func recordReceiptKey(_ key: ReceiptKeyRecord) async throws {
         keys.withLock { keys in
             if let known = keys[key.keyID] {
@@ -204,7 +205,7 @@ public final class InMemoryReceiptStore: ReceiptStore, Sendable {
         }
     }
 
-    /// The keys used since the bound, by kid.
+    /// The keys last used at or after `since`, by `kid`.
     public nonisolated(nonsending) func receiptKeys(usedSince since: Date) async throws -> [ReceiptKeyRecord] {
         keys.withLock { $0.values.filter { $0.lastUsed >= since }.sorted { $0.keyID < $1.keyID } }
     }
