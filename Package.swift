@@ -259,6 +259,8 @@ let package = Package(
                 "WalletIdentity",
                 "MdocRevocationHTTP", "WebIdentity",
                 "VerifierServer",
+                // --receipt-key on the verify commands, and `receipt verify`.
+                "VerificationReceipts",
                 // keys new / keys import: key generation (P-256, RSA-2048) and JWK thumbprints.
                 "WalletJOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
