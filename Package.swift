@@ -259,6 +259,8 @@ let package = Package(
                 "WalletIdentity",
                 "MdocRevocationHTTP", "WebIdentity",
                 "VerifierServer",
+                // --receipt-key on the verify commands, and `receipt verify`.
+                "VerificationReceipts",
                 // keys new / keys import: key generation (P-256, RSA-2048) and JWK thumbprints.
                 "WalletJOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -399,6 +401,8 @@ let package = Package(
             dependencies: [
                 "WalletEncoding", "WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore",
                 "Mdoc", "WebIdentity", "WalletJOSE", "ApplePayVerifier", "WalletIdentity",
+                // The receipts the verify commands print, checked with the library's verifier (its claims are strict JSON).
+                "VerificationReceipts", "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
             ],

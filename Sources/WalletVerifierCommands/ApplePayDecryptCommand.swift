@@ -2,6 +2,7 @@ import ApplePayVerifier
 import ArgumentParser
 import Foundation
 import VerificationCore
+import VerificationReceipts
 import WalletEncoding
 
 /// `wallet-verifier applepay decrypt`: every step of Apple's Payment Token Format Reference, each
@@ -67,6 +68,8 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    @OptionGroup var receipts: ReceiptOptions
+
     func validate() throws {
         if merchantCert.isEmpty || merchantKey.isEmpty {
             throw ValidationError("give at least one --merchant-cert FILE --merchant-key FILE pair")
@@ -107,6 +110,7 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
         } else {
             time = Date()
         }
+        let signer = try receipts.signer()
 
         var keys: [MerchantKey] = []
         for (certificatePath, keyPath) in zip(merchantCert, merchantKey) {
@@ -154,7 +158,9 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
             originalApplicationData: expectApplicationDataBase64.flatMap(Base64.decodeLenient)
         )
         let result = await verifier.verify(tokenBytes, context: VerificationContext(time: time), expectations: expectations)
-        CLIOutput.current.out(ApplePayOutput.render(result, format: format))
+        // The token file as read; the receipt names the merchant of the key the token was encrypted for.
+        let receipt = try await receipts.issue(signer: signer) { ReceiptContent.applePay(result, submission: tokenBytes, keyRing: ring) }
+        CLIOutput.current.out(ReceiptOutput.render(ApplePayOutput.render(result, format: format), format: format, receipt: receipt))
         throw CommandExit(code: result.verdict.exitCode)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MdocVerifier
 import VerificationCore
+import VerificationReceipts
 import WalletCBOR
 import WalletEncoding
 import WalletIdentity
@@ -63,6 +64,8 @@ struct IdentityCommand: AsyncParsableCommand {
 
         @OptionGroup var trustLists: TrustListOptions
 
+        @OptionGroup var receipts: ReceiptOptions
+
         func validate() throws {
             if merchantKey.isEmpty { throw ValidationError("at least one --merchant-key FILE is required") }
             try roots.requireSome(orVICAL: trustLists.vical)
@@ -71,6 +74,7 @@ struct IdentityCommand: AsyncParsableCommand {
 
         func run() async throws {
             let time = try CommandSupport.verificationTime(at)
+            let signer = try receipts.signer()
             var ring = IdentityKeyRing()
             for path in merchantKey {
                 do { try ring.load(path: path) } catch { throw CLIInputError("--merchant-key \(path): \(error)") }
@@ -86,7 +90,10 @@ struct IdentityCommand: AsyncParsableCommand {
             let result = await verifier.verify(
                 encryptedData: data, nonce: Hex.decode(nonce) ?? [], request: descriptor, context: .at(time), requireUnexpired: requireUnexpired,
                 prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings)
-            CommandSupport.print(identity: result, format: format)
+            // The envelope as received (the CBOR bytes, whether the file held them as binary, hex or base64);
+            // a request descriptor has no id of its own.
+            let receipt = try await receipts.issue(signer: signer) { ReceiptContent.identity(result, submission: data, requestID: nil) }
+            CommandSupport.print(identity: result, format: format, receipt: receipt)
             throw CommandExit(code: result.report.verdict.exitCode)
         }
     }
@@ -102,13 +109,17 @@ extension CommandSupport {
         }
     }
 
-    static func print(identity result: IdentityVerificationResult, format: OutputFormat) {
+    static func print(identity result: IdentityVerificationResult, format: OutputFormat, receipt: IssuedReceipt? = nil) {
         let accepted = result.report.verdict == .accepted
         let mdoc = MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict)
         var extra: [(key: String, rawJSON: String)] = []
         if let claims = result.claims, accepted { extra.append(("claims", claims.json)) }
-        print(result: mdoc, format: format, extra: extra)
-        if format == .text, accepted, let claims = result.claims {
+        guard format == .text else {
+            print(result: mdoc, format: format, extra: extra, receipt: receipt)
+            return
+        }
+        printText(mdoc)
+        if accepted, let claims = result.claims {
             CLIOutput.current.out("\nclaims")
             for claim in claims.claims {
                 let values = claim.values.map { "\(TerminalText.escape($0.source))=\(TerminalText.escape(textValue($0.value)))" }.joined(
@@ -121,5 +132,6 @@ extension CommandSupport {
                 )
             }
         }
+        if let receipt { CLIOutput.current.out(ReceiptOutput.text(receipt)) }
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Mdoc
 import MdocVerifier
 import VerificationCore
+import VerificationReceipts
 import VerifierServer
 import WalletCBOR
 import WalletEncoding
@@ -54,6 +55,8 @@ struct MdocCommand: AsyncParsableCommand {
 
         @OptionGroup var trustLists: TrustListOptions
 
+        @OptionGroup var receipts: ReceiptOptions
+
         func validate() throws {
             try roots.requireSome(orVICAL: trustLists.vical)
             if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
@@ -61,6 +64,7 @@ struct MdocCommand: AsyncParsableCommand {
 
         func run() async throws {
             let time = try CommandSupport.verificationTime(at)
+            let signer = try receipts.signer()
             var store = try CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype)
             let responseBytes = try InputFiles.readCBORFile(deviceResponse).bytes
             let transcriptBytes = try InputFiles.readCBORFile(sessionTranscript).bytes
@@ -77,7 +81,8 @@ struct MdocCommand: AsyncParsableCommand {
             let result = await CommandSupport.verifyMdoc(
                 response: responseBytes, transcript: transcript, readerKey: reader, store: store,
                 policy: policy, at: time, prepared: prepared)
-            CommandSupport.print(result: result, format: format)
+            let receipt = try await receipts.issue(signer: signer) { ReceiptContent.mdoc(result, submission: responseBytes) }
+            CommandSupport.print(result: result, format: format, receipt: receipt)
             throw CommandExit(code: result.report.verdict.exitCode)
         }
     }
@@ -106,27 +111,35 @@ enum CommandSupport {
         }
     }
 
-    static func print(result: MdocVerificationResult, format: OutputFormat, extra: [(key: String, rawJSON: String)] = []) {
-        let accepted = result.report.verdict == .accepted
+    /// Prints the result as JSON or text; with a receipt, its `receipt` member or lines come last.
+    static func print(
+        result: MdocVerificationResult, format: OutputFormat, extra: [(key: String, rawJSON: String)] = [], receipt: IssuedReceipt? = nil
+    ) {
         switch format {
         case .json:
-            CLIOutput.current.out(result.json(extra: extra))
+            CLIOutput.current.out(ReceiptOutput.json(result.json(extra: extra), adding: receipt))
         case .text:
-            CLIOutput.current.out(ReportOutput.text(result.report))
-            guard accepted else { return }
-            for document in result.documents {
-                // One line per element: names and values from the input cannot break or forge lines.
-                let esc = { (text: String) in TerminalText.escape(text) }
-                CLIOutput.current.out("\ndocument[\(document.index)] \(esc(document.docType))")
-                for space in document.issuerSigned {
-                    for element in space.elements {
-                        CLIOutput.current.out("  \(esc(space.name))/\(esc(element.identifier)): \(esc(textValue(element.value)))")
-                    }
+            printText(result)
+            if let receipt { CLIOutput.current.out(ReceiptOutput.text(receipt)) }
+        }
+    }
+
+    /// The report's table, then, when accepted, every document's elements (one line each).
+    static func printText(_ result: MdocVerificationResult) {
+        CLIOutput.current.out(ReportOutput.text(result.report))
+        guard result.report.verdict == .accepted else { return }
+        for document in result.documents {
+            // One line per element: names and values from the input cannot break or forge lines.
+            let esc = { (text: String) in TerminalText.escape(text) }
+            CLIOutput.current.out("\ndocument[\(document.index)] \(esc(document.docType))")
+            for space in document.issuerSigned {
+                for element in space.elements {
+                    CLIOutput.current.out("  \(esc(space.name))/\(esc(element.identifier)): \(esc(textValue(element.value)))")
                 }
-                for space in document.deviceSigned {
-                    for element in space.elements {
-                        CLIOutput.current.out("  (device-signed) \(esc(space.name))/\(esc(element.identifier)): \(esc(textValue(element.value)))")
-                    }
+            }
+            for space in document.deviceSigned {
+                for element in space.elements {
+                    CLIOutput.current.out("  (device-signed) \(esc(space.name))/\(esc(element.identifier)): \(esc(textValue(element.value)))")
                 }
             }
         }

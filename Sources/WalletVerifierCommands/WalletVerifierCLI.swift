@@ -30,6 +30,7 @@ enum CommandRegistry {
         MdocCommand.self,
         IdentityCommand.self,
         WebCommand.self,
+        ReceiptCommand.self,
         KeysCommand.self,
         ServeCommand.self,
     ]

@@ -4,6 +4,7 @@ import Foundation
 import MdocVerifier
 import SwiftASN1
 import VerificationCore
+import VerificationReceipts
 import WalletCBOR
 import WalletCOSE
 import WalletEncoding
@@ -255,6 +256,8 @@ struct WebCommand: AsyncParsableCommand {
 
         @OptionGroup var trustLists: TrustListOptions
 
+        @OptionGroup var receipts: ReceiptOptions
+
         func validate() throws {
             try roots.requireSome(orVICAL: trustLists.vical)
             if clockSkew < 0 { throw ValidationError("--clock-skew must not be negative") }
@@ -269,9 +272,12 @@ struct WebCommand: AsyncParsableCommand {
 
         func run() async throws {
             let time = try CommandSupport.verificationTime(at)
+            // Before the session is used: a receipt key that cannot be read leaves the session unused.
+            let signer = try receipts.signer()
             var store = try CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype)
             let prepared = try await trustLists.prepare(store: &store, at: time)
-            let credential = try CommandSupport.webCredential(response)
+            let submission = try InputFiles.readFile(response)
+            let credential = try CommandSupport.webCredential(submission, name: response)
 
             var mdocPolicy = policy == .developer ? WebIdentityVerifier.developerPolicy : WebIdentityVerifier.productionPolicy
             mdocPolicy.clockSkew = .seconds(clockSkew)
@@ -280,6 +286,8 @@ struct WebCommand: AsyncParsableCommand {
             verifier.explainDeviceFailures = true
 
             let result: WebVerificationResult
+            // The protocol that answered, for the receipt: the one the session offered for OpenID4VP.
+            var answered = WebRequestProtocol.annexC.rawValue
             if let session {
                 let file = try WebSessionFile.read(session)
                 let key = try CommandSupport.webRecipientKey(recipientKey ?? file.recipientKey)
@@ -305,6 +313,7 @@ struct WebCommand: AsyncParsableCommand {
                             "the response is an OpenID4VP response; the session offered \(offered.map(\.rawValue).joined(separator: ", "))")
                     }
                     let nonceOutcome = file.consume(sessionPath: session, at: time)
+                    answered = record.protocol.rawValue
                     result = await OpenID4VPVerifier(sharing: verifier).verify(
                         response: Array(jwe.utf8), session: record, recipientKeys: [key], context: .at(time), nonceOutcome: nonceOutcome,
                         prefix: prepared.vicalChecks, prefixWarnings: prepared.vicalWarnings,
@@ -321,8 +330,13 @@ struct WebCommand: AsyncParsableCommand {
             } else {
                 throw CLIInputError("give --session SESSION_FILE, or --encryption-info B64URL --origin URL --recipient-key FILE")
             }
+            // The response file as read; a session file names no request id.
+            let receipt = try await receipts.issue(signer: signer) {
+                ReceiptContent.web(result, submission: submission, requestID: nil, protocol: answered)
+            }
             CommandSupport.print(
-                result: MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict), format: format)
+                result: MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict), format: format,
+                receipt: receipt)
             throw CommandExit(code: result.report.verdict.exitCode)
         }
     }
@@ -404,10 +418,9 @@ extension CommandSupport {
         }
     }
 
-    /// The credential of a response file: the credential JSON of either protocol, a compact JWE,
-    /// or for Annex C the base64url text or binary CBOR.
-    static func webCredential(_ path: String) throws -> WebCredential {
-        let raw = try InputFiles.readFile(path)
+    /// The credential of a response file's contents (`raw`, read from `path`): the credential JSON of
+    /// either protocol, a compact JWE, or for Annex C the base64url text or binary CBOR.
+    static func webCredential(_ raw: [UInt8], name path: String) throws -> WebCredential {
         let trimmed = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("{") || WebCredential.looksLikeCompactJWE(trimmed) {
             do { return try WebCredential.fromSubmission(raw) } catch {
