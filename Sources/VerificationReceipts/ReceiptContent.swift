@@ -4,7 +4,7 @@ import VerificationCore
 /// What a receipt states, before it is signed: the report's verdict and checks (ids, statuses and
 /// reasons, never messages), a digest of what was submitted, the request it answered, and per
 /// document or payment only facts that identify neither the person nor the card. Build it with the
-/// flows' constructors (``identity(_:submission:requestID:request:)``, ``web(_:submission:requestID:origin:protocol:request:)``,
+/// flows' constructors (``identity(_:submission:requestID:)``, ``web(_:submission:requestID:protocol:)``,
 /// ``mdoc(_:submission:)``, ``applePay(_:submission:keyRing:)``) so every caller states the same.
 public struct ReceiptContent: Sendable {
     /// `identity`, `web`, `mdoc` or `applepay`.
