@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "VerificationCore", targets: ["VerificationCore"]),
         .library(name: "WalletJSON", targets: ["WalletJSON"]),
         .library(name: "ApplePayVerifier", targets: ["ApplePayVerifier"]),
+        .library(name: "GooglePayVerifier", targets: ["GooglePayVerifier"]),
         .library(name: "Mdoc", targets: ["Mdoc"]),
         .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
         .library(name: "WalletIdentity", targets: ["WalletIdentity"]),
@@ -173,6 +174,18 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Resources/AppleRootCA-G3.pem")],
+            swiftSettings: swiftSettings
+        ),
+
+        // Layer 5: Google Pay payment tokens (protocolVersion ECv2).
+        .target(
+            name: "GooglePayVerifier",
+            dependencies: [
+                "WalletEncoding", "WalletJSON", "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                // AES._CTR: ECv2 encrypts with AES-256-CTR.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
 
