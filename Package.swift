@@ -298,6 +298,8 @@ let package = Package(
                 "WalletCOSE",
                 "VerificationCore",
                 "ApplePayVerifier",
+                "GooglePayVerifier",
+                "WalletJSON",
                 "Mdoc",
                 "MdocVerifier",
                 "WalletIdentity",
