@@ -398,6 +398,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GooglePayVerifierTests",
+            dependencies: [
+                "WalletEncoding", "GooglePayVerifier", "VerificationCore", "WalletJSON", "WalletVerifierTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            // Test data from other projects, read from the source tree (see Vectors/README.md).
+            exclude: ["Vectors"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ReplayStoreTests",
             dependencies: [
                 "ReplayStoreSQLite", "ReplayStorePostgres", "VerificationCore",
