@@ -154,6 +154,23 @@ import WalletVerifierTestSupport
         #expect(result.summary?.intermediateKeyExpiration == fixtureTime)
     }
 
+    @Test func advisoryIntermediateExpirationStillVerifiesTheMessage() async throws {
+        var builder = builder()
+        builder.intermediateExpiration = fixtureTime
+        let policy = GooglePayPolicy(
+            requirements: VerificationPolicy(name: "googlepay/test@1", overrides: [.googlePayIntermediateKeyExpiration: .advisory], testOnly: true))
+        let roots = try GooglePayRootKeys.parse(keys.rootKeyListJSON(expiration: fixtureTime.addingTimeInterval(86_400)))
+        let verifier = GooglePayTokenVerifier(
+            rootKeys: roots, keyRing: keys.keyRing, recipient: .merchant("12345678901234567890"), replayStore: InMemoryReplayStore(), policy: policy)
+        let result = await verifier.verify(try builder.build().json, context: .at(fixtureTime))
+        #expect(result.verdict == .accepted)
+        #expect(result.reason(.googlePayIntermediateKeyExpiration) == .intermediateKeyExpired)
+        #expect(result.report.check(.googlePayIntermediateKeyExpiration)?.requirement == .advisory)
+        for id in CheckID.googlePayChecks where id != .googlePayIntermediateKeyExpiration {
+            #expect(result.status(id) == .passed, "\(id)")
+        }
+    }
+
     // MARK: Message signature and encryption
 
     @Test func anotherRecipientIsRefused() async throws {

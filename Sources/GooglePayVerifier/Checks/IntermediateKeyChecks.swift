@@ -63,6 +63,8 @@ struct IntermediateKeyExpirationCheck: VerificationCheck {
         guard let text = object["keyExpiration"]?.string, let expiration = GooglePayTime.date(milliseconds: text) else {
             return .failed(.malformedSignedKey, "signedKey.keyExpiration is not a string of milliseconds since the epoch")
         }
+        // Kept even when expired: a policy that makes this check advisory still verifies the message with it.
+        state.intermediateKey = key
         state.intermediateKeyExpiration = expiration
         guard expiration > context.time else {
             return .failed(
@@ -71,7 +73,6 @@ struct IntermediateKeyExpirationCheck: VerificationCheck {
                     + "the token is too old, or the verification time is wrong",
                 details: ["keyExpiration": text])
         }
-        state.intermediateKey = key
         return .passed("The intermediate signing key expires at \(expiration.rfc3339), after the verification time", details: ["keyExpiration": text])
     }
 }
