@@ -21,11 +21,11 @@ struct MessageSignatureCheck: VerificationCheck {
         guard GooglePayCrypto.verify(token.signature, over: signed, with: key) else {
             return .failed(
                 .signatureInvalid,
-                "signature does not verify with the intermediate key over signedMessage for recipient \(recipientId): "
+                "The signature does not verify with the intermediate key over signedMessage for recipient \(recipientId): "
                     + "the token was made for another recipient id (merchant or gateway id), or signedMessage was altered",
                 details: ["recipientId": recipientId])
         }
         let recipient = recipientId
-        return .passed("signature verifies with the intermediate key for recipient \(recipient)", details: ["recipientId": recipient])
+        return .passed("The signature verifies with the intermediate key for recipient \(recipient)", details: ["recipientId": recipient])
     }
 }
