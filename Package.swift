@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "VerificationCore", targets: ["VerificationCore"]),
         .library(name: "WalletJSON", targets: ["WalletJSON"]),
         .library(name: "ApplePayVerifier", targets: ["ApplePayVerifier"]),
+        .library(name: "GooglePayVerifier", targets: ["GooglePayVerifier"]),
         .library(name: "Mdoc", targets: ["Mdoc"]),
         .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
         .library(name: "WalletIdentity", targets: ["WalletIdentity"]),
@@ -176,6 +177,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Layer 5: Google Pay payment tokens (protocolVersion ECv2).
+        .target(
+            name: "GooglePayVerifier",
+            dependencies: [
+                "WalletEncoding", "WalletJSON", "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                // AES._CTR: ECv2 encrypts with AES-256-CTR.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Layer 5: persistent replay stores (embedded SQLite; shared PostgreSQL for several instances).
         // Both write keys and times the same way (VerificationCore's ReplayStoreKeys.swift), without
         // depending on each other.
@@ -287,6 +300,8 @@ let package = Package(
                 "WalletCOSE",
                 "VerificationCore",
                 "ApplePayVerifier",
+                "GooglePayVerifier",
+                "WalletJSON",
                 "Mdoc",
                 "MdocVerifier",
                 "WalletIdentity",
@@ -382,6 +397,16 @@ let package = Package(
         .testTarget(
             name: "ApplePayVerifierTests",
             dependencies: ["WalletEncoding", "ApplePayVerifier", "VerificationCore", "WalletJSON", "WalletVerifierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GooglePayVerifierTests",
+            dependencies: [
+                "WalletEncoding", "GooglePayVerifier", "VerificationCore", "WalletJSON", "WalletVerifierTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            // Test data from other projects, read from the source tree (see Vectors/README.md).
+            exclude: ["Vectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

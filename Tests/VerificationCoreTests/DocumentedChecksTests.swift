@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Every check id and reason code the sources declare or return is documented in docs/checks.md or
-/// docs/applepay.md, so a reader of a report can always look its id and reason up.
+/// Every check id and reason code the sources declare or return is documented in docs/checks.md,
+/// docs/applepay.md or docs/googlepay.md, so a reader of a report can always look its id and reason up.
 @Suite struct DocumentedChecksTests {
     static let root: URL = {
         var url = URL(fileURLWithPath: #filePath)
@@ -55,8 +55,10 @@ import Testing
     }
 
     @Test func everyCheckIDAndReasonCodeIsDocumented() throws {
-        let docs = try ["docs/checks.md", "docs/applepay.md"].map { try String(contentsOf: Self.root.appendingPathComponent($0), encoding: .utf8) }
-            .joined()
+        let docs = try ["docs/checks.md", "docs/applepay.md", "docs/googlepay.md"].map {
+            try String(contentsOf: Self.root.appendingPathComponent($0), encoding: .utf8)
+        }
+        .joined()
         var ids: [String: String] = [:], reasons: [String: String] = [:]
         for (path, text) in try Self.sources() {
             for id in try Self.matches(#"CheckID\s*=\s*"([^"]+)""#, in: text) { ids[id] = path }
@@ -70,15 +72,15 @@ import Testing
         }
         #expect(ids.count > 50 && reasons.count > 100, "the scan found \(ids.count) ids and \(reasons.count) reasons")
         for (id, path) in ids.sorted(by: { $0.key < $1.key }) {
-            #expect(docs.contains("`\(id)`"), "check id \(id) (\(path)) is not in docs/checks.md or docs/applepay.md")
+            #expect(docs.contains("`\(id)`"), "check id \(id) (\(path)) is not in docs/checks.md, docs/applepay.md or docs/googlepay.md")
         }
         for (reason, path) in reasons.sorted(by: { $0.key < $1.key }) {
-            #expect(docs.contains("`\(reason)`"), "reason code \(reason) (\(path)) is not in docs/checks.md or docs/applepay.md")
+            #expect(docs.contains("`\(reason)`"), "reason code \(reason) (\(path)) is not in docs/checks.md, docs/applepay.md or docs/googlepay.md")
         }
     }
 
     /// Reason codes are constants beside each module's check ids (`MdocCheckIDs.swift`,
-    /// `IdentityCheckIDs.swift`, `WebCheckIDs.swift`, `ApplePayCheckIDs.swift`, `CheckID.swift`), never string
+    /// `IdentityCheckIDs.swift`, `WebCheckIDs.swift`, `ApplePayCheckIDs.swift`, `GooglePayCheckIDs.swift`, `CheckID.swift`), never string
     /// literals where a check returns them: one name per code, found from any use in one hop.
     @Test func reasonCodesAreConstants() throws {
         var literals: [String] = []
