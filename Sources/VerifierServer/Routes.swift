@@ -41,6 +41,8 @@ struct APIRoutes: Sendable {
         router.add(middleware: NotFoundProblemMiddleware(knownPaths: knownPaths, metrics: services.metrics))
         // Without a token: health, readiness, metrics and the OpenAPI document.
         router.addRoutes(OperationsRoutes.collection(self))
+        // The receipt JWKS is public (an auditor holding a receipt has no API token): outside the group.
+        ReceiptRoutes.registerJWKS(self, on: router)
         // Every /v1 route sits in one group; the API token is checked by that group's middleware,
         // that is on the route that matched, never on the raw path.
         let v1 = router.group("v1")

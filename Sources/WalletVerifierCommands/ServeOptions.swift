@@ -131,6 +131,14 @@ struct ServeOptions: ParsableArguments {
         name: .long,
         help: "Warn (in the log at start and daily, and in serve --check) about own certificates expiring within this many days (default 30).")
     var certificateWarningDays: Int?
+    @Option(
+        name: .long,
+        help:
+            "Sign a verification receipt (ES256 JWS, no personal data) into every verification answer with this P-256 key (PEM); its public key is served at /v1/receipts/jwks."
+    ) var receiptKey: String?
+    @Option(name: .long, help: "The certificate of --receipt-key, then its intermediates (PEM, leaf first): the receipts' x5c.")
+    var receiptCert: String?
+    @Option(name: .long, help: "The issuer (iss) receipts name, a URI such as https://verifier.example.com.") var receiptIssuer: String?
 
     /// The flags given, by setting name (``ServerSettings/resolve(flags:environment:configFile:)``).
     var flags: ServerSettings.Source {
@@ -190,6 +198,9 @@ struct ServeOptions: ParsableArguments {
         set("fetchTimeout", fetchTimeout.map(String.init))
         set("fetchAllow", fetchAllow)
         set("certificateWarningDays", certificateWarningDays.map(String.init))
+        set("receiptKey", receiptKey)
+        set("receiptCert", receiptCert)
+        set("receiptIssuer", receiptIssuer)
         return flags
     }
 }
