@@ -26,6 +26,15 @@ extension APIRoutes {
             context.logger.warning("receipts: the receipt could not be signed (\(type(of: error))); the answer carries none")
             return reportResponse(json, report: report)
         }
+        if services.settings.receipts == .keep, let store = services.receiptStore {
+            do {
+                try await store.keepReceipt(issued.stored, keepUntil: issued.issuedAt.addingTimeInterval(services.receiptKeyRetention))
+            } catch {
+                // The answer stands with its receipt; only the stored copy is missing.
+                services.metrics.receiptFailure(stage: "keep")
+                context.logger.warning("receipts: a receipt could not be kept in the store (\(type(of: error))); the answer carries it")
+            }
+        }
         return reportResponse(Self.appending(receipt: issued.jws, to: json), report: report)
     }
 
@@ -47,9 +56,6 @@ extension APIRoutes {
 struct ReceiptRoutes: Sendable {
     let api: APIRoutes
     var services: VerifierServices { api.services }
-
-    /// How long a key that signed receipts stays in the JWKS after its last use.
-    static let keyRetention: TimeInterval = 400 * 86_400
 
     /// The JWKS route, registered on `router` outside the API token's group.
     static func registerJWKS(_ api: APIRoutes, on router: some RouterMethods<VerifierRequestContext>) {
@@ -79,7 +85,7 @@ struct ReceiptRoutes: Sendable {
 
 extension VerifierServices {
     /// How long a receipt key stays listed after its last use.
-    var receiptKeyRetention: TimeInterval { ReceiptRoutes.keyRetention }
+    var receiptKeyRetention: TimeInterval { TimeInterval(settings.receiptRetention) * 86_400 }
 
     /// Records that the current receipt key signs receipts now (nothing without a key or a store).
     func recordReceiptKey(lastUsed: Date) async throws {

@@ -58,6 +58,7 @@ struct APIRoutes: Sendable {
         v1.addRoutes(ApplePayRoutes.collection(self, idempotent), atPath: "applepay")
         v1.addRoutes(WebRoutes.collection(self, idempotent), atPath: "web")
         v1.addRoutes(MdocRoutes.collection(self), atPath: "mdoc")
+        v1.addRoutes(KeptReceiptRoutes.collection(self), atPath: "receipts")
     }
 
     /// Another method on a path the router serves — any method, also ones HTTPTypes has no name for,

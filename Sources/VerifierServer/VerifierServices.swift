@@ -354,6 +354,14 @@ public struct VerifierServices: Sendable {
             logger.notice(
                 "receipts: every verification answer carries a receipt signed with key \(signer.keyID)\(settings.receiptIssuer.map { " for \($0)" } ?? ""); /v1/receipts/jwks lists its keys"
             )
+            if base.receiptStore == nil && settings.receipts == .keep {
+                throw SettingsError(
+                    "--receipts keep: this store keeps no receipts yet (--store \(settings.store.rawValue)); use --receipts off, or a store that keeps them"
+                )
+            }
+            if settings.receipts == .keep {
+                logger.notice("receipts: every receipt is kept for \(settings.receiptRetention) day(s) (--receipts keep)")
+            }
             if base.receiptStore == nil {
                 logger.warning("receipts: this store keeps no receipt keys yet; /v1/receipts/jwks lists the current key only")
             }

@@ -139,6 +139,13 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .long, help: "The certificate of --receipt-key, then its intermediates (PEM, leaf first): the receipts' x5c.")
     var receiptCert: String?
     @Option(name: .long, help: "The issuer (iss) receipts name, a URI such as https://verifier.example.com.") var receiptIssuer: String?
+    @Option(
+        name: .long,
+        help: "off (default) or keep: keep every receipt issued in the store, for GET /v1/receipts and /v1/receipts/{id} (needs --receipt-key).")
+    var receipts: String?
+    @Option(
+        name: .long, help: "Days a kept receipt is kept, and a receipt key stays in /v1/receipts/jwks after its last use (default 400, 1-3650).")
+    var receiptRetention: Int?
 
     /// The flags given, by setting name (``ServerSettings/resolve(flags:environment:configFile:)``).
     var flags: ServerSettings.Source {
@@ -201,6 +208,8 @@ struct ServeOptions: ParsableArguments {
         set("receiptKey", receiptKey)
         set("receiptCert", receiptCert)
         set("receiptIssuer", receiptIssuer)
+        set("receipts", receipts)
+        set("receiptRetention", receiptRetention.map(String.init))
         return flags
     }
 }
