@@ -77,6 +77,7 @@ import WalletVerifierTestSupport
             // One receipt by its id: exactly what was answered.
             let one = try await client.execute(uri: "/v1/receipts/\(issued[1].id)", method: .get, headers: headers)
             #expect(one.status == .ok)
+            ContractSamples.record(one.body, schema: "KeptReceipt", name: "kept-receipt")
             let kept = try RouterTests.json(one.body)
             #expect(kept["id"] as? String == issued[1].id)
             #expect(kept["receipt"] as? String == issued[1].jws)

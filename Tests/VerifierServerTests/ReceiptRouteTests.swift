@@ -194,6 +194,7 @@ import X509
             let jwks = try await client.execute(uri: "/v1/receipts/jwks", method: .get)
             #expect(jwks.status == .ok)
             #expect(jwks.headers[.contentType] == "application/json")
+            ContractSamples.record(jwks.body, schema: "ReceiptKeySet", name: "receipt-jwks")
             let listed = try #require(try RouterTests.json(jwks.body)["keys"] as? [[String: Any]])
             #expect(listed.count == 1)
             #expect(listed.first?["kid"] as? String == ReceiptKeys.thumbprint(keys.key.publicKey))
@@ -297,6 +298,24 @@ import X509
         #expect(throws: SettingsError.self) {
             _ = try ServerSettings.resolve(flags: ["receiptCert": [keys.certificatePath!]], environment: [:], configFile: nil)
         }
+    }
+
+    @Test func serveCheckChecksTheReceiptKeyAgainstItsCertificate() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let keys = try KeyFiles(fixture)
+        let other = try KeyFiles(fixture, name: "other")
+        func findings(_ flags: ServerSettings.Source) async throws -> [String: PreflightFinding.Status] {
+            var all = flags
+            all["store"] = ["memory"]
+            all["dataDir"] = [fixture.directory.appendingPathComponent("data").path]
+            let settings = try ServerSettings.resolve(flags: all, environment: [:], configFile: nil)
+            let found = await ServicePreflight.run(settings: settings, logger: Logger(label: "test"), now: ServiceFixture.time)
+            return Dictionary(found.filter { $0.check.contains("receipt") }.map { ($0.check, $0.status) }) { first, _ in first }
+        }
+        #expect(try await findings(keys.flags) == ["receipt-key": .ok, "certificate receipt": .ok])
+        #expect(try await findings(keys.flags.merging(["receiptCert": [other.certificatePath!]]) { $1 }) == ["receipt-key": .fail])
+        #expect(try await findings([:]).isEmpty)
     }
 
     @Test func aRotatedKeySignsNewReceiptsAndTheJWKSVerifiesBoth() async throws {
