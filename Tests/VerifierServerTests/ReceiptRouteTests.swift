@@ -252,6 +252,29 @@ import X509
         }
     }
 
+    @Test func anIndeterminateAnswerCarriesAReceiptToo() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let keys = try KeyFiles(fixture)
+        let services = try await RouterTests.services(fixture, store: .sqlite, extra: keys.flags)
+        let token = try fixture.applePayToken()
+        await services.shutdown()  // the embedded store is closed: the replay check cannot be decided
+        try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+            let response = try await client.execute(
+                uri: "/v1/applepay/decrypt", method: .post, headers: RouterTests.jsonHeaders,
+                body: ByteBuffer(string: #"{"token":\#(String(decoding: token, as: UTF8.self)),"expect":{"currency":"840","amount":1999}}"#))
+            #expect(response.status == .serviceUnavailable)
+            let report = try RouterTests.json(response.body)
+            #expect(report["verdict"] as? String == "indeterminate")
+            let receipt = try #require(report["receipt"] as? String)
+            let jwks = Array(buffer: try await client.execute(uri: "/v1/receipts/jwks", method: .get).body)
+            let payload = try #require(
+                try JSONSerialization.jsonObject(with: Data(try ReceiptVerifier.verify(receipt, jwks: jwks).payload)) as? [String: Any])
+            #expect(payload["verdict"] as? String == "indeterminate")
+            #expect(Self.checks(payload) == Self.checks(report))
+        }
+    }
+
     @Test func malformedSubmissionsGetProblemsWithoutReceipts() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
