@@ -151,6 +151,12 @@ import WalletVerifierTestSupport
                 uri: "/v1/mdoc/verify", method: .post, headers: RouterTests.jsonHeaders, body: try Self.mdocBody(fixture, accepted: true))
             let jws = try #require(try RouterTests.json(answer.body)["receipt"] as? String)
             let id = try Self.jti(jws, jwks: Array(buffer: try await client.execute(uri: "/v1/receipts/jwks", method: .get).body))
+            // Another method on a receipt's path is a 405 naming the allowed ones, as on every path.
+            let put = try await client.execute(uri: "/v1/receipts/\(id)", method: .put)
+            #expect(put.status == .methodNotAllowed)
+            #expect(put.headers[.allow] == "GET, HEAD")
+            #expect(try await client.execute(uri: "/v1/receipts/jwks", method: .post).status == .methodNotAllowed)
+            #expect(try await client.execute(uri: "/v1/receipts/\(id)/more", method: .get).status == .notFound)
             for uri in ["/v1/receipts", "/v1/receipts/\(id)"] {
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(response.status == .notImplemented, "\(uri)")
