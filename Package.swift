@@ -237,6 +237,8 @@ let package = Package(
                 "VerificationCore", "WalletCBOR", "WalletCOSE", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocationHTTP", "WalletIdentity",
                 "ApplePayVerifier",
                 "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
+                // Signed verification receipts in every verification answer, and their JWKS.
+                "VerificationReceipts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The connection guard sits in the HTTP/1 pipeline (per-client connections, deadlines).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -387,6 +389,8 @@ let package = Package(
                 "WalletJOSE",
                 // What a running service left in its store (Apple Pay replay records, the VICAL rollback record).
                 "ReplayStoreSQLite", "ReplayStorePostgres",
+                // Receipts in the answers, verified as an auditor would.
+                "VerificationReceipts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates"),

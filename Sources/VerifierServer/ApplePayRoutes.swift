@@ -2,6 +2,7 @@ import ApplePayVerifier
 import Foundation
 import Hummingbird
 import VerificationCore
+import VerificationReceipts
 import WalletEncoding
 import WalletJSON
 
@@ -91,11 +92,14 @@ struct ApplePayRoutes: Sendable {
             }
         }
         let start = ContinuousClock.now
-        let context = VerificationContext(
+        let verification = VerificationContext(
             time: services.clock.now(), clockSkew: .seconds(services.settings.clockSkew), idempotency: context.idempotency)
         // The body was parsed once, strictly; the token's part of that parse is handed over with its bytes.
-        let result = await verifier.verify(Array(tokenData), parsed: value.object, context: context, expectations: expectations)
+        let token = Array(tokenData)
+        let result = await verifier.verify(token, parsed: value.object, context: verification, expectations: expectations)
         services.metrics.record(flow: "applepay", report: result.report, duration: ContinuousClock.now - start)
-        return api.reportResponse(result.jsonBytes, report: result.report)
+        return await api.verificationResponse(result.jsonBytes, report: result.report, context: context) {
+            .applePay(result, submission: token, keyRing: verifier.keyRing)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import VerificationCore
+import VerificationReceipts
 import WalletEncoding
 import WalletIdentity
 import WalletJSON
@@ -78,6 +79,8 @@ struct IdentityRoutes: Sendable {
             requestID: requestID, encryptedData: data,
             sessionBinding: binding, context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "identity", report: result.report, duration: ContinuousClock.now - start)
-        return api.reportResponse(result.jsonBytes(), report: result.report)
+        return await api.verificationResponse(result.jsonBytes(), report: result.report, context: context) {
+            .identity(result, submission: data, requestID: requestID)
+        }
     }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import Mdoc
 import MdocVerifier
 import VerificationCore
+import VerificationReceipts
 import WalletEncoding
 import WalletIdentity
 
@@ -65,7 +66,9 @@ struct MdocRoutes: Sendable {
             )
         }
         services.metrics.record(flow: "mdoc", report: result.report, duration: ContinuousClock.now - start)
-        return api.reportResponse(result.jsonBytes(), report: result.report)
+        return await api.verificationResponse(result.jsonBytes(), report: result.report, context: context) {
+            .mdoc(result, submission: responseBytes)
+        }
     }
 }
 

@@ -113,8 +113,22 @@ final class KnownPaths: @unchecked Sendable {
         lock.withLock { self.allowed = allowed }
     }
 
+    /// The methods of `path`: a route written as it is, or a route with a parameter segment
+    /// (`/v1/receipts/{jti}`, `/v1/receipts/:jti`) that the path's segment fills.
     func methods(for path: String) -> String? {
-        lock.withLock { allowed[path] }
+        lock.withLock {
+            if let methods = allowed[path] { return methods }
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+            for (pattern, methods) in allowed where pattern.contains("{") || pattern.contains(":") {
+                let parts = pattern.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == segments.count else { continue }
+                let matches = zip(parts, segments).allSatisfy { part, segment in
+                    part == segment || ((part.hasPrefix("{") || part.hasPrefix(":")) && !segment.isEmpty)
+                }
+                if matches { return methods }
+            }
+            return nil
+        }
     }
 }
 

@@ -41,6 +41,8 @@ struct APIRoutes: Sendable {
         router.add(middleware: NotFoundProblemMiddleware(knownPaths: knownPaths, metrics: services.metrics))
         // Without a token: health, readiness, metrics and the OpenAPI document.
         router.addRoutes(OperationsRoutes.collection(self))
+        // The receipt JWKS is public (an auditor holding a receipt has no API token): outside the group.
+        ReceiptRoutes.registerJWKS(self, on: router)
         // Every /v1 route sits in one group; the API token is checked by that group's middleware,
         // that is on the route that matched, never on the raw path.
         let v1 = router.group("v1")
@@ -56,6 +58,7 @@ struct APIRoutes: Sendable {
         v1.addRoutes(ApplePayRoutes.collection(self, idempotent), atPath: "applepay")
         v1.addRoutes(WebRoutes.collection(self, idempotent), atPath: "web")
         v1.addRoutes(MdocRoutes.collection(self), atPath: "mdoc")
+        v1.addRoutes(KeptReceiptRoutes.collection(self), atPath: "receipts")
     }
 
     /// Another method on a path the router serves — any method, also ones HTTPTypes has no name for,

@@ -15,7 +15,8 @@ public final class ServerMetrics: Sendable {
     private let latency: DurationHistogram
 
     private enum Metric: Hashable, Sendable {
-        case verifications, checkFailures, unreadableRequests, idempotentRetries, idempotencyConflicts, revocationFetches, revocationCacheHits
+        case verifications, checkFailures, unreadableRequests, idempotentRetries, idempotencyConflicts, revocationFetches, revocationCacheHits,
+            receiptFailures
 
         /// The metric's name, unit and help text.
         var descriptor: MetricNameDescriptor {
@@ -41,6 +42,10 @@ public final class ServerMetrics: Sendable {
                 ServerMetrics.descriptor(
                     "revocation_list_cache_hits", unit: "total",
                     help: "Revocation lists answered from the cache (fresh, or a usable copy after a failed refetch)")
+            case .receiptFailures:
+                ServerMetrics.descriptor(
+                    "receipt_failures", unit: "total",
+                    help: "Receipts not signed, kept or recorded (the verification answer stands), by stage: sign, keep, record-key")
             }
         }
 
@@ -54,6 +59,7 @@ public final class ServerMetrics: Sendable {
             case .idempotencyConflicts: ["route", "kind"]
             case .revocationFetches: ["outcome"]
             case .revocationCacheHits: ["copy"]
+            case .receiptFailures: ["stage"]
             }
         }
     }
@@ -102,6 +108,11 @@ public final class ServerMetrics: Sendable {
     /// An Idempotency-Key refused: used with another request (422) or still in progress (409).
     public func idempotencyConflict(route: String, kind: String) {
         counter(.idempotencyConflicts, route, kind).increment()
+    }
+
+    /// A receipt that could not be signed, kept or whose key could not be recorded, by `stage`.
+    public func receiptFailure(stage: String) {
+        counter(.receiptFailures, stage, "").increment()
     }
 
     /// The registry's counter for a metric and its label values, looked up there the first time only.

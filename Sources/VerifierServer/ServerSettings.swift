@@ -214,6 +214,25 @@ public struct ServerSettings: Sendable, Hashable {
     /// from which `serve` warns about it, at start and daily (`--certificate-warning-days`), and
     /// `serve --check` reports it as a warning.
     public var certificateWarningDays = 30
+    /// The P-256 key (PEM, PKCS#8 or SEC1) that signs verification receipts (`--receipt-key`); nil:
+    /// answers carry no receipt and `/v1/receipts/jwks` answers 501.
+    public var receiptKey: String?
+    /// The certificate of ``receiptKey`` (PEM, leaf first; the receipts' `x5c`, `--receipt-cert`); needs the key.
+    public var receiptCertificate: String?
+    /// The `iss` of receipts (`--receipt-issuer`, a URI); nil: receipts name no issuer.
+    public var receiptIssuer: String?
+    /// Whether issued receipts are kept in the store (`--receipts`): `off` (the default) or `keep`.
+    public enum ReceiptsMode: String, Sendable, Hashable, CaseIterable {
+        /// Receipts are answered, not kept.
+        case off
+        /// Every receipt issued is kept for ``ServerSettings/receiptRetention`` days (`GET /v1/receipts`).
+        case keep
+    }
+    /// Whether issued receipts are kept (`--receipts off|keep`).
+    public var receipts: ReceiptsMode = .off
+    /// Days a kept receipt is kept after it is issued, and a receipt key stays in the JWKS after its
+    /// last use (`--receipt-retention`, 1–3650, default 400).
+    public var receiptRetention = 400
 
     /// Verifications one client may run at once: ``maxClientVerifications``, or half the slots.
     public var clientVerificationCap: Int { min(maxConcurrentVerifications, maxClientVerifications ?? max(1, maxConcurrentVerifications / 2)) }
@@ -255,6 +274,9 @@ public struct ServerSettings: Sendable, Hashable {
         "vicals": "WALLET_VERIFIER_VICALS", "vicalTrust": "WALLET_VERIFIER_VICAL_TRUST",
         "fetchTimeout": "WALLET_VERIFIER_FETCH_TIMEOUT", "fetchAllow": "WALLET_VERIFIER_FETCH_ALLOW",
         "certificateWarningDays": "WALLET_VERIFIER_CERTIFICATE_WARNING_DAYS",
+        "receiptKey": "WALLET_VERIFIER_RECEIPT_KEY", "receiptCert": "WALLET_VERIFIER_RECEIPT_CERT",
+        "receiptIssuer": "WALLET_VERIFIER_RECEIPT_ISSUER", "receipts": "WALLET_VERIFIER_RECEIPTS",
+        "receiptRetention": "WALLET_VERIFIER_RECEIPT_RETENTION",
     ]
 
     /// A value from one source: a string or a list of strings (lists in the environment are
@@ -408,6 +430,26 @@ public struct ServerSettings: Sendable, Hashable {
             throw SettingsError("each --vical needs a --vical-trust (got \(settings.vicals.count) VICALs and \(settings.vicalTrust.count) anchors)")
         }
 
+        settings.receiptKey = single("receiptKey")
+        settings.receiptCertificate = single("receiptCert")
+        if settings.receiptCertificate != nil && settings.receiptKey == nil {
+            throw SettingsError("--receipt-cert needs --receipt-key (the certificate is the receipt key's)")
+        }
+        if let issuer = single("receiptIssuer") {
+            guard let uri = URL(string: issuer), uri.scheme != nil, !issuer.contains(where: { $0.isWhitespace }) else {
+                throw SettingsError("--receipt-issuer must be a URI, such as https://verifier.example.com, got \"\(issuer)\"")
+            }
+            settings.receiptIssuer = issuer
+        }
+        if let mode = single("receipts") {
+            guard let parsed = ReceiptsMode(rawValue: mode) else { throw SettingsError("receipts must be off or keep, got \"\(mode)\"") }
+            settings.receipts = parsed
+        }
+        if let days = try integer("receiptRetention", 1...3650) { settings.receiptRetention = days }
+        if settings.receipts == .keep && settings.receiptKey == nil {
+            throw SettingsError("--receipts keep needs --receipt-key (the key that signs the receipts it keeps)")
+        }
+
         if settings.store == .postgres && settings.postgresURL == nil {
             throw SettingsError("--store postgres needs --postgres-url (or WALLET_VERIFIER_STORE_POSTGRES_URL)")
         }
@@ -439,7 +481,7 @@ public struct ServerSettings: Sendable, Hashable {
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `explainDeviceFailures`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `webDocTypes`, `maxRequestElements`, `maxRequestSessionBytes`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
-    /// `fetchAllow`, `certificateWarningDays`); values
+    /// `fetchAllow`, `certificateWarningDays`, `receiptKey`, `receiptCert`, `receiptIssuer`, `receipts`, `receiptRetention`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }

@@ -3,7 +3,9 @@ import Crypto
 import Foundation
 import Logging
 import ServiceLifecycle
+import SwiftASN1
 import VerificationCore
+import VerificationReceipts
 import WalletEncoding
 import WebIdentity
 import X509
@@ -20,6 +22,8 @@ public struct ServiceCertificate: Sendable, Hashable {
         case readerAuthentication
         /// The leaf of `--request-signing-cert`.
         case requestSigning
+        /// The leaf of `--receipt-cert`.
+        case receipt
     }
 
     /// What the certificate is for.
@@ -45,8 +49,11 @@ public struct ServiceCertificate: Sendable, Hashable {
     }
 
     /// The certificates of the keys given: each Apple Pay certificate, the reader leaf, the
-    /// request-signing leaf (only when it has a key of its own, not the reader's).
-    public static func list(applePayKeys: [MerchantKey], readerAuth: ReaderAuthSigner?, requestSigning: ReaderAuthSigner?) -> [ServiceCertificate] {
+    /// request-signing leaf (only when it has a key of its own, not the reader's), the leaf of the
+    /// receipt key's chain.
+    public static func list(
+        applePayKeys: [MerchantKey], readerAuth: ReaderAuthSigner?, requestSigning: ReaderAuthSigner?, receiptChain: [[UInt8]] = []
+    ) -> [ServiceCertificate] {
         var list = applePayKeys.map {
             ServiceCertificate(
                 kind: .applePay, subject: "\($0.certificate.subject)", notBefore: $0.certificate.notValidBefore,
@@ -58,6 +65,12 @@ public struct ServiceCertificate: Sendable, Hashable {
                 ServiceCertificate(
                     kind: kind, subject: "\(signer.leaf.subject)", notBefore: signer.leaf.notValidBefore, notAfter: signer.leaf.notValidAfter,
                     id: Hex.encode(Array(SHA256.hash(data: signer.chain[0])))))
+        }
+        if let leafDER = receiptChain.first, let leaf = try? Certificate(derEncoded: leafDER) {
+            list.append(
+                ServiceCertificate(
+                    kind: .receipt, subject: "\(leaf.subject)", notBefore: leaf.notValidBefore, notAfter: leaf.notValidAfter,
+                    id: Hex.encode(Array(SHA256.hash(data: leafDER)))))
         }
         return list
     }
@@ -79,6 +92,8 @@ extension ServiceCertificate.Kind {
         case .readerAuthentication: "have a new reader certificate issued for --reader-key (or a new key), configure it with --reader-cert and reload"
         case .requestSigning:
             "have a new certificate issued for --request-signing-key (or a new key), configure it with --request-signing-cert and reload"
+        case .receipt:
+            "have a new certificate issued for --receipt-key (or a new key), configure it with --receipt-cert and reload; receipts signed before stay verifiable with /v1/receipts/jwks"
         }
     }
 }
@@ -87,7 +102,9 @@ extension VerifierServices {
     /// The service's own certificates in this configuration (``ServiceCertificate``).
     public var certificates: [ServiceCertificate] {
         let ownSigning = requestSigning.flatMap { $0.source == "requestSigningKey" ? $0.signer : nil }
-        return ServiceCertificate.list(applePayKeys: applePay?.keyRing.keys ?? [], readerAuth: readerAuth, requestSigning: ownSigning)
+        return ServiceCertificate.list(
+            applePayKeys: applePay?.keyRing.keys ?? [], readerAuth: readerAuth, requestSigning: ownSigning,
+            receiptChain: receiptSigner?.certificateChain ?? [])
     }
 }
 
@@ -144,6 +161,7 @@ extension ServiceCertificate {
                 certificateFlag: "--request-signing-cert",
                 logger: logger)
         }
-        return list(applePayKeys: applePayKeys, readerAuth: reader, requestSigning: signing)
+        let receipt = try ServiceMaterial.receiptSigner(settings: settings, logger: logger)
+        return list(applePayKeys: applePayKeys, readerAuth: reader, requestSigning: signing, receiptChain: receipt?.certificateChain ?? [])
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MdocVerifier
 import VerificationCore
+import VerificationReceipts
 import WalletIdentity
 import WebIdentity
 
@@ -36,12 +37,14 @@ public struct ServiceMaterial: Sendable {
     public var requestSigning: ReaderAuthSigner?
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String?
+    /// Signs verification receipts (`--receipt-key`, `--receipt-cert`); nil: answers carry no receipt.
+    public var receiptSigner: (any ReceiptSigner)?
 
     /// Values given directly (tests, embedders): nothing is read from files.
     public init(
         identityKeys: IdentityKeyRing, trust: IACATrustStore, revocationLists: OfflineRevocationLists? = nil, applePayKeys: [MerchantKey] = [],
         applePayRoot: ApplePayTrustAnchor? = nil, webKeys: [P256.KeyAgreement.PrivateKey], readerAuth: ReaderAuthSigner? = nil,
-        apiToken: String? = nil, requestSigning: ReaderAuthSigner? = nil
+        apiToken: String? = nil, requestSigning: ReaderAuthSigner? = nil, receiptSigner: (any ReceiptSigner)? = nil
     ) {
         self.identityKeys = identityKeys
         self.trust = trust
@@ -52,6 +55,7 @@ public struct ServiceMaterial: Sendable {
         self.readerAuth = readerAuth
         self.apiToken = apiToken
         self.requestSigning = requestSigning
+        self.receiptSigner = receiptSigner
     }
 
     /// Reads every file `settings` names. Without `--identity-key` or `--web-key`, a development key
@@ -77,9 +81,32 @@ public struct ServiceMaterial: Sendable {
                 certificateFlag: "--request-signing-cert", logger: logger)
         }
         let apiToken = try settings.apiTokenFile.map { try Self.apiToken(file: $0, logger: logger) }
+        let receiptSigner = try Self.receiptSigner(settings: settings, logger: logger)
         return ServiceMaterial(
             identityKeys: ring, trust: trust, revocationLists: revocationLists, applePayKeys: applePayKeys, applePayRoot: applePayRoot,
-            webKeys: webKeys, readerAuth: readerAuth, apiToken: apiToken, requestSigning: requestSigning)
+            webKeys: webKeys, readerAuth: readerAuth, apiToken: apiToken, requestSigning: requestSigning, receiptSigner: receiptSigner)
+    }
+
+    /// The receipt key of `--receipt-key` with the certificate of `--receipt-cert`, checked to be the
+    /// key's; nil without `--receipt-key`. Throws ``SettingsError`` naming the flag and the file.
+    static func receiptSigner(settings: ServerSettings, logger: Logger) throws -> ReceiptSigningKey? {
+        guard let keyPath = settings.receiptKey else { return nil }
+        warnIfReadableByOthers(keyPath, logger: logger)
+        guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --receipt-key \(keyPath)") }
+        var certificatePEM: String?
+        if let certificatePath = settings.receiptCertificate {
+            guard let data = FileManager.default.contents(atPath: certificatePath) else {
+                throw SettingsError("cannot read --receipt-cert \(certificatePath)")
+            }
+            certificatePEM = String(decoding: data, as: UTF8.self)
+        }
+        do {
+            return try ReceiptSigningKey.load(
+                keyPEM: String(decoding: key, as: UTF8.self), keyName: "--receipt-key \(keyPath)", certificatePEM: certificatePEM,
+                certificateName: "--receipt-cert \(settings.receiptCertificate ?? "")")
+        } catch {
+            throw SettingsError(error.description)
+        }
     }
 
     /// The in-app identity keys of `--identity-key`; without one, the development key of the data

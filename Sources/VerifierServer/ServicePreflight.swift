@@ -10,6 +10,7 @@ import ReplayStorePostgres
 import ReplayStoreSQLite
 import SwiftASN1
 import VerificationCore
+import VerificationReceipts
 import WalletEncoding
 import WalletIdentity
 import WalletJSON
@@ -154,6 +155,27 @@ public enum ServicePreflight {
                 }
             } catch {
                 add(label, .fail, "\(error)")
+            }
+        }
+
+        // The receipt key and its certificate.
+        if let keyPath = settings.receiptKey {
+            do {
+                if let signer = try ServiceMaterial.receiptSigner(settings: settings, logger: logger) {
+                    if let certificatePath = settings.receiptCertificate {
+                        add("receipt-key", .ok, "--receipt-key \(keyPath) belongs to --receipt-cert \(certificatePath) (kid \(signer.keyID))")
+                        for (index, der) in signer.certificateChain.enumerated() {
+                            guard let certificate = try? Certificate(derEncoded: der) else { continue }
+                            validity(certificate, "certificate receipt\(index == 0 ? "" : " chain[\(index)]")")
+                        }
+                    } else {
+                        add(
+                            "receipt-key", .ok,
+                            "--receipt-key \(keyPath) signs receipts (kid \(signer.keyID)); without --receipt-cert they carry no x5c")
+                    }
+                }
+            } catch {
+                add("receipt-key", .fail, "\(error)")
             }
         }
 

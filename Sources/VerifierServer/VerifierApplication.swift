@@ -26,7 +26,11 @@ public enum VerifierApplication {
             router: buildRouter(live: live, logger: logger),
             server: ConnectionLimits(settings: services.settings, logger: logger).server,
             configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "wallet-verifier"),
-            services: services.backgroundServices + [VICALRefreshService(live: live, logger: logger)] + extraServices,
+            services: services.backgroundServices
+                + [
+                    VICALRefreshService(live: live, logger: logger), ReceiptKeyRecorder(live: live, logger: logger),
+                    ReceiptPurgeService(live: live, logger: logger),
+                ] + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )

@@ -9,6 +9,7 @@ import ReplayStoreSQLite
 import ServiceLifecycle
 import Synchronization
 import VerificationCore
+import VerificationReceipts
 import WalletEncoding
 import WalletIdentity
 import WebIdentity
@@ -67,6 +68,12 @@ public struct VerifierServices: Sendable {
     }
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String? = nil
+    /// Signs a receipt into every verification answer (`--receipt-key`); nil: answers carry none.
+    public var receiptSigner: (any ReceiptSigner)? = nil
+    /// Where the keys that signed receipts are remembered (and, with `--receipts keep`, the
+    /// receipts): the store when it keeps receipts, an in-memory one with `--store memory`; nil:
+    /// the JWKS lists the current key only.
+    public var receiptStore: (any ReceiptStore)? { base?.receiptStore }
     /// The docTypes web requests may be created for, and where that list comes from; nil: any docType
     /// of the data identifier form (see ``ServerSettings/effectiveWebDocTypes``).
     public var webDocTypes: (docTypes: Set<String>, source: String)? { settings.effectiveWebDocTypes }
@@ -109,6 +116,8 @@ public struct VerifierServices: Sendable {
         let shutdown: @Sendable () async -> Void
         let metrics: ServerMetrics
         let clock: any VerificationClock
+        /// The receipt store (``VerifierServices/receiptStore``).
+        var receiptStore: (any ReceiptStore)? = nil
         let revocationCache: SharedRevocationListCache
         /// Fetches revocation lists and VICALs.
         let transport: any RevocationListTransport
@@ -189,9 +198,12 @@ public struct VerifierServices: Sendable {
             store: documentCache, transport: transport, clock: clock, fetchClaim: .seconds(settings.fetchTimeout + 5),
             observe: { metrics.revocation($0) })
         background.append(RevocationRefreshService(cache: cache, metrics: metrics, clock: clock, logger: logger))
+        // Receipts and their keys: in the store when it keeps them, in memory with --store memory.
+        let receiptStore = (store as? any ReceiptStore) ?? (settings.store == .memory ? InMemoryReceiptStore() : nil)
         return Base(
             store: store, documentCache: documentCache, background: background, prepare: prepare, shutdown: shutdown,
-            metrics: metrics, clock: clock, revocationCache: cache, transport: transport, vicalCopies: VICALCopies(), storeReady: storeReady)
+            metrics: metrics, clock: clock, receiptStore: receiptStore, revocationCache: cache, transport: transport, vicalCopies: VICALCopies(),
+            storeReady: storeReady)
     }
 
     /// Everything a reload re-reads — trust roots, revocation-list files, identity, web, reader and
@@ -337,6 +349,23 @@ public struct VerifierServices: Sendable {
         }
         logger.notice("web: requests offer \(services.defaultWebProtocols.map(\.rawValue).joined(separator: ", ")) unless they name their protocols")
         services.apiToken = material.apiToken
+        services.receiptSigner = material.receiptSigner
+        if let signer = material.receiptSigner {
+            logger.notice(
+                "receipts: every verification answer carries a receipt signed with key \(signer.keyID)\(settings.receiptIssuer.map { " for \($0)" } ?? ""); /v1/receipts/jwks lists its keys"
+            )
+            if base.receiptStore == nil && settings.receipts == .keep {
+                throw SettingsError(
+                    "--receipts keep: this store keeps no receipts yet (--store \(settings.store.rawValue)); use --receipts off, or a store that keeps them"
+                )
+            }
+            if settings.receipts == .keep {
+                logger.notice("receipts: every receipt is kept for \(settings.receiptRetention) day(s) (--receipts keep)")
+            }
+            if base.receiptStore == nil {
+                logger.warning("receipts: this store keeps no receipt keys yet; /v1/receipts/jwks lists the current key only")
+            }
+        }
         metrics.certificateExpiries(services.certificates)
         return services
     }

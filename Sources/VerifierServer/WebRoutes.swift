@@ -4,6 +4,7 @@ import Hummingbird
 import Mdoc
 import MdocVerifier
 import VerificationCore
+import VerificationReceipts
 import WalletEncoding
 import WalletJSON
 import WebIdentity
@@ -107,16 +108,21 @@ struct WebRoutes: Sendable {
         // Exactly one of the two forms, each exactly as the document describes it.
         let credential = object.value("credential"), response = object.value("response")
         let submitted: WebCredential
+        // What the receipt's submission digest covers: the credential as received, or the response's bytes.
+        let submission: [UInt8]
         switch (credential, response) {
         case (.some, .some):
             throw Problem.badRequest("/credential, /response: send exactly one of them, not both")
         case (.some(let credential), nil):
-            submitted = try webCredential(credential, raw: object.raw("credential"))
+            let raw = object.raw("credential")
+            submitted = try webCredential(credential, raw: raw)
+            submission = raw.map { Array($0) } ?? []
         case (nil, .some(let response)):
             guard let text = response.string, let bytes = Base64.decodeLenient(text), !bytes.isEmpty else {
                 throw Problem.badRequest("/response: must be the base64url EncryptedResponse")
             }
             submitted = .annexC(bytes)
+            submission = bytes
         case (nil, nil):
             throw Problem.badRequest(
                 "/credential or /response: send \"credential\" (what navigator.credentials.get returned) or \"response\" (base64url)")
@@ -126,7 +132,11 @@ struct WebRoutes: Sendable {
             requestID: requestID, credential: submitted, recipientKeys: services.webKeys,
             context: VerificationContext(time: services.clock.now(), idempotency: context.idempotency))
         services.metrics.record(flow: "web", report: result.report, duration: ContinuousClock.now - start)
-        return api.reportResponse(
-            MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict).jsonBytes(), report: result.report)
+        return await api.verificationResponse(
+            MdocVerificationResult(report: result.report, documents: result.documentsRegardlessOfVerdict).jsonBytes(), report: result.report,
+            context: context
+        ) {
+            .web(result, submission: submission, requestID: requestID, protocol: submitted.protocol.rawValue)
+        }
     }
 }

@@ -131,6 +131,21 @@ struct ServeOptions: ParsableArguments {
         name: .long,
         help: "Warn (in the log at start and daily, and in serve --check) about own certificates expiring within this many days (default 30).")
     var certificateWarningDays: Int?
+    @Option(
+        name: .long,
+        help:
+            "Sign a verification receipt (ES256 JWS, no personal data) into every verification answer with this P-256 key (PEM); its public key is served at /v1/receipts/jwks."
+    ) var receiptKey: String?
+    @Option(name: .long, help: "The certificate of --receipt-key, then its intermediates (PEM, leaf first): the receipts' x5c.")
+    var receiptCert: String?
+    @Option(name: .long, help: "The issuer (iss) receipts name, a URI such as https://verifier.example.com.") var receiptIssuer: String?
+    @Option(
+        name: .long,
+        help: "off (default) or keep: keep every receipt issued in the store, for GET /v1/receipts and /v1/receipts/{id} (needs --receipt-key).")
+    var receipts: String?
+    @Option(
+        name: .long, help: "Days a kept receipt is kept, and a receipt key stays in /v1/receipts/jwks after its last use (default 400, 1-3650).")
+    var receiptRetention: Int?
 
     /// The flags given, by setting name (``ServerSettings/resolve(flags:environment:configFile:)``).
     var flags: ServerSettings.Source {
@@ -190,6 +205,11 @@ struct ServeOptions: ParsableArguments {
         set("fetchTimeout", fetchTimeout.map(String.init))
         set("fetchAllow", fetchAllow)
         set("certificateWarningDays", certificateWarningDays.map(String.init))
+        set("receiptKey", receiptKey)
+        set("receiptCert", receiptCert)
+        set("receiptIssuer", receiptIssuer)
+        set("receipts", receipts)
+        set("receiptRetention", receiptRetention.map(String.init))
         return flags
     }
 }
