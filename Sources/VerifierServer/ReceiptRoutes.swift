@@ -103,14 +103,18 @@ struct ReceiptKeyRecorder: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
+            var failures = 0
             while !Task.isCancelled {
                 let recorded = await recordOnce()
-                do { try await Task.sleep(for: recorded ? interval : .seconds(60)) } catch { return }
+                // A store that is not ready yet (PostgreSQL still starting) is tried again soon, then less often.
+                if recorded { failures = 0 } else { failures += 1 }
+                let wait: Duration = recorded ? interval : .seconds(min(60, 1 << min(failures - 1, 6)))
+                do { try await Task.sleep(for: wait) } catch { return }
             }
         }
     }
 
-    /// Records the current key; false when the store did not answer (tried again in a minute).
+    /// Records the current key; false when the store did not answer (tried again after 1, 2, 4 … 60 s).
     func recordOnce() async -> Bool {
         let services = live.current
         do {
@@ -118,7 +122,7 @@ struct ReceiptKeyRecorder: Service {
             return true
         } catch {
             services.metrics.receiptFailure(stage: "record-key")
-            logger.warning("receipts: the receipt key could not be recorded in the store (\(type(of: error))); retrying in a minute")
+            logger.warning("receipts: the receipt key could not be recorded in the store (\(type(of: error))); retrying")
             return false
         }
     }

@@ -172,18 +172,12 @@ import WalletVerifierTestSupport
         }
     }
 
-    /// Receipts and receipt keys outlive a restart on the embedded SQLite store. Runs once
-    /// `SQLiteReplayStore` keeps receipts (``ReceiptStore``); until then the store has none to keep.
+    /// Receipts and receipt keys outlive a restart on the embedded SQLite store.
     @Test func keptReceiptsAndKeysSurviveARestartOnSQLite() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         let flags = try Self.keepFlags(fixture).merging(["store": ["sqlite"]]) { $1 }
-        let first: VerifierServices
-        do {
-            first = try await RouterTests.services(fixture, extra: flags)
-        } catch let error as SettingsError where "\(error)".contains("keeps no receipts") {
-            return  // This store does not keep receipts yet.
-        }
+        let first = try await RouterTests.services(fixture, extra: flags)
         let headers = ReceiptRouteTests.headers
         let (id, jws, oldJWKS) = try await VerifierApplication.build(services: first, logger: Logger(label: "test")).test(.router) {
             client -> (String, String, [UInt8]) in
@@ -209,5 +203,35 @@ import WalletVerifierTestSupport
             #expect(jwks != oldJWKS)
             #expect(try Self.jti(jws, jwks: jwks) == id)
         }
+    }
+
+    /// Two `serve` processes on one PostgreSQL database, each with its own receipt key: a receipt one
+    /// kept is found through the other, and the other's key set verifies it.
+    @Test func twoInstancesOnPostgreSQLShareReceiptsAndKeys() async throws {
+        guard let url = DeploymentTests.postgresURL else {
+            if DeploymentTests.inCI { Issue.record("WALLET_VERIFIER_POSTGRES_URL is not set; scripts/test starts a throwaway PostgreSQL") }
+            return
+        }
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let (keyA, keyB) = (try ReceiptRouteTests.KeyFiles(fixture, name: "instance-a"), try ReceiptRouteTests.KeyFiles(fixture, name: "instance-b"))
+        let shared = ["--store", "postgres", "--postgres-url", url, "--receipts", "keep"] + fixture.serveArguments
+        let instanceA = try await ServiceInstance(arguments: shared + ["--receipt-key", keyA.keyPath])
+        defer { instanceA.stop() }
+        let instanceB = try await ServiceInstance(arguments: shared + ["--receipt-key", keyB.keyPath])
+        defer { instanceB.stop() }
+        let (_, answer) = try await instanceA.post("/v1/mdoc/verify", body: Data(buffer: try Self.mdocBody(fixture, accepted: true)))
+        let jws = try #require(answer["receipt"] as? String, "\(answer)")
+        // B lists A's key once A has recorded it (at start; a store still starting is tried again within seconds).
+        var id: String?
+        _ = try await ServiceInstance.waitFor {
+            let jwks = try JSONSerialization.data(withJSONObject: try await instanceB.getJSON("/v1/receipts/jwks"))
+            id = try? Self.jti(jws, jwks: Array(jwks))
+            return id != nil
+        }
+        let jti = try #require(id, "instance B's key set never listed instance A's key")
+        let kept = try await instanceB.getJSON("/v1/receipts/\(jti)")
+        #expect(kept["receipt"] as? String == jws)
+        #expect(kept["flow"] as? String == "mdoc")
     }
 }
