@@ -127,22 +127,3 @@ extension PostgresReplayStore: ReceiptStore {
         StoredReceipt(id: row.0, issuedAt: ReceiptSeconds.date(row.1), flow: row.2, verdict: row.3, jws: row.4)
     }
 }
-
-/// A receipt's `iat` as whole seconds since 1970-01-01T00:00:00Z; out-of-range dates are clamped.
-enum ReceiptSeconds {
-    /// The stored `issued_at`: rounded down, as ``ReceiptCursor/after(_:)`` writes it.
-    static func of(_ date: Date) -> Int64 { clamped(date.timeIntervalSince1970.rounded(.down)) }
-
-    /// A `from` or `to` bound: rounded up (see ``PostgresReplayStore``'s receipt listing).
-    static func bound(_ date: Date) -> Int64 { clamped(date.timeIntervalSince1970.rounded(.up)) }
-
-    /// The date of a stored `issued_at`.
-    static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
-
-    private static func clamped(_ seconds: Double) -> Int64 {
-        if seconds.isNaN { return Int64.min }
-        if seconds >= 9.2e18 { return Int64.max }
-        if seconds <= -9.2e18 { return Int64.min }
-        return Int64(seconds)
-    }
-}

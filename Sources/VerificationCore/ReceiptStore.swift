@@ -210,3 +210,24 @@ public final class InMemoryReceiptStore: ReceiptStore, Sendable {
         keys.withLock { $0.values.filter { $0.lastUsed >= since }.sorted { $0.keyID < $1.keyID } }
     }
 }
+
+/// A receipt's `iat` as whole seconds since 1970-01-01T00:00:00Z, as the SQL stores keep it;
+/// out-of-range dates are clamped.
+public enum ReceiptSeconds {
+    /// The stored `issued_at`: rounded down, as ``ReceiptCursor/after(_:)`` writes it.
+    public static func of(_ date: Date) -> Int64 { clamped(date.timeIntervalSince1970.rounded(.down)) }
+
+    /// A `from` or `to` bound of a listing: rounded up, so that a bound between two whole seconds
+    /// selects what a comparison of dates selects for receipts issued on whole seconds.
+    public static func bound(_ date: Date) -> Int64 { clamped(date.timeIntervalSince1970.rounded(.up)) }
+
+    /// The date of a stored `issued_at`.
+    public static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
+
+    private static func clamped(_ seconds: Double) -> Int64 {
+        if seconds.isNaN { return Int64.min }
+        if seconds >= 9.2e18 { return Int64.max }
+        if seconds <= -9.2e18 { return Int64.min }
+        return Int64(seconds)
+    }
+}

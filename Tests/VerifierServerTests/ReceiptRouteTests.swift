@@ -423,61 +423,16 @@ import X509
 /// Runs `Interop/verify_receipt.py` with the Python of `.venv-interop` (joserfc, installed by
 /// scripts/test). Skipped when that Python is missing, unless CI=true.
 enum ReceiptInterop {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
-    }()
-    static let script = root.appendingPathComponent("Tests/VerifierServerTests/Interop/verify_receipt.py").path
-    static let python: String? = {
-        let candidates: [String?] = [
-            ProcessInfo.processInfo.environment["WALLET_VERIFIER_INTEROP_PYTHON"], root.appendingPathComponent(".venv-interop/bin/python").path,
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
     static func available() -> Bool {
-        if python != nil { return true }
+        if InteropPython.python != nil { return true }
         if ProcessInfo.processInfo.environment["CI"] == "true" {
             Issue.record("python with joserfc is not installed in .venv-interop (scripts/test installs it)")
         }
         return false
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// Runs the script on a thread of its own (never on the cooperative pool) and returns its stdout.
+    /// The script's standard output for `input`.
     static func verify(_ input: [String: Any]) async throws -> String {
-        guard let python else { throw CancellationError() }
-        let data = try JSONSerialization.data(withJSONObject: input)
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                do {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: python)
-                    process.arguments = [script]
-                    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-                    process.standardInput = stdin
-                    process.standardOutput = stdout
-                    process.standardError = stderr
-                    try process.run()
-                    stdin.fileHandleForWriting.write(data)
-                    try stdin.fileHandleForWriting.close()
-                    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-                    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    guard process.terminationStatus == 0 else {
-                        continuation.resume(throwing: Failure(description: "verify_receipt.py failed: \(String(decoding: errors, as: UTF8.self))"))
-                        return
-                    }
-                    continuation.resume(returning: String(decoding: output, as: UTF8.self))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            thread.start()
-        }
+        try await InteropPython.run("Tests/VerifierServerTests/Interop/verify_receipt.py", input: input)
     }
 }

@@ -13,54 +13,13 @@ import WalletVerifierTestSupport
 /// `.venv-interop`) compute the transcript and encrypt the response from our request object alone.
 /// Skipped when that Python is missing, unless CI=true.
 @Suite struct OpenID4VPInteropTests {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
-    }()
-    static let script = root.appendingPathComponent("Tests/WebIdentityTests/Interop/oid4vp_wallet.py").path
-    static let python: String? = {
-        let candidates: [String?] = [
-            ProcessInfo.processInfo.environment["WALLET_VERIFIER_INTEROP_PYTHON"], root.appendingPathComponent(".venv-interop/bin/python").path,
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    /// Runs the script on a thread of its own (never on the cooperative pool) and returns its stdout.
+    /// The interop wallet's standard output for `input`.
     static func wallet(_ input: [String: Any]) async throws -> String {
-        guard let python else { throw CancellationError() }
-        let data = try JSONSerialization.data(withJSONObject: input)
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                do {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: python)
-                    process.arguments = [script]
-                    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-                    process.standardInput = stdin
-                    process.standardOutput = stdout
-                    process.standardError = stderr
-                    try process.run()
-                    stdin.fileHandleForWriting.write(data)
-                    try stdin.fileHandleForWriting.close()
-                    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-                    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    guard process.terminationStatus == 0 else {
-                        continuation.resume(throwing: WebRequestError("the interop wallet failed: \(String(decoding: errors, as: UTF8.self))"))
-                        return
-                    }
-                    continuation.resume(returning: String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            thread.start()
-        }
+        try await InteropPython.run("Tests/WebIdentityTests/Interop/oid4vp_wallet.py", input: input).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func available() -> Bool {
-        if python != nil { return true }
+        if InteropPython.python != nil { return true }
         if ProcessInfo.processInfo.environment["CI"] == "true" {
             Issue.record("python with joserfc and cbor2 is not installed in .venv-interop (scripts/test installs it)")
         }
