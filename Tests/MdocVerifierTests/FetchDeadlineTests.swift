@@ -37,10 +37,10 @@ import WalletVerifierTestSupport
         try Self.expectUnavailable(outcome.failure, retryable: true, saying: "did not answer within 2 s")
         // Without the deadline the body takes 500 s. The upper bound leaves room for the test run itself:
         // suites running beside this one keep Swift's two cooperative threads busy with CPU-bound
-        // verifications, which delays the timer's wake-up by seconds (13 s seen in a full run, 2 s
-        // alone). The tight bound (deadline + 4 s) and the CPU a wait costs are measured on a `serve`
-        // process of its own, where no other test runs (HostileNetworkProcessTests).
-        #expect(outcome.seconds >= 1.9 && outcome.seconds < 30, "took \(outcome.seconds) s")
+        // verifications, which delays the timer's wake-up by seconds (13 s and 33 s seen in full runs
+        // on two cores, 2 s alone). The tight bound (deadline + 4 s) and the CPU a wait costs are
+        // measured on a `serve` process of its own, where no other test runs (HostileNetworkProcessTests).
+        #expect(outcome.seconds >= 1.9 && outcome.seconds < 120, "took \(outcome.seconds) s")
     }
 
     @Test func aServerThatNeverAnswersEndsAtTheDeadline() async throws {
