@@ -49,7 +49,8 @@ import WalletVerifierTestSupport
         server.set("/silent", .init(body: [1], delay: 3600))
         let outcome = await Self.failure(HTTPRevocationTransport(timeout: 1), server.url("/silent"))
         try Self.expectUnavailable(outcome.failure, retryable: true, saying: "did not answer within 1 s")
-        #expect(outcome.seconds >= 0.9 && outcome.seconds < 2.5, "took \(outcome.seconds) s")
+        // Without the deadline: an hour. Under a full run's load the wake-up comes late (see above).
+        #expect(outcome.seconds >= 0.9 && outcome.seconds < 120, "took \(outcome.seconds) s")
     }
 
     @Test func aServerThatIsDownFailsAtOnce() async throws {
