@@ -57,19 +57,6 @@ extension ApplePayResult {
             tokenJSON = writer.bytes
         }
         let payment = result.verdict == .accepted ? result.payment : nil
-        var writer = JSONWriter(capacity: 512 + result.report.checks.count * 256 + (payment?.rawJSON.count ?? 0))
-        result.report.writeJSON(into: &writer) { writer in
-            if let tokenJSON {
-                writer.raw(UInt8(ascii: ","))
-                writer.key("token")
-                writer.raw(bytes: tokenJSON)
-            }
-            if let payment {
-                writer.raw(UInt8(ascii: ","))
-                writer.key("payment")
-                writer.raw(bytes: payment.rawJSON)
-            }
-        }
-        return writer.bytes
+        return result.report.jsonBytes(appending: [("token", tokenJSON), ("payment", payment?.rawJSON)])
     }
 }

@@ -23,19 +23,6 @@ extension GooglePayResult {
             tokenJSON = writer.bytes
         }
         let payment = verdict == .accepted ? payment : nil
-        var writer = JSONWriter(capacity: 512 + report.checks.count * 256 + (payment?.rawJSON.count ?? 0))
-        report.writeJSON(into: &writer) { writer in
-            if let tokenJSON {
-                writer.raw(UInt8(ascii: ","))
-                writer.key("token")
-                writer.raw(bytes: tokenJSON)
-            }
-            if let payment {
-                writer.raw(UInt8(ascii: ","))
-                writer.key("payment")
-                writer.raw(bytes: payment.rawJSON)
-            }
-        }
-        return writer.bytes
+        return report.jsonBytes(appending: [("token", tokenJSON), ("payment", payment?.rawJSON)])
     }
 }

@@ -23,6 +23,21 @@ extension VerificationReport {
         return writer.bytes
     }
 
+    /// As ``jsonBytes(extra:)``, for members held as bytes, each left out when nil: a payment
+    /// result's `token` (its non-secret facts) and `payment` (as decrypted).
+    public func jsonBytes(appending members: [(name: String, json: [UInt8]?)]) -> [UInt8] {
+        var writer = JSONWriter(capacity: 512 + checks.count * 256 + members.reduce(0) { $0 + ($1.json?.count ?? 0) })
+        writeJSON(into: &writer) { writer in
+            for (name, json) in members {
+                guard let json else { continue }
+                writer.raw(UInt8(ascii: ","))
+                writer.key(name)
+                writer.raw(bytes: json)
+            }
+        }
+        return writer.bytes
+    }
+
     /// Writes the report's JSON object into `writer`. `members` may add members after the report's
     /// own, each as `,"key":value` (a result's documents or payment, written straight into the same
     /// buffer).
