@@ -52,6 +52,7 @@ import WalletVerifierTestSupport
             ),
             ("POST", "web/verify", #"{"requestId":"x","response":"AAAA"}"#),
             ("POST", "mdoc/verify", #"{"deviceResponse":"AAAA","sessionTranscript":"AAAA"}"#),
+            ("GET", "receipts", nil), ("GET", "receipts/abc", nil),
         ]
         for route in routes {
             var spellings = [
@@ -70,6 +71,9 @@ import WalletVerifierTestSupport
         }
         // The open routes have one spelling too.
         #expect(try await RawConnection.request(port: instance.port, method: "GET", path: "//healthz").status == 404)
+        for path in ["//v1/receipts/jwks", "/v1//receipts/jwks", "/v1/receipts//jwks", "/v1/receipts/jwks/"] {
+            #expect(try await RawConnection.request(port: instance.port, method: "GET", path: path).status == 404, "\(path)")
+        }
         #expect(try await RawConnection.request(port: instance.port, method: "GET", path: "/healthz").status == 200)
         // With the token the decrypt works, so the 404s above are not a broken fixture.
         let authorized = try await RawConnection.request(
