@@ -269,6 +269,7 @@ let package = Package(
                 "WalletCOSE",
                 "VerificationCore",
                 "ApplePayVerifier",
+                "GooglePayVerifier",
                 "Mdoc",
                 "MdocVerifier",
                 "WalletIdentity",

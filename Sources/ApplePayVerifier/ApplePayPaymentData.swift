@@ -244,3 +244,24 @@ public struct ApplePayPaymentData: Sendable, Hashable, CustomStringConvertible, 
         return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 }
+
+extension ApplePayPaymentData {
+    /// The card in the shape shared with Google Pay: the DPAN, the expiry read from
+    /// `applicationExpirationDate` (YYMMDD; left out when it is not six digits), `paymentDataType`,
+    /// and for 3-D Secure the cryptogram and ECI.
+    public var card: PaymentCard {
+        var month: Int?
+        var year: Int?
+        let digits = Array(applicationExpirationDate.utf8)
+        if digits.count == 6, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            let value = { (index: Int) in Int(digits[index] - 0x30) * 10 + Int(digits[index + 1] - 0x30) }
+            if (1...12).contains(value(2)) {
+                year = 2000 + value(0)
+                month = value(2)
+            }
+        }
+        return PaymentCard(
+            wallet: .applePay, number: applicationPrimaryAccountNumber, expiryMonth: month, expiryYear: year, paymentDataType: paymentDataType,
+            cryptogram: details.onlinePaymentCryptogram, eci: details.eciIndicator)
+    }
+}

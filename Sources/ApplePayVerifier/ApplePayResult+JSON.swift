@@ -5,7 +5,7 @@ import WalletJSON
 
 extension ApplePayResult {
     /// The report's JSON plus `token` (non-secret facts) and, only when accepted, `payment`: the
-    /// decrypted JSON exactly as Apple sent it. What `applepay decrypt --format json` prints and
+    /// decrypted JSON exactly as Apple sent it, and `card`: the card in the shape shared with Google Pay. What `applepay decrypt --format json` prints and
     /// `POST /v1/applepay/decrypt` answers.
     public var json: String { String(decoding: jsonBytes, as: UTF8.self) }
 
@@ -57,6 +57,6 @@ extension ApplePayResult {
             tokenJSON = writer.bytes
         }
         let payment = result.verdict == .accepted ? result.payment : nil
-        return result.report.jsonBytes(appending: [("token", tokenJSON), ("payment", payment?.rawJSON)])
+        return result.report.jsonBytes(appending: [("token", tokenJSON), ("payment", payment?.rawJSON), ("card", payment?.card.jsonBytes)])
     }
 }

@@ -180,3 +180,13 @@ struct MessageError: Error, CheckFailureDescribing {
         self.checkMessage = message
     }
 }
+
+extension GooglePayPaymentData {
+    /// The card in the shape shared with Apple Pay: the PAN (a card on file) or DPAN (a device
+    /// token), the expiry, `authMethod`, and for CRYPTOGRAM_3DS the cryptogram and ECI.
+    public var card: PaymentCard {
+        PaymentCard(
+            wallet: .googlePay, number: pan, expiryMonth: expirationMonth, expiryYear: expirationYear, authMethod: authMethod.rawValue,
+            cryptogram: cryptogram, eci: eciIndicator)
+    }
+}

@@ -5,7 +5,8 @@ import WalletJSON
 
 extension GooglePayResult {
     /// The report's JSON plus `token` (non-secret facts, when the token could be read) and, only
-    /// when accepted, `payment`: the decrypted message exactly as decrypted (it holds the card).
+    /// when accepted, `payment`: the decrypted message exactly as decrypted (it holds the card), and
+    /// `card`: the card in the shape shared with Apple Pay.
     public var json: String { String(decoding: jsonBytes, as: UTF8.self) }
 
     /// ``json`` as UTF-8 bytes: the payment is copied in as decrypted.
@@ -23,6 +24,6 @@ extension GooglePayResult {
             tokenJSON = writer.bytes
         }
         let payment = verdict == .accepted ? payment : nil
-        return report.jsonBytes(appending: [("token", tokenJSON), ("payment", payment?.rawJSON)])
+        return report.jsonBytes(appending: [("token", tokenJSON), ("payment", payment?.rawJSON), ("card", payment?.card.jsonBytes)])
     }
 }

@@ -94,7 +94,25 @@ public struct GooglePayTokenVerifier: Sendable {
         await runner.run(expirationCheck, state: &state)
         await runner.run(replayCheck, state: &state)
 
-        let report = runner.report(flow: "googlePay")
+        return result(runner.report(flow: "googlePay"), state: state)
+    }
+
+    /// Verifies a token's signatures and its intermediate key's expiration only: the checks
+    /// `googlepay.token.structure`, `googlepay.intermediateKey.signature`,
+    /// `googlepay.intermediateKey.expiration` and `googlepay.message.signature`. Nothing is decrypted,
+    /// so the message's own expiration and replay are not checked and no card is returned; the report's
+    /// flow is `googlePaySignatures`, so it is never mistaken for a decrypted payment's.
+    public func verifySignatures(_ tokenJSON: [UInt8], context: VerificationContext) async -> GooglePayResult {
+        var runner = CheckRunner(policy: policy.requirements, context: context)
+        var state = GooglePayState(input: tokenJSON)
+        await runner.run(structureCheck, state: &state)
+        await runner.run(intermediateSignatureCheck, state: &state)
+        await runner.run(intermediateExpirationCheck, state: &state)
+        await runner.run(messageSignatureCheck, state: &state)
+        return result(runner.report(flow: "googlePaySignatures"), state: state)
+    }
+
+    private func result(_ report: VerificationReport, state: GooglePayState) -> GooglePayResult {
         let verdict = report.verdict
         let summary = state.token.map { token in
             GooglePayResult.Summary(

@@ -11,7 +11,7 @@ public struct WalletVerifierCommand: AsyncParsableCommand {
     /// The root command's name, abstract, exit-code summary and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "wallet-verifier",
-        abstract: "Verify what Apple Wallet hands over: identity responses (ISO 18013-5 mdoc) and Apple Pay payment tokens.",
+        abstract: "Verify what wallets hand over: identity responses (ISO 18013-5 mdoc), Apple Pay and Google Pay payment tokens.",
         discussion: """
             Exit codes of verify commands: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
             """,
@@ -27,6 +27,7 @@ enum CommandRegistry {
     static let subcommands: [any ParsableCommand.Type] = [
         CBORCommand.self,
         ApplePayCommand.self,
+        GooglePayCommand.self,
         MdocCommand.self,
         IdentityCommand.self,
         WebCommand.self,

@@ -43,7 +43,8 @@ import WalletVerifierTestSupport
         accepted.expectAccepted()
         let bytes = accepted.jsonBytes
         #expect(Array(accepted.json.utf8) == bytes)
-        let member = Array(#","payment":"#.utf8) + token.plaintext + [UInt8(ascii: "}")]
+        let payment = try #require(accepted.payment)
+        let member = Array(#","payment":"#.utf8) + token.plaintext + Array(#","card":"#.utf8) + payment.card.jsonBytes + [UInt8(ascii: "}")]
         #expect(bytes.count > member.count && Array(bytes.suffix(member.count)) == member)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect((object["token"] as? [String: Any])?["transactionId"] as? String == accepted.summary?.transactionId)

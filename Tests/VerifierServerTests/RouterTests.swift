@@ -99,11 +99,16 @@ import WalletVerifierTestSupport
             let report = try Self.json(first.body)
             #expect(report["verdict"] as? String == "accepted", "\(String(buffer: first.body))")
             #expect((report["payment"] as? [String: Any])?["currencyCode"] as? String == "840")
+            let payment = try #require(report["payment"] as? [String: Any])
+            let card = try #require(report["card"] as? [String: Any])
+            #expect(card["wallet"] as? String == "applepay")
+            #expect(card["number"] as? String == payment["applicationPrimaryAccountNumber"] as? String)
             ContractSamples.record(first.body, schema: "ApplePayResult", name: "applepay-decrypt")
             let second = try await client.execute(uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders, body: body)
             let replay = try Self.json(second.body)
             #expect(replay["verdict"] as? String == "rejected")
             #expect(replay["payment"] == nil)
+            #expect(replay["card"] == nil)
             let wrongAmount = try await client.execute(
                 uri: "/v1/applepay/decrypt", method: .post, headers: Self.jsonHeaders,
                 body: try Self.body(["paymentData": (token as! [String: Any])["paymentData"]!, "expect": ["currency": "840", "amount": "5"]]))

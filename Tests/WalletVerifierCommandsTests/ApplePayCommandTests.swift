@@ -48,6 +48,18 @@ private let seatgeekPlaintext =
         #expect((object["token"] as? [String: Any])?["signingTime"] as? String == "2014-10-27T19:51:43Z")
     }
 
+    /// The card block shared with Google Pay: the DPAN, the expiry read from YYMMDD, the 3-D Secure fields.
+    @Test func seatgeekJSONCarriesTheSharedCardBlock() async throws {
+        let result = await WalletVerifierCommand.runCapturing(seatgeekArguments() + ["--format", "json"])
+        #expect(result.code == 0)
+        #expect(
+            result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix(
+                #","card":{"wallet":"applepay","number":"4109370251004320","expiryMonth":7,"expiryYear":2020,"paymentDataType":"3DSecure","cryptogram":"Af9x/QwAA/DjmU65oyc1MAABAAA=","eci":"5"}}"#
+            ), "\(result.stdout.suffix(300))")
+        let rejected = await WalletVerifierCommand.runCapturing(seatgeekArguments(at: nil) + ["--format", "json"])
+        #expect(!rejected.stdout.contains("\"card\""))
+    }
+
     /// Today the Apple leaf has expired: rejected, two distinct failures, no payment.
     @Test func seatgeekAtTheCurrentTimeIsRejected() async throws {
         let result = await WalletVerifierCommand.runCapturing(seatgeekArguments(at: nil) + ["--format", "json"])

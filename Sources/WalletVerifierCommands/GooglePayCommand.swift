@@ -1,0 +1,172 @@
+import ArgumentParser
+import Foundation
+import GooglePayVerifier
+import VerificationCore
+import WalletEncoding
+import WalletJSON
+
+/// `wallet-verifier googlepay ...`
+struct GooglePayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "googlepay",
+        abstract: "Verify and decrypt Google Pay payment tokens (ECv2).",
+        subcommands: [GooglePayVerifyCommand.self, GooglePayDecryptCommand.self]
+    )
+}
+
+/// The options both `googlepay` subcommands take: the token, whom it is for, Google's root keys,
+/// the time and the output format.
+struct GooglePayTokenOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help:
+            "The token file: the PaymentMethodToken JSON, the JSON string the page receives in paymentMethodData.tokenizationData.token, or the whole PaymentData response."
+    )
+    var token: String
+
+    @Option(name: .long, help: "Your merchant id from the Google Pay & Wallet Console (tokens are signed for merchant:ID).")
+    var merchantId: String
+
+    @Option(name: .long, help: "Google's root signing keys, in the key-list format Google publishes (keys.json).")
+    var rootKeys: String
+
+    @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
+    var at: String?
+
+    @Option(name: .long, help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func validate() throws {
+        if merchantId.isEmpty { throw ValidationError("--merchant-id must not be empty") }
+    }
+
+    /// The verification time: `--at`, or now.
+    func time() throws -> Date {
+        guard let at else { return Date() }
+        guard let parsed = RFC3339.parse(at) else {
+            throw CLIInputError("--at \(at) is not an RFC 3339 time (e.g. 2024-05-01T12:00:00Z)")
+        }
+        return parsed
+    }
+
+    /// The root key list from `--root-keys`; a list that does not parse is unreadable input.
+    func loadRootKeys() throws -> GooglePayRootKeys {
+        let bytes = try InputFiles.readFile(rootKeys)
+        do {
+            return try GooglePayRootKeys.parse(bytes)
+        } catch {
+            throw CLIInputError("--root-keys \(rootKeys): \(error.message)")
+        }
+    }
+
+    /// The token's bytes, taken out of the forms a page hands over (see ``GooglePayTokenInput``).
+    func loadToken() throws -> [UInt8] {
+        GooglePayTokenInput.tokenBytes(from: try InputFiles.readFile(token))
+    }
+}
+
+/// The forms a Google Pay token reaches a server in, reduced to the token's own bytes.
+enum GooglePayTokenInput {
+    /// The PaymentMethodToken JSON as given; when `bytes` is a JSON string (what
+    /// `paymentMethodData.tokenizationData.token` holds), its contents; when it is Google's whole
+    /// PaymentData (`paymentMethodData.tokenizationData.token`), that member's contents. Anything else
+    /// is returned unchanged, for the verifier to report.
+    static func tokenBytes(from bytes: [UInt8]) -> [UInt8] {
+        guard let value = try? StrictJSON.parse(bytes) else { return bytes }
+        if let text = value.string { return Array(text.utf8) }
+        if let object = value.object, object["protocolVersion"] == nil,
+            let text = object["paymentMethodData"]?.object?["tokenizationData"]?.object?["token"]?.string
+        {
+            return Array(text.utf8)
+        }
+        return bytes
+    }
+}
+
+/// `wallet-verifier googlepay verify`: the signatures and the intermediate key's expiry only.
+struct GooglePayVerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Verify a Google Pay token's signatures and intermediate key expiry, without decrypting it.",
+        discussion: """
+            Checks that a root key of --root-keys for ECv2 signed the intermediate signing key, that the \
+            intermediate key has not expired, and that it signed the message for merchant:ID. Nothing is \
+            decrypted: the message's own expiry and the card need `googlepay decrypt`.
+            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+            """
+    )
+
+    @OptionGroup var options: GooglePayTokenOptions
+
+    func run() async throws {
+        let time = try options.time()
+        let verifier = GooglePayTokenVerifier(
+            rootKeys: try options.loadRootKeys(), keyRing: .empty, recipient: .merchant(options.merchantId), replayStore: InMemoryReplayStore())
+        let result = await verifier.verifySignatures(try options.loadToken(), context: VerificationContext(time: time))
+        CLIOutput.current.out(GooglePayOutput.render(result, format: options.format))
+        throw CommandExit(code: result.verdict.exitCode)
+    }
+}
+
+/// `wallet-verifier googlepay decrypt`: every step of Google's payment data cryptography, then the
+/// card when the token is accepted.
+struct GooglePayDecryptCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decrypt",
+        abstract: "Verify a Google Pay token and decrypt its payment data.",
+        discussion: """
+            --merchant-key is the P-256 private key whose public half is registered with Google (PEM: \
+            EC PRIVATE KEY or PRIVATE KEY; or DER); repeat it while keys rotate: each is tried on the \
+            token's tag. Text output masks the account number and hides the cryptogram and expiry; \
+            --format json prints the report with `payment` (the message exactly as decrypted) and `card` \
+            only when accepted.
+            Exit codes: 0 accepted, 1 rejected, 2 usage error or unreadable input, 3 indeterminate.
+            """
+    )
+
+    @OptionGroup var options: GooglePayTokenOptions
+
+    @Option(name: .long, help: "A merchant private key (P-256, PEM or DER). Repeatable.")
+    var merchantKey: [String] = []
+
+    func validate() throws {
+        if merchantKey.isEmpty { throw ValidationError("give at least one --merchant-key FILE") }
+    }
+
+    func run() async throws {
+        let time = try options.time()
+        let rootKeys = try options.loadRootKeys()
+        var keys: [GooglePayMerchantKey] = []
+        for path in merchantKey {
+            keys.append(try GooglePayKeyFile.load(path, option: "--merchant-key"))
+        }
+        let verifier = GooglePayTokenVerifier(
+            rootKeys: rootKeys, keyRing: GooglePayMerchantKeyRing(keys), recipient: .merchant(options.merchantId),
+            replayStore: InMemoryReplayStore())
+        let result = await verifier.verify(try options.loadToken(), context: VerificationContext(time: time))
+        CLIOutput.current.out(GooglePayOutput.render(result, format: options.format))
+        throw CommandExit(code: result.verdict.exitCode)
+    }
+}
+
+/// Reading a Google Pay merchant key file: PEM (`EC PRIVATE KEY` or `PRIVATE KEY`) or DER.
+enum GooglePayKeyFile {
+    /// The key in the file at `path`; the error names the option and the path, never key material.
+    static func load(_ path: String, option: String) throws -> GooglePayMerchantKey {
+        let bytes = try InputFiles.readFile(path)
+        if let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN") {
+            // A PEM may hold other blocks (EC PARAMETERS, openssl's "Bag Attributes"): the key block alone is read.
+            for label in ["EC PRIVATE KEY", "PRIVATE KEY"] {
+                guard let start = text.range(of: "-----BEGIN \(label)-----"),
+                    let end = text.range(of: "-----END \(label)-----", range: start.upperBound..<text.endIndex)
+                else { continue }
+                if let key = try? GooglePayMerchantKey(pemRepresentation: String(text[start.lowerBound..<end.upperBound])) { return key }
+            }
+            throw CLIInputError("\(option) \(path): no P-256 private key (EC PRIVATE KEY or PRIVATE KEY) could be read from the PEM")
+        }
+        guard let key = try? GooglePayMerchantKey(derRepresentation: bytes) else {
+            throw CLIInputError("\(option) \(path): not a P-256 private key (PEM or DER: PKCS #8 or SEC 1)")
+        }
+        return key
+    }
+}
