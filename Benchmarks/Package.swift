@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "WalletJOSE", package: "wallet-verifier"),
                 .product(name: "WebIdentity", package: "wallet-verifier"),
                 .product(name: "ApplePayVerifier", package: "wallet-verifier"),
+                .product(name: "GooglePayVerifier", package: "wallet-verifier"),
                 .product(name: "VerificationCore", package: "wallet-verifier"),
                 .product(name: "VerifierServer", package: "wallet-verifier"),
                 .product(name: "ReplayStoreSQLite", package: "wallet-verifier"),

@@ -1,6 +1,10 @@
 import CDispatch
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs `body` repeatedly for about `seconds` on the current task and returns operations per second.
 func measure(_ label: String, seconds: Double, _ body: () async throws -> Void) async rethrows -> Double {
     // Warm up (caches, lazy initialisation).
