@@ -78,6 +78,23 @@ import VerificationCore
         }
     }
 
+    /// The real token with another signature in `signature`: the intermediate key's own signature (a
+    /// well-formed ECDSA signature by Google, over other bytes), and the real one with one bit changed.
+    @Test func realTokenFailsWithAnotherSignature() async throws {
+        let text = String(decoding: try Self.token(), as: UTF8.self)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let signature = try #require(object["signature"] as? String)
+        let keySignature = try #require((object["intermediateSigningKey"] as? [String: Any])?["signatures"] as? [String]).first!
+        var flipped = [UInt8](try #require(Data(base64Encoded: signature)))
+        flipped[flipped.count / 2] ^= 0x01
+        for replacement in [keySignature, Data(flipped).base64EncodedString()] {
+            let altered = text.replacingOccurrences(of: "\"" + signature + "\"", with: "\"" + replacement + "\"")
+            #expect(altered != text)
+            let result = try await Self.verifier().verify(Array(altered.utf8), context: .at(Self.validTime))
+            result.expectRejected(.googlePayMessageSignature, .signatureInvalid)
+        }
+    }
+
     @Test func realTokenFailsWithAnotherMerchantKey() async throws {
         let ring = GooglePayMerchantKeyRing([GooglePayMerchantKey(privateKey: P256.KeyAgreement.PrivateKey())])
         let result = try await Self.verifier(keyRing: ring).verify(Self.token(), context: .at(Self.validTime))
