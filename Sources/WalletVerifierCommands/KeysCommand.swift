@@ -42,6 +42,8 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     case openID4VPSigning = "openid4vp-signing"
     /// The key that signs verification receipts (its certificate is optional, from any CA).
     case receipts
+    /// The Google Pay merchant encryption key: no certificate, its public key is registered with Google.
+    case googlepay
 
     /// `DIR/<kind>.key.pem`.
     var keyFileName: String { "\(rawValue).key.pem" }
@@ -52,6 +54,10 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
 
     /// RSA-2048 for `applepay-rsa`, P-256 otherwise.
     var isRSA: Bool { self == .applepayRSA }
+
+    /// Whether the key comes with a certificate (and so `keys new` writes a CSR): every kind but
+    /// `googlepay`, whose public key is registered with Google as it is.
+    var hasCertificate: Bool { self != .googlepay }
 
     /// The key type `keys new` makes.
     var keyTypeName: String { isRSA ? "RSA-2048" : "EC P-256" }
@@ -65,6 +71,7 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .webReader: return "Verify with Wallet on the Web certificate (reader authentication: signs web requests)"
         case .openID4VPSigning: return "OpenID4VP request-signing certificate"
         case .receipts: return "receipt-signing certificate (optional: receipts are signed with the key alone too)"
+        case .googlepay: return "Google Pay registration (no certificate: Google takes the public key itself)"
         }
     }
 
@@ -103,6 +110,11 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
                 "nothing is required: serve --receipt-key with this key signs receipts, which verify with the service's /v1/receipts/jwks",
                 "optionally, so that auditors see who signs them: your organisation's certificate authority issues a certificate for the CSR below",
             ]
+        case .googlepay:
+            return [
+                "Google Pay & Wallet Console (pay.google.com/business/console), Google Pay API, Integrate with your website or app: choose Direct integration",
+                "paste the public key above (base64 of the uncompressed P-256 point) as your encryption key; Google encrypts tokens for it from then on",
+            ]
         }
     }
 
@@ -114,6 +126,7 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .webReader: return ["--reader-key", key, "--reader-cert", certificate]
         case .openID4VPSigning: return ["--request-signing-key", key, "--request-signing-cert", certificate]
         case .receipts: return ["--receipt-key", key, "--receipt-cert", certificate]
+        case .googlepay: return ["--googlepay-key", key]
         }
     }
 

@@ -195,6 +195,8 @@ struct KeysImportCommand: AsyncParsableCommand {
             guard case .ecP256(let key) = privateKey else { break }
             facts.identifiers.append(
                 ("kid", Base64.encodeURL(JWK(publicKey: key.publicKey).thumbprint), "the kid of the receipts it signs (RFC 7638)"))
+        case .googlepay:
+            break
         case .webReader, .openID4VPSigning:
             guard case .ecP256(let key) = privateKey else { break }
             facts.identifiers.append(("jwkThumbprint", Base64.encodeURL(JWK(publicKey: key.publicKey).thumbprint), "RFC 7638 SHA-256, base64url"))

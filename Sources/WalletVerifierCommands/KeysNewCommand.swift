@@ -21,12 +21,13 @@ struct KeysNewCommand: AsyncParsableCommand {
             KIND: identity (identity encryption, Apple Developer portal), applepay and applepay-rsa \
             (Apple Pay Payment Processing, Apple Developer portal), web-reader (Verify with Wallet on the \
             Web, Apple Business), openid4vp-signing (OpenID4VP request signing, Google or a verifier registrar), \
-            receipts (signs verification receipts; a certificate is optional).
+            receipts (signs verification receipts; a certificate is optional), googlepay (Google Pay \
+            merchant encryption key: no CSR is written; register the printed public key with Google).
             Exit codes: 0 written, 2 usage error or a file that exists.
             """
     )
 
-    @Option(name: .customLong("for"), help: "identity, applepay, applepay-rsa, web-reader, openid4vp-signing or receipts.")
+    @Option(name: .customLong("for"), help: "identity, applepay, applepay-rsa, web-reader, openid4vp-signing, receipts or googlepay.")
     var kind: KeyKind
 
     @Option(name: .long, help: "The directory to write into (created when missing).")
@@ -37,6 +38,7 @@ struct KeysNewCommand: AsyncParsableCommand {
     var subject: String?
 
     func run() async throws {
+        guard kind.hasCertificate else { return try writeGooglePayKey() }
         let name = try SubjectName.parse(subject ?? "CN=wallet-verifier \(kind.rawValue)")
         let keyPath = KeyFiles.path(out, kind.keyFileName)
         let csrPath = KeyFiles.path(out, kind.csrFileName)
@@ -62,6 +64,29 @@ struct KeysNewCommand: AsyncParsableCommand {
         if kind == .applepay || kind == .applepayRSA { importCommand += ["--merchant-id", "YOUR_MERCHANT_ID"] }
         output.out("  \(kind.portalSteps.count + 1). with the certificate you downloaded (DER .cer or PEM), run:")
         output.out("     " + importCommand.joined(separator: " "))
+    }
+
+    /// `--for googlepay`: the key alone, and the public key to register with Google.
+    private func writeGooglePayKey() throws {
+        if subject != nil {
+            throw CLIInputError("--subject applies to keys with a certificate; a Google Pay key has none (Google takes the public key itself)")
+        }
+        let keyPath = KeyFiles.path(out, kind.keyFileName)
+        try KeyFiles.requireAbsent([keyPath])
+        try KeyFiles.makeDirectory(out)
+        let key = P256.KeyAgreement.PrivateKey()
+        try KeyFiles.writeAll([(keyPath, key.pemRepresentation + "\n", 0o600)])
+        let output = CLIOutput.current
+        output.out("wrote \(keyPath) (\(kind.keyTypeName) private key, PKCS#8, mode 0600: keep it on the server, never upload it)")
+        output.out("public key to register with Google (base64, uncompressed point): \(Base64.encode(key.publicKey.x963Representation))")
+        output.out("")
+        output.out("next: \(kind.certificateName)")
+        for (index, step) in kind.portalSteps.enumerated() {
+            output.out("  \(index + 1). \(step)")
+        }
+        output.out(
+            "  \(kind.portalSteps.count + 1). serve with: "
+                + kind.serveFlags(certificate: "", key: keyPath).map(KeyFiles.shellWord).joined(separator: " "))
     }
 
     /// A new key of `kind` and its CSR: the key's PKCS#8 PEM, the CSR's PEM and the hex SHA-256 of the

@@ -48,6 +48,50 @@ import X509
 
     // MARK: keys new
 
+    /// A Google Pay key has no certificate: the key alone, the public key to register, and a key that
+    /// decrypts tokens encrypted for that public key.
+    @Test func newForGooglePayWritesTheKeyAndPrintsItsPublicKey() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let directory = scratch.path("keys")
+        let result = await WalletVerifierCommand.runCapturing(["keys", "new", "--for", "googlepay", "--out", directory])
+        #expect(result.code == 0, "\(result.stderr)")
+        let keyPath = directory + "/googlepay.key.pem"
+        #expect(try Self.mode(keyPath) == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/googlepay.csr.pem"))
+        let key = try P256.KeyAgreement.PrivateKey(pemRepresentation: try Self.text(keyPath))
+        #expect(try Self.text(keyPath).hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        #expect(
+            result.stdout.contains(
+                "public key to register with Google (base64, uncompressed point): " + Base64.encode(key.publicKey.x963Representation)))
+        #expect(result.stdout.contains("serve with: --googlepay-key " + keyPath))
+        #expect(!result.stdout.contains("keys import"))
+
+        // The key decrypts a token encrypted for the public key it printed.
+        let fixture = GooglePayFixtureKeys()
+        let time = Date(timeIntervalSince1970: 1_780_000_000)
+        var builder = GooglePayTokenBuilder(keys: fixture, validAt: time)
+        builder.encryptFor = key.publicKey
+        let token = try builder.build()
+        try Data(token.json).write(to: URL(fileURLWithPath: scratch.path("token.json")))
+        try Data(fixture.rootKeyListJSON(expiration: time.addingTimeInterval(86_400))).write(to: URL(fileURLWithPath: scratch.path("roots.json")))
+        let decrypt = await WalletVerifierCommand.runCapturing([
+            "googlepay", "decrypt", "--token", scratch.path("token.json"), "--merchant-id", "12345678901234567890",
+            "--root-keys", scratch.path("roots.json"), "--merchant-key", keyPath, "--at", "2026-05-28T20:26:40Z",
+        ])
+        #expect(decrypt.code == 0, "\(decrypt.stdout)")
+
+        // No subject (there is no CSR), and never over an existing key.
+        let withSubject = await WalletVerifierCommand.runCapturing([
+            "keys", "new", "--for", "googlepay", "--out", scratch.path("other"), "--subject", "CN=x",
+        ])
+        #expect(withSubject.code == 2)
+        #expect(withSubject.stderr.contains("--subject"))
+        let again = await WalletVerifierCommand.runCapturing(["keys", "new", "--for", "googlepay", "--out", directory])
+        #expect(again.code == 2)
+        #expect(again.stderr.contains("exists already"))
+    }
+
     @Test(arguments: ["identity", "applepay", "applepay-rsa", "web-reader", "openid4vp-signing", "receipts"])
     func newWritesAPKCS8KeyAndACSRSignedByIt(kind: String) async throws {
         let scratch = try Scratch()
