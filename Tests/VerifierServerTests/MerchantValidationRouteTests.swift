@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import NIOFoundationEssentialsCompat
 import SwiftASN1
+import Synchronization
 import Testing
 import VerificationCore
 import WalletEncoding
@@ -63,9 +64,8 @@ import X509
         ]
     }
 
-    static func services(_ flags: ServerSettings.Source) async throws -> VerifierServices {
-        try await VerifierServices.make(
-            settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil), logger: Logger(label: "test"))
+    static func services(_ flags: ServerSettings.Source, logger: Logger = Logger(label: "test")) async throws -> VerifierServices {
+        try await VerifierServices.make(settings: try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil), logger: logger)
     }
 
     static func post(_ client: some TestClientProtocol, _ body: String, token: String? = MerchantValidationRouteTests.token) async throws
@@ -92,9 +92,11 @@ import X509
                 .utf8)
         let server = try await MerchantValidationServer(answer: .session(session), clientCA: ca.root)
         let identity = try IdentityFiles(fixture, ca: ca)
-        let services = try await Self.services(try Self.flags(fixture, identity, server))
+        let box = LogRedactionTests.Box()
+        let logger = Logger(label: "capture") { _ in LogRedactionTests.CapturingHandler(box) }
+        let services = try await Self.services(try Self.flags(fixture, identity, server), logger: logger)
         let url = "https://localhost:\(server.port)/paymentservices/paymentSession"
-        try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+        try await VerifierApplication.build(services: services, logger: logger).test(.router) { client in
             // The API token first: without it, 401 and no connection.
             #expect(try await Self.post(client, Self.validation(url), token: nil).status == .unauthorized)
             #expect(server.connections == 0)
@@ -114,6 +116,8 @@ import X509
             #expect(sent["initiative"] as? String == "web")
             #expect(sent["initiativeContext"] as? String == Self.domain)
             #expect(sent.count == 4)
+            // Over TLS with the Merchant Identity certificate as the client certificate.
+            #expect(server.recorder.clientCertificates == [try PortalFixtureCA.der(identity.certificate)])
             #expect(services.metrics.text().contains(#"applepay_sessions_total{outcome="created"} 1"#))
 
             // GET /v1/trust lists the Merchant Identity certificate with its expiry.
@@ -122,6 +126,12 @@ import X509
             let certificates = try #require(object["certificates"] as? [[String: Any]])
             let listed = try #require(certificates.first { $0["kind"] as? String == "applePayMerchantIdentity" })
             #expect(listed["notAfter"] as? String == RFC3339.format(identity.certificate.notValidAfter))
+        }
+        // The log names the host and the outcome, never the session object or key material.
+        let records = box.records.withLock { $0 }
+        #expect(records.contains { $0.contains("merchant session created by localhost") })
+        for secret in ["SSH0123", "MIAGCSqGSIb3", "epochTimestamp", "PRIVATE KEY", Self.token] {
+            #expect(!records.contains { $0.contains(secret) }, "\(secret)")
         }
         await server.stop()
     }

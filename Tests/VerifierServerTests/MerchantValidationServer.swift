@@ -25,13 +25,19 @@ final class MerchantValidationServer: Sendable {
         case oversized(Int)
     }
 
-    /// The connections accepted and the request bodies read.
+    /// The connections accepted, the request bodies read and the client certificate of each (DER).
     final class Recorder: Sendable {
-        private let state = Mutex<(connections: Int, bodies: [[UInt8]])>((0, []))
+        private let state = Mutex<(connections: Int, bodies: [[UInt8]], clientCertificates: [[UInt8]])>((0, [], []))
         func connected() { state.withLock { $0.connections += 1 } }
-        func read(_ body: [UInt8]) { state.withLock { $0.bodies.append(body) } }
+        func read(_ body: [UInt8], clientCertificate: [UInt8]?) {
+            state.withLock {
+                $0.bodies.append(body)
+                $0.clientCertificates.append(clientCertificate ?? [])
+            }
+        }
         var connections: Int { state.withLock { $0.connections } }
         var bodies: [[UInt8]] { state.withLock { $0.bodies } }
+        var clientCertificates: [[UInt8]] { state.withLock { $0.clientCertificates } }
     }
 
     /// The certificate authority of the server's own certificate (trusted by `--applepay-validation-ca`).
@@ -113,7 +119,8 @@ final class MerchantValidationServer: Sendable {
             case .body(var buffer):
                 body += buffer.readBytes(length: buffer.readableBytes) ?? []
             case .end:
-                recorder.read(body)
+                let peer = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate
+                recorder.read(body, clientCertificate: peer.flatMap { try? $0.toDERBytes() })
                 switch answer {
                 case .session(let bytes): write(context, .ok, bytes, declaringLength: true)
                 case .status(let code): write(context, .init(statusCode: code), Array(#"{"statusCode":"\#(code)"}"#.utf8), declaringLength: true)
