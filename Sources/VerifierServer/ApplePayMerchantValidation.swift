@@ -147,7 +147,10 @@ public struct ApplePayValidationTarget: Sendable, Hashable {
         let listed = effectivePort == 443 ? entries.contains(host) || entries.contains("\(host):443") : entries.contains("\(host):\(effectivePort)")
         guard listed else {
             if entries.contains(host) || entries.contains(where: { $0.hasPrefix(host + ":") }) {
-                throw refuse("names port \(effectivePort); the merchant-validation server is called on port 443 only")
+                throw refuse(
+                    allowed == nil
+                        ? "names port \(effectivePort); the merchant-validation server is called on port 443 only"
+                        : "names port \(effectivePort), which --applepay-validation-hosts does not list for this host")
             }
             if host.allSatisfy({ $0 == "." || $0.isNumber }) {
                 throw refuse("names an IP address; only the hosts of Apple's merchant-validation servers are called")

@@ -136,6 +136,39 @@ import X509
         await server.stop()
     }
 
+    /// The `serve` command itself, with the flags on its command line, on a real socket.
+    @Test func theServeCommandTakesTheFlags() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let ca = try PortalFixtureCA(now: Date())
+        let session = Array(#"{"merchantSessionIdentifier":"SSH-process","signature":"c2ln"}"#.utf8)
+        let server = try await MerchantValidationServer(answer: .session(session), clientCA: ca.root)
+        let identity = try IdentityFiles(fixture, ca: ca)
+        let caPath = fixture.directory.appendingPathComponent("validation-ca.pem").path
+        try Data(server.caPEM.utf8).write(to: URL(fileURLWithPath: caPath))
+        let instance = try await ServiceInstance(
+            arguments: [
+                "--store", "memory", "--data-dir", fixture.directory.appendingPathComponent("data").path, "--identity-key",
+                fixture.identityKeyPath, "--applepay-identity-cert", identity.certificatePath, "--applepay-identity-key", identity.keyPath,
+                "--applepay-domain", Self.domain, "--applepay-display-name", Self.displayName, "--applepay-validation-hosts",
+                "localhost:\(server.port)", "--applepay-validation-ca", caPath,
+            ])
+        defer { instance.stop() }
+        let answer = try await instance.post(
+            "/v1/applepay/session", body: Data(Self.validation("https://localhost:\(server.port)/paymentservices/paymentSession").utf8))
+        #expect(answer.status == 200, "\(answer.body)")
+        #expect(answer.body["merchantSessionIdentifier"] as? String == "SSH-process")
+        #expect(server.requests.first?["initiativeContext"] as? String == Self.domain)
+        let connections = server.connections
+        let refused = try await instance.post(
+            "/v1/applepay/session", body: Data(Self.validation("https://apple-pay-gateway.apple.com/paymentservices/paymentSession").utf8))
+        #expect(refused.status == 400)
+        #expect(server.connections == connections)
+        #expect(instance.log.contains("merchant validation for shop.example"))
+        #expect(!instance.log.contains("SSH-process"))
+        await server.stop()
+    }
+
     /// Without the hash extension, the certificate's UID (the merchant id in clear) is sent.
     @Test func aCertificateWithoutTheHashExtensionNamesTheMerchantIDInClear() async throws {
         let fixture = try ServiceFixture()
