@@ -11,7 +11,8 @@ import WebIdentity
 import X509
 
 /// One of the service's own certificates: an Apple Pay payment-processing certificate, the reader
-/// certificate that signs web requests, or the certificate of the OpenID4VP request-signing key.
+/// certificate that signs web requests, the certificate of the OpenID4VP request-signing key, the
+/// receipt certificate, or the Apple Pay Merchant Identity certificate of merchant validation.
 /// Listed by `GET /v1/trust`, `/metrics`, `keys status` and `serve --check`, and warned about at start.
 public struct ServiceCertificate: Sendable, Hashable {
     /// What the certificate is for.
