@@ -7,6 +7,8 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOFoundationEssentialsCompat
+import NIOPosix
+import NIOSSL
 import SwiftASN1
 import Synchronization
 import Testing
@@ -265,6 +267,38 @@ import X509
             #expect(!detail.contains("PRIVATE KEY"))
         }
         #expect(server.connections >= 1)
+        #expect(server.recorder.bodies.isEmpty)
+        await server.stop()
+    }
+
+    /// The stand-in server refuses a client without a certificate: the happy path's session came over
+    /// a connection on which the Merchant Identity certificate was required.
+    @Test func theValidationServerRefusesAClientWithoutACertificate() async throws {
+        let ca = try PortalFixtureCA(now: Date())
+        let server = try await MerchantValidationServer(answer: .session(Array(#"{"a":1}"#.utf8)), clientCA: ca.root)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(server.caPEM.utf8)))
+        let context = try NIOSSLContext(configuration: tls)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: context, serverHostname: "localhost"))
+                }
+            }
+            .connect(host: "127.0.0.1", port: server.port).get()
+        let request = #"{"merchantIdentifier":"x","displayName":"x","initiative":"web","initiativeContext":"shop.example"}"#
+        _ = try? await channel.writeAndFlush(
+            ByteBuffer(
+                string: "POST /paymentservices/paymentSession HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(request.utf8.count)\r\n\r\n\(request)")
+        ).get()
+        // The server ends the connection; a guard keeps a server that would not from hanging the test.
+        let guardTask = Task {
+            try await Task.sleep(for: .seconds(10))
+            try await channel.close()
+        }
+        _ = try? await channel.closeFuture.get()
+        guardTask.cancel()
+        #expect(server.connections == 1)
         #expect(server.recorder.bodies.isEmpty)
         await server.stop()
     }
