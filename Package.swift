@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         // Outbound fetches (revocation lists, VICALs): one deadline over connect, headers and body.
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        // Apple Pay merchant validation: the Merchant Identity certificate as the TLS client certificate.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
     ],
     targets: [
         // Layer 0: text encodings every layer uses (hex, Base64, RFC 3339, PEM). No dependencies; its
@@ -251,6 +253,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // Apple Pay merchant validation: one POST to Apple with the Merchant Identity certificate.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // GET /v1/trust: anchor subjects and fingerprints.
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -396,6 +402,9 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "X509", package: "swift-certificates"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+                // A TLS server that requires a client certificate (Apple Pay merchant validation).
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             // The receipt interop script (Python), run by the tests.
             exclude: ["Interop"],

@@ -1,13 +1,16 @@
 import ApplePayVerifier
 import Foundation
+import HTTPTypes
 import Hummingbird
+import Logging
 import VerificationCore
 import VerificationReceipts
 import WalletEncoding
 import WalletJSON
 
 /// Apple Pay: `POST /v1/applepay/decrypt` verifies and decrypts a payment token against the
-/// currency and amount the caller expects.
+/// currency and amount the caller expects; `POST /v1/applepay/session` asks Apple's
+/// merchant-validation server for the payment session of Apple Pay on the web.
 struct ApplePayRoutes: Sendable {
     /// The shared request handling, with the configuration of the request being answered.
     let api: APIRoutes
@@ -19,7 +22,50 @@ struct ApplePayRoutes: Sendable {
         api.storePost("decrypt", .verification, route: "applepay-decrypt", idempotent, on: routes) {
             try await ApplePayRoutes(api: api.current()).decrypt($0, $1)
         }
+        // No store is changed (no Idempotency-Key); the client's verification rate bounds how often it
+        // makes this server call Apple, and no slot is held while Apple answers.
+        routes.post("session") { request, context in
+            let request = try await api.bufferedBody(request, context)
+            try api.admitVerification(context)
+            return try await ApplePayRoutes(api: api.current()).session(request, context)
+        }
         return routes
+    }
+
+    /// Merchant validation: the page's `validationURL` is checked against the allow-list before any
+    /// connection, then Apple's session object is answered as the bytes received.
+    func session(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {
+        // The body is read first: a request that cannot be read is a 400 on any server, configured or not.
+        let object = try await api.jsonObject(request)
+        guard let value = object.value("validationURL") else {
+            throw Problem.badRequest("/validationURL: missing; send {\"validationURL\": event.validationURL} from onvalidatemerchant")
+        }
+        guard let text = value.string else { throw Problem.badRequest("/validationURL: must be a string") }
+        guard let validator = services.applePaySessions else {
+            throw Problem.notConfigured(
+                "Apple Pay merchant validation is not configured on this server: start it with --applepay-identity-cert FILE --applepay-identity-key FILE --applepay-domain DOMAIN --applepay-display-name NAME (the Merchant Identity certificate and its key)"
+            )
+        }
+        let target: ApplePayValidationTarget
+        do {
+            target = try ApplePayValidationTarget.parse(text, allowed: validator.allowedHosts)
+        } catch {
+            services.metrics.applePaySession(outcome: "url-refused")
+            throw error
+        }
+        do {
+            let session = try await validator.requestSession(target)
+            services.metrics.applePaySession(outcome: "created")
+            context.logger.info("applepay: merchant session created by \(target.host) (\(session.count) bytes)")
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: session)))
+        } catch let failure as ApplePayMerchantValidator.Failure {
+            services.metrics.applePaySession(outcome: failure.outcome)
+            context.logger.warning("applepay: merchant validation at \(target.host) failed: \(failure.detail)")
+            throw Problem(
+                status: .badGateway, type: "merchant-validation-failed", title: "Apple Pay merchant validation failed", detail: failure.detail)
+        }
     }
 
     func decrypt(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {

@@ -16,7 +16,7 @@ public final class ServerMetrics: Sendable {
 
     private enum Metric: Hashable, Sendable {
         case verifications, checkFailures, unreadableRequests, idempotentRetries, idempotencyConflicts, revocationFetches, revocationCacheHits,
-            receiptFailures
+            receiptFailures, applePaySessions
 
         /// The metric's name, unit and help text.
         var descriptor: MetricNameDescriptor {
@@ -46,6 +46,12 @@ public final class ServerMetrics: Sendable {
                 ServerMetrics.descriptor(
                     "receipt_failures", unit: "total",
                     help: "Receipts not signed, kept or recorded (the verification answer stands), by stage: sign, keep, record-key")
+            case .applePaySessions:
+                ServerMetrics.descriptor(
+                    "applepay_sessions", unit: "total",
+                    help:
+                        "Apple Pay merchant validations by outcome: created, url-refused, refused, timeout, tls-failed, connection-failed, too-large, unreadable"
+                )
             }
         }
 
@@ -60,6 +66,7 @@ public final class ServerMetrics: Sendable {
             case .revocationFetches: ["outcome"]
             case .revocationCacheHits: ["copy"]
             case .receiptFailures: ["stage"]
+            case .applePaySessions: ["outcome"]
             }
         }
     }
@@ -113,6 +120,12 @@ public final class ServerMetrics: Sendable {
     /// A receipt that could not be signed, kept or whose key could not be recorded, by `stage`.
     public func receiptFailure(stage: String) {
         counter(.receiptFailures, stage, "").increment()
+    }
+
+    /// An Apple Pay merchant validation (`POST /v1/applepay/session`) by outcome: `created`, or why
+    /// no session came back (`url-refused`, `refused`, `timeout`, `tls-failed`, ...).
+    public func applePaySession(outcome: String) {
+        counter(.applePaySessions, outcome, "").increment()
     }
 
     /// The registry's counter for a metric and its label values, looked up there the first time only.

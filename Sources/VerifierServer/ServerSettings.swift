@@ -161,6 +161,24 @@ public struct ServerSettings: Sendable, Hashable {
     public var applePayRoot: String?
     /// Whether Apple Pay decryption requests must carry the expected currency and amount (default required).
     public var applePayExpectations: ApplePayExpectationsMode = .required
+    /// The Apple Pay Merchant Identity certificate (`--applepay-identity-cert`): the TLS client
+    /// certificate of merchant validation (`POST /v1/applepay/session`); nil: that route answers 501.
+    public var applePayIdentityCertificate: String?
+    /// The private key of ``applePayIdentityCertificate`` (`--applepay-identity-key`); required together with it.
+    public var applePayIdentityKey: String?
+    /// The domain the Apple Pay button is shown on (`--applepay-domain`, a DNS name): the
+    /// `initiativeContext` of merchant validation; required with ``applePayIdentityCertificate``.
+    public var applePayDomain: String?
+    /// The store's name on the payment sheet (`--applepay-display-name`, at most 64 characters);
+    /// required with ``applePayIdentityCertificate``.
+    public var applePayDisplayName: String?
+    /// The hosts a merchant-validation URL may name (`--applepay-validation-hosts`), each `HOST` (port
+    /// 443) or `HOST:PORT`, lowercased; nil: Apple's documented hosts
+    /// (``ApplePayValidationTarget/appleHosts``).
+    public var applePayValidationHosts: [String]?
+    /// A PEM file of CA certificates trusted for the merchant-validation server instead of the system
+    /// roots (`--applepay-validation-ca`, tests and operators' proxies).
+    public var applePayValidationCA: String?
     /// Apple Pay signing-time window, seconds.
     public var maxAge = 300
     /// Clock skew allowed for MSO validity, seconds.
@@ -263,6 +281,9 @@ public struct ServerSettings: Sendable, Hashable {
         "maxConcurrentVerifications": "WALLET_VERIFIER_MAX_CONCURRENT_VERIFICATIONS",
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "applepayExpectations": "WALLET_VERIFIER_APPLEPAY_EXPECTATIONS",
+        "applepayIdentityCert": "WALLET_VERIFIER_APPLEPAY_IDENTITY_CERT", "applepayIdentityKey": "WALLET_VERIFIER_APPLEPAY_IDENTITY_KEY",
+        "applepayDomain": "WALLET_VERIFIER_APPLEPAY_DOMAIN", "applepayDisplayName": "WALLET_VERIFIER_APPLEPAY_DISPLAY_NAME",
+        "applepayValidationHosts": "WALLET_VERIFIER_APPLEPAY_VALIDATION_HOSTS", "applepayValidationCa": "WALLET_VERIFIER_APPLEPAY_VALIDATION_CA",
         "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT", "maxDocuments": "WALLET_VERIFIER_MAX_DOCUMENTS",
         "requestLifetime": "WALLET_VERIFIER_REQUEST_LIFETIME",
@@ -395,6 +416,7 @@ public struct ServerSettings: Sendable, Hashable {
             }
             settings.applePayExpectations = parsed
         }
+        try Self.resolveMerchantValidation(&settings, single: single, value: value)
         // The bounds Apple Pay's replay records are kept for (ApplePayPolicy.replayRetention).
         if let maxAge = try integer("maxAge", 1...Int(ApplePayPolicy.longestSigningAge.components.seconds)) { settings.maxAge = maxAge }
         if let skew = try integer("clockSkew", 0...Int(ApplePayPolicy.largestClockSkew.components.seconds)) { settings.clockSkew = skew }
@@ -461,6 +483,69 @@ public struct ServerSettings: Sendable, Hashable {
         return settings
     }
 
+    /// The merchant-validation settings, checked together: the identity certificate and key go
+    /// together, and need the domain and the display name; the domain, the display name, the hosts
+    /// and the CA mean nothing without them.
+    static func resolveMerchantValidation(
+        _ settings: inout ServerSettings, single: (String) -> String?, value: (String) -> [String]?
+    ) throws {
+        settings.applePayIdentityCertificate = single("applepayIdentityCert")
+        settings.applePayIdentityKey = single("applepayIdentityKey")
+        settings.applePayValidationCA = single("applepayValidationCa")
+        if let hosts = value("applepayValidationHosts") {
+            let entries = hosts.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !entries.isEmpty else { throw SettingsError("--applepay-validation-hosts: name at least one HOST or HOST:PORT") }
+            settings.applePayValidationHosts = try entries.map { entry in
+                guard let parsed = ApplePayValidationTarget.hostEntry(entry) else {
+                    throw SettingsError(
+                        "--applepay-validation-hosts takes HOST (port 443) or HOST:PORT entries, comma-separated, such as apple-pay-gateway.apple.com or 127.0.0.1:8443, got \"\(entry)\""
+                    )
+                }
+                return parsed
+            }
+        }
+        if let domain = single("applepayDomain") {
+            guard let normalized = ApplePayValidationTarget.domainName(domain) else {
+                throw SettingsError(
+                    "--applepay-domain takes the domain the Apple Pay button is shown on, as registered with Apple (shop.example.com: no scheme, port or path), got \"\(domain)\""
+                )
+            }
+            settings.applePayDomain = normalized
+        }
+        if let name = single("applepayDisplayName") {
+            guard !name.isEmpty, name.count <= 64, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw SettingsError("--applepay-display-name takes the store's name, 1 to 64 characters without control characters")
+            }
+            settings.applePayDisplayName = name
+        }
+        guard settings.applePayIdentityCertificate != nil || settings.applePayIdentityKey != nil else {
+            let stray = [
+                (settings.applePayDomain, "--applepay-domain"), (settings.applePayDisplayName, "--applepay-display-name"),
+                (settings.applePayValidationCA, "--applepay-validation-ca"),
+                (settings.applePayValidationHosts?.joined(separator: ","), "--applepay-validation-hosts"),
+            ].first { $0.0 != nil }
+            if let stray {
+                throw SettingsError(
+                    "\(stray.1) configures Apple Pay merchant validation: it needs --applepay-identity-cert and --applepay-identity-key (the Merchant Identity certificate and its key)"
+                )
+            }
+            return
+        }
+        guard settings.applePayIdentityCertificate != nil, settings.applePayIdentityKey != nil else {
+            throw SettingsError(
+                "--applepay-identity-cert and --applepay-identity-key go together (the Merchant Identity certificate and its private key)")
+        }
+        guard settings.applePayDomain != nil else {
+            throw SettingsError(
+                "--applepay-identity-cert needs --applepay-domain: the domain the Apple Pay button is shown on, as registered with Apple (Apple checks the session request against it)"
+            )
+        }
+        guard settings.applePayDisplayName != nil else {
+            throw SettingsError(
+                "--applepay-identity-cert needs --applepay-display-name: the store's name on the payment sheet (at most 64 characters)")
+        }
+    }
+
     /// `PORT`, `ADDR:PORT` or `[IPv6]:PORT`; the address defaults to 127.0.0.1 (loopback).
     static func listenAddress(_ text: String) throws -> ListenAddress {
         var host = "127.0.0.1"
@@ -480,7 +565,8 @@ public struct ServerSettings: Sendable, Hashable {
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `explainDeviceFailures`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `webDocTypes`, `maxRequestElements`, `maxRequestSessionBytes`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
-    /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
+    /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `applepayIdentityCert`, `applepayIdentityKey`, `applepayDomain`,
+    /// `applepayDisplayName`, `applepayValidationHosts`, `applepayValidationCa`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
     /// `fetchAllow`, `certificateWarningDays`, `receiptKey`, `receiptCert`, `receiptIssuer`, `receipts`, `receiptRetention`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {

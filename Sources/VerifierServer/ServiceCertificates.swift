@@ -11,7 +11,8 @@ import WebIdentity
 import X509
 
 /// One of the service's own certificates: an Apple Pay payment-processing certificate, the reader
-/// certificate that signs web requests, or the certificate of the OpenID4VP request-signing key.
+/// certificate that signs web requests, the certificate of the OpenID4VP request-signing key, the
+/// receipt certificate, or the Apple Pay Merchant Identity certificate of merchant validation.
 /// Listed by `GET /v1/trust`, `/metrics`, `keys status` and `serve --check`, and warned about at start.
 public struct ServiceCertificate: Sendable, Hashable {
     /// What the certificate is for.
@@ -24,6 +25,8 @@ public struct ServiceCertificate: Sendable, Hashable {
         case requestSigning
         /// The leaf of `--receipt-cert`.
         case receipt
+        /// `--applepay-identity-cert`: the TLS client certificate of Apple Pay merchant validation.
+        case applePayMerchantIdentity
     }
 
     /// What the certificate is for.
@@ -50,9 +53,10 @@ public struct ServiceCertificate: Sendable, Hashable {
 
     /// The certificates of the keys given: each Apple Pay certificate, the reader leaf, the
     /// request-signing leaf (only when it has a key of its own, not the reader's), the leaf of the
-    /// receipt key's chain.
+    /// receipt key's chain, the Apple Pay Merchant Identity certificate.
     public static func list(
-        applePayKeys: [MerchantKey], readerAuth: ReaderAuthSigner?, requestSigning: ReaderAuthSigner?, receiptChain: [[UInt8]] = []
+        applePayKeys: [MerchantKey], readerAuth: ReaderAuthSigner?, requestSigning: ReaderAuthSigner?, receiptChain: [[UInt8]] = [],
+        applePayIdentity: ApplePayMerchantIdentity? = nil
     ) -> [ServiceCertificate] {
         var list = applePayKeys.map {
             ServiceCertificate(
@@ -70,6 +74,13 @@ public struct ServiceCertificate: Sendable, Hashable {
             list.append(
                 ServiceCertificate(
                     kind: .receipt, subject: "\(leaf.subject)", notBefore: leaf.notValidBefore, notAfter: leaf.notValidAfter,
+                    id: Hex.encode(Array(SHA256.hash(data: leafDER)))))
+        }
+        if let identity = applePayIdentity, let leafDER = identity.chainDER.first {
+            let leaf = identity.merchantKey.certificate
+            list.append(
+                ServiceCertificate(
+                    kind: .applePayMerchantIdentity, subject: "\(leaf.subject)", notBefore: leaf.notValidBefore, notAfter: leaf.notValidAfter,
                     id: Hex.encode(Array(SHA256.hash(data: leafDER)))))
         }
         return list
@@ -94,6 +105,8 @@ extension ServiceCertificate.Kind {
             "have a new certificate issued for --request-signing-key (or a new key), configure it with --request-signing-cert and reload"
         case .receipt:
             "have a new certificate issued for --receipt-key (or a new key), configure it with --receipt-cert and reload; receipts signed before stay verifiable with /v1/receipts/jwks"
+        case .applePayMerchantIdentity:
+            "create a new Merchant Identity certificate in the Apple Developer account, configure it with its key (--applepay-identity-cert, --applepay-identity-key) and reload (SIGHUP)"
         }
     }
 }
@@ -104,7 +117,7 @@ extension VerifierServices {
         let ownSigning = requestSigning.flatMap { $0.source == "requestSigningKey" ? $0.signer : nil }
         return ServiceCertificate.list(
             applePayKeys: applePay?.keyRing.keys ?? [], readerAuth: readerAuth, requestSigning: ownSigning,
-            receiptChain: receiptSigner?.certificateChain ?? [])
+            receiptChain: receiptSigner?.certificateChain ?? [], applePayIdentity: applePayIdentity)
     }
 }
 
@@ -162,6 +175,9 @@ extension ServiceCertificate {
                 logger: logger)
         }
         let receipt = try ServiceMaterial.receiptSigner(settings: settings, logger: logger)
-        return list(applePayKeys: applePayKeys, readerAuth: reader, requestSigning: signing, receiptChain: receipt?.certificateChain ?? [])
+        let identity = try ServiceMaterial.applePayIdentity(settings: settings, logger: logger)
+        return list(
+            applePayKeys: applePayKeys, readerAuth: reader, requestSigning: signing, receiptChain: receipt?.certificateChain ?? [],
+            applePayIdentity: identity)
     }
 }

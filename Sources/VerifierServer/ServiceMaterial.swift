@@ -39,6 +39,12 @@ public struct ServiceMaterial: Sendable {
     public var apiToken: String?
     /// Signs verification receipts (`--receipt-key`, `--receipt-cert`); nil: answers carry no receipt.
     public var receiptSigner: (any ReceiptSigner)?
+    /// The Apple Pay Merchant Identity certificate and key (`--applepay-identity-cert`,
+    /// `--applepay-identity-key`); nil: `POST /v1/applepay/session` answers 501 (not configured).
+    public var applePayIdentity: ApplePayMerchantIdentity?
+    /// The DER CA certificates trusted for the merchant-validation server (`--applepay-validation-ca`);
+    /// nil: the system's roots.
+    public var applePayValidationRoots: [[UInt8]]?
 
     /// Values given directly (tests, embedders): nothing is read from files.
     public init(
@@ -82,9 +88,40 @@ public struct ServiceMaterial: Sendable {
         }
         let apiToken = try settings.apiTokenFile.map { try Self.apiToken(file: $0, logger: logger) }
         let receiptSigner = try Self.receiptSigner(settings: settings, logger: logger)
-        return ServiceMaterial(
+        var material = ServiceMaterial(
             identityKeys: ring, trust: trust, revocationLists: revocationLists, applePayKeys: applePayKeys, applePayRoot: applePayRoot,
             webKeys: webKeys, readerAuth: readerAuth, apiToken: apiToken, requestSigning: requestSigning, receiptSigner: receiptSigner)
+        material.applePayIdentity = try Self.applePayIdentity(settings: settings, logger: logger)
+        material.applePayValidationRoots = try Self.applePayValidationRoots(settings: settings, logger: logger)
+        return material
+    }
+
+    /// The Merchant Identity certificate and key of `--applepay-identity-cert`/`--applepay-identity-key`,
+    /// checked to match; nil without them. Throws ``SettingsError`` naming the flags and the files.
+    static func applePayIdentity(settings: ServerSettings, logger: Logger) throws -> ApplePayMerchantIdentity? {
+        guard let certificatePath = settings.applePayIdentityCertificate, let keyPath = settings.applePayIdentityKey else { return nil }
+        warnIfReadableByOthers(keyPath, logger: logger)
+        guard let certificate = FileManager.default.contents(atPath: certificatePath) else {
+            throw SettingsError("cannot read --applepay-identity-cert \(certificatePath)")
+        }
+        guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --applepay-identity-key \(keyPath)") }
+        do {
+            return try ApplePayMerchantIdentity(certificateFile: [UInt8](certificate), keyFile: [UInt8](key))
+        } catch {
+            throw SettingsError("--applepay-identity-cert \(certificatePath) / --applepay-identity-key \(keyPath): \(error.message)")
+        }
+    }
+
+    /// The CA certificates of `--applepay-validation-ca`, as DER; nil without it (the system's roots).
+    static func applePayValidationRoots(settings: ServerSettings, logger: Logger) throws -> [[UInt8]]? {
+        guard let path = settings.applePayValidationCA else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --applepay-validation-ca \(path)") }
+        let roots: [[UInt8]]
+        do { roots = try ApplePayMerchantIdentity.validationRoots(pemFile: [UInt8](data)) } catch {
+            throw SettingsError("--applepay-validation-ca \(path): \(error.message)")
+        }
+        logger.warning("applepay: the merchant-validation server is trusted by --applepay-validation-ca \(path) instead of the system's roots")
+        return roots
     }
 
     /// The receipt key of `--receipt-key` with the certificate of `--receipt-cert`, checked to be the

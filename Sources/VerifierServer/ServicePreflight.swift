@@ -120,6 +120,38 @@ public enum ServicePreflight {
             }
         }
 
+        // Apple Pay merchant validation: the Merchant Identity certificate with its key, its validity,
+        // and the operator's replacements of Apple's hosts and of the system's roots.
+        if let certificatePath = settings.applePayIdentityCertificate, let keyPath = settings.applePayIdentityKey {
+            do {
+                if let identity = try ServiceMaterial.applePayIdentity(settings: settings, logger: logger) {
+                    add(
+                        "applepay-identity", .ok,
+                        "--applepay-identity-key \(keyPath) belongs to --applepay-identity-cert \(certificatePath) (merchantIdentifier \(identity.merchantIdentifier)); sessions are asked for \(settings.applePayDomain ?? "")"
+                    )
+                    validity(identity.merchantKey.certificate, "certificate applePayMerchantIdentity")
+                }
+            } catch {
+                add("applepay-identity", .fail, "\(error); give --applepay-identity-cert with the private key it was issued for")
+            }
+            if settings.applePayValidationCA != nil {
+                do {
+                    _ = try ServiceMaterial.applePayValidationRoots(settings: settings, logger: logger)
+                    add(
+                        "applepay-validation-ca", .warn,
+                        "--applepay-validation-ca replaces the system's roots for the merchant-validation server; leave it out in production")
+                } catch {
+                    add("applepay-validation-ca", .fail, "\(error)")
+                }
+            }
+            if let hosts = settings.applePayValidationHosts {
+                add(
+                    "applepay-validation-hosts", .warn,
+                    "--applepay-validation-hosts replaces Apple's merchant-validation hosts with \(hosts.joined(separator: ", ")); leave it out in production"
+                )
+            }
+        }
+
         // Signing keys of web requests.
         var readerAuth: ReaderAuthSigner?
         var ownSigning: ReaderAuthSigner?

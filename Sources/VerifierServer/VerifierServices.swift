@@ -27,6 +27,10 @@ public struct VerifierServices: Sendable {
     public let identity: IdentityRequestSessions
     /// Nil when no Apple Pay merchant key is configured.
     public let applePay: ApplePayTokenVerifier?
+    /// Apple Pay merchant validation (`POST /v1/applepay/session`); nil without a Merchant Identity certificate.
+    var applePaySessions: ApplePayMerchantValidator? = nil
+    /// The Merchant Identity certificate and key of merchant validation, when configured.
+    public var applePayIdentity: ApplePayMerchantIdentity? { applePaySessions?.identity }
     /// Verify with Wallet on the Web (ISO 18013-7 Annex C).
     public let web: WebRequestSessions
     /// Recipient keys of web responses; new requests use the first.
@@ -349,6 +353,7 @@ public struct VerifierServices: Sendable {
         }
         logger.notice("web: requests offer \(services.defaultWebProtocols.map(\.rawValue).joined(separator: ", ")) unless they name their protocols")
         services.apiToken = material.apiToken
+        services.applePaySessions = try merchantValidator(settings: settings, material: material, logger: logger)
         services.receiptSigner = material.receiptSigner
         if let signer = material.receiptSigner {
             logger.notice(
@@ -368,6 +373,27 @@ public struct VerifierServices: Sendable {
         }
         metrics.certificateExpiries(services.certificates)
         return services
+    }
+}
+
+extension VerifierServices {
+    /// Merchant validation from the Merchant Identity certificate of `material` and the domain,
+    /// display name, hosts and deadline of `settings`; nil without a certificate.
+    static func merchantValidator(settings: ServerSettings, material: ServiceMaterial, logger: Logger) throws -> ApplePayMerchantValidator? {
+        guard let identity = material.applePayIdentity else {
+            logger.notice("applepay: no --applepay-identity-cert configured; /v1/applepay/session answers 501 (not configured)")
+            return nil
+        }
+        guard let domain = settings.applePayDomain, let displayName = settings.applePayDisplayName else {
+            throw SettingsError("--applepay-identity-cert needs --applepay-domain and --applepay-display-name")
+        }
+        let hosts = settings.applePayValidationHosts
+        logger.notice(
+            "applepay: merchant validation for \(domain) as merchant \(identity.merchantIdentifier) (\(identity.merchantKey.subjectName)); validation URLs are called only on \(hosts == nil ? "Apple's merchant-validation hosts" : "--applepay-validation-hosts " + (hosts ?? []).joined(separator: ","))"
+        )
+        return ApplePayMerchantValidator(
+            identity: identity, domain: domain, displayName: displayName, allowedHosts: hosts, trustRoots: material.applePayValidationRoots,
+            timeout: settings.fetchTimeout)
     }
 }
 

@@ -94,6 +94,23 @@ struct ServeOptions: ParsableArguments {
         help:
             "Apple Pay: required (default: /v1/applepay/decrypt without expect.currency and expect.amount is a 400) or optional (verified, with an expectationsMissing warning)."
     ) var applepayExpectations: String?
+    @Option(
+        name: .long,
+        help:
+            "Apple Pay on the web: the Merchant Identity certificate (PEM or DER), the TLS client certificate of merchant validation (POST /v1/applepay/session)."
+    ) var applepayIdentityCert: String?
+    @Option(name: .long, help: "The private key of --applepay-identity-cert (PEM or DER).") var applepayIdentityKey: String?
+    @Option(name: .long, help: "The domain the Apple Pay button is shown on, as registered with Apple (needed with --applepay-identity-cert).")
+    var applepayDomain: String?
+    @Option(name: .long, help: "The store's name on the payment sheet, at most 64 characters (needed with --applepay-identity-cert).")
+    var applepayDisplayName: String?
+    @Option(
+        name: .long,
+        help:
+            "Replace Apple's merchant-validation hosts with these, HOST (port 443) or HOST:PORT, comma-separated or repeated (tests, proxies); a validation URL naming another host is refused."
+    ) var applepayValidationHosts: [String] = []
+    @Option(name: .long, help: "A PEM file of CA certificates trusted for the merchant-validation server instead of the system's roots (tests).")
+    var applepayValidationCa: String?
     @Option(name: .long, help: "Apple Pay signing-time window in seconds (default 300).") var maxAge: Int?
     @Option(name: .long, help: "Allowed clock skew in seconds (default 60).") var clockSkew: Int?
     @Option(
@@ -193,6 +210,12 @@ struct ServeOptions: ParsableArguments {
         set("applepayKeys", applepayKey)
         set("applepayRoot", applepayRoot)
         set("applepayExpectations", applepayExpectations)
+        set("applepayIdentityCert", applepayIdentityCert)
+        set("applepayIdentityKey", applepayIdentityKey)
+        set("applepayDomain", applepayDomain)
+        set("applepayDisplayName", applepayDisplayName)
+        set("applepayValidationHosts", applepayValidationHosts)
+        set("applepayValidationCa", applepayValidationCa)
         set("maxAge", maxAge.map(String.init))
         set("clockSkew", clockSkew.map(String.init))
         set("maxDocuments", maxDocuments.map(String.init))

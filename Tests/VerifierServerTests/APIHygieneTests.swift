@@ -38,6 +38,7 @@ import FoundationNetworking
         try await app.test(.router) { client in
             for path in [
                 "/v1/identity/requests", "/v1/identity/verify", "/v1/applepay/decrypt", "/v1/web/requests", "/v1/web/verify", "/v1/mdoc/verify",
+                "/v1/applepay/session",
             ] {
                 let missing = try await client.execute(uri: path, method: .post, body: Self.descriptorBody)
                 #expect(missing.status == .unsupportedMediaType, "\(path)")

@@ -47,6 +47,11 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
     /// The merchant identifier in clear, when known: the one given when the key was loaded, else
     /// the certificate subject's UID (the Payment Processing certificate's extension holds only its hash).
     public let merchantIdentifier: String?
+    /// The merchant identifier a merchant-validation request (Apple Pay on the web) names when this is
+    /// a Merchant Identity certificate: the upper-case hex SHA-256 of the merchant id that OID
+    /// 1.2.840.113635.100.6.32 holds, as the certificate holds it; without that extension, the
+    /// merchant id in clear (``merchantIdentifier``); nil when neither is known.
+    public let validationMerchantIdentifier: String?
     /// The certificate subject's common name (or whole subject), for messages.
     public let subjectName: String
     /// `applepay.keySelection`'s pass message and details for this key, written once.
@@ -119,6 +124,11 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
 
         let fromCertificate = try Self.merchantIdentifierHash(in: certificate)
         self.merchantIdentifier = merchantIdentifier ?? Self.subjectUID(of: certificate)
+        if let fromCertificate, certificate.extensions[oid: ApplePayOID.merchantIdentifier] != nil {
+            self.validationMerchantIdentifier = Hex.encode(fromCertificate.hash, uppercase: true)
+        } else {
+            self.validationMerchantIdentifier = self.merchantIdentifier
+        }
         if let merchantIdentifier {
             let supplied = Array(SHA256.hash(data: Array(merchantIdentifier.utf8)))
             if let fromCertificate, fromCertificate.hash != supplied {

@@ -15,8 +15,10 @@ public struct PortalFixtureCA: @unchecked Sendable {
         /// and, when `uid` is true, the merchant id as the subject's UID.
         case applePayProcessing(merchantIdentifier: String, uid: Bool = true)
         /// Apple Pay Merchant Identity (the TLS client certificate of merchant validation): digitalSignature,
-        /// clientAuth, and the extension 1.2.840.113635.100.6.31.
-        case applePayMerchantIdentity(merchantIdentifier: String)
+        /// clientAuth, the extension 1.2.840.113635.100.6.31, the merchant id as the subject's UID and,
+        /// when `hashExtension` is true, the extension 1.2.840.113635.100.6.32 with the upper-case hex
+        /// SHA-256 of the merchant id.
+        case applePayMerchantIdentity(merchantIdentifier: String, hashExtension: Bool = false)
         /// An identity encryption certificate: keyAgreement only.
         case identityEncryption
         /// A reader-authentication certificate (ISO/IEC 18013-5 Annex B): digitalSignature and the EKU 1.0.18013.5.1.6.
@@ -79,8 +81,15 @@ public struct PortalFixtureCA: @unchecked Sendable {
                     [RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: ApplePayOID.userID, utf8String: merchantIdentifier))]
                         + Array(subject))
             }
-        case .applePayMerchantIdentity(let merchantIdentifier):
+        case .applePayMerchantIdentity(let merchantIdentifier, let hashExtension):
             try extensions.append(Certificate.Extension(KeyUsage(digitalSignature: true), critical: true))
+            if hashExtension {
+                let hashHex = Array(SHA256.hash(data: Array(merchantIdentifier.utf8))).map { String(format: "%02X", $0) }.joined()
+                var serializer = DER.Serializer()
+                try serializer.serialize(ASN1UTF8String(hashHex))
+                try extensions.append(
+                    Certificate.Extension(oid: ApplePayOID.merchantIdentifier, critical: false, value: serializer.serializedBytes[...]))
+            }
             try extensions.append(Certificate.Extension(try ExtendedKeyUsage([.clientAuth]), critical: false))
             try extensions.append(Certificate.Extension(oid: ApplePayOID.merchantIdentityCertificate, critical: false, value: [0x05, 0x00]))
             name = DistinguishedName(
