@@ -137,6 +137,10 @@ final class GooglePayRootKeyCopies: Sendable {
             } else {
                 body = try await transport.fetch(location, maximumSize: GooglePayRootKeys.maximumSize)
             }
+        } catch let failure as RevocationFailure {
+            // The transport speaks of revocation lists; what failed is said for a key list.
+            return .failure(
+                Failure(description: "\(failure.reason.rawValue): \(failure.message.replacingOccurrences(of: "revocation list", with: "key list"))"))
         } catch {
             return .failure(Failure(description: "\(error)"))
         }
@@ -180,6 +184,8 @@ final class GooglePayRootKeyCopies: Sendable {
             logger.notice("googlepay: root keys refreshed from \(url): \(Self.summary(copy.keys)); fresh until \(RFC3339.format(copy.freshUntil))")
             return true
         case .failure(let failure):
+            // Shutting down: the fetch was cancelled, nothing failed.
+            if Task.isCancelled { return false }
             if current == nil, let stored {
                 keep(url, Copy(keys: stored.keys, bytes: stored.document.bytes, fetchedAt: stored.document.fetchedAt, freshUntil: now))
                 logger.error(

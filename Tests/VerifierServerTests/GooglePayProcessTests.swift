@@ -52,6 +52,7 @@ import WalletVerifierTestSupport
         let trust = try await c.getJSON("/v1/trust")
         let roots = ((trust["googlePay"] as? [String: Any])?["rootKeys"] as? [[String: Any]]) ?? []
         #expect(roots.count == 1 && roots.first?["source"] as? String == listURL, "\(trust["googlePay"] ?? "-"): \(c.log)")
+        #expect(c.log.contains("googlepay: root keys of \(listURL) taken from the store"), "\(c.log)")
         var another = GooglePayTokenBuilder(keys: keys, validAt: Date())
         another.messageId = "process-" + UUID().uuidString
         let answer = try await c.post("/v1/googlepay/decrypt", ["token": try JSONSerialization.jsonObject(with: Data(try another.build().json))])
