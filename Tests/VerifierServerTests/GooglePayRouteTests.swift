@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOFoundationEssentialsCompat
+import Synchronization
 import Testing
 import VerificationCore
 import WalletEncoding
@@ -43,7 +44,7 @@ import WalletVerifierTestSupport
     /// and the fixture's other material; nil `roots`: Google Pay not configured.
     static func services(
         _ fixture: ServiceFixture, roots: String? = Vectors.path(Vectors.testRoots), store: [String] = ["memory"],
-        clock: any VerificationClock = FixedClock(Vectors.time)
+        clock: any VerificationClock = FixedClock(Vectors.time), logger: Logger = Logger(label: "test")
     ) async throws -> VerifierServices {
         var flags: ServerSettings.Source = [
             "store": store, "dataDir": [fixture.directory.appendingPathComponent("data").path], "merchantId": [fixture.merchantID],
@@ -56,7 +57,6 @@ import WalletVerifierTestSupport
         }
         let settings = try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil)
         var material = try fixture.material()
-        let logger = Logger(label: "test")
         material.googlePayKeys = try settings.googlePayKeys.map { try ServiceMaterial.googlePayKey($0, logger: logger) }
         material.googlePayRootKeys = try ServiceMaterial.googlePayRootKeysFile(settings: settings)
         return try await VerifierServices.make(settings: settings, material: material, logger: logger, clock: clock)
@@ -332,5 +332,29 @@ import WalletVerifierTestSupport
         }
         #expect(live.current.googlePay?.keyRing.keys.count == 2)
         #expect(live.reloadCount == 1)
+    }
+
+    /// Nothing of the card, the message or the keys is logged: not the account number, the
+    /// cryptogram, the messageId, the token's encrypted message or the merchant's private key.
+    @Test func nothingOfThePaymentIsLogged() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let box = LogRedactionTests.Box()
+        let logger = Logger(label: "capture") { _ in LogRedactionTests.CapturingHandler(box) }
+        let services = try await Self.services(fixture, logger: logger)
+        try await VerifierApplication.build(services: services, logger: logger).test(.router) { client in
+            let first = try await Self.post(client, try Self.objectBody())
+            #expect(first.json["verdict"] as? String == "accepted")
+            let again = try await Self.post(client, try Self.stringBody())
+            #expect(again.json["verdict"] as? String == "rejected")
+        }
+        let text = box.records.withLock { $0.joined(separator: "\n") }
+        #expect(text.contains("path=/v1/googlepay/decrypt"), "\(text)")
+        let token = String(decoding: try Vectors.bytes(Vectors.token), as: UTF8.self)
+        let signedMessage = try #require(token.range(of: "encryptedMessage").map { String(token[$0.upperBound...].prefix(60)) })
+        let key = String(decoding: try Vectors.bytes("r2d2-merchant-private-key.pem"), as: UTF8.self).split(separator: "\n")[1]
+        for secret in ["4895370012003478", "AgAAAAAABk4DWZ4C28yUQAAAAAA", "AH2EjtffDAl2Jrk2579gUyuaF3ensj4Nla", signedMessage, String(key)] {
+            #expect(!text.contains(secret), "logged: \(secret.prefix(8))…")
+        }
     }
 }
