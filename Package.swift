@@ -223,7 +223,7 @@ let package = Package(
             name: "VerificationReceipts",
             dependencies: [
                 "WalletEncoding", "WalletJSON", "WalletJOSE", "VerificationCore", "Mdoc", "MdocVerifier", "WalletIdentity", "WebIdentity",
-                "ApplePayVerifier",
+                "ApplePayVerifier", "GooglePayVerifier",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -237,7 +237,7 @@ let package = Package(
             dependencies: [
                 "WalletEncoding",
                 "VerificationCore", "WalletCBOR", "WalletCOSE", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocationHTTP", "WalletIdentity",
-                "ApplePayVerifier",
+                "ApplePayVerifier", "GooglePayVerifier",
                 "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 // Signed verification receipts in every verification answer, and their JWKS.
                 "VerificationReceipts",
@@ -354,7 +354,7 @@ let package = Package(
             name: "VerificationReceiptsTests",
             dependencies: [
                 "VerificationReceipts", "VerificationCore", "WalletEncoding", "WalletJSON", "WalletJOSE", "WalletCBOR", "Mdoc", "MdocVerifier",
-                "WalletIdentity", "WebIdentity", "ApplePayVerifier", "WalletVerifierTestSupport",
+                "WalletIdentity", "WebIdentity", "ApplePayVerifier", "GooglePayVerifier", "WalletVerifierTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -390,7 +390,8 @@ let package = Package(
         .testTarget(
             name: "VerifierServerTests",
             dependencies: [
-                "WalletEncoding", "VerifierServer", "ApplePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity", "WalletCOSE",
+                "WalletEncoding", "VerifierServer", "ApplePayVerifier", "GooglePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity",
+                "WalletCOSE",
                 "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport", "MdocVerifier",
                 // Wallets' OpenID4VP answers (JWE) in the web tests.
                 "WalletJOSE",

@@ -50,19 +50,50 @@ public struct HTTPRevocationTransport: RevocationListTransport {
     /// exceeds `maximumSize`; `addressNotAllowed` when the host is or resolves to an address
     /// ``addressPolicy`` refuses.
     public func fetch(_ url: URL, maximumSize: Int) async throws -> [UInt8] {
+        try await fetchDocument(url, maximumSize: maximumSize, accept: Self.revocationAccept).body
+    }
+
+    /// A response body and what its headers say about caching.
+    public struct FetchedDocument: Sendable {
+        /// The response body.
+        public let body: [UInt8]
+        /// `Cache-Control: max-age` in seconds, when the response gives one (and not `no-store` or `no-cache`).
+        public let maxAge: Int?
+    }
+
+    /// Fetches `url` like ``fetch(_:maximumSize:)``, asking for `accept`, and returns the body with
+    /// the response's `Cache-Control: max-age` (for documents refreshed as their server says).
+    public func fetchDocument(_ url: URL, maximumSize: Int, accept: String) async throws -> FetchedDocument {
         try await OutboundWait.during {
-            try await fetchWithinDeadline(url, maximumSize: maximumSize)
+            try await fetchWithinDeadline(url, maximumSize: maximumSize, accept: accept)
         }
     }
 
-    private func fetchWithinDeadline(_ url: URL, maximumSize: Int) async throws -> [UInt8] {
+    static let revocationAccept = "application/statuslist+cwt, application/identifierlist+cwt, application/cwt"
+
+    /// The `max-age` of a `Cache-Control` header value; nil without one, or with `no-store` or `no-cache`.
+    public static func maxAge(cacheControl: String) -> Int? {
+        var maxAge: Int?
+        for directive in cacheControl.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let name = parts.first else { continue }
+            if name == "no-store" || name == "no-cache" { return nil }
+            if name == "max-age", parts.count == 2 {
+                let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                if let seconds = Int(value), seconds >= 0 { maxAge = seconds }
+            }
+        }
+        return maxAge
+    }
+
+    private func fetchWithinDeadline(_ url: URL, maximumSize: Int, accept: String) async throws -> FetchedDocument {
         let seconds = max(timeout, 0.001)
         let deadline = NIODeadline.now() + .nanoseconds(Int64(seconds * 1_000_000_000))
         // The request races a timer: whichever ends first ends the other (the request's task is
         // cancelled, which closes its connection).
-        let outcome = try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+        let outcome = try await withThrowingTaskGroup(of: FetchedDocument?.self) { group in
             group.addTask { [addressPolicy] in
-                try await Self.get(url, maximumSize: maximumSize, deadline: deadline, timeout: seconds, policy: addressPolicy)
+                try await Self.get(url, maximumSize: maximumSize, accept: accept, deadline: deadline, timeout: seconds, policy: addressPolicy)
             }
             group.addTask {
                 try await Task.sleep(for: .nanoseconds(Int64(seconds * 1_000_000_000)))
@@ -83,12 +114,13 @@ public struct HTTPRevocationTransport: RevocationListTransport {
     }
 
     private static func get(
-        _ url: URL, maximumSize: Int, deadline: NIODeadline, timeout: TimeInterval, policy: FetchAddressPolicy
-    ) async throws -> [UInt8] {
+        _ url: URL, maximumSize: Int, accept: String, deadline: NIODeadline, timeout: TimeInterval, policy: FetchAddressPolicy
+    ) async throws -> FetchedDocument {
         let pinned = try await pinnedAddress(of: url, policy: policy)
         guard let host = pinned.name else {
             // The uri names the address itself: AsyncHTTPClient connects to that literal, no resolver.
-            return try await get(url, maximumSize: maximumSize, deadline: deadline, timeout: timeout, client: OutboundHTTPClient.shared)
+            return try await get(
+                url, maximumSize: maximumSize, accept: accept, deadline: deadline, timeout: timeout, client: OutboundHTTPClient.shared)
         }
         // A name: a client of its own whose only DNS answer for the name is the address judged above
         // (AsyncHTTPClient's dnsOverride: it connects there, while TLS still sends and verifies the
@@ -99,7 +131,7 @@ public struct HTTPRevocationTransport: RevocationListTransport {
         configuration.dnsOverride = [host: pinned.address.description]
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {
-            let body = try await get(url, maximumSize: maximumSize, deadline: deadline, timeout: timeout, client: client)
+            let body = try await get(url, maximumSize: maximumSize, accept: accept, deadline: deadline, timeout: timeout, client: client)
             try? await client.shutdown()
             return body
         } catch {
@@ -135,11 +167,11 @@ public struct HTTPRevocationTransport: RevocationListTransport {
     }
 
     private static func get(
-        _ url: URL, maximumSize: Int, deadline: NIODeadline, timeout: TimeInterval, client: HTTPClient
-    ) async throws -> [UInt8] {
+        _ url: URL, maximumSize: Int, accept: String, deadline: NIODeadline, timeout: TimeInterval, client: HTTPClient
+    ) async throws -> FetchedDocument {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .GET
-        request.headers.add(name: "Accept", value: "application/statuslist+cwt, application/identifierlist+cwt, application/cwt")
+        request.headers.add(name: "Accept", value: accept)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, deadline: deadline)
@@ -170,7 +202,8 @@ public struct HTTPRevocationTransport: RevocationListTransport {
         } catch {
             throw Self.failure(error, url: url, timeout: timeout)
         }
-        return body
+        let cacheControl = response.headers[canonicalForm: "Cache-Control"].joined(separator: ",")
+        return FetchedDocument(body: body, maxAge: cacheControl.isEmpty ? nil : maxAge(cacheControl: cacheControl))
     }
 
     /// A transport error as a revocation failure: the deadline, or an unreachable server.

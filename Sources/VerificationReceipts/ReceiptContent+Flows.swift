@@ -1,6 +1,7 @@
 import ApplePayVerifier
 import Crypto
 import Foundation
+import GooglePayVerifier
 import Mdoc
 import MdocVerifier
 import SwiftASN1
@@ -78,6 +79,26 @@ extension ReceiptContent {
         }
         return ReceiptContent(
             flow: "applepay", protocol: result.summary?.version.rawValue, report: result.report, submissionSHA256: Self.sha256(submission),
+            payment: payment)
+    }
+
+    /// A Google Pay token (`/v1/googlepay/decrypt`): `submission` is the token as received;
+    /// `recipient` the merchant (or gateway) it had to be signed for. As for Apple Pay, nothing of
+    /// the card: no account number, expiry or cryptogram; the `messageId` only as a hash.
+    public static func googlePay(_ result: GooglePayResult, submission: [UInt8], recipient: GooglePayRecipient) -> ReceiptContent {
+        var payment = Payment(merchantID: recipient.recipientId)
+        if let summary = result.summary {
+            // Which merchant key decrypted it: SHA-256 of its SubjectPublicKeyInfo, as Apple's publicKeyHash.
+            if let text = summary.merchantPublicKey, let point = Data(base64Encoded: text),
+                let key = try? P256.KeyAgreement.PublicKey(x963Representation: point)
+            {
+                payment.publicKeyHash = Data(Self.sha256(Array(key.derRepresentation))).base64EncodedString()
+            }
+            payment.transactionIDSHA256 = summary.messageId.map { Self.sha256(Array($0.utf8)) }
+            payment.paymentDataType = summary.authMethod?.rawValue
+        }
+        return ReceiptContent(
+            flow: "googlepay", protocol: result.summary?.protocolVersion, report: result.report, submissionSHA256: Self.sha256(submission),
             payment: payment)
     }
 

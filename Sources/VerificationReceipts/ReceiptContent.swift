@@ -5,11 +5,12 @@ import VerificationCore
 /// reasons, never messages), a digest of what was submitted, the request it answered, and per
 /// document or payment only facts that identify neither the person nor the card. Build it with the
 /// flows' constructors (``identity(_:submission:requestID:)``, ``web(_:submission:requestID:protocol:)``,
-/// ``mdoc(_:submission:)``, ``applePay(_:submission:keyRing:)``) so every caller states the same.
+/// ``mdoc(_:submission:)``, ``applePay(_:submission:keyRing:)``, ``googlePay(_:submission:recipient:)``) so every
+/// caller states the same.
 public struct ReceiptContent: Sendable {
-    /// `identity`, `web`, `mdoc` or `applepay`.
+    /// `identity`, `web`, `mdoc`, `applepay` or `googlepay`.
     public var flow: String
-    /// The protocol where one applies (`org-iso-mdoc`, `openid4vp-v1-signed`, `openid4vp-v1-unsigned`, `EC_v1`, `RSA_v1`).
+    /// The protocol where one applies (`org-iso-mdoc`, `openid4vp-v1-signed`, `openid4vp-v1-unsigned`, `EC_v1`, `RSA_v1`, `ECv2`).
     public var `protocol`: String?
     /// The report whose verdict, time, policy and checks the receipt states.
     public var report: VerificationReport
@@ -19,7 +20,7 @@ public struct ReceiptContent: Sendable {
     public var request: RequestReference?
     /// One entry per mdoc document.
     public var documents: [Document]
-    /// The payment, for Apple Pay.
+    /// The payment, for Apple Pay and Google Pay.
     public var payment: Payment?
 
     /// A content of these parts.
@@ -162,7 +163,8 @@ public struct ReceiptContent: Sendable {
     /// What a receipt says of an Apple Pay payment: no card number, cryptogram, expiry or
     /// transaction identifier in clear.
     public struct Payment: Sendable, Equatable {
-        /// The merchant identifier of the key the token was encrypted for, when known.
+        /// The merchant identifier of the key the token was encrypted for, when known (Google Pay:
+        /// the recipient id, `merchant:<id>`).
         public var merchantID: String?
         /// The token's `publicKeyHash`: which merchant key it was encrypted for.
         public var publicKeyHash: String?
@@ -170,9 +172,9 @@ public struct ReceiptContent: Sendable {
         public var currency: String?
         /// The amount in minor units, as the token states it (decrypted tokens only).
         public var amount: String?
-        /// `3DSecure` or `EMV` (decrypted tokens only).
+        /// `3DSecure` or `EMV` (decrypted tokens only); Google Pay: the `authMethod`, `PAN_ONLY` or `CRYPTOGRAM_3DS`.
         public var paymentDataType: String?
-        /// SHA-256 of the token's `transactionId` (the hex text as received).
+        /// SHA-256 of the token's `transactionId` (the hex text as received); Google Pay: of the `messageId`.
         public var transactionIDSHA256: [UInt8]?
 
         /// A payment entry.

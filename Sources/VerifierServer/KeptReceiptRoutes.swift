@@ -84,8 +84,8 @@ struct KeptReceiptRoutes: Sendable {
             query.verdict = verdict
         }
         if let flow = values["flow"] {
-            guard ["identity", "web", "mdoc", "applepay"].contains(flow) else {
-                throw Problem.badRequest("flow: must be identity, web, mdoc or applepay")
+            guard ["identity", "web", "mdoc", "applepay", "googlepay"].contains(flow) else {
+                throw Problem.badRequest("flow: must be identity, web, mdoc, applepay or googlepay")
             }
             query.flow = flow
         }

@@ -1,5 +1,6 @@
 import ApplePayVerifier
 import Foundation
+import GooglePayVerifier
 import Logging
 import MdocVerifier
 import ServiceLifecycle
@@ -178,7 +179,7 @@ public struct ReloadOnSignalService: Service {
             try await live.reload(settings: try settings(), logger: logger)
             let services = live.current
             logger.notice(
-                "reload: done; \(services.identity.verifier.mdocVerifier.trustStore.anchors.count) IACA root(s), \(services.identity.verifier.keyRing.keys.count) identity key(s), \(services.webKeys.count) web key(s), \(services.applePay?.keyRing.keys.count ?? 0) Apple Pay key(s)"
+                "reload: done; \(services.identity.verifier.mdocVerifier.trustStore.anchors.count) IACA root(s), \(services.identity.verifier.keyRing.keys.count) identity key(s), \(services.webKeys.count) web key(s), \(services.applePay?.keyRing.keys.count ?? 0) Apple Pay key(s), \(services.googlePay?.keyRing.keys.count ?? 0) Google Pay key(s)"
             )
         } catch {
             logger.error("reload: the new configuration was not loaded, the running one stays: \(error)")

@@ -6,7 +6,7 @@ import Hummingbird
 /// be read. The JSON of a verification is exactly what the CLI prints for the same input.
 ///
 /// One route collection per flow (``IdentityRoutes``, ``WebRoutes``, ``MdocRoutes``,
-/// ``ApplePayRoutes``), one for what the service trusts (``TrustRoutes``) and one for operations
+/// ``ApplePayRoutes``, ``GooglePayRoutes``), one for what the service trusts (``TrustRoutes``) and one for operations
 /// (``OperationsRoutes``); what they share (body deadline, admission, Idempotency-Key) is in
 /// RouteHandling.swift, the middleware in RouteMiddleware.swift. HEAD is the router's
 /// (`autoGenerateHeadEndpoints`): the GET answer without its body.
@@ -56,6 +56,7 @@ struct APIRoutes: Sendable {
         let idempotent = IdempotentSubmissions(services: services)
         v1.addRoutes(IdentityRoutes.collection(self, idempotent), atPath: "identity")
         v1.addRoutes(ApplePayRoutes.collection(self, idempotent), atPath: "applepay")
+        v1.addRoutes(GooglePayRoutes.collection(self, idempotent), atPath: "googlepay")
         v1.addRoutes(WebRoutes.collection(self, idempotent), atPath: "web")
         v1.addRoutes(MdocRoutes.collection(self), atPath: "mdoc")
         v1.addRoutes(KeptReceiptRoutes.collection(self), atPath: "receipts")

@@ -179,6 +179,13 @@ public struct ServerSettings: Sendable, Hashable {
     /// A PEM file of CA certificates trusted for the merchant-validation server instead of the system
     /// roots (`--applepay-validation-ca`, tests and operators' proxies).
     public var applePayValidationCA: String?
+    /// Google Pay merchant private keys (`--googlepay-key`, PEM), tried in turn: several for rotation.
+    public var googlePayKeys: [String] = []
+    /// The Google Pay merchant id tokens are signed for (`--googlepay-merchant-id`): `merchant:<id>`.
+    public var googlePayMerchantID: String?
+    /// Google's root signing keys (`--googlepay-root-keys`): a file, or an https URL fetched and
+    /// kept in the store.
+    public var googlePayRootKeys: String?
     /// Apple Pay signing-time window, seconds.
     public var maxAge = 300
     /// Clock skew allowed for MSO validity, seconds.
@@ -284,6 +291,8 @@ public struct ServerSettings: Sendable, Hashable {
         "applepayIdentityCert": "WALLET_VERIFIER_APPLEPAY_IDENTITY_CERT", "applepayIdentityKey": "WALLET_VERIFIER_APPLEPAY_IDENTITY_KEY",
         "applepayDomain": "WALLET_VERIFIER_APPLEPAY_DOMAIN", "applepayDisplayName": "WALLET_VERIFIER_APPLEPAY_DISPLAY_NAME",
         "applepayValidationHosts": "WALLET_VERIFIER_APPLEPAY_VALIDATION_HOSTS", "applepayValidationCa": "WALLET_VERIFIER_APPLEPAY_VALIDATION_CA",
+        "googlepayKeys": "WALLET_VERIFIER_GOOGLEPAY_KEYS", "googlepayMerchantId": "WALLET_VERIFIER_GOOGLEPAY_MERCHANT_ID",
+        "googlepayRootKeys": "WALLET_VERIFIER_GOOGLEPAY_ROOT_KEYS",
         "maxAge": "WALLET_VERIFIER_MAX_AGE",
         "clockSkew": "WALLET_VERIFIER_CLOCK_SKEW", "bodyLimit": "WALLET_VERIFIER_BODY_LIMIT", "maxDocuments": "WALLET_VERIFIER_MAX_DOCUMENTS",
         "requestLifetime": "WALLET_VERIFIER_REQUEST_LIFETIME",
@@ -417,6 +426,9 @@ public struct ServerSettings: Sendable, Hashable {
             settings.applePayExpectations = parsed
         }
         try Self.resolveMerchantValidation(&settings, single: single, value: value)
+        settings.googlePayKeys = value("googlepayKeys") ?? []
+        settings.googlePayMerchantID = single("googlepayMerchantId")
+        settings.googlePayRootKeys = single("googlepayRootKeys")
         // The bounds Apple Pay's replay records are kept for (ApplePayPolicy.replayRetention).
         if let maxAge = try integer("maxAge", 1...Int(ApplePayPolicy.longestSigningAge.components.seconds)) { settings.maxAge = maxAge }
         if let skew = try integer("clockSkew", 0...Int(ApplePayPolicy.largestClockSkew.components.seconds)) { settings.clockSkew = skew }
@@ -480,6 +492,7 @@ public struct ServerSettings: Sendable, Hashable {
                 "each --applepay-cert needs a --applepay-key (got \(settings.applePayCertificates.count) certificates and \(settings.applePayKeys.count) keys)"
             )
         }
+        try settings.checkGooglePay()
         return settings
     }
 
@@ -546,6 +559,28 @@ public struct ServerSettings: Sendable, Hashable {
         }
     }
 
+    /// Google Pay takes its three settings together: keys, merchant id and root keys.
+    func checkGooglePay() throws {
+        let given = [
+            ("--googlepay-key", !googlePayKeys.isEmpty), ("--googlepay-merchant-id", googlePayMerchantID != nil),
+            ("--googlepay-root-keys", googlePayRootKeys != nil),
+        ]
+        let missing = given.filter { !$0.1 }.map(\.0)
+        if !missing.isEmpty, missing.count < given.count {
+            throw SettingsError(
+                "Google Pay needs --googlepay-key FILE (repeatable), --googlepay-merchant-id ID and --googlepay-root-keys FILE|URL together; missing: \(missing.joined(separator: ", "))"
+            )
+        }
+        if let id = googlePayMerchantID, id.isEmpty || id.contains(where: { $0.isWhitespace || $0 == ":" }) {
+            throw SettingsError("--googlepay-merchant-id must be the merchant id of the Google Pay & Wallet Console, got \"\(id)\"")
+        }
+        if let source = googlePayRootKeys, source.lowercased().hasPrefix("http://") || source.lowercased().hasPrefix("https://"),
+            RevocationListCache.fetchableURL(source) == nil
+        {
+            throw SettingsError("--googlepay-root-keys \(source): only https (or http to a loopback address) is fetched")
+        }
+    }
+
     /// `PORT`, `ADDR:PORT` or `[IPv6]:PORT`; the address defaults to 127.0.0.1 (loopback).
     static func listenAddress(_ text: String) throws -> ListenAddress {
         var host = "127.0.0.1"
@@ -566,7 +601,8 @@ public struct ServerSettings: Sendable, Hashable {
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `explainDeviceFailures`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `webDocTypes`, `maxRequestElements`, `maxRequestSessionBytes`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
     /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `applepayIdentityCert`, `applepayIdentityKey`, `applepayDomain`,
-    /// `applepayDisplayName`, `applepayValidationHosts`, `applepayValidationCa`, `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
+    /// `applepayDisplayName`, `applepayValidationHosts`, `applepayValidationCa`, `googlepayKeys`, `googlepayMerchantId`, `googlepayRootKeys`,
+    /// `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
     /// `fetchAllow`, `certificateWarningDays`, `receiptKey`, `receiptCert`, `receiptIssuer`, `receipts`, `receiptRetention`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {

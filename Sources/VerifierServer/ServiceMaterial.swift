@@ -1,6 +1,7 @@
 import ApplePayVerifier
 import Crypto
 import Foundation
+import GooglePayVerifier
 import Logging
 import MdocVerifier
 import VerificationCore
@@ -27,6 +28,11 @@ public struct ServiceMaterial: Sendable {
     public var applePayKeys: [MerchantKey]
     /// The root Apple Pay chains end in instead of Apple Root CA - G3 (`--applepay-root`, tests only).
     public var applePayRoot: ApplePayTrustAnchor?
+    /// Google Pay merchant keys (`--googlepay-key`); empty: `/v1/googlepay/decrypt` answers 501 (not configured).
+    public var googlePayKeys: [GooglePayMerchantKey] = []
+    /// Google's root keys read from `--googlepay-root-keys FILE` (or given by an embedder); nil for
+    /// a URL, whose list is fetched when the services are composed.
+    public var googlePayRootKeys: GooglePayRootKeys? = nil
     /// The recipient keys of web responses (`--web-key`); new requests use the first. Never empty
     /// when read from settings (a development key stands in).
     public var webKeys: [P256.KeyAgreement.PrivateKey]
@@ -93,6 +99,8 @@ public struct ServiceMaterial: Sendable {
             webKeys: webKeys, readerAuth: readerAuth, apiToken: apiToken, requestSigning: requestSigning, receiptSigner: receiptSigner)
         material.applePayIdentity = try Self.applePayIdentity(settings: settings, logger: logger)
         material.applePayValidationRoots = try Self.applePayValidationRoots(settings: settings, logger: logger)
+        material.googlePayKeys = try settings.googlePayKeys.map { try Self.googlePayKey($0, logger: logger) }
+        material.googlePayRootKeys = try Self.googlePayRootKeysFile(settings: settings)
         return material
     }
 
@@ -122,6 +130,25 @@ public struct ServiceMaterial: Sendable {
         }
         logger.warning("applepay: the merchant-validation server is trusted by --applepay-validation-ca \(path) instead of the system's roots")
         return roots
+    }
+
+    /// One `--googlepay-key`: a P-256 private key, PEM (`EC PRIVATE KEY` or `PRIVATE KEY`).
+    static func googlePayKey(_ path: String, logger: Logger) throws -> GooglePayMerchantKey {
+        warnIfReadableByOthers(path, logger: logger)
+        guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --googlepay-key \(path)") }
+        do {
+            return try GooglePayMerchantKey(pemRepresentation: String(decoding: data, as: UTF8.self))
+        } catch {
+            // The key's own error could quote what it read: only the file and what was expected are said.
+            throw SettingsError("--googlepay-key \(path) is not a P-256 private key in PEM (EC PRIVATE KEY or PRIVATE KEY)")
+        }
+    }
+
+    /// The list of `--googlepay-root-keys FILE`; nil without one or for a URL (fetched when composing).
+    static func googlePayRootKeysFile(settings: ServerSettings) throws -> GooglePayRootKeys? {
+        guard let source = settings.googlePayRootKeys, !GooglePayRootKeyCopies.isURL(source) else { return nil }
+        guard let data = FileManager.default.contents(atPath: source) else { throw SettingsError("cannot read --googlepay-root-keys \(source)") }
+        do { return try GooglePayRootKeys.parse([UInt8](data)) } catch { throw SettingsError("--googlepay-root-keys \(source): \(error.message)") }
     }
 
     /// The receipt key of `--receipt-key` with the certificate of `--receipt-cert`, checked to be the

@@ -1,6 +1,7 @@
 import ApplePayVerifier
 import Crypto
 import Foundation
+import GooglePayVerifier
 import Logging
 import MdocRevocationHTTP
 import MdocVerifier
@@ -149,6 +150,45 @@ public enum ServicePreflight {
                     "applepay-validation-hosts", .warn,
                     "--applepay-validation-hosts replaces Apple's merchant-validation hosts with \(hosts.joined(separator: ", ")); leave it out in production"
                 )
+            }
+        }
+
+        // Google Pay: each merchant key, and the root keys (a file read, a URL fetched once, nothing kept).
+        for path in settings.googlePayKeys {
+            do {
+                let key = try ServiceMaterial.googlePayKey(path, logger: logger)
+                add("googlepay-key", .ok, "--googlepay-key \(path): P-256 key, public half \(key.publicKeyBase64)")
+            } catch {
+                add("googlepay-key", .fail, "\(error)")
+            }
+        }
+        if let source = settings.googlePayRootKeys {
+            let roots: GooglePayRootKeys?
+            if GooglePayRootKeyCopies.isURL(source) {
+                let transport = HTTPRevocationTransport(
+                    timeout: TimeInterval(settings.fetchTimeout), addressPolicy: FetchAddressPolicy(allowed: settings.fetchAllow))
+                switch await GooglePayRootKeyCopies().fetch(source, transport: transport, store: nil, now: now) {
+                case .success(let copy): roots = copy.keys
+                case .failure(let failure):
+                    roots = nil
+                    add(
+                        "googlepay-root-keys", .fail,
+                        "\(source): \(failure); check the URL and the network path (--fetch-allow, --fetch-timeout \(settings.fetchTimeout)); a running service would use the copy in its store"
+                    )
+                }
+            } else {
+                do { roots = try ServiceMaterial.googlePayRootKeysFile(settings: settings) } catch {
+                    roots = nil
+                    add("googlepay-root-keys", .fail, "\(error)")
+                }
+            }
+            if let roots {
+                let usable = roots.usableForECv2(at: now).count
+                add(
+                    "googlepay-root-keys", usable > 0 ? .ok : .fail,
+                    usable > 0
+                        ? "\(source): \(GooglePayRootKeyCopies.summary(roots)), \(usable) usable for ECv2 now"
+                        : "\(source): no ECv2 key that is unexpired now; every token would fail googlepay.intermediateKey.signature")
             }
         }
 

@@ -1,6 +1,7 @@
 import ApplePayVerifier
 import Crypto
 import Foundation
+import GooglePayVerifier
 import MdocVerifier
 import SwiftASN1
 import VerificationCore
@@ -32,7 +33,7 @@ enum TrustView {
         var lists: [[String: Any]] = []
         if let cache = services.revocationCache, let entries = try? await cache.entries() {
             // The VICAL rollback records share the store's document cache; they are not lists.
-            for entry in entries where !VICALCopies.isHighestKey(entry.uri) {
+            for entry in entries where !VICALCopies.isHighestKey(entry.uri) && !GooglePayRootKeyCopies.isCacheKey(entry.uri) {
                 var list: [String: Any] = [
                     "uri": entry.uri, "fetchedAt": RFC3339.format(entry.fetchedAt),
                     "freshUntil": RFC3339.format(entry.freshUntil), "usableUntil": RFC3339.format(entry.usableUntil),
@@ -55,6 +56,7 @@ enum TrustView {
         object["identityKeys"] = services.identity.verifier.keyRing.keys.map { ["label": $0.label, "pkRHash": Hex.encode($0.publicKeyHash)] }
         object["webKeys"] = services.webKeys.map { ["thumbprint": WebRecipientKey.thumbprint($0.publicKey)] }
         object["applePayKeys"] = (services.applePay?.keyRing.keys ?? []).map { ["publicKeyHash": $0.publicKeyHash] }
+        object["googlePay"] = googlePay(services.googlePay)
         if let signer = services.readerAuth {
             object["readerAuthentication"] = [
                 "subject": "\(signer.leaf.subject)", "notAfter": RFC3339.format(signer.leaf.notValidAfter),
@@ -73,5 +75,24 @@ enum TrustView {
         }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Google Pay: the merchant id, each merchant key (its public half, base64 of the uncompressed
+    /// point, as registered with Google) and each root key of the list in use with where it came from.
+    static func googlePay(_ configuration: GooglePayConfiguration?) -> Any {
+        guard let configuration else { return NSNull() }
+        let fetchedAt = configuration.rootKeysFetchedAt.map(RFC3339.format).map { $0 as Any } ?? NSNull()
+        let roots = (configuration.rootKeys?.keys ?? []).map { key -> [String: Any] in
+            [
+                "kind": "googlepay-root", "protocolVersion": key.protocolVersion, "keyValue": key.keyValue,
+                "keyExpiration": key.expiration.map(RFC3339.format).map { $0 as Any } ?? NSNull(),
+                "source": configuration.rootKeysSource, "fetchedAt": fetchedAt,
+            ]
+        }
+        return [
+            "recipientId": configuration.recipient.recipientId,
+            "merchantKeys": configuration.keyRing.keys.map { ["kind": "googlepay-merchant", "publicKey": $0.publicKeyBase64] },
+            "rootKeys": roots, "rootKeysSource": configuration.rootKeysSource,
+        ] as [String: Any]
     }
 }

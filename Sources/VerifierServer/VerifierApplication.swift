@@ -29,6 +29,7 @@ public enum VerifierApplication {
             services: services.backgroundServices
                 + [
                     VICALRefreshService(live: live, logger: logger), ReceiptKeyRecorder(live: live, logger: logger),
+                    GooglePayRootKeysRefreshService(live: live, logger: logger),
                     ReceiptPurgeService(live: live, logger: logger),
                 ] + extraServices,
             onServerRunning: onServerRunning,
@@ -38,6 +39,8 @@ public enum VerifierApplication {
             try await services.prepare()
             // The store answers now: check the VICALs in use against its records before taking requests.
             await VICALRefreshService(live: live, logger: logger).reconcile()
+            // Google's root keys: the copy in use is written to the store, or the store's is used.
+            await GooglePayRootKeysRefreshService(live: live, logger: logger).refreshOnce()
         }
         return app
     }

@@ -1,6 +1,7 @@
 import ApplePayVerifier
 import Crypto
 import Foundation
+import GooglePayVerifier
 import Logging
 import MdocRevocationHTTP
 import MdocVerifier
@@ -31,6 +32,8 @@ public struct VerifierServices: Sendable {
     var applePaySessions: ApplePayMerchantValidator? = nil
     /// The Merchant Identity certificate and key of merchant validation, when configured.
     public var applePayIdentity: ApplePayMerchantIdentity? { applePaySessions?.identity }
+    /// Google Pay (`--googlepay-key`, `--googlepay-merchant-id`, `--googlepay-root-keys`); nil when not configured.
+    public internal(set) var googlePay: GooglePayConfiguration? = nil
     /// Verify with Wallet on the Web (ISO 18013-7 Annex C).
     public let web: WebRequestSessions
     /// Recipient keys of web responses; new requests use the first.
@@ -126,6 +129,8 @@ public struct VerifierServices: Sendable {
         /// Fetches revocation lists and VICALs.
         let transport: any RevocationListTransport
         let vicalCopies: VICALCopies
+        /// The last good copy of each Google root-key URL (`--googlepay-root-keys URL`).
+        let googlePayRootKeys = GooglePayRootKeyCopies()
         /// Whether the document cache answers yet (PostgreSQL: once `prepare` ran).
         let storeReady: StoreReadiness
 
@@ -133,6 +138,8 @@ public struct VerifierServices: Sendable {
         /// PostgreSQL pool before the application runs): loading the VICALs at start then uses memory
         /// only, and ``VICALRefreshService/reconcile()`` checks them against the store once it answers.
         var vicalStore: (any DocumentCacheStore)? { storeReady.isReady ? documentCache : nil }
+        /// The document cache, or nil while it cannot answer yet (as ``vicalStore``).
+        var documentStore: (any DocumentCacheStore)? { vicalStore }
         /// Where `--vical` files and URLs are loaded from, with the copies and records shared through the store.
         var vicalSources: VICALSources { VICALSources(copies: vicalCopies, transport: transport, store: vicalStore) }
     }
@@ -334,6 +341,7 @@ public struct VerifierServices: Sendable {
         services.retiredKeys = retired
         services.revocationCache = revocationCache
         services.vicals = vicals
+        services.googlePay = await GooglePayConfiguration.make(settings: settings, material: material, base: base, logger: logger)
         if let signer = material.readerAuth {
             // A certificate outside the reader profile is said, not silently used: wallets may refuse it.
             for problem in signer.profileViolations(at: clock.now()) {
@@ -414,7 +422,7 @@ struct RevocationRefreshService: Service {
                 if let entries = try? await cache.entries() {
                     let now = clock.now()
                     // The VICAL rollback records share the table; their "fetch" time is a VICAL's date.
-                    let lists = entries.filter { !VICALCopies.isHighestKey($0.uri) }
+                    let lists = entries.filter { !VICALCopies.isHighestKey($0.uri) && !GooglePayRootKeyCopies.isCacheKey($0.uri) }
                     metrics.revocationListAges(lists.map { ($0.uri, now.timeIntervalSince($0.fetchedAt)) })
                 }
             }

@@ -111,6 +111,18 @@ struct ServeOptions: ParsableArguments {
     ) var applepayValidationHosts: [String] = []
     @Option(name: .long, help: "A PEM file of CA certificates trusted for the merchant-validation server instead of the system's roots (tests).")
     var applepayValidationCa: String?
+    @Option(
+        name: .long,
+        help:
+            "Google Pay merchant private key (P-256, PEM). Repeatable: each is tried in turn (key rotation). With --googlepay-merchant-id and --googlepay-root-keys."
+    ) var googlepayKey: [String] = []
+    @Option(name: .long, help: "Google Pay merchant id (Google Pay & Wallet Console): tokens must be signed for merchant:ID.")
+    var googlepayMerchantId: String?
+    @Option(
+        name: .long,
+        help:
+            "Google's root signing keys: a file, or an https URL (Google's TEST or PRODUCTION list) fetched, kept in the store and refreshed as its Cache-Control says."
+    ) var googlepayRootKeys: String?
     @Option(name: .long, help: "Apple Pay signing-time window in seconds (default 300).") var maxAge: Int?
     @Option(name: .long, help: "Allowed clock skew in seconds (default 60).") var clockSkew: Int?
     @Option(
@@ -216,6 +228,9 @@ struct ServeOptions: ParsableArguments {
         set("applepayDisplayName", applepayDisplayName)
         set("applepayValidationHosts", applepayValidationHosts)
         set("applepayValidationCa", applepayValidationCa)
+        set("googlepayKeys", googlepayKey)
+        set("googlepayMerchantId", googlepayMerchantId)
+        set("googlepayRootKeys", googlepayRootKeys)
         set("maxAge", maxAge.map(String.init))
         set("clockSkew", clockSkew.map(String.init))
         set("maxDocuments", maxDocuments.map(String.init))

@@ -1,6 +1,7 @@
 import ApplePayVerifier
 import Crypto
 import Foundation
+import GooglePayVerifier
 import Mdoc
 import MdocVerifier
 import SwiftASN1
@@ -204,5 +205,41 @@ import X509
         #expect(payment["merchantId"]?.string == merchant.merchantIdentifier)
         #expect(payment["transactionIdSha256"]?.string == Base64.encodeURL(SHA256.hash(data: Array(transactionID.utf8))))
         #expect(claims["protocol"]?.string == "EC_v1")
+    }
+
+    /// Google Pay: the receipt names the recipient and the merchant key (a hash of its public half),
+    /// states the messageId only as a hash, and holds no account number, expiry, cryptogram, ECI,
+    /// messageId or any part of the token's encrypted or signed content.
+    @Test func aGooglePayReceipt() async throws {
+        let time = Date(timeIntervalSince1970: 1_800_000_000)
+        var builder = GooglePayTokenBuilder(validAt: time)
+        builder.authMethod = "CRYPTOGRAM_3DS"
+        builder.pan = "4895370012003478"
+        builder.messageId = "AH2EjtffDAl2Jrk2579gUyuaF3ensj4Nla-receipt"
+        builder.cryptogram = "AgAAAAAABk4DWZ4C28yUQAAAAAA="
+        builder.eciIndicator = "07"
+        let token = try builder.build()
+        let keys = builder.keys
+        let verifier = GooglePayTokenVerifier(
+            rootKeys: try GooglePayRootKeys.parse(keys.rootKeyListJSON(expiration: time.addingTimeInterval(86_400))), keyRing: keys.keyRing,
+            recipient: .merchant("12345678901234567890"), replayStore: InMemoryReplayStore())
+        let result = await verifier.verify(token.json, context: VerificationContext(time: time))
+        #expect(result.verdict == .accepted, "\(result.report.failures.map(\.message))")
+        let claims = try await inspect(
+            .googlePay(result, submission: token.json, recipient: .merchant("12345678901234567890")),
+            secrets: [
+                Array("4895370012003478".utf8), Array("AgAAAAAABk4DWZ4C28yUQAAAAAA".utf8),
+                Array("AH2EjtffDAl2Jrk2579gUyuaF3ensj4Nla-receipt".utf8), token.plaintext, Array(token.signedMessage.utf8),
+                Array(token.signedKey.utf8), Array("\"eci".utf8), Array("expirationYear".utf8),
+            ])
+        let payment = try #require(claims["payment"]?.object)
+        #expect(payment["merchantId"]?.string == "merchant:12345678901234567890")
+        #expect(payment["paymentDataType"]?.string == "CRYPTOGRAM_3DS")
+        let expectedHash = Data(SHA256.hash(data: Array(keys.merchant.publicKey.derRepresentation))).base64EncodedString()
+        #expect(payment["publicKeyHash"]?.string == expectedHash)
+        #expect(
+            payment["transactionIdSha256"]?.string == Base64.encodeURL(SHA256.hash(data: Array("AH2EjtffDAl2Jrk2579gUyuaF3ensj4Nla-receipt".utf8))))
+        #expect(payment["currency"] == nil && payment["amount"] == nil)
+        #expect(claims["protocol"]?.string == "ECv2" && claims["flow"]?.string == "googlepay")
     }
 }

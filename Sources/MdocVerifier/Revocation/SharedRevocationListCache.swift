@@ -200,7 +200,9 @@ public actor SharedRevocationListCache: RevocationListSource {
         let horizon = now.addingTimeInterval(Double(margin.components.seconds))
         guard let stored = try? await store.cachedDocuments() else { return 0 }
         var fetched = 0
-        for copy in stored where copy.freshUntil <= horizon && now < copy.usableUntil {
+        // Only lists: other documents sharing the cache (VICAL copies, Google Pay root keys) are
+        // kept under keys that are not URLs and are refreshed by their owners.
+        for copy in stored where copy.freshUntil <= horizon && now < copy.usableUntil && RevocationListCache.fetchableURL(copy.key) != nil {
             // Re-read: another instance may have refreshed it meanwhile.
             if let current = try? await store.cachedDocument(copy.key), current.freshUntil > horizon {
                 memory[copy.key] = current
