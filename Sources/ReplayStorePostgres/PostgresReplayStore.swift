@@ -1,3 +1,4 @@
+import Crypto
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
@@ -171,15 +172,20 @@ public final class PostgresReplayStore: ReplayStore, IdempotencyStore, Service {
     }
 
     /// Creates the tables and indexes when they do not exist. Several instances may call this at the
-    /// same moment: a transaction-scoped advisory lock makes them take turns.
+    /// same moment: a transaction-scoped advisory lock (one per schema) makes them take turns.
+    ///
+    /// When the schema is already the current one (its statements' fingerprint is recorded in
+    /// `wallet_verifier_schema`), nothing is locked or altered: a starting instance never takes the
+    /// exclusive table locks of `ALTER TABLE` while the others serve traffic.
     public func createTables() async throws {
         let schema = configuration.schema
         try await perform("createTables") { client in
             try await client.withConnection { connection in
                 let logger = Self.quietLogger
+                if try await Self.schemaIsCurrent(connection, logger: logger) { return }
                 _ = try await Self.count(try await connection.query("BEGIN", logger: logger))
                 do {
-                    let lock: PostgresQuery = "SELECT pg_advisory_xact_lock(\(PostgresSchema.advisoryLockKey))"
+                    let lock: PostgresQuery = "SELECT pg_advisory_xact_lock(\(PostgresSchema.advisoryLockKey(schema: schema)))"
                     _ = try await Self.count(try await connection.query(lock, logger: logger))
                     if let schema {
                         // A plain identifier (checked by Configuration.useSchema), safe to write inline.
@@ -189,6 +195,13 @@ public final class PostgresReplayStore: ReplayStore, IdempotencyStore, Service {
                     for statement in PostgresSchema.statements {
                         _ = try await Self.count(try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger))
                     }
+                    let fingerprint = PostgresSchema.fingerprint
+                    _ = try await Self.count(
+                        try await connection.query(
+                            """
+                            INSERT INTO wallet_verifier_schema (id, fingerprint) VALUES (1, \(fingerprint))
+                            ON CONFLICT (id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint
+                            """, logger: logger))
                     _ = try await Self.count(try await connection.query("COMMIT", logger: logger))
                 } catch {
                     _ = try? await Self.count(try await connection.query("ROLLBACK", logger: logger))
@@ -196,6 +209,21 @@ public final class PostgresReplayStore: ReplayStore, IdempotencyStore, Service {
                 }
             }
         }
+    }
+
+    /// Whether `wallet_verifier_schema` records the fingerprint of today's statements: one read, no
+    /// lock. A missing table (a database this store has not set up, or one set up before the table
+    /// existed) is "not current".
+    static func schemaIsCurrent(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let rows: PostgresRowSequence
+        do {
+            rows = try await connection.query("SELECT fingerprint FROM wallet_verifier_schema WHERE id = 1", logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
+            return false
+        }
+        var current = false
+        for try await (fingerprint) in rows.decode(String.self) where fingerprint == PostgresSchema.fingerprint { current = true }
+        return current
     }
 
     // MARK: - ReplayStore
@@ -499,8 +527,32 @@ public final class PostgresReplayStore: ReplayStore, IdempotencyStore, Service {
 
 /// The tables of the PostgreSQL store (idempotent; see docs/stores.md).
 enum PostgresSchema {
-    /// The key of the transaction-scoped advisory lock taken while creating tables ("wv_repla").
+    /// The key of the transaction-scoped advisory lock taken while creating tables ("wv_repla"), for
+    /// the default schema.
     static let advisoryLockKey: Int64 = 0x7776_5F72_6570_6C61
+
+    /// The lock key for `schema`: stores in different schemas of one database set up their tables
+    /// without waiting for each other. FNV-1a of the name, mixed into ``advisoryLockKey``.
+    static func advisoryLockKey(schema: String?) -> Int64 {
+        guard let schema else { return advisoryLockKey }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in schema.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01b3
+        }
+        return advisoryLockKey ^ Int64(bitPattern: hash)
+    }
+
+    /// SHA-256 (hex) of every statement: recorded once they have all run, so an instance that finds it
+    /// knows the tables are current and runs none of them.
+    static let fingerprint: String = {
+        var hasher = SHA256()
+        for statement in statements {
+            hasher.update(data: Array(statement.utf8))
+            hasher.update(data: [0])
+        }
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: hasher.finalize().flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] }, as: UTF8.self)
+    }()
 
     static let statements = [
         """
@@ -579,5 +631,7 @@ enum PostgresSchema {
             last_used BIGINT NOT NULL
         )
         """,
+        // The fingerprint of these statements, once they have all run (see createTables).
+        "CREATE TABLE IF NOT EXISTS wallet_verifier_schema (id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
     ]
 }
