@@ -1,10 +1,6 @@
 import CDispatch
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Runs `body` repeatedly for about `seconds` on the current task and returns operations per second.
 func measure(_ label: String, seconds: Double, _ body: () async throws -> Void) async rethrows -> Double {
     // Warm up (caches, lazy initialisation).
@@ -75,7 +71,10 @@ func childrenCPUSeconds() -> Double {
 
 /// CPU time (user and system, all threads) this process has used so far, in seconds.
 func processCPUSeconds() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    // getrusage, as for the children above: `timespec` of clock_gettime resolves to CoreFoundation's
+    // declaration in release builds, which MemberImportVisibility refuses.
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
