@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GooglePayVerifier
 import VerificationCore
+import VerificationReceipts
 import WalletEncoding
 import WalletJSON
 
@@ -129,22 +130,29 @@ struct GooglePayDecryptCommand: AsyncParsableCommand {
     @Option(name: .long, help: "A merchant private key (P-256, PEM or DER). Repeatable.")
     var merchantKey: [String] = []
 
+    @OptionGroup var receipts: ReceiptOptions
+
     func validate() throws {
         if merchantKey.isEmpty { throw ValidationError("give at least one --merchant-key FILE") }
     }
 
     func run() async throws {
         let time = try options.time()
+        let signer = try receipts.signer()
         let rootKeys = try options.loadRootKeys()
         var keys: [GooglePayMerchantKey] = []
         for path in merchantKey {
             keys.append(try GooglePayKeyFile.load(path, option: "--merchant-key"))
         }
+        let recipient = GooglePayRecipient.merchant(options.merchantId)
         let verifier = GooglePayTokenVerifier(
-            rootKeys: rootKeys, keyRing: GooglePayMerchantKeyRing(keys), recipient: .merchant(options.merchantId),
-            replayStore: InMemoryReplayStore())
-        let result = await verifier.verify(try options.loadToken(), context: VerificationContext(time: time))
-        CLIOutput.current.out(GooglePayOutput.render(result, format: options.format))
+            rootKeys: rootKeys, keyRing: GooglePayMerchantKeyRing(keys), recipient: recipient, replayStore: InMemoryReplayStore())
+        let token = try options.loadToken()
+        let result = await verifier.verify(token, context: VerificationContext(time: time))
+        // The token as verified; the receipt holds no card data (docs/receipts.md).
+        let receipt = try await receipts.issue(signer: signer) { ReceiptContent.googlePay(result, submission: token, recipient: recipient) }
+        CLIOutput.current.out(
+            ReceiptOutput.render(GooglePayOutput.render(result, format: options.format), format: options.format, receipt: receipt))
         throw CommandExit(code: result.verdict.exitCode)
     }
 }

@@ -210,6 +210,31 @@ import X509
             try Self.expectReceipt(rejected.stdout, key: key, flow: "applepay", submission: submission).payload["verdict"] as? String == "rejected")
     }
 
+    /// `googlepay decrypt --receipt-key`: the real test token, accepted at its time; nothing of the card,
+    /// the cryptogram or the messageId in the signed payload.
+    @Test func googlePayDecryptReceipts() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let key = try Key(scratch)
+        let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("GooglePayVerifierTests/Vectors")
+        let submission = vectors.appendingPathComponent("r2d2-ecv2-tokenized-card.json").path
+        let arguments = [
+            "googlepay", "decrypt", "--token", submission, "--merchant-id", "12345678901234567890",
+            "--root-keys", vectors.appendingPathComponent("r2d2-google-root-keys-test.json").path,
+            "--merchant-key", vectors.appendingPathComponent("r2d2-merchant-private-key.pem").path, "--at", "2020-07-17T15:34:27Z",
+        ]
+        let accepted = try await Self.runWithAndWithoutReceipt(arguments, key: key)
+        #expect(accepted.code == 0)
+        let payload = try Self.expectReceipt(accepted.stdout, key: key, flow: "googlepay", submission: submission).payload
+        #expect(payload["protocol"] as? String == "ECv2")
+        #expect((payload["payment"] as? [String: Any])?["merchantId"] as? String == "merchant:12345678901234567890")
+        let signedText = String(decoding: try JSONSerialization.data(withJSONObject: payload), as: UTF8.self)
+        for secret in ["4895370012003478", "AgAAAAAABk4DWZ4C28yUQAAAAAA", "AH2EjtffDAl2Jrk2"] {
+            #expect(!signedText.contains(secret), "\(secret)")
+        }
+    }
+
     @Test func webVerifyReceiptsWithACertificate() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
