@@ -65,7 +65,7 @@ struct KeysImportCommand: AsyncParsableCommand {
         let leaf = chain[0]
         if leaf.certificate.extensions[oid: ApplePayOID.merchantIdentityCertificate] != nil {
             throw CLIInputError(
-                "--certificate \(certificate) is an Apple Pay Merchant Identity certificate (extension 1.2.840.113635.100.6.31): it is the TLS client certificate for merchant validation (the session request to Apple's servers), not a key that decrypts tokens. Import the Payment Processing certificate of your merchant ID (extension 1.2.840.113635.100.6.32) instead"
+                "--certificate \(certificate) is an Apple Pay Merchant Identity certificate (extension 1.2.840.113635.100.6.31): it is the TLS client certificate for merchant validation (the session request to Apple's servers), not a key that decrypts tokens: give it to serve --applepay-identity-cert with --applepay-identity-key. To decrypt tokens, import the Payment Processing certificate of your merchant ID (extension 1.2.840.113635.100.6.32)"
             )
         }
         let privateKey: MerchantKey.PrivateKey
