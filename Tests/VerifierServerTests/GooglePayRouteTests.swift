@@ -101,6 +101,12 @@ import WalletVerifierTestSupport
             let payment = try #require(first.json["payment"] as? [String: Any])
             #expect((payment["paymentMethodDetails"] as? [String: Any])?["authMethod"] as? String == "CRYPTOGRAM_3DS")
             #expect((first.json["token"] as? [String: Any])?["protocolVersion"] as? String == "ECv2")
+            // The card block shared with Apple Pay, the same as the CLI's.
+            let card = try #require(first.json["card"] as? [String: Any])
+            #expect(card["wallet"] as? String == "googlepay")
+            #expect(card["number"] as? String == "4895370012003478")
+            #expect(card["expiryMonth"] as? Int == 12 && card["expiryYear"] as? Int == 2025)
+            #expect(card["eci"] as? String == "07")
             ContractSamples.record(first.body, schema: "GooglePayResult", name: "googlepay-decrypt")
 
             let again = try await Self.post(client, try Self.stringBody())
@@ -108,6 +114,7 @@ import WalletVerifierTestSupport
             #expect(again.json["verdict"] as? String == "rejected")
             #expect(Self.check(again.json, "googlepay.replay.messageId")?["reason"] as? String == "messageIdReplayed", "\(again.json)")
             #expect(again.json["payment"] == nil)
+            #expect(again.json["card"] == nil)
             let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             #expect(metrics.contains(#"wallet_verifier_verifications_total{flow="googlepay",verdict="accepted"} 1"#), "\(metrics)")
             #expect(metrics.contains(#"wallet_verifier_verifications_total{flow="googlepay",verdict="rejected"} 1"#))
