@@ -143,12 +143,7 @@ struct ReceiptPurgeService: Service {
     var interval: Duration = .seconds(300)
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
-                await purgeOnce()
-            }
-        }
+        await repeatUntilShutdown(every: interval, startImmediately: false) { await purgeOnce() }
     }
 
     /// Purges once at the service clock's now.

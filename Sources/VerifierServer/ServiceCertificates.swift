@@ -136,12 +136,7 @@ public struct CertificateExpiryWarnings: Service {
 
     /// Warns now, then once a day, until graceful shutdown.
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                warnOnce()
-                do { try await Task.sleep(for: interval) } catch { return }
-            }
-        }
+        await repeatUntilShutdown(every: interval, startImmediately: true) { warnOnce() }
     }
 
     /// Logs one warning per certificate expiring within the warning period.

@@ -247,12 +247,7 @@ public struct GooglePayRootKeysRefreshService: Service {
 
     /// Refreshes once, then every minute, until graceful shutdown.
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await refreshOnce()
-                do { try await Task.sleep(for: interval) } catch { return }
-            }
-        }
+        await repeatUntilShutdown(every: interval, startImmediately: true) { await refreshOnce() }
     }
 
     /// Refreshes the URL's list when it is due; returns whether a new list is in use.

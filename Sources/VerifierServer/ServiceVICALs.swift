@@ -70,12 +70,7 @@ public struct VICALRefreshService: Service {
 
     /// Checks every 10 minutes for a VICAL that is due and refreshes it, until graceful shutdown.
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
-                await refreshOnce()
-            }
-        }
+        await repeatUntilShutdown(every: interval, startImmediately: false) { await refreshOnce() }
     }
 
     /// Checks the VICALs in use against the store once it answers (before the server takes

@@ -414,17 +414,14 @@ struct RevocationRefreshService: Service {
     let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: .seconds(60)) } catch { return }
-                let refreshed = await cache.refresh(margin: .seconds(120))
-                if refreshed > 0 { logger.info("revocation: refreshed \(refreshed) cached list(s)") }
-                if let entries = try? await cache.entries() {
-                    let now = clock.now()
-                    // The VICAL rollback records share the table; their "fetch" time is a VICAL's date.
-                    let lists = entries.filter { !VICALCopies.isHighestKey($0.uri) && !GooglePayRootKeyCopies.isCacheKey($0.uri) }
-                    metrics.revocationListAges(lists.map { ($0.uri, now.timeIntervalSince($0.fetchedAt)) })
-                }
+        await repeatUntilShutdown(every: .seconds(60), startImmediately: false) {
+            let refreshed = await cache.refresh(margin: .seconds(120))
+            if refreshed > 0 { logger.info("revocation: refreshed \(refreshed) cached list(s)") }
+            if let entries = try? await cache.entries() {
+                let now = clock.now()
+                // The VICAL rollback records share the table; their "fetch" time is a VICAL's date.
+                let lists = entries.filter { !VICALCopies.isHighestKey($0.uri) && !GooglePayRootKeyCopies.isCacheKey($0.uri) }
+                metrics.revocationListAges(lists.map { ($0.uri, now.timeIntervalSince($0.fetchedAt)) })
             }
         }
     }
