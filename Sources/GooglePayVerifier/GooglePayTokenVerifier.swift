@@ -85,10 +85,7 @@ public struct GooglePayTokenVerifier: Sendable {
     public func verify(_ tokenJSON: [UInt8], context: VerificationContext) async -> GooglePayResult {
         var runner = CheckRunner(policy: policy.requirements, context: context)
         var state = GooglePayState(input: tokenJSON)
-        await runner.run(structureCheck, state: &state)
-        await runner.run(intermediateSignatureCheck, state: &state)
-        await runner.run(intermediateExpirationCheck, state: &state)
-        await runner.run(messageSignatureCheck, state: &state)
+        await runSignatureChecks(&runner, &state)
         await runner.run(decryptionCheck, state: &state)
         await runner.run(contentCheck, state: &state)
         await runner.run(expirationCheck, state: &state)
@@ -105,11 +102,17 @@ public struct GooglePayTokenVerifier: Sendable {
     public func verifySignatures(_ tokenJSON: [UInt8], context: VerificationContext) async -> GooglePayResult {
         var runner = CheckRunner(policy: policy.requirements, context: context)
         var state = GooglePayState(input: tokenJSON)
+        await runSignatureChecks(&runner, &state)
+        return result(runner.report(flow: "googlePaySignatures"), state: state)
+    }
+
+    /// The checks both entry points start with: structure, the intermediate key's signature and
+    /// expiry, the message signature.
+    private func runSignatureChecks(_ runner: inout CheckRunner, _ state: inout GooglePayState) async {
         await runner.run(structureCheck, state: &state)
         await runner.run(intermediateSignatureCheck, state: &state)
         await runner.run(intermediateExpirationCheck, state: &state)
         await runner.run(messageSignatureCheck, state: &state)
-        return result(runner.report(flow: "googlePaySignatures"), state: state)
     }
 
     private func result(_ report: VerificationReport, state: GooglePayState) -> GooglePayResult {
