@@ -1,3 +1,4 @@
+import ApplePayVerifier
 import ArgumentParser
 import Foundation
 import GooglePayVerifier
@@ -157,24 +158,21 @@ struct GooglePayDecryptCommand: AsyncParsableCommand {
     }
 }
 
-/// Reading a Google Pay merchant key file: PEM (`EC PRIVATE KEY` or `PRIVATE KEY`) or DER.
+/// Reading a Google Pay merchant key file with the project's key-file reader (the one `applepay
+/// decrypt` uses): PEM (`EC PRIVATE KEY` or `PRIVATE KEY`, other blocks and text around them
+/// ignored) or DER; the key must be P-256.
 enum GooglePayKeyFile {
     /// The key in the file at `path`; the error names the option and the path, never key material.
     static func load(_ path: String, option: String) throws -> GooglePayMerchantKey {
-        let bytes = try InputFiles.readFile(path)
-        if let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN") {
-            // A PEM may hold other blocks (EC PARAMETERS, openssl's "Bag Attributes"): the key block alone is read.
-            for label in ["EC PRIVATE KEY", "PRIVATE KEY"] {
-                guard let start = text.range(of: "-----BEGIN \(label)-----"),
-                    let end = text.range(of: "-----END \(label)-----", range: start.upperBound..<text.endIndex)
-                else { continue }
-                if let key = try? GooglePayMerchantKey(pemRepresentation: String(text[start.lowerBound..<end.upperBound])) { return key }
-            }
-            throw CLIInputError("\(option) \(path): no P-256 private key (EC PRIVATE KEY or PRIVATE KEY) could be read from the PEM")
+        let key: MerchantKey.PrivateKey
+        do {
+            key = try MerchantKeyFiles.privateKey(fromFileContents: try InputFiles.readFile(path))
+        } catch let error as MerchantKeyError {
+            throw CLIInputError("\(option) \(path): \(error.reason)")
         }
-        guard let key = try? GooglePayMerchantKey(derRepresentation: bytes) else {
-            throw CLIInputError("\(option) \(path): not a P-256 private key (PEM or DER: PKCS #8 or SEC 1)")
+        guard case .ecP256(let privateKey) = key else {
+            throw CLIInputError("\(option) \(path): an RSA key; Google Pay merchant keys are P-256")
         }
-        return key
+        return GooglePayMerchantKey(privateKey: privateKey)
     }
 }
