@@ -47,6 +47,7 @@ import WalletVerifierTestSupport
             ("POST", "identity/verify", #"{"requestId":"x","encryptedData":"AAAA"}"#),
             ("POST", "applepay/decrypt", payment),
             ("POST", "applepay/session", #"{"validationURL":"https://apple-pay-gateway.apple.com/paymentservices/paymentSession"}"#),
+            ("POST", "googlepay/decrypt", #"{"token":"{}"}"#),
             (
                 "POST", "web/requests",
                 #"{"docType":"org.iso.18013.5.1.mDL","origin":"https://shop.example","elements":["org.iso.18013.5.1/age_over_21"]}"#
