@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "MdocVerifier", targets: ["MdocVerifier"]),
         .library(name: "WalletIdentity", targets: ["WalletIdentity"]),
         .library(name: "MdocRevocationHTTP", targets: ["MdocRevocationHTTP"]),
+        .library(name: "TrustDocuments", targets: ["TrustDocuments"]),
         .library(name: "WebIdentity", targets: ["WebIdentity"]),
         .library(name: "VerificationReceipts", targets: ["VerificationReceipts"]),
         .library(name: "ReplayStoreSQLite", targets: ["ReplayStoreSQLite"]),
@@ -137,16 +138,27 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Layer 5: revocation lists fetched over HTTP (its own module, so the verifiers stay free of
-        // networking), and Verify with Wallet on the Web (ISO/IEC 18013-7 Annex C).
+        // Layer 5: the one home of trust documents — revocation lists, VICALs, IACA roots fetched by a
+        // pinned URL, Google Pay root keys — fetched over HTTP through one transport (its own module,
+        // so the verifiers stay free of networking), kept, refreshed and described with their
+        // provenance. The service and the command line compose it; neither fetches on its own.
         .target(
-            name: "MdocRevocationHTTP",
+            name: "TrustDocuments",
             dependencies: [
-                "MdocVerifier", "VerificationCore",
+                "WalletEncoding", "MdocVerifier", "GooglePayVerifier", "VerificationCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The former home of the HTTP transport: re-exports TrustDocuments for existing code.
+        .target(
+            name: "MdocRevocationHTTP",
+            dependencies: ["TrustDocuments"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -236,7 +248,7 @@ let package = Package(
             name: "VerifierServer",
             dependencies: [
                 "WalletEncoding",
-                "VerificationCore", "WalletCBOR", "WalletCOSE", "WalletJSON", "Mdoc", "MdocVerifier", "MdocRevocationHTTP", "WalletIdentity",
+                "VerificationCore", "WalletCBOR", "WalletCOSE", "WalletJSON", "Mdoc", "MdocVerifier", "TrustDocuments", "WalletIdentity",
                 "ApplePayVerifier", "GooglePayVerifier",
                 "ReplayStoreSQLite", "ReplayStorePostgres", "WebIdentity",
                 // Signed verification receipts in every verification answer, and their JWKS.
@@ -279,7 +291,7 @@ let package = Package(
                 "Mdoc",
                 "MdocVerifier",
                 "WalletIdentity",
-                "MdocRevocationHTTP", "WebIdentity",
+                "TrustDocuments", "WebIdentity",
                 "VerifierServer",
                 // --receipt-key on the verify commands, and `receipt verify`.
                 "VerificationReceipts",
@@ -379,6 +391,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "TrustDocumentsTests",
+            dependencies: [
+                "TrustDocuments", "MdocVerifier", "GooglePayVerifier", "VerificationCore", "WalletEncoding", "WalletVerifierTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WalletIdentityTests",
             dependencies: [
                 // The README example checks revocation with the HTTP transport.
@@ -390,7 +412,8 @@ let package = Package(
         .testTarget(
             name: "VerifierServerTests",
             dependencies: [
-                "WalletEncoding", "VerifierServer", "ApplePayVerifier", "GooglePayVerifier", "VerificationCore", "WalletIdentity", "WebIdentity",
+                "WalletEncoding", "VerifierServer", "TrustDocuments", "ApplePayVerifier", "GooglePayVerifier", "VerificationCore", "WalletIdentity",
+                "WebIdentity",
                 "WalletCOSE",
                 "WalletCBOR", "WalletVerifierCommands", "WalletVerifierTestSupport", "MdocVerifier",
                 // Wallets' OpenID4VP answers (JWE) in the web tests.
@@ -441,7 +464,8 @@ let package = Package(
         .testTarget(
             name: "WalletVerifierCommandsTests",
             dependencies: [
-                "WalletEncoding", "WalletVerifierCommands", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE", "VerificationCore",
+                "WalletEncoding", "WalletVerifierCommands", "TrustDocuments", "MdocVerifier", "WalletVerifierTestSupport", "WalletCBOR", "WalletCOSE",
+                "VerificationCore",
                 "Mdoc", "WebIdentity", "WalletJOSE", "ApplePayVerifier", "WalletIdentity",
                 // The receipts the verify commands print, checked with the library's verifier (its claims are strict JSON).
                 "VerificationReceipts", "WalletJSON",

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SwiftASN1
 import VerificationCore
@@ -16,6 +17,37 @@ public struct IACATrustStore: Sendable {
         public let docTypes: Set<String>?
         /// Where it came from (the file path as configured, or a VICAL), for reports and `GET /v1/trust`.
         public let source: String
+        /// Where it came from and who vouched for it (``RootProvenance``).
+        public let provenance: RootProvenance
+        /// SHA-256 (hex, lowercase) of the certificate's DER.
+        public let sha256: String
+
+        /// An anchor for `certificate`, with its scope and provenance; `source` defaults to the
+        /// provenance's short form (the path of a file, the URL, the VICAL).
+        public init(certificate: Certificate, docTypes: Set<String>?, provenance: RootProvenance, source: String? = nil) {
+            self.certificate = certificate
+            self.docTypes = docTypes
+            self.provenance = provenance
+            self.source = source ?? Self.legacySource(provenance)
+            self.sha256 = IACATrustStore.sha256(certificate)
+        }
+
+        /// An anchor given in code, whose `source` names its origin.
+        public init(certificate: Certificate, docTypes: Set<String>?, source: String) {
+            self.init(certificate: certificate, docTypes: docTypes, provenance: RootProvenance(kind: .memory, location: source), source: source)
+        }
+
+        static func legacySource(_ provenance: RootProvenance) -> String {
+            guard provenance.kind == .vical, let vical = provenance.vical else { return provenance.location }
+            return "VICAL \(vical.issuer)" + (vical.issueID.map { " #\($0)" } ?? "") + " of " + RFC3339.format(vical.date)
+        }
+    }
+
+    /// SHA-256 (hex, lowercase) of a certificate's DER encoding: how roots are named and pinned.
+    public static func sha256(_ certificate: Certificate) -> String {
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(certificate)) != nil else { return "" }
+        return Hex.encode(Array(SHA256.hash(data: serializer.serializedBytes)))
     }
 
     /// The trusted roots, in the order they were added.
@@ -28,12 +60,24 @@ public struct IACATrustStore: Sendable {
 
     /// A store of in-memory roots, each trusted for `docTypes` (nil: any docType), with the source `memory`.
     public init(certificates: [Certificate], docTypes: Set<String>? = nil) {
-        self.anchors = certificates.map { Anchor(certificate: $0, docTypes: docTypes, source: "memory") }
+        self.anchors = certificates.map { Anchor(certificate: $0, docTypes: docTypes, provenance: .memory) }
     }
 
     /// Adds one root trusted for `docTypes` (nil: any docType); `source` names its origin in reports.
     public mutating func add(_ certificate: Certificate, docTypes: Set<String>? = nil, source: String = "memory") {
         anchors.append(Anchor(certificate: certificate, docTypes: docTypes, source: source))
+    }
+
+    /// Adds one root trusted for `docTypes` (nil: any docType), with where it came from.
+    public mutating func add(_ certificate: Certificate, docTypes: Set<String>? = nil, provenance: RootProvenance) {
+        anchors.append(Anchor(certificate: certificate, docTypes: docTypes, provenance: provenance))
+    }
+
+    /// The anchor holding `certificate` that may vouch for `docType` (the first such, as ``roots(for:)``
+    /// lists them); nil when none does.
+    public func anchor(for certificate: Certificate, docType: String) -> Anchor? {
+        let unscopedAllowed = !Self.requiresScopedRoot(docType)
+        return anchors.first { $0.certificate == certificate && ($0.docTypes?.contains(docType) ?? unscopedAllowed) }
     }
 
     /// Adds every certificate in a PEM (one or more blocks) or DER file, or in every `.pem`, `.crt`,
@@ -57,8 +101,9 @@ public struct IACATrustStore: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw TrustStoreError("cannot read \(path)")
         }
+        let provenance = RootProvenance.file(path, sha256: Hex.encode(Array(SHA256.hash(data: data))))
         for certificate in try Self.certificates(in: [UInt8](data), name: path) {
-            add(certificate, docTypes: docTypes, source: path)
+            add(certificate, docTypes: docTypes, provenance: provenance)
         }
     }
 

@@ -31,10 +31,13 @@ final class ValidatedChainCache: Sendable {
         /// The IACA's pathLenConstraint rule for an mDL-style document and for a passport (computed
         /// once; nil when it holds or the chain has no IACA).
         let pathLengthViolations: (document: String?, passport: String?)
+        /// The trust-store anchor the chain ends at (the root, or the pinned signer), with its provenance.
+        let anchor: IACATrustStore.Anchor?
 
-        init(chain: [Certificate], pinned: Bool) {
+        init(chain: [Certificate], pinned: Bool, anchor: IACATrustStore.Anchor? = nil) {
             self.chain = chain
             self.pinned = pinned
+            self.anchor = anchor
             notBefore = chain.map(\.notValidBefore).max() ?? .distantPast
             notAfter = chain.map(\.notValidAfter).min() ?? .distantFuture
             profileViolations =
@@ -134,8 +137,8 @@ final class ValidatedChainCache: Sendable {
     }
 
     @discardableResult
-    func store(_ chain: [Certificate], pinned: Bool = false, for key: Key) -> Entry {
-        let entry = Entry(chain: chain, pinned: pinned)
+    func store(_ chain: [Certificate], pinned: Bool = false, anchor: IACATrustStore.Anchor? = nil, for key: Key) -> Entry {
+        let entry = Entry(chain: chain, pinned: pinned, anchor: anchor)
         state.withLock { state in
             if state.chains.count >= capacity { state.chains.removeAll(keepingCapacity: true) }
             state.chains[key] = entry

@@ -6,6 +6,7 @@ import Mdoc
 import MdocVerifier
 import SwiftASN1
 import VerificationCore
+import WalletEncoding
 import WalletIdentity
 import WebIdentity
 import X509
@@ -65,7 +66,9 @@ extension ReceiptContent {
 
     /// An Apple Pay token (`/v1/applepay/decrypt`, `applepay decrypt`): `submission` is the token
     /// as received; `keyRing` names the merchant of the key the token was encrypted for.
-    public static func applePay(_ result: ApplePayResult, submission: [UInt8], keyRing: MerchantKeyRing?) -> ReceiptContent {
+    /// `testRoot` says the token was verified against a test root (`--applepay-root`) rather than
+    /// Apple's: the receipt then says `testOnly`.
+    public static func applePay(_ result: ApplePayResult, submission: [UInt8], keyRing: MerchantKeyRing?, testRoot: Bool = false) -> ReceiptContent {
         var payment = Payment()
         if let summary = result.summary {
             payment.publicKeyHash = summary.publicKeyHash
@@ -77,9 +80,11 @@ extension ReceiptContent {
             payment.amount = "\(data.transactionAmount)"
             payment.paymentDataType = data.paymentDataType
         }
-        return ReceiptContent(
+        var content = ReceiptContent(
             flow: "applepay", protocol: result.summary?.version.rawValue, report: result.report, submissionSHA256: Self.sha256(submission),
             payment: payment)
+        content.testRoot = testRoot
+        return content
     }
 
     /// A Google Pay token (`/v1/googlepay/decrypt`): `submission` is the token as received;
@@ -116,6 +121,11 @@ extension ReceiptContent {
         }
         if let signer = chain.first, let signerDER = Self.der(signer) { entry.documentSignerSHA256 = Self.sha256(signerDER) }
         let scope = "document[\(document.index)]"
+        if let chainCheck = report.checks.first(where: {
+            $0.id == .mdocIssuerChain && $0.status == .passed && ($0.scope == scope || $0.scope?.hasSuffix("." + scope) == true)
+        }), let hex = chainCheck.details["rootSHA256"], let sha256 = Hex.decode(hex), let source = chainCheck.details["trustSource"] {
+            entry.trustAnchor = TrustAnchor(sha256: sha256, source: source)
+        }
         if let status = report.checks.first(where: {
             $0.id == .mdocRevocationStatus && ($0.scope == scope || $0.scope?.hasSuffix("." + scope) == true)
         }) {

@@ -22,6 +22,9 @@ public struct ReceiptContent: Sendable {
     public var documents: [Document]
     /// The payment, for Apple Pay and Google Pay.
     public var payment: Payment?
+    /// Whether the verification trusted a test root (`--applepay-root`): the receipt then says
+    /// `testOnly`, as it does for a report made under a developer policy.
+    public var testRoot: Bool = false
 
     /// A content of these parts.
     public init(
@@ -72,6 +75,8 @@ public struct ReceiptContent: Sendable {
         public var docType: String
         /// The trusted issuing authority (IACA) the chain ended at, when it validated.
         public var issuer: Issuer?
+        /// The trust-store root that anchored the chain and the kind of source it came from.
+        public var trustAnchor: TrustAnchor?
         /// SHA-256 of the document signer certificate (DER), when it was read.
         public var documentSignerSHA256: [UInt8]?
         /// The MSO's `signed`, `validFrom` and `validUntil`, when it decoded.
@@ -122,6 +127,21 @@ public struct ReceiptContent: Sendable {
             self.subject = subject
             self.country = country
             self.certificateSHA256 = certificateSHA256
+        }
+    }
+
+    /// The root a document's chain was anchored by: its SHA-256 and the kind of source it came from
+    /// (`file`, `url`, `vical`, `memory`) — never the location, which could identify the caller's files.
+    public struct TrustAnchor: Sendable, Equatable {
+        /// SHA-256 of the root certificate (DER).
+        public var sha256: [UInt8]
+        /// The kind of source (``RootProvenance/Kind`` raw value).
+        public var source: String
+
+        /// A trust anchor entry.
+        public init(sha256: [UInt8], source: String) {
+            self.sha256 = sha256
+            self.source = source
         }
     }
 

@@ -67,7 +67,7 @@ public enum VerificationReceipt {
         object.string("protocol", content.protocol)
         object.string("time", RFC3339.format(content.report.evaluatedAt))
         object.string("policy", content.report.policy)
-        if content.report.testOnly { object.bool("testOnly", true) }
+        if content.report.testOnly || content.testRoot { object.bool("testOnly", true) }
         object.string("verdict", content.report.verdict.rawValue)
         object.array("checks", content.report.checks) { check, writer in
             var item = ObjectWriter(taking: &writer)
@@ -101,6 +101,9 @@ public enum VerificationReceipt {
         if let issuer = document.issuer {
             item.strings(
                 "issuer", [("subject", issuer.subject), ("country", issuer.country), ("sha256", Base64.encodeURL(issuer.certificateSHA256))])
+        }
+        if let anchor = document.trustAnchor {
+            item.strings("trustAnchor", [("sha256", Base64.encodeURL(anchor.sha256)), ("source", anchor.source)])
         }
         if let signer = document.documentSignerSHA256 { item.strings("documentSigner", [("sha256", Base64.encodeURL(signer))]) }
         if document.signed != nil || document.validFrom != nil || document.validUntil != nil {

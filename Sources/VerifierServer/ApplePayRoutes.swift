@@ -145,7 +145,7 @@ struct ApplePayRoutes: Sendable {
         let result = await verifier.verify(token, parsed: value.object, context: verification, expectations: expectations)
         services.metrics.record(flow: "applepay", report: result.report, duration: ContinuousClock.now - start)
         return await api.verificationResponse(result.jsonBytes, report: result.report, context: context) {
-            .applePay(result, submission: token, keyRing: verifier.keyRing)
+            .applePay(result, submission: token, keyRing: verifier.keyRing, testRoot: !verifier.trustAnchor.isAppleRootCAG3)
         }
     }
 }

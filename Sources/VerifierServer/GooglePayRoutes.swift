@@ -1,6 +1,7 @@
 import Foundation
 import GooglePayVerifier
 import Hummingbird
+import TrustDocuments
 import VerificationCore
 import VerificationReceipts
 import WalletJSON
@@ -44,9 +45,10 @@ struct GooglePayRoutes: Sendable {
         } else {
             throw Problem.badRequest("/token: must be a JSON object or a string (paymentMethodData.tokenizationData.token)")
         }
-        guard let verifier = configuration.verifier() else {
+        guard let verifier = configuration.verifier(at: services.clock.now()) else {
+            let why = configuration.sourceStatus(at: services.clock.now()).problem ?? "they could not be loaded yet"
             throw Problem.unavailable(
-                "Google's root signing keys could not be loaded yet from \(configuration.rootKeysSource); retry later", retryAfter: 60)
+                "Google's root signing keys from \(configuration.rootKeysSource) are not usable: \(why); retry later", retryAfter: 60)
         }
         let start = ContinuousClock.now
         let verification = VerificationContext(

@@ -2,6 +2,7 @@ import Foundation
 import MdocVerifier
 import Prometheus
 import Synchronization
+import TrustDocuments
 import VerificationCore
 
 /// Prometheus metrics: verifications by flow and verdict, failed checks by id, latency.
@@ -180,6 +181,54 @@ public final class ServerMetrics: Sendable {
                 gauges[certificate] = gauge
             }
         }
+    }
+
+    private let trustGauges = Mutex<[String: Gauge]>([:])
+
+    /// Publishes each trust source's state, labelled `source` (``TrustSourceStatus/label``):
+    /// `wallet_verifier_trust_roots` (roots or keys it contributes now),
+    /// `wallet_verifier_trust_source_last_success_timestamp_seconds` and
+    /// `wallet_verifier_trust_source_next_update_timestamp_seconds` (Unix seconds; absent when
+    /// unknown). Sources no longer configured are dropped.
+    public func trustSources(_ sources: [TrustSourceStatus]) {
+        var wanted: [String: (MetricNameDescriptor, String, Double)] = [:]
+        for source in sources {
+            wanted["roots " + source.label] = (Self.trustRoots, source.label, Double(source.roots))
+            if let date = source.lastSuccess {
+                wanted["last " + source.label] = (Self.trustLastSuccess, source.label, date.timeIntervalSince1970)
+            }
+            if let date = source.nextUpdate {
+                wanted["next " + source.label] = (Self.trustNextUpdate, source.label, date.timeIntervalSince1970)
+            }
+        }
+        trustGauges.withLock { gauges in
+            for (key, gauge) in gauges where wanted[key] == nil {
+                registry.unregisterGauge(gauge)
+                gauges[key] = nil
+            }
+            for (key, (descriptor, label, value)) in wanted {
+                let gauge = gauges[key] ?? registry.makeGauge(descriptor: descriptor, labels: [("source", label)])
+                gauges[key] = gauge
+                gauge.set(value)
+            }
+        }
+    }
+
+    private static var trustRoots: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "wallet_verifier", metricName: "trust_roots", unitName: "", helpText: "Roots (or keys) each trust source contributes now")
+    }
+
+    private static var trustLastSuccess: MetricNameDescriptor {
+        descriptor(
+            "trust_source_last_success_timestamp", unit: "seconds",
+            help: "When each trust source was last loaded or fetched successfully (Unix seconds)")
+    }
+
+    private static var trustNextUpdate: MetricNameDescriptor {
+        descriptor(
+            "trust_source_next_update_timestamp", unit: "seconds",
+            help: "When each trust source's publisher says to fetch it again: nextUpdate, max-age (Unix seconds)")
     }
 
     private static var certificateExpiry: MetricNameDescriptor {

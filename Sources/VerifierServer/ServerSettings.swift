@@ -1,6 +1,7 @@
 import ApplePayVerifier
 import Foundation
 import MdocVerifier
+import TrustDocuments
 import VerificationCore
 import WebIdentity
 
@@ -235,6 +236,12 @@ public struct ServerSettings: Sendable, Hashable {
     /// (`--fetch-allow`): by default private, link-local, unique-local, loopback (unless the uri
     /// names it literally), unspecified, multicast, broadcast and reserved addresses are refused.
     public var fetchAllow: [IPAddressRange] = []
+    /// How far past its next update (a VICAL's nextUpdate, a key list's max-age) a trust source may
+    /// be before it counts as stale (`--trust-stale-after`, e.g. `7d` or `36h`; default 7 days).
+    public var trustStaleAfter: TimeInterval = 7 * 86_400
+    /// What a stale trust source means (`--trust-stale`): `warn` (default: still used, logged daily,
+    /// shown in `/v1/trust` and `serve --check`) or `fail` (its roots stop anchoring).
+    public var trustStale: TrustSourceStatus.StalePolicy = .warn
     /// Days before a certificate of the service's own (Apple Pay, reader, request signing) expires
     /// from which `serve` warns about it, at start and daily (`--certificate-warning-days`), and
     /// `serve --check` reports it as a warning.
@@ -303,6 +310,7 @@ public struct ServerSettings: Sendable, Hashable {
         "revocation": "WALLET_VERIFIER_REVOCATION", "revocationLists": "WALLET_VERIFIER_REVOCATION_LISTS",
         "vicals": "WALLET_VERIFIER_VICALS", "vicalTrust": "WALLET_VERIFIER_VICAL_TRUST",
         "fetchTimeout": "WALLET_VERIFIER_FETCH_TIMEOUT", "fetchAllow": "WALLET_VERIFIER_FETCH_ALLOW",
+        "trustStaleAfter": "WALLET_VERIFIER_TRUST_STALE_AFTER", "trustStale": "WALLET_VERIFIER_TRUST_STALE",
         "certificateWarningDays": "WALLET_VERIFIER_CERTIFICATE_WARNING_DAYS",
         "receiptKey": "WALLET_VERIFIER_RECEIPT_KEY", "receiptCert": "WALLET_VERIFIER_RECEIPT_CERT",
         "receiptIssuer": "WALLET_VERIFIER_RECEIPT_ISSUER", "receipts": "WALLET_VERIFIER_RECEIPTS",
@@ -451,6 +459,18 @@ public struct ServerSettings: Sendable, Hashable {
         settings.revocationLists = value("revocationLists") ?? []
         if let timeout = try integer("fetchTimeout", 1...300) { settings.fetchTimeout = timeout }
         if let days = try integer("certificateWarningDays", 0...3650) { settings.certificateWarningDays = days }
+        if let text = single("trustStaleAfter") {
+            guard let seconds = TrustSourceStatus.parseDuration(text) else {
+                throw SettingsError("trustStaleAfter takes a duration such as 7d, 36h or 90m, got \"\(text)\"")
+            }
+            settings.trustStaleAfter = seconds
+        }
+        if let text = single("trustStale") {
+            guard let policy = TrustSourceStatus.StalePolicy(rawValue: text) else {
+                throw SettingsError("trustStale must be warn or fail, got \"\(text)\"")
+            }
+            settings.trustStale = policy
+        }
         for entry in (value("fetchAllow") ?? []).flatMap({ $0.split(separator: ",") }) {
             let text = entry.trimmingCharacters(in: .whitespaces)
             guard let range = IPAddressRange(text) else {
@@ -603,7 +623,7 @@ public struct ServerSettings: Sendable, Hashable {
     /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `applepayIdentityCert`, `applepayIdentityKey`, `applepayDomain`,
     /// `applepayDisplayName`, `applepayValidationHosts`, `applepayValidationCa`, `googlepayKeys`, `googlepayMerchantId`, `googlepayRootKeys`,
     /// `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
-    /// `fetchAllow`, `certificateWarningDays`, `receiptKey`, `receiptCert`, `receiptIssuer`, `receipts`, `receiptRetention`); values
+    /// `fetchAllow`, `trustStaleAfter`, `trustStale`, `certificateWarningDays`, `receiptKey`, `receiptCert`, `receiptIssuer`, `receipts`, `receiptRetention`); values
     /// are strings, numbers or arrays of strings.
     static func loadConfigFile(_ path: String) throws -> Source {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read the config file \(path)") }

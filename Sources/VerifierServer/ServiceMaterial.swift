@@ -4,6 +4,7 @@ import Foundation
 import GooglePayVerifier
 import Logging
 import MdocVerifier
+import TrustDocuments
 import VerificationCore
 import VerificationReceipts
 import WalletIdentity
@@ -146,7 +147,7 @@ public struct ServiceMaterial: Sendable {
 
     /// The list of `--googlepay-root-keys FILE`; nil without one or for a URL (fetched when composing).
     static func googlePayRootKeysFile(settings: ServerSettings) throws -> GooglePayRootKeys? {
-        guard let source = settings.googlePayRootKeys, !GooglePayRootKeyCopies.isURL(source) else { return nil }
+        guard let source = settings.googlePayRootKeys, !TrustDocumentFetchFailure.isURL(source) else { return nil }
         guard let data = FileManager.default.contents(atPath: source) else { throw SettingsError("cannot read --googlepay-root-keys \(source)") }
         do { return try GooglePayRootKeys.parse([UInt8](data)) } catch { throw SettingsError("--googlepay-root-keys \(source): \(error.message)") }
     }
@@ -278,17 +279,20 @@ public struct ServiceMaterial: Sendable {
     }
 
     /// The IACA roots of `--trust PATH` (for any docType) and `--trust-doctype DOCTYPE[,DOCTYPE...]=PATH`
-    /// (only for the docTypes named), as `serve` and the verify commands read them. Throws
-    /// ``SettingsError`` naming the flag and the path.
+    /// (only for the docTypes named), as `serve` and the verify commands read them: files and
+    /// directories now; a pinned URL entry (`URL#sha256=HEX`) is checked for its form here and its
+    /// root fetched when the service is composed (``TrustRootEntry/loadURLs(_:into:source:documentStore:now:)``).
+    /// Throws ``SettingsError`` naming the flag and the path.
     public static func trustStore(trust paths: [String], scoped entries: [String]) throws(SettingsError) -> IACATrustStore {
         var store = IACATrustStore()
-        for path in paths {
-            do { try store.load(path: path) } catch { throw SettingsError("--trust \(path): \(error)") }
-        }
-        for entry in entries {
-            do { try store.load(scoped: entry) } catch { throw SettingsError("--trust-doctype \(entry): \(error)") }
-        }
+        let parsed = try trustEntries(trust: paths, scoped: entries)
+        do { try TrustRootEntry.loadFiles(parsed, into: &store) } catch { throw SettingsError(error.message) }
         return store
+    }
+
+    /// The `--trust` and `--trust-doctype` entries; throws ``SettingsError`` for a malformed one (a URL without its pin).
+    public static func trustEntries(trust paths: [String], scoped entries: [String]) throws(SettingsError) -> [TrustRootEntry] {
+        do { return try TrustRootEntry.parse(trust: paths, scoped: entries) } catch { throw SettingsError(error.description) }
     }
 
     /// A P-256 key for development, created once (mode 0600) in the data directory.

@@ -3,13 +3,13 @@ import Crypto
 import Foundation
 import GooglePayVerifier
 import Logging
-import MdocRevocationHTTP
 import MdocVerifier
 import NIOCore
 import NIOPosix
 import ReplayStorePostgres
 import ReplayStoreSQLite
 import SwiftASN1
+import TrustDocuments
 import VerificationCore
 import VerificationReceipts
 import WalletEncoding
@@ -164,10 +164,10 @@ public enum ServicePreflight {
         }
         if let source = settings.googlePayRootKeys {
             let roots: GooglePayRootKeys?
-            if GooglePayRootKeyCopies.isURL(source) {
-                let transport = HTTPRevocationTransport(
+            if TrustDocumentFetchFailure.isURL(source) {
+                let transport = HTTPTrustDocumentTransport(
                     timeout: TimeInterval(settings.fetchTimeout), addressPolicy: FetchAddressPolicy(allowed: settings.fetchAllow))
-                switch await GooglePayRootKeyCopies().fetch(source, transport: transport, store: nil, now: now) {
+                switch await GooglePayRootKeySource(transport: transport).fetch(source, store: nil, now: now) {
                 case .success(let copy): roots = copy.keys
                 case .failure(let failure):
                     roots = nil
@@ -187,7 +187,7 @@ public enum ServicePreflight {
                 add(
                     "googlepay-root-keys", usable > 0 ? .ok : .fail,
                     usable > 0
-                        ? "\(source): \(GooglePayRootKeyCopies.summary(roots)), \(usable) usable for ECv2 now"
+                        ? "\(source): \(GooglePayRootKeySource.summary(roots)), \(usable) usable for ECv2 now"
                         : "\(source): no ECv2 key that is unexpired now; every token would fail googlepay.intermediateKey.signature")
             }
         }
@@ -252,8 +252,28 @@ public enum ServicePreflight {
         }
 
         // Trust: IACA roots and VICALs.
+        let fetcher = HTTPTrustDocumentTransport(
+            timeout: TimeInterval(settings.fetchTimeout), addressPolicy: FetchAddressPolicy(allowed: settings.fetchAllow))
         do {
-            let trust = try ServiceMaterial.trustStore(trust: settings.trust, scoped: settings.trustDocTypes)
+            var trust = try ServiceMaterial.trustStore(trust: settings.trust, scoped: settings.trustDocTypes)
+            // Pinned URLs: fetched once and checked against their pin (nothing kept).
+            let entries = try ServiceMaterial.trustEntries(trust: settings.trust, scoped: settings.trustDocTypes)
+            do {
+                let statuses = try await TrustRootEntry.loadURLs(
+                    entries, into: &trust, source: PinnedRootSource(transport: fetcher), documentStore: nil, now: now)
+                for status in statuses {
+                    if let problem = status.problem {
+                        add(
+                            "trust \(status.location)", .fail,
+                            "\(problem); the service would start without this root unless its store kept a copy — check the URL and the network path (--fetch-allow, --fetch-timeout \(settings.fetchTimeout))"
+                        )
+                    } else {
+                        add("trust \(status.location)", .ok, "fetched; its SHA-256 is the pin, a self-signed CA certificate")
+                    }
+                }
+            } catch {
+                add("trust", .fail, "\(error.description)")
+            }
             let expired = trust.anchors.filter { $0.certificate.notValidAfter < now }
             if trust.anchors.isEmpty && settings.vicals.isEmpty {
                 add("trust", .warn, "no IACA root (--trust, --trust-doctype, --vical): every identity response will fail mdoc.issuer.chain")
@@ -269,9 +289,7 @@ public enum ServicePreflight {
             add("trust", .fail, "\(error)")
         }
         if !settings.vicals.isEmpty {
-            let transport = HTTPRevocationTransport(
-                timeout: TimeInterval(settings.fetchTimeout), addressPolicy: FetchAddressPolicy(allowed: settings.fetchAllow))
-            let sources = VICALSources(copies: VICALCopies(), transport: transport, store: nil)
+            let sources = VICALSources(copies: VICALCopies(), transport: fetcher, store: nil)
             for (source, anchorPath) in zip(settings.vicals, settings.vicalTrust) {
                 let check = "vical \(source)"
                 let anchors: [Certificate]
@@ -279,15 +297,14 @@ public enum ServicePreflight {
                     add(check, .fail, "\(error.description)")
                     continue
                 }
-                let loader = VICALLoader(anchors: anchors, clockSkew: .seconds(settings.clockSkew))
+                let loader = VICALLoader(anchors: anchors, allowOutdated: true, clockSkew: .seconds(settings.clockSkew))
+                var result: VICALLoadResult?
                 if VICALSources.isURL(source) {
                     var failures: [String] = []
-                    if let loaded = await sources.load(
+                    result = await sources.load(
                         url: source, loader: loader, at: now,
-                        log: { event in if case .error(let message) = event { failures.append(message) } })
-                    {
-                        add(check, .ok, "fetched and verified against \(anchorPath): \(loaded.result.roots.count) IACA root(s)")
-                    } else {
+                        log: { event in if case .error(let message) = event { failures.append(message) } })?.result
+                    if result == nil {
                         add(
                             check, .fail,
                             "\(failures.joined(separator: "; ")); check the URL, the network path (--fetch-allow, --fetch-timeout \(settings.fetchTimeout)) and --vical-trust"
@@ -295,15 +312,29 @@ public enum ServicePreflight {
                     }
                 } else {
                     do {
-                        let result = await loader.load(bytes: try await sources.bytes(of: source), at: now)
-                        if result.trusted {
-                            add(check, .ok, "verified against \(anchorPath): \(result.roots.count) IACA root(s)")
+                        let loaded = await loader.load(bytes: try await sources.bytes(of: source), at: now)
+                        if loaded.trusted {
+                            result = loaded
                         } else {
-                            add(check, .fail, "does not verify against \(anchorPath): \(VICALSources.reasons(result))")
+                            add(check, .fail, "does not verify against \(anchorPath): \(VICALSources.reasons(loaded))")
                         }
                     } catch {
                         add(check, .fail, "\(error.description)")
                     }
+                }
+                guard let result, let vical = result.vical else { continue }
+                let status = TrustSourceStatus(kind: .vical, location: source, roots: result.roots.count, nextUpdate: vical.nextUpdate)
+                if let stale = status.staleness(at: now, margin: settings.trustStaleAfter) {
+                    add(
+                        check, settings.trustStale == .fail ? .fail : .warn,
+                        settings.trustStale == .fail
+                            ? "\(stale): its roots would not anchor (--trust-stale fail); fetch a current list"
+                            : "\(stale): its \(result.roots.count) IACA root(s) are still used (--trust-stale warn); fetch a current list")
+                } else {
+                    add(
+                        check, .ok,
+                        "\(VICALSources.isURL(source) ? "fetched and verified" : "verified") against \(anchorPath): \(result.roots.count) IACA root(s)"
+                    )
                 }
             }
         }

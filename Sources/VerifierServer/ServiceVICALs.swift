@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MdocVerifier
 import ServiceLifecycle
+import TrustDocuments
 import VerificationCore
 import WalletEncoding
 import X509
@@ -10,38 +11,108 @@ import X509
 /// does (signature, signer chain to its anchor, validity); its roots are trusted for the docTypes
 /// their entries list. Loading, copies and the rollback rule are the library's ``VICALSources``.
 enum ServiceVICALs {
-    /// Adds the roots of every configured VICAL to `trust`, and returns what each VICAL in use is. A
-    /// file that does not verify stops the configuration from loading; a URL uses its last verified
-    /// copy, or a fresh fetch (``VICALSources/load(url:loader:at:log:)``) — a first fetch that fails
-    /// is logged and that VICAL contributes nothing until the refresh gets a copy that verifies.
-    @discardableResult
+    /// Adds the roots of every configured VICAL to `trust`, and returns what each VICAL in use is and
+    /// each VICAL's source status. A file that does not verify stops the configuration from loading;
+    /// a URL uses its last verified copy, or a fresh fetch (``VICALSources/load(url:loader:at:log:)``)
+    /// — a first fetch that fails is logged and that VICAL contributes nothing until the refresh gets
+    /// a copy that verifies. A VICAL past its nextUpdate is still used (a stale but signed list is the
+    /// best knowledge) unless it is past it by more than `--trust-stale-after` and `--trust-stale
+    /// fail` is set: then its roots stop anchoring.
     static func load(settings: ServerSettings, into trust: inout IACATrustStore, base: VerifierServices.Base, logger: Logger) async throws
-        -> [VICALStatus]
+        -> (vicals: [VICALStatus], sources: [TrustSourceStatus])
     {
         let now = base.clock.now()
         let sources = base.vicalSources
         var statuses: [VICALStatus] = []
+        var trustSources: [TrustSourceStatus] = []
         for (source, anchorPath) in zip(settings.vicals, settings.vicalTrust) {
             let anchors: [Certificate]
             do { anchors = try VICALSources.anchors(path: anchorPath) } catch { throw SettingsError(error.description) }
-            let loader = VICALLoader(anchors: anchors, clockSkew: .seconds(settings.clockSkew))
+            // Outdated lists load (with the vicalOutdated warning); how stale is too stale is decided below.
+            let loader = VICALLoader(anchors: anchors, allowOutdated: true, clockSkew: .seconds(settings.clockSkew))
+            let result: VICALLoadResult
+            let status: VICALStatus
             if !VICALSources.isURL(source) {
                 let bytes: [UInt8]
                 do { bytes = try await sources.bytes(of: source) } catch { throw SettingsError(error.description) }
-                let result = await loader.load(bytes: bytes, at: now)
-                guard result.trusted else {
+                result = await loader.load(bytes: bytes, at: now)
+                guard result.trusted, let vical = result.vical else {
                     throw SettingsError("--vical \(source) does not verify against \(anchorPath): \(VICALSources.reasons(result))")
                 }
-                result.add(to: &trust)
-                if let vical = result.vical { statuses.append(VICALStatus(source: source, vical: vical, fetchedAt: nil)) }
-                logger.notice("vical: \(source): \(result.roots.count) IACA root(s) from \(result.vical?.provider ?? "?")")
-                continue
+                status = VICALStatus(source: source, vical: vical, fetchedAt: nil)
+            } else {
+                guard let loaded = await sources.load(url: source, loader: loader, at: now, log: logger.log) else {
+                    trustSources.append(
+                        TrustSourceStatus(
+                            kind: .vical, location: source, roots: 0,
+                            problem: "no copy of \(source) verifies yet (see the log); its roots are not trusted until a refresh gets one"))
+                    continue
+                }
+                result = loaded.result
+                status = loaded.status
             }
-            guard let loaded = await sources.load(url: source, loader: loader, at: now, log: logger.log) else { continue }
-            loaded.result.add(to: &trust)
-            statuses.append(loaded.status)
+            var sourceStatus = TrustSourceStatus(
+                kind: .vical, location: source, roots: result.roots.count, lastSuccess: status.fetchedAt ?? now, nextUpdate: status.nextUpdate)
+            if let stale = sourceStatus.staleness(at: now, margin: settings.trustStaleAfter) {
+                if settings.trustStale == .fail {
+                    logger.error("trust: \(stale); its \(result.roots.count) root(s) do not anchor (--trust-stale fail)")
+                    sourceStatus.roots = 0
+                    sourceStatus.problem = "stale: \(stale); its roots do not anchor (--trust-stale fail)"
+                    trustSources.append(sourceStatus)
+                    statuses.append(status)
+                    continue
+                }
+                logger.warning("trust: \(stale); its roots are still used (--trust-stale warn): fetch a current list")
+            }
+            result.add(to: &trust, location: source, fetchedAt: status.fetchedAt)
+            statuses.append(status)
+            trustSources.append(sourceStatus)
+            if !VICALSources.isURL(source) {
+                logger.notice("vical: \(source): \(result.roots.count) IACA root(s) from \(result.vical?.provider ?? "?")")
+            }
+        }
+        return (statuses, trustSources)
+    }
+}
+
+/// `--trust` and `--trust-doctype` entries that name a pinned URL: each root fetched through the
+/// library's ``PinnedRootSource`` (or taken from the store's kept copy) and added with its
+/// provenance. A URL that cannot be had and has no kept copy is logged, and the service starts
+/// without its root; one that serves anything but its pinned CA certificate stops the start.
+enum ServiceTrustURLs {
+    static func load(settings: ServerSettings, into trust: inout IACATrustStore, base: VerifierServices.Base, logger: Logger) async throws
+        -> [TrustSourceStatus]
+    {
+        let entries = try ServiceMaterial.trustEntries(trust: settings.trust, scoped: settings.trustDocTypes)
+        guard entries.contains(where: { $0.pinned != nil }) else { return [] }
+        let statuses: [TrustSourceStatus]
+        do {
+            statuses = try await TrustRootEntry.loadURLs(
+                entries, into: &trust, source: PinnedRootSource(transport: base.transport), documentStore: base.documentStore, now: base.clock.now())
+        } catch {
+            throw SettingsError(error.description)
+        }
+        for status in statuses {
+            if let problem = status.problem {
+                logger.error("trust: \(problem); the service starts without this root (it is fetched again at the next reload)")
+            } else {
+                logger.notice("trust: pinned root from \(status.location) (fetched \(status.lastSuccess.map(RFC3339.format) ?? "?"))")
+            }
         }
         return statuses
+    }
+
+    /// The status of each file or directory entry: how many roots it added.
+    static func fileStatuses(_ trust: IACATrustStore, at now: Date) -> [TrustSourceStatus] {
+        var seen: [String] = []
+        for anchor in trust.anchors where anchor.provenance.kind == .file && !seen.contains(anchor.provenance.location) {
+            seen.append(anchor.provenance.location)
+        }
+        return seen.map { path in
+            TrustSourceStatus(
+                kind: .file, location: path, roots: trust.anchors.filter { $0.provenance.kind == .file && $0.provenance.location == path }.count,
+                lastSuccess: now)
+        }
     }
 }
 
@@ -50,6 +121,15 @@ extension Logger {
     func log(_ event: VICALSources.Event) {
         switch event {
         case .notice(let message): notice("\(message)")
+        case .error(let message): error("\(message)")
+        }
+    }
+
+    /// Logs what a trust source of the library observed, at its level.
+    func log(_ event: TrustSourceEvent) {
+        switch event {
+        case .notice(let message): notice("\(message)")
+        case .warning(let message): warning("\(message)")
         case .error(let message): error("\(message)")
         }
     }
@@ -108,7 +188,7 @@ public struct VICALRefreshService: Service {
                 logger.error("vical: cannot read --vical-trust \(anchorPath); \(source) not refreshed")
                 continue
             }
-            let loader = VICALLoader(anchors: anchors, clockSkew: .seconds(services.settings.clockSkew))
+            let loader = VICALLoader(anchors: anchors, allowOutdated: true, clockSkew: .seconds(services.settings.clockSkew))
             switch await sources.fetch(source, loader: loader, at: now) {
             case .success: updated += 1
             case .failure(let reason): logger.error("vical: refreshing \(source) failed (\(reason)); the previous roots stay")

@@ -29,7 +29,7 @@ public enum VerifierApplication {
             services: services.backgroundServices
                 + [
                     VICALRefreshService(live: live, logger: logger), ReceiptKeyRecorder(live: live, logger: logger),
-                    GooglePayRootKeysRefreshService(live: live, logger: logger),
+                    GooglePayRootKeysRefreshService(live: live, logger: logger), TrustSourceMonitor(live: live, logger: logger),
                     ReceiptPurgeService(live: live, logger: logger),
                 ] + extraServices,
             onServerRunning: onServerRunning,
@@ -41,6 +41,8 @@ public enum VerifierApplication {
             await VICALRefreshService(live: live, logger: logger).reconcile()
             // Google's root keys: the copy in use is written to the store, or the store's is used.
             await GooglePayRootKeysRefreshService(live: live, logger: logger).refreshOnce()
+            // Pinned roots: kept in the store once it answers (PostgreSQL), or found there.
+            await TrustSourceMonitor(live: live, logger: logger).afterStoreReady()
         }
         return app
     }

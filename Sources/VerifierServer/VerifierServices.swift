@@ -3,12 +3,12 @@ import Crypto
 import Foundation
 import GooglePayVerifier
 import Logging
-import MdocRevocationHTTP
 import MdocVerifier
 import ReplayStorePostgres
 import ReplayStoreSQLite
 import ServiceLifecycle
 import Synchronization
+import TrustDocuments
 import VerificationCore
 import VerificationReceipts
 import WalletEncoding
@@ -54,6 +54,9 @@ public struct VerifierServices: Sendable {
     public var revocationCache: SharedRevocationListCache? = nil
     /// The VICALs whose roots are trusted now (`--vical`), with their issue id and date.
     public internal(set) var vicals: [VICALStatus] = []
+    /// Every configured source of IACA roots as loaded (files, pinned URLs, VICALs); Google's root
+    /// keys are added by ``currentTrustSources(at:)``, since they refresh without a reload.
+    public internal(set) var trustSources: [TrustSourceStatus] = []
     /// What a reload keeps (nil only for services put together by hand).
     public internal(set) var base: Base? = nil
     /// Identity and web keys no longer configured since a reload, kept until the requests issued for
@@ -127,10 +130,10 @@ public struct VerifierServices: Sendable {
         var receiptStore: (any ReceiptStore)? = nil
         let revocationCache: SharedRevocationListCache
         /// Fetches revocation lists and VICALs.
-        let transport: any RevocationListTransport
+        let transport: any TrustDocumentTransport
         let vicalCopies: VICALCopies
-        /// The last good copy of each Google root-key URL (`--googlepay-root-keys URL`).
-        let googlePayRootKeys = GooglePayRootKeyCopies()
+        /// The last good copy of each Google root-key URL (`--googlepay-root-keys URL`), fetched through ``transport``.
+        let googlePayRootKeys: GooglePayRootKeySource
         /// Whether the document cache answers yet (PostgreSQL: once `prepare` ran).
         let storeReady: StoreReadiness
 
@@ -203,7 +206,7 @@ public struct VerifierServices: Sendable {
         let metrics = ServerMetrics()
         // One deadline over each whole fetch (connecting, headers, body): a trickling server cannot hold a verification.
         // Only public addresses, literal loopback hosts and --fetch-allow: a uri cannot reach the service's own network.
-        let transport = HTTPRevocationTransport(
+        let transport = HTTPTrustDocumentTransport(
             timeout: TimeInterval(settings.fetchTimeout), addressPolicy: FetchAddressPolicy(allowed: settings.fetchAllow))
         let cache = SharedRevocationListCache(
             store: documentCache, transport: transport, clock: clock, fetchClaim: .seconds(settings.fetchTimeout + 5),
@@ -214,7 +217,7 @@ public struct VerifierServices: Sendable {
         return Base(
             store: store, documentCache: documentCache, background: background, prepare: prepare, shutdown: shutdown,
             metrics: metrics, clock: clock, receiptStore: receiptStore, revocationCache: cache, transport: transport, vicalCopies: VICALCopies(),
-            storeReady: storeReady)
+            googlePayRootKeys: GooglePayRootKeySource(transport: transport), storeReady: storeReady)
     }
 
     /// Everything a reload re-reads — trust roots, revocation-list files, identity, web, reader and
@@ -250,7 +253,10 @@ public struct VerifierServices: Sendable {
             logger.warning("identity: --merchant-id / --team-id not set; using development values \(merchantID) / \(teamID)")
         }
         var trust = material.trust
-        let vicals = try await ServiceVICALs.load(settings: settings, into: &trust, base: base, logger: logger)
+        var trustSources = ServiceTrustURLs.fileStatuses(trust, at: clock.now())
+        trustSources += try await ServiceTrustURLs.load(settings: settings, into: &trust, base: base, logger: logger)
+        let (vicals, vicalSources) = try await ServiceVICALs.load(settings: settings, into: &trust, base: base, logger: logger)
+        trustSources += vicalSources
         if trust.anchors.isEmpty {
             logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
         }
@@ -341,6 +347,7 @@ public struct VerifierServices: Sendable {
         services.retiredKeys = retired
         services.revocationCache = revocationCache
         services.vicals = vicals
+        services.trustSources = trustSources
         services.googlePay = await GooglePayConfiguration.make(settings: settings, material: material, base: base, logger: logger)
         if let signer = material.readerAuth {
             // A certificate outside the reader profile is said, not silently used: wallets may refuse it.
@@ -420,7 +427,7 @@ struct RevocationRefreshService: Service {
             if let entries = try? await cache.entries() {
                 let now = clock.now()
                 // The VICAL rollback records share the table; their "fetch" time is a VICAL's date.
-                let lists = entries.filter { !VICALCopies.isHighestKey($0.uri) && !GooglePayRootKeyCopies.isCacheKey($0.uri) }
+                let lists = entries.filter { !VICALCopies.isHighestKey($0.uri) && !GooglePayRootKeySource.isCacheKey($0.uri) }
                 metrics.revocationListAges(lists.map { ($0.uri, now.timeIntervalSince($0.fetchedAt)) })
             }
         }

@@ -159,7 +159,9 @@ struct ApplePayDecryptCommand: AsyncParsableCommand {
         )
         let result = await verifier.verify(tokenBytes, context: VerificationContext(time: time), expectations: expectations)
         // The token file as read; the receipt names the merchant of the key the token was encrypted for.
-        let receipt = try await receipts.issue(signer: signer) { ReceiptContent.applePay(result, submission: tokenBytes, keyRing: ring) }
+        let receipt = try await receipts.issue(signer: signer) {
+            ReceiptContent.applePay(result, submission: tokenBytes, keyRing: ring, testRoot: anchor.map { !$0.isAppleRootCAG3 } ?? false)
+        }
         CLIOutput.current.out(ReceiptOutput.render(ApplePayOutput.render(result, format: format), format: format, receipt: receipt))
         throw CommandExit(code: result.verdict.exitCode)
     }

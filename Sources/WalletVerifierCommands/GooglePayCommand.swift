@@ -2,6 +2,7 @@ import ApplePayVerifier
 import ArgumentParser
 import Foundation
 import GooglePayVerifier
+import TrustDocuments
 import VerificationCore
 import VerificationReceipts
 import WalletEncoding
@@ -29,8 +30,15 @@ struct GooglePayTokenOptions: ParsableArguments {
     @Option(name: .long, help: "Your merchant id from the Google Pay & Wallet Console (tokens are signed for merchant:ID).")
     var merchantId: String
 
-    @Option(name: .long, help: "Google's root signing keys, in the key-list format Google publishes (keys.json).")
+    @Option(
+        name: .long,
+        help:
+            "Google's root signing keys, in the key-list format Google publishes (keys.json): a file, or its https URL (fetched once, within --fetch-timeout)."
+    )
     var rootKeys: String
+
+    @Option(name: .long, help: "Seconds fetching a --root-keys URL may take in all, connecting, headers and body (default 10, 1...300).")
+    var fetchTimeout: Int = 10
 
     @Option(name: .long, help: "Verification time (RFC 3339). Default: now.")
     var at: String?
@@ -40,6 +48,7 @@ struct GooglePayTokenOptions: ParsableArguments {
 
     func validate() throws {
         if merchantId.isEmpty { throw ValidationError("--merchant-id must not be empty") }
+        if !(1...300).contains(fetchTimeout) { throw ValidationError("--fetch-timeout must be a whole number of seconds in 1...300") }
     }
 
     /// The verification time: `--at`, or now.
@@ -51,8 +60,17 @@ struct GooglePayTokenOptions: ParsableArguments {
         return parsed
     }
 
-    /// The root key list from `--root-keys`; a list that does not parse is unreadable input.
-    func loadRootKeys() throws -> GooglePayRootKeys {
+    /// The root key list from `--root-keys`: a file, or a URL fetched once through the library's
+    /// trust-document source as `serve` fetches it (a list with no ECv2 key usable at `time` is
+    /// refused). A list that cannot be had or does not parse is unreadable input.
+    func loadRootKeys(at time: Date) async throws -> GooglePayRootKeys {
+        if TrustDocumentFetchFailure.isURL(rootKeys) {
+            let source = GooglePayRootKeySource(transport: HTTPTrustDocumentTransport(timeout: TimeInterval(fetchTimeout)))
+            switch await source.fetch(rootKeys, store: nil, now: time) {
+            case .success(let copy): return copy.keys
+            case .failure(let failure): throw CLIInputError("--root-keys \(rootKeys): \(failure)")
+            }
+        }
         let bytes = try InputFiles.readFile(rootKeys)
         do {
             return try GooglePayRootKeys.parse(bytes)
@@ -103,7 +121,8 @@ struct GooglePayVerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let time = try options.time()
         let verifier = GooglePayTokenVerifier(
-            rootKeys: try options.loadRootKeys(), keyRing: .empty, recipient: .merchant(options.merchantId), replayStore: InMemoryReplayStore())
+            rootKeys: try await options.loadRootKeys(at: time), keyRing: .empty, recipient: .merchant(options.merchantId),
+            replayStore: InMemoryReplayStore())
         let result = await verifier.verifySignatures(try options.loadToken(), context: VerificationContext(time: time))
         CLIOutput.current.out(GooglePayOutput.render(result, format: options.format))
         throw CommandExit(code: result.verdict.exitCode)
@@ -140,7 +159,7 @@ struct GooglePayDecryptCommand: AsyncParsableCommand {
     func run() async throws {
         let time = try options.time()
         let signer = try receipts.signer()
-        let rootKeys = try options.loadRootKeys()
+        let rootKeys = try await options.loadRootKeys(at: time)
         var keys: [GooglePayMerchantKey] = []
         for path in merchantKey {
             keys.append(try GooglePayKeyFile.load(path, option: "--merchant-key"))

@@ -79,7 +79,7 @@ struct IdentityCommand: AsyncParsableCommand {
             for path in merchantKey {
                 do { try ring.load(path: path) } catch { throw CLIInputError("--merchant-key \(path): \(error)") }
             }
-            var store = try CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype)
+            var store = try await CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype, fetchTimeout: trustLists.fetchTimeout)
             let prepared = try await trustLists.prepare(store: &store, at: time)
             let descriptor = try request.map(CommandSupport.descriptor)
             let data = try InputFiles.readCBORFile(envelope).bytes

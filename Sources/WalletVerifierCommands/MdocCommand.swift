@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Mdoc
 import MdocVerifier
+import TrustDocuments
 import VerificationCore
 import VerificationReceipts
 import VerifierServer
@@ -65,7 +66,7 @@ struct MdocCommand: AsyncParsableCommand {
         func run() async throws {
             let time = try CommandSupport.verificationTime(at)
             let signer = try receipts.signer()
-            var store = try CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype)
+            var store = try await CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype, fetchTimeout: trustLists.fetchTimeout)
             let responseBytes = try InputFiles.readCBORFile(deviceResponse).bytes
             let transcriptBytes = try InputFiles.readCBORFile(sessionTranscript).bytes
             let transcript: SessionTranscript
@@ -99,8 +100,23 @@ enum CommandSupport {
 
     /// `--trust PATH` roots vouch for any docType; `--trust-doctype DOCTYPE[,DOCTYPE...]=PATH` roots
     /// only for the docTypes named. Read as `serve` reads them (``ServiceMaterial/trustStore(trust:scoped:)``).
-    static func trustStore(_ paths: [String], scoped: [String] = []) throws -> IACATrustStore {
-        do { return try ServiceMaterial.trustStore(trust: paths, scoped: scoped) } catch { throw CLIInputError(error.message) }
+    /// A pinned URL (`https://host/path#sha256=HEX`) is fetched once, as `serve` fetches it; one that
+    /// cannot be had, or serves anything but its pinned self-signed CA certificate, is unreadable input.
+    static func trustStore(_ paths: [String], scoped: [String] = [], fetchTimeout: Int = 10) async throws -> IACATrustStore {
+        var store: IACATrustStore
+        do { store = try ServiceMaterial.trustStore(trust: paths, scoped: scoped) } catch { throw CLIInputError(error.message) }
+        let entries: [TrustRootEntry]
+        do { entries = try ServiceMaterial.trustEntries(trust: paths, scoped: scoped) } catch { throw CLIInputError(error.message) }
+        guard entries.contains(where: { $0.pinned != nil }) else { return store }
+        let source = PinnedRootSource(transport: HTTPTrustDocumentTransport(timeout: TimeInterval(fetchTimeout)))
+        let statuses: [TrustSourceStatus]
+        do {
+            statuses = try await TrustRootEntry.loadURLs(entries, into: &store, source: source, documentStore: nil, now: Date())
+        } catch {
+            throw CLIInputError(error.description)
+        }
+        if let missing = statuses.first(where: { $0.problem != nil }), let problem = missing.problem { throw CLIInputError(problem) }
+        return store
     }
 
     /// The reader's ephemeral key: PEM, a private JWK, the 32-byte scalar (hex, base64 or binary) or a

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import MdocRevocationHTTP
 import MdocVerifier
 import SwiftASN1
+import TrustDocuments
 import VerificationCore
 import VerificationReceipts
 import WalletEncoding
@@ -123,7 +123,7 @@ struct ReceiptCommand: AsyncParsableCommand {
                 throw CLIInputError("--jwks \(source): only https (or http to a loopback address) is fetched")
             }
             do {
-                return try await HTTPRevocationTransport(timeout: TimeInterval(fetchTimeout)).fetch(url, maximumSize: Self.maximumJWKSSize)
+                return try await HTTPTrustDocumentTransport(timeout: TimeInterval(fetchTimeout)).fetch(url, maximumSize: Self.maximumJWKSSize)
             } catch {
                 throw CLIInputError("--jwks \(source) could not be fetched: \(error)")
             }

@@ -15,8 +15,13 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .long, help: "Merchant identifier of the identity requests. Repeatable, paired in order with --team-id; the first is the default.")
     var merchantId: [String] = []
     @Option(name: .long, help: "Team identifier of the app. Repeatable, paired with --merchant-id.") var teamId: [String] = []
-    @Option(name: .long, help: "Trusted IACA root (file or directory). Repeatable.") var trust: [String] = []
-    @Option(name: .long, help: "DOCTYPE[|DOCTYPE...]=FILE|DIR: IACA roots trusted only for these docTypes. Repeatable.") var trustDoctype: [String] =
+    @Option(
+        name: .long,
+        help:
+            "Trusted IACA root: a file, a directory, or https://host/path#sha256=HEX (fetched, pinned by the SHA-256 of its DER, kept in the store). Repeatable."
+    ) var trust: [String] = []
+    @Option(name: .long, help: "DOCTYPE[|DOCTYPE...]=FILE|DIR|URL#sha256=HEX: IACA roots trusted only for these docTypes. Repeatable.")
+    var trustDoctype: [String] =
         []
     @Option(
         name: .long, help: "An origin web requests may be made from, e.g. https://shop.example. Repeatable; without one the web endpoints answer 503."
@@ -158,6 +163,16 @@ struct ServeOptions: ParsableArguments {
     ) var fetchAllow: [String] = []
     @Option(
         name: .long,
+        help:
+            "How far past its next update (a VICAL's nextUpdate, a key list's max-age) a trust source may be before it is stale: a duration such as 7d or 36h (default 7d)."
+    ) var trustStaleAfter: String?
+    @Option(
+        name: .long,
+        help:
+            "What a stale trust source means: warn (default: still used, logged daily, shown in /v1/trust and serve --check) or fail (its roots stop anchoring)."
+    ) var trustStale: String?
+    @Option(
+        name: .long,
         help: "Warn (in the log at start and daily, and in serve --check) about own certificates expiring within this many days (default 30).")
     var certificateWarningDays: Int?
     @Option(
@@ -242,6 +257,8 @@ struct ServeOptions: ParsableArguments {
         set("vicalTrust", vicalTrust)
         set("fetchTimeout", fetchTimeout.map(String.init))
         set("fetchAllow", fetchAllow)
+        set("trustStaleAfter", trustStaleAfter)
+        set("trustStale", trustStale)
         set("certificateWarningDays", certificateWarningDays.map(String.init))
         set("receiptKey", receiptKey)
         set("receiptCert", receiptCert)

@@ -2,8 +2,8 @@ import ArgumentParser
 import Crypto
 import Foundation
 import Mdoc
-import MdocRevocationHTTP
 import MdocVerifier
+import TrustDocuments
 import VerificationCore
 import WalletIdentity
 import X509
@@ -82,13 +82,13 @@ struct TrustListOptions: ParsableArguments {
             // A file as the other inputs are read; a URL through the library's VICAL sources, as the service fetches it.
             let bytes: [UInt8]
             if VICALSources.isURL(vical) {
-                let sources = VICALSources(transport: HTTPRevocationTransport(timeout: TimeInterval(fetchTimeout)))
+                let sources = VICALSources(transport: HTTPTrustDocumentTransport(timeout: TimeInterval(fetchTimeout)))
                 do { bytes = try await sources.bytes(of: vical) } catch { throw CLIInputError(error.description) }
             } else {
                 bytes = try InputFiles.readFile(vical)
             }
             let loaded = await VICALLoader(anchors: anchors).load(bytes: bytes, at: time)
-            loaded.add(to: &store)
+            loaded.add(to: &store, location: vical, fetchedAt: VICALSources.isURL(vical) ? Date() : nil)
             vicalChecks = loaded.checks
             vicalWarnings = loaded.warnings
         }
@@ -107,7 +107,7 @@ struct TrustListOptions: ParsableArguments {
             }
             sources.append(offline)
         }
-        sources.append(RevocationListCache(transport: HTTPRevocationTransport(timeout: TimeInterval(fetchTimeout))))
+        sources.append(RevocationListCache(transport: HTTPTrustDocumentTransport(timeout: TimeInterval(fetchTimeout))))
         let policy: RevocationPolicy = revocation == .required ? .strict : .warnWhenUndetermined
         return Prepared(
             vicalChecks: vicalChecks, vicalWarnings: vicalWarnings,

@@ -32,6 +32,7 @@ enum CommandRegistry {
         IdentityCommand.self,
         WebCommand.self,
         ReceiptCommand.self,
+        TrustCommand.self,
         KeysCommand.self,
         ServeCommand.self,
     ]

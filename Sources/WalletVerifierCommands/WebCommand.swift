@@ -274,7 +274,7 @@ struct WebCommand: AsyncParsableCommand {
             let time = try CommandSupport.verificationTime(at)
             // Before the session is used: a receipt key that cannot be read leaves the session unused.
             let signer = try receipts.signer()
-            var store = try CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype)
+            var store = try await CommandSupport.trustStore(roots.trust, scoped: roots.trustDoctype, fetchTimeout: trustLists.fetchTimeout)
             let prepared = try await trustLists.prepare(store: &store, at: time)
             let submission = try InputFiles.readFile(response)
             let credential = try CommandSupport.webCredential(submission, name: response)

@@ -66,7 +66,7 @@ extension WebCommand {
             }
             do { _ = try DCAPIEncryptionInfo(base64URL: infoText) } catch { throw CLIInputError("--encryption-info: \(error)") }
             var roots: [Certificate] = []
-            for path in trust { roots += try CommandSupport.trustStore([path]).anchors.map(\.certificate) }
+            for path in trust { roots += try await CommandSupport.trustStore([path]).anchors.map(\.certificate) }
             let transcript = SessionTranscript.dcapi(encryptionInfoBase64URL: infoText, origin: origin)
             let report = await ReaderAuthVerifier(roots: roots).verify(deviceRequest: deviceRequest, transcript: transcript, context: .at(time))
             switch format {

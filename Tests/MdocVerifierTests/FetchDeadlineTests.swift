@@ -12,19 +12,19 @@ import WalletVerifierTestSupport
     /// Fetches `url` with `transport`: the failure and the seconds it took.
     static func failure(
         _ transport: any RevocationListTransport, _ url: String, maximumSize: Int = 4 * 1024 * 1024
-    ) async -> (failure: RevocationFailure?, seconds: Double) {
+    ) async -> (failure: TrustDocumentFetchFailure?, seconds: Double) {
         let started = Date()
-        var failure: RevocationFailure?
-        do { _ = try await transport.fetch(URL(string: url)!, maximumSize: maximumSize) } catch { failure = error as? RevocationFailure }
+        var failure: TrustDocumentFetchFailure?
+        do { _ = try await transport.fetch(URL(string: url)!, maximumSize: maximumSize) } catch { failure = error as? TrustDocumentFetchFailure }
         return (failure, Date().timeIntervalSince(started))
     }
 
-    /// Expects a `listUnavailable` failure, retryable or not, whose message says `text`.
+    /// Expects an `unavailable` failure, retryable or not, whose message says `text`.
     static func expectUnavailable(
-        _ failure: RevocationFailure?, retryable: Bool, saying text: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ failure: TrustDocumentFetchFailure?, retryable: Bool, saying text: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let failure = try #require(failure, sourceLocation: sourceLocation)
-        #expect(failure.reason == .listUnavailable && failure.retryable == retryable, sourceLocation: sourceLocation)
+        #expect(failure.kind == .unavailable && failure.retryable == retryable, sourceLocation: sourceLocation)
         #expect(failure.message.contains(text), "\(failure.message)", sourceLocation: sourceLocation)
     }
 
@@ -79,14 +79,14 @@ import WalletVerifierTestSupport
         let transport = HTTPRevocationTransport(timeout: 5)
         for path in ["/declared", "/undeclared"] {
             let failure = try #require(await Self.failure(transport, server.url(path), maximumSize: 100_000).failure, "\(path)")
-            #expect(failure.reason == .listTooLarge, "\(path): \(failure)")
+            #expect(failure.kind == .tooLarge, "\(path): \(failure)")
         }
         let fits = try await transport.fetch(URL(string: server.url("/fits"))!, maximumSize: 100_000)
         #expect(fits == [UInt8](repeating: 0x42, count: 100_000))
         // Error statuses keep their meaning: 404 and 5xx may be retried, 403 not.
         server.set("/forbidden", .init(status: 403))
         let forbidden = try #require(await Self.failure(transport, server.url("/forbidden")).failure)
-        #expect(forbidden.reason == .listUnavailable && !forbidden.retryable && forbidden.message.contains("HTTP 403"))
+        #expect(forbidden.kind == .unavailable && !forbidden.retryable && forbidden.message.contains("HTTP 403"))
         let missing = try #require(await Self.failure(transport, server.url("/missing")).failure)
         #expect(missing.retryable && missing.message.contains("HTTP 404"))
     }

@@ -9,6 +9,7 @@ import NIOCore
 import NIOFoundationEssentialsCompat
 import Synchronization
 import Testing
+import TrustDocuments
 import VerificationCore
 import WalletEncoding
 import WalletVerifierTestSupport
@@ -258,7 +259,7 @@ import WalletVerifierTestSupport
         #expect(configuration.rootKeys?.keys.count == 3)
         #expect(server.requestedPaths == ["/keys.json"])
         let store = try #require(first.base?.documentCache)
-        let stored = try #require(try await store.cachedDocument(GooglePayRootKeyCopies.cacheKey(url)))
+        let stored = try #require(try await store.cachedDocument(GooglePayRootKeySource.cacheKey(url)))
         #expect(stored.bytes == good && stored.fetchedAt == Vectors.time && stored.freshUntil == Vectors.time.addingTimeInterval(600))
         try await VerifierApplication.build(services: first, logger: Logger(label: "test")).test(.router) { client in
             let answer = try await Self.post(client, try Self.objectBody())
@@ -278,11 +279,11 @@ import WalletVerifierTestSupport
         #expect(await refresher.refreshOnce() == false)
         #expect(server.requestedPaths.count == 3)
         #expect(live.current.googlePay?.rootKeys?.keys.count == 3)
-        #expect(try await store.cachedDocument(GooglePayRootKeyCopies.cacheKey(url))?.bytes == good)
+        #expect(try await store.cachedDocument(GooglePayRootKeySource.cacheKey(url))?.bytes == good)
         // A good list again, with a max-age under the floor: fresh for 5 minutes.
         server.set("/keys.json", .init(body: good, headers: [("Cache-Control", "max-age=10")]))
         #expect(await refresher.refreshOnce() == true)
-        let refreshed = try #require(try await store.cachedDocument(GooglePayRootKeyCopies.cacheKey(url)))
+        let refreshed = try #require(try await store.cachedDocument(GooglePayRootKeySource.cacheKey(url)))
         #expect(refreshed.fetchedAt == clock.now() && refreshed.freshUntil == clock.now().addingTimeInterval(300))
         await first.shutdown()
 

@@ -74,7 +74,8 @@ struct IssuerChainCheck: VerificationCheck {
         // A document signer configured as a trust anchor itself (pinned) is trusted directly: RFC 5280
         // path validation would refuse it as a root because it is not a CA.
         if roots.contains(leaf) {
-            let entry = state.chainCache.store([leaf], pinned: true, for: cacheKey)
+            let entry = state.chainCache.store(
+                [leaf], pinned: true, anchor: state.trustStore.anchor(for: leaf, docType: document.docType), for: cacheKey)
             state.chain = entry
             return pinned(entry)
         }
@@ -86,7 +87,9 @@ struct IssuerChainCheck: VerificationCheck {
             }
             switch await verifier.validate(leaf: leaf, intermediates: CertificateStore()) {
             case .validCertificate(let validated):
-                let entry = state.chainCache.store(Array(validated), for: cacheKey)
+                let chain = Array(validated)
+                let anchor = chain.last.flatMap { state.trustStore.anchor(for: $0, docType: document.docType) }
+                let entry = state.chainCache.store(chain, anchor: anchor, for: cacheKey)
                 state.chain = entry
                 return passed(entry)
             case .couldNotValidate(let policyFailures):
@@ -116,10 +119,14 @@ struct IssuerChainCheck: VerificationCheck {
             detail +=
                 "; the other \(parsed.count - 1) x5chain certificate(s) are not used: ISO 18013-5 Annex B has the IACA issue the document signer directly"
         }
+        let place = IssuerPlace(leaf.issuer)
+        var untrustedDetails = ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description]
+        untrustedDetails["issuerCountry"] = place.country
+        untrustedDetails["issuerState"] = place.state
         return .failed(
             .untrustedIssuer,
-            "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). Trusted roots for \(document.docType): \(rootNames). A signer no trusted root vouches for makes this test data at best (such as the mock data ProximityReader returns under a developer integrator profile), never a real document.",
-            details: ["signer": leaf.subjectSummary, "issuer": leaf.issuer.description])
+            "The document signer \(leaf.subjectSummary) does not chain to a trusted IACA root (\(detail)). \(place.sentence) Trusted roots for \(document.docType): \(rootNames). A signer no trusted root vouches for makes this test data at best (such as the mock data ProximityReader returns under a developer integrator profile), never a real document.",
+            details: untrustedDetails)
     }
 
     /// The root (or pinned signer) among `roots` that vouches for `leaf` at `time`; nil when none.
@@ -136,18 +143,45 @@ struct IssuerChainCheck: VerificationCheck {
 
     private func pinned(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {
         let signer = entry.subjects.first ?? ""
-        return .passed(
-            "The document signer \(signer) is itself in the trust store (pinned); it is valid at the verification time.",
-            details: ["signer": signer, "pinned": "true", "chainLength": "1"])
+        return .passed {
+            (
+                "The document signer \(signer) is itself in the trust store (pinned)\(Self.through(entry.anchor)); it is valid at the verification time.",
+                Self.anchorDetails(entry.anchor, subject: signer).merging(["signer": signer, "pinned": "true", "chainLength": "1"]) { $1 }
+            )
+        }
     }
 
     private func passed(_ entry: ValidatedChainCache.Entry) -> CheckOutcome {
         let (root, signer, length) = (entry.subjects.last ?? "", entry.subjects.first ?? "", entry.chain.count)
         return .passed {
             (
-                "The document signer chains to the trusted IACA \(root); every certificate is valid at the verification time.",
-                ["signer": signer, "iaca": root, "chainLength": String(length)]
+                "The document signer chains to the trusted IACA \(root)\(Self.through(entry.anchor)); every certificate is valid at the verification time.",
+                Self.anchorDetails(entry.anchor, subject: root).merging(["signer": signer, "iaca": root, "chainLength": String(length)]) { $1 }
             )
         }
+    }
+
+    /// ", trusted through <where the root came from>", or nothing when the anchor is unknown.
+    static func through(_ anchor: IACATrustStore.Anchor?) -> String {
+        guard let anchor else { return "" }
+        return ", trusted through \(anchor.provenance.summary)"
+    }
+
+    /// The anchoring root and its source: `rootSubject`, `rootSHA256`, `trustSource` (file, url,
+    /// vical, memory) and `trustLocation` (the path, URL or VICAL as configured).
+    static func anchorDetails(_ anchor: IACATrustStore.Anchor?, subject: String) -> [String: String] {
+        guard let anchor else { return [:] }
+        var details = [
+            "rootSubject": subject, "rootSHA256": anchor.sha256, "trustSource": anchor.provenance.kind.rawValue,
+            "trustLocation": anchor.provenance.location,
+        ]
+        if let vical = anchor.provenance.vical {
+            details["vicalIssuer"] = vical.issuer
+            details["vicalDate"] = RFC3339.format(vical.date)
+            if let issueID = vical.issueID { details["vicalIssueID"] = String(issueID) }
+            if let authority = vical.issuingAuthority { details["issuingAuthority"] = authority }
+            if let country = vical.country { details["issuingCountry"] = country }
+        }
+        return details
     }
 }

@@ -189,6 +189,8 @@ public struct RevocationChecker: Sendable {
                     reference, docType: docType, documentRoot: documentRoot, pinnedDocumentSigner: pinnedDocumentSigner, at: time, report: &report)
             } catch let failure as RevocationFailure {
                 report.answer = .undetermined(failure)
+            } catch let failure as TrustDocumentFetchFailure {
+                report.answer = .undetermined(RevocationFailure(fetching: failure))
             } catch {
                 report.answer = .undetermined(
                     RevocationFailure(.listUnavailable, "The revocation list for \(reference.uri) could not be obtained.", retryable: true))

@@ -72,13 +72,9 @@ public struct RevocationListSources: RevocationListSource {
     }
 }
 
-/// Fetches a list's bytes from a URL (the network layer; see the MdocRevocationHTTP module).
-public protocol RevocationListTransport: Sendable {
-    /// The response body of a GET to `url`. Throws ``RevocationFailure`` (`listUnavailable`,
-    /// retryable) when the server cannot be reached or answers with an error, and `listTooLarge`
-    /// when the body exceeds `maximumSize`.
-    func fetch(_ url: URL, maximumSize: Int) async throws -> [UInt8]
-}
+/// The transport revocation lists are fetched with: ``TrustDocumentTransport``, the one transport of
+/// every trust document (its former name, kept for existing code).
+public typealias RevocationListTransport = TrustDocumentTransport
 
 /// Fetches lists from their uri and caches them. A cached copy is used until the earliest of its
 /// `exp`, its `ttl` after the fetch, and ``maximumAge`` after the fetch (one day by default: Apple
@@ -96,7 +92,7 @@ public actor RevocationListCache: RevocationListSource {
     }
 
     /// Fetches the lists' bytes.
-    public let transport: any RevocationListTransport
+    public let transport: any TrustDocumentTransport
     /// Decides whether a cached copy is fresh (not whether a list is valid).
     public let clock: any VerificationClock
     /// Longest a fetched copy is used before it is fetched again.
@@ -108,7 +104,7 @@ public actor RevocationListCache: RevocationListSource {
 
     /// Creates an empty cache; by default a copy is kept at most one day and lists up to 4 MiB are accepted.
     public init(
-        transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
+        transport: any TrustDocumentTransport, clock: any VerificationClock = SystemClock(),
         maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024
     ) {
         self.transport = transport
@@ -119,14 +115,7 @@ public actor RevocationListCache: RevocationListSource {
 
     /// Whether a uri may be fetched: https, or http to a loopback host as ``LoopbackHost/isLoopback(_:)``
     /// parses it (`localhost`, `[::1]`, an IPv4 literal in 127.0.0.0/8), never a name that starts like one.
-    public static func fetchableURL(_ uri: String) -> URL? {
-        guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
-            url.user == nil, url.password == nil
-        else { return nil }
-        if scheme == "https" { return url }
-        if scheme == "http" && LoopbackHost.isLoopback(host) { return url }
-        return nil
-    }
+    public static func fetchableURL(_ uri: String) -> URL? { TrustDocumentFetchFailure.fetchableURL(uri) }
 
     /// The cached copy of `uri` while fresh, otherwise a new fetch (one per uri at a time); `time` is ignored.
     /// Throws `unsupportedURI` for a uri that ``fetchableURL(_:)`` refuses, and the transport's failures.
@@ -146,7 +135,7 @@ public actor RevocationListCache: RevocationListSource {
         // The fetch runs outside any caller's slot hooks; each caller gives its own slot back while it waits.
         let task = OutboundWait.$hooks.withValue(nil) {
             Task { [transport, maximumSize, maximumAge] () async throws -> Entry in
-                let bytes = try await transport.fetch(url, maximumSize: maximumSize)
+                let bytes = try await RevocationFailure.fetching { try await transport.fetch(url, maximumSize: maximumSize) }
                 return Self.entry(bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
             }
         }

@@ -27,6 +27,32 @@ public struct RevocationFailure: Error, Sendable, Hashable, CustomStringConverti
 
     /// The reason code and the message, for logs.
     public var description: String { "RevocationFailure.\(reason): \(message)" }
+
+    /// A list that could not be fetched: `listUnavailable`, `listTooLarge`, `addressNotAllowed` or
+    /// `unsupportedURI`, with the transport's message and retryability.
+    public init(fetching failure: TrustDocumentFetchFailure) {
+        let reason: ReasonCode =
+            switch failure.kind {
+            case .unavailable: .listUnavailable
+            case .tooLarge: .listTooLarge
+            case .addressNotAllowed: .addressNotAllowed
+            case .unsupportedURL: .unsupportedURI
+            }
+        self.init(reason, failure.message, retryable: failure.retryable)
+    }
+
+    /// Runs a fetch, turning a ``TrustDocumentFetchFailure`` into the revocation failure it means
+    /// (``init(fetching:)``), so revocation sources throw ``RevocationFailure`` as they always did.
+    public static func fetching<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let failure as TrustDocumentFetchFailure { throw RevocationFailure(fetching: failure) }
+    }
+
+    /// The reason code of an error met while obtaining a list (`listUnavailable` for one of no known kind).
+    public static func reason(of error: any Error) -> ReasonCode {
+        if let failure = error as? RevocationFailure { return failure.reason }
+        if let failure = error as? TrustDocumentFetchFailure { return RevocationFailure(fetching: failure).reason }
+        return .listUnavailable
+    }
 }
 
 /// A revocation list as published: a CWT (RFC 8392) signed with COSE_Sign1 carrying either an IETF

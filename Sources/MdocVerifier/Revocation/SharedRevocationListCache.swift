@@ -46,7 +46,7 @@ public actor SharedRevocationListCache: RevocationListSource {
     /// The store shared with the other instances, where copies are kept and fetches claimed.
     public let store: any DocumentCacheStore
     /// Fetches the lists' bytes.
-    public let transport: any RevocationListTransport
+    public let transport: any TrustDocumentTransport
     /// Decides freshness, usability and fetch claims (not whether a list is valid).
     public let clock: any VerificationClock
     /// Longest a fetched copy is fresh, and how long it stays usable when it has no `exp`.
@@ -64,7 +64,7 @@ public actor SharedRevocationListCache: RevocationListSource {
     /// Defaults: the system clock, a maximum age of one day, lists up to 4 MiB, a fetch claimed for
     /// 15 s (the transport's default deadline of 10 s and a margin).
     public init(
-        store: any DocumentCacheStore, transport: any RevocationListTransport, clock: any VerificationClock = SystemClock(),
+        store: any DocumentCacheStore, transport: any TrustDocumentTransport, clock: any VerificationClock = SystemClock(),
         maximumAge: Duration = .seconds(86_400), maximumSize: Int = 4 * 1024 * 1024, fetchClaim: Duration = .seconds(15),
         observe: @escaping @Sendable (Event) -> Void = { _ in }
     ) {
@@ -151,7 +151,7 @@ public actor SharedRevocationListCache: RevocationListSource {
                     claimed = await claim()
                 }
                 do {
-                    let bytes = try await transport.fetch(url, maximumSize: maximumSize)
+                    let bytes = try await RevocationFailure.fetching { try await transport.fetch(url, maximumSize: maximumSize) }
                     let copy = Self.copy(uri: uri, bytes: bytes, fetchedAt: now, maximumAge: maximumAge)
                     // A list that does not even decode is returned (the checker says why) but never kept.
                     if copy.freshUntil > now { try? await store.storeDocument(copy) }
@@ -169,7 +169,7 @@ public actor SharedRevocationListCache: RevocationListSource {
         do {
             result = try await OutboundWait.during { try await task.value }
         } catch {
-            observe(.fetchFailed((error as? RevocationFailure)?.reason.rawValue ?? "listUnavailable"))
+            observe(.fetchFailed(RevocationFailure.reason(of: error).rawValue))
             throw error
         }
         observe(result.fetched ? .fetched : .hit)

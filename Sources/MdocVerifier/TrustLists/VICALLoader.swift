@@ -16,6 +16,10 @@ public struct VICALLoadResult: Sendable {
         public let docTypes: Set<String>
         /// The entry's `issuingAuthority`, when the VICAL names one.
         public let issuingAuthority: String?
+        /// The entry's `issuingCountry`, when the VICAL names one.
+        public let issuingCountry: String?
+        /// Every docType the entry lists (before the loader's filter).
+        public let entryDocTypes: [String]
     }
 
     /// `vical.*` results (scope `vical`), to be placed in the verification report.
@@ -28,11 +32,24 @@ public struct VICALLoadResult: Sendable {
     public let trusted: Bool
     /// The IACA roots the VICAL contributes; empty unless ``trusted``.
     public let roots: [Root]
+    /// The certificate that signed the VICAL (first of its x5chain), when it parsed.
+    public let signer: Certificate?
 
-    /// Adds the roots, each restricted to its docTypes, to a trust store.
-    public func add(to store: inout IACATrustStore) {
-        let source = vical.map { "VICAL \($0.provider)" + ($0.issueID.map { " #\($0)" } ?? "") + " of " + RFC3339.format($0.date) } ?? "VICAL"
-        for root in roots { store.add(root.certificate, docTypes: root.docTypes, source: source) }
+    /// Adds the roots, each restricted to its docTypes, to a trust store, with their provenance: the
+    /// VICAL's `location` (its file or URL, as configured), when the copy was fetched (nil for a
+    /// file), the list's issuer, signer, issue and dates, and the entry's authority and country.
+    public func add(to store: inout IACATrustStore, location: String = "VICAL", fetchedAt: Date? = nil) {
+        let signerSubject = signer.map { "\($0.subject)" } ?? ""
+        let signerSHA256 = signer.map(IACATrustStore.sha256) ?? ""
+        for root in roots {
+            let entry = vical.map {
+                RootProvenance.VICALEntry(
+                    issuer: $0.provider, signerSubject: signerSubject, signerSHA256: signerSHA256, issueID: $0.issueID, date: $0.date,
+                    nextUpdate: $0.nextUpdate, issuingAuthority: root.issuingAuthority, country: root.issuingCountry, docTypes: root.entryDocTypes)
+            }
+            let provenance = RootProvenance(kind: .vical, location: location, fetchedAt: fetchedAt, vical: entry)
+            store.add(root.certificate, docTypes: root.docTypes, provenance: provenance)
+        }
     }
 }
 
@@ -82,11 +99,15 @@ public struct VICALLoader: Sendable {
                         .vicalEntrySkipped, "VICAL entry \(position) holds a certificate that does not parse; it is not trusted.", scope: scope)
                     continue
                 }
-                roots.append(VICALLoadResult.Root(certificate: certificate, docTypes: Set(kept), issuingAuthority: entry.issuingAuthority))
+                roots.append(
+                    VICALLoadResult.Root(
+                        certificate: certificate, docTypes: Set(kept), issuingAuthority: entry.issuingAuthority, issuingCountry: entry.issuingCountry,
+                        entryDocTypes: entry.docTypes))
             }
         }
         let report = runner.report(flow: "vical")
-        return VICALLoadResult(checks: report.checks, warnings: report.warnings, vical: vical, trusted: trusted, roots: roots)
+        return VICALLoadResult(
+            checks: report.checks, warnings: report.warnings, vical: vical, trusted: trusted, roots: roots, signer: state.certificates.first)
     }
 }
 

@@ -41,12 +41,12 @@ public struct VICALSources: Sendable {
     /// The last verified copy and the newest issue of each URL, kept across reloads.
     public let copies: VICALCopies
     /// Fetches URLs; nil when only files are read.
-    public let transport: (any RevocationListTransport)?
+    public let transport: (any TrustDocumentTransport)?
     /// The document cache copies and rollback records are shared through; nil: memory only.
     public let store: (any DocumentCacheStore)?
 
     /// Sources that fetch URLs with `transport` (nil: files only), sharing copies through `store`.
-    public init(copies: VICALCopies = VICALCopies(), transport: (any RevocationListTransport)?, store: (any DocumentCacheStore)? = nil) {
+    public init(copies: VICALCopies = VICALCopies(), transport: (any TrustDocumentTransport)?, store: (any DocumentCacheStore)? = nil) {
         self.copies = copies
         self.transport = transport
         self.store = store

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MdocVerifier
 import SwiftASN1
 import WalletCBOR
 import WalletCOSE
@@ -73,14 +74,16 @@ public struct VICALFixture: Sendable {
     public func signed(key: P256.Signing.PrivateKey, x5chain: [[UInt8]]) throws -> [UInt8] {
         var infos: [CBORNode] = []
         for entry in entries {
-            infos.append(
-                try CBORNode.map([
-                    "certificate": .bytes(Self.der(entry.certificate)),
-                    "serialNumber": .tagged(2, .bytes([1])),
-                    "ski": .bytes([UInt8](repeating: 7, count: 20)),
-                    "docType": .array(entry.docTypes.map { .text($0) }),
-                    "issuingAuthority": .text(entry.certificate.subject.description),
-                ]))
+            var info: [(CBORNode, CBORNode)] = [
+                (.text("certificate"), .bytes(Self.der(entry.certificate))),
+                (.text("serialNumber"), .tagged(2, .bytes([1]))),
+                (.text("ski"), .bytes([UInt8](repeating: 7, count: 20))),
+                (.text("docType"), .array(entry.docTypes.map { .text($0) })),
+                (.text("issuingAuthority"), .text(entry.certificate.subject.description)),
+            ]
+            // The entry's country, as AAMVA's VICAL names it: the root's own C.
+            if let country = IssuerPlace(entry.certificate.subject).country { info.append((.text("issuingCountry"), .text(country))) }
+            infos.append(try CBORNode.map(info))
         }
         var fields: [(CBORNode, CBORNode)] = [
             (.text("version"), .text("1.0")), (.text("vicalProvider"), .text(provider)),

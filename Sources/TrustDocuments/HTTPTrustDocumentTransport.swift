@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import MdocVerifier
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -12,7 +11,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Fetches revocation lists and VICALs with AsyncHTTPClient: one GET under one wall-clock deadline
+/// Fetches trust documents (revocation lists, VICALs, IACA roots, Google Pay root keys) with
+/// AsyncHTTPClient: one GET under one wall-clock deadline
 /// over connecting, the response head and the whole body; no cookies, no cache (the caller decides
 /// freshness), redirects not followed, and the body capped at the caller's maximum while it arrives.
 ///
@@ -27,7 +27,7 @@ import Darwin
 /// goes to the address that was judged, never to a second resolution of the name (see
 /// ``pinnedAddress(of:policy:)``), so a name that answers a public address first and a private one
 /// next (DNS rebinding) cannot slip through.
-public struct HTTPRevocationTransport: RevocationListTransport {
+public struct HTTPTrustDocumentTransport: TrustDocumentTransport {
     /// Seconds the whole fetch may take: connecting, the response head and the body.
     public var timeout: TimeInterval
     /// Which addresses a fetch may connect to: public ones, literal loopback hosts, and the
@@ -44,26 +44,21 @@ public struct HTTPRevocationTransport: RevocationListTransport {
     /// The default deadline of a fetch, in seconds.
     public static let defaultTimeout: TimeInterval = 10
 
-    /// Fetches `url` with one GET and returns the body (see ``RevocationListTransport/fetch(_:maximumSize:)``).
-    /// Throws ``RevocationFailure``: `listUnavailable` (retryable) when the server cannot be reached,
-    /// answers an error status or does not finish within ``timeout``; `listTooLarge` when the body
-    /// exceeds `maximumSize`; `addressNotAllowed` when the host is or resolves to an address
-    /// ``addressPolicy`` refuses.
+    /// Fetches `url` with one GET and returns the body (see ``TrustDocumentTransport/fetch(_:maximumSize:)``),
+    /// asking for the revocation list media types. Throws ``TrustDocumentFetchFailure``: `unavailable`
+    /// (retryable) when the server cannot be reached, answers an error status or does not finish
+    /// within ``timeout``; `tooLarge` when the body exceeds `maximumSize`; `addressNotAllowed` when
+    /// the host is or resolves to an address ``addressPolicy`` refuses.
     public func fetch(_ url: URL, maximumSize: Int) async throws -> [UInt8] {
         try await fetchDocument(url, maximumSize: maximumSize, accept: Self.revocationAccept).body
     }
 
-    /// A response body and what its headers say about caching.
-    public struct FetchedDocument: Sendable {
-        /// The response body.
-        public let body: [UInt8]
-        /// `Cache-Control: max-age` in seconds, when the response gives one (and not `no-store` or `no-cache`).
-        public let maxAge: Int?
-    }
+    /// A response body and what its headers say about caching (the former name of ``FetchedTrustDocument``).
+    public typealias FetchedDocument = FetchedTrustDocument
 
     /// Fetches `url` like ``fetch(_:maximumSize:)``, asking for `accept`, and returns the body with
     /// the response's `Cache-Control: max-age` (for documents refreshed as their server says).
-    public func fetchDocument(_ url: URL, maximumSize: Int, accept: String) async throws -> FetchedDocument {
+    public func fetchDocument(_ url: URL, maximumSize: Int, accept: String) async throws -> FetchedTrustDocument {
         try await OutboundWait.during {
             try await fetchWithinDeadline(url, maximumSize: maximumSize, accept: accept)
         }
@@ -86,12 +81,12 @@ public struct HTTPRevocationTransport: RevocationListTransport {
         return maxAge
     }
 
-    private func fetchWithinDeadline(_ url: URL, maximumSize: Int, accept: String) async throws -> FetchedDocument {
+    private func fetchWithinDeadline(_ url: URL, maximumSize: Int, accept: String) async throws -> FetchedTrustDocument {
         let seconds = max(timeout, 0.001)
         let deadline = NIODeadline.now() + .nanoseconds(Int64(seconds * 1_000_000_000))
         // The request races a timer: whichever ends first ends the other (the request's task is
         // cancelled, which closes its connection).
-        let outcome = try await withThrowingTaskGroup(of: FetchedDocument?.self) { group in
+        let outcome = try await withThrowingTaskGroup(of: FetchedTrustDocument?.self) { group in
             group.addTask { [addressPolicy] in
                 try await Self.get(url, maximumSize: maximumSize, accept: accept, deadline: deadline, timeout: seconds, policy: addressPolicy)
             }
@@ -106,16 +101,16 @@ public struct HTTPRevocationTransport: RevocationListTransport {
         return outcome
     }
 
-    static func deadlineFailure(_ url: URL, _ seconds: TimeInterval) -> RevocationFailure {
+    static func deadlineFailure(_ url: URL, _ seconds: TimeInterval) -> TrustDocumentFetchFailure {
         let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-        return RevocationFailure(
-            .listUnavailable, "The server at \(url.absoluteString) did not answer within \(shown) s (connection, headers and body).",
+        return TrustDocumentFetchFailure(
+            .unavailable, "The server at \(url.absoluteString) did not answer within \(shown) s (connection, headers and body).",
             retryable: true)
     }
 
     private static func get(
         _ url: URL, maximumSize: Int, accept: String, deadline: NIODeadline, timeout: TimeInterval, policy: FetchAddressPolicy
-    ) async throws -> FetchedDocument {
+    ) async throws -> FetchedTrustDocument {
         let pinned = try await pinnedAddress(of: url, policy: policy)
         guard let host = pinned.name else {
             // The uri names the address itself: AsyncHTTPClient connects to that literal, no resolver.
@@ -142,11 +137,11 @@ public struct HTTPRevocationTransport: RevocationListTransport {
 
     /// The address a fetch of `url` connects to: the host itself when it is an address literal,
     /// otherwise the first address the name resolves to (one resolution) that `policy` allows. Throws
-    /// `addressNotAllowed` when none is allowed, `listUnavailable` when the name does not resolve.
+    /// `addressNotAllowed` when none is allowed, `unavailable` when the name does not resolve.
     /// `name` is the host to pin to the address, nil for a literal.
     static func pinnedAddress(of url: URL, policy: FetchAddressPolicy) async throws -> (name: String?, address: IPAddress) {
         guard let host = url.host, !host.isEmpty else {
-            throw RevocationFailure(.listUnavailable, "\(url.absoluteString) has no host.")
+            throw TrustDocumentFetchFailure(.unavailable, "\(url.absoluteString) has no host.")
         }
         let candidates: [IPAddress]
         let literal = IPAddress(host)
@@ -158,7 +153,7 @@ public struct HTTPRevocationTransport: RevocationListTransport {
         guard let allowed = candidates.first(where: { policy.refusal(host: host, address: $0) == nil }) else {
             let first = candidates[0]
             let kind = policy.refusal(host: host, address: first) ?? .reserved
-            throw RevocationFailure(
+            throw TrustDocumentFetchFailure(
                 .addressNotAllowed,
                 "\(url.absoluteString) is not fetched: "
                     + FetchAddressPolicy.refusalMessage(kind, address: first, host: host))
@@ -168,7 +163,7 @@ public struct HTTPRevocationTransport: RevocationListTransport {
 
     private static func get(
         _ url: URL, maximumSize: Int, accept: String, deadline: NIODeadline, timeout: TimeInterval, client: HTTPClient
-    ) async throws -> FetchedDocument {
+    ) async throws -> FetchedTrustDocument {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .GET
         request.headers.add(name: "Accept", value: accept)
@@ -181,32 +176,32 @@ public struct HTTPRevocationTransport: RevocationListTransport {
         let status = Int(response.status.code)
         guard (200..<300).contains(status) else {
             let hint = (300..<400).contains(status) ? " (redirects are not followed)" : ""
-            throw RevocationFailure(
-                .listUnavailable, "Fetching the revocation list from \(url.absoluteString) answered HTTP \(status)\(hint).",
+            throw TrustDocumentFetchFailure(
+                .unavailable, "Fetching \(url.absoluteString) answered HTTP \(status)\(hint).",
                 retryable: status >= 500 || status == 429 || status == 404)
         }
         if let declared = response.headers.first(name: "Content-Length").flatMap(Int64.init), declared > Int64(maximumSize) {
-            throw RevocationFailure(
-                .listTooLarge, "The revocation list at \(url.absoluteString) is \(declared) bytes; the limit is \(maximumSize).")
+            throw TrustDocumentFetchFailure(
+                .tooLarge, "The document at \(url.absoluteString) is \(declared) bytes; the limit is \(maximumSize).")
         }
         var body: [UInt8] = []
         do {
             for try await chunk in response.body {
                 guard body.count + chunk.readableBytes <= maximumSize else {
-                    throw RevocationFailure(.listTooLarge, "The revocation list at \(url.absoluteString) exceeds the limit of \(maximumSize) bytes.")
+                    throw TrustDocumentFetchFailure(.tooLarge, "The document at \(url.absoluteString) exceeds the limit of \(maximumSize) bytes.")
                 }
                 body.append(contentsOf: chunk.readableBytesView)
             }
-        } catch let failure as RevocationFailure {
+        } catch let failure as TrustDocumentFetchFailure {
             throw failure
         } catch {
             throw Self.failure(error, url: url, timeout: timeout)
         }
         let cacheControl = response.headers[canonicalForm: "Cache-Control"].joined(separator: ",")
-        return FetchedDocument(body: body, maxAge: cacheControl.isEmpty ? nil : maxAge(cacheControl: cacheControl))
+        return FetchedTrustDocument(body: body, maxAge: cacheControl.isEmpty ? nil : maxAge(cacheControl: cacheControl))
     }
 
-    /// A transport error as a revocation failure: the deadline, or an unreachable server.
+    /// A transport error as a fetch failure: the deadline, or an unreachable server.
     private static func failure(_ error: any Error, url: URL, timeout: TimeInterval) -> any Error {
         if error is CancellationError { return error }
         if let client = error as? HTTPClientError {
@@ -215,16 +210,12 @@ public struct HTTPRevocationTransport: RevocationListTransport {
             }
             if client == .cancelled { return CancellationError() }
         }
-        return RevocationFailure(
-            .listUnavailable,
-            "The revocation list could not be fetched from \(url.absoluteString): the server could not be reached or the connection failed.",
+        return TrustDocumentFetchFailure(
+            .unavailable,
+            "\(url.absoluteString) could not be fetched: the server could not be reached or the connection failed.",
             retryable: true)
     }
 }
-
-/// The former name of ``HTTPRevocationTransport``.
-@available(*, deprecated, renamed: "HTTPRevocationTransport")
-public typealias URLSessionRevocationTransport = HTTPRevocationTransport
 
 /// The one HTTP client of the process for outbound fetches: on NIO's shared event loops, redirects
 /// not followed, no decompression, connections kept briefly. It lives as long as the process (a
@@ -270,8 +261,8 @@ enum Resolver {
             once.continuation.withLock { $0.take() }?.resume(throwing: CancellationError())
         }
         guard let found, !found.isEmpty else {
-            throw RevocationFailure(
-                .listUnavailable, "\(url.absoluteString) could not be fetched: its host name does not resolve.", retryable: true)
+            throw TrustDocumentFetchFailure(
+                .unavailable, "\(url.absoluteString) could not be fetched: its host name does not resolve.", retryable: true)
         }
         return found
     }

@@ -1,0 +1,228 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Mdoc
+import MdocVerifier
+import SwiftASN1
+import TrustDocuments
+import VerificationCore
+import VerifierServer
+import WalletCBOR
+import WalletCOSE
+import WalletEncoding
+import X509
+
+/// `wallet-verifier trust ...`: what the service trusts, where each root came from, and why a
+/// document is or is not trusted — with the configuration `serve` reads.
+struct TrustCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trust",
+        abstract: "Show the trusted IACA roots with their provenance, and explain why a document is or is not trusted.",
+        subcommands: [TrustListCommand.self, TrustCheckCommand.self]
+    )
+
+    /// The configuration `serve` would run with (flags, environment, `--config`), composed as
+    /// `serve` composes it; the log says nothing (what matters is printed).
+    static func services(_ options: ServeOptions) async throws -> VerifierServices {
+        let settings: ServerSettings
+        do {
+            settings = try ServerSettings.resolve(flags: options.flags, environment: ProcessInfo.processInfo.environment, configFile: options.config)
+        } catch {
+            throw CLIInputError("\(error)")
+        }
+        let logger = Logger(label: "wallet-verifier") { _ in SwiftLogNoOpLogHandler() }
+        do { return try await VerifierServices.make(settings: settings, logger: logger) } catch {
+            throw CLIInputError("the configuration does not load: \(error)")
+        }
+    }
+}
+
+/// `wallet-verifier trust list`: every trusted root with its provenance, and every trust source.
+struct TrustListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List every trusted IACA root with where it came from, and every trust source with its state.",
+        discussion: """
+            Takes the same flags, environment and --config as serve, and loads the roots as serve does (files, pinned \
+            URLs, VICALs, with the copies its store keeps). --format json prints {"roots": [...], "sources": [...]}, \
+            the members of GET /v1/trust.
+            """
+    )
+
+    @OptionGroup var options: ServeOptions
+    @Option(name: .long, help: "Output format: text or json.") var format: OutputFormat = .text
+
+    func run() async throws {
+        let services = try await TrustCommand.services(options)
+        let now = services.clock.now()
+        let output = CLIOutput.current
+        if format == .json {
+            output.out(services.trustListJSON(at: now))
+        } else {
+            let anchors = services.trustStore.anchors
+            output.out("\(anchors.count) trusted IACA root(s)")
+            for anchor in anchors {
+                output.out(TrustText.root(anchor))
+            }
+            let sources = services.currentTrustSources(at: now)
+            output.out("\(sources.count) trust source(s)")
+            for source in sources {
+                output.out(TrustText.source(source, now: now, margin: services.settings.trustStaleAfter))
+            }
+        }
+        await services.shutdown()
+    }
+}
+
+/// `wallet-verifier trust check FILE`: which root vouches for a document's signer, or why none does.
+struct TrustCheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Say which configured root vouches for a document's signer, or why none does.",
+        discussion: """
+            FILE is a DeviceResponse (binary CBOR, hex or base64), the {"identity": DeviceResponse} plaintext of an \
+            identity response, or a document signer certificate (PEM or DER). The roots are those serve would trust \
+            (the same flags, environment and --config). Exit codes: 0 every signer is vouched for (the root and where \
+            it came from are named), 1 one is not (its issuer's country and state, and the sources consulted, are \
+            named), 2 usage error or unreadable input.
+            """
+    )
+
+    @Argument(help: "A DeviceResponse, an identity plaintext, or a document signer certificate.") var file: String
+    @OptionGroup var options: ServeOptions
+    @Option(name: .long, help: "Time the chain is checked at (RFC 3339). Default: now.") var at: String?
+
+    func run() async throws {
+        let signers = try TrustCheckInput.signers(try InputFiles.readFile(file), name: file)
+        let time = try CommandSupport.verificationTime(at)
+        let services = try await TrustCommand.services(options)
+        let store = services.trustStore
+        let sources = services.currentTrustSources(at: services.clock.now())
+        let output = CLIOutput.current
+        var untrusted = 0
+        for signer in signers {
+            let subject = TerminalText.escape("\(signer.certificate.subject)")
+            let scope = signer.docType.map { " for \(TerminalText.escape($0))" } ?? ""
+            if let anchor = await store.anchor(vouchingFor: signer.certificate, docType: signer.docType, at: time) {
+                output.out("trusted: the document signer \(subject)\(scope) chains to a configured root")
+                output.out(TrustText.root(anchor))
+                continue
+            }
+            untrusted += 1
+            let place = IssuerPlace(signer.certificate.issuer)
+            output.out("not trusted: no configured root\(scope) vouches for the document signer \(subject) at \(RFC3339.format(time))")
+            output.out("  its issuer: \(TerminalText.escape("\(signer.certificate.issuer)"))")
+            output.out("  issuer country: \(place.country.map { TerminalText.escape($0) } ?? "(none named)")")
+            output.out("  issuer state or province: \(place.state.map { TerminalText.escape($0) } ?? "(none named)")")
+            if let docType = signer.docType, IACATrustStore.requiresScopedRoot(docType),
+                let unscoped = await store.anchor(vouchingFor: signer.certificate, docType: nil, at: time)
+            {
+                output.out(
+                    "  a root trusted for any docType vouches for it (\(TrustText.oneLine(unscoped))), but a \(docType) document needs a root scoped to its docType (--trust-doctype \(docType)=...)"
+                )
+            }
+            output.out("  sources consulted:")
+            if sources.isEmpty { output.out("    none: no --trust, --trust-doctype or --vical is configured") }
+            for source in sources where source.kind != .googlePayKeys {
+                output.out(
+                    "    \(TerminalText.escape(source.label)): \(source.roots) root(s)\(source.problem.map { "; \(TerminalText.escape($0))" } ?? "")")
+                if source.kind == .vical {
+                    output.out("      \(TrustText.vicalCoverage(store, location: source.location, country: place.country))")
+                }
+            }
+        }
+        await services.shutdown()
+        if untrusted > 0 { throw CommandExit(code: CLIExit.rejected) }
+    }
+}
+
+/// The document signers of a `trust check` input, each with its document's docType (nil for a bare certificate).
+enum TrustCheckInput {
+    struct Signer {
+        let certificate: Certificate
+        let docType: String?
+    }
+
+    static func signers(_ raw: [UInt8], name: String) throws -> [Signer] {
+        if String(decoding: raw.prefix(4096), as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") {
+            guard let certificate = try? IACATrustStore.certificates(in: raw, name: name).first else {
+                throw CLIInputError("\(name): the PEM certificate does not parse")
+            }
+            return [Signer(certificate: certificate, docType: nil)]
+        }
+        if let certificate = try? Certificate(derEncoded: raw) { return [Signer(certificate: certificate, docType: nil)] }
+        let bytes = InputFiles.cborBytes(fromFileContents: raw).bytes
+        let response: DeviceResponse
+        do {
+            if let map = try? CBORDecoder.decode(bytes).map("plaintext"), let identity = map["identity"] {
+                response = try DeviceResponse(cbor: identity)
+            } else {
+                response = try DeviceResponse(cborBytes: bytes)
+            }
+        } catch {
+            throw CLIInputError(
+                "\(name) is neither a DeviceResponse, an identity plaintext nor a certificate (\(error.message.isEmpty ? error.code.rawValue : error.message))"
+            )
+        }
+        var signers: [Signer] = []
+        for document in response.documents {
+            guard let der = try? document.issuerSigned.issuerAuth.headers.x5chain().first, let certificate = try? Certificate(derEncoded: der) else {
+                throw CLIInputError("\(name): the \(document.docType) document's issuerAuth has no document signer certificate that parses")
+            }
+            signers.append(Signer(certificate: certificate, docType: document.docType))
+        }
+        guard !signers.isEmpty else { throw CLIInputError("\(name): the DeviceResponse holds no document") }
+        return signers
+    }
+}
+
+/// The text forms of roots and sources for `trust list` and `trust check`.
+enum TrustText {
+    static func root(_ anchor: IACATrustStore.Anchor) -> String {
+        let scope = anchor.docTypes.map { $0.sorted().joined(separator: ", ") } ?? "any docType (passports excepted)"
+        var lines = [
+            "- \(TerminalText.escape("\(anchor.certificate.subject)"))",
+            "    sha256 \(anchor.sha256)",
+            "    valid \(RFC3339.format(anchor.certificate.notValidBefore)) to \(RFC3339.format(anchor.certificate.notValidAfter))",
+            "    docTypes: \(TerminalText.escape(scope))",
+            "    from: \(TerminalText.escape(anchor.provenance.summary))",
+        ]
+        let provenance = anchor.provenance
+        if let sha = provenance.fileSHA256 { lines.append("    file sha256 \(sha)") }
+        if let pin = provenance.pin { lines.append("    pin sha256=\(pin)") }
+        if let fetched = provenance.fetchedAt { lines.append("    fetched \(RFC3339.format(fetched))") }
+        if let vical = provenance.vical {
+            lines.append("    VICAL signer \(TerminalText.escape(vical.signerSubject)) (sha256 \(vical.signerSHA256))")
+            lines.append(
+                "    VICAL issue \(vical.issueID.map(String.init) ?? "(none)") of \(RFC3339.format(vical.date)), next update \(vical.nextUpdate.map(RFC3339.format) ?? "(none)")"
+            )
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func oneLine(_ anchor: IACATrustStore.Anchor) -> String {
+        "\(TerminalText.escape("\(anchor.certificate.subject)")), sha256 \(anchor.sha256), from \(TerminalText.escape(anchor.provenance.summary))"
+    }
+
+    static func source(_ source: TrustSourceStatus, now: Date, margin: TimeInterval) -> String {
+        var parts = ["- \(TerminalText.escape(source.label)): \(source.roots) \(source.kind == .googlePayKeys ? "usable key(s)" : "root(s)")"]
+        if let last = source.lastSuccess { parts.append("loaded \(RFC3339.format(last))") }
+        if let next = source.nextUpdate { parts.append("next update \(RFC3339.format(next))") }
+        if let stale = source.staleness(at: now, margin: margin) { parts.append("STALE: \(TerminalText.escape(stale))") }
+        if let problem = source.problem { parts.append("NOT IN USE: \(TerminalText.escape(problem))") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// Whether the VICAL at `location` lists an issuing authority of `country`, and which.
+    static func vicalCoverage(_ store: IACATrustStore, location: String, country: String?) -> String {
+        guard let country else { return "the signer's issuer names no country to look for in this VICAL" }
+        let entries = store.anchors.compactMap { $0.provenance.kind == .vical && $0.provenance.location == location ? $0.provenance.vical : nil }
+        let matching = entries.filter { $0.country?.uppercased() == country.uppercased() }
+        guard !matching.isEmpty else {
+            return "this VICAL lists no issuing authority for country \(TerminalText.escape(country)) among its \(entries.count) trusted entries"
+        }
+        let names = Set(matching.map { $0.issuingAuthority ?? "(unnamed authority)" }).sorted().map { TerminalText.escape($0) }
+        return
+            "this VICAL lists \(matching.count) root(s) for country \(TerminalText.escape(country)) (\(names.joined(separator: "; "))), none of which issued this signer"
+    }
+}
