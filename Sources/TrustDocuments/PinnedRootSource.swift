@@ -1,14 +1,24 @@
 import Crypto
 import Foundation
 import MdocVerifier
+import Synchronization
 import VerificationCore
 import WalletEncoding
 import X509
 
-/// Fetches pinned roots (``PinnedRoot``) through the trust-document transport and keeps each in the
-/// store's document cache (until the certificate expires), so a restart or another instance sharing
-/// the store uses the kept copy without the network. A copy is used only when its SHA-256 is the pin.
+/// Fetches pinned roots (``PinnedRoot``) through the trust-document transport and keeps each in
+/// memory (across reloads) and in the store's document cache (until the certificate expires), so a
+/// reload, a restart or another instance sharing the store uses the kept copy without the network. A
+/// copy is used only when its SHA-256 is the pin.
 public struct PinnedRootSource: Sendable {
+    /// The roots fetched by this process, by ``PinnedRoot/cacheKey``: its bytes and when it was fetched.
+    public final class Copies: Sendable {
+        let copies = Mutex<[String: (bytes: [UInt8], fetchedAt: Date)]>([:])
+
+        /// None kept yet.
+        public init() {}
+    }
+
     /// A root that was fetched (or found kept) and matched its pin.
     public struct Loaded: Sendable {
         /// The root certificate.
@@ -24,10 +34,13 @@ public struct PinnedRootSource: Sendable {
 
     /// Fetches URLs.
     public let transport: any TrustDocumentTransport
+    /// The copies kept in memory (share one across reloads).
+    public let copies: Copies
 
-    /// A source fetching with `transport`.
-    public init(transport: any TrustDocumentTransport) {
+    /// A source fetching with `transport`, keeping what it fetched in `copies`.
+    public init(transport: any TrustDocumentTransport, copies: Copies = Copies()) {
         self.transport = transport
+        self.copies = copies
     }
 
     /// The root of `root`: the store's copy when it has one that matches the pin, otherwise fetched
@@ -35,7 +48,18 @@ public struct PinnedRootSource: Sendable {
     /// serves is not one self-signed CA certificate whose DER hashes to the pin (naming both
     /// fingerprints), `unavailable` when it cannot be fetched and no copy is kept.
     public func load(_ root: PinnedRoot, store: (any DocumentCacheStore)?, now: Date) async throws(PinnedRootFailure) -> Loaded {
+        // This process's copy: written to the store when the store lacks it (it could not answer at the first load).
+        if let kept = copies.copies.withLock({ $0[root.cacheKey] }), let certificate = try? Self.verify(kept.bytes, against: root, at: now) {
+            if let store, (try? await store.cachedDocument(root.cacheKey)) == nil {
+                try? await store.storeDocument(
+                    CachedDocument(
+                        key: root.cacheKey, bytes: kept.bytes, fetchedAt: kept.fetchedAt, freshUntil: certificate.notValidAfter,
+                        usableUntil: certificate.notValidAfter))
+            }
+            return Loaded(certificate: certificate, provenance: .url(root.url, pin: root.pin, fetchedAt: kept.fetchedAt), fromStore: false)
+        }
         if let kept = try? await store?.cachedDocument(root.cacheKey), let certificate = try? Self.verify(kept.bytes, against: root, at: now) {
+            copies.copies.withLock { $0[root.cacheKey] = (kept.bytes, kept.fetchedAt) }
             return Loaded(certificate: certificate, provenance: .url(root.url, pin: root.pin, fetchedAt: kept.fetchedAt), fromStore: true)
         }
         guard let url = TrustDocumentFetchFailure.fetchableURL(root.url) else {
@@ -50,6 +74,9 @@ public struct PinnedRootSource: Sendable {
             throw PinnedRootFailure(.unavailable, "\(root.url) could not be fetched and no copy is kept: \(error)")
         }
         let certificate = try Self.verify(bytes, against: root, at: now)
+        // Whole seconds: every instance reading the store's copy shows the same time as this one.
+        let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        copies.copies.withLock { $0[root.cacheKey] = (bytes, now) }
         try? await store?.storeDocument(
             CachedDocument(
                 key: root.cacheKey, bytes: bytes, fetchedAt: now, freshUntil: certificate.notValidAfter, usableUntil: certificate.notValidAfter))

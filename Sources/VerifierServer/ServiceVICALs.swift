@@ -88,7 +88,8 @@ enum ServiceTrustURLs {
         let statuses: [TrustSourceStatus]
         do {
             statuses = try await TrustRootEntry.loadURLs(
-                entries, into: &trust, source: PinnedRootSource(transport: base.transport), documentStore: base.documentStore, now: base.clock.now())
+                entries, into: &trust, source: PinnedRootSource(transport: base.transport, copies: base.pinnedRoots),
+                documentStore: base.documentStore, now: base.clock.now())
         } catch {
             throw SettingsError(error.description)
         }

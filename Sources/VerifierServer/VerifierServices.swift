@@ -134,6 +134,8 @@ public struct VerifierServices: Sendable {
         let vicalCopies: VICALCopies
         /// The last good copy of each Google root-key URL (`--googlepay-root-keys URL`), fetched through ``transport``.
         let googlePayRootKeys: GooglePayRootKeySource
+        /// The pinned roots (`--trust URL#sha256=…`) fetched by this process, kept across reloads.
+        let pinnedRoots = PinnedRootSource.Copies()
         /// Whether the document cache answers yet (PostgreSQL: once `prepare` ran).
         let storeReady: StoreReadiness
 

@@ -10,6 +10,7 @@ import VerifierServer
 import WalletCBOR
 import WalletCOSE
 import WalletEncoding
+import WalletIdentity
 import X509
 
 /// `wallet-verifier trust ...`: what the service trusts, where each root came from, and why a
@@ -81,7 +82,8 @@ struct TrustCheckCommand: AsyncParsableCommand {
         abstract: "Say which configured root vouches for a document's signer, or why none does.",
         discussion: """
             FILE is a DeviceResponse (binary CBOR, hex or base64), the {"identity": DeviceResponse} plaintext of an \
-            identity response, or a document signer certificate (PEM or DER). The roots are those serve would trust \
+            identity response, an identity envelope (PKIdentityDocument.encryptedData) with --nonce, opened with the \
+            --identity-key keys, or a document signer certificate (PEM or DER). The roots are those serve would trust \
             (the same flags, environment and --config). Exit codes: 0 every signer is vouched for (the root and where \
             it came from are named), 1 one is not (its issuer's country and state, and the sources consulted, are \
             named), 2 usage error or unreadable input.
@@ -91,10 +93,23 @@ struct TrustCheckCommand: AsyncParsableCommand {
     @Argument(help: "A DeviceResponse, an identity plaintext, or a document signer certificate.") var file: String
     @OptionGroup var options: ServeOptions
     @Option(name: .long, help: "Time the chain is checked at (RFC 3339). Default: now.") var at: String?
+    @Option(
+        name: .long,
+        help:
+            "FILE is an identity envelope: the nonce of its PKIdentityRequest (hex); it is opened with the --identity-key keys, the --merchant-id and --team-id."
+    ) var nonce: String?
+
+    func validate() throws {
+        if let nonce, (Hex.decode(nonce) ?? []).isEmpty { throw ValidationError("--nonce must be hex") }
+    }
 
     func run() async throws {
-        let signers = try TrustCheckInput.signers(try InputFiles.readFile(file), name: file)
         let time = try CommandSupport.verificationTime(at)
+        if let nonce {
+            try await checkEnvelope(nonce: Hex.decode(nonce) ?? [], at: time)
+            return
+        }
+        let signers = try TrustCheckInput.signers(try InputFiles.readFile(file), name: file)
         let services = try await TrustCommand.services(options)
         let store = services.trustStore
         let sources = services.currentTrustSources(at: services.clock.now())
@@ -132,6 +147,51 @@ struct TrustCheckCommand: AsyncParsableCommand {
             }
         }
         await services.shutdown()
+        if untrusted > 0 { throw CommandExit(code: CLIExit.rejected) }
+    }
+
+    /// An identity envelope: opened and verified as `serve` would (its keys, merchant and team), then
+    /// the `mdoc.issuer.chain` result of each document is explained from the report's details.
+    func checkEnvelope(nonce: [UInt8], at time: Date) async throws {
+        let envelope = InputFiles.cborBytes(fromFileContents: try InputFiles.readFile(file)).bytes
+        let services = try await TrustCommand.services(options)
+        let result = await services.identity.verifier.verify(encryptedData: envelope, nonce: nonce, context: .at(time))
+        await services.shutdown()
+        let chains = result.report.checks.filter { $0.id == .mdocIssuerChain }
+        guard !chains.isEmpty, chains.allSatisfy({ $0.status == .passed || $0.status == .failed }) else {
+            let blocking = result.report.checks.first { $0.status == .failed || $0.status == .error }
+            throw CLIInputError(
+                "\(file): the envelope's document signer could not be read (\(blocking.map { "\($0.id.rawValue): \($0.message)" } ?? "no document")); check --nonce, --identity-key, --merchant-id and --team-id"
+            )
+        }
+        let output = CLIOutput.current
+        let sources = services.currentTrustSources(at: services.clock.now())
+        var untrusted = 0
+        for chain in chains {
+            let details = chain.details
+            if chain.status == .passed {
+                output.out("trusted: the document signer \(TerminalText.escape(details["signer"] ?? "?")) chains to a configured root")
+                output.out("- \(TerminalText.escape(details["rootSubject"] ?? details["iaca"] ?? "?"))")
+                output.out("    sha256 \(details["rootSHA256"] ?? "?")")
+                output.out("    from: \(TerminalText.escape("\(details["trustSource"] ?? "?") \(details["trustLocation"] ?? "")"))")
+                continue
+            }
+            untrusted += 1
+            output.out("not trusted: \(TerminalText.escape(chain.message))")
+            output.out("  reason: \(chain.reason.rawValue)")
+            output.out("  its issuer: \(TerminalText.escape(details["issuer"] ?? "(not read)"))")
+            output.out("  issuer country: \(details["issuerCountry"].map { TerminalText.escape($0) } ?? "(none named)")")
+            output.out("  issuer state or province: \(details["issuerState"].map { TerminalText.escape($0) } ?? "(none named)")")
+            output.out("  sources consulted:")
+            if sources.isEmpty { output.out("    none: no --trust, --trust-doctype or --vical is configured") }
+            for source in sources where source.kind != .googlePayKeys {
+                output.out(
+                    "    \(TerminalText.escape(source.label)): \(source.roots) root(s)\(source.problem.map { "; \(TerminalText.escape($0))" } ?? "")")
+                if source.kind == .vical {
+                    output.out("      \(TrustText.vicalCoverage(services.trustStore, location: source.location, country: details["issuerCountry"]))")
+                }
+            }
+        }
         if untrusted > 0 { throw CommandExit(code: CLIExit.rejected) }
     }
 }

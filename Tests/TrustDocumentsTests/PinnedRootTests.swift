@@ -51,13 +51,17 @@ import X509
         #expect(loaded.provenance == .url(root.url, pin: root.pin, fetchedAt: Self.now))
         #expect(try await store.cachedDocument(root.cacheKey) != nil)
 
+        // The same process again (a reload): its own copy, no fetch.
+        #expect(try await source.load(root, store: store, now: Self.now).certificate == pki.iaca)
+        #expect(server.requestedPaths == ["/iaca.pem"])
         // Another instance on the same store while the publisher is down: the kept copy, no fetch.
         server.stop()
-        let again = try await source.load(root, store: store, now: Self.now.addingTimeInterval(3600))
+        let again = try await PinnedRootSource(transport: HTTPTrustDocumentTransport(timeout: 5)).load(
+            root, store: store, now: Self.now.addingTimeInterval(3600))
         #expect(again.fromStore && again.certificate == pki.iaca && again.provenance.fetchedAt == Self.now)
         // Without the store, the same outage is `unavailable` (the service starts without the root).
         await #expect {
-            try await source.load(root, store: InMemoryDocumentCache(), now: Self.now)
+            try await PinnedRootSource(transport: HTTPTrustDocumentTransport(timeout: 5)).load(root, store: InMemoryDocumentCache(), now: Self.now)
         } throws: { error in
             (error as? PinnedRootFailure)?.kind == .unavailable && "\(error)".contains(root.url)
         }

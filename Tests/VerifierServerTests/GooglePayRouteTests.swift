@@ -45,7 +45,7 @@ import WalletVerifierTestSupport
     /// and the fixture's other material; nil `roots`: Google Pay not configured.
     static func services(
         _ fixture: ServiceFixture, roots: String? = Vectors.path(Vectors.testRoots), store: [String] = ["memory"],
-        clock: any VerificationClock = FixedClock(Vectors.time), logger: Logger = Logger(label: "test")
+        clock: any VerificationClock = FixedClock(Vectors.time), logger: Logger = Logger(label: "test"), extra: ServerSettings.Source = [:]
     ) async throws -> VerifierServices {
         var flags: ServerSettings.Source = [
             "store": store, "dataDir": [fixture.directory.appendingPathComponent("data").path], "merchantId": [fixture.merchantID],
@@ -56,6 +56,7 @@ import WalletVerifierTestSupport
             flags["googlepayMerchantId"] = [Vectors.merchantID]
             flags["googlepayRootKeys"] = [roots]
         }
+        flags.merge(extra) { $1 }
         let settings = try ServerSettings.resolve(flags: flags, environment: [:], configFile: nil)
         var material = try fixture.material()
         material.googlePayKeys = try settings.googlePayKeys.map { try ServiceMaterial.googlePayKey($0, logger: logger) }

@@ -34,7 +34,7 @@ import X509
     }
 
     /// An accepted identity answer of `client`: the report and the receipt's payload.
-    static func verifyIdentity(_ client: some TestClientProtocol, _ fixture: ServiceFixture) async throws -> (
+    static func verifyIdentity(_ client: some TestClientProtocol, _ fixture: ServiceFixture, receipts: Bool = true) async throws -> (
         report: [String: Any], receipt: [String: Any]
     ) {
         let descriptor = try JSONSerialization.jsonObject(with: Data(ServiceFixture.descriptorJSON.utf8))
@@ -51,6 +51,7 @@ import X509
                     "requestId": try #require(created["requestId"] as? String), "encryptedData": Data(envelope).base64EncodedString(),
                 ])
             ).body)
+        guard receipts else { return (report, [:]) }
         let jws = try #require(report["receipt"] as? String)
         let parts = jws.split(separator: ".")
         let payload = try #require(parts.count == 3 ? Base64.decodeURL(String(parts[1])) : nil)
@@ -218,6 +219,33 @@ import X509
         #expect(untrusted.code == 1, "\(untrusted.stdout)\(untrusted.stderr)")
         #expect(untrusted.stdout.contains("issuer country: US") && untrusted.stdout.contains("issuer state or province: CA"), "\(untrusted.stdout)")
         #expect(untrusted.stdout.contains("file:\(fixture.iacaPath): 1 root(s)"), "\(untrusted.stdout)")
+
+        // An identity envelope, opened with serve's identity key: the Californian signer is untrusted, and the
+        // report's own message names the country and the state in words.
+        let nonce: [UInt8] = Array(repeating: 7, count: 16)
+        let envelopePath = fixture.directory.appendingPathComponent("envelope.cbor").path
+        try Data(try fixture.identityResponse(nonce: nonce, pki: californian)).write(to: URL(fileURLWithPath: envelopePath))
+        let envelopeArguments =
+            ["trust", "check", envelopePath, "--nonce", Hex.encode(nonce), "--merchant-id", fixture.merchantID, "--team-id", fixture.teamID]
+            + [
+                "--trust", fixture.iacaPath, "--store", "memory", "--identity-key", fixture.identityKeyPath, "--at",
+                RFC3339.format(ServiceFixture.time),
+            ]
+        let envelope = await WalletVerifierCommand.runCapturing(envelopeArguments)
+        #expect(envelope.code == 1, "\(envelope.stdout)\(envelope.stderr)")
+        #expect(envelope.stdout.contains("state or province CA, country US"), "\(envelope.stdout)")
+        #expect(envelope.stdout.contains("issuer state or province: CA") && envelope.stdout.contains("reason: untrustedIssuer"), "\(envelope.stdout)")
+        // The same envelope with its issuer's root configured: trusted, naming the root and its source.
+        let rootPath = fixture.directory.appendingPathComponent("californian-iaca.pem").path
+        try Data(TrustRootFixtures.pem(californian.iaca)).write(to: URL(fileURLWithPath: rootPath))
+        let trustedEnvelope = await WalletVerifierCommand.runCapturing(envelopeArguments + ["--trust", rootPath])
+        #expect(trustedEnvelope.code == 0, "\(trustedEnvelope.stdout)\(trustedEnvelope.stderr)")
+        #expect(trustedEnvelope.stdout.contains("sha256 \(IACATrustStore.sha256(californian.iaca))"), "\(trustedEnvelope.stdout)")
+        #expect(trustedEnvelope.stdout.contains("from: file \(rootPath)"), "\(trustedEnvelope.stdout)")
+        // A wrong nonce: the envelope does not open, which is unreadable input, not a verdict.
+        let wrong = await WalletVerifierCommand.runCapturing(
+            envelopeArguments.map { $0 == Hex.encode(nonce) ? Hex.encode([UInt8](repeating: 8, count: 16)) : $0 })
+        #expect(wrong.code == 2, "\(wrong.stdout)\(wrong.stderr)")
     }
 }
 

@@ -65,6 +65,25 @@ private enum GooglePayVectors {
         #expect(paymentAt.lowerBound < cardAt.lowerBound)
     }
 
+    /// `--root-keys URL`, as `serve --googlepay-root-keys URL`: fetched once through the library's
+    /// trust-document source (here from a loopback server); a list that cannot be had is unreadable input.
+    @Test func rootKeysFromAURL() async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        let list = [UInt8](try Data(contentsOf: URL(fileURLWithPath: GooglePayVectors.testRoots)))
+        server.set("/keys.json", .init(body: list, headers: [("Cache-Control", "max-age=3600")]))
+        for command in ["verify", "decrypt"] {
+            let result = await WalletVerifierCommand.runCapturing(arguments(command, roots: server.url("/keys.json")))
+            #expect(result.code == 0, "\(command): \(result.stdout) \(result.stderr)")
+        }
+        server.set("/empty.json", .init(body: Array(#"{"keys":[]}"#.utf8)))
+        let empty = await WalletVerifierCommand.runCapturing(arguments("verify", roots: server.url("/empty.json")))
+        #expect(empty.code == 2 && empty.stderr.contains("no ECv2 key usable now"), "\(empty.stderr)")
+        let down = await WalletVerifierCommand.runCapturing(arguments("verify", roots: LocalHTTPServer.unreachableURL("/keys.json")))
+        #expect(down.code == 2 && down.stderr.contains("could not be fetched"), "\(down.stderr)")
+        #expect(server.requestedPaths.filter { $0 == "/keys.json" }.count == 2)
+    }
+
     @Test func decryptTextMasksTheNumberAndHidesTheCryptogram() async {
         let result = await WalletVerifierCommand.runCapturing(arguments("decrypt"))
         #expect(result.code == 0)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Mdoc
+import MdocVerifier
 import Testing
 import VerificationCore
 import WalletCBOR
@@ -418,7 +419,14 @@ func check(_ object: [String: Any], _ id: String) -> [String: Any]? {
         for id in ["vical.structure", "vical.signature", "vical.chain", "vical.validity"] {
             #expect(check(report, id)?["status"] as? String == "passed", "\(id)")
         }
-        #expect(check(report, "mdoc.issuer.chain")?["status"] as? String == "passed")
+        let chain = try #require(check(report, "mdoc.issuer.chain"))
+        #expect(chain["status"] as? String == "passed")
+        // The report names the root that anchored the chain, and the VICAL entry it came from.
+        let details = try #require(chain["details"] as? [String: String])
+        #expect(details["trustSource"] == "vical" && details["trustLocation"] == server.url("/vical"), "\(details)")
+        #expect(details["vicalIssuer"] == vical.provider && details["vicalIssueID"] == "42" && details["issuingCountry"] == "US", "\(details)")
+        #expect(details["rootSHA256"] == IACATrustStore.sha256(setup.pki.iaca))
+        #expect((chain["message"] as? String)?.contains("trusted through Test Trust Service's VICAL entry for") == true, "\(chain)")
 
         // A VICAL that cannot be fetched is unusable input (exit 2), as an unreadable file is.
         server.set("/gone", .init(status: 404))
