@@ -404,7 +404,7 @@ let package = Package(
             name: "WalletIdentityTests",
             dependencies: [
                 // The README example checks revocation with the HTTP transport.
-                "MdocRevocationHTTP",
+                "TrustDocuments",
                 "WalletEncoding", "WalletIdentity", "MdocVerifier", "Mdoc", "WalletCBOR", "VerificationCore", "WalletVerifierTestSupport",
             ],
             swiftSettings: swiftSettings

@@ -34,13 +34,15 @@ public struct RootProvenance: Sendable, Equatable {
         public let issuingAuthority: String?
         /// The entry's `issuingCountry`, when present.
         public let country: String?
+        /// The entry's `stateOrProvinceName`, when present.
+        public let state: String?
         /// The docTypes the entry lists.
         public let docTypes: [String]
 
         /// An entry's provenance, as read from a verified VICAL.
         public init(
             issuer: String, signerSubject: String, signerSHA256: String, issueID: UInt64?, date: Date, nextUpdate: Date?,
-            issuingAuthority: String?, country: String?, docTypes: [String]
+            issuingAuthority: String?, country: String?, state: String? = nil, docTypes: [String]
         ) {
             self.issuer = issuer
             self.signerSubject = signerSubject
@@ -50,6 +52,7 @@ public struct RootProvenance: Sendable, Equatable {
             self.nextUpdate = nextUpdate
             self.issuingAuthority = issuingAuthority
             self.country = country
+            self.state = state
             self.docTypes = docTypes
         }
     }
@@ -101,7 +104,8 @@ public struct RootProvenance: Sendable, Equatable {
             guard let vical else { return "VICAL \(location)" }
             let issue = vical.issueID.map { " issue \($0)" } ?? ""
             let date = Self.day(vical.date)
-            let authority = [vical.issuingAuthority, vical.country.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+            let place = [vical.country, vical.state].compactMap { $0 }.joined(separator: "-")
+            let authority = [vical.issuingAuthority, place.isEmpty ? nil : "(\(place))"].compactMap { $0 }.joined(separator: " ")
             return "\(vical.issuer)'s VICAL entry\(authority.isEmpty ? "" : " for \(authority)"), list\(issue) of \(date) (\(location))"
         }
     }

@@ -116,6 +116,7 @@ enum TrustView {
                 object["nextUpdate"] = vical.nextUpdate.map(RFC3339.format) ?? NSNull()
                 object["issuingAuthority"] = vical.issuingAuthority ?? NSNull()
                 object["country"] = vical.country ?? NSNull()
+                object["state"] = vical.state ?? NSNull()
                 object["docTypes"] = vical.docTypes
             }
         case .memory:

@@ -142,7 +142,7 @@ struct TrustCheckCommand: AsyncParsableCommand {
                 output.out(
                     "    \(TerminalText.escape(source.label)): \(source.roots) root(s)\(source.problem.map { "; \(TerminalText.escape($0))" } ?? "")")
                 if source.kind == .vical {
-                    output.out("      \(TrustText.vicalCoverage(store, location: source.location, country: place.country))")
+                    output.out("      \(TrustText.vicalCoverage(store, location: source.location, country: place.country, state: place.state))")
                 }
             }
         }
@@ -188,7 +188,9 @@ struct TrustCheckCommand: AsyncParsableCommand {
                 output.out(
                     "    \(TerminalText.escape(source.label)): \(source.roots) root(s)\(source.problem.map { "; \(TerminalText.escape($0))" } ?? "")")
                 if source.kind == .vical {
-                    output.out("      \(TrustText.vicalCoverage(services.trustStore, location: source.location, country: details["issuerCountry"]))")
+                    output.out(
+                        "      \(TrustText.vicalCoverage(services.trustStore, location: source.location, country: details["issuerCountry"], state: details["issuerState"]))"
+                    )
                 }
             }
         }
@@ -273,16 +275,30 @@ enum TrustText {
         return parts.joined(separator: "; ")
     }
 
-    /// Whether the VICAL at `location` lists an issuing authority of `country`, and which.
-    static func vicalCoverage(_ store: IACATrustStore, location: String, country: String?) -> String {
+    /// Whether the VICAL at `location` lists an issuing authority of `country` (and of `state`, when
+    /// the entries name states), and which.
+    static func vicalCoverage(_ store: IACATrustStore, location: String, country: String?, state: String? = nil) -> String {
         guard let country else { return "the signer's issuer names no country to look for in this VICAL" }
         let entries = store.anchors.compactMap { $0.provenance.kind == .vical && $0.provenance.location == location ? $0.provenance.vical : nil }
         let matching = entries.filter { $0.country?.uppercased() == country.uppercased() }
         guard !matching.isEmpty else {
             return "this VICAL lists no issuing authority for country \(TerminalText.escape(country)) among its \(entries.count) trusted entries"
         }
-        let names = Set(matching.map { $0.issuingAuthority ?? "(unnamed authority)" }).sorted().map { TerminalText.escape($0) }
-        return
+        let names = Set(
+            matching.map { entry in
+                [entry.issuingAuthority ?? "(unnamed authority)", entry.state.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+            }
+        ).sorted().map { TerminalText.escape($0) }
+        var text =
             "this VICAL lists \(matching.count) root(s) for country \(TerminalText.escape(country)) (\(names.joined(separator: "; "))), none of which issued this signer"
+        if let state, matching.contains(where: { $0.state != nil }) {
+            let wanted = [state.uppercased(), "\(country)-\(state)".uppercased()]
+            let listed = matching.contains { wanted.contains($0.state?.uppercased() ?? "") }
+            text +=
+                listed
+                ? "; it lists an authority for \(TerminalText.escape(state)), whose root did not issue this signer (renewed?)"
+                : "; none for \(TerminalText.escape(state))"
+        }
+        return text
     }
 }

@@ -39,6 +39,21 @@ private let aamva = "mdoc/aamva-vical-isomdl/"
         #expect(store.roots(for: "org.iso.23220.photoid.1").isEmpty)
         #expect(store.anchors.first?.source == "VICAL AAMVA #227602 of " + RFC3339.format(vical.date))
 
+        // Provenance: who published and signed the list, its issue, and what each entry says of its authority.
+        var located = IACATrustStore()
+        let location = "https://vical.example/aamva"
+        result.add(to: &located, location: location, fetchedAt: time)
+        let entries = located.anchors.compactMap(\.provenance.vical)
+        #expect(entries.count == 14 && located.anchors.allSatisfy { $0.provenance.kind == .vical && $0.provenance.location == location })
+        let first = try #require(entries.first)
+        #expect(first.issuer == "AAMVA" && first.issueID == 227_602 && first.date == vical.date && first.nextUpdate == vical.nextUpdate)
+        #expect(first.signerSubject.contains("AAMVA Prod Vical-Signer-01") && first.signerSHA256.count == 64)
+        #expect(entries.allSatisfy { $0.country == "US" && $0.docTypes == ["org.iso.18013.5.1.mDL"] })
+        // AAMVA's entries name each authority's state: Maryland's, for example.
+        let maryland = try #require(entries.first { $0.state?.contains("MD") == true }, "\(entries.map { $0.state ?? "-" })")
+        let summary = try #require(located.anchors.first { $0.provenance.vical == maryland }?.provenance.summary)
+        #expect(summary.hasPrefix("AAMVA's VICAL entry for ") && summary.contains("list issue 227602 of 2025-11-18"), "\(summary)")
+
         // The issuing CA works as an anchor too.
         #expect(await VICALLoader(anchors: try anchors("aamva_dts_issuing_ca.pem")).load(bytes: bytes, at: time).trusted)
         // Filtered by docType: nothing for passports.

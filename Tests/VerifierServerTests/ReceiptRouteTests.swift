@@ -214,6 +214,14 @@ import X509
                 #expect(verified.keyID == ReceiptKeys.thumbprint(keys.key.publicKey))
                 let payload = try #require(try JSONSerialization.jsonObject(with: Data(verified.payload)) as? [String: Any])
                 Self.expectReceipt(payload, states: answer, label: label)
+                // Apple Pay is verified here against a test root (--applepay-root): its receipts say so;
+                // mdoc documents name the root that anchored them and the kind of source, not its path.
+                #expect((payload["testOnly"] as? Bool ?? false) == (answer.flow == "applepay"), "\(label)")
+                if index % 2 == 0, answer.flow != "applepay" {
+                    let document = try #require((payload["documents"] as? [[String: Any]])?.first, "\(label)")
+                    #expect((document["trustAnchor"] as? [String: String])?["source"] == "file", "\(label): \(document)")
+                    #expect(!String(decoding: verified.payload, as: UTF8.self).contains(fixture.iacaPath), "\(label)")
+                }
                 if index % 2 == 0 {
                     ContractSamples.record(
                         answer.body, schema: answer.flow == "applepay" ? "ApplePayResult" : "IdentityResult", name: "\(answer.flow)-receipt")

@@ -87,7 +87,9 @@ import X509
             #expect(anchor == ["sha256": Base64.encodeURL(try #require(Hex.decode(pin))), "source": "url"])
             #expect(!String(decoding: try JSONSerialization.data(withJSONObject: receipt), as: UTF8.self).contains("127.0.0.1"))
             // GET /v1/trust: the same root, with its provenance, and its source in use.
-            let trust = try RouterTests.json(try await client.execute(uri: "/v1/trust", method: .get).body)
+            let trustBody = try await client.execute(uri: "/v1/trust", method: .get).body
+            ContractSamples.record(trustBody, schema: "Trust", name: "trust-pinned-url")
+            let trust = try RouterTests.json(trustBody)
             let root = try #require((trust["roots"] as? [[String: Any]])?.first)
             #expect(root["sha256"] as? String == pin)
             let provenance = try #require(root["provenance"] as? [String: Any])

@@ -55,7 +55,9 @@ import X509
             #expect(report["verdict"] as? String == "accepted", "\(report)")
             let details = TrustProvenanceRouteTests.check(report, "mdoc.issuer.chain")?["details"] as? [String: String]
             #expect(details?["trustSource"] == "vical" && details?["trustLocation"] == files.vical, "\(details ?? [:])")
-            let trust = try RouterTests.json(try await client.execute(uri: "/v1/trust", method: .get).body)
+            let trustBody = try await client.execute(uri: "/v1/trust", method: .get).body
+            ContractSamples.record(trustBody, schema: "Trust", name: "trust-stale-vical")
+            let trust = try RouterTests.json(trustBody)
             let source = try #require((trust["sources"] as? [[String: Any]])?.first { $0["kind"] as? String == "vical" })
             #expect(source["stale"] as? Bool == true && source["roots"] as? Int == 1 && source["problem"] is NSNull, "\(source)")
             let root = try #require((trust["roots"] as? [[String: Any]])?.first)

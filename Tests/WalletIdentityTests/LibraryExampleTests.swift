@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import MdocRevocationHTTP
 import MdocVerifier
 import Testing
+import TrustDocuments
 import VerificationCore
 import WalletCBOR
 import WalletIdentity
@@ -24,7 +24,7 @@ import WalletVerifierTestSupport
         var trust = IACATrustStore()
         try trust.load(path: fixture.iacaPath)
         // Seed 002: check the MSO's revocation list (fetched from its status uri, cached for its ttl).
-        let revocation = RevocationChecker(source: RevocationListCache(transport: HTTPRevocationTransport()), trustStore: trust)
+        let revocation = RevocationChecker(source: RevocationListCache(transport: HTTPTrustDocumentTransport()), trustStore: trust)
         let verifier = AppleIdentityVerifier(
             keyRing: keys, merchantID: fixture.merchantID, teamID: fixture.teamID, trustStore: trust, revocation: revocation)
         let request = try IdentityRequestDescriptor.decode(

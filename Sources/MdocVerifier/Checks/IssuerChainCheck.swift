@@ -181,6 +181,7 @@ struct IssuerChainCheck: VerificationCheck {
             if let issueID = vical.issueID { details["vicalIssueID"] = String(issueID) }
             if let authority = vical.issuingAuthority { details["issuingAuthority"] = authority }
             if let country = vical.country { details["issuingCountry"] = country }
+            if let state = vical.state { details["issuingState"] = state }
         }
         return details
     }

@@ -12,7 +12,8 @@ import X509
 ///           ? "nextUpdate": tdate, "certificateInfos": [* CertificateInfo], * tstr => any }
 /// CertificateInfo = { "certificate": bstr, "serialNumber": biguint, "ski": bstr,
 ///                     "docType": [+ tstr], ? "certificateProfile": [+ tstr],
-///                     ? "issuingAuthority": tstr, ? "issuingCountry": tstr, ... }
+///                     ? "issuingAuthority": tstr, ? "issuingCountry": tstr,
+///                     ? "stateOrProvinceName": tstr, ... }
 /// ```
 ///
 /// Decoding verifies nothing; ``VICALLoader`` checks the signature and the signer's chain.
@@ -27,6 +28,8 @@ public struct VICAL: Sendable {
         public let issuingAuthority: String?
         /// The `issuingCountry` text, when present.
         public let issuingCountry: String?
+        /// The `stateOrProvinceName` text, when present (AAMVA's entries carry it).
+        public let stateOrProvinceName: String?
     }
 
     /// The COSE_Sign1 as received, for verifying its signature over the payload as received.
@@ -82,7 +85,8 @@ public struct VICAL: Sendable {
                 entries.append(
                     Entry(
                         certificateDER: certificate, docTypes: docTypes,
-                        issuingAuthority: info["issuingAuthority"]?.textValue, issuingCountry: info["issuingCountry"]?.textValue))
+                        issuingAuthority: info["issuingAuthority"]?.textValue, issuingCountry: info["issuingCountry"]?.textValue,
+                        stateOrProvinceName: info["stateOrProvinceName"]?.textValue))
             }
             self.entries = entries
         } catch {

@@ -18,6 +18,8 @@ public struct VICALLoadResult: Sendable {
         public let issuingAuthority: String?
         /// The entry's `issuingCountry`, when the VICAL names one.
         public let issuingCountry: String?
+        /// The entry's `stateOrProvinceName`, when the VICAL names one.
+        public let issuingState: String?
         /// Every docType the entry lists (before the loader's filter).
         public let entryDocTypes: [String]
     }
@@ -45,7 +47,8 @@ public struct VICALLoadResult: Sendable {
             let entry = vical.map {
                 RootProvenance.VICALEntry(
                     issuer: $0.provider, signerSubject: signerSubject, signerSHA256: signerSHA256, issueID: $0.issueID, date: $0.date,
-                    nextUpdate: $0.nextUpdate, issuingAuthority: root.issuingAuthority, country: root.issuingCountry, docTypes: root.entryDocTypes)
+                    nextUpdate: $0.nextUpdate, issuingAuthority: root.issuingAuthority, country: root.issuingCountry, state: root.issuingState,
+                    docTypes: root.entryDocTypes)
             }
             let provenance = RootProvenance(kind: .vical, location: location, fetchedAt: fetchedAt, vical: entry)
             store.add(root.certificate, docTypes: root.docTypes, provenance: provenance)
@@ -102,6 +105,7 @@ public struct VICALLoader: Sendable {
                 roots.append(
                     VICALLoadResult.Root(
                         certificate: certificate, docTypes: Set(kept), issuingAuthority: entry.issuingAuthority, issuingCountry: entry.issuingCountry,
+                        issuingState: entry.stateOrProvinceName,
                         entryDocTypes: entry.docTypes))
             }
         }
