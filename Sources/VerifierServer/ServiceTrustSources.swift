@@ -111,11 +111,13 @@ public final class TrustSourceMonitor: Service {
     }
 
     /// Once a PostgreSQL store answers: pinned roots fetched at start are kept in it, and a pinned
-    /// root that could not be fetched is looked for in it (another instance may have kept it) — by
-    /// loading the configuration again. Nothing to do for the other stores, which answer at start.
+    /// root or a VICAL that could not be fetched is looked for in it (another instance may have kept
+    /// it) — by loading the configuration again. Nothing to do for the other stores, which answer at start.
     public func afterStoreReady() async {
         let services = live.current
-        guard services.settings.store == .postgres, services.trustSources.contains(where: { $0.kind == .url }) else { return }
+        guard services.settings.store == .postgres, services.trustSources.contains(where: { $0.kind == .url || $0.problem != nil }) else {
+            return
+        }
         do { try await live.reload(settings: services.settings, logger: logger) } catch {
             logger.error("trust: the pinned roots could not be loaded again once the store answered: \(error)")
         }

@@ -127,8 +127,6 @@ struct TrustCheckCommand: AsyncParsableCommand {
             let place = IssuerPlace(signer.certificate.issuer)
             output.out("not trusted: no configured root\(scope) vouches for the document signer \(subject) at \(RFC3339.format(time))")
             output.out("  its issuer: \(TerminalText.escape("\(signer.certificate.issuer)"))")
-            output.out("  issuer country: \(place.country.map { TerminalText.escape($0) } ?? "(none named)")")
-            output.out("  issuer state or province: \(place.state.map { TerminalText.escape($0) } ?? "(none named)")")
             if let docType = signer.docType, IACATrustStore.requiresScopedRoot(docType),
                 let unscoped = await store.anchor(vouchingFor: signer.certificate, docType: nil, at: time)
             {
@@ -136,15 +134,7 @@ struct TrustCheckCommand: AsyncParsableCommand {
                     "  a root trusted for any docType vouches for it (\(TrustText.oneLine(unscoped))), but a \(docType) document needs a root scoped to its docType (--trust-doctype \(docType)=...)"
                 )
             }
-            output.out("  sources consulted:")
-            if sources.isEmpty { output.out("    none: no --trust, --trust-doctype or --vical is configured") }
-            for source in sources where source.kind != .googlePayKeys {
-                output.out(
-                    "    \(TerminalText.escape(source.label)): \(source.roots) root(s)\(source.problem.map { "; \(TerminalText.escape($0))" } ?? "")")
-                if source.kind == .vical {
-                    output.out("      \(TrustText.vicalCoverage(store, location: source.location, country: place.country, state: place.state))")
-                }
-            }
+            TrustText.untrusted(country: place.country, state: place.state, sources: sources, store: store).forEach(output.out)
         }
         await services.shutdown()
         if untrusted > 0 { throw CommandExit(code: CLIExit.rejected) }
@@ -180,19 +170,8 @@ struct TrustCheckCommand: AsyncParsableCommand {
             output.out("not trusted: \(TerminalText.escape(chain.message))")
             output.out("  reason: \(chain.reason.rawValue)")
             output.out("  its issuer: \(TerminalText.escape(details["issuer"] ?? "(not read)"))")
-            output.out("  issuer country: \(details["issuerCountry"].map { TerminalText.escape($0) } ?? "(none named)")")
-            output.out("  issuer state or province: \(details["issuerState"].map { TerminalText.escape($0) } ?? "(none named)")")
-            output.out("  sources consulted:")
-            if sources.isEmpty { output.out("    none: no --trust, --trust-doctype or --vical is configured") }
-            for source in sources where source.kind != .googlePayKeys {
-                output.out(
-                    "    \(TerminalText.escape(source.label)): \(source.roots) root(s)\(source.problem.map { "; \(TerminalText.escape($0))" } ?? "")")
-                if source.kind == .vical {
-                    output.out(
-                        "      \(TrustText.vicalCoverage(services.trustStore, location: source.location, country: details["issuerCountry"], state: details["issuerState"]))"
-                    )
-                }
-            }
+            TrustText.untrusted(country: details["issuerCountry"], state: details["issuerState"], sources: sources, store: services.trustStore)
+                .forEach(output.out)
         }
         if untrusted > 0 { throw CommandExit(code: CLIExit.rejected) }
     }
@@ -260,6 +239,25 @@ enum TrustText {
             )
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The lines that follow "not trusted": the issuer's country and state, and each source consulted
+    /// (for a VICAL, whether it lists an authority of that country and state).
+    static func untrusted(country: String?, state: String?, sources: [TrustSourceStatus], store: IACATrustStore) -> [String] {
+        var lines = [
+            "  issuer country: \(country.map { TerminalText.escape($0) } ?? "(none named)")",
+            "  issuer state or province: \(state.map { TerminalText.escape($0) } ?? "(none named)")",
+            "  sources consulted:",
+        ]
+        if sources.isEmpty { lines.append("    none: no --trust, --trust-doctype or --vical is configured") }
+        for source in sources where source.kind != .googlePayKeys {
+            lines.append(
+                "    \(TerminalText.escape(source.label)): \(source.roots) root(s)\(source.problem.map { "; \(TerminalText.escape($0))" } ?? "")")
+            if source.kind == .vical {
+                lines.append("      \(vicalCoverage(store, location: source.location, country: country, state: state))")
+            }
+        }
+        return lines
     }
 
     static func oneLine(_ anchor: IACATrustStore.Anchor) -> String {

@@ -138,6 +138,12 @@ final class ServiceInstance: @unchecked Sendable {
         Foundation.kill(process.processIdentifier, number)
     }
 
+    /// The body of a GET as text (`/metrics`).
+    func getText(_ path: String) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        return String(decoding: data, as: UTF8.self)
+    }
+
     func get(_ path: String) async throws -> Int {
         let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         return (response as? HTTPURLResponse)?.statusCode ?? 0

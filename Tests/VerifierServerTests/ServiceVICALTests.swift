@@ -122,5 +122,12 @@ import X509
         clock.advance(86_400 + 1)
         #expect(await refresher.refreshOnce() == 0)
         #expect(Self.anchors(live.current).count == 2)
+        // A newer issue that verifies but lists nothing: refused, it never narrows trust to nothing.
+        vical.entries = []
+        vical.date = clock.now()
+        vical.issueID = 43
+        server.set("/vical", .init(body: try vical.signed()))
+        #expect(await refresher.refreshOnce() == 0)
+        #expect(Self.anchors(live.current).count == 2)
     }
 }

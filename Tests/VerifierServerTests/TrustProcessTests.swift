@@ -46,4 +46,51 @@ import WalletVerifierTestSupport
         let ready = try await b.getJSON("/readyz")
         #expect(ready["status"] as? String == "ready" && ready["trust"] == nil, "\(ready)")
     }
+
+    /// A VICAL URL past its nextUpdate on PostgreSQL: both instances use the one copy fetched (the
+    /// second starts while the list's server is down) and both say it is stale.
+    @Test func twoInstancesOnPostgreSQLShareAStaleVICAL() async throws {
+        guard let postgres = DeploymentTests.postgresURL else {
+            if DeploymentTests.inCI { Issue.record("WALLET_VERIFIER_POSTGRES_URL is not set; scripts/test starts a throwaway PostgreSQL") }
+            return
+        }
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        var vical = try VICALFixture()
+        vical.date = Date().addingTimeInterval(-40 * 86_400)
+        vical.nextUpdate = Date().addingTimeInterval(-10 * 86_400)
+        vical.issueID = UInt64(Date().timeIntervalSince1970)
+        vical.entries = [.init(fixture.mdocPKI.iaca, docTypes: [MdocFixture.mDL])]
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        let path = "/vical-\(UUID().uuidString)"
+        server.set(path, .init(body: try vical.signed()))
+        let anchorPath = fixture.directory.appendingPathComponent("vical-anchor.pem").path
+        try Data(vical.anchorPEM.utf8).write(to: URL(fileURLWithPath: anchorPath))
+        let url = server.url(path)
+        let arguments = [
+            "--store", "postgres", "--postgres-url", postgres, "--identity-key", fixture.identityKeyPath, "--merchant-id", fixture.merchantID,
+            "--team-id", fixture.teamID, "--web-key", fixture.webKeyPath, "--web-origin", fixture.webOrigin, "--vical", url, "--vical-trust",
+            anchorPath,
+        ]
+        func source(_ instance: ServiceInstance) async throws -> [String: Any]? {
+            (try await instance.getJSON("/v1/trust")["sources"] as? [[String: Any]])?.first { $0["kind"] as? String == "vical" }
+        }
+        let a = try await ServiceInstance(arguments: arguments)
+        defer { a.stop() }
+        #expect(try await ServiceInstance.waitFor { try await source(a)?["roots"] as? Int == 1 }, "\(a.log)")
+        #expect(try await source(a)?["stale"] as? Bool == true)
+        #expect(a.log.contains("past its next update"), "\(a.log)")
+        let fetches = server.requestedPaths.count
+        server.stop()
+        let b = try await ServiceInstance(arguments: arguments)
+        defer { b.stop() }
+        #expect(try await ServiceInstance.waitFor { try await source(b)?["roots"] as? Int == 1 }, "\(b.log)")
+        let shared = try #require(try await source(b))
+        let original = try #require(try await source(a))
+        #expect(shared["stale"] as? Bool == true && shared["lastSuccess"] as? String == original["lastSuccess"] as? String, "\(shared)")
+        #expect(server.requestedPaths.count == fetches)
+        let metrics = try await b.getText("/metrics")
+        #expect(metrics.contains("wallet_verifier_trust_roots{source=\"vical:\(url)\"} 1"), "\(metrics)")
+    }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import MdocVerifier
+import Synchronization
 import Testing
 import TrustDocuments
 import VerificationCore
@@ -251,31 +252,11 @@ import X509
     }
 }
 
-/// A logger whose lines a test reads.
-final class LogCapture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
+/// A logger whose lines a test reads (the log-redaction tests' handler).
+final class LogCapture: Sendable {
+    let box = LogRedactionTests.Box()
 
-    var text: String { lock.withLock { lines.joined(separator: "\n") } }
+    var text: String { box.records.withLock { $0.joined(separator: "\n") } }
 
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(capture: self) }
-    }
-
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-
-    struct Handler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            capture.append("\(event.level): \(event.message)")
-        }
-    }
+    var logger: Logger { Logger(label: "test") { [box] _ in LogRedactionTests.CapturingHandler(box) } }
 }

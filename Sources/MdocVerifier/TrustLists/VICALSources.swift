@@ -86,40 +86,55 @@ public struct VICALSources: Sendable {
     }
 
     /// Loads a VICAL URL for use: its last verified copy (memory, then the store), fetched now when
-    /// there is none or when that copy is older than the newest issue accepted for the URL (the
-    /// record in the store). Nil — with the reason in `log` — when no copy verifies: that VICAL then
-    /// contributes nothing until a refresh gets one.
+    /// there is none, when that copy is older than the newest issue accepted for the URL (the record
+    /// in the store), or when it is past its nextUpdate. A fetch that fails or is refused leaves the
+    /// verified copy in use (a list past its nextUpdate is still the best knowledge; how stale is too
+    /// stale is the caller's rule). Nil — with the reason in `log` — when no copy verifies: that
+    /// VICAL then contributes nothing until a refresh gets one.
     public func load(url source: String, loader: VICALLoader, at now: Date, log: (Event) -> Void) async -> Loaded? {
-        var copy = copies.copy(source)
-        if copy == nil, let stored = try? await store?.cachedDocument(VICALCopies.cacheKey(source)), stored.usableUntil > now {
-            copy = VICALCopies.Copy(bytes: stored.bytes, fetchedAt: stored.fetchedAt, nextUpdate: stored.usableUntil)
+        // This process's copy, then the store's whatever its nextUpdate (the store keeps it a year past
+        // it): the first that verifies and is not older than the newest issue recorded.
+        var candidates: [VICALCopies.Copy] = copies.copy(source).map { [$0] } ?? []
+        if let stored = try? await store?.cachedDocument(VICALCopies.cacheKey(source)), stored.usableUntil > now,
+            !candidates.contains(where: { $0.bytes == stored.bytes })
+        {
+            candidates.append(
+                VICALCopies.Copy(bytes: stored.bytes, fetchedAt: stored.fetchedAt, nextUpdate: (try? VICAL(bytes: stored.bytes))?.nextUpdate))
         }
+        var copy: VICALCopies.Copy?
         var result: VICALLoadResult?
-        if let candidate = copy {
+        for candidate in candidates {
             let loaded = await loader.load(bytes: candidate.bytes, at: now)
             guard loaded.trusted else {
                 log(
                     .error(
-                        "vical: the copy of \(source) fetched \(RFC3339.format(candidate.fetchedAt)) no longer verifies (\(Self.reasons(loaded))); its roots are not trusted"
+                        "vical: the copy of \(source) fetched \(RFC3339.format(candidate.fetchedAt)) no longer verifies (\(Self.reasons(loaded))); it is not used"
                     ))
-                return nil
+                continue
             }
             if let why = await refusal(loaded, bytes: candidate.bytes, url: source) {
                 // Never go back to an older issue, even from this store: fetch the current one.
-                log(.error("vical: the copy of \(source) fetched \(RFC3339.format(candidate.fetchedAt)) is not used: \(why); fetching it again"))
-                copy = nil
-            } else {
-                result = loaded
+                log(.error("vical: the copy of \(source) fetched \(RFC3339.format(candidate.fetchedAt)) is not used: \(why)"))
+                continue
             }
+            copy = candidate
+            result = loaded
+            break
         }
-        if copy == nil {
+        if copy == nil || copy.map({ now >= ($0.nextUpdate ?? .distantFuture) }) == true {
             switch await fetch(source, loader: loader, at: now) {
             case .success(let fetched):
                 copy = fetched
                 result = await loader.load(bytes: fetched.bytes, at: now)
             case .failure(let reason):
-                log(.error("vical: \(source) could not be loaded (\(reason)); its roots are not trusted until a copy verifies"))
-                return nil
+                guard let kept = copy, result != nil else {
+                    log(.error("vical: \(source) could not be loaded (\(reason)); its roots are not trusted until a copy verifies"))
+                    return nil
+                }
+                log(
+                    .error(
+                        "vical: \(source) is past its nextUpdate and could not be fetched again (\(reason)); the copy fetched \(RFC3339.format(kept.fetchedAt)) stays in use"
+                    ))
             }
         }
         guard let copy, let result, result.trusted, let vical = result.vical else { return nil }
@@ -140,13 +155,19 @@ public struct VICALSources: Sendable {
         return now >= min(daily, copy.nextUpdate ?? daily)
     }
 
-    /// Keeps `copy` in the store's document cache (when it answers), until its nextUpdate.
+    /// How long the store keeps a VICAL copy past its nextUpdate (and its fetch): a list that stops
+    /// being published stays the best knowledge until the staleness rule says otherwise.
+    public static let keptPastNextUpdate: TimeInterval = 365 * 86_400
+
+    /// Keeps `copy` in the store's document cache (when it answers): fresh until its nextUpdate (a day
+    /// at most), kept for ``keptPastNextUpdate`` after it.
     package func storeCopy(_ url: String, _ copy: VICALCopies.Copy) async {
-        let usable = copy.nextUpdate ?? copy.fetchedAt.addingTimeInterval(86_400)
+        let usable = max(copy.nextUpdate ?? copy.fetchedAt, copy.fetchedAt).addingTimeInterval(Self.keptPastNextUpdate)
         try? await store?.storeDocument(
             CachedDocument(
                 key: VICALCopies.cacheKey(url), bytes: copy.bytes, fetchedAt: copy.fetchedAt,
-                freshUntil: min(usable, copy.fetchedAt.addingTimeInterval(86_400)), usableUntil: usable))
+                freshUntil: min(copy.nextUpdate ?? copy.fetchedAt.addingTimeInterval(86_400), copy.fetchedAt.addingTimeInterval(86_400)),
+                usableUntil: usable))
     }
 
     /// Why a verified VICAL from `url` may not be used: it is older than the newest issue accepted
@@ -172,7 +193,17 @@ public struct VICALSources: Sendable {
         if let why = await refusal(result, bytes: bytes, url: url) {
             return .failure(Failure("refused as a rollback: \(why)"))
         }
-        let copy = VICALCopies.Copy(bytes: bytes, fetchedAt: now, nextUpdate: vical.nextUpdate)
+        // A refresh never narrows trust to nothing: a list that verifies but yields no root, while the
+        // copy in use yields some, is refused (the copy in use stays, and the log says so).
+        if result.roots.isEmpty, let current = copies.copy(url), let inUse = try? VICAL(bytes: current.bytes), !inUse.entries.isEmpty {
+            return .failure(
+                Failure(
+                    "refused: it yields no IACA root while the copy in use (fetched \(RFC3339.format(current.fetchedAt))) lists \(inUse.entries.count)"
+                ))
+        }
+        // Whole seconds: every instance reading the store's copy shows the same time as this one.
+        let copy = VICALCopies.Copy(
+            bytes: bytes, fetchedAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)), nextUpdate: vical.nextUpdate)
         copies.keep(url, copy)
         await copies.raise(url, to: VICALIssue(vical, bytes: bytes), store: store)
         await storeCopy(url, copy)
