@@ -9,6 +9,7 @@ import Testing
 import TrustDocuments
 import VerificationCore
 import VerifierServer
+import WalletCBOR
 import WalletEncoding
 import WalletVerifierCommands
 import WalletVerifierTestSupport
@@ -200,6 +201,13 @@ import X509
         #expect(findings.contains { $0.check == "trust" && $0.status == .fail && $0.message.contains(wrong) }, "\(findings)")
     }
 
+    /// Writes `certificate` as PEM into the fixture's directory; its path.
+    static func write(_ certificate: Certificate, in fixture: ServiceFixture) throws -> String {
+        let path = fixture.directory.appendingPathComponent("root-\(UUID().uuidString).pem").path
+        try Data(TrustRootFixtures.pem(certificate)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     @Test func anUntrustedSignerNamesItsIssuersCountryAndState() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
@@ -222,6 +230,29 @@ import X509
         #expect(untrusted.code == 1, "\(untrusted.stdout)\(untrusted.stderr)")
         #expect(untrusted.stdout.contains("issuer country: US") && untrusted.stdout.contains("issuer state or province: CA"), "\(untrusted.stdout)")
         #expect(untrusted.stdout.contains("file:\(fixture.iacaPath): 1 root(s)"), "\(untrusted.stdout)")
+
+        // A DeviceResponse, and the identity plaintext around one: the document's docType, its signer.
+        let transcript = IdentityEnvelopeFixture.transcript(
+            nonce: [1, 2, 3], merchantID: fixture.merchantID, teamID: fixture.teamID, recipient: fixture.identityKey.publicKey)
+        let node = try MdocFixture().deviceResponseNode(pki: californian, deviceKey: P256.Signing.PrivateKey(), transcript: transcript)
+        let responsePath = fixture.directory.appendingPathComponent("response.cbor").path
+        try Data(node.encodedBytes).write(to: URL(fileURLWithPath: responsePath))
+        let plaintextPath = fixture.directory.appendingPathComponent("plaintext.cbor").path
+        try Data(try CBORNode.map(["identity": node]).encodedBytes).write(to: URL(fileURLWithPath: plaintextPath))
+        for path in [responsePath, plaintextPath] {
+            let untrustedDocument = await WalletVerifierCommand.runCapturing(["trust", "check", path, "--trust", fixture.iacaPath] + base)
+            #expect(untrustedDocument.code == 1, "\(untrustedDocument.stdout)\(untrustedDocument.stderr)")
+            #expect(untrustedDocument.stdout.contains("for \(MdocFixture.mDL)") && untrustedDocument.stdout.contains("issuer state or province: CA"))
+            let trustedDocument = await WalletVerifierCommand.runCapturing(
+                ["trust", "check", path, "--trust-doctype", "\(MdocFixture.mDL)=\(fixture.iacaPath)"] + base
+                    + ["--trust-doctype", "\(MdocFixture.mDL)=\(try Self.write(californian.iaca, in: fixture))"])
+            #expect(trustedDocument.code == 0, "\(trustedDocument.stdout)\(trustedDocument.stderr)")
+            #expect(trustedDocument.stdout.contains("docTypes: \(MdocFixture.mDL)"), "\(trustedDocument.stdout)")
+        }
+        // Not a document at all: unreadable input.
+        let garbage = fixture.directory.appendingPathComponent("garbage.bin").path
+        try Data("not a document".utf8).write(to: URL(fileURLWithPath: garbage))
+        #expect(await WalletVerifierCommand.runCapturing(["trust", "check", garbage, "--trust", fixture.iacaPath] + base).code == 2)
 
         // An identity envelope, opened with serve's identity key: the Californian signer is untrusted, and the
         // report's own message names the country and the state in words.
