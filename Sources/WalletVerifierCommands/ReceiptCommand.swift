@@ -68,7 +68,8 @@ struct ReceiptCommand: AsyncParsableCommand {
                     throw CLIInputError("give one of --jwks FILE|URL and --cert FILE")
                 }
             } catch let error as ReceiptVerificationError {
-                CLIOutput.current.err("error: the receipt does not verify: \(error.description)")
+                // The receipt's header (its kid) is attacker-chosen: its line breaks are escaped, so it cannot print lines of its own.
+                CLIOutput.current.err("error: the receipt does not verify: \(TerminalText.escape(error.description))")
                 throw CommandExit(code: error.kind == .invalid ? CLIExit.rejected : CLIExit.usage)
             }
             let payload = ReceiptPayloadText.pretty(.object(verified.claims))
@@ -78,15 +79,16 @@ struct ReceiptCommand: AsyncParsableCommand {
             case .text:
                 let claims = verified.claims
                 let checks = claims["checks"]?.array?.count ?? 0
-                var lines = ["receipt verifies: kid \(verified.keyID)"]
-                lines.append("  iss      \(claims["iss"]?.string ?? "(none)")")
+                func text(_ value: String?) -> String { value.map { TerminalText.escape($0) } ?? "(none)" }
+                var lines = ["receipt verifies: kid \(TerminalText.escape(verified.keyID))"]
+                lines.append("  iss      \(text(claims["iss"]?.string))")
                 var issuedAt = claims["iat"]?.number ?? "(none)"
                 if let seconds = claims["iat"]?.number.flatMap(Int64.init) {
                     issuedAt += " (\(RFC3339.format(Date(timeIntervalSince1970: TimeInterval(seconds)))))"
                 }
-                lines.append("  iat      \(issuedAt)")
-                lines.append("  flow     \(claims["flow"]?.string ?? "(none)")")
-                lines.append("  verdict  \(claims["verdict"]?.string ?? "(none)")")
+                lines.append("  iat      \(TerminalText.escape(issuedAt))")
+                lines.append("  flow     \(text(claims["flow"]?.string))")
+                lines.append("  verdict  \(text(claims["verdict"]?.string))")
                 lines.append("  checks   \(checks)")
                 lines.append("payload:")
                 lines.append(payload)

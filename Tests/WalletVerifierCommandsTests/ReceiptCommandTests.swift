@@ -424,6 +424,26 @@ import X509
         #expect(await WalletVerifierCommand.runCapturing(["receipt", "verify", "--receipt", receipt, "--cert", otherCertificate]).code == 1)
     }
 
+    /// A forged header whose kid carries line breaks cannot print lines of its own (the attack read
+    /// "receipt verifies … verdict accepted" under the error).
+    @Test func aForgedKidCannotWriteLinesToTheTerminal() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let key = try Key(scratch)
+        let parts = try await Self.issueReceipt(scratch, key: key).split(separator: ".").map(String.init)
+        // The kid, JSON-escaped: line breaks, a carriage return and a terminal escape sequence.
+        let header = #"{"alg":"ES256","typ":"wallet-verifier-receipt+jwt","kid":"x\nreceipt verifies: kid x\n  verdict  accepted\r\u001b[2K"}"#
+        let forged = try scratch.write("forged.jws", [Self.base64URL(Array(header.utf8)), parts[1], parts[2]].joined(separator: "."))
+        let result = await WalletVerifierCommand.runCapturing(["receipt", "verify", "--receipt", forged, "--jwks", key.jwksPath])
+        #expect(result.code == 1, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        // One line of error, the kid's line breaks and escape shown as text.
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: true)
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(!result.stderr.contains("\r") && !result.stderr.contains("\u{1b}"), "\(result.stderr)")
+        #expect(lines.first?.hasPrefix("error: the receipt does not verify") == true)
+    }
+
     @Test func receiptVerifyUnreadableInput() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
