@@ -50,7 +50,7 @@ extension GooglePayConfiguration {
     }
 }
 
-/// Keeps trust current, or loud: every hour, each source that is stale (past its next update by
+/// Keeps trust current, or loud: every ten minutes, each source that is stale (past its next update by
 /// more than `--trust-stale-after`) or not loaded is logged, once a day per source; with `--trust-stale
 /// fail`, a VICAL whose roots are in use and has gone stale makes the configuration load again, so
 /// its roots stop anchoring (``ServiceVICALs/load(settings:into:base:logger:)``).
@@ -58,17 +58,17 @@ public final class TrustSourceMonitor: Service {
     let live: LiveServices
     let logger: Logger
     let interval: Duration
-    /// When each problem was last logged, so each is logged daily rather than hourly.
+    /// When each problem was last logged, so each is logged daily rather than at every check.
     private let lastLogged = Mutex<[String: Date]>([:])
 
-    /// Creates the monitor of `live`'s current sources, checking every `interval` (an hour).
-    public init(live: LiveServices, logger: Logger, interval: Duration = .seconds(3_600)) {
+    /// Creates the monitor of `live`'s current sources, checking every `interval` (ten minutes).
+    public init(live: LiveServices, logger: Logger, interval: Duration = .seconds(600)) {
         self.live = live
         self.logger = logger
         self.interval = interval
     }
 
-    /// Checks now and then every hour, until graceful shutdown.
+    /// Checks now and then every ten minutes, until graceful shutdown.
     public func run() async throws {
         await repeatUntilShutdown(every: interval, startImmediately: true) { await self.checkOnce() }
     }
