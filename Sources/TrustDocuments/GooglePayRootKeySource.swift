@@ -106,7 +106,8 @@ public final class GooglePayRootKeySource: Sendable {
             log(.notice("googlepay: root keys of \(url) from the store (fetched \(RFC3339.format(copy.fetchedAt))): \(Self.summary(copy.keys))"))
             return copy
         }
-        switch await fetch(url, store: store, now: now) {
+        // The store's copy, however old, is what a fetched list must not roll back.
+        switch await fetch(url, store: store, now: now, against: stored?.keys) {
         case .success(let copy):
             log(.notice("googlepay: root keys fetched from \(url): \(Self.summary(copy.keys)); fresh until \(RFC3339.format(copy.freshUntil))"))
             return copy
@@ -126,9 +127,12 @@ public final class GooglePayRootKeySource: Sendable {
     }
 
     /// Fetches `url` (https, or http to a loopback address; the transport's deadline and address
-    /// policy); a list that parses and may replace the one in use (``refusal(_:replacing:at:)``) is
-    /// kept in memory and in the store, anything else is a failure that changes nothing.
-    public func fetch(_ url: String, store: (any DocumentCacheStore)?, now: Date) async -> Result<Copy, Failure> {
+    /// policy); a list that parses and may replace the one in use, or `against` when none is
+    /// (``refusal(_:replacing:at:)``), is kept in memory and in the store, anything else is a failure
+    /// that changes nothing.
+    public func fetch(_ url: String, store: (any DocumentCacheStore)?, now: Date, against kept: GooglePayRootKeys? = nil) async -> Result<
+        Copy, Failure
+    > {
         guard let location = TrustDocumentFetchFailure.fetchableURL(url) else {
             return .failure(Failure(description: "only https (or http to a loopback address) is fetched", refused: false))
         }
@@ -142,7 +146,7 @@ public final class GooglePayRootKeySource: Sendable {
         do { keys = try GooglePayRootKeys.parse(document.body) } catch {
             return .failure(Failure(description: "the list does not parse: \(error.message)", refused: true))
         }
-        if let why = Self.refusal(keys, replacing: copy(url)?.keys, at: now) {
+        if let why = Self.refusal(keys, replacing: copy(url)?.keys ?? kept, at: now) {
             return .failure(Failure(description: "the list fetched is not used: \(why)", refused: true))
         }
         let age = document.maxAge.map { min(max(TimeInterval($0), Self.minimumAge), Self.maximumAge) } ?? Self.defaultAge
@@ -180,7 +184,7 @@ public final class GooglePayRootKeySource: Sendable {
             log(.notice("googlepay: root keys of \(url) taken from the store (fetched \(RFC3339.format(stored.document.fetchedAt)))"))
             return true
         }
-        switch await fetch(url, store: store, now: now) {
+        switch await fetch(url, store: store, now: now, against: stored?.keys) {
         case .success(let copy):
             log(.notice("googlepay: root keys refreshed from \(url): \(Self.summary(copy.keys)); fresh until \(RFC3339.format(copy.freshUntil))"))
             return true

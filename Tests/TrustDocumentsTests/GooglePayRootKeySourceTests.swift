@@ -83,6 +83,22 @@ import WalletVerifierTestSupport
         #expect(fixture.source.copy(fixture.url)?.bytes == newer)
     }
 
+    /// A new instance whose store holds a list past its max-age: an older list fetched then is a
+    /// rollback of the stored one, refused, and the stored list is used.
+    @Test func aNewInstanceDoesNotRollBackTheStoredList() async throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        let current = Self.list(expiring: Self.now.addingTimeInterval(365 * 86_400))
+        fixture.serve(current)
+        _ = await fixture.source.load(fixture.url, store: fixture.store, now: Self.now) { _ in }
+        fixture.serve(Self.list(expiring: Self.now.addingTimeInterval(30 * 86_400)))
+        let second = GooglePayRootKeySource(transport: HTTPTrustDocumentTransport(timeout: 5))
+        var events: [TrustSourceEvent] = []
+        let loaded = await second.load(fixture.url, store: fixture.store, now: Self.now.addingTimeInterval(7200)) { events.append($0) }
+        #expect(loaded?.bytes == current)
+        #expect(events.contains { $0.message.contains("older than the list in use") }, "\(events)")
+    }
+
     @Test func aFirstListWithNoUsableKeyIsNotLoaded() async throws {
         let fixture = try Fixture()
         defer { fixture.server.stop() }
