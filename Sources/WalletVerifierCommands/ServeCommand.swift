@@ -36,12 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let flags = options.flags
         let config = options.config
-        let settings: ServerSettings
-        do {
-            settings = try ServerSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
-        } catch {
-            throw CLIInputError("\(error)")
-        }
+        let settings = try options.settings()
         if check {
             try await PreflightOutput.run(settings: settings, json: format == "json")
             return

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VerificationCore
 import VerifierServer
 
 /// The flags of `wallet-verifier serve`, shared with the commands that read the same configuration
@@ -190,6 +191,14 @@ struct ServeOptions: ParsableArguments {
     @Option(
         name: .long, help: "Days a kept receipt is kept, and a receipt key stays in /v1/receipts/jwks after its last use (default 400, 1-3650).")
     var receiptRetention: Int?
+
+    /// The settings of these flags, the environment and `--config`, as `serve` resolves them; a
+    /// setting that does not resolve is unreadable input (exit 2).
+    func settings() throws -> ServerSettings {
+        do { return try ServerSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config) } catch {
+            throw CLIInputError("\(error)")
+        }
+    }
 
     /// The flags given, by setting name (``ServerSettings/resolve(flags:environment:configFile:)``).
     var flags: ServerSettings.Source {

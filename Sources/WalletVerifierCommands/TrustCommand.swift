@@ -25,12 +25,7 @@ struct TrustCommand: AsyncParsableCommand {
     /// The configuration `serve` would run with (flags, environment, `--config`), composed as
     /// `serve` composes it; the log says nothing (what matters is printed).
     static func services(_ options: ServeOptions) async throws -> VerifierServices {
-        let settings: ServerSettings
-        do {
-            settings = try ServerSettings.resolve(flags: options.flags, environment: ProcessInfo.processInfo.environment, configFile: options.config)
-        } catch {
-            throw CLIInputError("\(error)")
-        }
+        let settings = try options.settings()
         let logger = Logger(label: "wallet-verifier") { _ in SwiftLogNoOpLogHandler() }
         do { return try await VerifierServices.make(settings: settings, logger: logger) } catch {
             throw CLIInputError("the configuration does not load: \(error)")
