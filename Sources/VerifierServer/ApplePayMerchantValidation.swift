@@ -26,22 +26,30 @@ public struct ApplePayMerchantIdentity: Sendable, CustomStringConvertible {
     /// The key file as read, for the TLS library.
     private let keyFile: [UInt8]
 
+    /// Why a Merchant Identity certificate cannot be used alone, and the flag that helps.
+    static let noMerchantIdentifier =
+        "the certificate names no merchant identifier (neither the extension 1.2.840.113635.100.6.32 nor a UID in its subject); give it with --applepay-merchant-id (e.g. --applepay-merchant-id merchant.com.example), or use the Merchant Identity certificate Apple issued for the merchant ID"
+
     /// The certificate's subject and the merchant identifier; never key material.
     public var description: String {
         "ApplePayMerchantIdentity(\(merchantKey.subjectName), merchantIdentifier \(merchantIdentifier))"
     }
 
     /// Reads a certificate file (PEM, the leaf first, or DER) and a private-key file (PEM or DER;
-    /// RSA or P-256). Throws ``SettingsError`` when either cannot be read, the key is not the
-    /// certificate's, or the certificate names no merchant identifier.
-    public init(certificateFile: [UInt8], keyFile: [UInt8]) throws(SettingsError) {
+    /// RSA or P-256). `merchantIdentifier` (`--applepay-merchant-id`) names the merchant when the
+    /// certificate does not (it must match the certificate's merchant-id extension when it has one).
+    /// Throws ``SettingsError`` when either cannot be read, the key is not the certificate's, or no
+    /// merchant identifier is known.
+    public init(certificateFile: [UInt8], keyFile: [UInt8], merchantIdentifier: String? = nil) throws(SettingsError) {
         let key: MerchantKey
-        do { key = try MerchantKey(certificateFile: certificateFile, privateKeyFile: keyFile) } catch { throw SettingsError("\(error)") }
-        guard let identifier = key.validationMerchantIdentifier else {
-            throw SettingsError(
-                "the certificate names no merchant identifier (neither the extension 1.2.840.113635.100.6.32 nor a UID in its subject); use the Merchant Identity certificate Apple issued for the merchant ID"
-            )
+        do {
+            key = try MerchantKey(certificateFile: certificateFile, privateKeyFile: keyFile, merchantIdentifier: merchantIdentifier)
+        } catch {
+            // Apple Pay decryption keys take the merchant id as --merchant-id; here it is --applepay-merchant-id.
+            guard error.code == .merchantIdentifierMissing else { throw SettingsError("\(error)") }
+            throw SettingsError(Self.noMerchantIdentifier)
         }
+        guard let identifier = key.validationMerchantIdentifier else { throw SettingsError(Self.noMerchantIdentifier) }
         var chain: [[UInt8]] = []
         do {
             var serializer = DER.Serializer()

@@ -167,6 +167,9 @@ public struct ServerSettings: Sendable, Hashable {
     public var applePayIdentityCertificate: String?
     /// The private key of ``applePayIdentityCertificate`` (`--applepay-identity-key`); required together with it.
     public var applePayIdentityKey: String?
+    /// The merchant id to name in merchant validation when the Merchant Identity certificate names
+    /// none (neither the merchant-id extension nor a UID in its subject): `--applepay-merchant-id`.
+    public var applePayMerchantID: String?
     /// The domain the Apple Pay button is shown on (`--applepay-domain`, a DNS name): the
     /// `initiativeContext` of merchant validation; required with ``applePayIdentityCertificate``.
     public var applePayDomain: String?
@@ -296,6 +299,7 @@ public struct ServerSettings: Sendable, Hashable {
         "applepayCerts": "WALLET_VERIFIER_APPLEPAY_CERTS", "applepayKeys": "WALLET_VERIFIER_APPLEPAY_KEYS",
         "applepayRoot": "WALLET_VERIFIER_APPLEPAY_ROOT", "applepayExpectations": "WALLET_VERIFIER_APPLEPAY_EXPECTATIONS",
         "applepayIdentityCert": "WALLET_VERIFIER_APPLEPAY_IDENTITY_CERT", "applepayIdentityKey": "WALLET_VERIFIER_APPLEPAY_IDENTITY_KEY",
+        "applepayMerchantId": "WALLET_VERIFIER_APPLEPAY_MERCHANT_ID",
         "applepayDomain": "WALLET_VERIFIER_APPLEPAY_DOMAIN", "applepayDisplayName": "WALLET_VERIFIER_APPLEPAY_DISPLAY_NAME",
         "applepayValidationHosts": "WALLET_VERIFIER_APPLEPAY_VALIDATION_HOSTS", "applepayValidationCa": "WALLET_VERIFIER_APPLEPAY_VALIDATION_CA",
         "googlepayKeys": "WALLET_VERIFIER_GOOGLEPAY_KEYS", "googlepayMerchantId": "WALLET_VERIFIER_GOOGLEPAY_MERCHANT_ID",
@@ -524,6 +528,7 @@ public struct ServerSettings: Sendable, Hashable {
     ) throws {
         settings.applePayIdentityCertificate = single("applepayIdentityCert")
         settings.applePayIdentityKey = single("applepayIdentityKey")
+        settings.applePayMerchantID = single("applepayMerchantId")
         settings.applePayValidationCA = single("applepayValidationCa")
         if let hosts = value("applepayValidationHosts") {
             let entries = hosts.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -554,7 +559,7 @@ public struct ServerSettings: Sendable, Hashable {
         guard settings.applePayIdentityCertificate != nil || settings.applePayIdentityKey != nil else {
             let stray = [
                 (settings.applePayDomain, "--applepay-domain"), (settings.applePayDisplayName, "--applepay-display-name"),
-                (settings.applePayValidationCA, "--applepay-validation-ca"),
+                (settings.applePayValidationCA, "--applepay-validation-ca"), (settings.applePayMerchantID, "--applepay-merchant-id"),
                 (settings.applePayValidationHosts?.joined(separator: ","), "--applepay-validation-hosts"),
             ].first { $0.0 != nil }
             if let stray {
@@ -620,7 +625,7 @@ public struct ServerSettings: Sendable, Hashable {
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `explainDeviceFailures`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `webDocTypes`, `maxRequestElements`, `maxRequestSessionBytes`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
-    /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `applepayIdentityCert`, `applepayIdentityKey`, `applepayDomain`,
+    /// `applepayKeys`, `applepayRoot`, `applepayExpectations`, `applepayIdentityCert`, `applepayIdentityKey`, `applepayMerchantId`, `applepayDomain`,
     /// `applepayDisplayName`, `applepayValidationHosts`, `applepayValidationCa`, `googlepayKeys`, `googlepayMerchantId`, `googlepayRootKeys`,
     /// `maxAge`, `clockSkew`, `bodyLimit`, `maxDocuments`, `requestLifetime`, `revocation`, `revocationLists`, `vicals`, `vicalTrust`, `fetchTimeout`,
     /// `fetchAllow`, `trustStaleAfter`, `trustStale`, `certificateWarningDays`, `receiptKey`, `receiptCert`, `receiptIssuer`, `receipts`, `receiptRetention`); values

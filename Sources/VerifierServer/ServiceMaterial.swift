@@ -115,7 +115,8 @@ public struct ServiceMaterial: Sendable {
         }
         guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --applepay-identity-key \(keyPath)") }
         do {
-            return try ApplePayMerchantIdentity(certificateFile: [UInt8](certificate), keyFile: [UInt8](key))
+            return try ApplePayMerchantIdentity(
+                certificateFile: [UInt8](certificate), keyFile: [UInt8](key), merchantIdentifier: settings.applePayMerchantID)
         } catch {
             throw SettingsError("--applepay-identity-cert \(certificatePath) / --applepay-identity-key \(keyPath): \(error.message)")
         }

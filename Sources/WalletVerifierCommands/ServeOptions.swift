@@ -106,6 +106,11 @@ struct ServeOptions: ParsableArguments {
             "Apple Pay on the web: the Merchant Identity certificate (PEM or DER), the TLS client certificate of merchant validation (POST /v1/applepay/session)."
     ) var applepayIdentityCert: String?
     @Option(name: .long, help: "The private key of --applepay-identity-cert (PEM or DER).") var applepayIdentityKey: String?
+    @Option(
+        name: .long,
+        help:
+            "The merchant id merchant validation names when the --applepay-identity-cert certificate names none (no merchant-id extension, no UID in its subject)."
+    ) var applepayMerchantId: String?
     @Option(name: .long, help: "The domain the Apple Pay button is shown on, as registered with Apple (needed with --applepay-identity-cert).")
     var applepayDomain: String?
     @Option(name: .long, help: "The store's name on the payment sheet, at most 64 characters (needed with --applepay-identity-cert).")
@@ -248,6 +253,7 @@ struct ServeOptions: ParsableArguments {
         set("applepayExpectations", applepayExpectations)
         set("applepayIdentityCert", applepayIdentityCert)
         set("applepayIdentityKey", applepayIdentityKey)
+        set("applepayMerchantId", applepayMerchantId)
         set("applepayDomain", applepayDomain)
         set("applepayDisplayName", applepayDisplayName)
         set("applepayValidationHosts", applepayValidationHosts)

@@ -184,6 +184,41 @@ import X509
         #expect(!loaded.description.contains("PRIVATE"))
     }
 
+    /// A Merchant Identity certificate that names no merchant (no hash extension, no UID) is usable
+    /// with `--applepay-merchant-id`, which the refusal without it names (not `--merchant-id`).
+    @Test func aCertificateThatNamesNoMerchantTakesApplepayMerchantId() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let ca = try PortalFixtureCA(now: Date())
+        let key = P256.Signing.PrivateKey()
+        let certificate = try ca.issue(
+            publicKey: .init(key.publicKey), subject: try DistinguishedName { CommonName("Merchant without an id") }, profile: .signing,
+            notBefore: Date().addingTimeInterval(-3600), notAfter: Date().addingTimeInterval(90 * 86_400))
+        let certificatePath = fixture.directory.appendingPathComponent("anonymous-cert.pem").path
+        let keyPath = fixture.directory.appendingPathComponent("anonymous-key.pem").path
+        try Data(try certificate.serializeAsPEM().pemString.utf8).write(to: URL(fileURLWithPath: certificatePath))
+        try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: keyPath))
+        let server = try await MerchantValidationServer(answer: .status(500), clientCA: ca.root)
+        var flags = try Self.flags(fixture, try IdentityFiles(fixture, ca: ca), server)
+        flags["applepayIdentityCert"] = [certificatePath]
+        flags["applepayIdentityKey"] = [keyPath]
+        await #expect {
+            _ = try await Self.services(flags)
+        } throws: { error in
+            "\(error)".contains("--applepay-merchant-id") && !"\(error)".contains(" --merchant-id")
+        }
+        flags["applepayMerchantId"] = [Self.merchantID]
+        let services = try await Self.services(flags)
+        #expect(services.applePayIdentity?.merchantIdentifier == Self.merchantID)
+        await services.shutdown()
+        // Without a Merchant Identity certificate, the flag has nothing to name.
+        var stray = flags
+        stray["applepayIdentityCert"] = nil
+        stray["applepayIdentityKey"] = nil
+        #expect(throws: SettingsError.self) { try ServerSettings.resolve(flags: stray, environment: [:], configFile: nil) }
+        await server.stop()
+    }
+
     @Test func aURLOffTheAllowListIsRefusedBeforeAnyConnection() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
