@@ -13,7 +13,12 @@ import VerificationCore
 public final class ServerMetrics: Sendable {
     /// The registry every metric of the service is registered in; ``text()`` renders it.
     public let registry = PrometheusCollectorRegistry()
-    private let latency: DurationHistogram
+    /// The verification-duration histogram of each flow (`wallet_verifier_verification_duration_seconds{flow}`).
+    private let latencies = Mutex<[String: DurationHistogram]>([:])
+    private static let latencyBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
+    ]
 
     private enum Metric: Hashable, Sendable {
         case verifications, checkFailures, unreadableRequests, idempotentRetries, idempotencyConflicts, revocationFetches, revocationCacheHits,
@@ -82,14 +87,20 @@ public final class ServerMetrics: Sendable {
     private let listAges = Mutex<[String: Gauge]>([:])
     private let certificateExpiries = Mutex<[ServiceCertificate: Gauge]>([:])
 
-    /// Creates the metrics with an empty registry and the verification-duration histogram (1 ms to 5 s buckets).
-    public init() {
-        latency = registry.makeDurationHistogram(
-            descriptor: Self.descriptor("verification_duration", unit: "seconds", help: "Time to verify one submission"),
-            buckets: [
-                .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-                .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
-            ])
+    /// Creates the metrics with an empty registry; each flow's verification-duration histogram (1 ms
+    /// to 5 s buckets) is made when that flow first records one.
+    public init() {}
+
+    /// The duration histogram of `flow`, made the first time.
+    private func latency(_ flow: String) -> DurationHistogram {
+        latencies.withLock { histograms in
+            if let histogram = histograms[flow] { return histogram }
+            let histogram = registry.makeDurationHistogram(
+                descriptor: Self.descriptor("verification_duration", unit: "seconds", help: "Time to verify one submission"),
+                labels: [("flow", flow)], buckets: Self.latencyBuckets)
+            histograms[flow] = histogram
+            return histogram
+        }
     }
 
     /// Counts one verification by flow and verdict, each failed or undecided check by id and reason, and records its duration.
@@ -100,7 +111,7 @@ public final class ServerMetrics: Sendable {
         for index in checks.indices where checks[index].status == .failed || checks[index].status == .error {
             counter(.checkFailures, checks[index].id.rawValue, checks[index].reason.rawValue).increment()
         }
-        latency.record(duration)
+        latency(flow).record(duration)
     }
 
     /// Counts a request refused before verification, such as unreadable, too large, rate-limited, busy or unauthorized, by reason.

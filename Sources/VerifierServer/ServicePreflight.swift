@@ -371,7 +371,9 @@ public enum ServicePreflight {
         logger: Logger, add: (String, PreflightFinding.Status, String) -> Void
     ) async {
         guard !settings.webOrigins.isEmpty else {
-            add("web-origin", .warn, "no --web-origin: /v1/web/requests and /v1/web/verify answer 503; name the origins of your pages")
+            add(
+                "web-origin", .warn,
+                "no --web-origin: /v1/web/requests and /v1/web/verify answer 501 (not configured); name the origins of your pages")
             return
         }
         guard let webKey else { return }

@@ -25,7 +25,9 @@ struct ServeOptions: ParsableArguments {
     var trustDoctype: [String] =
         []
     @Option(
-        name: .long, help: "An origin web requests may be made from, e.g. https://shop.example. Repeatable; without one the web endpoints answer 503."
+        name: .long,
+        help:
+            "An origin web requests may be made from, e.g. https://shop.example. Repeatable; without one the web endpoints answer 501 (not configured)."
     ) var webOrigin: [String] = []
     @Option(name: .long, help: "Serve the operators' web page on its own listener, [ADDR:]PORT (loopback by default). Off unless given.")
     var uiListen: String?

@@ -34,7 +34,10 @@ import VerificationCore
         #expect(text.contains(#"wallet_verifier_check_failures_total{check="mdoc.issuer.signature",reason="badSignature"} 1"#))
         #expect(text.contains(#"wallet_verifier_unreadable_requests_total{reason="too-large"} 2"#))
         #expect(text.contains(#"wallet_verifier_unreadable_requests_total{reason="not-json"} 1"#))
-        #expect(text.contains(#"wallet_verifier_verification_duration_seconds_count 5"#))
+        // The duration by flow, as going-live promises.
+        #expect(text.contains(#"wallet_verifier_verification_duration_seconds_count{flow="applepay"} 4"#), "\(text)")
+        #expect(text.contains(#"wallet_verifier_verification_duration_seconds_count{flow="identity"} 1"#))
+        #expect(text.contains(#"wallet_verifier_verification_duration_seconds_bucket{flow="identity",le="#))
     }
 
     /// A reload that drops a certificate drops its expiry gauge; one that keeps it keeps its value.

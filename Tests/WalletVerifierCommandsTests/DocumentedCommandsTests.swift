@@ -169,6 +169,22 @@ import VerifierServer
         }
     }
 
+    /// `serve --help` and `serve --check` say 501 where the service answers 501 (a flow it is not
+    /// configured for), never 503 (which would tell a client to retry).
+    @Test func notConfiguredIsSaid501() async throws {
+        let help = WalletVerifierCommand.helpMessage(for: ServeCommand.self, includeHidden: true, columns: 100_000)
+        #expect(help.contains("without one the web endpoints answer 501 (not configured)"), "\(help)")
+        #expect(!help.contains("endpoints answer 503"))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-check-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let check = await WalletVerifierCommand.runCapturing([
+            "serve", "--check", "--store", "memory", "--data-dir", directory.path, "--format", "json",
+        ])
+        let findings = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [[String: String]], "\(check.stderr)")
+        let web = try #require(findings.first { $0["check"] == "web-origin" })
+        #expect(web["message"]?.contains("answer 501 (not configured)") == true, "\(web)")
+    }
+
     /// The reader itself: it finds what it should, and what is wrong in a made-up page.
     @Test func theReaderFindsWrongCommandsAndFlags() {
         let page = """
