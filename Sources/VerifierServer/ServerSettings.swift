@@ -622,6 +622,37 @@ public struct ServerSettings: Sendable, Hashable {
         return ListenAddress(host: host, port: port)
     }
 
+    /// The config file's key names, sorted (the same names as ``environmentNames``' keys).
+    public static var configKeys: [String] { environmentNames.keys.sorted() }
+
+    /// The known config key nearest to `key` (case-insensitive edit distance at most a third of the
+    /// key's length, at least 2), for "did you mean"; nil when none is that near.
+    static func nearestConfigKey(to key: String) -> String? {
+        let wanted = Array(key.lowercased())
+        let limit = max(2, wanted.count / 3)
+        var best: (name: String, distance: Int)?
+        for name in configKeys {
+            let distance = editDistance(wanted, Array(name.lowercased()))
+            if distance <= limit, distance < (best?.distance ?? .max) { best = (name, distance) }
+        }
+        return best?.name
+    }
+
+    /// Levenshtein distance between two character arrays.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// The config file: a JSON object whose keys are the setting names (`host`, `port`, `dataDir`,
     /// `store`, `postgresUrl`, `identityKeys`, `merchantId`, `teamId`, `trust`, `trustDocTypes`, `webOrigins`, `webKeys`, `uiListen`, `uiTokenFile`, `apiTokenFile`, `readerKey`, `readerCerts`, `readerAuthAll`, `explainDeviceFailures`, `requestSigningKey`, `requestSigningCerts`, `openid4vpClientId`, `webProtocols`, `webDocTypes`, `maxRequestElements`, `maxRequestSessionBytes`, `requestRate`, `idempotencyWindow`, `maxOutstandingRequests`, `maxConcurrentVerifications`, `bodyTimeout`, `headerTimeout`, `idleTimeout`,
     /// `maxClientConnections`, `maxClientVerifications`, `maxClientOutstandingRequests`, `verifyRate`, `applepayCerts`,
@@ -637,7 +668,10 @@ public struct ServerSettings: Sendable, Hashable {
         }
         var source: Source = [:]
         for (key, value) in object {
-            guard environmentNames[key] != nil else { throw SettingsError("the config file \(path) has an unknown setting \"\(key)\"") }
+            guard environmentNames[key] != nil else {
+                let hint = nearestConfigKey(to: key).map { "; did you mean \"\($0)\"?" } ?? " (serve --help lists the keys)"
+                throw SettingsError("the config file \(path) has an unknown setting \"\(key)\"\(hint)")
+            }
             switch value {
             case let text as String: source[key] = [text]
             case let number as NSNumber: source[key] = [number.stringValue]

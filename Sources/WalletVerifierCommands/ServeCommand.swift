@@ -12,7 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the HTTP verification service (embedded SQLite store by default).",
         discussion: """
             Every setting can also come from the environment (\(ServerSettings.environmentNames.values.sorted().joined(separator: ", ")); \
-            lists comma-separated) or a JSON config file (--config); flags win over the environment, the environment over the file. \
+            lists comma-separated) or a JSON config file (--config) whose keys are \(ServerSettings.configKeys.joined(separator: ", ")); \
+            flags win over the environment, the environment over the file. \
             Without keys, it starts with a generated development identity key and says so. SIGHUP re-reads the trust roots, \
             revocation-list files and every key (and the config file) without a restart; a configuration that does not load is \
             refused as a whole and the running one stays.

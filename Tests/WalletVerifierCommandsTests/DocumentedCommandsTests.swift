@@ -185,6 +185,38 @@ import VerifierServer
         #expect(web["message"]?.contains("answer 501 (not configured)") == true, "\(web)")
     }
 
+    /// The config file's keys are listed in `serve --help` and docs/service.md, and an unknown key
+    /// names the nearest known one.
+    @Test func everyConfigKeyIsWrittenDownAndATypoNamesTheKey() throws {
+        let help = WalletVerifierCommand.helpMessage(for: ServeCommand.self, includeHidden: true, columns: 100_000)
+        let service = try #require(try Self.documents().first { $0.name == "docs/service.md" }).text
+        #expect(ServerSettings.configKeys.count == ServerSettings.environmentNames.count)
+        for key in ServerSettings.configKeys {
+            #expect(help.contains(key), "serve --help does not name the config key \(key)")
+            #expect(service.contains("`\(key)`"), "docs/service.md does not name the config key \(key)")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (typo, meant) in [("identityKey", "identityKeys"), ("truststaleafter", "trustStaleAfter"), ("webOrigin", "webOrigins")] {
+            let path = directory.appendingPathComponent("\(typo).json").path
+            try Data(#"{"\#(typo)": "x"}"#.utf8).write(to: URL(fileURLWithPath: path))
+            #expect {
+                try ServerSettings.resolve(flags: [:], environment: [:], configFile: path)
+            } throws: { error in
+                "\(error)".contains("unknown setting \"\(typo)\"; did you mean \"\(meant)\"?")
+            }
+        }
+        // Nothing near: no guess, a pointer to the list.
+        let far = directory.appendingPathComponent("far.json").path
+        try Data(#"{"colour": "blue"}"#.utf8).write(to: URL(fileURLWithPath: far))
+        #expect {
+            try ServerSettings.resolve(flags: [:], environment: [:], configFile: far)
+        } throws: { error in
+            "\(error)".contains("unknown setting \"colour\" (serve --help lists the keys)")
+        }
+    }
+
     /// The reader itself: it finds what it should, and what is wrong in a made-up page.
     @Test func theReaderFindsWrongCommandsAndFlags() {
         let page = """
