@@ -51,10 +51,7 @@ public struct PinnedRootSource: Sendable {
         // This process's copy: written to the store when the store lacks it (it could not answer at the first load).
         if let kept = copies.copies.withLock({ $0[root.cacheKey] }), let certificate = try? Self.verify(kept.bytes, against: root, at: now) {
             if let store, (try? await store.cachedDocument(root.cacheKey)) == nil {
-                try? await store.storeDocument(
-                    CachedDocument(
-                        key: root.cacheKey, bytes: kept.bytes, fetchedAt: kept.fetchedAt, freshUntil: certificate.notValidAfter,
-                        usableUntil: certificate.notValidAfter))
+                await Self.keep(kept.bytes, of: certificate, fetchedAt: kept.fetchedAt, for: root, in: store)
             }
             return Loaded(certificate: certificate, provenance: .url(root.url, pin: root.pin, fetchedAt: kept.fetchedAt), fromStore: false)
         }
@@ -77,10 +74,17 @@ public struct PinnedRootSource: Sendable {
         // Whole seconds: every instance reading the store's copy shows the same time as this one.
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         copies.copies.withLock { $0[root.cacheKey] = (bytes, now) }
+        await Self.keep(bytes, of: certificate, fetchedAt: now, for: root, in: store)
+        return Loaded(certificate: certificate, provenance: .url(root.url, pin: root.pin, fetchedAt: now), fromStore: false)
+    }
+
+    /// Keeps a root's bytes in the store's document cache until the certificate expires (nothing without a store).
+    static func keep(_ bytes: [UInt8], of certificate: Certificate, fetchedAt: Date, for root: PinnedRoot, in store: (any DocumentCacheStore)?) async
+    {
         try? await store?.storeDocument(
             CachedDocument(
-                key: root.cacheKey, bytes: bytes, fetchedAt: now, freshUntil: certificate.notValidAfter, usableUntil: certificate.notValidAfter))
-        return Loaded(certificate: certificate, provenance: .url(root.url, pin: root.pin, fetchedAt: now), fromStore: false)
+                key: root.cacheKey, bytes: bytes, fetchedAt: fetchedAt, freshUntil: certificate.notValidAfter, usableUntil: certificate.notValidAfter)
+        )
     }
 
     /// The one certificate in `bytes` (PEM or DER) when it is the pinned, self-signed CA certificate.

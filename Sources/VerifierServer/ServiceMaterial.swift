@@ -285,9 +285,14 @@ public struct ServiceMaterial: Sendable {
     /// root fetched when the service is composed (``TrustRootEntry/loadURLs(_:into:source:documentStore:now:)``).
     /// Throws ``SettingsError`` naming the flag and the path.
     public static func trustStore(trust paths: [String], scoped entries: [String]) throws(SettingsError) -> IACATrustStore {
+        try trustStore(entries: try trustEntries(trust: paths, scoped: entries))
+    }
+
+    /// The roots of the file and directory entries among `entries` (parsed once by the caller, who
+    /// also loads its pinned URLs). Throws ``SettingsError`` naming the flag and the path.
+    public static func trustStore(entries: [TrustRootEntry]) throws(SettingsError) -> IACATrustStore {
         var store = IACATrustStore()
-        let parsed = try trustEntries(trust: paths, scoped: entries)
-        do { try TrustRootEntry.loadFiles(parsed, into: &store) } catch { throw SettingsError(error.message) }
+        do { try TrustRootEntry.loadFiles(entries, into: &store) } catch { throw SettingsError(error.message) }
         return store
     }
 

@@ -255,9 +255,9 @@ public enum ServicePreflight {
         let fetcher = HTTPTrustDocumentTransport(
             timeout: TimeInterval(settings.fetchTimeout), addressPolicy: FetchAddressPolicy(allowed: settings.fetchAllow))
         do {
-            var trust = try ServiceMaterial.trustStore(trust: settings.trust, scoped: settings.trustDocTypes)
-            // Pinned URLs: fetched once and checked against their pin (nothing kept).
             let entries = try ServiceMaterial.trustEntries(trust: settings.trust, scoped: settings.trustDocTypes)
+            var trust = try ServiceMaterial.trustStore(entries: entries)
+            // Pinned URLs: fetched once and checked against their pin (nothing kept).
             do {
                 let statuses = try await TrustRootEntry.loadURLs(
                     entries, into: &trust, source: PinnedRootSource(transport: fetcher), documentStore: nil, now: now)

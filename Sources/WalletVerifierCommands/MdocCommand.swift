@@ -103,10 +103,14 @@ enum CommandSupport {
     /// A pinned URL (`https://host/path#sha256=HEX`) is fetched once, as `serve` fetches it; one that
     /// cannot be had, or serves anything but its pinned self-signed CA certificate, is unreadable input.
     static func trustStore(_ paths: [String], scoped: [String] = [], fetchTimeout: Int = 10) async throws -> IACATrustStore {
-        var store: IACATrustStore
-        do { store = try ServiceMaterial.trustStore(trust: paths, scoped: scoped) } catch { throw CLIInputError(error.message) }
         let entries: [TrustRootEntry]
-        do { entries = try ServiceMaterial.trustEntries(trust: paths, scoped: scoped) } catch { throw CLIInputError(error.message) }
+        var store: IACATrustStore
+        do {
+            entries = try ServiceMaterial.trustEntries(trust: paths, scoped: scoped)
+            store = try ServiceMaterial.trustStore(entries: entries)
+        } catch {
+            throw CLIInputError(error.message)
+        }
         guard entries.contains(where: { $0.pinned != nil }) else { return store }
         let source = PinnedRootSource(transport: HTTPTrustDocumentTransport(timeout: TimeInterval(fetchTimeout)))
         let statuses: [TrustSourceStatus]

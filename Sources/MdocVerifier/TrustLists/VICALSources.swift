@@ -53,10 +53,7 @@ public struct VICALSources: Sendable {
     }
 
     /// Whether a `--vical` source is a URL (http or https) rather than a file.
-    public static func isURL(_ source: String) -> Bool {
-        let lower = source.lowercased()
-        return lower.hasPrefix("https://") || lower.hasPrefix("http://")
-    }
+    public static func isURL(_ source: String) -> Bool { TrustDocumentFetchFailure.isURL(source) }
 
     /// The anchors a VICAL signer must chain to, read from a PEM or DER file.
     public static func anchors(path: String) throws(Failure) -> [Certificate] {
