@@ -205,8 +205,13 @@ public final class GooglePayRootKeySource: Sendable {
         }
     }
 
-    /// The number of keys and their versions: public facts only.
+    /// The number of keys and their versions: public facts only. A version is text from the fetched
+    /// list (refused lists are logged too), so anything but printable ASCII is shown as `?`, and a
+    /// long one is cut: a list cannot write lines of its own into the log.
     public static func summary(_ keys: GooglePayRootKeys) -> String {
-        "\(keys.keys.count) key(s) (\(keys.keys.map(\.protocolVersion).joined(separator: ", ")))"
+        let versions = keys.keys.prefix(20).map { key in
+            String(key.protocolVersion.unicodeScalars.prefix(32).map { $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })
+        }
+        return "\(keys.keys.count) key(s) (\(versions.joined(separator: ", "))\(keys.keys.count > 20 ? ", …" : ""))"
     }
 }

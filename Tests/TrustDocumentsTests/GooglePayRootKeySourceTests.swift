@@ -99,6 +99,19 @@ import WalletVerifierTestSupport
         #expect(events.contains { $0.message.contains("older than the list in use") }, "\(events)")
     }
 
+    /// A refused list is logged with its key versions: a version with line breaks cannot write lines of its own.
+    @Test func aRefusedListCannotWriteLinesIntoTheLog() async throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        // Cut to 32 characters, control characters shown as "?".
+        fixture.serve(Self.list(expiring: Self.now.addingTimeInterval(365 * 86_400), version: "ECv9\ngooglepay: root keys refreshed\r\u{1b}[2K"))
+        var events: [TrustSourceEvent] = []
+        #expect(await fixture.source.load(fixture.url, store: fixture.store, now: Self.now) { events.append($0) } == nil)
+        let message = try #require(events.last?.message)
+        #expect(message.contains("(ECv9?googlepay: root keys refres)"), "\(message)")
+        #expect(!message.contains("\n") && !message.contains("\r") && !message.contains("\u{1b}"))
+    }
+
     @Test func aFirstListWithNoUsableKeyIsNotLoaded() async throws {
         let fixture = try Fixture()
         defer { fixture.server.stop() }
