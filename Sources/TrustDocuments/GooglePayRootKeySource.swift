@@ -49,6 +49,13 @@ public final class GooglePayRootKeySource: Sendable {
     /// How long the store keeps a copy for a start while Google cannot be reached.
     public static let storedFor: TimeInterval = 30 * 86_400
 
+    /// Whether `source` is Google's TEST key list (`…/paymentmethodtoken/test/keys.json`), whose
+    /// tokens come from Google Pay's test environment and are not payments.
+    public static func isTestList(_ source: String) -> Bool {
+        guard let url = URL(string: source), url.host?.lowercased() == "payments.developers.google.com" else { return false }
+        return url.path.hasPrefix("/paymentmethodtoken/test/")
+    }
+
     /// A source fetching with `transport`. Each call names the document cache its copies are shared
     /// through (nil: memory only, as while a PostgreSQL store is not answering yet).
     public init(transport: any TrustDocumentTransport) {

@@ -119,3 +119,35 @@ public struct ReceiptSigningKey: ReceiptSigner {
         Array(try privateKey.signature(for: signingInput).rawRepresentation)
     }
 }
+
+/// A receipt key that verifies but no longer signs (a key rotated out): its `kid` and its public JWK,
+/// listed in the JWKS beside the current key while the operator names it.
+public struct ReceiptPublicKey: Sendable, Hashable {
+    /// The key's `kid`: its RFC 7638 thumbprint.
+    public let keyID: String
+    /// The public JWK text (with `x5c` when it was read from a certificate).
+    public let jwk: String
+
+    /// The public half of a P-256 key from PEM text named `name`: a private key (PKCS#8 or SEC1), a
+    /// public key (SubjectPublicKeyInfo), or certificates (leaf first, kept as the JWK's `x5c`).
+    public static func load(pem: String, name: String) throws(ReceiptKeyError) -> ReceiptPublicKey {
+        let documents: [PEMDocument]
+        do { documents = try PEMDocument.parseMultiple(pemString: pem) } catch {
+            throw ReceiptKeyError("\(name): not PEM (a P-256 private key, public key or certificate)")
+        }
+        let certificates = documents.filter { $0.discriminator == "CERTIFICATE" }.map(\.derBytes)
+        var key: P256.Signing.PublicKey?
+        if let leafDER = certificates.first {
+            key = (try? Certificate(derEncoded: leafDER)).flatMap { P256.Signing.PublicKey($0.publicKey) }
+        } else if let document = documents.first, document.discriminator == "PUBLIC KEY" {
+            key = try? P256.Signing.PublicKey(derRepresentation: document.derBytes)
+        } else {
+            key = (try? P256.Signing.PrivateKey(pemRepresentation: pem))?.publicKey
+        }
+        guard let key else {
+            throw ReceiptKeyError("\(name): holds no P-256 key (a private key, public key or certificate); receipts are signed with ES256")
+        }
+        let keyID = ReceiptKeys.thumbprint(key)
+        return ReceiptPublicKey(keyID: keyID, jwk: ReceiptKeys.publicJWK(key, keyID: keyID, certificateChain: certificates))
+    }
+}

@@ -17,12 +17,23 @@ struct IdentityRoutes: Sendable {
     static func collection(_ api: APIRoutes, _ idempotent: IdempotentSubmissions) -> RouteCollection<VerifierRequestContext> {
         let routes = RouteCollection(context: VerifierRequestContext.self)
         api.storePost("requests", .creation, route: "identity-requests", idempotent, on: routes) {
-            try await IdentityRoutes(api: api.current()).createRequest($0, $1)
+            try await IdentityRoutes(api: api.current()).configured().createRequest($0, $1)
         }
         api.storePost("verify", .verification, route: "identity-verify", idempotent, on: routes) {
-            try await IdentityRoutes(api: api.current()).verify($0, $1)
+            try await IdentityRoutes(api: api.current()).configured().verify($0, $1)
         }
         return routes
+    }
+
+    /// These routes, or a 501 (not configured) with `--identity off`.
+    func configured() throws -> IdentityRoutes {
+        guard services.settings.identityFlow else {
+            services.metrics.requestRejected(reason: "not-configured")
+            throw Problem.notConfigured(
+                "Verify with Wallet in apps is off on this server (--identity off): start it with --identity on and --identity-key FILE --merchant-id ID --team-id ID"
+            )
+        }
+        return self
     }
 
     func createRequest(_ request: Request, _ context: VerifierRequestContext) async throws -> Response {

@@ -104,24 +104,14 @@ public final class LiveServices: Sendable {
             settings: settings, material: try ServiceMaterial.read(settings: settings, logger: logger), base: base, logger: logger,
             previous: previous)
         next.apiToken = previous.apiToken
-        // A new receipt key: the old one is recorded as used until now, so the JWKS keeps listing it
-        // for the receipts it signed; then the new one, which signs from now on.
-        let now = base.clock.now()
         let rotated = previous.receiptSigner.map(\.keyID) != next.receiptSigner.map(\.keyID)
-        if rotated {
-            do { try await previous.recordReceiptKey(lastUsed: now) } catch {
-                previous.metrics.receiptFailure(stage: "record-key")
-                logger.warning("reload: the previous receipt key could not be recorded in the store (\(type(of: error)))")
-            }
-        }
         state.withLock { $0 = next }
         reloads.withLock { $0 += 1 }
-        do { try await next.recordReceiptKey(lastUsed: now) } catch {
-            next.metrics.receiptFailure(stage: "record-key")
-            logger.warning("reload: the receipt key could not be recorded in the store (\(type(of: error))); retried daily")
-        }
         if rotated, let signer = next.receiptSigner {
-            logger.notice("reload: receipts are now signed with key \(signer.keyID)")
+            let kept = previous.receiptSigner.map { old in next.receiptPreviousKeyIDs.contains(old.keyID) } ?? true
+            logger.notice(
+                "reload: receipts are now signed with key \(signer.keyID)\(kept ? "" : "; the previous key \(previous.receiptSigner?.keyID ?? "") is no longer in /v1/receipts/jwks (name it with --receipt-previous-key to keep its receipts verifiable)")"
+            )
         }
     }
 

@@ -51,8 +51,10 @@ extension APIRoutes {
     }
 }
 
-/// `GET /v1/receipts/jwks`: the public keys of receipts (the current key and every earlier one used
-/// within the retention), for anyone holding a receipt to verify it. It takes no API token.
+/// `GET /v1/receipts/jwks`: the public keys of receipts, for anyone holding a receipt to verify it:
+/// the current key (`--receipt-key`) and the previous ones the operator names
+/// (`--receipt-previous-key`), and no other — not a key another instance on the same store signs
+/// with, not a key withdrawn by a reload. It takes no API token.
 struct ReceiptRoutes: Sendable {
     let api: APIRoutes
     var services: VerifierServices { api.services }
@@ -68,15 +70,7 @@ struct ReceiptRoutes: Sendable {
             throw Problem.notConfigured(
                 "receipts are not signed on this server: start it with --receipt-key FILE (a P-256 key; --receipt-cert adds its certificate)")
         }
-        var keys = [signer.publicJWK]
-        if let store = services.receiptStore {
-            let since = services.clock.now().addingTimeInterval(-services.receiptKeyRetention)
-            do {
-                for record in try await store.receiptKeys(usedSince: since) where record.keyID != signer.keyID { keys.append(record.jwk) }
-            } catch {
-                throw Problem.unavailable("the receipt key store does not answer")
-            }
-        }
+        let keys = [signer.publicJWK] + services.receiptPreviousKeys.filter { $0.keyID != signer.keyID }.map(\.jwk)
         var response = jsonResponse(ReceiptKeySet.json(keys))
         response.headers[.cacheControl] = "public, max-age=300"
         return response
@@ -84,46 +78,9 @@ struct ReceiptRoutes: Sendable {
 }
 
 extension VerifierServices {
-    /// How long a receipt key stays listed after its last use.
+    /// How long a kept receipt is kept (`--receipt-retention` days).
     var receiptKeyRetention: TimeInterval { TimeInterval(settings.receiptRetention) * 86_400 }
 
-    /// Records that the current receipt key signs receipts now (nothing without a key or a store).
-    func recordReceiptKey(lastUsed: Date) async throws {
-        guard let signer = receiptSigner, let store = receiptStore else { return }
-        try await store.recordReceiptKey(ReceiptKeyRecord(keyID: signer.keyID, jwk: signer.publicJWK, lastUsed: lastUsed))
-    }
-}
-
-/// Records the current receipt key in the store at start and once a day, so the JWKS of every
-/// instance sharing the store lists it until the retention after its last use.
-struct ReceiptKeyRecorder: Service {
-    let live: LiveServices
-    let logger: Logger
-    var interval: Duration = .seconds(86_400)
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            var failures = 0
-            while !Task.isCancelled {
-                let recorded = await recordOnce()
-                // A store that is not ready yet (PostgreSQL still starting) is tried again soon, then less often.
-                if recorded { failures = 0 } else { failures += 1 }
-                let wait: Duration = recorded ? interval : .seconds(min(60, 1 << min(failures - 1, 6)))
-                do { try await Task.sleep(for: wait) } catch { return }
-            }
-        }
-    }
-
-    /// Records the current key; false when the store did not answer (tried again after 1, 2, 4 … 60 s).
-    func recordOnce() async -> Bool {
-        let services = live.current
-        do {
-            try await services.recordReceiptKey(lastUsed: services.clock.now())
-            return true
-        } catch {
-            services.metrics.receiptFailure(stage: "record-key")
-            logger.warning("receipts: the receipt key could not be recorded in the store (\(type(of: error))); retrying")
-            return false
-        }
-    }
+    /// The `kid`s of the keys named by `--receipt-previous-key`.
+    var receiptPreviousKeyIDs: [String] { receiptPreviousKeys.map(\.keyID) }
 }

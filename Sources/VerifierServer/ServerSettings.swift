@@ -53,6 +53,26 @@ public struct ServerSettings: Sendable, Hashable {
     public var postgresURL: String?
     /// PEM P-256 private keys of the identity encryption certificate (several during rotation).
     public var identityKeys: [String] = []
+    /// The identity encryption certificates (`--identity-cert`, PEM or DER), each checked to pair
+    /// with one of ``identityKeys``; watched for expiry like the service's other certificates.
+    public var identityCertificates: [String] = []
+    /// Whether the in-app identity flow is served (`--identity on|off`, default on); off:
+    /// `/v1/identity/requests` and `/v1/identity/verify` answer 501 (not configured) and
+    /// `serve --check` asks for none of its keys.
+    public var identityFlow = true
+    /// Whether the API may listen beyond loopback (and keep receipts) without `--api-token-file`,
+    /// because the operator authenticates callers in front of it (`--allow-open-api`).
+    public var allowOpenAPI = false
+
+    /// How the service writes its log (`--log-format`).
+    public enum LogFormat: String, Sendable, Hashable, CaseIterable {
+        /// One readable line per event (the default).
+        case text
+        /// One JSON object per line: `time`, `level`, `message`, `requestId` and the event's fields.
+        case json
+    }
+    /// How the service writes its log (`--log-format text|json`).
+    public var logFormat: LogFormat = .text
     /// The default merchant identifier of identity requests; nil: a development value is used, with a warning.
     public var merchantID: String?
     /// The team identifier paired with ``merchantID``; nil: a development value is used, with a warning.
@@ -254,6 +274,9 @@ public struct ServerSettings: Sendable, Hashable {
     public var receiptKey: String?
     /// The certificate of ``receiptKey`` (PEM, leaf first; the receipts' `x5c`, `--receipt-cert`); needs the key.
     public var receiptCertificate: String?
+    /// Receipt keys rotated out whose receipts still verify (`--receipt-previous-key`, a PEM private
+    /// key or certificate each): the JWKS lists the current key and these, and nothing else.
+    public var receiptPreviousKeys: [String] = []
     /// The `iss` of receipts (`--receipt-issuer`, a URI); nil: receipts name no issuer.
     public var receiptIssuer: String?
     /// Whether issued receipts are kept in the store (`--receipts`): `off` (the default) or `keep`.
@@ -281,7 +304,9 @@ public struct ServerSettings: Sendable, Hashable {
     public static let environmentNames: [String: String] = [
         "host": "WALLET_VERIFIER_HOST", "port": "WALLET_VERIFIER_PORT", "dataDir": "WALLET_VERIFIER_DATA_DIR",
         "store": "WALLET_VERIFIER_STORE", "postgresUrl": "WALLET_VERIFIER_STORE_POSTGRES_URL",
-        "identityKeys": "WALLET_VERIFIER_IDENTITY_KEYS", "merchantId": "WALLET_VERIFIER_MERCHANT_ID",
+        "identityKeys": "WALLET_VERIFIER_IDENTITY_KEYS", "identityCerts": "WALLET_VERIFIER_IDENTITY_CERTS",
+        "identity": "WALLET_VERIFIER_IDENTITY", "allowOpenApi": "WALLET_VERIFIER_ALLOW_OPEN_API", "logFormat": "WALLET_VERIFIER_LOG_FORMAT",
+        "merchantId": "WALLET_VERIFIER_MERCHANT_ID",
         "teamId": "WALLET_VERIFIER_TEAM_ID", "trust": "WALLET_VERIFIER_TRUST", "trustDocTypes": "WALLET_VERIFIER_TRUST_DOCTYPES",
         "webOrigins": "WALLET_VERIFIER_WEB_ORIGINS", "webKeys": "WALLET_VERIFIER_WEB_KEYS",
         "uiListen": "WALLET_VERIFIER_UI_LISTEN", "uiTokenFile": "WALLET_VERIFIER_UI_TOKEN_FILE",
@@ -318,7 +343,7 @@ public struct ServerSettings: Sendable, Hashable {
         "certificateWarningDays": "WALLET_VERIFIER_CERTIFICATE_WARNING_DAYS",
         "receiptKey": "WALLET_VERIFIER_RECEIPT_KEY", "receiptCert": "WALLET_VERIFIER_RECEIPT_CERT",
         "receiptIssuer": "WALLET_VERIFIER_RECEIPT_ISSUER", "receipts": "WALLET_VERIFIER_RECEIPTS",
-        "receiptRetention": "WALLET_VERIFIER_RECEIPT_RETENTION",
+        "receiptRetention": "WALLET_VERIFIER_RECEIPT_RETENTION", "receiptPreviousKeys": "WALLET_VERIFIER_RECEIPT_PREVIOUS_KEYS",
     ]
 
     /// A value from one source: a string or a list of strings (lists in the environment are
@@ -357,6 +382,22 @@ public struct ServerSettings: Sendable, Hashable {
         }
         settings.postgresURL = single("postgresUrl")
         settings.identityKeys = value("identityKeys") ?? []
+        settings.identityCertificates = value("identityCerts") ?? []
+        if !settings.identityCertificates.isEmpty && settings.identityKeys.isEmpty {
+            throw SettingsError("--identity-cert needs --identity-key (the certificate is watched beside the key it was issued for)")
+        }
+        if let flow = single("identity") {
+            guard flow == "on" || flow == "off" else { throw SettingsError("identity must be on or off, got \"\(flow)\"") }
+            settings.identityFlow = flow == "on"
+        }
+        if let open = single("allowOpenApi") {
+            guard let flag = Bool(open.lowercased()) else { throw SettingsError("allowOpenApi must be true or false, got \"\(open)\"") }
+            settings.allowOpenAPI = flag
+        }
+        if let format = single("logFormat") {
+            guard let parsed = LogFormat(rawValue: format) else { throw SettingsError("logFormat must be text or json, got \"\(format)\"") }
+            settings.logFormat = parsed
+        }
         // Several --merchant-id/--team-id pairs, in order: the first is the default.
         let merchants = value("merchantId") ?? [], teams = value("teamId") ?? []
         if merchants.count > 1 || teams.count > 1 {
@@ -490,6 +531,10 @@ public struct ServerSettings: Sendable, Hashable {
 
         settings.receiptKey = single("receiptKey")
         settings.receiptCertificate = single("receiptCert")
+        settings.receiptPreviousKeys = value("receiptPreviousKeys") ?? []
+        if !settings.receiptPreviousKeys.isEmpty && settings.receiptKey == nil {
+            throw SettingsError("--receipt-previous-key needs --receipt-key (previous keys are listed beside the current one)")
+        }
         if settings.receiptCertificate != nil && settings.receiptKey == nil {
             throw SettingsError("--receipt-cert needs --receipt-key (the certificate is the receipt key's)")
         }
@@ -620,6 +665,21 @@ public struct ServerSettings: Sendable, Hashable {
         }
         guard let port = Int(portText), (0...65535).contains(port) else { throw SettingsError("--ui-listen takes [ADDR:]PORT, got \"\(text)\"") }
         return ListenAddress(host: host, port: port)
+    }
+
+    /// Whether `host` names this machine only: `localhost`, an IPv4 address in 127.0.0.0/8 or `::1`.
+    /// Any other name or address (`0.0.0.0`, `::`, a host name) may be reached from the network.
+    public static func isLoopback(_ host: String) -> Bool {
+        var name = host.lowercased()
+        if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if name == "localhost" || name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4,
+            parts.allSatisfy({ (1...3).contains($0.utf8.count) && $0.utf8.allSatisfy { (48...57).contains($0) } && (Int($0) ?? 256) <= 255 })
+        else {
+            return false
+        }
+        return parts[0] == "127"
     }
 
     /// The config file's key names, sorted (the same names as ``environmentNames``' keys).

@@ -7,6 +7,7 @@ import SwiftASN1
 import VerificationCore
 import VerificationReceipts
 import WalletEncoding
+import WalletIdentity
 import WebIdentity
 import X509
 
@@ -27,6 +28,8 @@ public struct ServiceCertificate: Sendable, Hashable {
         case receipt
         /// `--applepay-identity-cert`: the TLS client certificate of Apple Pay merchant validation.
         case applePayMerchantIdentity
+        /// `--identity-cert`: the identity encryption certificate Wallet encrypts in-app responses to.
+        case identity
     }
 
     /// What the certificate is for.
@@ -41,9 +44,10 @@ public struct ServiceCertificate: Sendable, Hashable {
     /// SubjectPublicKeyInfo), or the hex SHA-256 fingerprint of the leaf's DER.
     public let id: String
 
-    /// Whole days from `now` until ``notAfter`` (negative once it has expired).
+    /// Whole days from `now` until ``notAfter``, counted toward zero: 0 within its last day, -1 a
+    /// day after it expired (never a day further away than it is).
     public func daysLeft(at now: Date) -> Int {
-        Int((notAfter.timeIntervalSince(now) / 86_400).rounded(.down))
+        Int((notAfter.timeIntervalSince(now) / 86_400).rounded(.towardZero))
     }
 
     /// Whether it expires before `days` days from `now` (or has expired already).
@@ -56,7 +60,7 @@ public struct ServiceCertificate: Sendable, Hashable {
     /// receipt key's chain, the Apple Pay Merchant Identity certificate.
     public static func list(
         applePayKeys: [MerchantKey], readerAuth: ReaderAuthSigner?, requestSigning: ReaderAuthSigner?, receiptChain: [[UInt8]] = [],
-        applePayIdentity: ApplePayMerchantIdentity? = nil
+        applePayIdentity: ApplePayMerchantIdentity? = nil, identityCertificates: [Certificate] = []
     ) -> [ServiceCertificate] {
         var list = applePayKeys.map {
             ServiceCertificate(
@@ -83,6 +87,14 @@ public struct ServiceCertificate: Sendable, Hashable {
                     kind: .applePayMerchantIdentity, subject: "\(leaf.subject)", notBefore: leaf.notValidBefore, notAfter: leaf.notValidAfter,
                     id: Hex.encode(Array(SHA256.hash(data: leafDER)))))
         }
+        for certificate in identityCertificates {
+            var serializer = DER.Serializer()
+            guard (try? serializer.serialize(certificate)) != nil else { continue }
+            list.append(
+                ServiceCertificate(
+                    kind: .identity, subject: "\(certificate.subject)", notBefore: certificate.notValidBefore,
+                    notAfter: certificate.notValidAfter, id: Hex.encode(Array(SHA256.hash(data: serializer.serializedBytes)))))
+        }
         return list
     }
 
@@ -105,6 +117,8 @@ extension ServiceCertificate.Kind {
             "have a new certificate issued for --request-signing-key (or a new key), configure it with --request-signing-cert and reload"
         case .receipt:
             "have a new certificate issued for --receipt-key (or a new key), configure it with --receipt-cert and reload; receipts signed before stay verifiable with /v1/receipts/jwks"
+        case .identity:
+            "request a new identity encryption certificate in the Apple Developer account (for the same key or a new one), configure it with --identity-cert (and --identity-key) and reload (SIGHUP)"
         case .applePayMerchantIdentity:
             "create a new Merchant Identity certificate in the Apple Developer account, configure it with its key (--applepay-identity-cert, --applepay-identity-key) and reload (SIGHUP)"
         }
@@ -117,7 +131,8 @@ extension VerifierServices {
         let ownSigning = requestSigning.flatMap { $0.source == "requestSigningKey" ? $0.signer : nil }
         return ServiceCertificate.list(
             applePayKeys: applePay?.keyRing.keys ?? [], readerAuth: readerAuth, requestSigning: ownSigning,
-            receiptChain: receiptSigner?.certificateChain ?? [], applePayIdentity: applePayIdentity)
+            receiptChain: receiptSigner?.certificateChain ?? [], applePayIdentity: applePayIdentity,
+            identityCertificates: identityCertificates)
     }
 }
 
@@ -171,8 +186,17 @@ extension ServiceCertificate {
         }
         let receipt = try ServiceMaterial.receiptSigner(settings: settings, logger: logger)
         let identity = try ServiceMaterial.applePayIdentity(settings: settings, logger: logger)
+        var identityCertificates: [Certificate] = []
+        if !settings.identityCertificates.isEmpty {
+            var ring = IdentityKeyRing()
+            for path in settings.identityKeys {
+                if FileManager.default.fileExists(atPath: path) { try ServiceMaterial.requireOwnerOnly(path, flag: "--identity-key") }
+                do { try ring.load(path: path) } catch { throw SettingsError("--identity-key \(path): \(error)") }
+            }
+            identityCertificates = try ServiceMaterial.identityCertificates(settings: settings, ring: ring)
+        }
         return list(
             applePayKeys: applePayKeys, readerAuth: reader, requestSigning: signing, receiptChain: receipt?.certificateChain ?? [],
-            applePayIdentity: identity)
+            applePayIdentity: identity, identityCertificates: identityCertificates)
     }
 }

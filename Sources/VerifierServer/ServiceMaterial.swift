@@ -4,11 +4,13 @@ import Foundation
 import GooglePayVerifier
 import Logging
 import MdocVerifier
+import SwiftASN1
 import TrustDocuments
 import VerificationCore
 import VerificationReceipts
 import WalletIdentity
 import WebIdentity
+import X509
 
 /// What the files named by ``ServerSettings`` hold, read and checked: the identity and web recipient
 /// keys, the IACA roots, revocation lists, the Apple Pay merchant keys and root, the reader's signing
@@ -21,6 +23,11 @@ import WebIdentity
 public struct ServiceMaterial: Sendable {
     /// The in-app identity recipient keys (`--identity-key`).
     public var identityKeys: IdentityKeyRing
+    /// The receipt keys rotated out that the JWKS still lists (`--receipt-previous-key`).
+    public var receiptPreviousKeys: [ReceiptPublicKey] = []
+    /// The identity encryption certificates (`--identity-cert`), each the certificate of one of
+    /// ``identityKeys``; watched for expiry. Empty: none configured.
+    public var identityCertificates: [Certificate] = []
     /// IACA roots (`--trust`, `--trust-doctype`); the VICALs' roots (`--vical`) are added when composing.
     public var trust: IACATrustStore
     /// Revocation lists from files (`--revocation-list`), consulted before the fetched ones; nil: none.
@@ -98,6 +105,8 @@ public struct ServiceMaterial: Sendable {
         var material = ServiceMaterial(
             identityKeys: ring, trust: trust, revocationLists: revocationLists, applePayKeys: applePayKeys, applePayRoot: applePayRoot,
             webKeys: webKeys, readerAuth: readerAuth, apiToken: apiToken, requestSigning: requestSigning, receiptSigner: receiptSigner)
+        material.identityCertificates = try Self.identityCertificates(settings: settings, ring: ring)
+        material.receiptPreviousKeys = try Self.receiptPreviousKeys(settings: settings)
         material.applePayIdentity = try Self.applePayIdentity(settings: settings, logger: logger)
         material.applePayValidationRoots = try Self.applePayValidationRoots(settings: settings, logger: logger)
         material.googlePayKeys = try settings.googlePayKeys.map { try Self.googlePayKey($0, logger: logger) }
@@ -109,11 +118,11 @@ public struct ServiceMaterial: Sendable {
     /// checked to match; nil without them. Throws ``SettingsError`` naming the flags and the files.
     static func applePayIdentity(settings: ServerSettings, logger: Logger) throws -> ApplePayMerchantIdentity? {
         guard let certificatePath = settings.applePayIdentityCertificate, let keyPath = settings.applePayIdentityKey else { return nil }
-        warnIfReadableByOthers(keyPath, logger: logger)
         guard let certificate = FileManager.default.contents(atPath: certificatePath) else {
             throw SettingsError("cannot read --applepay-identity-cert \(certificatePath)")
         }
         guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --applepay-identity-key \(keyPath)") }
+        try requireOwnerOnly(keyPath, flag: "--applepay-identity-key")
         do {
             return try ApplePayMerchantIdentity(
                 certificateFile: [UInt8](certificate), keyFile: [UInt8](key), merchantIdentifier: settings.applePayMerchantID)
@@ -136,8 +145,8 @@ public struct ServiceMaterial: Sendable {
 
     /// One `--googlepay-key`: a P-256 private key, PEM (`EC PRIVATE KEY` or `PRIVATE KEY`).
     static func googlePayKey(_ path: String, logger: Logger) throws -> GooglePayMerchantKey {
-        warnIfReadableByOthers(path, logger: logger)
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --googlepay-key \(path)") }
+        try requireOwnerOnly(path, flag: "--googlepay-key")
         do {
             return try GooglePayMerchantKey(pemRepresentation: String(decoding: data, as: UTF8.self))
         } catch {
@@ -157,8 +166,8 @@ public struct ServiceMaterial: Sendable {
     /// key's; nil without `--receipt-key`. Throws ``SettingsError`` naming the flag and the file.
     static func receiptSigner(settings: ServerSettings, logger: Logger) throws -> ReceiptSigningKey? {
         guard let keyPath = settings.receiptKey else { return nil }
-        warnIfReadableByOthers(keyPath, logger: logger)
         guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --receipt-key \(keyPath)") }
+        try requireOwnerOnly(keyPath, flag: "--receipt-key")
         var certificatePEM: String?
         if let certificatePath = settings.receiptCertificate {
             guard let data = FileManager.default.contents(atPath: certificatePath) else {
@@ -175,6 +184,16 @@ public struct ServiceMaterial: Sendable {
         }
     }
 
+    /// The keys of `--receipt-previous-key` (a private key file must be the owner's only).
+    static func receiptPreviousKeys(settings: ServerSettings) throws -> [ReceiptPublicKey] {
+        try settings.receiptPreviousKeys.map { path in
+            guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --receipt-previous-key \(path)") }
+            let text = String(decoding: data, as: UTF8.self)
+            if text.contains("PRIVATE KEY-----") { try requireOwnerOnly(path, flag: "--receipt-previous-key") }
+            do { return try ReceiptPublicKey.load(pem: text, name: "--receipt-previous-key \(path)") } catch { throw SettingsError("\(error)") }
+        }
+    }
+
     /// The in-app identity keys of `--identity-key`; without one, the development key of the data
     /// directory (generated once, with a warning).
     static func identityKeys(settings: ServerSettings, logger: Logger) throws -> IdentityKeyRing {
@@ -187,11 +206,42 @@ public struct ServiceMaterial: Sendable {
             )
         } else {
             for path in settings.identityKeys {
-                warnIfReadableByOthers(path, logger: logger)
+                if FileManager.default.fileExists(atPath: path) { try requireOwnerOnly(path, flag: "--identity-key") }
                 do { try ring.load(path: path) } catch { throw SettingsError("--identity-key \(path): \(error)") }
             }
         }
         return ring
+    }
+
+    /// The certificates of `--identity-cert` (PEM or DER), each checked to certify one of the keys
+    /// of `ring`. Throws ``SettingsError`` naming the flag and the file.
+    static func identityCertificates(settings: ServerSettings, ring: IdentityKeyRing) throws(SettingsError) -> [Certificate] {
+        var certificates: [Certificate] = []
+        for path in settings.identityCertificates {
+            guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --identity-cert \(path)") }
+            let text = String(decoding: data.prefix(65_536), as: UTF8.self)
+            let certificate: Certificate
+            do {
+                if text.contains("-----BEGIN CERTIFICATE-----") {
+                    guard let first = try PEMDocument.parseMultiple(pemString: text).first(where: { $0.discriminator == "CERTIFICATE" }) else {
+                        throw SettingsError("no certificate")
+                    }
+                    certificate = try Certificate(derEncoded: first.derBytes)
+                } else {
+                    certificate = try Certificate(derEncoded: [UInt8](data))
+                }
+            } catch {
+                throw SettingsError("--identity-cert \(path) is not an X.509 certificate (PEM or DER)")
+            }
+            let point = P256.Signing.PublicKey(certificate.publicKey)?.x963Representation
+            guard let point, ring.keys.contains(where: { $0.privateKey.publicKey.x963Representation == point }) else {
+                throw SettingsError(
+                    "--identity-cert \(path) (\(certificate.subject)) certifies a key that is no --identity-key; give the certificate of a configured key"
+                )
+            }
+            certificates.append(certificate)
+        }
+        return certificates
     }
 
     /// The revocation lists of `--revocation-list` (nil when there is none or revocation is off).
@@ -209,11 +259,11 @@ public struct ServiceMaterial: Sendable {
 
     /// One `--applepay-cert`/`--applepay-key` pair, the key checked to belong to the certificate.
     static func applePayKey(certificate certificatePath: String, key keyPath: String, logger: Logger) throws -> MerchantKey {
-        warnIfReadableByOthers(keyPath, logger: logger)
         guard let certificate = FileManager.default.contents(atPath: certificatePath) else {
             throw SettingsError("cannot read --applepay-cert \(certificatePath)")
         }
         guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read --applepay-key \(keyPath)") }
+        try requireOwnerOnly(keyPath, flag: "--applepay-key")
         do {
             return try MerchantKey(certificateFile: [UInt8](certificate), privateKeyFile: [UInt8](key))
         } catch {
@@ -240,8 +290,8 @@ public struct ServiceMaterial: Sendable {
             logger.warning("web: no --web-key given; using a development key generated at \(webKeyPaths[0])")
         }
         for path in webKeyPaths {
-            warnIfReadableByOthers(path, logger: logger)
             guard let contents = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --web-key \(path)") }
+            try requireOwnerOnly(path, flag: settings.webKeys.isEmpty ? "the development web key" : "--web-key")
             do { webKeys.append(try WebRecipientKey.load(contents: [UInt8](contents), name: path)) } catch {
                 throw SettingsError("--web-key \(path): \(error)")
             }
@@ -254,8 +304,8 @@ public struct ServiceMaterial: Sendable {
     static func signer(key keyPath: String, certificates: [String], keyFlag: String, certificateFlag: String, logger: Logger) throws
         -> ReaderAuthSigner
     {
-        warnIfReadableByOthers(keyPath, logger: logger)
         guard let key = FileManager.default.contents(atPath: keyPath) else { throw SettingsError("cannot read \(keyFlag) \(keyPath)") }
+        try requireOwnerOnly(keyPath, flag: keyFlag)
         var files: [(name: String, contents: [UInt8])] = []
         for path in certificates {
             guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read \(certificateFlag) \(path)") }
@@ -275,7 +325,7 @@ public struct ServiceMaterial: Sendable {
         guard token.utf8.count >= 16, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) else {
             throw SettingsError("--api-token-file \(tokenFile) must hold a token of at least 16 visible ASCII characters")
         }
-        warnIfReadableByOthers(tokenFile, logger: logger)
+        try requireOwnerOnly(tokenFile, flag: "--api-token-file")
         return token
     }
 
@@ -313,12 +363,20 @@ public struct ServiceMaterial: Sendable {
         return path
     }
 
-    static func warnIfReadableByOthers(_ path: String, logger: Logger) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+    /// Refuses a secret file (a private key, a token) that the group or others may read, write or
+    /// run, as ssh and PostgreSQL do: throws ``SettingsError`` naming the flag, the file, its mode and
+    /// the `chmod` that fixes it. The mode is the file's a symbolic link leads to (mounted secrets
+    /// are often links). A file whose mode cannot be read is left to the read that follows.
+    static func requireOwnerOnly(_ path: String, flag: String) throws(SettingsError) {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: target),
             let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
         else { return }
         if mode & 0o077 != 0 {
-            logger.warning("key file \(path) is readable by other users (mode \(String(mode, radix: 8))); restrict it with chmod 600")
+            let octal = String(mode & 0o7777, radix: 8)
+            throw SettingsError(
+                "\(flag) \(path) may be read by other users than its owner (mode \(String(repeating: "0", count: max(0, 4 - octal.count)))\(octal)); a secret must be readable by its owner only: run chmod 600 \(path)"
+            )
         }
     }
 }

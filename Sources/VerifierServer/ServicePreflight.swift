@@ -51,11 +51,23 @@ public struct PreflightFinding: Sendable, Hashable {
 /// would, the store (a throwaway row written and deleted), and the token files' permissions.
 public enum ServicePreflight {
     /// Runs every check at `now`; never throws: each problem is a finding.
-    public static func run(settings: ServerSettings, logger: Logger, now: Date = Date()) async -> [PreflightFinding] {
+    ///
+    /// Development stand-ins (a generated identity or web key, development merchant values, no IACA
+    /// root, a test Apple Pay root, Google's TEST keys, the memory store) are failures: they must
+    /// not ship. With `development`, for a developer's machine, they are warnings. What `serve`
+    /// itself refuses (an open API, a secret others may read) fails either way.
+    public static func run(settings: ServerSettings, logger: Logger, now: Date = Date(), development: Bool = false) async -> [PreflightFinding] {
         var findings: [PreflightFinding] = []
         func add(_ check: String, _ status: PreflightFinding.Status, _ message: String) {
             findings.append(PreflightFinding(check: check, status: status, message: message))
         }
+        // A stand-in: what to do in production, then why a developer's machine may keep it.
+        let standIn: PreflightFinding.Status = development ? .warn : .fail
+        func standInAdvice(_ advice: String) -> String {
+            development ? advice : advice + " (a development stand-in: serve --check --development allows it on a developer's machine)"
+        }
+        for refusal in startRefusals(settings: settings) { add(refusal.check, .fail, refusal.message) }
+        if let access = apiAccess(settings: settings) { add("api-access", .ok, access) }
         let warningDays = settings.certificateWarningDays
         func validity(_ certificate: Certificate, _ check: String) {
             let subject = "\(certificate.subject)"
@@ -74,28 +86,54 @@ public enum ServicePreflight {
         }
 
         // Keys of the flows.
-        do {
-            let ring = try ServiceMaterial.identityKeys(settings: settings, logger: logger)
-            if settings.identityKeys.isEmpty {
-                add(
-                    "identity-keys", .warn,
-                    "no --identity-key: a development key stands in; configure the key of your Apple identity encryption certificate")
-            } else {
-                add("identity-keys", .ok, "\(ring.keys.count) identity key(s) loaded")
+        if !settings.identityFlow {
+            add("identity", .ok, "--identity off: /v1/identity/requests and /v1/identity/verify answer 501 (not configured)")
+        } else {
+            do {
+                let ring = try ServiceMaterial.identityKeys(settings: settings, logger: logger)
+                if settings.identityKeys.isEmpty {
+                    add(
+                        "identity-keys", standIn,
+                        standInAdvice(
+                            "no --identity-key: a key generated in \(settings.dataDirectory) stands in; configure the key of your Apple identity encryption certificate (keys new --for identity), or --identity off when you do not verify identity in apps"
+                        ))
+                } else {
+                    add("identity-keys", .ok, "\(ring.keys.count) identity key(s) loaded")
+                    do {
+                        for certificate in try ServiceMaterial.identityCertificates(settings: settings, ring: ring) {
+                            validity(certificate, "certificate identity")
+                        }
+                    } catch {
+                        add("identity-cert", .fail, error.description)
+                    }
+                }
+            } catch {
+                add("identity-keys", .fail, "\(error)")
             }
-        } catch {
-            add("identity-keys", .fail, "\(error)")
+            if settings.merchantID == nil || settings.teamID == nil {
+                add(
+                    "identity-merchant", standIn,
+                    standInAdvice(
+                        "no --merchant-id/--team-id: development values stand in; name the merchant identifier of your identity requests and your app's team identifier"
+                    ))
+            }
         }
         var webKeys: [P256.KeyAgreement.PrivateKey] = []
-        do {
-            webKeys = try ServiceMaterial.webKeys(settings: settings, logger: logger)
-            if settings.webKeys.isEmpty {
-                add("web-keys", .warn, "no --web-key: a development key stands in; configure a web key (--web-key) of your own")
-            } else {
-                add("web-keys", .ok, "\(webKeys.count) web key(s) loaded")
+        if !settings.webOrigins.isEmpty || !settings.webKeys.isEmpty {
+            do {
+                webKeys = try ServiceMaterial.webKeys(settings: settings, logger: logger)
+                if settings.webKeys.isEmpty {
+                    add(
+                        "web-keys", standIn,
+                        standInAdvice(
+                            "no --web-key: a key generated in \(settings.dataDirectory) stands in; configure a web key of your own (keys new --for web-key)"
+                        ))
+                } else {
+                    add("web-keys", .ok, "\(webKeys.count) web key(s) loaded")
+                }
+            } catch {
+                add("web-keys", .fail, "\(error)")
             }
-        } catch {
-            add("web-keys", .fail, "\(error)")
         }
 
         // Apple Pay: each key against its certificate, each certificate's validity.
@@ -115,7 +153,7 @@ public enum ServicePreflight {
         if !settings.applePayCertificates.isEmpty, settings.applePayRoot != nil {
             do {
                 _ = try ServiceMaterial.applePayRoot(settings: settings, logger: logger)
-                add("applepay-root", .warn, "--applepay-root replaces Apple Root CA - G3; leave it out in production")
+                add("applepay-root", standIn, standInAdvice("--applepay-root replaces Apple Root CA - G3 (tests only); leave it out in production"))
             } catch {
                 add("applepay-root", .fail, "\(error)")
             }
@@ -181,6 +219,11 @@ public enum ServicePreflight {
                     roots = nil
                     add("googlepay-root-keys", .fail, "\(error)")
                 }
+            }
+            if GooglePayRootKeySource.isTestList(source) {
+                add(
+                    "googlepay-root-keys", standIn,
+                    standInAdvice("\(source) is Google's TEST key list: its tokens are not payments; use the PRODUCTION list"))
             }
             if let roots {
                 let usable = roots.usableForECv2(at: now).count
@@ -275,8 +318,14 @@ public enum ServicePreflight {
                 add("trust", .fail, "\(error.description)")
             }
             let expired = trust.anchors.filter { $0.certificate.notValidAfter < now }
-            if trust.anchors.isEmpty && settings.vicals.isEmpty {
-                add("trust", .warn, "no IACA root (--trust, --trust-doctype, --vical): every identity response will fail mdoc.issuer.chain")
+            if trust.anchors.isEmpty && settings.vicals.isEmpty && !entries.contains(where: { $0.pinned != nil }) {
+                if settings.identityFlow || !settings.webOrigins.isEmpty {
+                    add(
+                        "trust", standIn,
+                        standInAdvice("no IACA root (--trust, --trust-doctype, --vical): every identity response would fail mdoc.issuer.chain"))
+                } else {
+                    add("trust", .ok, "no IACA root; identity (--identity off) and the web (no --web-origin) are off")
+                }
             } else if !expired.isEmpty {
                 add(
                     "trust", .warn,
@@ -352,7 +401,7 @@ public enum ServicePreflight {
             settings: settings, readerAuth: readerAuth, ownSigning: ownSigning, webKey: webKeys.first, now: now, logger: logger, add: add)
 
         // The store, then the token files.
-        let store = await storeCheck(settings: settings, now: now)
+        let store = await storeCheck(settings: settings, now: now, development: development)
         add("store", store.status, store.message)
         for (check, flag, path) in [
             ("api-token-file", "--api-token-file", settings.apiTokenFile), ("ui-token-file", "--ui-token-file", settings.uiTokenFile),
@@ -362,6 +411,39 @@ public enum ServicePreflight {
             add(check, finding.status, finding.message)
         }
         return findings
+    }
+
+    /// What `serve` refuses to start with whatever else is configured, each as a check name and what
+    /// to do: an API listening beyond loopback without a token, and receipts kept without one
+    /// (unless `--allow-open-api` says callers are authenticated in front of the service).
+    public static func startRefusals(settings: ServerSettings) -> [(check: String, message: String)] {
+        guard settings.apiTokenFile == nil, !settings.allowOpenAPI else { return [] }
+        var refusals: [(check: String, message: String)] = []
+        if !ServerSettings.isLoopback(settings.host) {
+            refusals.append(
+                (
+                    "api-access",
+                    "--host \(settings.host) listens beyond this machine and no --api-token-file protects /v1 (every verification, /v1/trust and kept receipts would be open to the network): give --api-token-file FILE, or --allow-open-api when a proxy or gateway in front authenticates callers"
+                ))
+        }
+        if settings.receipts == .keep {
+            refusals.append(
+                (
+                    "receipts",
+                    "--receipts keep without --api-token-file: anyone who can reach the service could list every client's receipts (GET /v1/receipts); give --api-token-file FILE, or --allow-open-api when a proxy or gateway in front authenticates callers"
+                ))
+        }
+        return refusals
+    }
+
+    /// How the API is protected, for `serve --check` and the start log; nil when `serve` refuses the configuration.
+    static func apiAccess(settings: ServerSettings) -> String? {
+        if let file = settings.apiTokenFile { return "every /v1 request must carry the token of --api-token-file \(file)" }
+        if settings.allowOpenAPI {
+            return "/v1 takes no token (--allow-open-api): the proxy or gateway in front must authenticate every caller"
+        }
+        guard ServerSettings.isLoopback(settings.host) else { return nil }
+        return "/v1 takes no token and listens on \(settings.host) only (loopback); give --api-token-file before listening beyond this machine"
     }
 
     /// For each protocol a web request offers by default: a request built and signed as the service
@@ -467,7 +549,8 @@ public enum ServicePreflight {
 
     /// Opens the store (creating and migrating its tables), writes a throwaway row through the
     /// replay-store API and deletes it again.
-    static func storeCheck(settings: ServerSettings, now: Date) async -> (status: PreflightFinding.Status, message: String) {
+    static func storeCheck(settings: ServerSettings, now: Date, development: Bool = false) async -> (status: PreflightFinding.Status, message: String)
+    {
         // A row already expired: purging at `now` deletes it, and nothing a running service keeps.
         func roundTrip(_ store: any ReplayStore) async throws -> Bool {
             let key = "serve-check-" + Hex.encode(Array(SHA256.hash(data: Array(UUID().uuidString.utf8))))
@@ -477,7 +560,11 @@ public enum ServicePreflight {
         }
         switch settings.store {
         case .memory:
-            return (.warn, "--store memory: nonces and transaction ids are lost on restart; use sqlite or postgres")
+            return (
+                development ? .warn : .fail,
+                "--store memory: nonces and transaction ids are lost on restart, so a response could be replayed after one; use sqlite or postgres"
+                    + (development ? "" : " (a development stand-in: serve --check --development allows it on a developer's machine)")
+            )
         case .sqlite:
             let store: SQLiteReplayStore
             do { store = try await SQLiteReplayStore.open(dataDirectory: settings.dataDirectory) } catch {
@@ -558,12 +645,6 @@ public enum ServicePreflight {
             }
         } catch {
             return (.fail, "\(error)")
-        }
-        guard let mode = ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.intValue else {
-            return (.fail, "\(flag) \(path): its permissions cannot be read")
-        }
-        if mode & 0o077 != 0 {
-            return (.fail, "\(flag) \(path) is readable by other users (mode \(String(mode, radix: 8))); restrict it with chmod 600")
         }
         return (.ok, "\(flag) \(path) holds a token and only its owner may read it")
     }

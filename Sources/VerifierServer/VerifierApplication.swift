@@ -28,7 +28,7 @@ public enum VerifierApplication {
             configuration: .init(address: .hostname(services.settings.host, port: services.settings.port), serverName: "wallet-verifier"),
             services: services.backgroundServices
                 + [
-                    VICALRefreshService(live: live, logger: logger), ReceiptKeyRecorder(live: live, logger: logger),
+                    VICALRefreshService(live: live, logger: logger),
                     GooglePayRootKeysRefreshService(live: live, logger: logger), TrustSourceMonitor(live: live, logger: logger),
                     ReceiptPurgeService(live: live, logger: logger),
                 ] + extraServices,

@@ -78,6 +78,10 @@ public struct VerifierServices: Sendable {
     }
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String? = nil
+    /// Receipt keys rotated out that `/v1/receipts/jwks` still lists (`--receipt-previous-key`).
+    public var receiptPreviousKeys: [ReceiptPublicKey] = []
+    /// The identity encryption certificates (`--identity-cert`), watched for expiry.
+    public var identityCertificates: [Certificate] = []
     /// Signs a receipt into every verification answer (`--receipt-key`); nil: answers carry none.
     public var receiptSigner: (any ReceiptSigner)? = nil
     /// Where the keys that signed receipts are remembered (and, with `--receipts keep`, the
@@ -251,7 +255,9 @@ public struct VerifierServices: Sendable {
         }
         let merchantID = settings.merchantID ?? "merchant.dev.wallet-verifier"
         let teamID = settings.teamID ?? "DEVTEAM000"
-        if settings.merchantID == nil || settings.teamID == nil {
+        if !settings.identityFlow {
+            logger.notice("identity: off (--identity off); /v1/identity/requests and /v1/identity/verify answer 501 (not configured)")
+        } else if settings.merchantID == nil || settings.teamID == nil {
             logger.warning("identity: --merchant-id / --team-id not set; using development values \(merchantID) / \(teamID)")
         }
         var trust = material.trust
@@ -370,6 +376,11 @@ public struct VerifierServices: Sendable {
         }
         logger.notice("web: requests offer \(services.defaultWebProtocols.map(\.rawValue).joined(separator: ", ")) unless they name their protocols")
         services.apiToken = material.apiToken
+        services.identityCertificates = material.identityCertificates
+        services.receiptPreviousKeys = material.receiptPreviousKeys
+        if material.apiToken == nil && settings.allowOpenAPI {
+            logger.notice("api: /v1 takes no token (--allow-open-api); the proxy or gateway in front must authenticate every caller")
+        }
         services.applePaySessions = try merchantValidator(settings: settings, material: material, logger: logger)
         services.receiptSigner = material.receiptSigner
         if let signer = material.receiptSigner {
@@ -384,8 +395,10 @@ public struct VerifierServices: Sendable {
             if settings.receipts == .keep {
                 logger.notice("receipts: every receipt is kept for \(settings.receiptRetention) day(s) (--receipts keep)")
             }
-            if base.receiptStore == nil {
-                logger.warning("receipts: this store keeps no receipt keys yet; /v1/receipts/jwks lists the current key only")
+            if !material.receiptPreviousKeys.isEmpty {
+                logger.notice(
+                    "receipts: /v1/receipts/jwks also lists the previous key(s) \(material.receiptPreviousKeys.map(\.keyID).joined(separator: ", ")) (--receipt-previous-key)"
+                )
             }
         }
         metrics.certificateExpiries(services.certificates)

@@ -42,6 +42,7 @@ public struct WebPageAccess: Sendable {
         else {
             throw SettingsError("--ui-token-file \(tokenFile) must hold a token of at least 16 visible ASCII characters (no ; , or \")")
         }
+        try ServiceMaterial.requireOwnerOnly(tokenFile, flag: "--ui-token-file")
         return WebPageAccess(token: token, generated: false)
     }
 

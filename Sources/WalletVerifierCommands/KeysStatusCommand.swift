@@ -12,9 +12,10 @@ struct KeysStatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "List the service's certificates and the days each has left; exit 1 when one expires within --warn-days.",
         discussion: """
-            Takes serve's flags (or --config and the WALLET_VERIFIER_* environment) and reads the Apple Pay, reader and \
-            request-signing certificates with their keys, as serve would. Exit codes: 0 none expires within --warn-days, \
-            1 one does (or has expired), 2 a file cannot be read or a key does not match its certificate.
+            Takes serve's flags (or --config and the WALLET_VERIFIER_* environment) and reads the Apple Pay, identity, \
+            reader, request-signing, receipt and Merchant Identity certificates with their keys, as serve would. Days left \
+            are whole days, counted toward zero. Exit codes: 0 none expires within --warn-days, 1 one does (or has \
+            expired) or no certificate is configured at all, 2 a file cannot be read or a key does not match its certificate.
             """
     )
 
@@ -49,9 +50,7 @@ struct KeysStatusCommand: AsyncParsableCommand {
             }
             let data = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("[]".utf8)
             output.out(String(decoding: data, as: UTF8.self))
-        } else if certificates.isEmpty {
-            output.out("no certificates configured (--applepay-cert, --reader-cert, --request-signing-cert)")
-        } else {
+        } else if !certificates.isEmpty {
             let kindWidth = certificates.map(\.kind.rawValue.count).max() ?? 0
             for certificate in certificates {
                 let days = certificate.daysLeft(at: now)
@@ -61,6 +60,13 @@ struct KeysStatusCommand: AsyncParsableCommand {
                 )
             }
             for certificate in expiring { output.err(certificate.expiryWarning(at: now)) }
+        }
+        if certificates.isEmpty {
+            // A job watching the wrong configuration must not stay green.
+            output.err(
+                "no certificate configured: keys status looks for --applepay-cert, --identity-cert, --reader-cert, --request-signing-cert, --receipt-cert and --applepay-identity-cert (flags, WALLET_VERIFIER_* or --config)"
+            )
+            throw CommandExit(code: 1)
         }
         if !expiring.isEmpty { throw CommandExit(code: 1) }
     }

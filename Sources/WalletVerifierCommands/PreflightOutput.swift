@@ -7,10 +7,10 @@ import VerifierServer
 /// check failed; warnings leave it at 0.
 enum PreflightOutput {
     /// Runs the checks of `settings` and writes them; throws ``CommandExit`` (1) when one failed.
-    static func run(settings: ServerSettings, json: Bool) async throws {
+    static func run(settings: ServerSettings, json: Bool, development: Bool = false) async throws {
         // What loading logs (development keys, permissions) is in the findings; the log stays quiet.
         let logger = Logger(label: "wallet-verifier") { _ in SwiftLogNoOpLogHandler() }
-        let findings = await ServicePreflight.run(settings: settings, logger: logger)
+        let findings = await ServicePreflight.run(settings: settings, logger: logger, development: development)
         let output = CLIOutput.current
         if json {
             let list = findings.map { ["check": $0.check, "status": $0.status.rawValue, "message": $0.message] }

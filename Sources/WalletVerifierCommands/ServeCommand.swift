@@ -24,13 +24,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(
         name: .long,
         help:
-            "Check the configuration and exit: load every key, certificate, trust root, VICAL and the store as serve would, bind no port; exit 0 when ready (warnings allowed), 1 when a check failed."
+            "Check the configuration and exit: load every key, certificate, trust root, VICAL and the store as serve would, bind no port; exit 0 when ready for production (warnings allowed), 1 when a check failed or a development stand-in is configured."
     )
     var check = false
+    @Flag(
+        name: .long,
+        help:
+            "With --check: for a developer's machine, development stand-ins (generated keys, development merchant values, no trust roots, test roots, the memory store) are warnings, not failures."
+    )
+    var development = false
     @Option(name: .long, help: "With --check: table (default) or json.") var format: String?
 
     func validate() throws {
         if format != nil && !check { throw ValidationError("--format goes with --check") }
+        if development && !check { throw ValidationError("--development goes with --check") }
         if let format, format != "table", format != "json" { throw ValidationError("--format takes table or json, got \"\(format)\"") }
     }
 
@@ -39,9 +46,12 @@ struct ServeCommand: AsyncParsableCommand {
         let config = options.config
         let settings = try options.settings()
         if check {
-            try await PreflightOutput.run(settings: settings, json: format == "json")
+            try await PreflightOutput.run(settings: settings, json: format == "json", development: development)
             return
         }
+        // What must not run whatever else is configured: said before anything is loaded.
+        let refusals = ServicePreflight.startRefusals(settings: settings)
+        if !refusals.isEmpty { throw CLIInputError("cannot start: " + refusals.map(\.message).joined(separator: "; ")) }
         var configuredLogger = Logger(label: "wallet-verifier")
         configuredLogger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let logger = configuredLogger

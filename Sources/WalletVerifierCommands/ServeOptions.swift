@@ -13,6 +13,16 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .long, help: "sqlite (default), postgres or memory.") var store: String?
     @Option(name: .long, help: "PostgreSQL URL for --store postgres.") var postgresUrl: String?
     @Option(name: .long, help: "PEM P-256 private key of the identity encryption certificate. Repeatable.") var identityKey: [String] = []
+    @Option(
+        name: .long,
+        help:
+            "The identity encryption certificate (PEM or DER) of an --identity-key: checked to pair with it, listed in /v1/trust and keys status, its expiry watched. Repeatable."
+    ) var identityCert: [String] = []
+    @Option(
+        name: .long,
+        help:
+            "on (default) or off: off leaves Verify with Wallet in apps off (/v1/identity/* answer 501) and serve --check asks for none of its keys."
+    ) var identity: String?
     @Option(name: .long, help: "Merchant identifier of the identity requests. Repeatable, paired in order with --team-id; the first is the default.")
     var merchantId: [String] = []
     @Option(name: .long, help: "Team identifier of the app. Repeatable, paired with --merchant-id.") var teamId: [String] = []
@@ -33,7 +43,21 @@ struct ServeOptions: ParsableArguments {
     var uiListen: String?
     @Option(name: .long, help: "The web page's token (a file of at least 16 characters); without it a token is generated and logged once.")
     var uiTokenFile: String?
-    @Option(name: .long, help: "A file holding a bearer token every /v1 request must carry (Authorization: Bearer).") var apiTokenFile: String?
+    @Option(
+        name: .long,
+        help:
+            "A file holding a bearer token every /v1 request must carry (Authorization: Bearer). Needed to listen beyond loopback and to keep receipts, unless --allow-open-api."
+    ) var apiTokenFile: String?
+    @Flag(
+        name: .long,
+        help:
+            "Listen beyond loopback, and keep receipts, without --api-token-file: callers are authenticated in front of the service (a proxy or gateway). Logged at start."
+    ) var allowOpenApi = false
+    @Option(
+        name: .long,
+        help:
+            "text (default) or json: one JSON object per line with time, level, message, requestId and, for verifications, flow, verdict and failed checks."
+    ) var logFormat: String?
     @Option(name: .long, help: "Sign every web request (reader authentication) with this P-256 or P-384 key (PEM or JWK).") var readerKey: String?
     @Option(name: .long, help: "The reader certificate of --reader-key, then its intermediates. Repeatable; leaf first.") var readerCert: [String] =
         []
@@ -190,13 +214,18 @@ struct ServeOptions: ParsableArguments {
     ) var receiptKey: String?
     @Option(name: .long, help: "The certificate of --receipt-key, then its intermediates (PEM, leaf first): the receipts' x5c.")
     var receiptCert: String?
+    @Option(
+        name: .long,
+        help:
+            "A receipt key rotated out (its PEM private key or certificate) whose receipts should still verify: listed in /v1/receipts/jwks beside --receipt-key. Repeatable; remove it and reload to withdraw it."
+    ) var receiptPreviousKey: [String] = []
     @Option(name: .long, help: "The issuer (iss) receipts name, a URI such as https://verifier.example.com.") var receiptIssuer: String?
     @Option(
         name: .long,
         help: "off (default) or keep: keep every receipt issued in the store, for GET /v1/receipts and /v1/receipts/{id} (needs --receipt-key).")
     var receipts: String?
     @Option(
-        name: .long, help: "Days a kept receipt is kept, and a receipt key stays in /v1/receipts/jwks after its last use (default 400, 1-3650).")
+        name: .long, help: "Days a kept receipt is kept in the store (default 400, 1-3650).")
     var receiptRetention: Int?
 
     /// The settings of these flags, the environment and `--config`, as `serve` resolves them; a
@@ -218,6 +247,10 @@ struct ServeOptions: ParsableArguments {
         set("store", store)
         set("postgresUrl", postgresUrl)
         set("identityKeys", identityKey)
+        set("identityCerts", identityCert)
+        set("identity", identity)
+        if allowOpenApi { set("allowOpenApi", "true") }
+        set("logFormat", logFormat)
         set("merchantId", merchantId)
         set("teamId", teamId)
         set("trust", trust)
@@ -279,6 +312,7 @@ struct ServeOptions: ParsableArguments {
         set("certificateWarningDays", certificateWarningDays.map(String.init))
         set("receiptKey", receiptKey)
         set("receiptCert", receiptCert)
+        set("receiptPreviousKeys", receiptPreviousKey)
         set("receiptIssuer", receiptIssuer)
         set("receipts", receipts)
         set("receiptRetention", receiptRetention.map(String.init))

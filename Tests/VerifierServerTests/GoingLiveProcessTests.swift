@@ -55,7 +55,14 @@ import X509
             "--applepay-cert", "\(keys)/applepay.cert.pem", "--applepay-key", "\(keys)/applepay.key.pem", "--applepay-root", applePayRoot,
             "--revocation", "off", "--store", "sqlite", "--data-dir", fixture.directory.appendingPathComponent("data").path,
         ]
-        let check = try await Self.run(["serve", "--check"] + flags)
+        // The test Apple Pay root standing in for Apple's is the one thing the production gate
+        // refuses here; a developer's machine may keep it.
+        let gate = try await Self.run(["serve", "--check", "--format", "json"] + flags)
+        #expect(gate.status == 1, "\(gate.output)")
+        let failed = (try JSONSerialization.jsonObject(with: Data(gate.output.utf8)) as? [[String: String]])?.filter { $0["status"] == "fail" }
+        #expect(failed?.map { $0["check"] ?? "" } == ["applepay-root"], "\(gate.output)")
+        #expect(failed?.first?["message"]?.contains("--development") == true)
+        let check = try await Self.run(["serve", "--check", "--development"] + flags)
         #expect(check.status == 0, "\(check.output)")
 
         // 3. The service, and what wallets hand over for these keys.

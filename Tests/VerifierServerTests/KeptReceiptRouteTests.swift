@@ -187,12 +187,13 @@ import WalletVerifierTestSupport
             let jwks = Array(buffer: try await client.execute(uri: "/v1/receipts/jwks", method: .get).body)
             return (try Self.jti(jws, jwks: jwks), jws, jwks)
         }
-        try await first.recordReceiptKey(lastUsed: first.clock.now())
         await first.shutdown()
-        // Restart with another key: the old one is still listed, and the receipt is still kept.
+        // Restart with another key and the old one named as previous: both are listed, and the
+        // receipt is still kept.
         var restartFlags = flags
         let rotated = try ReceiptRouteTests.KeyFiles(fixture, name: "rotated")
         restartFlags.merge(rotated.flags) { $1 }
+        restartFlags["receiptPreviousKeys"] = flags["receiptKey"]
         let second = try await RouterTests.services(fixture, extra: restartFlags)
         defer { Task { await second.shutdown() } }
         try await VerifierApplication.build(services: second, logger: Logger(label: "test")).test(.router) { client in
@@ -205,8 +206,9 @@ import WalletVerifierTestSupport
         }
     }
 
-    /// Two `serve` processes on one PostgreSQL database, each with its own receipt key: a receipt one
-    /// kept is found through the other, and the other's key set verifies it.
+    /// Two `serve` processes on one PostgreSQL database with the same receipt key: a receipt one kept
+    /// is found through the other, and the other's key set verifies it. A third process with another
+    /// key on the same database adds nothing to their key set: keys enter it only as configured.
     @Test func twoInstancesOnPostgreSQLShareReceiptsAndKeys() async throws {
         guard let url = DeploymentTests.postgresURL else {
             if DeploymentTests.inCI { Issue.record("WALLET_VERIFIER_POSTGRES_URL is not set; scripts/test starts a throwaway PostgreSQL") }
@@ -215,23 +217,33 @@ import WalletVerifierTestSupport
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
         let (keyA, keyB) = (try ReceiptRouteTests.KeyFiles(fixture, name: "instance-a"), try ReceiptRouteTests.KeyFiles(fixture, name: "instance-b"))
-        let shared = ["--store", "postgres", "--postgres-url", url, "--receipts", "keep"] + fixture.serveArguments
+        let shared = ["--store", "postgres", "--postgres-url", url, "--receipts", "keep", "--allow-open-api"] + fixture.serveArguments
         let instanceA = try await ServiceInstance(arguments: shared + ["--receipt-key", keyA.keyPath])
         defer { instanceA.stop() }
-        let instanceB = try await ServiceInstance(arguments: shared + ["--receipt-key", keyB.keyPath])
+        let instanceB = try await ServiceInstance(arguments: shared + ["--receipt-key", keyA.keyPath])
         defer { instanceB.stop() }
         let (_, answer) = try await instanceA.post("/v1/mdoc/verify", body: Data(buffer: try Self.mdocBody(fixture, accepted: true)))
         let jws = try #require(answer["receipt"] as? String, "\(answer)")
-        // B lists A's key once A has recorded it (at start; a store still starting is tried again within seconds).
-        var id: String?
-        _ = try await ServiceInstance.waitFor {
-            let jwks = try JSONSerialization.data(withJSONObject: try await instanceB.getJSON("/v1/receipts/jwks"))
-            id = try? Self.jti(jws, jwks: Array(jwks))
-            return id != nil
-        }
-        let jti = try #require(id, "instance B's key set never listed instance A's key")
+        let jwksB = try JSONSerialization.data(withJSONObject: try await instanceB.getJSON("/v1/receipts/jwks"))
+        let jti = try Self.jti(jws, jwks: Array(jwksB))
         let kept = try await instanceB.getJSON("/v1/receipts/\(jti)")
         #expect(kept["receipt"] as? String == jws)
         #expect(kept["flow"] as? String == "mdoc")
+
+        // Another key on the same database: its receipts do not verify with A's key set, now or
+        // after a while (a store-shared key list would have taken it in at its start).
+        let instanceC = try await ServiceInstance(arguments: shared + ["--receipt-key", keyB.keyPath])
+        defer { instanceC.stop() }
+        let (_, other) = try await instanceC.post("/v1/mdoc/verify", body: Data(buffer: try Self.mdocBody(fixture, accepted: true)))
+        let otherJWS = try #require(other["receipt"] as? String, "\(other)")
+        try await Task.sleep(for: .seconds(2))
+        for instance in [instanceA, instanceB] {
+            let jwks = try JSONSerialization.data(withJSONObject: try await instance.getJSON("/v1/receipts/jwks"))
+            let kids = ((try JSONSerialization.jsonObject(with: jwks) as? [String: Any])?["keys"] as? [[String: Any]])?.compactMap {
+                $0["kid"] as? String
+            }
+            #expect(kids == [ReceiptKeys.thumbprint(keyA.key.publicKey)])
+            #expect(throws: ReceiptVerificationError.self) { try ReceiptVerifier.verify(otherJWS, jwks: Array(jwks)) }
+        }
     }
 }

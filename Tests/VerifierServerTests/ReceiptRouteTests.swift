@@ -275,9 +275,10 @@ import X509
             let report = try RouterTests.json(response.body)
             #expect(report["verdict"] as? String == "indeterminate")
             let receipt = try #require(report["receipt"] as? String)
-            // The store is closed, so the published key set cannot list earlier keys (503): the current key verifies.
-            let jwks = Array(ReceiptKeySet.json([try #require(services.receiptSigner).publicJWK]).utf8)
-            #expect(try await client.execute(uri: "/v1/receipts/jwks", method: .get).status == .serviceUnavailable)
+            // The key set comes from the configuration, not the store: it answers with the store closed.
+            let served = try await client.execute(uri: "/v1/receipts/jwks", method: .get)
+            #expect(served.status == .ok)
+            let jwks = Array(buffer: served.body)
             let payload = try #require(
                 try JSONSerialization.jsonObject(with: Data(try ReceiptVerifier.verify(receipt, jwks: jwks).payload)) as? [String: Any])
             #expect(payload["verdict"] as? String == "indeterminate")
@@ -373,9 +374,14 @@ import X509
             func jwks() async throws -> [UInt8] { Array(buffer: try await client.execute(uri: "/v1/receipts/jwks", method: .get).body) }
 
             let before = try await receipt()
-            // The same paths, new contents: a reload (what SIGHUP does) takes the new key.
+            // The old key kept aside as a previous key; the same paths, new contents: a reload (what
+            // SIGHUP does) takes the new key and lists the previous one.
+            let previousPath = fixture.directory.appendingPathComponent("receipt-previous-key.pem").path
+            try Data(keys.key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: previousPath))
+            var rotatedSettings = settings
+            rotatedSettings.receiptPreviousKeys = [previousPath]
             let rotated = try KeyFiles(replacing: keys, fixture)
-            try await live.reload(settings: settings, logger: Logger(label: "test"))
+            try await live.reload(settings: rotatedSettings, logger: Logger(label: "test"))
             let after = try await receipt()
             let set = try await jwks()
             let kids = (try JSONSerialization.jsonObject(with: Data(set)) as? [String: Any])?["keys"] as? [[String: Any]]
@@ -386,10 +392,16 @@ import X509
             #expect(try ReceiptVerifier.verify(after, jwks: set).keyID == ReceiptKeys.thumbprint(rotated.key.publicKey))
             // The current key comes first.
             #expect(kids?.first?["kid"] as? String == ReceiptKeys.thumbprint(rotated.key.publicKey))
-            // A reload that keeps the key changes nothing.
-            try await live.reload(settings: settings, logger: Logger(label: "test"))
-            #expect((try JSONSerialization.jsonObject(with: Data(try await jwks())) as? [String: Any])?["keys"] as? [[String: Any]] != nil)
+            // A reload that keeps the keys changes nothing.
+            try await live.reload(settings: rotatedSettings, logger: Logger(label: "test"))
+            #expect(try ReceiptVerifier.verify(before, jwks: try await jwks()).keyID == ReceiptKeys.thumbprint(keys.key.publicKey))
             #expect(try ReceiptVerifier.verify(try await receipt(), jwks: try await jwks()).keyID == ReceiptKeys.thumbprint(rotated.key.publicKey))
+            // A previous key no longer named (it leaked, say) is withdrawn at once.
+            try await live.reload(settings: settings, logger: Logger(label: "test"))
+            let withdrawn = try await jwks()
+            let left = (try JSONSerialization.jsonObject(with: Data(withdrawn)) as? [String: Any])?["keys"] as? [[String: Any]]
+            #expect(left?.compactMap { $0["kid"] as? String } == [ReceiptKeys.thumbprint(rotated.key.publicKey)])
+            #expect(throws: ReceiptVerificationError.self) { try ReceiptVerifier.verify(before, jwks: withdrawn) }
         }
     }
 

@@ -40,12 +40,19 @@ public struct ServiceFixture: @unchecked Sendable {
     public let merchantID = "merchant.com.example.service"
     /// The team identifier the service is configured with, bound into in-app session transcripts.
     public let teamID = "TEAMSERVICE"
+    /// Sets this process's file-creation mask to 077 once, so every file a test writes is
+    /// readable by its owner only (and so are those of the processes it starts).
+    public static let ownerOnlyFiles: Void = { _ = umask(0o077) }()
+
     /// A time at which every fixture is valid (the Apple Pay fixture's signing time + 1 minute).
     public static let time = ApplePayFixturePKI.epoch.addingTimeInterval(3660)
 
     /// Generates the keys and PKIs and writes their files (mode 0600) to a new temporary directory.
     /// Throws when a key or certificate cannot be built or a file cannot be written.
     public init() throws {
+        // Files the tests write hold keys and tokens: owner-only, as `serve` requires of secrets.
+        // A test of a file others may read sets that mode itself.
+        ServiceFixture.ownerOnlyFiles
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wallet-verifier-service-\(UUID().uuidString)")
         self.directory = directory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
