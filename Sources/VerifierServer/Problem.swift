@@ -56,6 +56,10 @@ struct Problem: HTTPResponseError {
         var body = JSONWriter(capacity: 256)
         body.raw("{\"detail\":")
         body.string(detail)
+        if let requestID = RequestID.current {
+            body.raw(",\"requestId\":")
+            body.string(requestID)
+        }
         body.raw(",\"status\":\(status.code),\"title\":")
         body.string(title)
         body.raw(",\"type\":")

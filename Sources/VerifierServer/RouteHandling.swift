@@ -197,6 +197,7 @@ extension APIRoutes {
 
     func reportResponse(_ json: [UInt8], report: VerificationReport) -> Response {
         OneTimeValueConsumed.note(report)
+        RequestRecord.note(report)
         var response = Response(
             status: report.verdict == .indeterminate ? .serviceUnavailable : .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: json)))

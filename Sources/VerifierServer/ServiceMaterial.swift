@@ -201,9 +201,11 @@ public struct ServiceMaterial: Sendable {
         if settings.identityKeys.isEmpty {
             let path = try developmentKey(directory: settings.dataDirectory, name: "dev-identity-key.pem")
             try ring.load(path: path)
-            logger.warning(
-                "identity: no --identity-key given; using a development key generated at \(path). Configure the key of your Apple identity encryption certificate for production."
-            )
+            if settings.identityFlow {
+                logger.warning(
+                    "identity: no --identity-key given; using a development key generated at \(path). Configure the key of your Apple identity encryption certificate for production."
+                )
+            }
         } else {
             for path in settings.identityKeys {
                 if FileManager.default.fileExists(atPath: path) { try requireOwnerOnly(path, flag: "--identity-key") }

@@ -92,37 +92,3 @@ public enum VerifierApplication {
         )
     }
 }
-
-struct RequestLogMiddleware: RouterMiddleware {
-    typealias Context = VerifierRequestContext
-    let logger: Logger
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
-        func logAnswer(_ status: Int) {
-            logger.info(
-                "request",
-                metadata: [
-                    "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status)",
-                    "ms": "\(Self.milliseconds(since: start))",
-                ])
-        }
-        do {
-            let response = try await next(request, context)
-            logAnswer(response.status.code)
-            return response
-        } catch let error as any HTTPResponseError {
-            // A refusal the router answers (a ``Problem``): logged with its status, as an answer.
-            logAnswer(error.status.code)
-            throw error
-        } catch {
-            logger.info("request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(type(of: error))"])
-            throw error
-        }
-    }
-
-    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
-        let elapsed = (ContinuousClock.now - start).components
-        return elapsed.attoseconds / 1_000_000_000_000_000 + elapsed.seconds * 1000
-    }
-}

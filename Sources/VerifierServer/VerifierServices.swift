@@ -265,7 +265,7 @@ public struct VerifierServices: Sendable {
         trustSources += try await ServiceTrustURLs.load(settings: settings, into: &trust, base: base, logger: logger)
         let (vicals, vicalSources) = try await ServiceVICALs.load(settings: settings, into: &trust, base: base, logger: logger)
         trustSources += vicalSources
-        if trust.anchors.isEmpty {
+        if trust.anchors.isEmpty && (settings.identityFlow || !settings.webOrigins.isEmpty) {
             logger.warning("identity: no --trust IACA roots configured; every identity response will fail mdoc.issuer.chain")
         }
         // Revocation: lists from files first, then fetched and kept in the store (shared by instances).

@@ -52,7 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
         // What must not run whatever else is configured: said before anything is loaded.
         let refusals = ServicePreflight.startRefusals(settings: settings)
         if !refusals.isEmpty { throw CLIInputError("cannot start: " + refusals.map(\.message).joined(separator: "; ")) }
-        var configuredLogger = Logger(label: "wallet-verifier")
+        var configuredLogger =
+            settings.logFormat == .json ? Logger(label: "wallet-verifier") { _ in JSONLogHandler() } : Logger(label: "wallet-verifier")
         configuredLogger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let logger = configuredLogger
         // Every connection is a file descriptor: the soft limit goes up to the hard one.
