@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 import VerificationCore
 import VerificationReceipts
 
@@ -27,8 +28,13 @@ extension APIRoutes {
             return reportResponse(json, report: report)
         }
         if services.settings.receipts == .keep, let store = services.receiptStore {
+            if let refusal = services.keptReceiptShares.refusal(report: report, client: context.clientKey, now: services.clock.now()) {
+                services.metrics.receiptKept(outcome: refusal)
+                return reportResponse(Self.appending(receipt: issued.jws, to: json), report: report)
+            }
             do {
                 try await store.keepReceipt(issued.stored, keepUntil: issued.issuedAt.addingTimeInterval(services.receiptKeyRetention))
+                services.metrics.receiptKept(outcome: "kept")
             } catch {
                 // The answer stands with its receipt; only the stored copy is missing.
                 services.metrics.receiptFailure(stage: "keep")
@@ -83,4 +89,43 @@ extension VerifierServices {
 
     /// The `kid`s of the keys named by `--receipt-previous-key`.
     var receiptPreviousKeyIDs: [String] { receiptPreviousKeys.map(\.keyID) }
+}
+
+/// Which receipts `--receipts keep` keeps: those of verifications that got past their structure
+/// checks (every `….structure` check passed: junk is answered with a receipt, not kept), and at most
+/// `--max-client-kept-receipts` per client address (IPv6: its /64) per UTC day in this process. So one
+/// client adds at most that many receipts a day per instance to the store, and at most that times
+/// `--receipt-retention` days in all.
+final class KeptReceiptShares: Sendable {
+    private struct Day {
+        var day: Int64 = 0
+        var counts: [String: Int] = [:]
+    }
+    private let state = Mutex(Day())
+    /// Clients tracked in one day at most; past it a new client's receipts are not kept that day.
+    static let maxClients = 100_000
+    let perClient: Int
+
+    init(perClient: Int) { self.perClient = perClient }
+
+    /// Whether `report` got past its structure checks: it has checks, and each `….structure` one passed.
+    static func passedStructure(_ report: VerificationReport) -> Bool {
+        let checks = report.checks
+        guard !checks.isEmpty else { return false }
+        return checks.allSatisfy { !$0.id.rawValue.hasSuffix(".structure") || $0.status == .passed }
+    }
+
+    /// Nil when the receipt of `report` for `client` is to be kept (and counted), else why not
+    /// (`structure`, `client-share`).
+    func refusal(report: VerificationReport, client: String, now: Date) -> String? {
+        guard Self.passedStructure(report) else { return "structure" }
+        let day = Int64((now.timeIntervalSince1970 / 86_400).rounded(.down))
+        return state.withLock { state in
+            if state.day != day { state = Day(day: day) }
+            let count = state.counts[client] ?? 0
+            guard count < perClient, count > 0 || state.counts.count < Self.maxClients else { return "client-share" }
+            state.counts[client] = count + 1
+            return nil
+        }
+    }
 }

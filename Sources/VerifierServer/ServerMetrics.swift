@@ -22,7 +22,7 @@ public final class ServerMetrics: Sendable {
 
     private enum Metric: Hashable, Sendable {
         case verifications, checkFailures, unreadableRequests, idempotentRetries, idempotencyConflicts, revocationFetches, revocationCacheHits,
-            receiptFailures, applePaySessions
+            receiptFailures, applePaySessions, receiptsKept
 
         /// The metric's name, unit and help text.
         var descriptor: MetricNameDescriptor {
@@ -52,6 +52,12 @@ public final class ServerMetrics: Sendable {
                 ServerMetrics.descriptor(
                     "receipt_failures", unit: "total",
                     help: "Receipts not signed, kept or recorded (the verification answer stands), by stage: sign, keep, record-key")
+            case .receiptsKept:
+                ServerMetrics.descriptor(
+                    "receipts_kept", unit: "total",
+                    help:
+                        "Receipts issued with --receipts keep, by outcome: kept, not kept because the submission did not get past its structure checks (structure), or past the client's daily share (client-share)"
+                )
             case .applePaySessions:
                 ServerMetrics.descriptor(
                     "applepay_sessions", unit: "total",
@@ -72,6 +78,7 @@ public final class ServerMetrics: Sendable {
             case .revocationFetches: ["outcome"]
             case .revocationCacheHits: ["copy"]
             case .receiptFailures: ["stage"]
+            case .receiptsKept: ["outcome"]
             case .applePaySessions: ["outcome"]
             }
         }
@@ -132,6 +139,11 @@ public final class ServerMetrics: Sendable {
     /// A receipt that could not be signed, kept or whose key could not be recorded, by `stage`.
     public func receiptFailure(stage: String) {
         counter(.receiptFailures, stage, "").increment()
+    }
+
+    /// A receipt issued under `--receipts keep`, by outcome: `kept`, `structure` or `client-share`.
+    public func receiptKept(outcome: String) {
+        counter(.receiptsKept, outcome, "").increment()
     }
 
     /// An Apple Pay merchant validation (`POST /v1/applepay/session`) by outcome: `created`, or why

@@ -291,6 +291,9 @@ public struct ServerSettings: Sendable, Hashable {
     /// Days a kept receipt is kept after it is issued, and a receipt key stays in the JWKS after its
     /// last use (`--receipt-retention`, 1–3650, default 400).
     public var receiptRetention = 400
+    /// Receipts of one client address (IPv6: its /64) kept per UTC day by one instance
+    /// (`--max-client-kept-receipts`, default 1000); further ones are answered, not kept.
+    public var maxClientKeptReceipts = 1_000
 
     /// Verifications one client may run at once: ``maxClientVerifications``, or half the slots.
     public var clientVerificationCap: Int { min(maxConcurrentVerifications, maxClientVerifications ?? max(1, maxConcurrentVerifications / 2)) }
@@ -344,6 +347,7 @@ public struct ServerSettings: Sendable, Hashable {
         "receiptKey": "WALLET_VERIFIER_RECEIPT_KEY", "receiptCert": "WALLET_VERIFIER_RECEIPT_CERT",
         "receiptIssuer": "WALLET_VERIFIER_RECEIPT_ISSUER", "receipts": "WALLET_VERIFIER_RECEIPTS",
         "receiptRetention": "WALLET_VERIFIER_RECEIPT_RETENTION", "receiptPreviousKeys": "WALLET_VERIFIER_RECEIPT_PREVIOUS_KEYS",
+        "maxClientKeptReceipts": "WALLET_VERIFIER_MAX_CLIENT_KEPT_RECEIPTS",
     ]
 
     /// A value from one source: a string or a list of strings (lists in the environment are
@@ -549,6 +553,7 @@ public struct ServerSettings: Sendable, Hashable {
             settings.receipts = parsed
         }
         if let days = try integer("receiptRetention", 1...3650) { settings.receiptRetention = days }
+        if let cap = try integer("maxClientKeptReceipts", 1...10_000_000) { settings.maxClientKeptReceipts = cap }
         if settings.receipts == .keep && settings.receiptKey == nil {
             throw SettingsError("--receipts keep needs --receipt-key (the key that signs the receipts it keeps)")
         }

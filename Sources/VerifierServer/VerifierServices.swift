@@ -78,6 +78,8 @@ public struct VerifierServices: Sendable {
     }
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String? = nil
+    /// Each client's share of kept receipts (``KeptReceiptShares``).
+    var keptReceiptShares: KeptReceiptShares { base?.keptReceiptShares ?? KeptReceiptShares(perClient: settings.maxClientKeptReceipts) }
     /// Receipt keys rotated out that `/v1/receipts/jwks` still lists (`--receipt-previous-key`).
     public var receiptPreviousKeys: [ReceiptPublicKey] = []
     /// The identity encryption certificates (`--identity-cert`), watched for expiry.
@@ -142,6 +144,8 @@ public struct VerifierServices: Sendable {
         let pinnedRoots = PinnedRootSource.Copies()
         /// Whether the document cache answers yet (PostgreSQL: once `prepare` ran).
         let storeReady: StoreReadiness
+        /// Each client's share of kept receipts today (``KeptReceiptShares``), kept across reloads.
+        var keptReceiptShares = KeptReceiptShares(perClient: ServerSettings().maxClientKeptReceipts)
 
         /// The document cache for VICAL copies and records, or nil while it cannot answer yet (the
         /// PostgreSQL pool before the application runs): loading the VICALs at start then uses memory
@@ -223,7 +227,8 @@ public struct VerifierServices: Sendable {
         return Base(
             store: store, documentCache: documentCache, background: background, prepare: prepare, shutdown: shutdown,
             metrics: metrics, clock: clock, receiptStore: receiptStore, revocationCache: cache, transport: transport, vicalCopies: VICALCopies(),
-            googlePayRootKeys: GooglePayRootKeySource(transport: transport), storeReady: storeReady)
+            googlePayRootKeys: GooglePayRootKeySource(transport: transport), storeReady: storeReady,
+            keptReceiptShares: KeptReceiptShares(perClient: settings.maxClientKeptReceipts))
     }
 
     /// Everything a reload re-reads — trust roots, revocation-list files, identity, web, reader and

@@ -227,6 +227,11 @@ struct ServeOptions: ParsableArguments {
     @Option(
         name: .long, help: "Days a kept receipt is kept in the store (default 400, 1-3650).")
     var receiptRetention: Int?
+    @Option(
+        name: .long,
+        help:
+            "With --receipts keep: receipts of one client address (IPv6: its /64) kept per day by this instance (default 1000); further answers carry their receipt, not kept."
+    ) var maxClientKeptReceipts: Int?
 
     /// The settings of these flags, the environment and `--config`, as `serve` resolves them; a
     /// setting that does not resolve is unreadable input (exit 2).
@@ -316,6 +321,7 @@ struct ServeOptions: ParsableArguments {
         set("receiptIssuer", receiptIssuer)
         set("receipts", receipts)
         set("receiptRetention", receiptRetention.map(String.init))
+        set("maxClientKeptReceipts", maxClientKeptReceipts.map(String.init))
         return flags
     }
 }

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Mdoc
+import MdocVerifier
 import NIOFoundationEssentialsCompat
 import Testing
 import VerificationCore
@@ -170,6 +171,46 @@ import WalletVerifierTestSupport
         #expect(throws: SettingsError.self) {
             _ = try ServerSettings.resolve(flags: keys.flags.merging(["receiptRetention": ["0"]]) { $1 }, environment: [:], configFile: nil)
         }
+    }
+
+    /// Junk is answered with a receipt but not kept, and one client's receipts are kept up to its
+    /// daily share; `/metrics` counts each outcome.
+    @Test func junkIsNotKeptAndEachClientHasADailyShare() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let flags = try Self.keepFlags(fixture).merging(["maxClientKeptReceipts": ["2"]]) { $1 }
+        let services = try await RouterTests.services(fixture, extra: flags)
+        defer { Task { await services.shutdown() } }
+        let headers = ReceiptRouteTests.headers
+        try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+            let jwks = Array(buffer: try await client.execute(uri: "/v1/receipts/jwks", method: .get).body)
+            func kept(_ body: ByteBuffer) async throws -> Bool {
+                let answer = try RouterTests.json(try await client.execute(uri: "/v1/mdoc/verify", method: .post, headers: headers, body: body).body)
+                let id = try Self.jti(try #require(answer["receipt"] as? String, "\(answer)"), jwks: jwks)
+                return try await client.execute(uri: "/v1/receipts/\(id)", method: .get, headers: headers).status == .ok
+            }
+            // Junk that does not decode: a receipt in the answer, none in the store.
+            var junk = try RouterTests.json(try Self.mdocBody(fixture, accepted: true))
+            junk["deviceResponse"] = "oA=="
+            for _ in 0..<3 { #expect(try await kept(try RouterTests.body(junk)) == false) }
+            // Two verifications of this client are kept, the third is not.
+            #expect(try await kept(try Self.mdocBody(fixture, accepted: true)))
+            #expect(try await kept(try Self.mdocBody(fixture, accepted: false)))
+            #expect(try await kept(try Self.mdocBody(fixture, accepted: true)) == false)
+            let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(metrics.contains(#"wallet_verifier_receipts_kept_total{outcome="kept"} 2"#), "\(metrics)")
+            #expect(metrics.contains(#"wallet_verifier_receipts_kept_total{outcome="structure"} 3"#))
+            #expect(metrics.contains(#"wallet_verifier_receipts_kept_total{outcome="client-share"} 1"#))
+        }
+        // The next day the share starts again.
+        let shares = services.keptReceiptShares
+        let report = VerificationReport(
+            flow: "mdoc", policy: "production", evaluatedAt: ServiceFixture.time,
+            checks: [CheckResult(id: .mdocResponseStructure, status: .passed, reason: .ok, message: "")])
+        #expect(shares.refusal(report: report, client: "198.51.100.7", now: ServiceFixture.time) == nil)
+        #expect(shares.refusal(report: report, client: "198.51.100.7", now: ServiceFixture.time) == nil)
+        #expect(shares.refusal(report: report, client: "198.51.100.7", now: ServiceFixture.time) == "client-share")
+        #expect(shares.refusal(report: report, client: "198.51.100.7", now: ServiceFixture.time.addingTimeInterval(86_400)) == nil)
     }
 
     /// Receipts and receipt keys outlive a restart on the embedded SQLite store.
