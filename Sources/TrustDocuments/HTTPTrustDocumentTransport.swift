@@ -302,3 +302,13 @@ enum Resolver {
         return addresses
     }
 }
+
+/// The addresses a host name resolves to, for checks of a configuration (`serve --check`): one
+/// blocking `getaddrinfo`, as a fetch would make it. An IP literal is its own address.
+public enum HostAddresses {
+    /// The addresses of `host` (a name or an IP literal), without repeats; nil when it does not resolve.
+    public static func resolve(_ host: String) -> [IPAddress]? {
+        if let literal = IPAddressRange(host), literal.prefixLength == literal.network.bytes.count * 8 { return [literal.network] }
+        return Resolver.blockingResolve(host)
+    }
+}

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import SwiftASN1
+import Synchronization
 import VerificationCore
 import WalletEncoding
 import WalletJSON
@@ -88,6 +89,15 @@ public struct ApplePayMerchantIdentity: Sendable, CustomStringConvertible {
         return configuration
     }
 
+    /// Builds the TLS client context a session request uses (this certificate and key, the given
+    /// roots), as ``ApplePayMerchantValidator/requestSession(_:)`` will: what the TLS library refuses
+    /// is found at start and by `serve --check`, not by every session as a 502.
+    func checkTLS(trustRoots: [[UInt8]]?) throws(SettingsError) {
+        do { _ = try NIOSSLContext(configuration: try tlsConfiguration(trustRoots: trustRoots)) } catch {
+            throw SettingsError("the Merchant Identity certificate and key cannot be loaded for TLS: \(error)")
+        }
+    }
+
     /// The CA certificates of a PEM file (`--applepay-validation-ca`), as DER; throws when it holds none.
     public static func validationRoots(pemFile: [UInt8]) throws(SettingsError) -> [[UInt8]] {
         let roots: [[UInt8]]
@@ -100,9 +110,10 @@ public struct ApplePayMerchantIdentity: Sendable, CustomStringConvertible {
 }
 
 /// A merchant-validation URL (`validationURL` of Apple Pay JS) this service may call: `https`, no
-/// user information, no fragment, a host of the allow-list (Apple's documented hosts, or the
-/// `--applepay-validation-hosts` entries) on port 443, or on the port an allow-list entry names.
-/// Anything else is refused before any connection is made.
+/// user information, no query or fragment, a host of the allow-list (Apple's documented hosts, or the
+/// `--applepay-validation-hosts` entries) on port 443, or on the port an allow-list entry names,
+/// and one of Apple's session paths (``sessionPaths``). Anything else is refused before any
+/// connection is made: the Merchant Identity certificate is presented to nothing else.
 public struct ApplePayValidationTarget: Sendable, Hashable {
     /// The host, lowercased.
     public let host: String
@@ -118,6 +129,10 @@ public struct ApplePayValidationTarget: Sendable, Hashable {
         ["apple-pay-gateway.apple.com", "cn-apple-pay-gateway.apple.com"]
         + (1...5).map { "apple-pay-gateway-nc-pod\($0).apple.com" } + (1...5).map { "apple-pay-gateway-pr-pod\($0).apple.com" }
         + ["apple-pay-gateway-cert.apple.com", "cn-apple-pay-gateway-cert.apple.com"]
+
+    /// The paths of Apple's session endpoints: Payment Session, and Start Session, which Apple Pay JS
+    /// still hands over while it is phased out.
+    public static let sessionPaths = ["/paymentservices/paymentSession", "/paymentservices/startSession"]
 
     /// Reads `text` and checks it against `allowed` (entries `host` or `host:port`; nil: ``appleHosts``
     /// on port 443). Throws the reason as a sentence that never repeats the URL.
@@ -171,6 +186,10 @@ public struct ApplePayValidationTarget: Sendable, Hashable {
         guard !pathAndQuery.contains("#") else { throw refuse("must not have a fragment (#...)") }
         guard pathAndQuery.isEmpty || pathAndQuery.hasPrefix("/"), isPathAndQuery(pathAndQuery) else {
             throw refuse("has a path with characters a URL path does not allow unencoded")
+        }
+        guard sessionPaths.contains(String(pathAndQuery)) else {
+            throw refuse(
+                "names a path other than Apple's session endpoints (\(sessionPaths.joined(separator: ", "))), or a query; no other is called")
         }
         let url = "https://\(host)\(port.map { ":\($0)" } ?? "")\(pathAndQuery.isEmpty ? "/" : pathAndQuery)"
         // The URL as the HTTP client will read it must name the same host and port.
@@ -373,5 +392,36 @@ struct ApplePayMerchantValidator: Sendable {
         }
         return Failure(
             outcome: "connection-failed", detail: "the merchant-validation server could not be reached: \(String(describing: type(of: error)))")
+    }
+}
+
+/// The merchant validations in progress, per client address (IPv6: its /64) and in all: each one
+/// holds an outbound mTLS connection until Apple answers or `--fetch-timeout` passes, so one client
+/// may hold ``perClient`` at once and the process ``total``. Kept across reloads.
+final class MerchantValidationSlots: Sendable {
+    /// Validations one client may have in progress.
+    static let perClient = 4
+    /// Validations the process may have in progress.
+    static let total = 64
+    private let state = Mutex<(all: Int, byClient: [String: Int])>((0, [:]))
+
+    /// A slot for `client`, or nil when it (or the process) has none free.
+    func take(client: String) -> String? {
+        state.withLock { state in
+            let held = state.byClient[client] ?? 0
+            guard held < Self.perClient, state.all < Self.total else { return nil }
+            state.byClient[client] = held + 1
+            state.all += 1
+            return client
+        }
+    }
+
+    /// Gives back a slot taken by ``take(client:)``.
+    func release(_ client: String) {
+        state.withLock { state in
+            let held = state.byClient[client] ?? 0
+            state.byClient[client] = held > 1 ? held - 1 : nil
+            state.all = max(0, state.all - 1)
+        }
     }
 }

@@ -53,6 +53,17 @@ struct ApplePayRoutes: Sendable {
             services.metrics.applePaySession(outcome: "url-refused")
             throw error
         }
+        // Each session holds an outbound mTLS connection for up to --fetch-timeout: one client may
+        // hold a few at once, the process a bounded number.
+        guard let slot = services.merchantValidationSlots.take(client: context.clientKey) else {
+            services.metrics.applePaySession(outcome: "busy")
+            throw Problem(
+                status: .tooManyRequests, type: "rate-limited", title: "Too many merchant validations at once",
+                detail:
+                    "this client has \(MerchantValidationSlots.perClient) merchant validations in progress (or the service \(MerchantValidationSlots.total)); try again when one has ended",
+                retryAfter: 1)
+        }
+        defer { services.merchantValidationSlots.release(slot) }
         do {
             let session = try await validator.requestSession(target)
             services.metrics.applePaySession(outcome: "created")

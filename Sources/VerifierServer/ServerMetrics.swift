@@ -62,7 +62,7 @@ public final class ServerMetrics: Sendable {
                 ServerMetrics.descriptor(
                     "applepay_sessions", unit: "total",
                     help:
-                        "Apple Pay merchant validations by outcome: created, url-refused, refused, timeout, tls-failed, connection-failed, too-large, unreadable"
+                        "Apple Pay merchant validations by outcome: created, url-refused, busy, refused, timeout, tls-failed, connection-failed, too-large, unreadable"
                 )
             }
         }

@@ -169,6 +169,12 @@ public enum ServicePreflight {
                         "--applepay-identity-key \(keyPath) belongs to --applepay-identity-cert \(certificatePath) (merchantIdentifier \(identity.merchantIdentifier)); sessions are asked for \(settings.applePayDomain ?? "")"
                     )
                     validity(identity.merchantKey.certificate, "certificate applePayMerchantIdentity")
+                    do {
+                        try identity.checkTLS(trustRoots: try ServiceMaterial.applePayValidationRoots(settings: settings, logger: logger))
+                        add("applepay-identity-tls", .ok, "the TLS client configuration of merchant validation builds with this certificate and key")
+                    } catch {
+                        add("applepay-identity-tls", .fail, "\(error); every session would fail (502)")
+                    }
                 }
             } catch {
                 add("applepay-identity", .fail, "\(error); give --applepay-identity-cert with the private key it was issued for")
@@ -184,6 +190,19 @@ public enum ServicePreflight {
                 }
             }
             if let hosts = settings.applePayValidationHosts {
+                // The Merchant Identity certificate is presented to these hosts: none may be on this
+                // machine's own network.
+                for entry in hosts {
+                    let host = entry.split(separator: ":").first.map(String.init) ?? entry
+                    let classes = Set((HostAddresses.resolve(host) ?? []).map(FetchAddressPolicy.classify)).subtracting([.global])
+                    if !classes.isEmpty {
+                        add(
+                            "applepay-validation-hosts", standIn,
+                            standInAdvice(
+                                "--applepay-validation-hosts \(entry) is a \(classes.map(\.rawValue).sorted().joined(separator: ", ")) address, not Apple's: merchant validation would present the Merchant Identity certificate there"
+                            ))
+                    }
+                }
                 add(
                     "applepay-validation-hosts", .warn,
                     "--applepay-validation-hosts replaces Apple's merchant-validation hosts with \(hosts.joined(separator: ", ")); leave it out in production"
@@ -293,6 +312,16 @@ public enum ServicePreflight {
                 add("receipt-key", .fail, "\(error)")
             }
         }
+
+        if let issuer = settings.receiptIssuer,
+            URLComponents(string: issuer)?.scheme?.lowercased() != "https" || URLComponents(string: issuer)?.host == nil
+        {
+            add(
+                "receipt-issuer", .fail,
+                "--receipt-issuer \(issuer) is not an https URL: a receipt's iss names the service whose /v1/receipts/jwks verifies it (https://verifier.example.com)"
+            )
+        }
+        keyReuse(settings: settings, webKeys: webKeys, applePayKeys: applePayKeys, logger: logger, add: add)
 
         // Trust: IACA roots and VICALs.
         let fetcher = HTTPTrustDocumentTransport(
@@ -411,6 +440,42 @@ public enum ServicePreflight {
             add(check, finding.status, finding.message)
         }
         return findings
+    }
+
+    /// One key for two purposes (the receipt key also the web, Google Pay, Apple Pay or identity key;
+    /// a web key also an identity key): a failure naming both flags, since a key compromised or
+    /// rotated for one purpose then is for the other.
+    static func keyReuse(
+        settings: ServerSettings, webKeys: [P256.KeyAgreement.PrivateKey], applePayKeys: [MerchantKey], logger: Logger,
+        add: (String, PreflightFinding.Status, String) -> Void
+    ) {
+        var keys: [(flag: String, point: [UInt8])] = []
+        if let receipt = try? ServiceMaterial.receiptSigner(settings: settings, logger: logger) {
+            keys.append(("--receipt-key", Array(receipt.publicKey.x963Representation)))
+        }
+        if !settings.webKeys.isEmpty { keys += webKeys.map { ("--web-key", Array($0.publicKey.x963Representation)) } }
+        for path in settings.googlePayKeys {
+            if let key = try? ServiceMaterial.googlePayKey(path, logger: logger), let point = Base64.decodeStrict(key.publicKeyBase64) {
+                keys.append(("--googlepay-key", point))
+            }
+        }
+        for key in applePayKeys {
+            if let point = P256.Signing.PublicKey(key.certificate.publicKey)?.x963Representation { keys.append(("--applepay-key", Array(point))) }
+        }
+        if !settings.identityKeys.isEmpty, let ring = try? ServiceMaterial.identityKeys(settings: settings, logger: logger) {
+            keys += ring.keys.map { ("--identity-key", Array($0.privateKey.publicKey.x963Representation)) }
+        }
+        var reported = Set<String>()
+        for (index, first) in keys.enumerated() {
+            for second in keys[(index + 1)...] where first.flag != second.flag && first.point == second.point {
+                let pair = [first.flag, second.flag].sorted().joined(separator: " and ")
+                guard reported.insert(pair).inserted else { continue }
+                add(
+                    "key-reuse", .fail,
+                    "\(pair) are the same key: one key, two purposes — a key leaked or rotated for one is for the other; make a key for each (keys new)"
+                )
+            }
+        }
     }
 
     /// What `serve` refuses to start with whatever else is configured, each as a check name and what

@@ -78,6 +78,8 @@ public struct VerifierServices: Sendable {
     }
     /// The API's bearer token (`--api-token-file`); nil: the API takes none.
     public var apiToken: String? = nil
+    /// The merchant validations in progress (``MerchantValidationSlots``).
+    var merchantValidationSlots: MerchantValidationSlots { base?.merchantValidationSlots ?? MerchantValidationSlots() }
     /// Each client's share of kept receipts (``KeptReceiptShares``).
     var keptReceiptShares: KeptReceiptShares { base?.keptReceiptShares ?? KeptReceiptShares(perClient: settings.maxClientKeptReceipts) }
     /// Receipt keys rotated out that `/v1/receipts/jwks` still lists (`--receipt-previous-key`).
@@ -144,6 +146,8 @@ public struct VerifierServices: Sendable {
         let pinnedRoots = PinnedRootSource.Copies()
         /// Whether the document cache answers yet (PostgreSQL: once `prepare` ran).
         let storeReady: StoreReadiness
+        /// The merchant validations in progress (``MerchantValidationSlots``), kept across reloads.
+        let merchantValidationSlots = MerchantValidationSlots()
         /// Each client's share of kept receipts today (``KeptReceiptShares``), kept across reloads.
         var keptReceiptShares = KeptReceiptShares(perClient: ServerSettings().maxClientKeptReceipts)
 
@@ -419,6 +423,7 @@ extension VerifierServices {
             logger.notice("applepay: no --applepay-identity-cert configured; /v1/applepay/session answers 501 (not configured)")
             return nil
         }
+        try identity.checkTLS(trustRoots: material.applePayValidationRoots)
         guard let domain = settings.applePayDomain, let displayName = settings.applePayDisplayName else {
             throw SettingsError("--applepay-identity-cert needs --applepay-domain and --applepay-display-name")
         }

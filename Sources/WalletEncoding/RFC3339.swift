@@ -10,10 +10,36 @@ import Foundation
 package enum RFC3339 {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
     package static func parse(_ text: String) -> Date? {
+        // The whole text must be one date-time: nothing before, nothing after (the formatter alone
+        // stops reading at the offset and ignores what follows).
+        guard hasDateTimeShape(text) else { return nil }
         let format = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         if let date = try? format.parse(text) { return date }
         if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
         return nil
+    }
+
+    /// Whether `text` is exactly an RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS`, an optional fraction of
+    /// 1 to 9 digits, then `Z` or `±HH:MM` (`T` and `Z` upper-case, as the parser reads them).
+    package static func hasDateTimeShape(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        func digits(_ range: Range<Int>) -> Bool { range.allSatisfy { $0 < b.count && (0x30...0x39).contains(b[$0]) } }
+        guard b.count >= 20, digits(0..<4), b[4] == 0x2d, digits(5..<7), b[7] == 0x2d, digits(8..<10), b[10] == 0x54,
+            digits(11..<13), b[13] == 0x3a, digits(14..<16), b[16] == 0x3a, digits(17..<19)
+        else { return false }
+        var index = 19
+        if b[index] == 0x2e {
+            let start = index + 1
+            index = start
+            while index < b.count, (0x30...0x39).contains(b[index]) { index += 1 }
+            guard (1...9).contains(index - start) else { return false }
+        }
+        guard index < b.count else { return false }
+        if b[index] == 0x5a { return index + 1 == b.count }
+        guard b[index] == 0x2b || b[index] == 0x2d, b.count == index + 6, digits((index + 1)..<(index + 3)), b[index + 3] == 0x3a,
+            digits((index + 4)..<(index + 6))
+        else { return false }
+        return true
     }
 
     /// UTC, whole seconds unless the time has a fractional part (then milliseconds, rounded down):
@@ -152,7 +178,7 @@ package enum RFC3339 {
 
     /// ``parseCompactUTC(_:)`` of text given as its UTF-8 bytes.
     package static func parseCompactUTC(utf8 b: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard b.count == 20, b[4] == 0x2d, b[7] == 0x2d, b[10] == 0x54 || b[10] == 0x74, b[13] == 0x3a, b[16] == 0x3a,
+        guard b.count == 20, b[4] == 0x2d, b[7] == 0x2d, b[10] == 0x54, b[13] == 0x3a, b[16] == 0x3a,
             b[19] == 0x5a || b[19] == 0x7a
         else { return nil }
         func digits(_ start: Int, _ count: Int) -> Int? {

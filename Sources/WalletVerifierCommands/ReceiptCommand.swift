@@ -24,10 +24,11 @@ struct ReceiptCommand: AsyncParsableCommand {
                 The receipt is a compact JWS (typ wallet-verifier-receipt+jwt, ES256) in a file, or on standard input \
                 with --receipt -. It is verified with the key its kid names in --jwks (a file, or an https URL, or http \
                 to a loopback address, fetched within --fetch-timeout), or with the public key of --cert, whose \
-                thumbprint must be the kid. Prints the signed payload: pretty JSON with --format json; with text a \
+                thumbprint must be the kid. With --issuer, its iss must be that URI too (a JWKS fetched from one \
+                service says nothing about receipts naming another). Prints the signed payload: pretty JSON with --format json; with text a \
                 summary (kid, iss, iat, flow, verdict, number of checks), then the payload.
                 Exit codes: 0 the receipt verifies, 1 it does not (another typ, an unknown kid, a signature that fails, \
-                a payload changed after signing), 2 usage error or unreadable input (not a compact JWS, a file that \
+                a payload changed after signing, another iss than --issuer), 2 usage error or unreadable input (not a compact JWS, a file that \
                 cannot be read, a JWKS that cannot be fetched or read).
                 """
         )
@@ -40,6 +41,9 @@ struct ReceiptCommand: AsyncParsableCommand {
 
         @Option(name: .long, help: "The receipt key's certificate (PEM or DER; of a PEM chain, the first).")
         var cert: String?
+
+        @Option(name: .long, help: "The issuer the receipt must name in iss (a URI, as serve --receipt-issuer gives it); refused otherwise.")
+        var issuer: String?
 
         @Option(name: .long, help: "Seconds a --jwks URL fetch may take in all, connecting, headers and body (default 10, 1...300).")
         var fetchTimeout: Int = 10
@@ -71,6 +75,11 @@ struct ReceiptCommand: AsyncParsableCommand {
                 // The receipt's header (its kid) is attacker-chosen: its line breaks are escaped, so it cannot print lines of its own.
                 CLIOutput.current.err("error: the receipt does not verify: \(TerminalText.escape(error.description))")
                 throw CommandExit(code: error.kind == .invalid ? CLIExit.rejected : CLIExit.usage)
+            }
+            if let issuer, verified.claims["iss"]?.string != issuer {
+                let named = verified.claims["iss"]?.string.map { "\"\(TerminalText.escape($0))\"" } ?? "no iss"
+                CLIOutput.current.err("error: the receipt's signature verifies, but it names \(named), not the issuer \"\(issuer)\" (--issuer)")
+                throw CommandExit(code: CLIExit.rejected)
             }
             let payload = ReceiptPayloadText.pretty(.object(verified.claims))
             switch format {

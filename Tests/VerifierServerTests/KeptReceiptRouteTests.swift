@@ -124,6 +124,7 @@ import WalletVerifierTestSupport
             // A bad parameter or cursor: 400 naming it.
             for (query, name) in [
                 ("?limit=0", "limit"), ("?limit=1001", "limit"), ("?from=yesterday", "from"), ("?verdict=maybe", "verdict"),
+                ("?from=2026-01-01T00:00:00Zjunk", "from"), ("?to=2026-01-01T00:00:00%2B01:00x", "to"),
                 ("?flow=fax", "flow"), ("?cursor=nonsense", "cursor"), ("?limits=2", "limits"), ("?limit=1&limit=2", "limit"),
             ] {
                 let (status, problem) = try await page(query)

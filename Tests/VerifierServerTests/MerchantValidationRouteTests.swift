@@ -241,6 +241,12 @@ import X509
             Self.validation("https://localhost:\(port)/pay ment"),
             Self.validation("https://localhost.:\(port)/paymentservices/paymentSession"),
             Self.validation("https://localhost:\(port).evil.example/"),
+            // Only Apple's session paths, without a query: the certificate is presented to nothing else.
+            Self.validation("https://localhost:\(port)/"),
+            Self.validation("https://localhost:\(port)/admin/rotate-keys"),
+            Self.validation("https://localhost:\(port)/paymentservices/paymentSession?x=1"),
+            Self.validation("https://localhost:\(port)/paymentservices/paymentSession/"),
+            Self.validation("https://localhost:\(port)/paymentservices/PAYMENTSESSION"),
             // Apple's own host: the override list replaced Apple's.
             Self.validation("https://apple-pay-gateway.apple.com/paymentservices/paymentSession"),
             Self.validation("localhost:\(port)/paymentservices/paymentSession"),
@@ -259,6 +265,36 @@ import X509
         }
         #expect(server.connections == 0)
         #expect(services.metrics.text().contains(#"applepay_sessions_total{outcome="url-refused"}"#))
+        await server.stop()
+    }
+
+    /// One client holds at most a few merchant validations at once: a server that never answers
+    /// keeps those waiting until the deadline, and the client's further ones are a 429 at once, with
+    /// no connection made.
+    @Test func oneClientHoldsAFewSessionsAtOnce() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let ca = try PortalFixtureCA(now: Date())
+        let server = try await MerchantValidationServer(answer: .silent, clientCA: ca.root)
+        let identity = try IdentityFiles(fixture, ca: ca)
+        let services = try await Self.services(try Self.flags(fixture, identity, server, timeout: 3))
+        let url = "https://localhost:\(server.port)/paymentservices/paymentSession"
+        try await VerifierApplication.build(services: services, logger: Logger(label: "test")).test(.router) { client in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<(MerchantValidationSlots.perClient + 3) {
+                    group.addTask { try await Self.post(client, Self.validation(url)).status }
+                }
+                var all: [HTTPResponse.Status] = []
+                for try await status in group { all.append(status) }
+                return all
+            }
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 3, "\(statuses)")
+            #expect(statuses.filter { $0 == .badGateway }.count == MerchantValidationSlots.perClient, "\(statuses)")
+            // The slots are free again.
+            #expect(services.merchantValidationSlots.take(client: "someone") != nil)
+        }
+        #expect(server.connections <= MerchantValidationSlots.perClient)
+        #expect(services.metrics.text().contains(#"applepay_sessions_total{outcome="busy"} 3"#))
         await server.stop()
     }
 

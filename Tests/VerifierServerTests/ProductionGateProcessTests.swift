@@ -170,6 +170,41 @@ import FoundationNetworking
         #expect(try await Self.check(linked).status == 0)
     }
 
+    /// What the configuration says that no single file shows: one key for two purposes, a receipt
+    /// issuer that is not an https URL, merchant validation pointed at this machine's network.
+    @Test func keyReuseAnIssuerThatIsNoURLAndPrivateValidationHostsFail() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let reuse = try await Self.check(Self.production(fixture) + ["--receipt-key", fixture.webKeyPath])
+        #expect(reuse.status == 1, "\(reuse.output)")
+        #expect(reuse.findings["key-reuse"]?.message.contains("--receipt-key and --web-key are the same key") == true, "\(reuse.output)")
+        let separate = fixture.directory.appendingPathComponent("receipt.key.pem").path
+        try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: URL(fileURLWithPath: separate))
+        let own = try await Self.check(Self.production(fixture) + ["--receipt-key", separate, "--receipt-issuer", "https://verifier.example"])
+        #expect(own.status == 0, "\(own.output)")
+        #expect(own.findings["key-reuse"] == nil)
+
+        let urn = try await Self.check(Self.production(fixture) + ["--receipt-key", separate, "--receipt-issuer", "urn:example:verifier"])
+        #expect(urn.status == 1)
+        #expect(urn.findings["receipt-issuer"]?.status == "fail", "\(urn.output)")
+
+        let identity = try MerchantValidationRouteTests.IdentityFiles(fixture, ca: try PortalFixtureCA(now: Date()))
+        let validation = [
+            "--applepay-identity-cert", identity.certificatePath, "--applepay-identity-key", identity.keyPath, "--applepay-domain",
+            MerchantValidationRouteTests.domain, "--applepay-display-name", MerchantValidationRouteTests.displayName,
+        ]
+        let apple = try await Self.check(Self.production(fixture) + validation)
+        #expect(apple.status == 0, "\(apple.output)")
+        #expect(apple.findings["applepay-identity-tls"]?.status == "ok", "\(apple.output)")
+        let local = try await Self.check(Self.production(fixture) + validation + ["--applepay-validation-hosts", "127.0.0.1:8443,localhost"])
+        #expect(local.status == 1)
+        #expect(local.findings["applepay-validation-hosts"]?.status == "fail", "\(local.output)")
+        #expect(local.output.contains("127.0.0.1:8443 is a loopback address"), "\(local.output)")
+        let developer = try await Self.check(
+            Self.production(fixture) + validation + ["--applepay-validation-hosts", "127.0.0.1:8443", "--development"])
+        #expect(developer.status == 0, "\(developer.output)")
+    }
+
     @Test func identityOffAnswers501() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }

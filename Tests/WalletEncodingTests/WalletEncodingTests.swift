@@ -147,6 +147,19 @@ import WalletEncoding
 }
 
 @Suite struct RFC3339Tests {
+    /// A date-time is the whole text: trailing garbage (which the formatter alone ignored) is refused.
+    @Test func parseTakesExactlyOneDateTime() {
+        #expect(RFC3339.parse("2026-01-01T00:00:00Z") == Date(timeIntervalSince1970: 1_767_225_600))
+        #expect(RFC3339.parse("2026-01-01T01:00:00.5+01:00") == Date(timeIntervalSince1970: 1_767_225_600.5))
+        for text in [
+            "2026-01-01T00:00:00Zjunk", "2026-01-01T00:00:00+01:00x", " 2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z ", "2026-01-01T00:00:00",
+            "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00.1234567890Z", "2026-01-01 00:00:00Z", "2026-1-01T00:00:00Z", "",
+            "2026-01-01t00:00:00z",
+        ] {
+            #expect(RFC3339.parse(text) == nil, "\(text)")
+        }
+    }
+
     @Test func reportAndTdateFormsAgreeOnWholeSeconds() {
         for seconds in stride(from: -2_000_000_000.0, to: 4_000_000_000.0, by: 86_399 * 997) {
             let date = Date(timeIntervalSince1970: seconds)

@@ -444,6 +444,31 @@ import X509
         #expect(lines.first?.hasPrefix("error: the receipt does not verify") == true)
     }
 
+    /// `--issuer` holds a receipt to the service that should have issued it: a valid signature under
+    /// another `iss` (or none) is refused.
+    @Test func receiptVerifyChecksTheIssuer() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let key = try Key(scratch)
+        let issued = await WalletVerifierCommand.runCapturing(
+            Self.mdoc() + ["--format", "json", "--receipt-key", key.path, "--receipt-issuer", "https://verifier-a.example"])
+        let named = try scratch.write("named.jws", try #require(try json(issued.stdout)["receipt"] as? String))
+        let unnamed = try scratch.write("unnamed.jws", try await Self.issueReceipt(scratch, key: key))
+        func verify(_ receipt: String, _ issuer: String) async -> (code: Int32, stderr: String) {
+            let result = await WalletVerifierCommand.runCapturing([
+                "receipt", "verify", "--receipt", receipt, "--jwks", key.jwksPath, "--issuer", issuer,
+            ])
+            return (result.code, result.stderr)
+        }
+        #expect(await verify(named, "https://verifier-a.example").code == 0)
+        let other = await verify(named, "https://verifier-b.example")
+        #expect(other.code == 1)
+        #expect(other.stderr.contains("names \"https://verifier-a.example\", not the issuer \"https://verifier-b.example\""), "\(other.stderr)")
+        let none = await verify(unnamed, "https://verifier-a.example")
+        #expect(none.code == 1)
+        #expect(none.stderr.contains("names no iss"), "\(none.stderr)")
+    }
+
     @Test func receiptVerifyUnreadableInput() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
