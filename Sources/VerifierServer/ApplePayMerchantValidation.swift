@@ -391,7 +391,7 @@ struct ApplePayMerchantValidator: Sendable {
             return Failure(outcome: "tls-failed", detail: "TLS handshake failed: \(error)")
         }
         return Failure(
-            outcome: "connection-failed", detail: "the merchant-validation server could not be reached: \(String(describing: type(of: error)))")
+            outcome: "connection-failed", detail: "the merchant-validation server could not be reached: \(operatorDescription(error))")
     }
 }
 

@@ -154,7 +154,7 @@ struct ReceiptPurgeService: Service {
             if removed > 0 { logger.info("receipts: removed \(removed) receipt(s) past their retention") }
         } catch {
             services.metrics.receiptFailure(stage: "purge")
-            logger.warning("receipts: the purge of kept receipts failed (\(type(of: error))); retried in five minutes")
+            logger.warning("receipts: the purge of kept receipts failed (\(operatorDescription(error))); retried in five minutes")
         }
     }
 }

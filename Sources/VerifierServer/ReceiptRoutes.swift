@@ -24,7 +24,7 @@ extension APIRoutes {
         } catch {
             // The verification stands; only its receipt is missing. Nothing of the receipt is logged.
             services.metrics.receiptFailure(stage: "sign")
-            context.logger.warning("receipts: the receipt could not be signed (\(type(of: error))); the answer carries none")
+            context.logger.warning("receipts: the receipt could not be signed (\(operatorDescription(error))); the answer carries none")
             return reportResponse(json, report: report)
         }
         if services.settings.receipts == .keep, let store = services.receiptStore {
@@ -38,7 +38,7 @@ extension APIRoutes {
             } catch {
                 // The answer stands with its receipt; only the stored copy is missing.
                 services.metrics.receiptFailure(stage: "keep")
-                context.logger.warning("receipts: a receipt could not be kept in the store (\(type(of: error))); the answer carries it")
+                context.logger.warning("receipts: a receipt could not be kept in the store (\(operatorDescription(error))); the answer carries it")
             }
         }
         return reportResponse(Self.appending(receipt: issued.jws, to: json), report: report)

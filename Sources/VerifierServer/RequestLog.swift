@@ -89,7 +89,8 @@ struct RequestLogMiddleware: RouterMiddleware {
                     logger.info(
                         "request",
                         metadata: [
-                            "method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(type(of: error))", "requestId": .string(id),
+                            "method": "\(request.method)", "path": "\(request.uri.path)", "error": .string(operatorDescription(error)),
+                            "requestId": .string(id),
                         ])
                     throw error
                 }
@@ -176,5 +177,16 @@ public struct JSONLogHandler: LogHandler {
     static func timestamp(_ date: Date) -> String {
         let formatter = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!)
         return formatter.format(date)
+    }
+}
+
+/// An error as an operator's log line says it: what our own errors say (a store's failure names the
+/// operation and the database's result code, never a value), else that it was unexpected — never a
+/// Swift type name.
+func operatorDescription(_ error: any Error) -> String {
+    switch error {
+    case let failure as any CheckFailureDescribing: return failure.checkMessage
+    case is CancellationError: return "cancelled"
+    default: return "an unexpected error"
     }
 }

@@ -44,6 +44,10 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     case receipts
     /// The Google Pay merchant encryption key: no certificate, its public key is registered with Google.
     case googlepay
+    /// The Apple Pay Merchant Identity key (RSA-2048): the TLS client certificate of merchant validation.
+    case merchantIdentity = "merchant-identity"
+    /// The recipient key of web responses (`--web-key`): no certificate, wallets get its public key in each request.
+    case webKey = "web-key"
 
     /// `DIR/<kind>.key.pem`.
     var keyFileName: String { "\(rawValue).key.pem" }
@@ -52,12 +56,13 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     /// `DIR/<kind>.cert.pem`.
     var certificateFileName: String { "\(rawValue).cert.pem" }
 
-    /// RSA-2048 for `applepay-rsa`, P-256 otherwise.
-    var isRSA: Bool { self == .applepayRSA }
+    /// RSA-2048 for `applepay-rsa` and `merchant-identity` (the key type Apple's portal asks for), P-256 otherwise.
+    var isRSA: Bool { self == .applepayRSA || self == .merchantIdentity }
 
     /// Whether the key comes with a certificate (and so `keys new` writes a CSR): every kind but
-    /// `googlepay`, whose public key is registered with Google as it is.
-    var hasCertificate: Bool { self != .googlepay }
+    /// `googlepay`, whose public key is registered with Google as it is, and `web-key`, whose public
+    /// key each web request carries.
+    var hasCertificate: Bool { self != .googlepay && self != .webKey }
 
     /// The key type `keys new` makes.
     var keyTypeName: String { isRSA ? "RSA-2048" : "EC P-256" }
@@ -72,6 +77,9 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .openID4VPSigning: return "OpenID4VP request-signing certificate"
         case .receipts: return "receipt-signing certificate (optional: receipts are signed with the key alone too)"
         case .googlepay: return "Google Pay registration (no certificate: Google takes the public key itself)"
+        case .merchantIdentity:
+            return "Apple Pay Merchant Identity certificate (the TLS client certificate of merchant validation, Apple Pay on the web)"
+        case .webKey: return "web recipient key (no certificate: each web request carries its public key)"
         }
     }
 
@@ -115,18 +123,40 @@ enum KeyKind: String, CaseIterable, ExpressibleByArgument, Sendable {
                 "Google Pay & Wallet Console (pay.google.com/business/console), Google Pay API, Integrate with your website or app: choose Direct integration",
                 "paste the public key above (base64 of the uncompressed P-256 point) as your encryption key; Google encrypts tokens for it from then on",
             ]
+        case .merchantIdentity:
+            return [
+                "Apple Developer portal (developer.apple.com/account), Certificates, Identifiers & Profiles, Identifiers, Merchant IDs: open your merchant ID",
+                "Apple Pay Merchant Identity Certificate, Create Certificate: upload the CSR below and download the certificate (merchant_id.cer)",
+                "register and verify the domain your Apple Pay button is shown on, under the same merchant ID",
+            ]
+        case .webKey:
+            return ["nothing to register: wallets encrypt their answers to the public key each web request carries"]
         }
     }
 
-    /// The `serve` flags that use the files (the identity key needs no certificate).
-    func serveFlags(certificate: String, key: String) -> [String] {
+    /// Every `serve` flag the flow needs: the files, and placeholders in capitals for the values
+    /// only the operator knows (`merchantID` fills the identity flow's when given).
+    func serveFlags(certificate: String, key: String, merchantID: String? = nil) -> [String] {
         switch self {
-        case .identity: return ["--identity-key", key]
+        case .identity:
+            return ["--identity-key", key] + (certificate.isEmpty ? [] : ["--identity-cert", certificate]) + [
+                "--merchant-id", merchantID ?? "YOUR_MERCHANT_ID", "--team-id", "YOUR_TEAM_ID",
+            ]
         case .applepay, .applepayRSA: return ["--applepay-cert", certificate, "--applepay-key", key]
         case .webReader: return ["--reader-key", key, "--reader-cert", certificate]
         case .openID4VPSigning: return ["--request-signing-key", key, "--request-signing-cert", certificate]
         case .receipts: return ["--receipt-key", key, "--receipt-cert", certificate]
-        case .googlepay: return ["--googlepay-key", key]
+        case .googlepay:
+            return [
+                "--googlepay-key", key, "--googlepay-merchant-id", "YOUR_GOOGLE_MERCHANT_ID", "--googlepay-root-keys",
+                "https://payments.developers.google.com/paymentmethodtoken/keys.json",
+            ]
+        case .merchantIdentity:
+            return [
+                "--applepay-identity-cert", certificate, "--applepay-identity-key", key, "--applepay-domain", "YOUR_DOMAIN",
+                "--applepay-display-name", "YOUR_STORE_NAME",
+            ]
+        case .webKey: return ["--web-key", key, "--web-origin", "https://YOUR_SITE"]
         }
     }
 

@@ -5,6 +5,7 @@ import CryptoExtras
 import Foundation
 import SwiftASN1
 import VerificationCore
+import VerifierServer
 import WalletEncoding
 import WalletIdentity
 import WalletJOSE
@@ -23,9 +24,11 @@ struct KeysImportCommand: AsyncParsableCommand {
             from the certificate: Apple Pay Payment Processing (extension 1.2.840.113635.100.6.32), Google \
             relying party (1.3.6.1.4.1.11129.10.1: openid4vp-signing), otherwise the key type and key \
             usage (RSA: applepay-rsa; keyAgreement: identity; the reader EKU 1.0.18013.5.1.6: web-reader; \
-            digitalSignature: web-reader or openid4vp-signing, as the key file's name says). An Apple Pay \
-            Merchant Identity certificate (1.2.840.113635.100.6.31) is refused: it is the TLS client \
-            certificate of merchant validation and decrypts nothing.
+            digitalSignature: identity, web-reader, openid4vp-signing or receipts, as the key file's name says). \
+            An Apple Pay Merchant Identity certificate (1.2.840.113635.100.6.31) is merchant-identity, the TLS \
+            client certificate of merchant validation; given with an Apple Pay processing key (or --merchant-id) it \
+            is refused, since it decrypts nothing. --for KIND says which kind the certificate is when its usage \
+            allows several; a kind its marker extension or key type contradicts is refused.
             Writes DIR/KIND.cert.pem (the chain as PEM). A key outside DIR is copied to DIR/KIND.key.pem \
             (PKCS#8, mode 0600); a key already in DIR stays where it is. Nothing is overwritten.
             Prints the subject, issuer, validity and days left, the identifier wallets select the key by \
@@ -44,8 +47,18 @@ struct KeysImportCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The directory to write the certificate into (created when missing).")
     var out: String
 
-    @Option(name: .long, help: "Apple Pay: the merchant identifier the certificate must be for, e.g. merchant.com.example.")
+    @Option(
+        name: .long,
+        help:
+            "Apple Pay: the merchant identifier the certificate must be for, e.g. merchant.com.example (identity: filled into the serve flags).")
     var merchantId: String?
+
+    @Option(
+        name: .customLong("for"),
+        help:
+            "The kind of certificate when its key usage allows several: identity, applepay, applepay-rsa, merchant-identity, web-reader, openid4vp-signing or receipts."
+    )
+    var kind: KeyKind?
 
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -61,9 +74,14 @@ struct KeysImportCommand: AsyncParsableCommand {
         } else {
             time = Date()
         }
+        if let kind, !kind.hasCertificate {
+            throw CLIInputError("--for \(kind.rawValue): that key has no certificate to import (\(kind.certificateName))")
+        }
         let chain = try CertificateChainFile.read(certificate)
         let leaf = chain[0]
-        if leaf.certificate.extensions[oid: ApplePayOID.merchantIdentityCertificate] != nil {
+        let hint = kind ?? KeyKind.named(byKeyFile: key)
+        let confused = hint == .applepay || hint == .applepayRSA || (merchantId != nil && hint != .merchantIdentity)
+        if leaf.certificate.extensions[oid: ApplePayOID.merchantIdentityCertificate] != nil, confused {
             throw CLIInputError(
                 "--certificate \(certificate) is an Apple Pay Merchant Identity certificate (extension 1.2.840.113635.100.6.31): it is the TLS client certificate for merchant validation (the session request to Apple's servers), not a key that decrypts tokens: give it to serve --applepay-identity-cert with --applepay-identity-key. To decrypt tokens, import the Payment Processing certificate of your merchant ID (extension 1.2.840.113635.100.6.32)"
             )
@@ -77,7 +95,7 @@ struct KeysImportCommand: AsyncParsableCommand {
         let keySPKI = Self.subjectPublicKeyInfo(privateKey)
         try requireMatch(privateKey: privateKey, keySPKI: keySPKI, chain: chain)
 
-        let kind = try Self.kind(of: leaf.certificate, key: privateKey, keyFileHint: KeyKind.named(byKeyFile: key))
+        let kind = try Self.kind(of: leaf.certificate, key: privateKey, keyFileHint: KeyKind.named(byKeyFile: key), requested: self.kind)
         var facts = ImportFacts(kind: kind, leaf: leaf, chainLength: chain.count, keySPKISHA256: Hex.encode(SHA256.hash(data: keySPKI)), time: time)
         try identify(&facts, privateKey: privateKey)
 
@@ -93,7 +111,7 @@ struct KeysImportCommand: AsyncParsableCommand {
         try KeyFiles.writeAll(files)
         facts.written = files.map(\.path)
         facts.keyPath = keyPath
-        facts.serveFlags = kind.serveFlags(certificate: certificatePath, key: keyPath)
+        facts.serveFlags = kind.serveFlags(certificate: certificatePath, key: keyPath, merchantID: merchantId)
 
         switch format {
         case .json: CLIOutput.current.out(facts.json)
@@ -146,16 +164,47 @@ struct KeysImportCommand: AsyncParsableCommand {
 
     /// What the certificate is for: its marker extensions first, then key type and usage; when the
     /// certificate allows several uses, the key file's name (as `keys new` wrote it) decides.
-    static func kind(of certificate: Certificate, key: MerchantKey.PrivateKey, keyFileHint: KeyKind?) throws -> KeyKind {
-        if case .rsa = key { return .applepayRSA }
-        if certificate.extensions[oid: ApplePayOID.merchantIdentifier] != nil { return .applepay }
-        if certificate.extensions[oid: RelyingPartyCertificate.metadataExtension] != nil { return .openID4VPSigning }
-        let readerEKU = ExtendedKeyUsage.Usage(oid: ReaderCertificateProfile.readerAuthEKU)
-        if let usages = try? certificate.extensions.extendedKeyUsage, usages.contains(readerEKU) { return .webReader }
+    static func kind(of certificate: Certificate, key: MerchantKey.PrivateKey, keyFileHint: KeyKind?, requested: KeyKind? = nil) throws
+        -> KeyKind
+    {
+        // What the certificate itself says: a marker extension, or the key type.
+        var marked: (kind: KeyKind, why: String)?
+        if certificate.extensions[oid: ApplePayOID.merchantIdentityCertificate] != nil {
+            marked = (.merchantIdentity, "the Merchant Identity extension 1.2.840.113635.100.6.31")
+        } else if case .rsa = key {
+            marked = (.applepayRSA, "an RSA key")
+        } else if certificate.extensions[oid: ApplePayOID.merchantIdentifier] != nil {
+            marked = (.applepay, "the Apple Pay merchant extension 1.2.840.113635.100.6.32")
+        } else if certificate.extensions[oid: RelyingPartyCertificate.metadataExtension] != nil {
+            marked = (.openID4VPSigning, "Google's relying-party extension 1.3.6.1.4.1.11129.10.1")
+        } else if let usages = try? certificate.extensions.extendedKeyUsage,
+            usages.contains(ExtendedKeyUsage.Usage(oid: ReaderCertificateProfile.readerAuthEKU))
+        {
+            marked = (.webReader, "the mdoc reader extended key usage 1.0.18013.5.1.6")
+        }
+        if let marked {
+            if let requested, requested != marked.kind, !(marked.kind == .applepayRSA && requested == .merchantIdentity) {
+                throw CLIInputError(
+                    "--for \(requested.rawValue) does not fit this certificate: it carries \(marked.why), so it is a \(marked.kind.certificateName) (\(marked.kind.rawValue))"
+                )
+            }
+            return requested ?? marked.kind
+        }
         let usage = try? certificate.extensions.keyUsage
         var candidates: [KeyKind] = []
         if usage == nil || usage?.keyAgreement == true { candidates.append(.identity) }
         if usage == nil || usage?.digitalSignature == true { candidates += [.webReader, .openID4VPSigning, .receipts] }
+        // An identity encryption certificate may carry digitalSignature only: the operator's word, or
+        // the name keys new gave the key, says it is one.
+        if usage?.digitalSignature == true, !candidates.contains(.identity) { candidates.append(.identity) }
+        if let requested {
+            guard candidates.contains(requested) else {
+                throw CLIInputError(
+                    "--for \(requested.rawValue) does not fit this certificate: it is a P-256 certificate without Apple's or Google's marker extensions (identity, web-reader, openid4vp-signing or receipts)"
+                )
+            }
+            return requested
+        }
         if let keyFileHint, candidates.contains(keyFileHint) { return keyFileHint }
         guard let first = candidates.first else {
             throw CLIInputError(
@@ -168,7 +217,7 @@ struct KeysImportCommand: AsyncParsableCommand {
     /// The identifiers wallets select the key by, and the Apple Pay merchant identifier check.
     private func identify(_ facts: inout ImportFacts, privateKey: MerchantKey.PrivateKey) throws {
         let kind = facts.kind
-        if merchantId != nil, kind != .applepay, kind != .applepayRSA {
+        if merchantId != nil, kind != .applepay, kind != .applepayRSA, kind != .identity {
             throw CLIInputError(
                 "--merchant-id applies to Apple Pay Payment Processing certificates; \(certificate) is a \(kind.certificateName) (\(kind.rawValue))")
         }
@@ -195,8 +244,15 @@ struct KeysImportCommand: AsyncParsableCommand {
             guard case .ecP256(let key) = privateKey else { break }
             facts.identifiers.append(
                 ("kid", Base64.encodeURL(JWK(publicKey: key.publicKey).thumbprint), "the kid of the receipts it signs (RFC 7638)"))
-        case .googlepay:
+        case .googlepay, .webKey:
             break
+        case .merchantIdentity:
+            let keyFile = try InputFiles.readFile(key)
+            let identity: ApplePayMerchantIdentity
+            do { identity = try ApplePayMerchantIdentity(certificateFile: facts.leaf.der, keyFile: keyFile) } catch {
+                throw CLIInputError("--certificate \(certificate): \(error.message)")
+            }
+            facts.identifiers.append(("merchantIdentifier", identity.merchantIdentifier, "what merchant validation sends Apple"))
         case .webReader, .openID4VPSigning:
             guard case .ecP256(let key) = privateKey else { break }
             facts.identifiers.append(("jwkThumbprint", Base64.encodeURL(JWK(publicKey: key.publicKey).thumbprint), "RFC 7638 SHA-256, base64url"))

@@ -14,20 +14,25 @@ struct KeysNewCommand: AsyncParsableCommand {
         commandName: "new",
         abstract: "Make a private key and a certificate signing request (CSR) to upload to a portal.",
         discussion: """
-            Writes DIR/KIND.key.pem (PKCS#8 PEM, mode 0600; P-256, or RSA-2048 for applepay-rsa) and \
+            Writes DIR/KIND.key.pem (PKCS#8 PEM, mode 0600; P-256, or RSA-2048 for applepay-rsa and merchant-identity) and \
             DIR/KIND.csr.pem (PKCS#10, signed by the key with SHA-256), creating DIR when missing. Neither \
             file is written when either exists. Then prints where to upload the CSR, which certificate to \
             ask for, and the keys import command to run with the certificate you download.
             KIND: identity (identity encryption, Apple Developer portal), applepay and applepay-rsa \
             (Apple Pay Payment Processing, Apple Developer portal), web-reader (Verify with Wallet on the \
             Web, Apple Business), openid4vp-signing (OpenID4VP request signing, Google or a verifier registrar), \
-            receipts (signs verification receipts; a certificate is optional), googlepay (Google Pay \
-            merchant encryption key: no CSR is written; register the printed public key with Google).
+            receipts (signs verification receipts; a certificate is optional), merchant-identity (Apple Pay \
+            Merchant Identity certificate, the TLS client certificate of merchant validation, Apple Developer portal), \
+            googlepay (Google Pay merchant encryption key: no CSR is written; register the printed public key with \
+            Google), web-key (the recipient key of web responses: no CSR, nothing to register).
+            Every serve flag the flow needs is printed, with placeholders in capitals for the values only you know.
             Exit codes: 0 written, 2 usage error or a file that exists.
             """
     )
 
-    @Option(name: .customLong("for"), help: "identity, applepay, applepay-rsa, web-reader, openid4vp-signing, receipts or googlepay.")
+    @Option(
+        name: .customLong("for"),
+        help: "identity, applepay, applepay-rsa, merchant-identity, web-reader, openid4vp-signing, receipts, googlepay or web-key.")
     var kind: KeyKind
 
     @Option(name: .long, help: "The directory to write into (created when missing).")
@@ -38,7 +43,7 @@ struct KeysNewCommand: AsyncParsableCommand {
     var subject: String?
 
     func run() async throws {
-        guard kind.hasCertificate else { return try writeGooglePayKey() }
+        guard kind.hasCertificate else { return try writeKeyAlone() }
         let name = try SubjectName.parse(subject ?? "CN=wallet-verifier \(kind.rawValue)")
         let keyPath = KeyFiles.path(out, kind.keyFileName)
         let csrPath = KeyFiles.path(out, kind.csrFileName)
@@ -64,12 +69,19 @@ struct KeysNewCommand: AsyncParsableCommand {
         if kind == .applepay || kind == .applepayRSA { importCommand += ["--merchant-id", "YOUR_MERCHANT_ID"] }
         output.out("  \(kind.portalSteps.count + 1). with the certificate you downloaded (DER .cer or PEM), run:")
         output.out("     " + importCommand.joined(separator: " "))
+        let certificatePath = KeyFiles.path(out, kind.certificateFileName)
+        output.out(
+            "  \(kind.portalSteps.count + 2). serve with: "
+                + kind.serveFlags(certificate: certificatePath, key: keyPath).map(KeyFiles.shellWord).joined(separator: " "))
     }
 
-    /// `--for googlepay`: the key alone, and the public key to register with Google.
-    private func writeGooglePayKey() throws {
+    /// `--for googlepay` and `--for web-key`: the key alone (and, for Google Pay, the public key to register).
+    private func writeKeyAlone() throws {
         if subject != nil {
-            throw CLIInputError("--subject applies to keys with a certificate; a Google Pay key has none (Google takes the public key itself)")
+            throw CLIInputError(
+                kind == .googlepay
+                    ? "--subject applies to keys with a certificate; a Google Pay key has none (Google takes the public key itself)"
+                    : "--subject applies to keys with a certificate; a web key has none (each web request carries its public key)")
         }
         let keyPath = KeyFiles.path(out, kind.keyFileName)
         try KeyFiles.requireAbsent([keyPath])
@@ -78,7 +90,9 @@ struct KeysNewCommand: AsyncParsableCommand {
         try KeyFiles.writeAll([(keyPath, key.pemRepresentation + "\n", 0o600)])
         let output = CLIOutput.current
         output.out("wrote \(keyPath) (\(kind.keyTypeName) private key, PKCS#8, mode 0600: keep it on the server, never upload it)")
-        output.out("public key to register with Google (base64, uncompressed point): \(Base64.encode(key.publicKey.x963Representation))")
+        if kind == .googlepay {
+            output.out("public key to register with Google (base64, uncompressed point): \(Base64.encode(key.publicKey.x963Representation))")
+        }
         output.out("")
         output.out("next: \(kind.certificateName)")
         for (index, step) in kind.portalSteps.enumerated() {

@@ -87,6 +87,13 @@ import WalletVerifierTestSupport
         #expect(throws: MerchantKeyError(.keyCertificateMismatch, "")) { try Self.key(a, keyText: b.traditionalKeyPEM) }
         let rsa = try ApplePayFixtureMerchant.rsa()
         #expect(throws: MerchantKeyError(.keyCertificateMismatch, "")) { try Self.key(a, keyText: rsa.traditionalKeyPEM) }
+        // The message names the key type in words, never a library type name.
+        do {
+            _ = try Self.key(a, keyText: rsa.traditionalKeyPEM)
+        } catch {
+            #expect("\(error)".contains("the certificate's key is EC P-256"), "\(error)")
+            #expect(!"\(error)".contains("PublicKey"), "\(error)")
+        }
     }
 
     @Test func unreadableFiles() throws {

@@ -92,7 +92,7 @@ import X509
         #expect(again.stderr.contains("exists already"))
     }
 
-    @Test(arguments: ["identity", "applepay", "applepay-rsa", "web-reader", "openid4vp-signing", "receipts"])
+    @Test(arguments: ["identity", "applepay", "applepay-rsa", "merchant-identity", "web-reader", "openid4vp-signing", "receipts"])
     func newWritesAPKCS8KeyAndACSRSignedByIt(kind: String) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -105,7 +105,7 @@ import X509
         let csr = try CertificateSigningRequest(pemEncoded: try Self.text(made.csr))
         #expect(csr.publicKey.isValidSignature(csr.signature, for: csr))
         #expect("\(csr.subject)" == "CN=wallet-verifier \(kind)")
-        if kind == "applepay-rsa" {
+        if kind == "applepay-rsa" || kind == "merchant-identity" {
             let key = try _RSA.Signing.PrivateKey(pemRepresentation: keyPEM)
             #expect(key.keySizeInBits == 2048)
             #expect(csr.publicKey == Certificate.PublicKey(key.publicKey))
@@ -119,7 +119,7 @@ import X509
         let portal = [
             "identity": "Apple Developer portal", "applepay": "Apple Pay Payment Processing Certificate",
             "applepay-rsa": "China mainland", "web-reader": "Apple Business", "openid4vp-signing": "1.3.6.1.4.1.11129.10.1",
-            "receipts": "/v1/receipts/jwks",
+            "receipts": "/v1/receipts/jwks", "merchant-identity": "Apple Pay Merchant Identity Certificate",
         ][kind]!
         #expect(made.stdout.contains(portal), "\(made.stdout)")
         #expect(made.stdout.contains("wallet-verifier keys import --certificate CERTIFICATE_FILE --key \(made.key) --out \(directory)"))
@@ -287,6 +287,135 @@ import X509
         #expect(await Self.importJSON(certificate: cer, key: made.key, out: scratch.url.path).code == 0)
     }
 
+    /// Every serve flag a flow needs, printed by keys new (placeholders in capitals).
+    @Test func newPrintsEveryServeFlagOfTheFlow() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let directory = scratch.path("keys")
+        let google = try await Self.newKey("googlepay", in: directory)
+        #expect(
+            google.stdout.contains(
+                "serve with: --googlepay-key \(google.key) --googlepay-merchant-id YOUR_GOOGLE_MERCHANT_ID --googlepay-root-keys https://payments.developers.google.com/paymentmethodtoken/keys.json"
+            ), "\(google.stdout)")
+        let identity = try await Self.newKey("identity", in: directory)
+        #expect(
+            identity.stdout.contains(
+                "serve with: --identity-key \(identity.key) --identity-cert \(directory)/identity.cert.pem --merchant-id YOUR_MERCHANT_ID --team-id YOUR_TEAM_ID"
+            ), "\(identity.stdout)")
+        let merchant = try await Self.newKey("merchant-identity", in: directory)
+        #expect(
+            merchant.stdout.contains(
+                "serve with: --applepay-identity-cert \(directory)/merchant-identity.cert.pem --applepay-identity-key \(merchant.key) --applepay-domain YOUR_DOMAIN --applepay-display-name YOUR_STORE_NAME"
+            ), "\(merchant.stdout)")
+    }
+
+    /// The web key: a P-256 key alone (no CSR, nothing to register) that serve takes as --web-key.
+    @Test func newForWebKeyWritesTheKeyAlone() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let directory = scratch.path("keys")
+        let result = await WalletVerifierCommand.runCapturing(["keys", "new", "--for", "web-key", "--out", directory])
+        #expect(result.code == 0, "\(result.stderr)")
+        let keyPath = directory + "/web-key.key.pem"
+        #expect(try Self.mode(keyPath) == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/web-key.csr.pem"))
+        _ = try P256.KeyAgreement.PrivateKey(pemRepresentation: try Self.text(keyPath))
+        #expect(result.stdout.contains("serve with: --web-key \(keyPath) --web-origin https://YOUR_SITE"), "\(result.stdout)")
+        #expect(!result.stdout.contains("keys import"))
+        let check = await WalletVerifierCommand.runCapturing([
+            "serve", "--check", "--format", "json", "--web-key", keyPath, "--web-origin", "https://shop.example", "--identity", "off",
+            "--store", "memory", "--data-dir", scratch.path("data"), "--development",
+        ])
+        let findings = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [[String: String]], "\(check.stderr)")
+        #expect(findings.first { $0["check"] == "web-keys" }?["status"] == "ok", "\(findings)")
+        let withSubject = await WalletVerifierCommand.runCapturing([
+            "keys", "new", "--for", "web-key", "--out", scratch.path("x"), "--subject", "CN=x",
+        ])
+        #expect(withSubject.code == 2)
+        let imported = await WalletVerifierCommand.runCapturing([
+            "keys", "import", "--for", "web-key", "--certificate", keyPath, "--key", keyPath, "--out", directory,
+        ])
+        #expect(imported.code == 2)
+        #expect(imported.stderr.contains("no certificate to import"), "\(imported.stderr)")
+    }
+
+    /// The Merchant Identity certificate for its own key: imported as merchant-identity, with every
+    /// flag merchant validation needs, and serve --check takes the files.
+    @Test func merchantIdentityIsImportedForItsOwnKey() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let directory = scratch.url.path
+        let made = try await Self.newKey("merchant-identity", in: directory)
+        let now = Date()
+        let leaf = try PortalFixtureCA(now: now).issue(
+            csrPEM: try Self.text(made.csr), profile: .applePayMerchantIdentity(merchantIdentifier: Self.merchantID, hashExtension: true),
+            notBefore: now.addingTimeInterval(-3600), notAfter: now.addingTimeInterval(365 * 86_400))
+        let cer = try scratch.write("merchant_id.cer", try PortalFixtureCA.der(leaf))
+        let result = await WalletVerifierCommand.runCapturing([
+            "keys", "import", "--certificate", cer, "--key", made.key, "--out", directory, "--format", "json",
+        ])
+        #expect(result.code == 0, "\(result.stderr)")
+        let object = try json(result.stdout)
+        #expect(object["kind"] as? String == "merchant-identity")
+        let flags = try #require(object["serveFlags"] as? [String])
+        #expect(
+            flags == [
+                "--applepay-identity-cert", directory + "/merchant-identity.cert.pem", "--applepay-identity-key", made.key, "--applepay-domain",
+                "YOUR_DOMAIN", "--applepay-display-name", "YOUR_STORE_NAME",
+            ])
+        #expect((object["merchantIdentifier"] as? String)?.isEmpty == false)
+        let check = await WalletVerifierCommand.runCapturing(
+            ["serve", "--check", "--format", "json", "--identity", "off", "--store", "memory", "--data-dir", scratch.path("data"), "--development"]
+                + flags.map { $0 == "YOUR_DOMAIN" ? "shop.example" : $0 == "YOUR_STORE_NAME" ? "Shop" : $0 })
+        let findings = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [[String: String]], "\(check.stderr)")
+        #expect(findings.first { $0["check"] == "applepay-identity" }?["status"] == "ok", "\(findings)")
+        #expect(findings.first { $0["check"] == "applepay-identity-tls" }?["status"] == "ok", "\(findings)")
+    }
+
+    /// A certificate whose key usage allows several kinds: the name keys new gave the key, or --for,
+    /// decides; a kind the certificate's markers contradict is refused.
+    @Test func forSaysWhichKindAnAmbiguousCertificateIs() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let portal = try PortalFixtureCA()
+        // An identity certificate with digitalSignature only, for a key named as keys new names the identity key.
+        let identityDirectory = scratch.path("identity")
+        let identity = try await Self.newKey("identity", in: identityDirectory)
+        let signingLeaf = try portal.issue(
+            csrPEM: try Self.text(identity.csr), profile: .signing, notBefore: Self.now, notAfter: Self.now.addingTimeInterval(90 * 86_400))
+        let signingPEM = try scratch.write("identity-signing.pem", signingLeaf.serializeAsPEM().pemString)
+        let byName = await Self.importJSON(
+            certificate: signingPEM, key: identity.key, out: identityDirectory, extra: ["--merchant-id", "merchant.com.x"])
+        #expect(byName.code == 0, "\(byName.stderr)")
+        #expect(try json(byName.stdout)["kind"] as? String == "identity")
+        #expect(
+            try json(byName.stdout)["serveFlags"] as? [String] == [
+                "--identity-key", identity.key, "--identity-cert", identityDirectory + "/identity.cert.pem", "--merchant-id", "merchant.com.x",
+                "--team-id", "YOUR_TEAM_ID",
+            ])
+        #expect(!FileManager.default.fileExists(atPath: identityDirectory + "/web-reader.key.pem"))
+
+        // The same kind of certificate for a key outside any keys new directory: --for decides.
+        let loose = scratch.path("loose.pem")
+        try Data(try Self.text(identity.key).utf8).write(to: URL(fileURLWithPath: loose))
+        let guessed = await Self.importJSON(certificate: signingPEM, key: loose, out: scratch.path("guessed"))
+        #expect(try json(guessed.stdout)["kind"] as? String == "web-reader")
+        let told = await Self.importJSON(certificate: signingPEM, key: loose, out: scratch.path("told"), extra: ["--for", "identity"])
+        #expect(told.code == 0, "\(told.stderr)")
+        #expect(try json(told.stdout)["kind"] as? String == "identity")
+        #expect(FileManager.default.fileExists(atPath: scratch.path("told") + "/identity.key.pem"))
+
+        // A kind the certificate contradicts.
+        let applePay = try await Self.newKey("applepay", in: scratch.path("applepay"))
+        let processing = try portal.issue(
+            csrPEM: try Self.text(applePay.csr), profile: .applePayProcessing(merchantIdentifier: Self.merchantID), notBefore: Self.now,
+            notAfter: Self.now.addingTimeInterval(90 * 86_400))
+        let processingPEM = try scratch.write("processing.pem", processing.serializeAsPEM().pemString)
+        let wrong = await Self.importJSON(certificate: processingPEM, key: applePay.key, out: scratch.path("applepay"), extra: ["--for", "identity"])
+        #expect(wrong.code == 2)
+        #expect(wrong.stderr.contains("1.2.840.113635.100.6.32"), "\(wrong.stderr)")
+    }
+
     @Test func merchantIdentityCertificateIsRefused() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -385,13 +514,13 @@ import X509
         let misordered = await Self.importJSON(certificate: reversed, key: second.key, out: scratch.path("two"))
         #expect(misordered.code == 2)
         #expect(misordered.stderr.contains("number 2 in the file"), "\(misordered.stderr)")
-        // Not a certificate at all, and --merchant-id on a certificate that is not Apple Pay's.
+        // Not a certificate at all; --merchant-id on an identity certificate names the merchant in the serve flags.
         #expect(await Self.importJSON(certificate: second.key, key: second.key, out: scratch.path("two")).stderr.contains("holds a private key"))
         let identityCer = try scratch.write("two.cer", try PortalFixtureCA.der(leaf))
         let merchantOnIdentity = await Self.importJSON(
-            certificate: identityCer, key: second.key, out: scratch.path("two"), extra: ["--merchant-id", "m"])
-        #expect(merchantOnIdentity.code == 2)
-        #expect(merchantOnIdentity.stderr.contains("--merchant-id applies to Apple Pay"))
+            certificate: identityCer, key: second.key, out: scratch.path("two"), extra: ["--merchant-id", "merchant.com.two"])
+        #expect(merchantOnIdentity.code == 0, "\(merchantOnIdentity.stderr)")
+        #expect((try json(merchantOnIdentity.stdout)["serveFlags"] as? [String])?.contains("merchant.com.two") == true)
     }
 
     // MARK: End to end
@@ -454,7 +583,11 @@ import X509
         #expect((facts["certificate"] as? [String: Any])?["chainLength"] as? Int == 2)
         #expect(try PEMDocument.parseMultiple(pemString: try Self.text(directory + "/identity.cert.pem")).count == 2)
         let flags = try #require(facts["serveFlags"] as? [String])
-        #expect(flags == ["--identity-key", made.key])
+        #expect(
+            flags == [
+                "--identity-key", made.key, "--identity-cert", directory + "/identity.cert.pem", "--merchant-id", "YOUR_MERCHANT_ID", "--team-id",
+                "YOUR_TEAM_ID",
+            ])
 
         // Wallet encrypts to the certificate's key and names it by pkRHash.
         let recipient = try P256.KeyAgreement.PublicKey(

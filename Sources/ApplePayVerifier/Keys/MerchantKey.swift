@@ -11,6 +11,17 @@ import X509
 /// SHA-256 of the certificate's SubjectPublicKeyInfo (its DER bytes as they are in the certificate).
 /// `description` shows the hash and the subject only, never key material.
 public final class MerchantKey: Sendable, CustomStringConvertible {
+    /// A certificate's key type in words (`EC P-256`, `RSA-2048`, `Ed25519`), for messages: never the
+    /// library's description of the key.
+    public static func keyTypeName(_ key: Certificate.PublicKey) -> String {
+        if P256.Signing.PublicKey(key) != nil { return "EC P-256" }
+        if P384.Signing.PublicKey(key) != nil { return "EC P-384" }
+        if P521.Signing.PublicKey(key) != nil { return "EC P-521" }
+        if let rsa = _RSA.Signing.PublicKey(key) { return "RSA-\(rsa.keySizeInBits)" }
+        if Curve25519.Signing.PublicKey(key) != nil { return "Ed25519" }
+        return "of another type"
+    }
+
     /// The private key of a merchant certificate: P-256 for EC_v1 tokens, RSA for RSA_v1 tokens.
     public enum PrivateKey: Sendable {
         /// EC_v1 merchants.
@@ -107,7 +118,8 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         switch privateKey {
         case .ecP256(let key):
             guard let certKey = P256.Signing.PublicKey(certificate.publicKey) else {
-                throw MerchantKeyError(.keyCertificateMismatch, "the private key is EC P-256 but the certificate's key is \(certificate.publicKey)")
+                throw MerchantKeyError(
+                    .keyCertificateMismatch, "the private key is EC P-256 but the certificate's key is \(Self.keyTypeName(certificate.publicKey))")
             }
             guard certKey.x963Representation == key.publicKey.x963Representation else {
                 throw notItsKey
@@ -115,7 +127,8 @@ public final class MerchantKey: Sendable, CustomStringConvertible {
         case .rsa(let box):
             let key = box.key
             guard let certKey = _RSA.Signing.PublicKey(certificate.publicKey) else {
-                throw MerchantKeyError(.keyCertificateMismatch, "the private key is RSA but the certificate's key is \(certificate.publicKey)")
+                throw MerchantKeyError(
+                    .keyCertificateMismatch, "the private key is RSA but the certificate's key is \(Self.keyTypeName(certificate.publicKey))")
             }
             guard certKey.pkcs1DERRepresentation == key.publicKey.pkcs1DERRepresentation else {
                 throw notItsKey
