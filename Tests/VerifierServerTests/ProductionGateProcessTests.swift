@@ -205,6 +205,27 @@ import FoundationNetworking
         #expect(developer.status == 0, "\(developer.output)")
     }
 
+    /// A Merchant Identity certificate and key that match, but that the TLS library cannot load (a
+    /// real Apple Pay certificate of 2014, standing in): before, every session was a 502; now the check
+    /// fails and serve does not start.
+    @Test func aMerchantIdentityTLSCannotLoadFailsTheCheckAndTheStart() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.remove() }
+        let keyPath = fixture.directory.appendingPathComponent("old-merchant.key.pem").path
+        try Data(try TestVectors.data("applepay/seatgeek-2014-ec/private_key.pem")).write(to: URL(fileURLWithPath: keyPath))
+        let flags = [
+            "--applepay-identity-cert", TestVectors.path("applepay/seatgeek-2014-ec/certificate.pem"), "--applepay-identity-key", keyPath,
+            "--applepay-domain", "shop.example", "--applepay-display-name", "Shop",
+        ]
+        let gate = try await Self.check(Self.production(fixture) + flags)
+        #expect(gate.status == 1)
+        #expect(gate.findings["applepay-identity-tls"]?.status == "fail", "\(gate.output)")
+        #expect(gate.findings["applepay-identity-tls"]?.message.contains("cannot be loaded for TLS") == true)
+        let refused = try await CommandProcess.run(["serve"] + Self.production(fixture) + flags + ["--port", "0"], seconds: 30)
+        #expect(refused.status != nil && refused.status != 0, "\(refused.output)")
+        #expect(refused.output.contains("cannot be loaded for TLS"), "\(refused.output)")
+    }
+
     @Test func identityOffAnswers501() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.remove() }
@@ -269,6 +290,10 @@ import FoundationNetworking
         let trust = try await service.getJSON("/v1/trust")
         let certificates = trust["certificates"] as? [[String: Any]] ?? []
         #expect(certificates.contains { $0["kind"] as? String == "identity" }, "\(trust)")
+        let metrics = try await service.getText("/metrics")
+        #expect(metrics.contains(#"wallet_verifier_certificate_expiry_timestamp_seconds{kind="identity""#), "\(metrics.prefix(2000))")
+        // The daily warning names it at start: it expires within the warning period.
+        #expect(service.log.contains("the identity certificate"), "\(service.log.suffix(2000))")
     }
 
     @Test func keysStatusWithNothingConfiguredExits1NamingTheKinds() async throws {
