@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "MdocRevocationHTTP", targets: ["MdocRevocationHTTP"]),
         .library(name: "TrustDocuments", targets: ["TrustDocuments"]),
         .library(name: "WebIdentity", targets: ["WebIdentity"]),
+        .library(name: "SDJWTVerifier", targets: ["SDJWTVerifier"]),
         .library(name: "VerificationReceipts", targets: ["VerificationReceipts"]),
         .library(name: "ReplayStoreSQLite", targets: ["ReplayStoreSQLite"]),
         .library(name: "ReplayStorePostgres", targets: ["ReplayStorePostgres"]),
@@ -170,6 +171,17 @@ let package = Package(
                 "WalletJOSE", "WalletJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // Reader authentication: the reader's certificate chain and its Annex B profile.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SDJWTVerifier",
+            dependencies: [
+                // SD-JWT VC (IETF SD-JWT, SD-JWT VC): strict JSON, the trust store mdoc uses, x5c chains.
+                "WalletEncoding", "WalletJSON", "VerificationCore", "MdocVerifier",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -376,6 +388,16 @@ let package = Package(
         .testTarget(
             name: "VerificationCoreTests",
             dependencies: ["WalletEncoding", "VerificationCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SDJWTVerifierTests",
+            dependencies: [
+                "SDJWTVerifier", "MdocVerifier", "VerificationCore", "WalletJSON", "WalletEncoding", "WalletVerifierTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
