@@ -293,6 +293,7 @@ let package = Package(
         .target(
             name: "WalletVerifierCommands",
             dependencies: [
+                "SDJWTVerifier",
                 "WalletEncoding",
                 "WalletCBOR",
                 "WalletJSON",

@@ -39,6 +39,7 @@ let package = Package(
             "FuzzOpenID4VPResponse", ["WebIdentity", "WalletJOSE", "MdocVerifier", "VerificationCore"],
             extra: [.product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("FuzzApplePayToken", ["ApplePayVerifier", "VerificationCore"]),
+        fuzzTarget("FuzzSDJWT", ["SDJWTVerifier", "MdocVerifier", "VerificationCore", "WalletJSON"]),
         fuzzTarget("FuzzGooglePayToken", ["GooglePayVerifier", "VerificationCore"]),
         fuzzTarget("FuzzRevocationList", ["MdocVerifier", "WalletCOSE"], extra: [.product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("FuzzVICAL", ["MdocVerifier", "VerificationCore"], extra: [.product(name: "X509", package: "swift-certificates")]),

@@ -32,6 +32,12 @@ public struct TrustRootEntry: Sendable, Equatable {
         return entries
     }
 
+    /// One entry of `flag` whose roots vouch only for `scopes` (docTypes, or SD-JWT VC types for
+    /// `--trust-vct`): a file, a directory or a pinned URL. Throws for a URL without a valid pin.
+    public static func scoped(flag: String, scopes: Set<String>, value: String) throws(PinnedRootFailure) -> TrustRootEntry {
+        try entry(flag: flag, docTypes: scopes, value: value)
+    }
+
     static func entry(flag: String, docTypes: Set<String>?, value: String) throws(PinnedRootFailure) -> TrustRootEntry {
         guard TrustDocumentFetchFailure.isURL(value) else { return TrustRootEntry(flag: flag, docTypes: docTypes, value: value, pinned: nil) }
         do { return TrustRootEntry(flag: flag, docTypes: docTypes, value: value, pinned: try PinnedRoot.parse(value)) } catch {

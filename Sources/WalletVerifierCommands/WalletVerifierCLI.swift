@@ -31,6 +31,7 @@ enum CommandRegistry {
         MdocCommand.self,
         IdentityCommand.self,
         WebCommand.self,
+        SDJWTCommand.self,
         ReceiptCommand.self,
         TrustCommand.self,
         KeysCommand.self,

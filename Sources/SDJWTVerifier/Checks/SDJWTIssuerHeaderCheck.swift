@@ -21,6 +21,6 @@ struct SDJWTIssuerHeaderCheck: VerificationCheck {
                 "The issuer-signed JWT's alg is \(alg.map(SDJWTText.printable) ?? "missing"); only ES256, ES384 and ES512 are accepted (never none or a MAC)."
             )
         }
-        return .passed("typ \(typ ?? ""), alg \(alg).", details: ["typ": typ ?? "", "alg": alg])
+        return .passed("The header says typ \(typ ?? "") and alg \(alg).", details: ["typ": typ ?? "", "alg": alg])
     }
 }
