@@ -17,6 +17,8 @@ extension CheckID {
     public static let sdjwtVCT: CheckID = "sdjwt.vct"
     /// The Key Binding JWT: signed by the `cnf.jwk` key, for this audience and nonce, recent, over this presentation.
     public static let sdjwtHolderBinding: CheckID = "sdjwt.holder.binding"
+    /// (With a request's claims) every disclosed claim lies on a claim path the request asked for.
+    public static let sdjwtRequestClaims: CheckID = "sdjwt.request.claims"
 }
 
 extension ReasonCode {
@@ -60,6 +62,8 @@ extension ReasonCode {
     public static let nonceMismatch: ReasonCode = "nonceMismatch"
     /// The KB-JWT's `sd_hash` is not the hash of the presentation as received.
     public static let sdHashMismatch: ReasonCode = "sdHashMismatch"
+    /// A disclosed claim the request did not ask for.
+    public static let unrequestedClaim: ReasonCode = "unrequestedClaim"
     /// The KB-JWT's `iat` is outside the request's lifetime.
     public static let keyBindingStale: ReasonCode = "keyBindingStale"
 }

@@ -17,6 +17,9 @@ public struct SDJWTExpectations: Sendable {
     public var keyBindingMaxAge: TimeInterval = 600
     /// Whether a credential without holder binding is refused (OpenID4VP asks for it by default).
     public var requireHolderBinding = true
+    /// The claims the request asked for; nil: any. With them, a disclosed claim off every path fails
+    /// `sdjwt.request.claims`, and an accepted presentation's claims are only these.
+    public var requestedClaims: [SDJWTClaimPath]?
 
     /// Expectations of a request.
     public init(
@@ -39,6 +42,7 @@ struct SDJWTState: Sendable {
     var presentation: SDJWTPresentation?
     var certificates: [Certificate] = []
     var claims: StrictJSON.Object?
+    var disclosedPaths: [[String]] = []
     var anchor: IACATrustStore.Anchor?
     var vct: String? { presentation?.issuerJWT.payload["vct"]?.string }
 }
@@ -51,6 +55,13 @@ public struct SDJWTVerificationResult: Sendable {
     public let claims: StrictJSON.Object?
     /// The credential's type, when the presentation could be read.
     public let vct: String?
+
+    /// The highest age the returned claims attest (`age_equal_or_over` members that are true), as the
+    /// mdoc flows' `ageAtLeast`; nil when none.
+    public var ageAtLeast: Int? {
+        guard let ages = claims?["age_equal_or_over"]?.object else { return nil }
+        return ages.members.compactMap { $0.value == .bool(true) ? Int($0.name) : nil }.max()
+    }
 }
 
 /// Verifies an SD-JWT VC presentation (IETF SD-JWT, RFC 9901; SD-JWT VC): its structure, the issuer's
@@ -84,7 +95,14 @@ public struct SDJWTVCVerifier: Sendable {
         await runner.run(SDJWTValidityCheck(), state: &state)
         await runner.run(SDJWTVCTCheck(), state: &state)
         await runner.run(SDJWTHolderBindingCheck(), state: &state)
+        if let requested = expectations.requestedClaims {
+            await runner.run(SDJWTRequestedClaimsCheck(requested: requested), state: &state)
+        }
         let report = runner.report(flow: "sdJwtVc")
-        return SDJWTVerificationResult(report: report, claims: report.verdict == .accepted ? state.claims : nil, vct: state.vct)
+        var claims = report.verdict == .accepted ? state.claims : nil
+        if let requested = expectations.requestedClaims, let all = claims {
+            claims = SDJWTClaimPath.select(.object(all), paths: requested.map(\.elements))?.object ?? StrictJSON.Object()
+        }
+        return SDJWTVerificationResult(report: report, claims: claims, vct: state.vct)
     }
 }

@@ -41,6 +41,11 @@ struct SDJWTCommand: AsyncParsableCommand {
         var trust: [String] = []
         @Option(name: .long, help: "A credential type the request asked for; repeatable (default: any type a root is trusted for).")
         var vct: [String] = []
+        @Option(
+            name: .long,
+            help:
+                "A claim the request asked for, as a dotted path (address.locality, age_equal_or_over.18, nationalities.* for every element); repeatable. A disclosed claim off every path fails, and only these claims are returned."
+        ) var claim: [String] = []
         @Option(name: .long, help: "Seconds the Key Binding JWT may be old (the request's lifetime, default 600).") var maxAge: Int = 600
         @Option(name: .long, help: "Verification time (RFC 3339). Default: now.") var at: String?
         @Option(name: .long, help: "Allowed clock skew in seconds (default 60).") var clockSkew: Int = 60
@@ -60,8 +65,13 @@ struct SDJWTCommand: AsyncParsableCommand {
                 ? Array(FileHandle.standardInput.readDataToEndOfFile().prefix(SDJWTPresentation.maximumLength + 1))
                 : try InputFiles.readFile(credential)
             let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            let expectations = SDJWTExpectations(
+            var expectations = SDJWTExpectations(
                 vcts: vct.isEmpty ? nil : Set(vct), audience: audience, nonce: nonce, keyBindingMaxAge: TimeInterval(maxAge))
+            if !claim.isEmpty {
+                expectations.requestedClaims = claim.map { path in
+                    SDJWTClaimPath(path.split(separator: ".", omittingEmptySubsequences: false).map { $0 == "*" ? .all : .name(String($0)) })
+                }
+            }
             let result = await SDJWTVCVerifier(trustStore: store).verify(
                 text, expectations: expectations, context: .init(time: time, clockSkew: .seconds(clockSkew)))
             switch format {
@@ -69,6 +79,7 @@ struct SDJWTCommand: AsyncParsableCommand {
                 var extra: [(key: String, rawJSON: String)] = []
                 if let type = result.vct { extra.append(("vct", SDJWTClaimsJSON.text(.string(type)))) }
                 if let claims = result.claims { extra.append(("claims", SDJWTClaimsJSON.text(.object(claims)))) }
+                if let age = result.ageAtLeast { extra.append(("ageAtLeast", String(age))) }
                 CLIOutput.current.out(ReportOutput.json(result.report, extra: extra))
             case .text:
                 CLIOutput.current.out(ReportOutput.text(result.report))

@@ -61,6 +61,31 @@ import X509
         for check in result.report.checks { #expect(!check.message.contains("Erika") && !check.message.contains("Berlin"), "\(check.message)") }
     }
 
+    /// With the request's claims: a disclosed claim off every path fails its own check, and an
+    /// accepted presentation returns only the claims asked for.
+    @Test func onlyRequestedClaimsAreDisclosedAndReturned() async throws {
+        let (fixture, verifier, base) = try Self.setUp()
+        var expectations = base
+        let asked = [
+            SDJWTClaimPath(names: ["given_name"]), SDJWTClaimPath(names: ["address", "locality"]),
+            SDJWTClaimPath(names: ["age_equal_or_over", "18"]),
+            SDJWTClaimPath([.name("nationalities"), .all]),
+        ]
+        expectations.requestedClaims = asked
+        let extra = try await Self.verify(try fixture.parts(now: Self.now), verifier, expectations)
+        #expect(Self.statuses(extra) == Self.expected(["sdjwt.request.claims": "failed/unrequestedClaim"]))
+        #expect(extra.report.checks.first { $0.id == .sdjwtRequestClaims }?.message.contains("family_name") == true)
+
+        var parts = try fixture.parts(now: Self.now)
+        parts.disclosures.remove(at: 1)  // family_name withheld
+        let result = try await Self.verify(parts, verifier, expectations)
+        #expect(Self.statuses(result) == Self.expected(["sdjwt.request.claims": "passed/ok"]))
+        let claims = try #require(result.claims)
+        #expect(claims.members.map(\.name).sorted() == ["address", "age_equal_or_over", "given_name", "nationalities"])
+        #expect(claims["address"]?.object?.members.map(\.name) == ["locality"])
+        #expect(result.ageAtLeast == 18)
+    }
+
     @Test func onlyTheDisclosuresGivenAreDisclosed() async throws {
         let (fixture, verifier, expectations) = try Self.setUp()
         var parts = try fixture.parts(now: Self.now)

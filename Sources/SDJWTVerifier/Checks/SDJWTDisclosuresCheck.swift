@@ -12,6 +12,7 @@ struct SDJWTDisclosuresCheck: VerificationCheck {
         guard let presentation = state.presentation else { return .notEvaluated(because: .sdjwtStructure) }
         let processed = try SDJWTDisclosureProcessor(payload: presentation.issuerJWT.payload, disclosures: presentation.disclosures)
         state.claims = processed.claims
+        state.disclosedPaths = processed.disclosedPaths
         let names = processed.disclosedPaths.map { $0.joined(separator: ".") }
         return .passed(
             "\(presentation.disclosures.count) disclosure(s), each referenced once by a digest of the signed payload: \(names.isEmpty ? "none" : names.joined(separator: ", ")).",
