@@ -41,6 +41,9 @@ struct SDJWTState: Sendable {
     let trustStore: IACATrustStore
     var presentation: SDJWTPresentation?
     var certificates: [Certificate] = []
+    /// The `x5c` entries' DER, as received (the chain cache's key).
+    var certificateDER: [[UInt8]] = []
+    let chainCache: SDJWTChainCache
     var claims: StrictJSON.Object?
     var disclosedPaths: [[String]] = []
     var anchor: IACATrustStore.Anchor?
@@ -74,6 +77,8 @@ public struct SDJWTVCVerifier: Sendable {
     public var trustStore: IACATrustStore
     /// Which checks are required.
     public var policy = VerificationPolicy(name: "production")
+    /// Chains validated by this verifier (its trust store cannot change), shared by its copies.
+    let chainCache = SDJWTChainCache()
 
     /// A verifier trusting the roots of `trustStore`.
     public init(trustStore: IACATrustStore) {
@@ -82,7 +87,7 @@ public struct SDJWTVCVerifier: Sendable {
 
     /// Verifies `text` against `expectations` at `context.time`.
     public func verify(_ text: String, expectations: SDJWTExpectations, context: VerificationContext) async -> SDJWTVerificationResult {
-        var state = SDJWTState(text: text, expectations: expectations, trustStore: trustStore)
+        var state = SDJWTState(text: text, expectations: expectations, trustStore: trustStore, chainCache: chainCache)
         var runner = CheckRunner(policy: policy, context: context)
         await runner.run(SDJWTStructureCheck(), state: &state)
         if state.presentation?.issuerJWT.header["typ"]?.string == "vc+sd-jwt" {

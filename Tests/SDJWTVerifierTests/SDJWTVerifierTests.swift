@@ -86,6 +86,25 @@ import X509
         #expect(result.ageAtLeast == 18)
     }
 
+    /// A chain validated once is reused by the same verifier for the same type only, and certificates
+    /// expired by the verification time still fail.
+    @Test func aCachedChainServesItsTypeAndNotExpiredCertificates() async throws {
+        let (fixture, verifier, expectations) = try Self.setUp()
+        let presentation = try SDJWTFixture.presentation(try fixture.parts(now: Self.now))
+        for _ in 0..<2 {
+            let result = await verifier.verify(presentation, expectations: expectations, context: .init(time: Self.now, clockSkew: .seconds(60)))
+            #expect(result.report.verdict == .accepted)
+        }
+        let other = try fixture.parts(now: Self.now, vct: "urn:other:type")
+        var anyType = expectations
+        anyType.vcts = nil
+        let otherType = try await Self.verify(other, verifier, anyType)
+        #expect(Self.statuses(otherType)["sdjwt.issuer.chain"] == "failed/noTrustAnchor")
+        let later = Self.now.addingTimeInterval(301 * 86_400)
+        let expired = await verifier.verify(presentation, expectations: expectations, context: .init(time: later, clockSkew: .seconds(60)))
+        #expect(Self.statuses(expired)["sdjwt.issuer.chain"] == "failed/certificateExpired")
+    }
+
     @Test func onlyTheDisclosuresGivenAreDisclosed() async throws {
         let (fixture, verifier, expectations) = try Self.setUp()
         var parts = try fixture.parts(now: Self.now)

@@ -1,5 +1,5 @@
 // Benchmarks: they measure and print; they never pass or fail on time.
-// Usage: swift run -c release --package-path Benchmarks wallet-verifier-bench [mdoc|identity|applepay|applepay-stages|googlepay|openid4vp|service|store|mdoc-stages|identity-stages|openid4vp-stages|mdoc-profile|parallel|all] [--seconds N]
+// Usage: swift run -c release --package-path Benchmarks wallet-verifier-bench [mdoc|identity|applepay|applepay-stages|googlepay|sdjwt|openid4vp|service|store|mdoc-stages|identity-stages|openid4vp-stages|mdoc-profile|parallel|all] [--seconds N]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -21,6 +21,7 @@ case "mdoc-profile": try await MdocBenchmark.profile(seconds: seconds)
 case "applepay": try await ApplePayBenchmark.run(seconds: seconds)
 case "applepay-stages": try await ApplePayStages.run(seconds: seconds)
 case "googlepay": try await GooglePayBenchmark.run(seconds: seconds)
+case "sdjwt": try await SDJWTBenchmark.run(seconds: seconds)
 case "service": try await ServiceLoadBenchmark.run(seconds: seconds)
 case "store": try await StoreBenchmark.run(seconds: seconds)
 case "parallel": try await ParallelBenchmark.run(seconds: seconds)
@@ -30,9 +31,10 @@ case "all":
     try await ApplePayBenchmark.run(seconds: seconds)
     try await GooglePayBenchmark.run(seconds: seconds)
     try await OpenID4VPBenchmark.run(seconds: seconds)
+    try await SDJWTBenchmark.run(seconds: seconds)
 default:
     print(
-        "unknown benchmark \(which); available: mdoc, identity, applepay, applepay-stages, googlepay, openid4vp, service, store, parallel, mdoc-stages, identity-stages, openid4vp-stages, mdoc-profile, all"
+        "unknown benchmark \(which); available: mdoc, identity, applepay, applepay-stages, googlepay, sdjwt, openid4vp, service, store, parallel, mdoc-stages, identity-stages, openid4vp-stages, mdoc-profile, all"
     )
     exit(2)
 }

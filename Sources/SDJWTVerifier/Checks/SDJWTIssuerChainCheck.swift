@@ -37,14 +37,19 @@ struct SDJWTIssuerChainCheck: VerificationCheck {
                 "No root is trusted for the credential type \(SDJWTText.printable(vct)); add its issuer's root (--trust-vct VCT=PATH).")
         }
         var chain: [Certificate]
-        if roots.contains(leaf) {
+        let cacheKey = SDJWTChainCache.key(state.certificateDER, vct: vct)
+        if let cached = state.chainCache.chain(for: cacheKey) {
+            chain = cached
+        } else if roots.contains(leaf) {
             chain = [leaf]
         } else {
             var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
                 RFC5280Policy(fixedExpiryValidationTime: time)
             }
             switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(Array(state.certificates.dropFirst()))) {
-            case .validCertificate(let validated): chain = Array(validated)
+            case .validCertificate(let validated):
+                chain = Array(validated)
+                state.chainCache.store(chain, for: cacheKey)
             case .couldNotValidate(let failures):
                 let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
                 return .failed(

@@ -23,11 +23,13 @@ struct SDJWTIssuerSignatureCheck: VerificationCheck {
             return .failed(.tooLarge, "x5c holds \(list.count) certificates; at most \(Self.maximumChain) are read.")
         }
         var certificates: [Certificate] = []
+        var ders: [[UInt8]] = []
         for (index, entry) in list.enumerated() {
             guard let text = entry.string, let der = Base64.decodeStrict(text), let certificate = try? Certificate(derEncoded: der) else {
                 return .failed(.invalidCertificate, "x5c[\(index)] is not a base64 DER certificate.")
             }
             certificates.append(certificate)
+            ders.append(der)
         }
         guard let key = SDJWTSignatureKey(certificateKey: certificates[0].publicKey) else {
             return .failed(.unsupportedKey, "The x5c leaf's key is not an EC P-256, P-384 or P-521 key.")
@@ -37,6 +39,7 @@ struct SDJWTIssuerSignatureCheck: VerificationCheck {
                 .signatureInvalid, "The issuer's \(key.algorithm) signature does not verify with the x5c leaf's key (\(certificates[0].subject)).")
         }
         state.certificates = certificates
+        state.certificateDER = ders
         let signer = "\(certificates[0].subject)"
         return .passed("The issuer's \(key.algorithm) signature verifies with the x5c leaf \(signer).", details: ["signer": signer])
     }
