@@ -89,7 +89,8 @@ public struct CompactJWS: Sendable {
         }
         self.signature = signature
         self.text = text
-        signatureStart = parts[2].startIndex == text.startIndex ? text.startIndex : text.index(before: parts[2].startIndex)
+        // Three parts: the signature follows a dot.
+        signatureStart = text.index(before: parts[2].startIndex)
     }
 }
 

@@ -672,21 +672,6 @@ public struct ServerSettings: Sendable, Hashable {
         return ListenAddress(host: host, port: port)
     }
 
-    /// Whether `host` names this machine only: `localhost`, an IPv4 address in 127.0.0.0/8 or `::1`.
-    /// Any other name or address (`0.0.0.0`, `::`, a host name) may be reached from the network.
-    public static func isLoopback(_ host: String) -> Bool {
-        var name = host.lowercased()
-        if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-        if name == "localhost" || name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4,
-            parts.allSatisfy({ (1...3).contains($0.utf8.count) && $0.utf8.allSatisfy { (48...57).contains($0) } && (Int($0) ?? 256) <= 255 })
-        else {
-            return false
-        }
-        return parts[0] == "127"
-    }
-
     /// The config file's key names, sorted (the same names as ``environmentNames``' keys).
     public static var configKeys: [String] { environmentNames.keys.sorted() }
 

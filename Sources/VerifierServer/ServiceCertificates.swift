@@ -188,11 +188,8 @@ extension ServiceCertificate {
         let identity = try ServiceMaterial.applePayIdentity(settings: settings, logger: logger)
         var identityCertificates: [Certificate] = []
         if !settings.identityCertificates.isEmpty {
-            var ring = IdentityKeyRing()
-            for path in settings.identityKeys {
-                if FileManager.default.fileExists(atPath: path) { try ServiceMaterial.requireOwnerOnly(path, flag: "--identity-key") }
-                do { try ring.load(path: path) } catch { throw SettingsError("--identity-key \(path): \(error)") }
-            }
+            // Settings with an --identity-cert have an --identity-key: no development key is made here.
+            let ring = try ServiceMaterial.identityKeys(settings: settings, logger: logger)
             identityCertificates = try ServiceMaterial.identityCertificates(settings: settings, ring: ring)
         }
         return list(

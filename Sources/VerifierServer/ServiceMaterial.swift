@@ -221,18 +221,7 @@ public struct ServiceMaterial: Sendable {
         var certificates: [Certificate] = []
         for path in settings.identityCertificates {
             guard let data = FileManager.default.contents(atPath: path) else { throw SettingsError("cannot read --identity-cert \(path)") }
-            let text = String(decoding: data.prefix(65_536), as: UTF8.self)
-            let certificate: Certificate
-            do {
-                if text.contains("-----BEGIN CERTIFICATE-----") {
-                    guard let first = try PEMDocument.parseMultiple(pemString: text).first(where: { $0.discriminator == "CERTIFICATE" }) else {
-                        throw SettingsError("no certificate")
-                    }
-                    certificate = try Certificate(derEncoded: first.derBytes)
-                } else {
-                    certificate = try Certificate(derEncoded: [UInt8](data))
-                }
-            } catch {
+            guard let certificate = (try? IACATrustStore.certificates(in: [UInt8](data), name: path))?.first else {
                 throw SettingsError("--identity-cert \(path) is not an X.509 certificate (PEM or DER)")
             }
             let point = P256.Signing.PublicKey(certificate.publicKey)?.x963Representation

@@ -85,12 +85,15 @@ public enum ServicePreflight {
             }
         }
 
-        // Keys of the flows.
+        // Keys of the flows, and the public half of each configured one, for the key-reuse check.
+        var configuredKeys: [(flag: String, point: [UInt8])] = []
+        func note(_ flag: String, _ point: some Sequence<UInt8>) { configuredKeys.append((flag, Array(point))) }
         if !settings.identityFlow {
             add("identity", .ok, "--identity off: /v1/identity/requests and /v1/identity/verify answer 501 (not configured)")
         } else {
             do {
                 let ring = try ServiceMaterial.identityKeys(settings: settings, logger: logger)
+                if !settings.identityKeys.isEmpty { for key in ring.keys { note("--identity-key", key.privateKey.publicKey.x963Representation) } }
                 if settings.identityKeys.isEmpty {
                     add(
                         "identity-keys", standIn,
@@ -214,6 +217,7 @@ public enum ServicePreflight {
         for path in settings.googlePayKeys {
             do {
                 let key = try ServiceMaterial.googlePayKey(path, logger: logger)
+                if let point = Base64.decodeStrict(key.publicKeyBase64) { note("--googlepay-key", point) }
                 add("googlepay-key", .ok, "--googlepay-key \(path): P-256 key, public half \(key.publicKeyBase64)")
             } catch {
                 add("googlepay-key", .fail, "\(error)")
@@ -296,6 +300,7 @@ public enum ServicePreflight {
         if let keyPath = settings.receiptKey {
             do {
                 if let signer = try ServiceMaterial.receiptSigner(settings: settings, logger: logger) {
+                    note("--receipt-key", signer.publicKey.x963Representation)
                     if let certificatePath = settings.receiptCertificate {
                         add("receipt-key", .ok, "--receipt-key \(keyPath) belongs to --receipt-cert \(certificatePath) (kid \(signer.keyID))")
                         for (index, der) in signer.certificateChain.enumerated() {
@@ -321,7 +326,11 @@ public enum ServicePreflight {
                 "--receipt-issuer \(issuer) is not an https URL: a receipt's iss names the service whose /v1/receipts/jwks verifies it (https://verifier.example.com)"
             )
         }
-        keyReuse(settings: settings, webKeys: webKeys, applePayKeys: applePayKeys, logger: logger, add: add)
+        if !settings.webKeys.isEmpty { for key in webKeys { note("--web-key", key.publicKey.x963Representation) } }
+        for key in applePayKeys {
+            if let point = P256.Signing.PublicKey(key.certificate.publicKey)?.x963Representation { note("--applepay-key", point) }
+        }
+        for finding in keyReuse(configuredKeys) { add("key-reuse", .fail, finding) }
 
         // Trust: IACA roots and VICALs.
         let fetcher = HTTPTrustDocumentTransport(
@@ -442,40 +451,22 @@ public enum ServicePreflight {
         return findings
     }
 
-    /// One key for two purposes (the receipt key also the web, Google Pay, Apple Pay or identity key;
-    /// a web key also an identity key): a failure naming both flags, since a key compromised or
-    /// rotated for one purpose then is for the other.
-    static func keyReuse(
-        settings: ServerSettings, webKeys: [P256.KeyAgreement.PrivateKey], applePayKeys: [MerchantKey], logger: Logger,
-        add: (String, PreflightFinding.Status, String) -> Void
-    ) {
-        var keys: [(flag: String, point: [UInt8])] = []
-        if let receipt = try? ServiceMaterial.receiptSigner(settings: settings, logger: logger) {
-            keys.append(("--receipt-key", Array(receipt.publicKey.x963Representation)))
-        }
-        if !settings.webKeys.isEmpty { keys += webKeys.map { ("--web-key", Array($0.publicKey.x963Representation)) } }
-        for path in settings.googlePayKeys {
-            if let key = try? ServiceMaterial.googlePayKey(path, logger: logger), let point = Base64.decodeStrict(key.publicKeyBase64) {
-                keys.append(("--googlepay-key", point))
-            }
-        }
-        for key in applePayKeys {
-            if let point = P256.Signing.PublicKey(key.certificate.publicKey)?.x963Representation { keys.append(("--applepay-key", Array(point))) }
-        }
-        if !settings.identityKeys.isEmpty, let ring = try? ServiceMaterial.identityKeys(settings: settings, logger: logger) {
-            keys += ring.keys.map { ("--identity-key", Array($0.privateKey.publicKey.x963Representation)) }
-        }
+    /// One key for two purposes among the configured keys (the receipt key also the web, Google Pay,
+    /// Apple Pay or identity key; a web key also an identity key), as loaded by the other checks: a
+    /// finding naming both flags, since a key compromised or rotated for one purpose then is for the other.
+    static func keyReuse(_ keys: [(flag: String, point: [UInt8])]) -> [String] {
+        var findings: [String] = []
         var reported = Set<String>()
         for (index, first) in keys.enumerated() {
             for second in keys[(index + 1)...] where first.flag != second.flag && first.point == second.point {
                 let pair = [first.flag, second.flag].sorted().joined(separator: " and ")
                 guard reported.insert(pair).inserted else { continue }
-                add(
-                    "key-reuse", .fail,
+                findings.append(
                     "\(pair) are the same key: one key, two purposes — a key leaked or rotated for one is for the other; make a key for each (keys new)"
                 )
             }
         }
+        return findings
     }
 
     /// What `serve` refuses to start with whatever else is configured, each as a check name and what
@@ -484,7 +475,7 @@ public enum ServicePreflight {
     public static func startRefusals(settings: ServerSettings) -> [(check: String, message: String)] {
         guard settings.apiTokenFile == nil, !settings.allowOpenAPI else { return [] }
         var refusals: [(check: String, message: String)] = []
-        if !ServerSettings.isLoopback(settings.host) {
+        if !LoopbackHost.isLoopback(settings.host) {
             refusals.append(
                 (
                     "api-access",
@@ -507,7 +498,7 @@ public enum ServicePreflight {
         if settings.allowOpenAPI {
             return "/v1 takes no token (--allow-open-api): the proxy or gateway in front must authenticate every caller"
         }
-        guard ServerSettings.isLoopback(settings.host) else { return nil }
+        guard LoopbackHost.isLoopback(settings.host) else { return nil }
         return "/v1 takes no token and listens on \(settings.host) only (loopback); give --api-token-file before listening beyond this machine"
     }
 

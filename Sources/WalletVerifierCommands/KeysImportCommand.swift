@@ -87,9 +87,10 @@ struct KeysImportCommand: AsyncParsableCommand {
             )
         }
         let privateKey: MerchantKey.PrivateKey
+        let keyFile = try InputFiles.readFile(key)
         do {
-            privateKey = try MerchantKeyFiles.privateKey(fromFileContents: try InputFiles.readFile(key))
-        } catch let error as MerchantKeyError {
+            privateKey = try MerchantKeyFiles.privateKey(fromFileContents: keyFile)
+        } catch {
             throw CLIInputError("--key \(key): \(error.reason)")
         }
         let keySPKI = Self.subjectPublicKeyInfo(privateKey)
@@ -97,7 +98,7 @@ struct KeysImportCommand: AsyncParsableCommand {
 
         let kind = try Self.kind(of: leaf.certificate, key: privateKey, keyFileHint: KeyKind.named(byKeyFile: key), requested: self.kind)
         var facts = ImportFacts(kind: kind, leaf: leaf, chainLength: chain.count, keySPKISHA256: Hex.encode(SHA256.hash(data: keySPKI)), time: time)
-        try identify(&facts, privateKey: privateKey)
+        try identify(&facts, privateKey: privateKey, keyFile: keyFile)
 
         // The files: the certificate (chain) always, the key only when it is not in DIR yet.
         let certificatePath = KeyFiles.path(out, kind.certificateFileName)
@@ -215,7 +216,7 @@ struct KeysImportCommand: AsyncParsableCommand {
     }
 
     /// The identifiers wallets select the key by, and the Apple Pay merchant identifier check.
-    private func identify(_ facts: inout ImportFacts, privateKey: MerchantKey.PrivateKey) throws {
+    private func identify(_ facts: inout ImportFacts, privateKey: MerchantKey.PrivateKey, keyFile: [UInt8]) throws {
         let kind = facts.kind
         if merchantId != nil, kind != .applepay, kind != .applepayRSA, kind != .identity {
             throw CLIInputError(
@@ -247,7 +248,6 @@ struct KeysImportCommand: AsyncParsableCommand {
         case .googlepay, .webKey:
             break
         case .merchantIdentity:
-            let keyFile = try InputFiles.readFile(key)
             let identity: ApplePayMerchantIdentity
             do { identity = try ApplePayMerchantIdentity(certificateFile: facts.leaf.der, keyFile: keyFile) } catch {
                 throw CLIInputError("--certificate \(certificate): \(error.message)")

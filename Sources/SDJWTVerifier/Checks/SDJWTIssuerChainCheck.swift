@@ -17,7 +17,7 @@ struct SDJWTIssuerChainCheck: VerificationCheck {
         guard let leaf = state.certificates.first, let payload = state.presentation?.issuerJWT.payload else {
             return .notEvaluated(because: .sdjwtIssuerSignature)
         }
-        let vct = payload["vct"]?.string ?? ""
+        let vct = state.vct ?? ""
         let time = context.time
         for (position, certificate) in state.certificates.enumerated() {
             if time < certificate.notValidBefore {
